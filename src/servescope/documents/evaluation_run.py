@@ -1,0 +1,98 @@
+"""``EvaluationRun``: what a benchmark measured, one row per concurrency.
+
+Follows shared/seeds/evaluation-run.txt exactly: every field is as measured,
+nothing is derived, and the checks below are the seed's "A run is invalid if"
+list plus its one warning.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from servescope.documents.base import (
+    Document,
+    IsoDate,
+    Issue,
+    NonEmptyStr,
+    StrictModel,
+    UnitFloat,
+    error,
+    warning,
+)
+
+
+class EvaluationPoint(StrictModel):
+    """One concurrency level, as measured."""
+
+    concurrency: int = Field(ge=1, description="Simultaneous requests the harness kept in flight, at least 1.")
+    completed_requests: int | None = Field(default=None, ge=0, description="Requests finished at this level.")
+    output_tokens_per_sec: float | None = Field(default=None, ge=0.0, description="Output throughput, tokens/s.")
+    input_tokens_per_sec: float | None = Field(default=None, description="Input throughput, tokens/s.")
+    ttft_ms: float | None = Field(default=None, ge=0.0, description="Time to first token, ms.")
+    itl_ms: float | None = Field(default=None, ge=0.0, description="Inter-token latency, ms.")
+    e2e_ms: float | None = Field(default=None, description="End-to-end latency, ms.")
+    mean_isl: int | None = Field(default=None, description="Mean input length actually served.")
+    mean_osl: int | None = Field(default=None, description="Mean output length actually served.")
+    kv_utilization: UnitFloat | None = Field(default=None, description="Fraction of the KV pool in use, [0, 1].")
+    prefix_cache_hit_rate: UnitFloat | None = Field(
+        default=None, description="Fraction of prompt tokens served from cache, [0, 1]."
+    )
+    preemptions: int | None = Field(default=None, ge=0, description="Requests evicted and later recomputed.")
+
+    def check(self) -> list[Issue]:
+        if self.output_tokens_per_sec is not None and self.ttft_ms is None and self.itl_ms is None:
+            return [
+                warning(
+                    "",
+                    "has output_tokens_per_sec but neither ttft_ms nor itl_ms: "
+                    "no prediction can be compared with it",
+                )
+            ]
+        return []
+
+
+def check_points(points: list[EvaluationPoint]) -> list[Issue]:
+    """Rules over the list of points shared by EvaluationRun and Prediction."""
+    issues: list[Issue] = []
+    if not points:
+        issues.append(error("points", "needs at least one point"))
+    first_at: dict[int, int] = {}
+    for i, point in enumerate(points):
+        if point.concurrency in first_at:
+            issues.append(
+                error(
+                    f"points[{i}].concurrency",
+                    f"concurrency {point.concurrency} already used by points[{first_at[point.concurrency]}]; "
+                    "each point needs a different concurrency",
+                )
+            )
+        else:
+            first_at[point.concurrency] = i
+        for issue in point.check():
+            issues.append(Issue(issue.level, f"points[{i}]" + (f".{issue.path}" if issue.path else ""), issue.message))
+    return issues
+
+
+class EvaluationRun(Document):
+    """The compact comparison table of one measured run."""
+
+    kind: Literal["EvaluationRun"] = "EvaluationRun"
+    name: NonEmptyStr = Field(description="The run's identity.")
+    scenario: NonEmptyStr = Field(description="The scenario that was measured.")
+    harness: NonEmptyStr = Field(description="The benchmark harness that produced the numbers.")
+    harness_version: str | None = Field(default=None, description="Its version.")
+    engine_version: NonEmptyStr = Field(description="The engine release the run exercised.")
+    date: IsoDate | None = Field(default=None, description="When the measurement was taken, ISO 8601 date.")
+    workload: str | None = Field(
+        default=None, description="servescope extension: the workload id that was run, when known."
+    )
+    notes: list[str] | None = Field(
+        default=None,
+        description="servescope extension: metric-definition notes (e.g. how this harness computes ITL).",
+    )
+    points: list[EvaluationPoint] = Field(description="At least one point, each at a different concurrency.")
+
+    def check(self) -> list[Issue]:
+        return check_points(self.points)

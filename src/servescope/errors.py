@@ -1,0 +1,50 @@
+"""The exception tree of servescope.
+
+Every error that servescope raises on purpose derives from ``ServescopeError``;
+the CLI turns each into one line and an exit code, never a traceback::
+
+    ServescopeError
+    ├── DocumentError        a file that is not a valid document (unreadable,
+    │                        not YAML/JSON, duplicate keys, unknown kind, ...)
+    ├── CatalogError         a workload/dataset/scenario that cannot be found,
+    │                        or a catalog that breaks its own rules
+    ├── EndpointError        the endpoint under test misbehaved or is unreachable
+    └── EngineError          the local engine could not be built, started or stopped
+
+Lower-level exceptions (OSError, yaml.YAMLError, aiohttp errors) are mapped with
+``raise ... from exc`` so the cause stays available to a debugger.
+"""
+
+from __future__ import annotations
+
+
+class ServescopeError(Exception):
+    """Root of every error servescope raises on purpose."""
+
+    exit_code = 1
+
+
+class DocumentError(ServescopeError):
+    """A file could not be read as a document, or the document is invalid."""
+
+    def __init__(self, source: str, message: str, path: str = "") -> None:
+        self.source = source
+        self.path = path
+        self.message = message
+        where = f"{source}: {path}: " if path else f"{source}: "
+        super().__init__(where + message)
+
+
+class CatalogError(ServescopeError):
+    """A catalog entry is missing or the catalog is inconsistent."""
+
+
+class EndpointError(ServescopeError):
+    """The endpoint under test failed in a way that stops the run."""
+
+
+class EngineError(ServescopeError):
+    """The local engine could not be built, started or stopped."""
+
+
+__all__ = ["CatalogError", "DocumentError", "EndpointError", "EngineError", "ServescopeError"]
