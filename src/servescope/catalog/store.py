@@ -1,0 +1,134 @@
+"""The catalog: packaged and user workloads, datasets, scenarios, hardware, models.
+
+A catalog root is a folder with any of ``workloads/``, ``datasets/``,
+``scenarios/``, ``hardware/``, ``models/`` and an optional ``catalog.lock.json``.
+The packaged root ships inside servescope; user roots come from
+``SERVESCOPE_CATALOG_PATH`` (``os.pathsep``-separated) or are passed in. Later
+roots add to earlier ones; an id defined twice is a catalog error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+from servescope.documents import Dataset, DatasetRow, Document, Hardware, Model, Scenario, Workload, load
+from servescope.errors import CatalogError
+
+SUBDIRS: dict[str, type[Document]] = {
+    "workloads": Workload,
+    "datasets": Dataset,
+    "scenarios": Scenario,
+    "hardware": Hardware,
+    "models": Model,
+}
+DOCUMENT_SUFFIXES = (".json", ".yaml", ".yml")
+LOCK_FILE = "catalog.lock.json"
+
+
+def packaged_root() -> Path:
+    """The catalog shipped inside the package."""
+    return Path(str(resources.files("servescope") / "data"))
+
+
+def user_roots() -> list[Path]:
+    raw = os.environ.get("SERVESCOPE_CATALOG_PATH", "")
+    return [Path(p) for p in raw.split(os.pathsep) if p.strip()]
+
+
+def document_files(root: Path) -> Iterator[Path]:
+    """Document files under a folder, recursively, in a stable order."""
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and path.suffix.lower() in DOCUMENT_SUFFIXES and path.name != LOCK_FILE:
+            yield path
+
+
+def doc_key(doc: Document) -> str:
+    return str(getattr(doc, "id", None) or getattr(doc, "name", ""))
+
+
+@dataclass
+class Entry:
+    document: Document
+    path: Path
+
+
+@dataclass
+class Catalog:
+    """Every document of every root, indexed by kind folder and id."""
+
+    roots: list[Path] = field(default_factory=list)
+    entries: dict[str, dict[str, Entry]] = field(default_factory=lambda: {k: {} for k in SUBDIRS})
+    broken: list[Path] = field(default_factory=list)
+
+    @classmethod
+    def load(cls, roots: Iterable[Path] | None = None, *, include_packaged: bool = True) -> Catalog:
+        cat = cls()
+        all_roots = ([packaged_root()] if include_packaged else []) + list(roots if roots is not None else user_roots())
+        for root in all_roots:
+            cat.add_root(root)
+        return cat
+
+    def add_root(self, root: Path) -> None:
+        self.roots.append(root)
+        for sub, model in SUBDIRS.items():
+            folder = root / sub
+            if not folder.is_dir():
+                continue
+            for path in document_files(folder):
+                loaded = load(path)
+                if isinstance(loaded.document, model) and loaded.ok:
+                    self.add(sub, loaded.document, path)
+                else:
+                    self.broken.append(path)
+
+    def add(self, sub: str, doc: Document, path: Path) -> None:
+        key = doc_key(doc)
+        existing = self.entries[sub].get(key)
+        if existing is not None and existing.path.resolve() != path.resolve():
+            if existing.document.dump() != doc.dump():
+                raise CatalogError(f"{path}: {sub} id {key!r} is already defined by {existing.path}")
+            return
+        self.entries[sub][key] = Entry(doc, path)
+
+    def _get(self, sub: str, key: str) -> Entry:
+        entry = self.entries[sub].get(key)
+        if entry is None:
+            known = ", ".join(sorted(self.entries[sub])) or "none"
+            raise CatalogError(f"unknown {sub[:-1] if sub != 'hardware' else 'hardware'} {key!r}; known: {known}")
+        return entry
+
+    def workload(self, key: str) -> Workload:
+        return self._get("workloads", key).document  # type: ignore[return-value]
+
+    def dataset(self, key: str) -> Dataset:
+        return self._get("datasets", key).document  # type: ignore[return-value]
+
+    def scenario(self, key: str) -> Scenario:
+        return self._get("scenarios", key).document  # type: ignore[return-value]
+
+    def hardware(self, key: str) -> Hardware:
+        return self._get("hardware", key).document  # type: ignore[return-value]
+
+    def model(self, key: str) -> Model:
+        return self._get("models", key).document  # type: ignore[return-value]
+
+    def ids(self, sub: str) -> list[str]:
+        return sorted(self.entries[sub])
+
+    def dataset_rows(self, key: str) -> list[DatasetRow]:
+        """The rows of a dataset, after checking its pinned digest."""
+        entry = self._get("datasets", key)
+        ds: Dataset = entry.document  # type: ignore[assignment]
+        rows_path = entry.path.parent / ds.rows_file
+        from servescope.catalog.rules import sha256_file
+
+        digest = sha256_file(rows_path)
+        if digest != ds.rows_sha256:
+            raise CatalogError(f"{rows_path}: sha256 {digest} differs from the pinned {ds.rows_sha256}")
+        with rows_path.open(encoding="utf-8") as fh:
+            return [DatasetRow.model_validate(json.loads(line)) for line in fh if line.strip()]

@@ -1,0 +1,65 @@
+"""``servescope validate``: every document under the given paths, each checked
+alone and against the catalog around it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from servescope.catalog.rules import catalog_issues
+from servescope.catalog.store import Catalog, document_files
+from servescope.documents import Dataset, Issue, Loaded, load
+from servescope.documents.base import error
+
+
+@dataclass
+class Report:
+    """The outcome of validating a set of files."""
+
+    files: list[Loaded] = field(default_factory=list)
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for f in self.files for i in f.issues if i.level == "error")
+
+    @property
+    def warnings(self) -> int:
+        return sum(1 for f in self.files for i in f.issues if i.level == "warning")
+
+    def issues(self) -> Iterable[tuple[str, Issue]]:
+        for f in self.files:
+            for i in f.issues:
+                yield f.source, i
+
+
+def expand(paths: Iterable[str | Path]) -> list[tuple[str, Path]]:
+    """Files named, and document files inside folders named (recursively)."""
+    out: list[tuple[str, Path]] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            out.extend((str(f), f) for f in document_files(p))
+        else:
+            out.append((str(raw), p))
+    return out
+
+
+def validate_paths(paths: Iterable[str | Path], catalog: Catalog | None = None) -> Report:
+    cat = catalog if catalog is not None else Catalog.load()
+    files = expand(paths)
+    report = Report()
+    loaded_all = []
+    for source, path in files:
+        loaded = load(path)
+        loaded.source = source
+        loaded_all.append((loaded, path))
+    extra_datasets = {l.document.id for l, _ in loaded_all if isinstance(l.document, Dataset)}
+    for loaded, path in loaded_all:
+        if loaded.document is not None:
+            try:
+                loaded.issues.extend(catalog_issues(loaded.document, path, cat, extra_datasets))
+            except (OSError, ValueError) as exc:
+                loaded.issues.append(error("", f"could not be checked against the catalog: {exc}"))
+        report.files.append(loaded)
+    return report

@@ -1,0 +1,177 @@
+"""The ``servescope`` command line: thin wrappers over library functions.
+
+Each command parses its arguments, calls one library entry point and prints
+the outcome. Every ``ServescopeError`` becomes one line on stderr and an exit
+code; tracebacks are shown only with ``SERVESCOPE_DEBUG=1``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from servescope import __version__
+from servescope.errors import ServescopeError
+
+app = typer.Typer(
+    name="servescope",
+    help="Predict, measure and compare how an LLM deployment serves a workload.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+catalog_app = typer.Typer(help="List and lock the workload/dataset catalog.", no_args_is_help=True)
+app.add_typer(catalog_app, name="catalog")
+
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+class OutputFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+def _version(value: bool) -> None:
+    if value:
+        out.print(f"servescope {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """servescope: predict it, measure it, compare both honestly."""
+
+
+@app.command()
+def validate(
+    paths: Annotated[list[Path], typer.Argument(help="Document files or folders (searched recursively).")],
+    fmt: Annotated[OutputFormat, typer.Option("--format", help="text or json.")] = OutputFormat.text,
+    strict: Annotated[bool, typer.Option(help="Treat warnings as errors.")] = False,
+) -> None:
+    """Validate documents (kind detected from each file) against their rules and the catalog."""
+    from servescope.catalog.validate import validate_paths
+
+    report = validate_paths(paths)
+    failed = report.errors > 0 or (strict and report.warnings > 0)
+    if fmt is OutputFormat.json:
+        payload = {
+            "files": len(report.files),
+            "errors": report.errors,
+            "warnings": report.warnings,
+            "valid": not failed,
+            "issues": [i.as_dict(src) for src, i in report.issues()],
+        }
+        print(json.dumps(payload, indent=2))
+    else:
+        for source, issue in report.issues():
+            (err if issue.level == "error" else out).print(issue.format(source), markup=False)
+        verdict = "[red]invalid[/red]" if failed else "[green]valid[/green]"
+        out.print(
+            f"{len(report.files)} file(s): {report.errors} error(s), {report.warnings} warning(s) — {verdict}"
+        )
+    raise typer.Exit(1 if failed else 0)
+
+
+@app.command()
+def schema(
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder to write <kind>.schema.json files into.")] = Path(
+        "schemas"
+    ),
+) -> None:
+    """Write the JSON Schemas (draft 2020-12) of every document kind."""
+    from servescope.documents.schema import write_schemas
+
+    for path in write_schemas(out_dir):
+        out.print(str(path))
+
+
+@app.command("config-id")
+def config_id_cmd(
+    engine: Annotated[str, typer.Argument(help="Engine name, e.g. vllm or llama.cpp.")],
+    version: Annotated[str, typer.Argument(help="Engine version.")],
+    flags: Annotated[
+        list[str] | None, typer.Argument(help="Engine flags as on its command line, e.g. --max-num-seqs 64.")
+    ] = None,
+    dtype: Annotated[str | None, typer.Option(help="Weight dtype.")] = None,
+    kv_dtype: Annotated[str | None, typer.Option(help="KV-cache dtype.")] = None,
+    quantization: Annotated[str | None, typer.Option(help="Quantization method.")] = None,
+    show: Annotated[bool, typer.Option(help="Also print the canonical configuration that is hashed.")] = False,
+) -> None:
+    """Print the config_id fingerprint of an engine setup."""
+    from servescope.documents.config_id import canonical_config, config_id, parse_flags
+
+    args = parse_flags(flags or [])
+    out.print(config_id(engine, version, args, dtype, kv_dtype, quantization))
+    if show:
+        out.print_json(json.dumps(canonical_config(engine, version, args, dtype, kv_dtype, quantization)))
+
+
+@catalog_app.command("list")
+def catalog_list(
+    fmt: Annotated[OutputFormat, typer.Option("--format", help="text or json.")] = OutputFormat.text,
+) -> None:
+    """List the workloads of the catalog (packaged plus SERVESCOPE_CATALOG_PATH)."""
+    from servescope.catalog.summary import workload_rows
+
+    rows = workload_rows()
+    if fmt is OutputFormat.json:
+        print(json.dumps(rows, indent=2))
+        return
+    table = Table(title=f"servescope workloads ({len(rows)})")
+    for col in ("id", "kind", "dataset", "concurrency", "requests", "in", "out"):
+        table.add_column(col, justify="right" if col in ("concurrency", "requests", "in", "out") else "left")
+    for r in rows:
+        table.add_row(*(str(r[k]) if r[k] is not None else "-" for k in ("id", "kind", "dataset", "concurrency", "requests", "input_tokens", "output_tokens")))
+    out.print(table)
+
+
+@catalog_app.command("lock")
+def catalog_lock(
+    root: Annotated[Path, typer.Argument(help="Catalog root holding workloads/ and datasets/.")],
+) -> None:
+    """Add every valid, not yet locked workload and dataset of ROOT to ROOT/catalog.lock.json."""
+    from servescope.catalog.summary import lock_root
+
+    added, problems = lock_root(root)
+    for line in problems:
+        err.print(line, markup=False)
+    out.print(f"locked {len(added)} new entr{'y' if len(added) == 1 else 'ies'}" + (f": {', '.join(added)}" if added else ""))
+    raise typer.Exit(1 if problems else 0)
+
+
+def main() -> None:
+    """Entry point: run the app, turning known errors into one line."""
+    try:
+        app()
+    except ServescopeError as exc:
+        err.print(f"error: {exc}", markup=False)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        err.print("interrupted", markup=False)
+        sys.exit(130)
+    except Exception as exc:  # noqa: BLE001 - last line of defence against tracebacks
+        if os.environ.get("SERVESCOPE_DEBUG"):
+            raise
+        err.print(
+            f"internal error: {type(exc).__name__}: {exc} (a servescope bug; rerun with SERVESCOPE_DEBUG=1 "
+            "for the traceback and report it)",
+            markup=False,
+        )
+        sys.exit(3)
+
+
+if __name__ == "__main__":
+    main()

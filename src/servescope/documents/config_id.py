@@ -1,0 +1,289 @@
+"""``config_id``: a canonical fingerprint of what an engine was asked to run.
+
+Two setups that run the same thing get the same id however they were written;
+any difference that can change what runs gives a different id. Steps:
+
+1. engine name and version are normalised (``vLLM`` → ``vllm``, ``v0.6.3`` → ``0.6.3``);
+2. flag names are normalised (``--max_num_seqs`` → ``max-num-seqs``) and engine
+   aliases resolved (llama.cpp ``-np`` → ``parallel``, vLLM ``-tp`` →
+   ``tensor-parallel-size``);
+3. values are normalised (``"true"``/``"on"`` → ``true``, ``"8"`` → ``8``,
+   ``"0.90"`` → ``0.9``, a bare flag → ``true``; dtype spellings unified);
+4. flags that cannot change what runs (host, port, API key, logging) and flags
+   set to the engine's documented default are dropped;
+5. dtype / KV dtype / quantization are taken from the arguments when given there;
+6. the result is serialised as sorted, compact JSON and hashed with sha256; the
+   id is the first 16 hex digits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Mapping
+from typing import Any
+
+ENGINE_ALIASES: dict[str, str] = {
+    "llamacpp": "llama.cpp",
+    "llama-cpp": "llama.cpp",
+    "llama_cpp": "llama.cpp",
+    "llama-server": "llama.cpp",
+    "llama.cpp": "llama.cpp",
+    "vllm": "vllm",
+    "sglang": "sglang",
+    "tgi": "tgi",
+    "text-generation-inference": "tgi",
+    "ollama": "ollama",
+    "trtllm": "trt-llm",
+    "tensorrt-llm": "trt-llm",
+    "trt-llm": "trt-llm",
+}
+
+# Short flags and synonyms → canonical long name, per engine.
+FLAG_ALIASES: dict[str, dict[str, str]] = {
+    "vllm": {
+        "tp": "tensor-parallel-size",
+        "pp": "pipeline-parallel-size",
+        "dp": "data-parallel-size",
+        "q": "quantization",
+        "max-seq-len": "max-model-len",
+    },
+    "sglang": {
+        "tp": "tp-size",
+        "tensor-parallel-size": "tp-size",
+        "dp": "dp-size",
+        "data-parallel-size": "dp-size",
+        "context-length": "context-length",
+    },
+    "llama.cpp": {
+        "c": "ctx-size",
+        "np": "parallel",
+        "ngl": "n-gpu-layers",
+        "gpu-layers": "n-gpu-layers",
+        "t": "threads",
+        "tb": "threads-batch",
+        "b": "batch-size",
+        "ub": "ubatch-size",
+        "fa": "flash-attn",
+        "cb": "cont-batching",
+        "ctk": "cache-type-k",
+        "ctv": "cache-type-v",
+        "m": "model",
+        "n": "n-predict",
+        "s": "seed",
+    },
+}
+
+# Documented defaults; a flag set to its default is dropped.
+FLAG_DEFAULTS: dict[str, dict[str, Any]] = {
+    "vllm": {
+        "tensor-parallel-size": 1,
+        "pipeline-parallel-size": 1,
+        "data-parallel-size": 1,
+        "block-size": 16,
+        "gpu-memory-utilization": 0.9,
+        "swap-space": 4,
+        "dtype": "auto",
+        "kv-cache-dtype": "auto",
+        "max-num-seqs": 256,
+        "seed": 0,
+    },
+    "sglang": {"tp-size": 1, "dp-size": 1, "dtype": "auto", "kv-cache-dtype": "auto"},
+    "llama.cpp": {
+        "parallel": 1,
+        "cont-batching": True,
+        "batch-size": 2048,
+        "ubatch-size": 512,
+        "cache-type-k": "f16",
+        "cache-type-v": "f16",
+        "n-predict": -1,
+    },
+}
+
+# Flags that change nothing about what runs.
+NON_RUNNABLE_FLAGS: frozenset[str] = frozenset(
+    {
+        "host",
+        "port",
+        "api-key",
+        "log-level",
+        "uvicorn-log-level",
+        "disable-log-requests",
+        "disable-log-stats",
+        "log-disable",
+        "verbose",
+        "metrics",
+        "slots",
+        "served-model-name",
+        "alias",
+        "ssl-keyfile",
+        "ssl-certfile",
+        "timeout",
+        "log-file",
+    }
+)
+
+DTYPE_ALIASES: dict[str, str] = {
+    "bfloat16": "bf16",
+    "bf16": "bf16",
+    "float16": "fp16",
+    "half": "fp16",
+    "fp16": "fp16",
+    "f16": "fp16",
+    "float32": "fp32",
+    "float": "fp32",
+    "fp32": "fp32",
+    "f32": "fp32",
+    "fp8": "fp8",
+    "fp8_e4m3": "fp8",
+    "fp8-e4m3": "fp8",
+    "auto": "auto",
+}
+
+_DTYPE_FLAGS = {"dtype": "dtype", "kv-cache-dtype": "kv_dtype", "quantization": "quantization"}
+_TRUE = {"true", "yes", "on"}
+_FALSE = {"false", "no", "off"}
+
+
+def normalize_engine(engine: str) -> str:
+    key = engine.strip().lower()
+    return ENGINE_ALIASES.get(key, key)
+
+
+def normalize_version(version: str) -> str:
+    v = version.strip()
+    return v[1:] if v[:1] in ("v", "V") and v[1:2].isdigit() else v
+
+
+def normalize_flag_name(engine: str, name: str) -> str:
+    key = name.strip().lstrip("-").strip().lower().replace("_", "-")
+    return FLAG_ALIASES.get(engine, {}).get(key, key)
+
+
+def normalize_dtype(value: Any) -> Any:
+    if isinstance(value, str):
+        return DTYPE_ALIASES.get(value.strip().lower(), value.strip().lower())
+    return value
+
+
+def normalize_value(value: Any) -> Any:
+    """Canonical JSON-able form of a flag value."""
+    if value is None:
+        return True  # a bare flag such as --enable-prefix-caching
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"flag value {value!r} is not finite")
+        return int(value) if value.is_integer() else value
+    if isinstance(value, str):
+        s = value.strip()
+        low = s.lower()
+        if low in _TRUE:
+            return True
+        if low in _FALSE:
+            return False
+        try:
+            return int(s)
+        except ValueError:
+            pass
+        try:
+            return normalize_value(float(s))
+        except ValueError:
+            return s
+    if isinstance(value, (list, tuple)):
+        return [normalize_value(v) for v in value]
+    raise ValueError(f"flag value {value!r} has unsupported type {type(value).__name__}")
+
+
+def canonical_config(
+    engine: str,
+    version: str,
+    args: Mapping[str, Any] | None = None,
+    dtype: str | None = None,
+    kv_dtype: str | None = None,
+    quantization: str | None = None,
+) -> dict[str, Any]:
+    """The normalised configuration that ``config_id`` hashes."""
+    eng = normalize_engine(engine)
+    flags: dict[str, Any] = {}
+    lifted: dict[str, Any] = {"dtype": None, "kv_dtype": None, "quantization": None}
+    defaults = FLAG_DEFAULTS.get(eng, {})
+    for raw_name, raw_value in (args or {}).items():
+        name = normalize_flag_name(eng, raw_name)
+        if not name or name in NON_RUNNABLE_FLAGS:
+            continue
+        value = normalize_value(raw_value)
+        if name in _DTYPE_FLAGS:
+            lifted[_DTYPE_FLAGS[name]] = value
+            continue
+        if name in defaults and defaults[name] == value:
+            continue
+        if name in flags and flags[name] != value:
+            raise ValueError(f"flag {name!r} given twice with different values ({flags[name]!r}, {value!r})")
+        flags[name] = value
+    fields = {
+        "dtype": dtype if dtype is not None else lifted["dtype"],
+        "kv_dtype": kv_dtype if kv_dtype is not None else lifted["kv_dtype"],
+        "quantization": quantization if quantization is not None else lifted["quantization"],
+    }
+    for key in ("dtype", "kv_dtype"):
+        v = normalize_dtype(fields[key])
+        fields[key] = None if v in (None, "auto") else v
+    q = fields["quantization"]
+    fields["quantization"] = None if q in (None, "", "none") else str(q).strip().lower()
+    return {
+        "engine": eng,
+        "version": normalize_version(version),
+        "flags": dict(sorted(flags.items())),
+        **fields,
+    }
+
+
+def config_id(
+    engine: str,
+    version: str,
+    args: Mapping[str, Any] | None = None,
+    dtype: str | None = None,
+    kv_dtype: str | None = None,
+    quantization: str | None = None,
+) -> str:
+    """16 hex digits of sha256 over the canonical configuration."""
+    canon = canonical_config(engine, version, args, dtype, kv_dtype, quantization)
+    blob = json.dumps(canon, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def parse_flags(argv: list[str]) -> dict[str, Any]:
+    """Turn a command line (``--max-num-seqs 64 --enable-prefix-caching -tp=2``)
+    into a flag mapping; a flag not followed by a value is a bare flag."""
+    flags: dict[str, Any] = {}
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        if not token.startswith("-") or token in ("-", "--"):
+            raise ValueError(f"expected a flag, got {token!r}")
+        if "=" in token:
+            name, value = token.split("=", 1)
+            flags[name] = value
+            i += 1
+            continue
+        nxt = argv[i + 1] if i + 1 < len(argv) else None
+        if nxt is not None and not (nxt.startswith("-") and not _is_number(nxt)):
+            flags[token] = nxt
+            i += 2
+        else:
+            flags[token] = None
+            i += 1
+    return flags
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True

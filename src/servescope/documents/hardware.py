@@ -1,0 +1,50 @@
+"""``Hardware``: the catalog facts of one accelerator (or CPU) that the predictor
+and the plausibility checks need. Every number should name its public source."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from servescope.documents.base import Document, Issue, NonEmptyStr, StrictModel, error
+
+DeviceType = Literal["gpu", "cpu", "apu", "npu"]
+ComputeDtype = Literal["fp32", "tf32", "bf16", "fp16", "fp8", "fp4", "int8", "int4"]
+
+
+class Interconnect(StrictModel):
+    name: NonEmptyStr = Field(description="e.g. NVLink 4, PCIe 5.0 x16, Infinity Fabric.")
+    bandwidth_gb_s: float = Field(gt=0.0, description="Per-device unidirectional bandwidth, GB/s.")
+    latency_us: float = Field(ge=0.0, description="One-way small-message latency, microseconds.")
+
+
+class Source(StrictModel):
+    field: NonEmptyStr = Field(description="Which field(s) this source supports.")
+    source: NonEmptyStr = Field(description="Public document, e.g. a datasheet title and URL.")
+
+
+class Hardware(Document):
+    kind: Literal["Hardware"] = "Hardware"
+    id: NonEmptyStr = Field(pattern=r"^[a-z0-9]+(?:[-.][a-z0-9]+)*$")
+    name: NonEmptyStr
+    vendor: NonEmptyStr
+    device_type: DeviceType
+    memory_gb: float = Field(gt=0.0, description="Device memory capacity, GB (1e9 bytes).")
+    memory_bandwidth_gb_s: float = Field(gt=0.0, description="Peak memory bandwidth, GB/s.")
+    peak_tflops: dict[ComputeDtype, float] = Field(
+        description="Peak dense (no sparsity) throughput per dtype, TFLOP/s (TOP/s for ints)."
+    )
+    interconnect: Interconnect | None = None
+    tdp_w: float | None = Field(default=None, gt=0.0)
+    sources: list[Source] = Field(default_factory=list)
+    notes: str | None = None
+
+    def check(self) -> list[Issue]:
+        issues = []
+        for dtype, value in self.peak_tflops.items():
+            if value <= 0:
+                issues.append(error(f"peak_tflops.{dtype}", "must be positive"))
+        if not self.peak_tflops:
+            issues.append(error("peak_tflops", "needs at least one dtype"))
+        return issues

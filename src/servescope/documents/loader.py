@@ -1,0 +1,237 @@
+"""Reading documents from disk: YAML or JSON, strictly.
+
+Everything that can go wrong with a file (missing, a folder, too big, binary,
+empty, not YAML/JSON, duplicate keys, not a mapping, no or unknown ``kind``,
+wrong fields) becomes an ``Issue`` with a one-line message; nothing here lets a
+traceback reach the user.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from servescope.documents.base import Document, Issue, error, format_loc
+from servescope.documents.dataset import Dataset
+from servescope.documents.evaluation_run import EvaluationRun
+from servescope.documents.hardware import Hardware
+from servescope.documents.model import Model
+from servescope.documents.prediction import Prediction
+from servescope.documents.result import Result
+from servescope.documents.scenario import Scenario
+from servescope.documents.workload import WORKLOAD_KINDS, Workload
+
+_D = TypeVar("_D", bound=Document)
+
+MAX_DOCUMENT_BYTES = 20 * 1024 * 1024
+
+DOCUMENT_KINDS: dict[str, type[Document]] = {
+    "EvaluationRun": EvaluationRun,
+    "Prediction": Prediction,
+    "Result": Result,
+    "Dataset": Dataset,
+    "Scenario": Scenario,
+    "Hardware": Hardware,
+    "Model": Model,
+    **{k: Workload for k in WORKLOAD_KINDS},
+}
+
+
+class DuplicateKeyError(ValueError):
+    pass
+
+
+def _no_duplicates_json(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise DuplicateKeyError(f"duplicate key {key!r}")
+        out[key] = value
+    return out
+
+
+class _StrictYamlLoader(yaml.SafeLoader):
+    """SafeLoader that refuses duplicate keys and keeps dates as strings
+    (``date: 2026-09-20`` stays the string the seed means)."""
+
+
+def _construct_mapping(loader: _StrictYamlLoader, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+    loader.flatten_mapping(node)
+    out: dict[Any, Any] = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+        try:
+            hash(key)
+        except TypeError as exc:
+            raise DuplicateKeyError(f"unhashable key at line {key_node.start_mark.line + 1}") from exc
+        if key in out:
+            raise DuplicateKeyError(f"duplicate key {key!r} at line {key_node.start_mark.line + 1}")
+        out[key] = loader.construct_object(value_node, deep=deep)  # type: ignore[no-untyped-call]
+    return out
+
+
+_StrictYamlLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+_StrictYamlLoader.yaml_implicit_resolvers = {
+    ch: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for ch, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+@dataclass
+class Loaded:
+    """A file read as far as it could be: data, the document, and the issues."""
+
+    source: str
+    data: dict[str, Any] | None = None
+    document: Document | None = None
+    issues: list[Issue] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not any(i.level == "error" for i in self.issues)
+
+
+def parse_text(text: str, suffix: str) -> Any:
+    """Parse JSON or YAML text; raises ValueError with a one-line reason."""
+    if suffix == ".json":
+        try:
+            return json.loads(text, object_pairs_hook=_no_duplicates_json)
+        except DuplicateKeyError:
+            raise
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from exc
+    try:
+        docs = list(yaml.load_all(text, Loader=_StrictYamlLoader))  # noqa: S506 - SafeLoader subclass
+    except DuplicateKeyError:
+        raise
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise ValueError(f"invalid YAML{where}: {exc.problem or exc}") from exc
+    except yaml.YAMLError as exc:
+        raise ValueError(f"invalid YAML: {exc}") from exc
+    if len(docs) > 1:
+        raise ValueError(f"holds {len(docs)} YAML documents; put one document per file")
+    return docs[0] if docs else None
+
+
+def read_data(path: Path) -> tuple[Any, list[Issue]]:
+    """Read a file into plain data, or say in one line why not."""
+    try:
+        if not path.exists():
+            return None, [error("", "no such file")]
+        if path.is_dir():
+            return None, [error("", "is a folder, not a document file")]
+        size = path.stat().st_size
+        if size > MAX_DOCUMENT_BYTES:
+            return None, [
+                error("", f"is {size / 1e6:.1f} MB; documents are limited to {MAX_DOCUMENT_BYTES // (1024 * 1024)} MiB")
+            ]
+        raw = path.read_bytes()
+    except OSError as exc:
+        return None, [error("", f"cannot be read: {exc.strerror or exc}")]
+    if not raw.strip():
+        return None, [error("", "is empty; expected a YAML or JSON document with a kind: field")]
+    if b"\x00" in raw:
+        return None, [error("", "is a binary file, not a YAML or JSON document")]
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        return None, [error("", f"is not UTF-8 text (byte {exc.start}); save it as UTF-8 YAML or JSON")]
+    suffix = path.suffix.lower()
+    try:
+        data = parse_text(text, ".json" if suffix == ".json" else ".yaml")
+    except (ValueError, DuplicateKeyError) as exc:
+        return None, [error("", str(exc))]
+    except RecursionError:
+        return None, [error("", "is nested too deeply to be a document")]
+    return data, []
+
+
+def _pydantic_issues(exc: ValidationError) -> list[Issue]:
+    issues = []
+    for err in exc.errors(include_url=False):
+        loc = tuple(
+            p for p in err["loc"] if not (isinstance(p, str) and (p in _UNION_TAGS or "[" in p or p.startswith("function-")))
+        )
+        path = format_loc(loc)
+        kind = err["type"]
+        if kind == "missing":
+            msg = "required field is missing"
+        elif kind == "extra_forbidden":
+            msg = "unknown field (a typo?); remove it or check the schema"
+        elif kind == "string_too_short" and err.get("ctx", {}).get("min_length") == 1:
+            msg = "must not be empty"
+        elif kind == "string_pattern_mismatch" and err.get("ctx", {}).get("pattern") == r"\S":
+            msg = "must not be blank"
+        elif kind == "value_error":
+            msg = str(err["msg"]).removeprefix("Value error, ")
+        else:
+            given = err.get("input")
+            shown = repr(given)
+            if len(shown) > 60:
+                shown = shown[:57] + "..."
+            msg = f"{err['msg']} (got {type(given).__name__} {shown})"
+        issues.append(error(path, msg))
+    return issues
+
+
+_UNION_TAGS = frozenset({"str", "int", "float", "bool", "list", "dict", "none", "list[...]", "dict[...]"})
+
+
+def model_issues(model: type[BaseModel], data: Any) -> tuple[BaseModel | None, list[Issue]]:
+    """Validate ``data`` as ``model``: structural errors, then every check."""
+    try:
+        doc = model.model_validate(data, context={"defer_checks": True})
+    except ValidationError as exc:
+        return None, _pydantic_issues(exc)
+    except RecursionError:
+        return None, [error("", "is nested too deeply to be a document")]
+    checks = getattr(doc, "check", None)
+    return doc, (checks() if checks else [])
+
+
+def parse_document(data: Any) -> tuple[Document | None, list[Issue]]:
+    """Dispatch on ``kind`` and validate."""
+    if not isinstance(data, dict):
+        return None, [error("", f"top level is a {type(data).__name__}; expected a mapping with a kind: field")]
+    kind = data.get("kind")
+    if kind is None:
+        return None, [error("kind", f"missing; expected one of {', '.join(sorted(DOCUMENT_KINDS))}")]
+    if not isinstance(kind, str) or kind not in DOCUMENT_KINDS:
+        return None, [error("kind", f"unknown kind {kind!r}; expected one of {', '.join(sorted(DOCUMENT_KINDS))}")]
+    doc, issues = model_issues(DOCUMENT_KINDS[kind], data)
+    return doc, issues  # type: ignore[return-value]
+
+
+def load(path: str | Path) -> Loaded:
+    """Read and validate one document file."""
+    p = Path(path)
+    loaded = Loaded(source=str(path))
+    data, issues = read_data(p)
+    loaded.issues.extend(issues)
+    if issues:
+        return loaded
+    loaded.data = data
+    doc, issues = parse_document(data)
+    loaded.document = doc
+    loaded.issues.extend(issues)
+    return loaded
+
+
+def load_document(path: str | Path, model: type[_D]) -> _D:
+    """Load a document of a known kind or raise ``DocumentError`` with the first error."""
+    from servescope.errors import DocumentError
+
+    loaded = load(path)
+    errors = [i for i in loaded.issues if i.level == "error"]
+    if errors:
+        raise DocumentError(str(path), f"{errors[0].message}" + (f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""), errors[0].path)
+    if not isinstance(loaded.document, model):
+        raise DocumentError(str(path), f"is a {type(loaded.document).__name__}, expected {model.__name__}")
+    return loaded.document

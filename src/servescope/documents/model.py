@@ -1,0 +1,51 @@
+"""``Model``: an LLM's architecture, in the vocabulary of a Hugging Face
+``config.json`` (so any local config.json can be read the same way)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from servescope.documents.base import Document, Issue, NonEmptyStr, error
+from servescope.documents.hardware import Source
+
+
+class Model(Document):
+    kind: Literal["Model"] = "Model"
+    id: NonEmptyStr = Field(pattern=r"^[a-z0-9]+(?:[-._][a-z0-9]+)*$")
+    name: NonEmptyStr = Field(description="The model's public name, e.g. meta-llama/Llama-3.1-8B-Instruct.")
+    architecture: NonEmptyStr = Field(description="HF architectures[0], e.g. LlamaForCausalLM.")
+    num_hidden_layers: int = Field(ge=1)
+    hidden_size: int = Field(ge=1)
+    num_attention_heads: int = Field(ge=1)
+    num_key_value_heads: int = Field(ge=1)
+    head_dim: int | None = Field(default=None, ge=1, description="Defaults to hidden_size / num_attention_heads.")
+    intermediate_size: int = Field(ge=1)
+    vocab_size: int = Field(ge=1)
+    max_position_embeddings: int | None = Field(default=None, ge=1)
+    tie_word_embeddings: bool = False
+    num_experts: int | None = Field(default=None, ge=1, description="Routed experts per MoE layer.")
+    num_experts_per_tok: int | None = Field(default=None, ge=1)
+    num_shared_experts: int | None = Field(default=None, ge=0)
+    moe_intermediate_size: int | None = Field(default=None, ge=1)
+    sliding_window: int | None = Field(default=None, ge=1)
+    params_total_b: float | None = Field(default=None, gt=0.0, description="Published total parameters, billions.")
+    params_active_b: float | None = Field(default=None, gt=0.0, description="Active per token (MoE), billions.")
+    sources: list[Source] = Field(default_factory=list)
+    notes: str | None = None
+
+    @property
+    def resolved_head_dim(self) -> int:
+        return self.head_dim or self.hidden_size // self.num_attention_heads
+
+    def check(self) -> list[Issue]:
+        issues = []
+        if self.num_attention_heads % self.num_key_value_heads:
+            issues.append(error("num_key_value_heads", "must divide num_attention_heads"))
+        moe = (self.num_experts, self.num_experts_per_tok)
+        if (moe[0] is None) != (moe[1] is None):
+            issues.append(error("num_experts_per_tok", "num_experts and num_experts_per_tok go together"))
+        if moe[0] is not None and moe[1] is not None and moe[1] > moe[0]:
+            issues.append(error("num_experts_per_tok", "cannot exceed num_experts"))
+        return issues

@@ -1,0 +1,312 @@
+"""``Result``: one execution of one workload on one configuration.
+
+Measured (``timing_mode: explicit``) and simulated (``simulated``) runs share
+this schema (shared/seeds/metrics-contract.txt); a field that is not meaningful
+in a mode is null, never invented. Every metric is nullable: a metric not
+measured is null. Failures are results: each failed request is counted in
+``blocked_by_reason_code`` and summarised in ``failures[]``.
+
+The metrics-contract fields are mapped to serving (shared/DESIGN.md):
+``throughput`` = completed requests, ``p50/p95_turnaround_s`` from E2E,
+``on_time_rate`` and ``violations_by_invariant_id`` from SLOs.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from servescope.documents.base import (
+    Document,
+    Issue,
+    NonEmptyStr,
+    NonNegFloat,
+    NonNegInt,
+    StrictModel,
+    UnitFloat,
+    error,
+)
+from servescope.documents.config_id import config_id as compute_config_id
+from servescope.documents.scenario import FlagValue
+
+TimingMode = Literal["explicit", "simulated"]
+PipelineMode = Literal["deterministic", "llm_offline", "llm_live"]
+TokenCountSource = Literal["server-usage", "tokenize-endpoint", "stream-count", "simulated", "mixed"]
+FailureCategory = Literal[
+    "timeout",
+    "http-error",
+    "connection",
+    "context-overflow",
+    "malformed-output",
+    "stream-error",
+    "cancelled",
+    "rejected",
+    "other",
+]
+FailureStage = Literal["connect", "send", "first-token", "stream", "score", "admission"]
+
+PERCENTILE_ORDER = ("min", "p50", "p90", "p95", "p99", "max")
+DISTRIBUTION_FIELDS = ("ttft_ms", "itl_ms", "tpot_ms", "e2e_ms", "s_per_image")
+
+
+class Distribution(StrictModel):
+    """Summary of a sample; percentiles by linear interpolation between closest ranks."""
+
+    count: NonNegInt | None = None
+    mean: float | None = None
+    p50: float | None = None
+    p90: float | None = None
+    p95: float | None = None
+    p99: float | None = None
+    min: float | None = None
+    max: float | None = None
+    std: NonNegFloat | None = None
+
+    def check(self) -> list[Issue]:
+        issues = []
+        present = [(k, getattr(self, k)) for k in PERCENTILE_ORDER if getattr(self, k) is not None]
+        for (ka, va), (kb, vb) in zip(present, present[1:], strict=False):
+            if va > vb + 1e-9 * max(1.0, abs(vb)):
+                issues.append(error(kb, f"percentiles out of order: {ka}={va} > {kb}={vb}"))
+        if self.mean is not None and self.min is not None and self.max is not None:
+            if not (self.min - 1e-9 <= self.mean <= self.max + 1e-9):
+                issues.append(error("mean", f"mean {self.mean} lies outside [min {self.min}, max {self.max}]"))
+        return issues
+
+
+class Metrics(StrictModel):
+    """Counts, throughputs and latency distributions of a run (or one point)."""
+
+    total_requests: NonNegInt | None = None
+    completed_requests: NonNegInt | None = None
+    failed_requests: NonNegInt | None = None
+    success_rate: UnitFloat | None = None
+    duration_s: NonNegFloat | None = Field(default=None, description="Wall time of the measured window.")
+    input_tokens_total: NonNegInt | None = Field(default=None, description="Real prompt tokens (not nominal).")
+    output_tokens_total: NonNegInt | None = None
+    token_count_source: TokenCountSource | None = None
+    output_tokens_per_sec: NonNegFloat | None = None
+    input_tokens_per_sec: NonNegFloat | None = None
+    requests_per_sec: NonNegFloat | None = None
+    requested_rate: NonNegFloat | None = Field(default=None, description="Open loop: the requested arrival rate.")
+    achieved_rate: NonNegFloat | None = Field(default=None, description="Open loop: the rate actually sent.")
+    ttft_ms: Distribution | None = None
+    itl_ms: Distribution | None = Field(default=None, description="Pooled gaps between content chunks.")
+    tpot_ms: Distribution | None = Field(default=None, description="Per request (E2E - TTFT)/(tokens - 1).")
+    e2e_ms: Distribution | None = None
+    s_per_image: Distribution | None = None
+    mean_isl: float | None = None
+    mean_osl: float | None = None
+    kv_utilization: UnitFloat | None = None
+    prefix_cache_hit_rate: UnitFloat | None = None
+    preemptions: NonNegInt | None = None
+    goodput_requests_per_sec: NonNegFloat | None = None
+    # Simulated only (metrics-contract.txt): null in explicit mode.
+    device_utilization: list[UnitFloat] | None = None
+    device_queue_length_mean: list[NonNegFloat] | None = None
+    device_queue_length_max: list[NonNegInt] | None = None
+
+    def check(self) -> list[Issue]:
+        issues: list[Issue] = []
+        for name in DISTRIBUTION_FIELDS:
+            dist = getattr(self, name)
+            if dist is not None:
+                issues.extend(Issue(i.level, f"{name}.{i.path}", i.message) for i in dist.check())
+        t, c, f = self.total_requests, self.completed_requests, self.failed_requests
+        if t is not None and c is not None and f is not None and c + f != t:
+            issues.append(error("total_requests", f"completed ({c}) + failed ({f}) != total ({t})"))
+        if t and c is not None and self.success_rate is not None and abs(self.success_rate - c / t) > 1e-6:
+            issues.append(error("success_rate", f"{self.success_rate} != completed/total = {c / t:.6f}"))
+        return issues
+
+
+class Failure(StrictModel):
+    """A category of failed requests, with a sample to look at."""
+
+    stage: FailureStage
+    category: FailureCategory
+    count: int = Field(ge=1)
+    message: str
+    sample_request_id: str | None = None
+    http_status: int | None = None
+    concurrency: int | None = Field(default=None, ge=1, description="Sweep point it happened at, if any.")
+
+
+class ResultPoint(StrictModel):
+    """One point of a sweep (a concurrency, or a context length)."""
+
+    concurrency: int = Field(ge=1)
+    context_tokens: int | None = Field(default=None, ge=1)
+    requested_requests: int | None = Field(default=None, ge=0)
+    metrics: Metrics
+    status: Literal["ok", "failed", "partial", "skipped"] = "ok"
+    note: str | None = None
+
+
+class ScoreItem(StrictModel):
+    id: NonEmptyStr
+    correct: bool | None = None
+    score: float | None = None
+    predicted: str | None = None
+    expected: str | None = None
+    latency_ms: NonNegFloat | None = None
+    category: str | None = None
+
+
+class Scores(StrictModel):
+    """Eval scores: the three names workloads.txt requires for kind: eval."""
+
+    accuracy: UnitFloat | None = None
+    success_rate: UnitFloat | None = None
+    avg_latency_ms: NonNegFloat | None = None
+    scorer: str | None = None
+    by_category: dict[str, UnitFloat] | None = None
+    items: list[ScoreItem] | None = None
+
+
+class Slo(StrictModel):
+    """One threshold, e.g. ttft_ms <= 500 (per request)."""
+
+    id: NonEmptyStr = Field(description="The invariant id counted in violations_by_invariant_id.")
+    metric: Literal["ttft_ms", "itl_ms", "tpot_ms", "e2e_ms"]
+    op: Literal["<=", "<"] = "<="
+    threshold: float = Field(ge=0.0)
+
+
+class LlmEconomics(StrictModel):
+    """The metrics-contract ``llm`` block: calls, tokens, latency, errors, cost."""
+
+    call_count: NonNegInt
+    total_tokens: NonNegInt
+    tokens_per_step: NonNegFloat | None = None
+    mean_latency_ms: NonNegFloat | None = None
+    p95_latency_ms: NonNegFloat | None = None
+    error_rate: UnitFloat
+    invalid_output_rate: UnitFloat
+    estimated_cost_usd: NonNegFloat | None = None
+
+
+class Identity(StrictModel):
+    id: NonEmptyStr
+    version: str | None = None
+
+
+class ModelIdentity(StrictModel):
+    id: NonEmptyStr
+    dtype: str | None = None
+    kv_dtype: str | None = None
+    quantization: str | None = None
+
+
+class HardwareIdentity(StrictModel):
+    id: NonEmptyStr
+    count: int = Field(default=1, ge=1)
+
+
+class Metadata(StrictModel):
+    pipeline_mode: PipelineMode
+    non_deterministic: bool
+    llm_backend_id: str | None = None
+    allow_network: bool | None = None
+    run_duration_wall_s: NonNegFloat | None = None
+    run_duration_episodes_per_s: NonNegFloat | None = None
+    python_version: str | None = None
+    platform: str | None = None
+    servescope_version: str | None = None
+    git_commit: str | None = None
+    harness: str = "servescope"
+    harness_version: str | None = None
+    started_at: str | None = None
+    finished_at: str | None = None
+    records_file: str | None = Field(default=None, description="Per-request JSONL records, relative to the result.")
+    seed: int | None = None
+    step_timing: dict[str, float] | None = None
+
+
+class Result(Document):
+    kind: Literal["Result"] = "Result"
+    schema_version: Literal["0.2", "0.3"] = "0.3"
+    run_id: NonEmptyStr
+    workload_id: NonEmptyStr
+    scenario: str | None = None
+    config_id: str = Field(pattern=r"^[0-9a-f]{16}$")
+    timing_mode: TimingMode
+    endpoint: str | None = Field(default=None, description="Base URL measured (no credentials).")
+    engine: Identity
+    model: ModelIdentity
+    hardware: HardwareIdentity | None = None
+    args: dict[str, FlagValue] = Field(default_factory=dict)
+    resolved_params: dict[str, Any] = Field(default_factory=dict)
+    metrics: Metrics
+    points: list[ResultPoint] | None = None
+    scores: Scores | None = None
+    failures: list[Failure] = Field(default_factory=list)
+    throughput: NonNegInt | None = Field(default=None, description="Completed requests (metrics contract).")
+    p50_turnaround_s: NonNegFloat | None = None
+    p95_turnaround_s: NonNegFloat | None = None
+    p95_turnaround_s_note: str | None = None
+    slos: list[Slo] = Field(default_factory=list)
+    on_time_rate: UnitFloat | None = None
+    violations_by_invariant_id: dict[str, NonNegInt] = Field(default_factory=dict)
+    blocked_by_reason_code: dict[str, NonNegInt] = Field(default_factory=dict)
+    llm: LlmEconomics | None = None
+    metadata: Metadata
+
+    def expected_config_id(self) -> str:
+        return compute_config_id(
+            self.engine.id,
+            self.engine.version or "",
+            self.args,
+            dtype=self.model.dtype,
+            kv_dtype=self.model.kv_dtype,
+            quantization=self.model.quantization,
+        )
+
+    def check(self) -> list[Issue]:
+        issues: list[Issue] = []
+        try:
+            expected = self.expected_config_id()
+        except ValueError as exc:
+            issues.append(error("args", str(exc)))
+        else:
+            if expected != self.config_id:
+                issues.append(
+                    error(
+                        "config_id",
+                        f"{self.config_id} does not match engine/version/args/dtypes, which give {expected}",
+                    )
+                )
+        issues.extend(Issue(i.level, f"metrics.{i.path}", i.message) for i in self.metrics.check())
+        simulated_only = ("device_utilization", "device_queue_length_mean", "device_queue_length_max")
+        if self.timing_mode == "explicit":
+            for name in simulated_only:
+                if getattr(self.metrics, name) is not None:
+                    issues.append(error(f"metrics.{name}", "only meaningful in simulated timing mode; must be null"))
+        for pi, point in enumerate(self.points or []):
+            issues.extend(Issue(i.level, f"points[{pi}].metrics.{i.path}", i.message) for i in point.metrics.check())
+        c = self.metrics.completed_requests
+        if self.throughput is not None and c is not None and self.throughput != c:
+            issues.append(error("throughput", f"throughput ({self.throughput}) must equal completed_requests ({c})"))
+        failed = self.metrics.failed_requests
+        by_reason = sum(self.blocked_by_reason_code.values())
+        by_failure = sum(f.count for f in self.failures)
+        if by_failure != by_reason:
+            issues.append(
+                error("blocked_by_reason_code", f"counts {by_reason} failures, failures[] counts {by_failure}")
+            )
+        if failed is not None and by_failure != failed:
+            issues.append(error("failures", f"failures[] counts {by_failure}, metrics.failed_requests is {failed}"))
+        for fi, failure in enumerate(self.failures):
+            if self.blocked_by_reason_code.get(failure.category) is None:
+                issues.append(error(f"failures[{fi}].category", f"{failure.category!r} missing in blocked_by_reason_code"))
+        slo_ids = {s.id for s in self.slos}
+        for key in self.violations_by_invariant_id:
+            if key not in slo_ids:
+                issues.append(error(f"violations_by_invariant_id.{key}", "names no SLO in slos[]"))
+        if self.on_time_rate is not None and not self.slos:
+            issues.append(error("on_time_rate", "needs slos[] (it is the share of requests within every SLO)"))
+        if self.p50_turnaround_s is not None and self.p95_turnaround_s is not None:
+            if self.p50_turnaround_s > self.p95_turnaround_s + 1e-9:
+                issues.append(error("p95_turnaround_s", "p50_turnaround_s exceeds p95_turnaround_s"))
+        return issues

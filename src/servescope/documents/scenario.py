@@ -1,0 +1,51 @@
+"""``Scenario``: a deployment — model, hardware, engine with its version and
+flags, parallelism and dtypes. Named like ``llama-3.1-8b-on-h100``."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from servescope.documents.base import Document, Issue, NonEmptyStr, NonNegFloat, StrictModel, error
+
+Dtype = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4", "q8_0", "q6_k", "q5_k_m", "q4_k_m", "q4_0", "auto"]
+FlagValue = str | int | float | bool | None
+
+
+class EngineSpec(StrictModel):
+    id: NonEmptyStr = Field(description="Engine name: vllm, sglang, llama.cpp, tgi, ollama, trt-llm, ...")
+    version: NonEmptyStr
+    args: dict[str, FlagValue] = Field(
+        default_factory=dict, description="Engine flags as given on its command line (names normalised for config_id)."
+    )
+    max_num_seqs: int | None = Field(default=None, ge=1)
+    max_num_batched_tokens: int | None = Field(default=None, ge=1)
+    block_size: int | None = Field(default=None, ge=1)
+    gpu_memory_utilization: float | None = Field(default=None, gt=0.0, le=1.0)
+    enable_prefix_caching: bool | None = None
+    enable_chunked_prefill: bool | None = None
+    max_model_len: int | None = Field(default=None, ge=1)
+
+
+class Scenario(Document):
+    kind: Literal["Scenario"] = "Scenario"
+    name: NonEmptyStr = Field(pattern=r"^[a-z0-9]+(?:[-._][a-z0-9]+)*$")
+    description: str = ""
+    model: NonEmptyStr = Field(description="Model id from the catalog (or a path to a config.json).")
+    hardware: NonEmptyStr = Field(description="Hardware id from the catalog.")
+    count: int = Field(default=1, ge=1, description="Devices used in total (tp * pp * dp).")
+    engine: EngineSpec
+    tp: int = Field(default=1, ge=1)
+    pp: int = Field(default=1, ge=1)
+    dp: int = Field(default=1, ge=1)
+    weight_dtype: Dtype = "bf16"
+    kv_dtype: Dtype = "auto"
+    quantization: str | None = None
+    price_per_device_hour_usd: NonNegFloat | None = None
+    notes: str | None = None
+
+    def check(self) -> list[Issue]:
+        if self.tp * self.pp * self.dp != self.count:
+            return [error("count", f"count {self.count} != tp*pp*dp = {self.tp * self.pp * self.dp}")]
+        return []
