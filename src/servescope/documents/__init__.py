@@ -14,7 +14,6 @@ from servescope.documents.workload import WORKLOAD_KINDS, Workload, WorkloadPara
 
 __all__ = [
     "DOCUMENT_KINDS",
-    "WORKLOAD_KINDS",
     "Dataset",
     "DatasetRow",
     "Distribution",
@@ -34,6 +33,7 @@ __all__ = [
     "Result",
     "ResultPoint",
     "Scenario",
+    "WORKLOAD_KINDS",
     "Workload",
     "WorkloadParams",
     "canonical_config",

@@ -39,13 +39,12 @@ CHAT_TEMPLATE = (
     "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}"
 )
 
-_DATA_PACKAGE = "servescope.data"
-_CORPUS = ("engine", "corpus.txt")
-_TOKENIZER = ("engine", "tokenizer.json")
+_CORPUS = ("data", "engine", "corpus.txt")
+_TOKENIZER = ("data", "engine", "tokenizer.json")
 
 
 def _data_file(parts: tuple[str, ...]) -> Any:
-    return resources.files(_DATA_PACKAGE).joinpath(*parts)
+    return resources.files("servescope").joinpath(*parts)
 
 
 def corpus_text() -> str:

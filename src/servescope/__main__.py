@@ -1,0 +1,5 @@
+"""``python -m servescope``."""
+
+from servescope.cli import main
+
+main()

@@ -1,0 +1,162 @@
+"""The CLI as a user runs it: a subprocess, exit codes, one line per problem, no tracebacks."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from servescope.catalog.store import packaged_root
+
+SEED = """\
+kind: EvaluationRun
+name: llama-3.1-8b-on-h100-tp2-dp4
+scenario: llama-3.1-8b-on-h100
+harness: aiperf
+engine_version: "0.29.0"
+date: "2026-09-20"
+points:
+  - concurrency: 1
+    completed_requests: 96
+    output_tokens_per_sec: 157.3
+    input_tokens_per_sec: 2543.0
+    ttft_ms: 168.6
+    itl_ms: 6.0
+    mean_isl: 8015
+    mean_osl: 496
+    kv_utilization: 0.10
+  - concurrency: 8
+    completed_requests: 640
+    output_tokens_per_sec: 1084.2
+    ttft_ms: 212.4
+    itl_ms: 7.1
+    kv_utilization: 0.62
+    prefix_cache_hit_rate: 0.54
+"""
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "servescope", *args], capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def test_version() -> None:
+    from servescope import __version__
+
+    proc = run("--version")
+    assert proc.returncode == 0
+    assert proc.stdout.strip() == f"servescope {__version__}"
+
+
+def test_help_lists_commands() -> None:
+    proc = run("--help")
+    assert proc.returncode == 0
+    for command in ("validate", "schema", "config-id", "catalog"):
+        assert command in proc.stdout
+
+
+def test_validate_seed_example_clean(tmp_path: Path) -> None:
+    path = tmp_path / "seed.yaml"
+    path.write_text(SEED, encoding="utf-8")
+    proc = run("validate", str(path))
+    assert proc.returncode == 0, proc.stderr
+    assert "1 file(s): 0 error(s), 0 warning(s)" in proc.stdout
+
+
+def test_validate_reports_path_inside_document(tmp_path: Path) -> None:
+    path = tmp_path / "dup.yaml"
+    path.write_text(SEED.replace("concurrency: 8", "concurrency: 1"), encoding="utf-8")
+    proc = run("validate", str(path))
+    assert proc.returncode == 1
+    assert f"{path}: points[1].concurrency: error: concurrency 1 already used by points[0]" in proc.stderr
+
+
+def test_validate_warning_does_not_fail_unless_strict(tmp_path: Path) -> None:
+    path = tmp_path / "warn.yaml"
+    path.write_text(SEED.replace("    ttft_ms: 212.4\n    itl_ms: 7.1\n", ""), encoding="utf-8")
+    proc = run("validate", str(path))
+    assert proc.returncode == 0
+    assert f"{path}: points[1]: warning: has output_tokens_per_sec but neither ttft_ms nor itl_ms" in proc.stdout
+    assert run("validate", "--strict", str(path)).returncode == 1
+
+
+def test_validate_json_format(tmp_path: Path) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(SEED.replace("preemptions", "x").replace("kv_utilization: 0.62", "kv_utilization: 1.62"))
+    proc = run("validate", "--format", "json", str(path))
+    assert proc.returncode == 1
+    payload = json.loads(proc.stdout)
+    assert payload["errors"] == 1 and payload["valid"] is False
+    assert payload["issues"] == [
+        {
+            "file": str(path),
+            "path": "points[1].kv_utilization",
+            "level": "error",
+            "message": "Input should be less than or equal to 1 (got float 1.62)",
+        }
+    ]
+
+
+def test_validate_without_paths_is_usage_error() -> None:
+    assert run("validate").returncode == 2
+
+
+BAD_FILES: dict[str, bytes] = {
+    "empty.yaml": b"",
+    "spaces.yaml": b"   \n\n",
+    "broken.yaml": b"kind: EvaluationRun\npoints: [1, 2\n",
+    "broken.json": b'{"kind": "EvaluationRun",}',
+    "dupkeys.json": b'{"kind": "EvaluationRun", "kind": "Result"}',
+    "unknown.yaml": b"kind: Banana\n",
+    "nokind.yaml": b"name: x\n",
+    "list.yaml": b"- 1\n- 2\n",
+    "binary.yaml": b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
+    "latin1.yaml": b"kind: EvaluationRun\nname: caf\xe9\n",
+    "types.yaml": b"kind: EvaluationRun\nname: 5\nscenario: [x]\nharness: h\nengine_version: '1'\npoints: {}\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_FILES))
+def test_bad_input_gets_clear_lines_not_tracebacks(tmp_path: Path, name: str) -> None:
+    path = tmp_path / name
+    path.write_bytes(BAD_FILES[name])
+    proc = run("validate", str(path))
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr + proc.stdout
+    lines = [l for l in proc.stderr.splitlines() if l.strip()]
+    assert lines and all(re.match(rf"^{re.escape(str(path))}: \S+: error: .+", l) for l in lines), lines
+
+
+def test_missing_file_and_huge_file(tmp_path: Path) -> None:
+    huge = tmp_path / "huge.json"
+    with huge.open("wb") as fh:
+        fh.write(b" " * (50 * 1024 * 1024))
+    proc = run("validate", str(tmp_path / "nope.yaml"), str(huge))
+    assert proc.returncode == 1
+    assert f"{tmp_path / 'nope.yaml'}: (document): error: no such file" in proc.stderr
+    assert f"{huge}: (document): error: is 52.4 MB; documents are limited to 20 MiB" in proc.stderr
+
+
+def test_validate_packaged_catalog_clean() -> None:
+    proc = run("validate", "--strict", str(packaged_root()))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert " 0 error(s), 0 warning(s)" in proc.stdout
+
+
+def test_config_id_command() -> None:
+    a = run("config-id", "vllm", "0.6.3", "--", "--max-num-seqs", "64", "-tp", "1")
+    b = run("config-id", "vLLM", "v0.6.3", "--", "--max_num_seqs=64")
+    assert a.returncode == 0 and re.fullmatch(r"[0-9a-f]{16}\n", a.stdout)
+    assert a.stdout == b.stdout
+
+
+def test_config_id_bad_flags_is_one_line() -> None:
+    proc = run("config-id", "vllm", "0.6.3", "--", "oops")
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr
+    assert "expected a flag, got 'oops'" in proc.stderr
