@@ -23,7 +23,7 @@ venv: $(VENV)/.installed
 dev: $(VENV)/.installed-dev
 
 demo: $(VENV)/.installed
-	$(BIN)/servescope validate src/servescope/data
+	$(BIN)/servescope validate --catalog
 	$(BIN)/servescope catalog list
 
 test: $(VENV)/.installed-dev

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from servescope.catalog.store import packaged_root
 
 SEED = """\
 kind: EvaluationRun
@@ -103,7 +102,9 @@ def test_validate_json_format(tmp_path: Path) -> None:
 
 
 def test_validate_without_paths_is_usage_error() -> None:
-    assert run("validate").returncode == 2
+    proc = run("validate")
+    assert proc.returncode == 2
+    assert "give document files or folders to validate, or --catalog" in proc.stderr
 
 
 BAD_FILES: dict[str, bytes] = {
@@ -143,7 +144,7 @@ def test_missing_file_and_huge_file(tmp_path: Path) -> None:
 
 
 def test_validate_packaged_catalog_clean() -> None:
-    proc = run("validate", "--strict", str(packaged_root()))
+    proc = run("validate", "--strict", "--catalog")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert " 0 error(s), 0 warning(s)" in proc.stdout
 

@@ -31,8 +31,10 @@ app = typer.Typer(
 catalog_app = typer.Typer(help="List and lock the workload/dataset catalog.", no_args_is_help=True)
 app.add_typer(catalog_app, name="catalog")
 
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+# Tables stay readable when piped (rich would otherwise assume 80 columns).
+_WIDTH = None if sys.stdout.isatty() else 160
+out = Console(highlight=False, soft_wrap=True, width=_WIDTH)
+err = Console(stderr=True, highlight=False, soft_wrap=True, width=_WIDTH)
 
 
 class OutputFormat(str, Enum):
@@ -57,14 +59,23 @@ def _root(
 
 @app.command()
 def validate(
-    paths: Annotated[list[Path], typer.Argument(help="Document files or folders (searched recursively).")],
+    paths: Annotated[
+        list[Path] | None, typer.Argument(help="Document files or folders (searched recursively).")
+    ] = None,
+    catalog: Annotated[
+        bool, typer.Option("--catalog", help="Also validate the whole catalog (packaged + SERVESCOPE_CATALOG_PATH).")
+    ] = False,
     fmt: Annotated[OutputFormat, typer.Option("--format", help="text or json.")] = OutputFormat.text,
     strict: Annotated[bool, typer.Option(help="Treat warnings as errors.")] = False,
 ) -> None:
     """Validate documents (kind detected from each file) against their rules and the catalog."""
-    from servescope.catalog.validate import validate_paths
+    from servescope.catalog.validate import catalog_paths, validate_paths
 
-    report = validate_paths(paths)
+    targets = list(paths or []) + (catalog_paths() if catalog else [])
+    if not targets:
+        err.print("error: give document files or folders to validate, or --catalog", markup=False)
+        raise typer.Exit(2)
+    report = validate_paths(targets)
     failed = report.errors > 0 or (strict and report.warnings > 0)
     if fmt is OutputFormat.json:
         payload = {

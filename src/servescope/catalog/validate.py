@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from servescope.catalog.rules import catalog_issues
-from servescope.catalog.store import Catalog, document_files
+from servescope.catalog.store import SUBDIRS, Catalog, document_files, packaged_root, user_roots
 from servescope.documents import Dataset, Issue, Loaded, load
 from servescope.documents.base import error
 
@@ -63,3 +63,8 @@ def validate_paths(paths: Iterable[str | Path], catalog: Catalog | None = None) 
                 loaded.issues.append(error("", f"could not be checked against the catalog: {exc}"))
         report.files.append(loaded)
     return report
+
+
+def catalog_paths() -> list[Path]:
+    """The kind folders of every catalog root (packaged first, then user roots)."""
+    return [root / sub for root in [packaged_root(), *user_roots()] for sub in SUBDIRS if (root / sub).is_dir()]
