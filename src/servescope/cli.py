@@ -31,6 +31,11 @@ app = typer.Typer(
 catalog_app = typer.Typer(help="List and lock the workload/dataset catalog.", no_args_is_help=True)
 app.add_typer(catalog_app, name="catalog")
 
+from servescope.cli_run import engine_app, run_command  # noqa: E402 - after app creation on purpose
+
+app.command("run")(run_command)
+app.add_typer(engine_app, name="engine")
+
 # Tables stay readable when piped (rich would otherwise assume 80 columns).
 _WIDTH = None if sys.stdout.isatty() else 160
 out = Console(highlight=False, soft_wrap=True, width=_WIDTH)

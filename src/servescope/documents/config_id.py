@@ -4,14 +4,18 @@ Two setups that run the same thing get the same id however they were written;
 any difference that can change what runs gives a different id. Steps:
 
 1. engine name and version are normalised (``vLLM`` → ``vllm``, ``v0.6.3`` → ``0.6.3``);
-2. flag names are normalised (``--max_num_seqs`` → ``max-num-seqs``) and engine
+2. flag names are normalised (``--max_num_seqs`` → ``max-num-seqs``; case is kept,
+   short flags are case-sensitive) and engine
    aliases resolved (llama.cpp ``-np`` → ``parallel``, vLLM ``-tp`` →
    ``tensor-parallel-size``);
 3. values are normalised (``"true"``/``"on"`` → ``true``, ``"8"`` → ``8``,
    ``"0.90"`` → ``0.9``, a bare flag → ``true``; dtype spellings unified);
 4. flags that cannot change what runs (host, port, API key, logging) and flags
-   set to the engine's documented default are dropped;
+   set to the engine's documented default are dropped (only defaults that do not
+   depend on the version or the hardware are listed); a flag given twice with
+   different values is an error, even when one of them is the default;
 5. dtype / KV dtype / quantization are taken from the arguments when given there;
+   given both ways with different values is an error;
 6. the result is serialised as sorted, compact JSON and hashed with sha256; the
    id is the first 16 hex digits.
 """
@@ -86,7 +90,6 @@ FLAG_DEFAULTS: dict[str, dict[str, Any]] = {
         "swap-space": 4,
         "dtype": "auto",
         "kv-cache-dtype": "auto",
-        "max-num-seqs": 256,
         "seed": 0,
     },
     "sglang": {"tp-size": 1, "dp-size": 1, "dtype": "auto", "kv-cache-dtype": "auto"},
@@ -157,7 +160,8 @@ def normalize_version(version: str) -> str:
 
 
 def normalize_flag_name(engine: str, name: str) -> str:
-    key = name.strip().lstrip("-").strip().lower().replace("_", "-")
+    # Case is kept: engines' short flags are case-sensitive (llama.cpp -c is ctx-size, -C cpu-mask).
+    key = name.strip().lstrip("-").strip().replace("_", "-")
     return FLAG_ALIASES.get(engine, {}).get(key, key)
 
 
@@ -199,6 +203,22 @@ def normalize_value(value: Any) -> Any:
     raise ValueError(f"flag value {value!r} has unsupported type {type(value).__name__}")
 
 
+def _same(a: Any, b: Any) -> bool:
+    """Equal and of the same type (``True`` is not the default ``1``)."""
+    return type(a) is type(b) and a == b
+
+
+def _normal_field(key: str, value: Any) -> Any:
+    """dtype/kv_dtype: unified spelling, ``auto`` → None; quantization: lower-case, ``none`` → None."""
+    if value is None:
+        return None
+    if key in ("dtype", "kv_dtype"):
+        v = normalize_dtype(value)
+        return None if v == "auto" else v
+    q = str(value).strip().lower()
+    return None if q in ("", "none", "null") else q
+
+
 def canonical_config(
     engine: str,
     version: str,
@@ -209,32 +229,26 @@ def canonical_config(
 ) -> dict[str, Any]:
     """The normalised configuration that ``config_id`` hashes."""
     eng = normalize_engine(engine)
-    flags: dict[str, Any] = {}
-    lifted: dict[str, Any] = {"dtype": None, "kv_dtype": None, "quantization": None}
-    defaults = FLAG_DEFAULTS.get(eng, {})
+    seen: dict[str, Any] = {}
     for raw_name, raw_value in (args or {}).items():
         name = normalize_flag_name(eng, raw_name)
         if not name or name in NON_RUNNABLE_FLAGS:
             continue
         value = normalize_value(raw_value)
         if name in _DTYPE_FLAGS:
-            lifted[_DTYPE_FLAGS[name]] = value
-            continue
-        if name in defaults and defaults[name] == value:
-            continue
-        if name in flags and flags[name] != value:
-            raise ValueError(f"flag {name!r} given twice with different values ({flags[name]!r}, {value!r})")
-        flags[name] = value
-    fields = {
-        "dtype": dtype if dtype is not None else lifted["dtype"],
-        "kv_dtype": kv_dtype if kv_dtype is not None else lifted["kv_dtype"],
-        "quantization": quantization if quantization is not None else lifted["quantization"],
-    }
-    for key in ("dtype", "kv_dtype"):
-        v = normalize_dtype(fields[key])
-        fields[key] = None if v in (None, "auto") else v
-    q = fields["quantization"]
-    fields["quantization"] = None if q in (None, "", "none") else str(q).strip().lower()
+            value = _normal_field(_DTYPE_FLAGS[name], value)
+        if name in seen and not _same(seen[name], value):
+            raise ValueError(f"flag {name!r} given twice with different values ({seen[name]!r}, {value!r})")
+        seen[name] = value
+    defaults = FLAG_DEFAULTS.get(eng, {})
+    flags = {k: v for k, v in seen.items() if k not in _DTYPE_FLAGS and not (k in defaults and _same(defaults[k], v))}
+    fields: dict[str, Any] = {}
+    for flag, key in _DTYPE_FLAGS.items():
+        given = _normal_field(key, {"dtype": dtype, "kv_dtype": kv_dtype, "quantization": quantization}[key])
+        from_args = seen.get(flag)
+        if given is not None and from_args is not None and given != from_args:
+            raise ValueError(f"{key} {given!r} contradicts the {flag!r} flag ({from_args!r})")
+        fields[key] = given if given is not None else from_args
     return {
         "engine": eng,
         "version": normalize_version(version),

@@ -61,16 +61,21 @@ class _StrictYamlLoader(yaml.SafeLoader):
 
 
 def _construct_mapping(loader: _StrictYamlLoader, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+    own = sum(1 for k, _ in node.value if k.tag != "tag:yaml.org,2002:merge")
     loader.flatten_mapping(node)
+    merged = len(node.value) - own  # flatten puts merged (<<) pairs first; own keys may override them
     out: dict[Any, Any] = {}
-    for key_node, value_node in node.value:
+    own_keys: set[Any] = set()
+    for index, (key_node, value_node) in enumerate(node.value):
         key = loader.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
         try:
             hash(key)
         except TypeError as exc:
             raise DuplicateKeyError(f"unhashable key at line {key_node.start_mark.line + 1}") from exc
-        if key in out:
-            raise DuplicateKeyError(f"duplicate key {key!r} at line {key_node.start_mark.line + 1}")
+        if index >= merged:
+            if key in own_keys:
+                raise DuplicateKeyError(f"duplicate key {key!r} at line {key_node.start_mark.line + 1}")
+            own_keys.add(key)
         out[key] = loader.construct_object(value_node, deep=deep)  # type: ignore[no-untyped-call]
     return out
 
@@ -117,7 +122,9 @@ def parse_text(text: str, suffix: str) -> Any:
         raise ValueError(f"invalid YAML: {exc}") from exc
     if len(docs) > 1:
         raise ValueError(f"holds {len(docs)} YAML documents; put one document per file")
-    return docs[0] if docs else None
+    if not docs or docs[0] is None:
+        raise ValueError("holds no document (only comments or an empty YAML document); expected a mapping with a kind: field")
+    return docs[0]
 
 
 def read_data(path: Path) -> tuple[Any, list[Issue]]:
@@ -127,12 +134,17 @@ def read_data(path: Path) -> tuple[Any, list[Issue]]:
             return None, [error("", "no such file")]
         if path.is_dir():
             return None, [error("", "is a folder, not a document file")]
+        if not path.is_file():
+            return None, [error("", "is not a regular file (a pipe or device?); give a YAML or JSON file")]
         size = path.stat().st_size
         if size > MAX_DOCUMENT_BYTES:
             return None, [
                 error("", f"is {size / 1e6:.1f} MB; documents are limited to {MAX_DOCUMENT_BYTES // (1024 * 1024)} MiB")
             ]
-        raw = path.read_bytes()
+        with path.open("rb") as fh:  # never more than the limit, whatever stat said
+            raw = fh.read(MAX_DOCUMENT_BYTES + 1)
+        if len(raw) > MAX_DOCUMENT_BYTES:
+            return None, [error("", f"is larger than {MAX_DOCUMENT_BYTES // (1024 * 1024)} MiB, the limit for documents")]
     except OSError as exc:
         return None, [error("", f"cannot be read: {exc.strerror or exc}")]
     if not raw.strip():

@@ -289,17 +289,18 @@ class Result(Document):
         if self.throughput is not None and c is not None and self.throughput != c:
             issues.append(error("throughput", f"throughput ({self.throughput}) must equal completed_requests ({c})"))
         failed = self.metrics.failed_requests
-        by_reason = sum(self.blocked_by_reason_code.values())
         by_failure = sum(f.count for f in self.failures)
-        if by_failure != by_reason:
-            issues.append(
-                error("blocked_by_reason_code", f"counts {by_reason} failures, failures[] counts {by_failure}")
-            )
         if failed is not None and by_failure != failed:
             issues.append(error("failures", f"failures[] counts {by_failure}, metrics.failed_requests is {failed}"))
-        for fi, failure in enumerate(self.failures):
-            if self.blocked_by_reason_code.get(failure.category) is None:
-                issues.append(error(f"failures[{fi}].category", f"{failure.category!r} missing in blocked_by_reason_code"))
+        per_category: dict[str, int] = {}
+        for failure in self.failures:
+            per_category[failure.category] = per_category.get(failure.category, 0) + failure.count
+        for category in sorted(set(per_category) | set(self.blocked_by_reason_code)):
+            listed, counted = per_category.get(category, 0), self.blocked_by_reason_code.get(category, 0)
+            if listed != counted:
+                issues.append(
+                    error(f"blocked_by_reason_code.{category}", f"counts {counted}, failures[] lists {listed} for {category!r}")
+                )
         slo_ids = {s.id for s in self.slos}
         for key in self.violations_by_invariant_id:
             if key not in slo_ids:

@@ -217,7 +217,7 @@ class Workload(Document):
                 issues.append(
                     error(
                         f"metrics_required[{i}]",
-                        f"{path!r} is not a metric a {self.kind} runner fills; "
+                        f"{path!r} is not a metric {'an' if self.kind[0] in 'aeiou' else 'a'} {self.kind} runner fills; "
                         f"choose from: {', '.join(sorted(fillable)[:12])}, ...",
                     )
                 )

@@ -47,7 +47,7 @@ from servescope.errors import EngineError
 
 MODEL_NAME = "servescope-tiny-llama"
 #: Bump when the generator changes what it writes, so cached files are rebuilt.
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
 _MODEL_FILE = "model.gguf"
 _TOKEN_TYPE_NORMAL = 1
 _TOKEN_TYPE_CONTROL = 3
@@ -92,12 +92,16 @@ def model_digest(spec: TinyModelSpec = DEFAULT_SPEC) -> str:
     return h.hexdigest()[:12]
 
 
-def tiny_model_dir(cache_dir: str | os.PathLike[str] | None = None, spec: TinyModelSpec = DEFAULT_SPEC) -> Path:
+def tiny_model_dir(
+    cache_dir: str | os.PathLike[str] | None = None, spec: TinyModelSpec = DEFAULT_SPEC
+) -> Path:
     """The folder holding the model and its Hugging Face tokenizer files."""
     return resolve_cache_dir(cache_dir) / "models" / f"{MODEL_NAME}-{model_digest(spec)}"
 
 
-def ensure_tiny_model(cache_dir: str | os.PathLike[str] | None = None, spec: TinyModelSpec = DEFAULT_SPEC) -> Path:
+def ensure_tiny_model(
+    cache_dir: str | os.PathLike[str] | None = None, spec: TinyModelSpec = DEFAULT_SPEC
+) -> Path:
     """Return the path of the cached GGUF, building it first if it is not there yet.
 
     The folder also receives ``tokenizer.json`` and ``tokenizer_config.json`` so that tools
@@ -147,8 +151,8 @@ def build_tiny_model(path: str | os.PathLike[str], spec: TinyModelSpec = DEFAULT
 def _add_metadata(writer: Any, spec: TinyModelSpec, vocab: Vocab) -> None:
     writer.add_name(MODEL_NAME)
     writer.add_description(
-        "Random weights (seed %d) for testing servescope against a real llama.cpp server. "
-        "Outputs are meaningless." % spec.seed
+        f"Random weights (seed {spec.seed}) for testing servescope against a real llama.cpp server. "
+        "Outputs are meaningless."
     )
     writer.add_file_type(0)  # ALL_F32
     writer.add_vocab_size(len(vocab.tokens))
@@ -166,7 +170,9 @@ def _add_metadata(writer: Any, spec: TinyModelSpec, vocab: Vocab) -> None:
     writer.add_tokenizer_model("gpt2")
     writer.add_tokenizer_pre("gpt-2")
     writer.add_token_list(list(vocab.tokens))
-    writer.add_token_types([_TOKEN_TYPE_CONTROL if t in special else _TOKEN_TYPE_NORMAL for t in vocab.tokens])
+    writer.add_token_types(
+        [_TOKEN_TYPE_CONTROL if t in special else _TOKEN_TYPE_NORMAL for t in vocab.tokens]
+    )
     writer.add_token_merges(list(vocab.merges))
     writer.add_bos_token_id(vocab.bos_id)
     writer.add_eos_token_id(vocab.eos_id)
@@ -188,6 +194,7 @@ def allowed_output_ids(vocab: Vocab) -> np.ndarray:
     for i, token in enumerate(vocab.tokens):
         data = token_bytes(token)
         allowed[i] = data is not None and all(0x20 <= b < 0x7F or b == 0x0A for b in data)
+    allowed[list(vocab.special_ids.values())] = False  # their text is not byte-level encoded
     return allowed
 
 

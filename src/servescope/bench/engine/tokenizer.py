@@ -16,6 +16,7 @@ Counting locally needs the optional ``tokenizers`` package.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from dataclasses import dataclass
 from functools import cache
@@ -49,12 +50,12 @@ def _data_file(parts: tuple[str, ...]) -> Any:
 
 def corpus_text() -> str:
     """The English training text shipped with servescope."""
-    return _data_file(_CORPUS).read_text(encoding="utf-8")
+    return str(_data_file(_CORPUS).read_text(encoding="utf-8"))
 
 
 def tokenizer_json() -> str:
     """The shipped, trained tokenizer in Hugging Face ``tokenizer.json`` format."""
-    return _data_file(_TOKENIZER).read_text(encoding="utf-8")
+    return str(_data_file(_TOKENIZER).read_text(encoding="utf-8"))
 
 
 def _byte_to_unicode() -> dict[int, str]:
@@ -76,7 +77,11 @@ def _unicode_to_byte() -> dict[str, int]:
 
 
 def token_bytes(token: str) -> bytes | None:
-    """The bytes a byte-level token stands for; None for a special token."""
+    """The bytes a byte-level token stands for; None if it is not byte-level encoded.
+
+    Special tokens such as ``<|im_end|>`` are stored as plain text, which may look
+    byte-level encoded: check :attr:`Vocab.special_ids` first.
+    """
     table = _unicode_to_byte()
     if any(char not in table for char in token):
         return None
@@ -204,7 +209,7 @@ def write_hf_tokenizer_dir(directory: Path) -> Path:
     for name, content in files.items():
         target = directory / name
         if not target.exists() or target.read_text(encoding="utf-8") != content:
-            tmp = target.with_suffix(target.suffix + ".tmp")
+            tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
             tmp.write_text(content, encoding="utf-8")
             tmp.replace(target)
     return directory

@@ -1,0 +1,165 @@
+"""The streaming client: one request in, one ``RequestRecord`` out.
+
+The per-chunk loop is the hot path: it stamps ``perf_counter_ns`` once per read
+from the socket, feeds the SSE parser and parses each event — nothing else.
+Every way a request can fail ends in the record with a stage and a category;
+nothing raises out of ``send``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import aiohttp
+
+from servescope.bench.endpoint import Endpoint, classify_http_error
+from servescope.bench.openai_stream import parse_chunk
+from servescope.bench.sse import SseParser
+from servescope.documents.record import RequestRecord
+
+# Request bodies are sent as pre-encoded bytes so JSON encoding is not timed.
+_json_dumps: Any
+try:  # pragma: no cover - optional speed-up
+    import orjson
+
+    def _json_dumps(obj: Any) -> bytes:
+        return orjson.dumps(obj)
+except ImportError:  # pragma: no cover
+    import json
+
+    def _json_dumps(obj: Any) -> bytes:
+        return json.dumps(obj, separators=(",", ":")).encode()
+
+
+def make_session(max_connections: int = 0) -> aiohttp.ClientSession:
+    """One session per run; unlimited connections unless asked (closed loop sets its own)."""
+    connector = aiohttp.TCPConnector(limit=max_connections, limit_per_host=0, force_close=False, enable_cleanup_closed=True)
+    return aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=None), auto_decompress=False)
+
+
+async def send(
+    session: aiohttp.ClientSession,
+    endpoint: Endpoint,
+    body: dict[str, Any],
+    record: RequestRecord,
+    *,
+    t0_ns: int,
+    timeout_s: float,
+    keep_text: bool = False,
+) -> RequestRecord:
+    """Send one streaming request and fill ``record`` (times relative to ``t0_ns``)."""
+    payload = _json_dumps(body)
+    try:
+        await asyncio.wait_for(_stream(session, endpoint, payload, record, t0_ns, keep_text), timeout=timeout_s)
+    except TimeoutError:
+        _fail(record, "first-token" if record.first_token_ns is None else "stream", "timeout", f"no completion within {timeout_s:g} s", t0_ns)
+    except asyncio.CancelledError:
+        _fail(record, "stream", "cancelled", "cancelled (run interrupted)", t0_ns)
+        raise
+    return record
+
+
+def _fail(record: RequestRecord, stage: str, category: str, message: str, t0_ns: int) -> None:
+    record.ok = False
+    record.stage = stage
+    record.category = category
+    record.error = message
+    if record.end_ns is None:
+        record.end_ns = time.perf_counter_ns() - t0_ns
+
+
+async def _stream(
+    session: aiohttp.ClientSession,
+    endpoint: Endpoint,
+    payload: bytes,
+    record: RequestRecord,
+    t0_ns: int,
+    keep_text: bool,
+) -> None:
+    perf = time.perf_counter_ns
+    for attempt in (0, 1):
+        record.sent_ns = perf() - t0_ns
+        try:
+            resp = await session.post(endpoint.url, data=payload, headers=endpoint.headers())
+        except aiohttp.ClientConnectorError as exc:  # refused, unreachable: nothing to retry
+            _fail(record, "connect", "connection", f"{type(exc).__name__}: {exc}", t0_ns)
+            return
+        except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError) as exc:
+            # A keep-alive connection the server had already closed (llama.cpp closes them after
+            # a number of requests): the request never reached it. Retry once on a fresh
+            # connection; the time lost stays inside the measured latency.
+            if attempt == 0:
+                continue
+            _fail(record, "connect", "connection", f"{type(exc).__name__}: {exc}", t0_ns)
+            return
+        except (aiohttp.ClientConnectionError, OSError) as exc:
+            _fail(record, "connect", "connection", f"{type(exc).__name__}: {exc}", t0_ns)
+            return
+        break
+    async with resp:
+        record.http_status = resp.status
+        if resp.status >= 400:
+            text = (await resp.read()).decode("utf-8", errors="replace")
+            _fail(record, "send", classify_http_error(resp.status, text), f"HTTP {resp.status}: {text[:300]}", t0_ns)
+            return
+        parser = SseParser()
+        chunks = record.chunk_ns
+        texts: list[str] = []
+        n_token_chunks = 0
+        usage: dict[str, Any] | None = None
+        finished = False
+        try:
+            async for data in resp.content.iter_any():
+                now = perf() - t0_ns
+                for event in parser.feed(data):
+                    info = parse_chunk(event.data)
+                    if info.done:
+                        finished = True
+                        continue
+                    if info.error is not None or event.event == "error":
+                        msg = info.error or event.data[:300]
+                        cat = classify_http_error(info.error_code or 500, msg)
+                        _fail(record, "stream", "context-overflow" if cat == "context-overflow" else "stream-error", msg, t0_ns)
+                        record.end_ns = now
+                        return
+                    if info.content or info.reasoning:
+                        if record.first_token_ns is None:
+                            record.first_token_ns = now
+                        chunks.append(now)
+                        n_token_chunks += 1
+                        if keep_text and info.content:
+                            texts.append(info.content)
+                    if info.usage is not None:
+                        usage = info.usage
+                    if info.timings is not None:
+                        record.server_timings = info.timings
+                    if info.finish_reason is not None:
+                        record.finish_reason = info.finish_reason
+        except (aiohttp.ClientPayloadError, aiohttp.ClientConnectionError, OSError) as exc:
+            _fail(record, "stream", "connection", f"stream broken: {type(exc).__name__}: {exc}", t0_ns)
+            return
+        for event in parser.close():
+            info = parse_chunk(event.data)
+            if info.done:
+                finished = True
+            elif info.usage is not None:
+                usage = info.usage
+        record.end_ns = perf() - t0_ns
+    if keep_text:
+        record.output_text = "".join(texts)
+    if usage:
+        record.output_tokens = usage.get("completion_tokens")
+        record.input_tokens = usage.get("prompt_tokens")
+        details = usage.get("prompt_tokens_details")
+        if isinstance(details, dict) and isinstance(details.get("cached_tokens"), int):
+            record.cached_tokens = details["cached_tokens"]
+        record.token_count_source = "server-usage"
+    else:
+        record.output_tokens = n_token_chunks
+        record.token_count_source = "stream-count"
+    if not (finished or record.finish_reason or usage):
+        _fail(record, "stream", "connection", "stream ended before completion (no finish_reason, usage or [DONE])", t0_ns)
+    elif record.first_token_ns is None:
+        _fail(record, "first-token", "malformed-output", "stream completed without any token", t0_ns)

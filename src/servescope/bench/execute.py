@@ -1,0 +1,104 @@
+"""Run planned points against an endpoint: load pattern → client → records on disk."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiohttp
+
+from servescope.bench.client import send
+from servescope.bench.endpoint import Endpoint
+from servescope.bench.load import LoadOutcome, arrival_offsets_ns, closed_loop, open_loop
+from servescope.bench.recorder import RecordWriter
+from servescope.bench.scrape import EngineWindow, MetricsSampler
+from servescope.catalog.plan import PlannedPoint, PlannedRequest
+from servescope.documents.record import RequestRecord
+
+OnRecord = Callable[[RequestRecord], None]
+
+
+@dataclass
+class LoadSpec:
+    """Closed loop at the point's concurrency unless a rate is given (open loop)."""
+
+    rate: float | None = None
+    arrival: str = "poisson"
+    gamma_shape: float = 1.0
+    seed: int = 0
+
+
+@dataclass
+class PointOutcome:
+    point: PlannedPoint
+    records: list[RequestRecord] = field(default_factory=list)
+    load: LoadOutcome | None = None
+    engine: EngineWindow = field(default_factory=EngineWindow)
+
+
+def _check_expected(record: RequestRecord) -> None:
+    """A needle answer that does not contain the expected text is a failed request."""
+    if record.ok and record.expected is not None:
+        got = (record.output_text or "").strip()
+        if record.expected.lower() not in got.lower():
+            record.ok = False
+            record.stage = "score"
+            record.category = "malformed-output"
+            record.error = f"expected {record.expected!r} in the answer, got {got[:80]!r}"
+
+
+async def run_point(
+    session: aiohttp.ClientSession,
+    endpoint: Endpoint,
+    point: PlannedPoint,
+    writer: RecordWriter,
+    *,
+    t0_ns: int,
+    timeout_s: float,
+    temperature: float,
+    seed: int | None,
+    load: LoadSpec,
+    sampler: MetricsSampler | None = None,
+    on_record: OnRecord | None = None,
+    extra_body: dict[str, Any] | None = None,
+) -> PointOutcome:
+    outcome = PointOutcome(point)
+    warmup = [r for r in point.requests if r.phase == "warmup"]
+    measured = [r for r in point.requests if r.phase == "measured"]
+
+    async def one(req: PlannedRequest, start_abs_ns: int) -> None:
+        record = RequestRecord(
+            request_id=req.request_id,
+            phase=req.phase,  # type: ignore[arg-type]
+            concurrency=point.concurrency,
+            point=point.index,
+            context_tokens=point.context_tokens,
+            prompt_id=req.prompt_id,
+            group=req.group,
+            start_ns=start_abs_ns - t0_ns,
+            expected=req.expected,
+        )
+        body = endpoint.body(req.prompt, req.max_tokens, temperature, seed, extra_body)
+        await send(session, endpoint, body, record, t0_ns=t0_ns, timeout_s=timeout_s, keep_text=req.expected is not None)
+        _check_expected(record)
+        writer.write(record)
+        outcome.records.append(record)
+        if on_record is not None:
+            on_record(record)
+
+    if warmup:
+        # Warmup runs at the point's concurrency too, and is excluded from every metric.
+        await closed_loop(warmup, point.concurrency, one)
+    if sampler is not None:
+        await sampler.start()
+    try:
+        if load.rate is None:
+            outcome.load = await closed_loop(measured, point.concurrency, one)
+        else:
+            offsets = arrival_offsets_ns(len(measured), load.rate, load.arrival, load.gamma_shape, load.seed)  # type: ignore[arg-type]
+            outcome.load = await open_loop(measured, offsets, one)
+    finally:
+        if sampler is not None:
+            outcome.engine = await sampler.stop()
+    return outcome

@@ -1,0 +1,221 @@
+"""Turn a run's records into its documents: a ``Result`` (full distributions,
+failures, provenance) and an ``EvaluationRun`` (one row per concurrency)."""
+
+from __future__ import annotations
+
+import platform
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from servescope import __version__
+from servescope.analysis.metrics import Aggregate, aggregate, slo_outcome, turnaround_s
+from servescope.bench.execute import PointOutcome
+from servescope.bench.scrape import EngineWindow
+from servescope.documents import EvaluationRun, Result, Workload, config_id
+from servescope.documents.evaluation_run import EvaluationPoint
+from servescope.documents.record import RequestRecord
+from servescope.documents.result import Slo
+
+DEFINITION_NOTES = [
+    "servescope: ttft_ms, itl_ms and e2e_ms are means over measured requests; itl_ms pools the gaps between "
+    "consecutive content chunks of every request (per-request TPOT is in the Result's tpot_ms); percentiles use "
+    "linear interpolation between closest ranks.",
+]
+
+
+@dataclass
+class RunIdentity:
+    run_id: str
+    engine_id: str
+    engine_version: str | None
+    model_id: str
+    scenario: str | None = None
+    endpoint: str | None = None
+    args: dict[str, Any] = field(default_factory=dict)
+    dtype: str | None = None
+    kv_dtype: str | None = None
+    quantization: str | None = None
+    hardware_id: str | None = None
+
+
+def git_commit() -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, check=False, cwd=Path(__file__).parent
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def _metrics_block(agg: Aggregate, engine: EngineWindow | None, requested_rate: float | None = None, achieved_rate: float | None = None) -> dict[str, Any]:
+    m = dict(agg.metrics)
+    if engine is not None:
+        m["kv_utilization"] = engine.kv_utilization
+        m["prefix_cache_hit_rate"] = engine.prefix_cache_hit_rate
+        m["preemptions"] = engine.preemptions
+    m["requested_rate"] = requested_rate
+    m["achieved_rate"] = achieved_rate
+    return m
+
+
+def _merge_engine(windows: list[EngineWindow]) -> EngineWindow:
+    kv = [w.kv_utilization for w in windows if w.kv_utilization is not None]
+    hr = [w.prefix_cache_hit_rate for w in windows if w.prefix_cache_hit_rate is not None]
+    pre = [w.preemptions for w in windows if w.preemptions is not None]
+    return EngineWindow(
+        kv_utilization=sum(kv) / len(kv) if kv else None,
+        prefix_cache_hit_rate=sum(hr) / len(hr) if hr else None,
+        preemptions=sum(pre) if pre else None,
+    )
+
+
+def build_result(
+    workload: Workload,
+    outcomes: list[PointOutcome],
+    ident: RunIdentity,
+    *,
+    resolved_params: dict[str, Any],
+    started_at: str,
+    finished_at: str,
+    wall_s: float,
+    records_file: str,
+    slos: list[Slo] | None = None,
+    requested_rate: float | None = None,
+) -> Result:
+    records: list[RequestRecord] = [r for o in outcomes for r in o.records]
+    agg = aggregate(records)
+    engine = _merge_engine([o.engine for o in outcomes])
+    achieved = None
+    if requested_rate is not None:
+        rates = [o.load.achieved_rate for o in outcomes if o.load and o.load.achieved_rate]
+        achieved = sum(rates) / len(rates) if rates else None
+    metrics = _metrics_block(agg, engine, requested_rate, achieved)
+    points = None
+    if len(outcomes) > 1 or workload.kind == "sweep" or workload.sweep is not None:
+        points = []
+        for o in outcomes:
+            pagg = aggregate(o.records)
+            completed = pagg.metrics["completed_requests"]
+            total = pagg.metrics["total_requests"]
+            status = "ok" if completed == total and total else ("failed" if not completed else "partial")
+            points.append(
+                {
+                    "concurrency": o.point.concurrency,
+                    "context_tokens": o.point.context_tokens,
+                    "requested_requests": o.point.measured,
+                    "metrics": _metrics_block(pagg, o.engine),
+                    "status": status,
+                }
+            )
+    slo_list = slos or []
+    on_time, violations = slo_outcome(records, [(s.id, s.metric, s.op, s.threshold) for s in slo_list])
+    p50_s, p95_s = turnaround_s(agg.e2e_s)
+    cid = config_id(ident.engine_id, ident.engine_version or "", ident.args, ident.dtype, ident.kv_dtype, ident.quantization)
+    completed = metrics["completed_requests"]
+    doc = {
+        "kind": "Result",
+        "run_id": ident.run_id,
+        "workload_id": workload.id,
+        "scenario": ident.scenario,
+        "config_id": cid,
+        "timing_mode": "explicit",
+        "endpoint": ident.endpoint,
+        "engine": {"id": ident.engine_id, "version": ident.engine_version},
+        "model": {"id": ident.model_id, "dtype": ident.dtype, "kv_dtype": ident.kv_dtype, "quantization": ident.quantization},
+        "hardware": {"id": ident.hardware_id, "count": 1} if ident.hardware_id else None,
+        "args": ident.args,
+        "resolved_params": resolved_params,
+        "metrics": metrics,
+        "points": points,
+        "failures": [
+            {
+                "stage": f.stage,
+                "category": f.category,
+                "count": f.count,
+                "message": f.message,
+                "sample_request_id": f.sample_request_id,
+                "http_status": f.http_status,
+            }
+            for f in agg.failures
+        ],
+        "throughput": completed,
+        "p50_turnaround_s": p50_s,
+        "p95_turnaround_s": p95_s,
+        "p95_turnaround_s_note": "explicit timing: E2E of completed requests, measured at the client",
+        "slos": [s.model_dump() for s in slo_list],
+        "on_time_rate": on_time,
+        "violations_by_invariant_id": violations,
+        "blocked_by_reason_code": agg.blocked_by_reason_code,
+        "metadata": {
+            "pipeline_mode": "llm_live",
+            "non_deterministic": True,
+            "llm_backend_id": ident.endpoint,
+            "allow_network": False,
+            "run_duration_wall_s": wall_s,
+            "run_duration_episodes_per_s": (len(records) / wall_s) if wall_s > 0 else None,
+            "python_version": platform.python_version(),
+            "platform": sys.platform,
+            "servescope_version": __version__,
+            "git_commit": git_commit(),
+            "harness": "servescope",
+            "harness_version": __version__,
+            "started_at": started_at,
+            "finished_at": finished_at,
+            "records_file": records_file,
+            "seed": workload.params.seed,
+        },
+    }
+    return Result.model_validate(doc)
+
+
+def _mean(dist: Any) -> float | None:
+    return None if dist is None else dist.mean
+
+
+def build_evaluation_run(result: Result, name: str, scenario: str, date: str) -> EvaluationRun:
+    """One row per concurrency (points sharing a concurrency are pooled)."""
+    rows: dict[int, EvaluationPoint] = {}
+    blocks: list[tuple[int, Any]] = []
+    if result.points:
+        blocks = [(p.concurrency, p.metrics) for p in result.points]
+    else:
+        conc = int(result.resolved_params.get("concurrency") or 1)
+        blocks = [(conc, result.metrics)]
+    notes = list(DEFINITION_NOTES)
+    seen: dict[int, int] = {}
+    for conc, m in blocks:
+        seen[conc] = seen.get(conc, 0) + 1
+    if any(v > 1 for v in seen.values()):
+        notes.append("several points shared a concurrency (e.g. a context-length sweep); the row shows the first point")
+    for conc, m in blocks:
+        if conc in rows:
+            continue
+        rows[conc] = EvaluationPoint(
+            concurrency=conc,
+            completed_requests=m.completed_requests,
+            output_tokens_per_sec=m.output_tokens_per_sec,
+            input_tokens_per_sec=m.input_tokens_per_sec,
+            ttft_ms=_mean(m.ttft_ms),
+            itl_ms=_mean(m.itl_ms),
+            e2e_ms=_mean(m.e2e_ms),
+            mean_isl=round(m.mean_isl) if m.mean_isl is not None else None,
+            mean_osl=round(m.mean_osl) if m.mean_osl is not None else None,
+            kv_utilization=m.kv_utilization,
+            prefix_cache_hit_rate=m.prefix_cache_hit_rate,
+            preemptions=m.preemptions,
+        )
+    return EvaluationRun(
+        name=name,
+        scenario=scenario,
+        harness="servescope",
+        harness_version=__version__,
+        engine_version=result.engine.version or "unknown",
+        date=date,
+        workload=result.workload_id,
+        notes=notes,
+        points=list(rows.values()),
+    )

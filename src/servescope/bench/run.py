@@ -1,0 +1,222 @@
+"""``servescope run``: one workload against one endpoint, everything recorded.
+
+Writes into ``OUT/<run_id>/``: ``records.jsonl`` (a header line saying what is
+being run, then one line per request as it ends), then ``result.json`` and
+``evaluation-run.json``. With no endpoint, the embedded llama.cpp engine is
+started for the run and stopped afterwards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import json
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+from servescope.bench.client import make_session
+from servescope.bench.endpoint import Api, Endpoint
+from servescope.bench.execute import LoadSpec, OnRecord, PointOutcome
+from servescope.bench.recorder import RecordWriter
+from servescope.bench.result import RunIdentity, build_evaluation_run, build_result
+from servescope.bench.runners import RUNNERS, RunContext
+from servescope.bench.scrape import MetricsSampler
+from servescope.catalog.plan import PlannedPoint, plan
+from servescope.catalog.store import Catalog
+from servescope.documents import EvaluationRun, Result, Workload
+from servescope.documents.config_id import parse_flags
+from servescope.documents.result import Slo
+from servescope.errors import EndpointError
+
+# Flags of the embedded engine's command line that say nothing about what runs.
+_EMBEDDED_DROP = {"--model", "--alias", "--host", "--port"}
+
+
+@dataclass
+class RunOptions:
+    workload_id: str
+    endpoint: str | None = None
+    model: str | None = None
+    api: Api = "chat"
+    api_key_env: str | None = None
+    scenario: str | None = None
+    out_dir: Path = Path("runs")
+    engine_id: str | None = None
+    engine_version: str | None = None
+    engine_args: list[str] = field(default_factory=list)
+    rate: float | None = None
+    arrival: str = "poisson"
+    gamma_shape: float = 1.0
+    concurrency: list[int] | None = None
+    timeout_s: float | None = None
+    slos: list[Slo] = field(default_factory=list)
+    embedded_parallel: int | None = None
+    embedded_ctx_per_slot: int = 4096
+    scrape_metrics: bool = True
+    run_id: str | None = None
+    extra_body: dict[str, Any] | None = None  # engine-specific request fields, recorded in args
+
+
+@dataclass
+class RunArtifacts:
+    run_dir: Path
+    records_path: Path
+    result_path: Path
+    evaluation_run_path: Path
+    result: Result
+    evaluation_run: EvaluationRun
+
+
+@dataclass
+class Progress:
+    """Callbacks the CLI uses to draw progress; all optional."""
+
+    on_start: Callable[[int], None] | None = None
+    on_point: Callable[[PlannedPoint], None] | None = None
+    on_record: OnRecord | None = None
+    on_status: Callable[[str], None] | None = None
+
+
+def _utc_now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+def _embedded_args(argv: list[str]) -> dict[str, Any]:
+    flags = parse_flags(argv[1:])
+    return {k: v for k, v in flags.items() if k not in _EMBEDDED_DROP}
+
+
+@contextlib.contextmanager
+def _embedded_engine(opts: RunOptions, points: list[PlannedPoint], status: Callable[[str], None]) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
+    """Start the embedded llama.cpp engine sized for the run; yields (url, model, version, args)."""
+    from servescope.bench.engine import LlamaServer, ServerConfig, find_llama_server, llama_server_version
+
+    max_conc = max(p.concurrency for p in points)
+    parallel = opts.embedded_parallel or min(max_conc, 64)
+    status(f"starting the embedded llama.cpp engine (--parallel {parallel}, ctx {opts.embedded_ctx_per_slot}/slot)")
+    binary = find_llama_server()
+    version = llama_server_version(binary)
+    with LlamaServer(ServerConfig(parallel=parallel, ctx_per_slot=opts.embedded_ctx_per_slot)) as server:
+        yield server.openai_base_url, server.model_name, version, _embedded_args(server.argv)
+
+
+async def _discover(session: aiohttp.ClientSession, endpoint: Endpoint) -> tuple[str | None, str | None, str | None]:
+    """(model, engine id, engine version) as far as the endpoint tells."""
+    model = engine = version = None
+    with contextlib.suppress(aiohttp.ClientError, TimeoutError, ValueError, KeyError, IndexError, TypeError):
+        async with session.get(f"{endpoint.base_url}/v1/models", headers=endpoint.headers(), timeout=aiohttp.ClientTimeout(total=10)) as r:
+            if r.status == 200:
+                data = await r.json(content_type=None)
+                model = data["data"][0]["id"]
+            elif r.status in (401, 403):
+                raise EndpointError(f"{endpoint.base_url}/v1/models answered HTTP {r.status}: check --api-key-env")
+    with contextlib.suppress(aiohttp.ClientError, TimeoutError, ValueError, KeyError, TypeError):
+        async with session.get(f"{endpoint.base_url}/version", timeout=aiohttp.ClientTimeout(total=5)) as r:
+            if r.status == 200:
+                data = await r.json(content_type=None)
+                if isinstance(data, dict) and "version" in data:
+                    engine, version = "vllm", str(data["version"])
+    if engine is None:
+        with contextlib.suppress(aiohttp.ClientError, TimeoutError, ValueError, KeyError, TypeError):
+            async with session.get(f"{endpoint.base_url}/props", timeout=aiohttp.ClientTimeout(total=5)) as r:
+                if r.status == 200:
+                    data = await r.json(content_type=None)
+                    if isinstance(data, dict) and "build_info" in data:
+                        engine, version = "llama.cpp", str(data["build_info"])
+    return model, engine, version
+
+
+async def _check_reachable(session: aiohttp.ClientSession, endpoint: Endpoint) -> None:
+    try:
+        async with session.get(f"{endpoint.base_url}/v1/models", headers=endpoint.headers(), timeout=aiohttp.ClientTimeout(total=10)):
+            return
+    except (aiohttp.ClientConnectionError, TimeoutError, OSError) as exc:
+        raise EndpointError(f"cannot reach {endpoint.base_url}: {exc}; is the server running?") from exc
+
+
+async def _run_async(
+    opts: RunOptions, workload: Workload, points: list[PlannedPoint], base_url: str, model: str | None,
+    engine_id: str | None, engine_version: str | None, engine_args: dict[str, Any], progress: Progress,
+) -> RunArtifacts:
+    endpoint = Endpoint.create(base_url, model, opts.api, opts.api_key_env)
+    session = make_session()
+    async with session:
+        await _check_reachable(session, endpoint)
+        found_model, found_engine, found_version = await _discover(session, endpoint)
+        if endpoint.model is None:
+            if found_model is None:
+                raise EndpointError(f"{endpoint.base_url} lists no model; pass --model NAME")
+            endpoint = Endpoint(endpoint.base_url, found_model, endpoint.api, endpoint.api_key)
+        engine_id = engine_id or found_engine or "unknown"
+        engine_version = engine_version or found_version
+        run_id = opts.run_id or f"{workload.id}-{dt.datetime.now(dt.UTC).strftime('%Y%m%dT%H%M%SZ')}-{uuid.uuid4().hex[:6]}"
+        run_dir = opts.out_dir / run_id
+        run_dir.mkdir(parents=True, exist_ok=False)
+        records_path = run_dir / "records.jsonl"
+        started = _utc_now()
+        resolved = workload.params.model_dump(exclude_none=True) | {
+            "points": [{"concurrency": p.concurrency, "context_tokens": p.context_tokens, "measured": p.measured} for p in points],
+            "api": opts.api,
+            "load": "closed" if opts.rate is None else f"open:{opts.arrival}",
+            "rate": opts.rate,
+        }
+        if len(points) == 1:
+            resolved["concurrency"] = points[0].concurrency
+        if opts.extra_body:
+            # Request-level switches change what runs: they belong in the fingerprint.
+            engine_args = {**engine_args, **{f"request.{k}": v for k, v in opts.extra_body.items()}}
+        ident = RunIdentity(
+            run_id=run_id, engine_id=engine_id, engine_version=engine_version, model_id=endpoint.model or "unknown",
+            scenario=opts.scenario, endpoint=endpoint.base_url, args=engine_args,
+        )
+        header = {"run_id": run_id, "workload_id": workload.id, "started_at": started, "endpoint": endpoint.base_url,
+                  "model": endpoint.model, "engine": {"id": engine_id, "version": engine_version}, "args": engine_args,
+                  "scenario": opts.scenario, "resolved_params": resolved}
+        if progress.on_start:
+            progress.on_start(sum(len(p.requests) for p in points))
+        t_start = time.perf_counter()
+        sampler = MetricsSampler(session, endpoint.base_url) if opts.scrape_metrics else None
+        timeout = opts.timeout_s or workload.params.timeout_s or 600.0
+        with RecordWriter(records_path) as writer:
+            writer.write_header(header)
+            ctx = RunContext(
+                session=session, endpoint=endpoint, writer=writer, t0_ns=time.perf_counter_ns(), timeout_s=timeout,
+                load=LoadSpec(opts.rate, opts.arrival, opts.gamma_shape, workload.params.seed or 0),
+                sampler=sampler, on_record=progress.on_record, on_point=progress.on_point, extra_body=opts.extra_body,
+            )
+            outcomes: list[PointOutcome] = await RUNNERS[workload.kind](ctx, workload, points)
+        wall = time.perf_counter() - t_start
+    result = build_result(
+        workload, outcomes, ident, resolved_params=resolved, started_at=started, finished_at=_utc_now(),
+        wall_s=wall, records_file="records.jsonl", slos=opts.slos, requested_rate=opts.rate,
+    )
+    result_path = run_dir / "result.json"
+    result_path.write_text(json.dumps(result.dump(), indent=2) + "\n", encoding="utf-8")
+    evrun = build_evaluation_run(result, name=run_id, scenario=opts.scenario or f"{engine_id}-{endpoint.model}", date=started[:10])
+    ev_path = run_dir / "evaluation-run.json"
+    ev_path.write_text(json.dumps(evrun.dump(), indent=2) + "\n", encoding="utf-8")
+    return RunArtifacts(run_dir, records_path, result_path, ev_path, result, evrun)
+
+
+def run_workload(opts: RunOptions, progress: Progress | None = None, catalog: Catalog | None = None) -> RunArtifacts:
+    """Plan, run and record one workload (library entry point of ``servescope run``)."""
+    prog = progress or Progress()
+    status = prog.on_status or (lambda _msg: None)
+    cat = catalog or Catalog.load()
+    workload = cat.workload(opts.workload_id)
+    if workload.kind not in RUNNERS:
+        raise EndpointError(f"workload kind {workload.kind!r} has no runner yet (eval and image arrive with their issues)")
+    rows = cat.dataset_rows(workload.dataset_id)
+    points = plan(workload, rows, opts.concurrency)
+    args = {k: v for k, v in parse_flags(opts.engine_args).items()} if opts.engine_args else {}
+    if opts.endpoint is None:
+        with _embedded_engine(opts, points, status) as (url, model, version, emb_args):
+            return asyncio.run(_run_async(opts, workload, points, url, model, "llama.cpp", version, emb_args, prog))
+    return asyncio.run(_run_async(opts, workload, points, opts.endpoint, opts.model, opts.engine_id, opts.engine_version, args, prog))

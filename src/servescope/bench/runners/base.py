@@ -1,0 +1,56 @@
+"""What every runner shares: the run context and the loop over planned points."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiohttp
+
+from servescope.bench.endpoint import Endpoint
+from servescope.bench.execute import LoadSpec, OnRecord, PointOutcome, run_point
+from servescope.bench.recorder import RecordWriter
+from servescope.bench.scrape import MetricsSampler
+from servescope.catalog.plan import PlannedPoint
+from servescope.documents import Workload
+
+
+@dataclass
+class RunContext:
+    session: aiohttp.ClientSession
+    endpoint: Endpoint
+    writer: RecordWriter
+    t0_ns: int
+    timeout_s: float
+    load: LoadSpec = field(default_factory=LoadSpec)
+    sampler: MetricsSampler | None = None
+    on_record: OnRecord | None = None
+    on_point: Callable[[PlannedPoint], None] | None = None
+    extra_body: dict[str, Any] | None = None
+
+
+async def run_points(ctx: RunContext, workload: Workload, points: list[PlannedPoint]) -> list[PointOutcome]:
+    """Run each point in order. A point that fails is kept with its failed
+    records (every request ends in a record), never dropped."""
+    outcomes = []
+    for point in points:
+        if ctx.on_point is not None:
+            ctx.on_point(point)
+        outcomes.append(
+            await run_point(
+                ctx.session,
+                ctx.endpoint,
+                point,
+                ctx.writer,
+                t0_ns=ctx.t0_ns,
+                timeout_s=ctx.timeout_s,
+                temperature=workload.params.temperature or 0.0,
+                seed=workload.params.seed,
+                load=ctx.load,
+                sampler=ctx.sampler,
+                on_record=ctx.on_record,
+                extra_body=ctx.extra_body,
+            )
+        )
+    return outcomes

@@ -1,0 +1,210 @@
+"""``servescope run`` and ``servescope engine ...``: formatting and progress for the
+measuring side. Library entry points live in ``servescope.bench``; this module
+only parses, draws and prints."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from servescope.errors import ServescopeError
+
+engine_app = typer.Typer(help="Manage the embedded llama.cpp engine (tiny local model, loopback only).", no_args_is_help=True)
+
+_SLO_RE = re.compile(r"^\s*(ttft_ms|itl_ms|tpot_ms|e2e_ms)\s*(<=|<)\s*([0-9.]+)\s*$")
+
+
+class RunFailedBar(ServescopeError):
+    """The run completed but failed its bar (success rate, nothing completed)."""
+
+    exit_code = 4
+
+
+def parse_slos(spec: str | None) -> list[Any]:
+    """``ttft_ms<=500,itl_ms<=30`` → SLOs with ids like ``ttft_ms<=500``."""
+    from servescope.documents.result import Slo
+
+    if not spec:
+        return []
+    slos = []
+    for part in spec.split(","):
+        m = _SLO_RE.match(part)
+        if not m:
+            raise typer.BadParameter(f"{part!r}: write SLOs like ttft_ms<=500,itl_ms<=30", param_hint="--slo")
+        slos.append(Slo(id=f"{m.group(1)}{m.group(2)}{m.group(3)}", metric=m.group(1), op=m.group(2), threshold=float(m.group(3))))  # type: ignore[arg-type]
+    return slos
+
+
+def _console() -> Console:
+    import sys
+
+    return Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+
+
+def _fmt(v: float | None, digits: int = 1) -> str:
+    return "-" if v is None else f"{v:,.{digits}f}"
+
+
+def summary_table(result: Any) -> Table:
+    """One row per point (or one for the run): the numbers a reader looks at first."""
+    table = Table(title=f"{result.workload_id} — {result.engine.id} {result.engine.version or ''} — {result.model.id}")
+    for col in ("conc", "ctx", "ok/total", "out tok/s", "TTFT p50", "TTFT p90", "ITL p50", "TPOT p50", "E2E p50", "failures"):
+        table.add_column(col, justify="right")
+    blocks = [(p.concurrency, p.context_tokens, p.metrics) for p in result.points] if result.points else [
+        (result.resolved_params.get("concurrency"), result.resolved_params.get("context_tokens"), result.metrics)
+    ]
+    for conc, ctx, m in blocks:
+        failed = m.failed_requests or 0
+        table.add_row(
+            str(conc), str(ctx) if ctx else "-", f"{m.completed_requests}/{m.total_requests}",
+            _fmt(m.output_tokens_per_sec), _fmt(m.ttft_ms.p50 if m.ttft_ms else None), _fmt(m.ttft_ms.p90 if m.ttft_ms else None),
+            _fmt(m.itl_ms.p50 if m.itl_ms else None, 2), _fmt(m.tpot_ms.p50 if m.tpot_ms else None, 2),
+            _fmt(m.e2e_ms.p50 if m.e2e_ms else None), f"[red]{failed}[/red]" if failed else "0",
+        )
+    return table
+
+
+def run_command(
+    workload: Annotated[str, typer.Argument(help="Workload id from the catalog (see `servescope catalog list`).")],
+    endpoint: Annotated[str | None, typer.Option(help="Base URL, with or without /v1. Default: start the embedded engine.")] = None,
+    model: Annotated[str | None, typer.Option(help="Model name to request (default: the endpoint's first model).")] = None,
+    api: Annotated[str, typer.Option(help="chat or completions.")] = "chat",
+    api_key_env: Annotated[str | None, typer.Option(help="Environment variable holding the API key (never written).")] = None,
+    scenario: Annotated[str | None, typer.Option(help="Scenario name recorded in the results.")] = None,
+    out: Annotated[Path, typer.Option(help="Folder for run folders.")] = Path("runs"),
+    concurrency: Annotated[str | None, typer.Option(help="Override the concurrency levels, e.g. 1,4,8.")] = None,
+    rate: Annotated[float | None, typer.Option(help="Open loop: requests per second (default: closed loop).")] = None,
+    arrival: Annotated[str, typer.Option(help="Open-loop arrivals: poisson, gamma or constant.")] = "poisson",
+    gamma_shape: Annotated[float, typer.Option(help="Gamma arrivals: shape (1 = Poisson, <1 burstier).")] = 1.0,
+    slo: Annotated[str | None, typer.Option(help="SLOs per request, e.g. ttft_ms<=500,tpot_ms<=30.")] = None,
+    engine: Annotated[str | None, typer.Option(help="Engine name for the record (default: detected).")] = None,
+    engine_version: Annotated[str | None, typer.Option(help="Engine version for the record (default: detected).")] = None,
+    engine_args: Annotated[str | None, typer.Option(help="The engine's flags, quoted, for config_id, e.g. '--max-num-seqs 64'.")] = None,
+    timeout: Annotated[float | None, typer.Option(help="Per-request timeout in seconds (default: the workload's).")] = None,
+    parallel: Annotated[int | None, typer.Option(help="Embedded engine: --parallel slots (default: the highest concurrency, at most 64).")] = None,
+    ctx_per_slot: Annotated[int, typer.Option(help="Embedded engine: context tokens per slot.")] = 4096,
+    min_success_rate: Annotated[float, typer.Option(help="Exit non-zero when the success rate is below this.")] = 0.95,
+    compare_prefix_cache: Annotated[bool, typer.Option(help="Run twice, prefix cache on then off, and report the TTFT ratio.")] = False,
+) -> None:
+    """Measure a workload against an endpoint (default: the embedded llama.cpp engine)."""
+    import shlex
+
+    from servescope.bench.run import Progress as RunProgress
+    from servescope.bench.run import RunOptions, run_workload
+
+    console = _console()
+    if api not in ("chat", "completions"):
+        raise typer.BadParameter("use chat or completions", param_hint="--api")
+    if arrival not in ("poisson", "gamma", "constant"):
+        raise typer.BadParameter("use poisson, gamma or constant", param_hint="--arrival")
+    levels = None
+    if concurrency:
+        try:
+            levels = [int(x) for x in concurrency.split(",") if x.strip()]
+        except ValueError as exc:
+            raise typer.BadParameter("give integers like 1,4,8", param_hint="--concurrency") from exc
+        if not levels or min(levels) < 1:
+            raise typer.BadParameter("give integers ≥ 1 like 1,4,8", param_hint="--concurrency")
+    opts = RunOptions(
+        workload_id=workload, endpoint=endpoint, model=model, api=api, api_key_env=api_key_env,  # type: ignore[arg-type]
+        scenario=scenario, out_dir=out, engine_id=engine, engine_version=engine_version,
+        engine_args=shlex.split(engine_args) if engine_args else [], rate=rate, arrival=arrival, gamma_shape=gamma_shape,
+        concurrency=levels, timeout_s=timeout, slos=parse_slos(slo), embedded_parallel=parallel, embedded_ctx_per_slot=ctx_per_slot,
+    )
+    variants: list[tuple[str, dict[str, Any] | None]] = [("prefix cache on", None)]
+    if compare_prefix_cache:
+        if endpoint is not None:
+            raise typer.BadParameter(
+                "only the embedded engine can switch its prefix cache per run; for another engine run twice, "
+                "restarting it with and without its prefix-cache flag, and compare the two results",
+                param_hint="--compare-prefix-cache",
+            )
+        # llama.cpp's per-request switch: cache_prompt false recomputes every prompt.
+        variants.append(("prefix cache off", {"cache_prompt": False}))
+    results = []
+    for label, extra in variants:
+        if compare_prefix_cache:
+            console.print(f"[bold]{label}[/bold]")
+        opts.extra_body = extra
+        artifacts = _run_with_progress(console, opts, RunProgress, run_workload)
+        results.append(artifacts.result)
+        console.print(summary_table(artifacts.result))
+        console.print(f"records: {artifacts.records_path}\nresult: {artifacts.result_path}\nevaluation run: {artifacts.evaluation_run_path}")
+    if compare_prefix_cache and len(results) == 2:
+        on, off = (r.metrics.ttft_ms.p50 if r.metrics.ttft_ms else None for r in results)
+        ratio = (on / off) if on and off else None
+        console.print(f"TTFT p50 with / without prefix cache: {_fmt(on)} ms / {_fmt(off)} ms = ratio {_fmt(ratio, 3)}")
+    for r in results:
+        m = r.metrics
+        if not m.completed_requests:
+            raise RunFailedBar("no request completed; see the failures in the result")
+        if m.success_rate is not None and m.success_rate < min_success_rate:
+            raise RunFailedBar(f"success rate {m.success_rate:.3f} is below --min-success-rate {min_success_rate}")
+
+
+def _run_with_progress(console: Console, opts: Any, progress_cls: Any, run_workload: Any) -> Any:
+    stats = {"tokens": 0, "failed": 0, "t0": None}
+    import time
+
+    with Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+        TextColumn("{task.fields[tps]} tok/s"), TextColumn("failures {task.fields[failed]}"), TimeElapsedColumn(),
+        console=console, transient=False,
+    ) as bar:
+        task = bar.add_task("starting", total=None, tps="-", failed=0)
+
+        def on_start(total: int) -> None:
+            stats["t0"] = time.perf_counter()
+            bar.update(task, total=total, description=opts.workload_id)
+
+        def on_point(point: Any) -> None:
+            bar.update(task, description=f"{opts.workload_id} c={point.concurrency}" + (f" ctx={point.context_tokens}" if point.context_tokens else ""))
+
+        def on_record(rec: Any) -> None:
+            stats["tokens"] += rec.output_tokens or 0
+            stats["failed"] += 0 if rec.ok else 1
+            elapsed = time.perf_counter() - (stats["t0"] or time.perf_counter())
+            tps = f"{stats['tokens'] / elapsed:,.0f}" if elapsed > 0 else "-"
+            bar.update(task, advance=1, tps=tps, failed=stats["failed"])
+
+        def on_status(msg: str) -> None:
+            bar.update(task, description=msg)
+
+        return run_workload(opts, progress_cls(on_start=on_start, on_point=on_point, on_record=on_record, on_status=on_status))
+
+
+@engine_app.command("start")
+def engine_start(
+    parallel: Annotated[int, typer.Option(help="Slots (concurrent sequences).")] = 4,
+    ctx_per_slot: Annotated[int, typer.Option(help="Context tokens per slot.")] = 4096,
+    threads: Annotated[int, typer.Option(help="CPU threads.")] = 1,
+) -> None:
+    """Start the embedded engine in the background (builds the tiny model on first use)."""
+    from servescope.bench.engine import start_detached
+
+    st = start_detached(parallel=parallel, ctx_per_slot=ctx_per_slot, threads=threads)
+    _console().print(f"{st.message}\nendpoint: {st.state.openai_base_url if st.state else '-'}  model: {st.state.model_name if st.state else '-'}")
+
+
+@engine_app.command("status")
+def engine_status() -> None:
+    """Say whether the embedded engine is running, and where."""
+    from servescope.bench.engine import status
+
+    st = status()
+    _console().print(st.message)
+    raise typer.Exit(0 if st.running else 1)
+
+
+@engine_app.command("stop")
+def engine_stop() -> None:
+    """Stop the background embedded engine."""
+    from servescope.bench.engine import stop_detached
+
+    _console().print(stop_detached().message)
