@@ -25,9 +25,15 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 venv: $(VENV)/.installed
 dev: $(VENV)/.installed-dev
 
+# The main job: check the catalog, then measure a concurrency sweep on the embedded
+# llama.cpp engine (a tiny model generated locally; loopback only) and validate what it wrote.
+DEMO_WORKLOAD ?= sweep-parallel-1-8-i128-o64-v1
+DEMO_OUT ?= runs/demo
 demo: $(VENV)/.installed
 	$(BIN)/servescope validate --catalog
-	$(BIN)/servescope catalog list
+	rm -rf $(DEMO_OUT)
+	$(BIN)/servescope run $(DEMO_WORKLOAD) --out $(DEMO_OUT) --scenario tiny-llama-on-cpu
+	$(BIN)/servescope validate $(DEMO_OUT)
 
 test: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest

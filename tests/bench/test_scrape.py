@@ -171,28 +171,6 @@ def test_vllm_older_gauge_name_is_read() -> None:
     assert w.kv_utilization == pytest.approx(0.42)
 
 
-def test_vllm_data_parallel_counters_are_summed_over_engines() -> None:
-    """Two DP ranks (engine="0" and engine="1"): token counters add up."""
-    before = dp_page(vllm_at(0.0, 0, 0, 0), vllm_at(0.0, 0, 0, 0))
-    after = dp_page(vllm_at(0.2, 1000, 100, 1), vllm_at(0.6, 3000, 2900, 2))
-    w = summarize_window([snap(0, before), snap(1, after)])
-    assert w.prefix_cache_hit_rate == pytest.approx((100 + 2900) / (1000 + 3000))
-    assert w.preemptions == 3
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="src bug: parse_exposition sums every label set, so a data-parallel vLLM's per-engine "
-    "vllm:kv_cache_usage_perc gauges (0.2 and 0.6) are added (0.8) instead of averaged; "
-    "with more ranks the sum is clamped to 1.0",
-)
-def test_vllm_data_parallel_kv_usage_is_not_the_sum_of_engines() -> None:
-    page = dp_page(vllm_at(0.2, 0, 0, 0), vllm_at(0.6, 0, 0, 0))
-    w = summarize_window([snap(0, page)])
-    assert w.kv_utilization is not None
-    assert 0.2 <= w.kv_utilization <= 0.6
-
-
 def dp_page(engine0: str, engine1: str) -> str:
     """One exposition page for two engines: engine1's samples relabelled engine="1" and
     placed after engine0's sample of the same series (the layout vLLM prints for DP)."""
@@ -203,6 +181,22 @@ def dp_page(engine0: str, engine1: str) -> str:
         if line and not line.startswith("#"):
             out.append(samples1[line.split("{")[0]])
     return "\n".join(out) + "\n"
+
+
+def test_vllm_data_parallel_counters_are_summed_over_engines() -> None:
+    """Two DP ranks (engine="0" and engine="1"): token counters add up."""
+    before = dp_page(vllm_at(0.0, 0, 0, 0), vllm_at(0.0, 0, 0, 0))
+    after = dp_page(vllm_at(0.2, 1000, 100, 1), vllm_at(0.6, 3000, 2900, 2))
+    w = summarize_window([snap(0, before), snap(1, after)])
+    assert w.prefix_cache_hit_rate == pytest.approx((100 + 2900) / (1000 + 3000))
+    assert w.preemptions == 3
+
+
+def test_vllm_data_parallel_kv_usage_is_not_the_sum_of_engines() -> None:
+    page = dp_page(vllm_at(0.2, 0, 0, 0), vllm_at(0.6, 0, 0, 0))
+    w = summarize_window([snap(0, page)])
+    assert w.kv_utilization is not None
+    assert 0.2 <= w.kv_utilization <= 0.6
 
 
 # ---- SGLang windows ----------------------------------------------------------------

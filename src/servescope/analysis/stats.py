@@ -79,4 +79,7 @@ def rate_ci(
     denom = 1 + z * z / trials
     centre = (phat + z * z / (2 * trials)) / denom
     half = z * math.sqrt(phat * (1 - phat) / trials + z * z / (4 * trials * trials)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # At 0 or n successes the exact bound is 0 or 1; rounding must not push it past the estimate.
+    lo = 0.0 if successes == 0 else max(0.0, centre - half)
+    hi = 1.0 if successes == trials else min(1.0, centre + half)
+    return lo, hi

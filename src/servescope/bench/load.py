@@ -12,6 +12,7 @@ requested one.
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -25,8 +26,8 @@ Arrival = Literal["poisson", "gamma", "constant"]
 
 def arrival_offsets_ns(n: int, rate: float, arrival: Arrival = "poisson", shape: float = 1.0, seed: int = 0) -> list[int]:
     """Scheduled send offsets (ns from the start) of n requests at ``rate`` per second."""
-    if rate <= 0:
-        raise ValueError("rate must be positive")
+    if not (math.isfinite(rate) and rate > 0):
+        raise ValueError(f"rate must be a positive number, got {rate}")
     if n <= 0:
         return []
     rng = np.random.default_rng(seed)
@@ -42,7 +43,7 @@ def arrival_offsets_ns(n: int, rate: float, arrival: Arrival = "poisson", shape:
     else:
         raise ValueError(f"unknown arrival pattern {arrival!r}")
     gaps[0] = 0.0
-    return (np.cumsum(gaps) * 1e9).astype(np.int64).tolist()
+    return np.rint(np.cumsum(gaps) * 1e9).astype(np.int64).tolist()
 
 
 @dataclass

@@ -36,9 +36,12 @@ LLAMACPP_CACHED = "llamacpp:prompt_tokens_cached"
 
 
 def parse_exposition(text: str) -> dict[str, float]:
-    """Sum of every sample per metric name (labels summed away; counters keep
-    their base name without the ``_total`` suffix)."""
-    values: dict[str, float] = {}
+    """One number per metric name, labels folded away: counters are summed over
+    label sets (and keep their base name without ``_total``); gauges are averaged
+    (two data-parallel engines at 0.2 and 0.6 KV usage are 0.4, not 0.8)."""
+    sums: dict[str, float] = {}
+    counts: dict[str, int] = {}
+    gauges: set[str] = set()
     for family in text_string_to_metric_families(text):
         for sample in family.samples:
             name = sample.name
@@ -46,8 +49,11 @@ def parse_exposition(text: str) -> dict[str, float]:
                 continue
             if name.endswith("_total"):
                 name = name[: -len("_total")]
-            values[name] = values.get(name, 0.0) + float(sample.value)
-    return values
+            sums[name] = sums.get(name, 0.0) + float(sample.value)
+            counts[name] = counts.get(name, 0) + 1
+            if family.type == "gauge":
+                gauges.add(name)
+    return {k: (v / counts[k] if k in gauges else v) for k, v in sums.items()}
 
 
 def _first(values: dict[str, float], names: tuple[str, ...]) -> float | None:

@@ -47,6 +47,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import heapq
 import json
 import os
 import random
@@ -187,6 +188,100 @@ class _Chunks:
         return _frame(b"data: " + json.dumps(err, separators=(",", ":")).encode() + b"\n\n")
 
 
+class _Stream:
+    """One streaming response as the emitter sees it."""
+
+    __slots__ = ("transport", "recv", "offsets", "stop_at", "token_ns", "first", "token", "k", "gone", "backlogged", "done")
+
+    def __init__(self, transport: Any, recv: int, offsets: list[int], stop_at: int, token_ns: list[int], first: bytes, token: bytes) -> None:
+        self.transport = transport
+        self.recv = recv
+        self.offsets = offsets
+        self.stop_at = stop_at
+        self.token_ns = token_ns
+        self.first = first
+        self.token = token
+        self.k = 0
+        self.gone = False
+        self.backlogged = 0
+        self.done: asyncio.Future[None] | None = None
+
+
+def _resolve(fut: asyncio.Future[None] | None) -> None:
+    if fut is not None and not fut.done():  # a cancelled handler leaves a done future
+        fut.set_result(None)
+
+
+class _Emitter:
+    """Writes every stream's tokens from one timer loop (per process).
+
+    A heap of (due ns, seq, stream); the loop sleeps until the earliest due time,
+    then writes every token that is due — reading ``perf_counter_ns()`` just
+    before each write — and pushes each stream's next deadline. One timer for
+    all streams instead of one coroutine wake-up per token keeps the server's
+    CPU per token low, so it leaves the cores to the client being measured."""
+
+    def __init__(self) -> None:
+        self._heap: list[tuple[int, int, _Stream]] = []
+        self._seq = 0
+        self._wake: asyncio.Future[None] | None = None
+        self._target: int | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    async def run(self, st: _Stream) -> None:
+        loop = asyncio.get_running_loop()
+        st.done = loop.create_future()
+        due = st.recv + st.offsets[0]
+        self._seq += 1
+        heapq.heappush(self._heap, (due, self._seq, st))
+        if self._task is None or self._task.done():
+            self._task = loop.create_task(self._loop())
+        elif self._wake is not None and not self._wake.done() and (self._target is None or due < self._target):
+            self._wake.set_result(None)
+        await st.done
+
+    def _set(self) -> None:
+        if self._wake is not None and not self._wake.done():
+            self._wake.set_result(None)
+
+    async def _loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        heap = self._heap
+        perf = _perf
+        pop, push = heapq.heappop, heapq.heappush
+        while heap:
+            now = perf()
+            due = heap[0][0]
+            if due > now:
+                self._target = due
+                self._wake = loop.create_future()
+                handle = loop.call_later((due - now) / 1e9, self._set)
+                await self._wake
+                handle.cancel()
+                self._target = None
+                continue
+            while heap and heap[0][0] <= now:
+                _, _, st = pop(heap)
+                tr = st.transport
+                k = st.k
+                if tr.is_closing():
+                    st.gone = True
+                    _resolve(st.done)
+                    continue
+                st.token_ns.append(perf())
+                tr.write(st.first if k == 0 else st.token)
+                if tr.get_write_buffer_size():
+                    st.backlogged += 1
+                k += 1
+                st.k = k
+                if k >= st.stop_at:
+                    _resolve(st.done)
+                else:
+                    self._seq += 1
+                    push(heap, (st.recv + st.offsets[k], self._seq, st))
+                now = perf()
+
+
 class TruthApp:
     """The aiohttp application and its log (one per worker process)."""
 
@@ -198,6 +293,7 @@ class TruthApp:
         self.log: dict[str, dict[str, Any]] = {}
         self._chunks: dict[tuple[bool, str], _Chunks] = {}
         self._n = 0
+        self.emitter = _Emitter()
         self._log_file = open(log_path, "a", encoding="utf-8") if log_path else None  # noqa: SIM115 - closed on cleanup
         self.app = web.Application(client_max_size=64 * 1024 * 1024)
         self.app.router.add_post("/v1/chat/completions", self._chat)
@@ -317,32 +413,22 @@ class TruthApp:
             entry["outcome"] = "client-gone"
             self._finish(entry)
             return resp
-        backlogged = 0
-        sleep = asyncio.sleep
+        stop_at = n
+        for limit in (opts.drop_after, opts.error_after):
+            if limit is not None:
+                stop_at = min(stop_at, max(0, limit))
+        stream = _Stream(transport, recv, offsets, stop_at, token_ns, chunks.first, chunks.token)
         outcome = "ok"
         try:
-            for k in range(n):
-                if opts.drop_after is not None and k >= opts.drop_after:
-                    outcome = "dropped"
-                    break
-                if opts.error_after is not None and k >= opts.error_after:
-                    outcome = "stream-error"
-                    break
-                delay = recv + offsets[k] - _perf()
-                if delay > 0:
-                    await sleep(delay / 1e9)
-                if transport.is_closing():
-                    outcome = "client-gone"
-                    break
-                token_ns.append(_perf())
-                transport.write(chunks.first if k == 0 else chunks.token)
-                if transport.get_write_buffer_size():
-                    backlogged += 1
-            else:
-                if opts.drop_after is not None and n >= opts.drop_after:
-                    outcome = "dropped"
-                elif opts.error_after is not None and n >= opts.error_after:
-                    outcome = "stream-error"
+            if stop_at > 0:
+                await self.emitter.run(stream)
+            if stream.gone:
+                outcome = "client-gone"
+            elif opts.drop_after is not None and len(token_ns) >= opts.drop_after:
+                outcome = "dropped"
+            elif opts.error_after is not None and len(token_ns) >= opts.error_after:
+                outcome = "stream-error"
+            backlogged = stream.backlogged
             entry["backlogged"] = backlogged
             if outcome == "dropped":
                 transport.abort()
