@@ -98,7 +98,7 @@ class TreeCpu:
     backwards. ``cores(t_a, t_b)`` = CPU seconds used between two perf_counter
     instants / wall seconds (interpolated between samples)."""
 
-    def __init__(self, root_pid: int, interval: float = 0.2) -> None:
+    def __init__(self, root_pid: int, interval: float = 0.5) -> None:
         self.root = root_pid
         self.interval = interval
         self.samples: list[tuple[int, float]] = []  # (perf_ns, total cpu s)
@@ -170,6 +170,21 @@ class MachineCpu(TreeCpu):
         return float(np.interp(b_ns, ts, vs) - np.interp(a_ns, ts, vs)) / ((b_ns - a_ns) / 1e9)
 
 
+def wait_quiet(max_wait_s: float, threshold_cores: float = 0.3, window_s: float = 2.0) -> float:
+    """Wait (at most max_wait_s) until the machine's busy cores over a window drop below
+    threshold_cores — on a shared box other work skews every latency. Returns the last reading."""
+    deadline = time.monotonic() + max_wait_s
+    while True:
+        m = MachineCpu()
+        m._sample()  # noqa: SLF001
+        time.sleep(window_s)
+        m._sample()  # noqa: SLF001
+        busy = m.cores(m.samples[0][0], m.samples[-1][0]) or 0.0
+        if busy < threshold_cores or time.monotonic() >= deadline:
+            return busy
+        time.sleep(1.0)
+
+
 # ----------------------------------------------------------------------------- servescope's client (subprocess)
 
 
@@ -211,6 +226,10 @@ def client_main(spec: dict[str, Any]) -> int:
         cpu = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
         return {"t0_ns": t0, "load_start_ns": w0, "load_end_ns": w1, "cpu_s": cpu, "user_s": ru1.ru_utime - ru0.ru_utime, "sys_s": ru1.ru_stime - ru0.ru_stime, "timed_out": timed_out}
 
+    if spec.get("loop") == "uvloop":
+        import uvloop  # optional: an experiment, not what servescope ships
+
+        asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
     if spec.get("profile"):
         import cProfile
         import pstats
@@ -317,22 +336,26 @@ def _server_side(out: Outcome, log: dict[str, dict[str, Any]], ids: list[str], s
     out.extra["window_ns"] = [first, last]
 
 
-def run_servescope(srv: TruthServer, lv: Level, tag: str, work: Path, server_cpu: TreeCpu | None, profile: Path | None = None) -> Outcome:
-    out_path = work / f"{tag}-servescope.jsonl"
+def run_servescope(srv: TruthServer, lv: Level, tag: str, work: Path, server_cpu: TreeCpu | None, profile: Path | None = None, loop: str = "asyncio", uvloop_path: str | None = None) -> Outcome:
+    out_path = work / f"{tag}-servescope-{loop}.jsonl"
     spec = {
         "url": srv.base_url,
         "concurrency": lv.concurrency,
         "requests": lv.requests + lv.warmup,
         "warmup": lv.warmup,
         "max_tokens": lv.tokens,
-        "id_prefix": f"ss-{tag}",
+        "id_prefix": f"ss-{loop}-{tag}",
         "out": str(out_path),
         "timeout_s": 60.0,
         "time_limit_s": max(30.0, 4 * lv.expected_s() + 20),
         "profile": str(profile) if profile else None,
+        "loop": loop,
     }
+    env = dict(os.environ)
+    if loop == "uvloop" and uvloop_path:
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (uvloop_path, env.get("PYTHONPATH")) if p)
     t = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, __file__, "--client-spec", json.dumps(spec)], stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, __file__, "--client-spec", json.dumps(spec)], stdout=subprocess.PIPE, text=True, env=env)
     cpu = TreeCpu(proc.pid).start()
     stdout, _ = proc.communicate(timeout=spec["time_limit_s"] + 60)
     cpu.stop()
@@ -342,7 +365,7 @@ def run_servescope(srv: TruthServer, lv: Level, tag: str, work: Path, server_cpu
     summary = json.loads(stdout.strip().splitlines()[-1])
     log = srv.read_log()
     pairing = Pairing()
-    o = Outcome("servescope", lv, pairing, wall_s=wall, processes=cpu.max_procs)
+    o = Outcome("servescope" if loop == "asyncio" else f"servescope+{loop}", lv, pairing, wall_s=wall, processes=cpu.max_procs)
     ids: list[str] = []
     t0 = summary["t0_ns"]
     with open(out_path, encoding="utf-8") as fh:
@@ -502,7 +525,11 @@ HEADER = (
 )
 
 
+QUIET = {"max_wait_s": 0.0}
+
+
 def with_server(lv: Level, work: Path, tag: str, fn: Any, workers: int) -> Outcome:
+    before = wait_quiet(QUIET["max_wait_s"]) if QUIET["max_wait_s"] > 0 else None
     with TruthServer(ttft_ms=lv.ttft_ms, itl_ms=lv.itl_ms, jitter_ms=lv.jitter_ms, seed=7, workers=workers, log_dir=work / f"{tag}-log") as srv:
         root = srv.proc.pid if srv.proc else os.getpid()
         scpu = TreeCpu(root).start()
@@ -512,6 +539,7 @@ def with_server(lv: Level, work: Path, tag: str, fn: Any, workers: int) -> Outco
         finally:
             scpu.stop()
             mcpu.stop()
+        o.extra["machine_busy_cores_before"] = before
         if o.extra.get("window_ns"):
             a, b = o.extra["window_ns"]
             busy = mcpu.cores(a, b)
@@ -541,6 +569,11 @@ def search(client: str, run_fn: Any, levels: list[Level], work: Path, workers: i
     return {"threshold_ms": threshold_ms, "steps": steps, "best": best, "sustained_tok_s": best["delivered_tok_s"] if best else None}
 
 
+def _has_uvloop(path: str) -> bool:
+    r = subprocess.run([sys.executable, "-c", "import uvloop"], env={**os.environ, "PYTHONPATH": path}, capture_output=True, check=False)
+    return r.returncode == 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--client-spec", help=argparse.SUPPRESS)
@@ -549,13 +582,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--skip-search", action="store_true")
     ap.add_argument("--aiperf-bin", default="/tmp/aiperf-venv/bin/aiperf")
     ap.add_argument("--levels", default="1,64,256,1024")
+    ap.add_argument("--search-streams", default="16,32,64,128,192,256,384,512", help="concurrent streams per search step (ITL 10 ms each)")
+    ap.add_argument("--uvloop-path", default=None, help="a folder holding the uvloop package: adds a 'servescope+uvloop' client (an experiment; servescope ships the asyncio loop)")
     ap.add_argument("--server-workers", type=int, default=1)
     ap.add_argument("--out", type=Path, default=RESULTS)
     ap.add_argument("--profile", type=Path, default=None, help="cProfile servescope's client at the largest level into this file")
     ap.add_argument("--work", type=Path, default=None, help="keep records, logs and aiperf artifacts here (default: a temporary folder)")
+    ap.add_argument("--wait-quiet", type=float, default=120.0, help="before each run wait up to this many seconds for the machine to be idle (< 0.3 busy cores); 0 = don't")
     a = ap.parse_args(argv)
     if a.client_spec:
         return client_main(json.loads(a.client_spec))
+    QUIET["max_wait_s"] = a.wait_quiet
     raise_nofile_limit()
     use_aiperf = not a.skip_aiperf
     if use_aiperf and not Path(a.aiperf_bin).exists():
@@ -589,6 +626,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     if a.quick:
         plan = {1: Level(1, 10.0, 32, 5, 1, jitter_ms=5.0), 64: Level(64, 10.0, 32, 64, 64, jitter_ms=5.0), 256: Level(256, 50.0, 32, 256, 256, jitter_ms=25.0), 1024: Level(1024, 200.0, 16, 1024, 1024, jitter_ms=100.0)}
+        a.search_streams = "16,64"
     levels = [plan[int(c)] for c in a.levels.split(",")]
     results: dict[str, Any] = {
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "python": sys.version.split()[0]},
@@ -597,33 +635,35 @@ def main(argv: list[str] | None = None) -> int:
         "levels": [],
         "search": {},
     }
+    # The clients compared, each a function (server, level, tag, server-cpu sampler) → Outcome.
+    clients: dict[str, Any] = {"servescope": lambda srv, lv, tag, scpu, prof=None: run_servescope(srv, lv, tag, work, scpu, prof)}
+    if a.uvloop_path and _has_uvloop(a.uvloop_path):
+        clients["servescope+uvloop"] = lambda srv, lv, tag, scpu, prof=None: run_servescope(srv, lv, tag, work, scpu, prof, "uvloop", a.uvloop_path)
+    if use_aiperf:
+        clients["aiperf"] = lambda srv, lv, tag, scpu, prof=None: run_aiperf(a.aiperf_bin, tokenizer, srv, lv, tag, work, scpu, "raw")
+    results["clients"] = list(clients)
     print(HEADER, flush=True)
     for lv in levels:
-        tag = f"c{lv.concurrency}"
-        prof = a.profile if (a.profile and lv is levels[-1]) else None
-        o = with_server(lv, work, tag + "-ss", lambda srv, scpu, lv=lv, tag=tag, prof=prof: run_servescope(srv, lv, tag, work, scpu, prof), a.server_workers)
-        print(_row(o), flush=True)
-        results["levels"].append(o.as_dict())
-        if use_aiperf:
-            o = with_server(lv, work, tag + "-ap", lambda srv, scpu, lv=lv, tag=tag: run_aiperf(a.aiperf_bin, tokenizer, srv, lv, tag, work, scpu, "raw"), a.server_workers)
+        for name, fn in clients.items():
+            tag = f"c{lv.concurrency}-{name}"
+            prof = a.profile if (a.profile and lv is levels[-1] and name == "servescope") else None
+            o = with_server(lv, work, tag, lambda srv, scpu, fn=fn, lv=lv, tag=tag, prof=prof: fn(srv, lv, tag, scpu, prof), a.server_workers)
             print(_row(o), flush=True)
             results["levels"].append(o.as_dict())
-        _save(a.out, results)
+            _save(a.out, results)
     if not a.skip_search:
-        # Offered rate steps: streams × 1000/ITL with ITL 10 ms (jitter ±5 ms), 32 tokens per request.
-        streams = [16, 32, 64, 128, 192, 256, 384, 512] if not a.quick else [16, 64]
+        # Offered rate steps: streams × 1000/ITL at ITL 10 ms (jitter ±5 ms), 32 tokens per request.
+        streams = [int(x) for x in a.search_streams.split(",")]
         steps = [Level(c, 10.0, 32, max(2 * c, 64), c, jitter_ms=5.0) for c in streams]
         print("\nsustained-rate search (p50 |ITL error| < 1 ms)", flush=True)
         print(HEADER, flush=True)
-        results["search"]["servescope"] = search("servescope", lambda srv, lv, tag, work, scpu: run_servescope(srv, lv, tag, work, scpu), steps, work, a.server_workers)
-        _save(a.out, results)
-        if use_aiperf:
-            results["search"]["aiperf"] = search(
-                "aiperf", lambda srv, lv, tag, work, scpu: run_aiperf(a.aiperf_bin, tokenizer, srv, lv, tag, work, scpu, "records"), steps, work, a.server_workers
-            )
-        _save(a.out, results)
-        for name, s in results["search"].items():
-            print(f"{name}: sustained {_fmt(s['sustained_tok_s'], 0)} tok/s with p50 |ITL error| < 1 ms", flush=True)
+        for name, fn in clients.items():
+            if name == "aiperf":  # its default per-request export (inter_chunk_latency), the cheaper one
+                fn = lambda srv, lv, tag, scpu, prof=None: run_aiperf(a.aiperf_bin, tokenizer, srv, lv, tag, work, scpu, "records")  # noqa: E731
+            results["search"][name] = search(name, lambda srv, lv, tag, work_, scpu, fn=fn: fn(srv, lv, tag, scpu), steps, work, a.server_workers)
+            _save(a.out, results)
+        for name, srch in results["search"].items():
+            print(f"{name}: sustained {_fmt(srch['sustained_tok_s'], 0)} tok/s with p50 |ITL error| < 1 ms", flush=True)
     _save(a.out, results)
     print(f"\nwrote {a.out}")
     if tmp is not None:

@@ -114,6 +114,30 @@ def schema(
         out.print(str(path))
 
 
+@app.command()
+def summarize(
+    inputs: Annotated[list[Path], typer.Option("--in", help="Result files or folders (searched recursively; partial runs included).")],
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder for the summary files.")],
+    basename: Annotated[str, typer.Option(help="File name stem of the summary files.")] = "summary",
+) -> None:
+    """Summarize Results: summary_v0.2.csv, summary_v0.3.csv, summary.csv and summary.md."""
+    from servescope.analysis.summarize import write_summary
+    from servescope.bench.collect import collect_results
+
+    found = collect_results(inputs)
+    for line in found.problems:
+        err.print(line, markup=False)
+    for path in found.partial:
+        out.print(f"{path}: partial run, summarized from its records", markup=False)
+    if not found.results:
+        err.print("error: no Result found in the given paths", markup=False)
+        raise typer.Exit(1)
+    files = write_summary(found.results, out_dir, basename)
+    out.print(f"{files.results} result(s) in {files.groups} group(s)")
+    for p in (files.v02, files.v03, files.csv, files.markdown):
+        out.print(str(p), markup=False)
+
+
 @app.command("config-id")
 def config_id_cmd(
     engine: Annotated[str, typer.Argument(help="Engine name, e.g. vllm or llama.cpp.")],

@@ -25,7 +25,11 @@ class RecordWriter:
         self.count = 0
 
     def write_header(self, header: dict[str, Any]) -> None:
-        self._fh.write(json.dumps({"header": header}, separators=(",", ":")) + "\n")
+        self.write_extra("header", header)
+
+    def write_extra(self, key: str, payload: dict[str, Any]) -> None:
+        """A non-request line (``{"header": ...}``, ``{"tokenized": ...}``)."""
+        self._fh.write(json.dumps({key: payload}, separators=(",", ":")) + "\n")
         self._fh.flush()
 
     def write(self, record: RequestRecord) -> None:
@@ -54,8 +58,21 @@ def read_records(path: Path) -> Iterator[RequestRecord]:
                 data = json.loads(line)
             except json.JSONDecodeError:
                 continue  # the line being written when the process died
-            if isinstance(data, dict) and "header" not in data:
+            if isinstance(data, dict) and "request_id" in data:
                 yield RequestRecord.from_dict(data)
+
+
+def read_extra(path: Path, key: str) -> dict[str, Any] | None:
+    """The last ``{key: ...}`` line of a records file (e.g. ``tokenized``)."""
+    found = None
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            if line.startswith(f'{{"{key}":'):
+                try:
+                    found = json.loads(line)[key]
+                except (json.JSONDecodeError, KeyError):
+                    continue
+    return found if isinstance(found, dict) else None
 
 
 def read_header(path: Path) -> dict[str, Any] | None:

@@ -9,7 +9,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from servescope.bench.execute import PointOutcome
-from servescope.bench.recorder import read_header, read_records
+from servescope.bench.recorder import read_extra, read_header, read_records
 from servescope.bench.result import RunIdentity, build_result
 from servescope.catalog.plan import PlannedPoint
 from servescope.catalog.store import Catalog
@@ -27,6 +27,11 @@ def result_from_records(records_path: Path, catalog: Catalog | None = None) -> R
     planned = {int(p.get("index", i)): p for i, p in enumerate(header.get("resolved_params", {}).get("points", []))}
     grouped = defaultdict(list)
     records = list(read_records(records_path))
+    tokenized = (read_extra(records_path, "tokenized") or {}).get("input_tokens") or {}
+    for r in records:
+        if r.ok and r.input_tokens is None and r.prompt_id in tokenized:
+            r.input_tokens = int(tokenized[r.prompt_id])
+            r.token_count_source = "tokenize-endpoint"
     for r in records:
         grouped[r.point or 0].append(r)
     for idx in sorted(set(grouped) | set(planned)):

@@ -133,6 +133,39 @@ async def _discover(session: aiohttp.ClientSession, endpoint: Endpoint) -> tuple
     return model, engine, version
 
 
+async def _fill_input_tokens(
+    session: aiohttp.ClientSession, endpoint: Endpoint, points: list[PlannedPoint], outcomes: list[PointOutcome], writer: RecordWriter
+) -> None:
+    """Token counts: the server's usage when it reported one; otherwise the prompt's
+    length from the engine's ``/tokenize`` (after the run, outside every measured
+    window) with the output counted from the stream. The counts found this way are
+    appended to the records file as one ``{"tokenized": ...}`` line; the request
+    lines above it keep what was seen live."""
+    missing = [r for o in outcomes for r in o.records if r.ok and r.input_tokens is None]
+    if not missing:
+        return
+    prompts = {req.prompt_id: req.prompt for p in points for req in p.requests}
+    counts: dict[str, int] = {}
+    for prompt_id in sorted({r.prompt_id for r in missing if r.prompt_id in prompts}):
+        try:
+            async with session.post(f"{endpoint.base_url}/tokenize", json={"content": prompts[prompt_id]},
+                                    headers=endpoint.headers(), timeout=aiohttp.ClientTimeout(total=30)) as resp:
+                if resp.status != 200:
+                    return  # no /tokenize here: input counts stay null, never guessed
+                data = await resp.json(content_type=None)
+        except (aiohttp.ClientError, TimeoutError, ValueError):
+            return
+        tokens = data.get("tokens") if isinstance(data, dict) else None
+        if not isinstance(tokens, list):
+            return
+        counts[str(prompt_id)] = len(tokens)
+    for r in missing:
+        if r.prompt_id in counts:
+            r.input_tokens = counts[str(r.prompt_id)]
+            r.token_count_source = "tokenize-endpoint"
+    writer.write_extra("tokenized", {"source": "/tokenize", "input_tokens": counts})
+
+
 async def _check_reachable(session: aiohttp.ClientSession, endpoint: Endpoint) -> None:
     try:
         async with session.get(f"{endpoint.base_url}/v1/models", headers=endpoint.headers(), timeout=aiohttp.ClientTimeout(total=10)):
@@ -192,7 +225,8 @@ async def _run_async(
                 sampler=sampler, on_record=progress.on_record, on_point=progress.on_point, extra_body=opts.extra_body,
             )
             outcomes: list[PointOutcome] = await RUNNERS[workload.kind](ctx, workload, points)
-        wall = time.perf_counter() - t_start
+            wall = time.perf_counter() - t_start
+            await _fill_input_tokens(session, endpoint, points, outcomes, writer)
     result = build_result(
         workload, outcomes, ident, resolved_params=resolved, started_at=started, finished_at=_utc_now(),
         wall_s=wall, records_file="records.jsonl", slos=opts.slos, requested_rate=opts.rate,

@@ -35,6 +35,12 @@ class Hardware(Document):
     peak_tflops: dict[ComputeDtype, float] = Field(
         description="Peak dense (no sparsity) throughput per dtype, TFLOP/s (TOP/s for ints)."
     )
+    figures: Literal["datasheet", "measured"] = Field(
+        default="datasheet",
+        description="datasheet: peak numbers as published; measured: achievable numbers from servescope probe "
+        "(the step-time model then applies no efficiency factor to them).",
+    )
+    cores: int | None = Field(default=None, ge=1, description="CPUs: cores (threads) the figures were measured with.")
     interconnect: Interconnect | None = None
     tdp_w: float | None = Field(default=None, gt=0.0)
     sources: list[Source] = Field(default_factory=list)

@@ -29,7 +29,38 @@ class Model(Document):
     num_experts_per_tok: int | None = Field(default=None, ge=1)
     num_shared_experts: int | None = Field(default=None, ge=0)
     moe_intermediate_size: int | None = Field(default=None, ge=1)
-    sliding_window: int | None = Field(default=None, ge=1)
+    sliding_window: int | None = Field(default=None, ge=1, description="Window of sliding-window attention layers, tokens.")
+    sliding_window_layers: int | None = Field(
+        default=None,
+        ge=0,
+        description="How many layers use the sliding window (from HF layer_types); all layers when null and "
+        "sliding_window is set.",
+    )
+    global_head_dim: int | None = Field(
+        default=None, ge=1, description="Head dim of full-attention layers when it differs from head_dim (Gemma 4)."
+    )
+    num_kv_shared_layers: int | None = Field(
+        default=None, ge=0, description="Last layers that reuse an earlier layer's K/V: no K/V projection, no KV cache."
+    )
+    use_double_wide_mlp: bool | None = Field(
+        default=None, description="KV-shared layers use an MLP twice intermediate_size wide (Gemma 4 E2B)."
+    )
+    hidden_size_per_layer_input: int | None = Field(
+        default=None, ge=1, description="Per-layer embedding width (Gemma PLE): looked up, never multiplied."
+    )
+    vocab_size_per_layer_input: int | None = Field(default=None, ge=1)
+    torch_dtype: str | None = Field(default=None, description="HF torch_dtype of the published weights, e.g. bfloat16.")
+    quantization: str | None = Field(
+        default=None, description="HF quantization_config.quant_method of the published checkpoint, e.g. mxfp4."
+    )
+    chat_template_tokens: int | None = Field(
+        default=None, ge=0, description="Tokens the chat template adds to a one-message prompt (measured or counted)."
+    )
+    tokenizer: str | None = Field(
+        default=None,
+        description="A tokenizer.json that counts this model's tokens: a path, or 'package:' + a file under "
+        "servescope's data folder.",
+    )
     params_total_b: float | None = Field(default=None, gt=0.0, description="Published total parameters, billions.")
     params_active_b: float | None = Field(default=None, gt=0.0, description="Active per token (MoE), billions.")
     sources: list[Source] = Field(default_factory=list)
@@ -48,4 +79,12 @@ class Model(Document):
             issues.append(error("num_experts_per_tok", "num_experts and num_experts_per_tok go together"))
         if moe[0] is not None and moe[1] is not None and moe[1] > moe[0]:
             issues.append(error("num_experts_per_tok", "cannot exceed num_experts"))
+        if self.sliding_window_layers is not None and self.sliding_window_layers > self.num_hidden_layers:
+            issues.append(error("sliding_window_layers", "cannot exceed num_hidden_layers"))
+        if self.sliding_window_layers and self.sliding_window is None:
+            issues.append(error("sliding_window_layers", "needs sliding_window"))
+        if self.num_kv_shared_layers is not None and self.num_kv_shared_layers >= self.num_hidden_layers:
+            issues.append(error("num_kv_shared_layers", "must leave at least one layer with its own KV"))
+        if self.params_total_b is not None and self.params_active_b is not None and self.params_active_b > self.params_total_b:
+            issues.append(error("params_active_b", "cannot exceed params_total_b"))
         return issues

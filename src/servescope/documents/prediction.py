@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from servescope.documents.base import Document, IsoDate, Issue, NonEmptyStr, NonNegFloat, NonNegInt, UnitFloat
+from servescope.documents.base import Document, IsoDate, Issue, NonEmptyStr, NonNegFloat, NonNegInt, UnitFloat, error
 from servescope.documents.evaluation_run import EvaluationPoint, check_points
 
 
@@ -48,3 +48,33 @@ class Prediction(Document):
 
     def check(self) -> list[Issue]:
         return check_points(list(self.points))
+
+
+class Calibration(Document):
+    """Fitted step-time factors for one scenario (``servescope calibrate``).
+
+    ``factors`` overrides the step-time model's named constants (efficiencies and
+    overheads, see ``servescope.predict.calibration``); a factor not listed keeps
+    its default. ``mape_before``/``mape_after`` are the fit's errors, percent,
+    per metric, on the measured points it was fitted to.
+    """
+
+    kind: Literal["Calibration"] = "Calibration"
+    name: NonEmptyStr
+    scenario: NonEmptyStr
+    fitted_from: NonEmptyStr = Field(description="The measured EvaluationRun/Result (name or path) it was fitted to.")
+    factors: dict[str, float] = Field(description="Named step-time constants and their fitted values.")
+    metrics: list[str] = Field(default_factory=list, description="Metrics the fit minimised the error of.")
+    mape_before: dict[str, float] = Field(default_factory=dict, description="MAPE per metric with defaults, percent.")
+    mape_after: dict[str, float] = Field(default_factory=dict, description="MAPE per metric after the fit, percent.")
+    points: NonNegInt | None = Field(default=None, description="Measured points the fit used.")
+    predictor_version: str | None = None
+    date: IsoDate | None = None
+    notes: str | None = None
+
+    def check(self) -> list[Issue]:
+        issues: list[Issue] = []
+        for key, value in self.factors.items():
+            if value < 0:
+                issues.append(error(f"factors.{key}", "must not be negative"))
+        return issues

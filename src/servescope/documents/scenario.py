@@ -42,6 +42,9 @@ class Scenario(Document):
     weight_dtype: Dtype = "bf16"
     kv_dtype: Dtype = "auto"
     quantization: str | None = None
+    speculative_tokens: int | None = Field(
+        default=None, ge=1, description="Speculative decoding: draft tokens proposed per step (none when null)."
+    )
     price_per_device_hour_usd: NonNegFloat | None = None
     notes: str | None = None
 

@@ -61,8 +61,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -428,8 +427,7 @@ class TruthApp:
                 outcome = "dropped"
             elif opts.error_after is not None and len(token_ns) >= opts.error_after:
                 outcome = "stream-error"
-            backlogged = stream.backlogged
-            entry["backlogged"] = backlogged
+            entry["backlogged"] = stream.backlogged
             if outcome == "dropped":
                 transport.abort()
                 entry["outcome"] = outcome
@@ -735,10 +733,6 @@ def read_log_dir(log_dir: Path | str) -> dict[str, dict[str, Any]]:
                     e = json.loads(line)
                     out[e["id"]] = e
     return out
-
-
-def options_dict(o: Options) -> dict[str, Any]:
-    return asdict(o)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,262 @@
+"""Summaries of many Results, in the file set of shared/seeds/metrics-contract.txt
+adapted to serving (shared/DESIGN.md).
+
+Results are grouped by (workload_id, config_id, harness) — the seed's (task,
+agent_baseline_id, partner_id); repeats of one group are its episodes. Files:
+
+- ``summary_v0.2.csv``: group keys, ``n_episodes``, then ``<metric>_mean`` and
+  ``<metric>_std`` for every metric — the stable tier the regression guard reads;
+- ``summary_v0.3.csv``: the same rows and columns, then ``_p50``, ``_p90``,
+  ``_mean_ci_lower``, ``_mean_ci_upper`` per metric (empty when n < 2), then
+  binomial CIs for ``success_rate`` and ``on_time_rate`` (pooled over requests);
+- ``summary.csv``: identical to ``summary_v0.2.csv``;
+- ``summary.md``: a table of the v0.2 aggregates, a Run info section when
+  durations exist, and an LLM economics table when any result has an ``llm`` block.
+
+Column order is fixed here and never depends on the inputs' order; rows are
+sorted by their keys. An empty cell means "not computable", never zero.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from servescope.analysis.stats import mean_ci, percentile, rate_ci
+from servescope.documents import Result
+
+GROUP_KEYS: tuple[str, ...] = ("workload_id", "config_id", "harness")
+
+# (column stem, integer?) — the order of the columns, fixed.
+METRICS: tuple[tuple[str, bool], ...] = (
+    ("throughput", True),
+    ("completed_requests", True),
+    ("failed_requests", True),
+    ("input_tokens_total", True),
+    ("output_tokens_total", True),
+    ("success_rate", False),
+    ("on_time_rate", False),
+    ("p50_turnaround_s", False),
+    ("p95_turnaround_s", False),
+    ("output_tokens_per_sec", False),
+    ("input_tokens_per_sec", False),
+    ("requests_per_sec", False),
+    ("ttft_ms_p50", False),
+    ("ttft_ms_p90", False),
+    ("ttft_ms_p99", False),
+    ("itl_ms_p50", False),
+    ("itl_ms_p90", False),
+    ("tpot_ms_p50", False),
+    ("e2e_ms_p50", False),
+    ("e2e_ms_p90", False),
+    ("kv_utilization", False),
+    ("prefix_cache_hit_rate", False),
+    ("preemptions", True),
+    ("device_utilization_mean", False),
+)
+V03_STATS: tuple[str, ...] = ("p50", "p90", "mean_ci_lower", "mean_ci_upper")
+RATE_CI_COLUMNS: tuple[str, ...] = (
+    "success_rate_ci_lower",
+    "success_rate_ci_upper",
+    "on_time_rate_ci_lower",
+    "on_time_rate_ci_upper",
+)
+
+
+def v02_columns() -> list[str]:
+    return [*GROUP_KEYS, "n_episodes", *(f"{m}_{s}" for m, _ in METRICS for s in ("mean", "std"))]
+
+
+def v03_columns() -> list[str]:
+    return [*v02_columns(), *(f"{m}_{s}" for m, _ in METRICS for s in V03_STATS), *RATE_CI_COLUMNS]
+
+
+def _dist(d: Any, stat: str) -> float | None:
+    return None if d is None else getattr(d, stat)
+
+
+def episode_metrics(r: Result) -> dict[str, float | int | None]:
+    """The per-episode values of every summarised metric (None = not measured)."""
+    m = r.metrics
+    util = m.device_utilization
+    return {
+        "throughput": r.throughput,
+        "completed_requests": m.completed_requests,
+        "failed_requests": m.failed_requests,
+        "input_tokens_total": m.input_tokens_total,
+        "output_tokens_total": m.output_tokens_total,
+        "success_rate": m.success_rate,
+        "on_time_rate": r.on_time_rate,
+        "p50_turnaround_s": r.p50_turnaround_s,
+        "p95_turnaround_s": r.p95_turnaround_s,
+        "output_tokens_per_sec": m.output_tokens_per_sec,
+        "input_tokens_per_sec": m.input_tokens_per_sec,
+        "requests_per_sec": m.requests_per_sec,
+        "ttft_ms_p50": _dist(m.ttft_ms, "p50"),
+        "ttft_ms_p90": _dist(m.ttft_ms, "p90"),
+        "ttft_ms_p99": _dist(m.ttft_ms, "p99"),
+        "itl_ms_p50": _dist(m.itl_ms, "p50"),
+        "itl_ms_p90": _dist(m.itl_ms, "p90"),
+        "tpot_ms_p50": _dist(m.tpot_ms, "p50"),
+        "e2e_ms_p50": _dist(m.e2e_ms, "p50"),
+        "e2e_ms_p90": _dist(m.e2e_ms, "p90"),
+        "kv_utilization": m.kv_utilization,
+        "prefix_cache_hit_rate": m.prefix_cache_hit_rate,
+        "preemptions": m.preemptions,
+        "device_utilization_mean": (sum(util) / len(util)) if util else None,
+    }
+
+
+def group_key(r: Result) -> tuple[str, str, str]:
+    return (r.workload_id, r.config_id, r.metadata.harness)
+
+
+@dataclass
+class Group:
+    key: tuple[str, str, str]
+    results: list[Result] = field(default_factory=list)
+
+
+def group_results(results: Iterable[Result]) -> list[Group]:
+    groups: dict[tuple[str, str, str], Group] = {}
+    for r in results:
+        groups.setdefault(group_key(r), Group(group_key(r))).results.append(r)
+    for g in groups.values():  # order inside a group never depends on input order
+        g.results.sort(key=lambda r: (r.metadata.started_at or "", r.run_id))
+    return [groups[k] for k in sorted(groups)]
+
+
+def _mean_std(values: list[float]) -> tuple[float | None, float | None]:
+    if not values:
+        return None, None
+    mean = math.fsum(values) / len(values)
+    if len(values) < 2:
+        return mean, None
+    var = math.fsum((v - mean) ** 2 for v in values) / (len(values) - 1)
+    return mean, math.sqrt(var)
+
+
+def summary_rows(groups: list[Group], tier: Literal["v0.2", "v0.3"]) -> list[dict[str, Any]]:
+    rows = []
+    for g in groups:
+        row: dict[str, Any] = dict(zip(GROUP_KEYS, g.key, strict=True))
+        row["n_episodes"] = len(g.results)
+        per_metric = {name: [] for name, _ in METRICS}  # type: dict[str, list[float]]
+        for r in g.results:
+            for name, value in episode_metrics(r).items():
+                if value is not None:
+                    per_metric[name].append(float(value))
+        for name, _ in METRICS:
+            row[f"{name}_mean"], row[f"{name}_std"] = _mean_std(per_metric[name])
+        if tier == "v0.3":
+            for name, _ in METRICS:
+                vals = per_metric[name]
+                enough = len(vals) >= 2  # quantiles and CIs need more than one episode
+                row[f"{name}_p50"] = percentile(vals, 50) if enough else None
+                row[f"{name}_p90"] = percentile(vals, 90) if enough else None
+                ci = mean_ci(vals) if enough else None
+                row[f"{name}_mean_ci_lower"], row[f"{name}_mean_ci_upper"] = ci if ci else (None, None)
+            total = sum(r.metrics.total_requests or 0 for r in g.results)
+            ok = sum(r.metrics.completed_requests or 0 for r in g.results)
+            ci = rate_ci(ok, total) if total else None
+            row["success_rate_ci_lower"], row["success_rate_ci_upper"] = ci if ci else (None, None)
+            timed = [r for r in g.results if r.on_time_rate is not None and r.metrics.total_requests]
+            n_t = sum(r.metrics.total_requests or 0 for r in timed)
+            k_t = sum(round((r.on_time_rate or 0.0) * (r.metrics.total_requests or 0)) for r in timed)
+            ci = rate_ci(k_t, n_t) if n_t else None
+            row["on_time_rate_ci_lower"], row["on_time_rate_ci_upper"] = ci if ci else (None, None)
+        rows.append(row)
+    return rows
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def render_csv(rows: list[dict[str, Any]], columns: list[str]) -> str:
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow([_cell(row.get(c)) for c in columns])
+    return buf.getvalue()
+
+
+def _md_num(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+def render_markdown(groups: list[Group], rows_v02: list[dict[str, Any]]) -> str:
+    cols = v02_columns()
+    lines = ["# servescope summary", "", "Aggregates over episodes (repeats) of each (workload_id, config_id, harness); "
+             "mean and sample std (ddof = 1). Empty (—) = not measured or not computable.", ""]
+    lines.append("| " + " | ".join(cols) + " |")
+    lines.append("|" + "---|" * len(cols))
+    for row in rows_v02:
+        lines.append("| " + " | ".join(_md_num(row.get(c)) for c in cols) + " |")
+    results = [r for g in groups for r in g.results]
+    timed = [r for r in results if r.metadata.run_duration_wall_s]
+    if timed:
+        lines += ["", "## Run info", "", "| run_id | workload_id | run_duration_wall_s | requests_per_second |", "|---|---|---|---|"]
+        for r in sorted(timed, key=lambda r: r.run_id):
+            wall = r.metadata.run_duration_wall_s or 0.0
+            total = r.metrics.total_requests
+            rps = (total / wall) if (total is not None and wall > 0) else None
+            lines.append(f"| {r.run_id} | {r.workload_id} | {_md_num(wall)} | {_md_num(rps)} |")
+        lines += ["", f"_{len(timed)} result(s) with wall-clock durations; requests_per_second = measured requests / "
+                  "run_duration_wall_s (the wall time includes warmup)._"]
+    econ = [r for r in results if r.llm is not None]
+    if econ:
+        lines += ["", "## LLM economics", "", "| run_id | calls | tokens | mean latency ms | p95 latency ms | error rate | "
+                  "invalid-output rate | estimated cost USD |", "|---|---|---|---|---|---|---|---|"]
+        for r in sorted(econ, key=lambda r: r.run_id):
+            e = r.llm
+            assert e is not None
+            lines.append(
+                f"| {r.run_id} | {e.call_count} | {e.total_tokens} | {_md_num(e.mean_latency_ms)} | {_md_num(e.p95_latency_ms)} | "
+                f"{_md_num(e.error_rate)} | {_md_num(e.invalid_output_rate)} | {_md_num(e.estimated_cost_usd)} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+@dataclass
+class SummaryFiles:
+    v02: Path
+    v03: Path
+    csv: Path
+    markdown: Path
+    groups: int
+    results: int
+
+
+def write_summary(results: Iterable[Result], out_dir: Path, basename: str = "summary") -> SummaryFiles:
+    results = list(results)
+    groups = group_results(results)
+    rows2 = summary_rows(groups, "v0.2")
+    rows3 = summary_rows(groups, "v0.3")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    v02 = render_csv(rows2, v02_columns())
+    paths = SummaryFiles(
+        v02=out_dir / f"{basename}_v0.2.csv",
+        v03=out_dir / f"{basename}_v0.3.csv",
+        csv=out_dir / f"{basename}.csv",
+        markdown=out_dir / f"{basename}.md",
+        groups=len(groups),
+        results=len(results),
+    )
+    paths.v02.write_text(v02, encoding="utf-8")
+    paths.csv.write_text(v02, encoding="utf-8")
+    paths.v03.write_text(render_csv(rows3, v03_columns()), encoding="utf-8")
+    paths.markdown.write_text(render_markdown(groups, rows2), encoding="utf-8")
+    return paths

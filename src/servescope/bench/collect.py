@@ -1,0 +1,62 @@
+"""Gather Results from files and folders, including runs that never finished:
+a run folder with ``records.jsonl`` but no ``result.json`` (killed, interrupted,
+still going) is rebuilt from its records."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from servescope.bench.recover import result_from_records
+from servescope.catalog.store import Catalog
+from servescope.documents import Result, load
+from servescope.errors import ServescopeError
+
+
+@dataclass
+class Collected:
+    results: list[Result] = field(default_factory=list)
+    partial: list[Path] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def _result_files(path: Path) -> Iterable[Path]:
+    if path.is_file():
+        yield path
+        return
+    for p in sorted(path.rglob("*")):
+        if p.is_file() and p.suffix in (".json", ".yaml", ".yml"):
+            yield p
+
+
+def collect_results(paths: Iterable[Path], catalog: Catalog | None = None) -> Collected:
+    out = Collected()
+    cat = catalog
+    seen_dirs: set[Path] = set()
+    for path in paths:
+        if not path.exists():
+            out.problems.append(f"{path}: no such file or folder")
+            continue
+        for f in _result_files(path):
+            if f.name == "records.jsonl":
+                continue
+            loaded = load(f)
+            if isinstance(loaded.document, Result):
+                if loaded.ok:
+                    out.results.append(loaded.document)
+                    seen_dirs.add(f.parent.resolve())
+                else:
+                    first = next(i for i in loaded.issues if i.level == "error")
+                    out.problems.append(first.format(str(f)) + " (skipped)")
+        records = [path] if path.is_file() and path.name == "records.jsonl" else sorted(path.rglob("records.jsonl")) if path.is_dir() else []
+        for rec in records:
+            if rec.parent.resolve() in seen_dirs:
+                continue
+            try:
+                cat = cat or Catalog.load()
+                out.results.append(result_from_records(rec, cat))
+                out.partial.append(rec)
+            except (ServescopeError, ValueError, KeyError, OSError) as exc:
+                out.problems.append(f"{rec}: cannot rebuild a result from the records: {exc}")
+    return out

@@ -1,0 +1,128 @@
+"""summarize: the seed's file set, its contract, and hand-computed aggregates."""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from servescope.analysis.summarize import (
+    GROUP_KEYS,
+    V03_STATS,
+    summary_rows,
+    group_results,
+    v02_columns,
+    v03_columns,
+    write_summary,
+)
+from servescope.documents import Result, config_id
+
+
+def make_result(run_id: str, workload: str = "serve-x-v1", parallel: int = 4, completed: int = 10, failed: int = 0,
+                ttft_p50: float | None = 100.0, tps: float | None = 500.0, started: str = "2026-11-30T00:00:00+00:00",
+                llm: dict[str, Any] | None = None, on_time: float | None = None) -> Result:
+    args = {"--parallel": parallel}
+    failures = [{"stage": "send", "category": "http-error", "count": failed, "message": "boom"}] if failed else []
+    doc: dict[str, Any] = {
+        "kind": "Result", "run_id": run_id, "workload_id": workload,
+        "config_id": config_id("llama.cpp", "1", args), "timing_mode": "explicit",
+        "engine": {"id": "llama.cpp", "version": "1"}, "model": {"id": "tiny"}, "args": args,
+        "metrics": {
+            "total_requests": completed + failed, "completed_requests": completed, "failed_requests": failed,
+            "success_rate": completed / (completed + failed), "output_tokens_total": completed * 16,
+            "output_tokens_per_sec": tps,
+            "ttft_ms": None if ttft_p50 is None else {"count": completed, "p50": ttft_p50, "min": 1.0, "max": 1000.0},
+        },
+        "failures": failures, "throughput": completed,
+        "blocked_by_reason_code": {"http-error": failed} if failed else {},
+        "metadata": {"pipeline_mode": "llm_live", "non_deterministic": True, "started_at": started,
+                     "run_duration_wall_s": 10.0},
+    }
+    if on_time is not None:
+        doc["slos"] = [{"id": "ttft", "metric": "ttft_ms", "threshold": 500.0}]
+        doc["on_time_rate"] = on_time
+        doc["violations_by_invariant_id"] = {"ttft": 0}
+    if llm is not None:
+        doc["llm"] = llm
+    return Result.model_validate(doc)
+
+
+def read_csv(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def test_file_set_and_contract(tmp_path: Path) -> None:
+    results = [make_result("a", ttft_p50=100.0), make_result("b", ttft_p50=140.0), make_result("c", parallel=8)]
+    files = write_summary(results, tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["summary.csv", "summary.md", "summary_v0.2.csv", "summary_v0.3.csv"]
+    assert files.csv.read_bytes() == files.v02.read_bytes()
+    v02 = files.v02.read_text().splitlines()[0].split(",")
+    v03 = files.v03.read_text().splitlines()[0].split(",")
+    assert v02 == v02_columns() and v03 == v03_columns()
+    assert v03[: len(v02)] == v02  # every v0.2 column, in place, in v0.3
+    assert not [c for c in v02 if c.endswith(tuple(f"_{s}" for s in V03_STATS)) or "_ci_" in c]
+    rows2, rows3 = read_csv(files.v02), read_csv(files.v03)
+    for r2, r3 in zip(rows2, rows3, strict=True):  # same rows, same values, compatible types
+        assert {k: r3[k] for k in r2} == r2
+
+
+def test_hand_computed_aggregates(tmp_path: Path) -> None:
+    results = [make_result("a", ttft_p50=100.0, failed=0), make_result("b", ttft_p50=140.0, completed=6, failed=4)]
+    [row] = read_csv(write_summary(results, tmp_path).v03)
+    assert row["n_episodes"] == "2"
+    assert float(row["ttft_ms_p50_mean"]) == 120.0
+    assert math.isclose(float(row["ttft_ms_p50_std"]), math.sqrt(800.0))  # ((20^2)*2)/(2-1)
+    assert float(row["throughput_mean"]) == 8.0
+    assert float(row["ttft_ms_p50_p50"]) == 120.0
+    assert math.isclose(float(row["ttft_ms_p50_p90"]), 136.0)  # 100 + 0.9*(140-100)
+    # t(0.975, df=1) = 12.7062; half width = 12.7062 * sqrt(800) / sqrt(2) = 254.12
+    assert math.isclose(float(row["ttft_ms_p50_mean_ci_lower"]), 120 - 12.706204736 * 20.0, rel_tol=1e-6)
+    # pooled success: 16 of 20 → Wilson (0.5840, 0.9193)
+    assert math.isclose(float(row["success_rate_ci_lower"]), 0.58398, abs_tol=1e-4)
+    assert math.isclose(float(row["success_rate_ci_upper"]), 0.91931, abs_tol=1e-4)
+    assert row["on_time_rate_ci_lower"] == "" and row["kv_utilization_mean"] == ""  # not measured: empty, never 0
+
+
+def test_single_episode_has_no_std_quantiles_or_ci(tmp_path: Path) -> None:
+    [row] = read_csv(write_summary([make_result("a")], tmp_path).v03)
+    assert row["ttft_ms_p50_mean"] == "100.0" and row["ttft_ms_p50_std"] == ""
+    assert row["ttft_ms_p50_p50"] == "" and row["ttft_ms_p50_mean_ci_lower"] == ""
+    assert row["success_rate_ci_lower"] != ""  # a rate CI needs trials, not episodes
+
+
+def test_groups_by_workload_config_and_harness() -> None:
+    results = [make_result("a"), make_result("b", parallel=8), make_result("c", workload="serve-y-v1"), make_result("d")]
+    groups = group_results(results)
+    sizes = {(g.key[0], g.key[1]): [r.run_id for r in g.results] for g in groups}
+    four, eight = results[0].config_id, results[1].config_id
+    assert sizes == {("serve-x-v1", four): ["a", "d"], ("serve-x-v1", eight): ["b"], ("serve-y-v1", four): ["c"]}
+    assert [g.key for g in groups] == sorted(g.key for g in groups)
+    assert GROUP_KEYS == ("workload_id", "config_id", "harness")
+
+
+@pytest.mark.parametrize("order", list(itertools.permutations(range(3))))
+def test_output_never_depends_on_input_order(tmp_path: Path, order: tuple[int, ...]) -> None:
+    base = [make_result("a", ttft_p50=90.0), make_result("b", parallel=8, ttft_p50=95.0), make_result("c", ttft_p50=130.0, started="2026-11-30T01:00:00+00:00")]
+    ref = write_summary(base, tmp_path / "ref")
+    got = write_summary([base[i] for i in order], tmp_path / "got")
+    for a, b in ((ref.v02, got.v02), (ref.v03, got.v03), (ref.markdown, got.markdown)):
+        assert a.read_bytes() == b.read_bytes()
+
+
+def test_markdown_has_run_info_and_llm_economics(tmp_path: Path) -> None:
+    llm = {"call_count": 3, "total_tokens": 300, "error_rate": 0.0, "invalid_output_rate": 0.0, "mean_latency_ms": 12.5}
+    md = write_summary([make_result("a", llm=llm), make_result("b")], tmp_path).markdown.read_text()
+    assert "## Run info" in md and "| a | serve-x-v1 | 10 | 1 |" in md
+    assert "## LLM economics" in md and "| a | 3 | 300 | 12.5 |" in md
+
+
+def test_on_time_rate_binomial_ci(tmp_path: Path) -> None:
+    rows = summary_rows(group_results([make_result("a", on_time=0.5), make_result("b", on_time=1.0)]), "v0.3")
+    # pooled 15 of 20 on time → Wilson (0.5313, 0.8881)
+    assert math.isclose(rows[0]["on_time_rate_ci_lower"], 0.53131, abs_tol=1e-4)
+    assert math.isclose(rows[0]["on_time_rate_ci_upper"], 0.88814, abs_tol=1e-4)
