@@ -1,0 +1,216 @@
+"""What every importer shares: reading a harness's export without tracebacks,
+taking numbers out of it without inventing any, and building the EvaluationRun.
+
+Every failure is a ``DocumentError(str(path), "one clear line")``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from servescope.documents import EvaluationPoint, EvaluationRun
+from servescope.errors import DocumentError
+
+# Exports are summaries; anything past this is not the file the user meant.
+MAX_EXPORT_BYTES = 64 * 1024 * 1024
+
+UNKNOWN_ENGINE = "unknown"
+
+# Point fields an importer may fill; everything else on EvaluationPoint stays null.
+_INT_FIELDS = ("completed_requests", "mean_isl", "mean_osl", "preemptions")
+
+# Time units harnesses write next to a number, as a factor to milliseconds.
+_TO_MS = {"ns": 1e-6, "us": 1e-3, "µs": 1e-3, "ms": 1.0, "s": 1e3, "sec": 1e3, "seconds": 1e3}
+
+
+def fail(path: Path, message: str) -> DocumentError:
+    return DocumentError(str(path), message)
+
+
+def read_bytes(path: Path) -> bytes:
+    try:
+        if not path.exists():
+            raise fail(path, "no such file")
+        if path.is_dir():
+            raise fail(path, "is a folder; give the export file")
+        if not path.is_file():
+            raise fail(path, "is not a regular file")
+        with path.open("rb") as fh:
+            raw = fh.read(MAX_EXPORT_BYTES + 1)
+    except OSError as exc:
+        raise fail(path, f"cannot be read: {exc.strerror or exc}") from exc
+    if len(raw) > MAX_EXPORT_BYTES:
+        raise fail(path, f"is larger than {MAX_EXPORT_BYTES // (1024 * 1024)} MiB; not a benchmark summary export")
+    if not raw.strip():
+        raise fail(path, "is empty")
+    return raw
+
+
+def read_text(path: Path) -> str:
+    raw = read_bytes(path)
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise fail(path, f"is not UTF-8 text (byte {exc.start})") from exc
+
+
+def _reject_constant(token: str) -> Any:
+    raise ValueError(f"non-finite number {token}")
+
+
+def parse_json(path: Path, text: str, what: str) -> Any:
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise fail(path, f"is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); expected {what}") from exc
+    except ValueError as exc:  # NaN / Infinity, which JSON does not allow
+        raise fail(path, f"is not valid JSON ({exc}); expected {what}") from exc
+    except RecursionError as exc:
+        raise fail(path, f"is nested too deeply; expected {what}") from exc
+
+
+def read_json(path: Path, what: str) -> Any:
+    return parse_json(path, read_text(path), what)
+
+
+def require_mapping(path: Path, data: Any, what: str) -> Mapping[str, Any]:
+    if not isinstance(data, Mapping):
+        raise fail(path, f"holds a JSON {type(data).__name__}, not an object; expected {what}")
+    return data
+
+
+def dig(data: Any, *keys: str | int) -> Any:
+    """``data[k0][k1]...`` or None when any step is missing or of the wrong type."""
+    for key in keys:
+        if isinstance(key, int):
+            if not isinstance(data, Sequence) or isinstance(data, str) or not -len(data) <= key < len(data):
+                return None
+            data = data[key]
+        else:
+            if not isinstance(data, Mapping) or key not in data:
+                return None
+            data = data[key]
+    return data
+
+
+def number(path: Path, value: Any, where: str) -> float | None:
+    """A finite number from the export, None when absent (null); anything else is an error."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise fail(path, f"{where} is {value!r}, not a number")
+    out = float(value)
+    if not math.isfinite(out):
+        raise fail(path, f"{where} is {value!r}, not a finite number")
+    return out
+
+
+def to_ms(path: Path, value: float | None, unit: Any, where: str) -> float | None:
+    if value is None:
+        return None
+    if unit is None:
+        return value
+    factor = _TO_MS.get(str(unit).strip().lower())
+    if factor is None:
+        raise fail(path, f"{where} has unit {unit!r}; expected a time unit (ns, us, ms, s)")
+    return value * factor
+
+
+def whole(path: Path, value: float | None, where: str) -> int | None:
+    """A count the harness reports as a float (e.g. ``16.0``); refuse a fractional count."""
+    if value is None:
+        return None
+    if value != int(value):
+        raise fail(path, f"{where} is {value}, not a whole number")
+    return int(value)
+
+
+def rounded_mean(value: float | None) -> int | None:
+    """EvaluationRun's mean_isl/mean_osl are integers: the harness's mean, rounded half to even."""
+    return None if value is None else int(round(value))
+
+
+def iso_date(value: Any) -> str | None:
+    """The calendar date of an ISO 8601 timestamp or of a Unix time in seconds; None if neither."""
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        if not math.isfinite(value) or value <= 0:
+            return None
+        try:
+            return _dt.datetime.fromtimestamp(value, tz=_dt.UTC).date().isoformat()
+        except (OverflowError, OSError, ValueError):
+            return None
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            return _dt.datetime.fromisoformat(text.replace("Z", "+00:00")).date().isoformat()
+        except ValueError:
+            pass
+        for fmt in ("%Y%m%d-%H%M%S", "%Y-%m-%d"):
+            try:
+                return _dt.datetime.strptime(text, fmt).date().isoformat()
+            except ValueError:
+                continue
+    return None
+
+
+def concurrency_value(path: Path, value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value) or value < 1:
+        raise fail(path, f"{where} is {value!r}; an EvaluationRun point needs a whole concurrency of at least 1")
+    return int(value)
+
+
+def build_run(
+    path: Path,
+    *,
+    harness: str,
+    harness_version: str | None,
+    scenario: str,
+    engine_version: str | None,
+    date: str | None,
+    points: list[dict[str, Any]],
+    notes: list[str],
+    name: str | None = None,
+) -> EvaluationRun:
+    """Assemble and validate the EvaluationRun; a model error becomes one DocumentError line."""
+    if not scenario or not scenario.strip():
+        raise fail(path, "the scenario name is empty; pass --scenario NAME")
+    if not points:
+        raise fail(path, f"holds no {harness} benchmark result to import")
+    seen: dict[int, int] = {}
+    for i, point in enumerate(points):
+        c = point["concurrency"]
+        if c in seen:
+            raise fail(
+                path,
+                f"two results at concurrency {c} (#{seen[c] + 1} and #{i + 1}); "
+                "an EvaluationRun has one point per concurrency, import them separately",
+            )
+        seen[c] = i
+    points = sorted(points, key=lambda p: p["concurrency"])
+    try:
+        built = [EvaluationPoint(**{k: v for k, v in p.items() if v is not None}) for p in points]
+        return EvaluationRun(
+            name=name or (f"{scenario}-{harness}-{date}" if date else f"{scenario}-{harness}"),
+            scenario=scenario,
+            harness=harness,
+            harness_version=harness_version or None,
+            engine_version=engine_version or UNKNOWN_ENGINE,
+            date=date,
+            notes=notes,
+            points=built,
+        )
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        loc = ".".join(str(x) for x in first.get("loc", ()))
+        raise fail(path, f"does not make a valid EvaluationRun: {loc + ': ' if loc else ''}{first.get('msg')}") from exc
+    except ValueError as exc:
+        raise fail(path, f"does not make a valid EvaluationRun: {exc}") from exc
