@@ -138,6 +138,65 @@ def summarize(
         out.print(str(p), markup=False)
 
 
+class CompareFormat(str, Enum):
+    text = "text"
+    json = "json"
+    csv = "csv"
+    md = "md"
+
+
+@app.command()
+def compare(
+    a: Annotated[Path, typer.Argument(help="A: a Prediction, EvaluationRun or Result (e.g. the prediction).")],
+    b: Annotated[Path, typer.Argument(help="B: the reference (e.g. the measured EvaluationRun).")],
+    fmt: Annotated[CompareFormat, typer.Option("--format", help="text, json, csv or md.")] = CompareFormat.text,
+    force: Annotated[bool, typer.Option(help="Compare even when scenarios or workloads differ (and say so).")] = False,
+    plot: Annotated[Path | None, typer.Option(help="Write predicted-vs-measured curves over concurrency (.html; .png needs kaleido).")] = None,
+) -> None:
+    """Compare two tables point by point: A, B, signed error %, MAPE and max error per metric."""
+    from servescope.analysis import compare as cmp
+    from servescope.documents import EvaluationRun, Prediction, Result, load
+
+    docs = []
+    for path in (a, b):
+        loaded = load(path)
+        errors = [i for i in loaded.issues if i.level == "error"]
+        if errors:
+            err.print(errors[0].format(str(path)), markup=False)
+            raise typer.Exit(1)
+        if not isinstance(loaded.document, (EvaluationRun, Prediction, Result)):
+            err.print(f"{path}: is a {type(loaded.document).__name__}; compare takes Predictions, EvaluationRuns and Results", markup=False)
+            raise typer.Exit(2)
+        docs.append(loaded.document)
+    c = cmp.compare(docs[0], docs[1], force=force)
+    for w in c.warnings:
+        err.print(f"warning: {w}", markup=False)
+    if fmt is CompareFormat.json:
+        print(cmp.format_json(c), end="")
+    elif fmt is CompareFormat.csv:
+        print(cmp.format_csv(c), end="")
+    elif fmt is CompareFormat.md:
+        print(cmp.format_markdown(c), end="")
+    else:
+        table = Table(title=f"{c.a_name} (A) vs {c.b_name} (B)")
+        for col in ("concurrency", "metric", "A", "B", "error %"):
+            table.add_column(col, justify="left" if col == "metric" else "right")
+        for p in c.pairs:
+            table.add_row(str(p.concurrency), p.metric, f"{p.a:,.2f}", f"{p.b:,.2f}", "-" if p.error_pct is None else f"{p.error_pct:+.1f}")
+        out.print(table)
+        summary = Table(title="per metric")
+        for col in ("metric", "points", "MAPE %", "max |error| %"):
+            summary.add_column(col, justify="left" if col == "metric" else "right")
+        for m in c.per_metric:
+            summary.add_row(m.metric, str(m.points), "-" if m.mape_pct is None else f"{m.mape_pct:.1f}", "-" if m.max_abs_pct is None else f"{m.max_abs_pct:.1f}")
+        out.print(summary)
+        if c.unpaired_a or c.unpaired_b:
+            out.print(f"unpaired concurrencies: A {c.unpaired_a}, B {c.unpaired_b}")
+    if plot is not None:
+        cmp.plot(c, str(plot))
+        err.print(f"plot: {plot}", markup=False)
+
+
 @app.command("config-id")
 def config_id_cmd(
     engine: Annotated[str, typer.Argument(help="Engine name, e.g. vllm or llama.cpp.")],

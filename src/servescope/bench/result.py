@@ -12,18 +12,13 @@ from typing import Any
 
 from servescope import __version__
 from servescope.analysis.metrics import Aggregate, aggregate, slo_outcome, turnaround_s
+from servescope.analysis.tables import result_points
 from servescope.bench.execute import PointOutcome
 from servescope.bench.scrape import EngineWindow
 from servescope.documents import EvaluationRun, Result, Workload, config_id
-from servescope.documents.evaluation_run import EvaluationPoint
 from servescope.documents.record import RequestRecord
 from servescope.documents.result import Slo
 
-DEFINITION_NOTES = [
-    "servescope: ttft_ms, itl_ms and e2e_ms are means over measured requests; itl_ms pools the gaps between "
-    "consecutive content chunks of every request (per-request TPOT is in the Result's tpot_ms); percentiles use "
-    "linear interpolation between closest ranks.",
-]
 
 
 @dataclass
@@ -172,42 +167,9 @@ def build_result(
     return Result.model_validate(doc)
 
 
-def _mean(dist: Any) -> float | None:
-    return None if dist is None else dist.mean
-
-
 def build_evaluation_run(result: Result, name: str, scenario: str, date: str) -> EvaluationRun:
-    """One row per concurrency (points sharing a concurrency are pooled)."""
-    rows: dict[int, EvaluationPoint] = {}
-    blocks: list[tuple[int, Any]] = []
-    if result.points:
-        blocks = [(p.concurrency, p.metrics) for p in result.points]
-    else:
-        conc = int(result.resolved_params.get("concurrency") or 1)
-        blocks = [(conc, result.metrics)]
-    notes = list(DEFINITION_NOTES)
-    seen: dict[int, int] = {}
-    for conc, m in blocks:
-        seen[conc] = seen.get(conc, 0) + 1
-    if any(v > 1 for v in seen.values()):
-        notes.append("several points shared a concurrency (e.g. a context-length sweep); the row shows the first point")
-    for conc, m in blocks:
-        if conc in rows:
-            continue
-        rows[conc] = EvaluationPoint(
-            concurrency=conc,
-            completed_requests=m.completed_requests,
-            output_tokens_per_sec=m.output_tokens_per_sec,
-            input_tokens_per_sec=m.input_tokens_per_sec,
-            ttft_ms=_mean(m.ttft_ms),
-            itl_ms=_mean(m.itl_ms),
-            e2e_ms=_mean(m.e2e_ms),
-            mean_isl=round(m.mean_isl) if m.mean_isl is not None else None,
-            mean_osl=round(m.mean_osl) if m.mean_osl is not None else None,
-            kv_utilization=m.kv_utilization,
-            prefix_cache_hit_rate=m.prefix_cache_hit_rate,
-            preemptions=m.preemptions,
-        )
+    """One row per concurrency (see ``analysis.tables.result_points``)."""
+    points, notes = result_points(result)
     return EvaluationRun(
         name=name,
         scenario=scenario,
@@ -217,5 +179,5 @@ def build_evaluation_run(result: Result, name: str, scenario: str, date: str) ->
         date=date,
         workload=result.workload_id,
         notes=notes,
-        points=list(rows.values()),
+        points=points,
     )

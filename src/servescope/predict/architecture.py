@@ -1,0 +1,164 @@
+"""What a ``Model`` document implies for serving: parameter counts by role, FLOPs
+and KV-cache bytes per token. Pure arithmetic on the Hugging Face config fields.
+
+Conventions (documented once, used everywhere):
+
+- Every MLP is gated (SwiGLU/GeGLU: gate, up, down = 3 matrices of
+  hidden x intermediate), which holds for every model the catalog ships.
+- Attention per layer: q and o are hidden x (heads * head_dim); k and v are
+  hidden x (kv_heads * head_dim), absent on KV-shared layers. Biases and norms
+  are ignored (< 0.1 % of parameters).
+- MoE: every layer is an MoE layer when ``num_experts`` is set; a routed expert
+  is a gated MLP of ``moe_intermediate_size`` (or ``intermediate_size``);
+  shared experts run for every token; the router is hidden x experts.
+- The LM head is vocab x hidden, multiplied only for tokens that need logits;
+  the embedding (and Gemma's per-layer embeddings) are looked up, never
+  multiplied, so they cost memory but not bandwidth per step.
+- One token attending to n keys costs 4 * heads * head_dim * n FLOPs per layer
+  (QK^T and PV, 2 FLOPs per multiply-add).
+- Sliding-window layers attend to at most ``sliding_window`` keys; full-attention
+  layers use ``global_head_dim`` when it is set.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from servescope.documents.model import Model
+
+
+@dataclass(frozen=True)
+class Architecture:
+    """Parameter counts by role and the attention/KV geometry of one model."""
+
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    global_head_dim: int
+    vocab: int
+    intermediate: int
+    expert_intermediate: int
+    attn_params: float
+    dense_mlp_params: float
+    expert_params: float
+    experts: int
+    experts_per_tok: int
+    moe_layers: int
+    lm_head_params: float
+    embedding_params: float
+    per_layer_embedding_params: float
+    tied_embeddings: bool
+    full_layers: int
+    sliding_layers: int
+    kv_full_layers: int
+    kv_sliding_layers: int
+    sliding_window: int | None
+
+    @property
+    def dense_linear_params(self) -> float:
+        """Weights every scheduled token is multiplied by (attention + dense MLPs, shared experts, router)."""
+        return self.attn_params + self.dense_mlp_params
+
+    @property
+    def routed_expert_params(self) -> float:
+        return self.expert_params * self.experts * self.moe_layers
+
+    @property
+    def total_params(self) -> float:
+        emb = 0.0 if self.tied_embeddings else self.embedding_params
+        return self.dense_linear_params + self.routed_expert_params + self.lm_head_params + emb + self.per_layer_embedding_params
+
+    @property
+    def active_params(self) -> float:
+        """Multiplied per generated token: dense + k experts per MoE layer + LM head."""
+        return self.dense_linear_params + self.expert_params * self.experts_per_tok * self.moe_layers + self.lm_head_params
+
+    def kv_elements_per_token(self, kv_heads: float | None = None) -> tuple[float, float]:
+        """(full-attention, sliding-window) K+V elements one token adds, over all
+        layers that keep their own cache. ``kv_heads`` overrides the head count
+        (per-device counts under tensor parallelism)."""
+        h = self.kv_heads if kv_heads is None else kv_heads
+        return 2.0 * h * self.global_head_dim * self.kv_full_layers, 2.0 * h * self.head_dim * self.kv_sliding_layers
+
+    def kv_bytes_per_token(self, kv_bytes: float) -> float:
+        """KV bytes one token adds when the context is below the sliding window."""
+        full, sliding = self.kv_elements_per_token()
+        return (full + sliding) * kv_bytes
+
+    def kv_bytes(self, context: int, kv_bytes: float) -> float:
+        """KV bytes a sequence of ``context`` tokens holds (sliding layers cap at the window)."""
+        full, sliding = self.kv_elements_per_token()
+        window = self.sliding_window or context
+        return (full * context + sliding * min(context, window)) * kv_bytes
+
+    def attention_flops_per_key(self) -> tuple[float, float]:
+        """(full, sliding) FLOPs for one query attending to one key, over all layers."""
+        return 4.0 * self.heads * self.global_head_dim * self.full_layers, 4.0 * self.heads * self.head_dim * self.sliding_layers
+
+
+def architecture(model: Model) -> Architecture:
+    """Derive the serving arithmetic of ``model`` from its config fields."""
+    L, h = model.num_hidden_layers, model.hidden_size
+    nh, nkv = model.num_attention_heads, model.num_key_value_heads
+    d = model.resolved_head_dim
+    dg = model.global_head_dim or d
+    if model.sliding_window is None:
+        sliding = 0
+    else:
+        sliding = model.sliding_window_layers if model.sliding_window_layers is not None else L
+    full = L - sliding
+    shared = model.num_kv_shared_layers or 0
+    own = L - shared
+    # KV-shared layers are spread over both kinds in proportion (Gemma 4 E2B: 20 of 35
+    # shared, 28 of 35 sliding -> own caches: 12 sliding + 3 full, exactly as its layer_types give).
+    kv_sliding = round(sliding * own / L)
+    kv_full = own - kv_sliding
+    full_shared = full - kv_full
+    sliding_shared = sliding - kv_sliding
+    q_o = 2 * h * nh * (full * dg + sliding * d)
+    k_v = 2 * h * nkv * (kv_full * dg + kv_sliding * d)
+    attn = float(q_o + k_v)
+
+    experts = model.num_experts or 0
+    moe_layers = L if experts else 0
+    dense_layers = L - moe_layers
+    inter = model.intermediate_size
+    wide = (full_shared + sliding_shared) if model.use_double_wide_mlp else 0
+    dense_mlp = 3.0 * h * inter * (dense_layers - min(wide, dense_layers)) + 3.0 * h * 2 * inter * min(wide, dense_layers)
+    expert_inter = model.moe_intermediate_size or inter
+    expert = 3.0 * h * expert_inter if experts else 0.0
+    if experts:
+        dense_mlp += moe_layers * (h * experts + (model.num_shared_experts or 0) * 3.0 * h * expert_inter)
+    ple = 0.0
+    if model.hidden_size_per_layer_input:
+        p = model.hidden_size_per_layer_input
+        ple = float((model.vocab_size_per_layer_input or model.vocab_size) * L * p)
+        dense_mlp += 2.0 * h * p * L + h * L * p  # per-layer gate/projection and the model-level projection
+    return Architecture(
+        layers=L,
+        hidden=h,
+        heads=nh,
+        kv_heads=nkv,
+        head_dim=d,
+        global_head_dim=dg,
+        vocab=model.vocab_size,
+        intermediate=inter,
+        expert_intermediate=expert_inter if experts else 0,
+        attn_params=attn,
+        dense_mlp_params=dense_mlp,
+        expert_params=expert,
+        experts=experts,
+        experts_per_tok=model.num_experts_per_tok or 0,
+        moe_layers=moe_layers,
+        lm_head_params=float(model.vocab_size * h),
+        embedding_params=float(model.vocab_size * h),
+        per_layer_embedding_params=ple,
+        tied_embeddings=model.tie_word_embeddings,
+        full_layers=full,
+        sliding_layers=sliding,
+        kv_full_layers=kv_full,
+        kv_sliding_layers=kv_sliding,
+        sliding_window=model.sliding_window,
+    )

@@ -1,0 +1,227 @@
+"""A scenario resolved into everything the simulator needs: architecture, device,
+engine limits, the step-time model, the KV pool and the calibration in force.
+
+Engine knobs come from the scenario's explicit fields first, then its engine
+args (``--max-num-seqs 256``), then the engine's own defaults:
+
+- **vLLM v1** (``vllm/engine/arg_utils.py``, OpenAI-server usage context):
+  ``max_num_seqs`` 1024 and ``max_num_batched_tokens`` 8192 on devices with at
+  least 70 GiB that are not A100s, 256 and 2048 otherwise; block size 16,
+  ``gpu_memory_utilization`` 0.9, prefix caching and chunked prefill on.
+- **SGLang**: the same continuous-batching model with page size 1 and its radix
+  prefix cache (approximated by block hashing at page size 1).
+- **llama.cpp server**: ``--parallel`` slots, each with ``--ctx-size / parallel``
+  tokens of KV (``--no-kv-unified``), a logical batch of ``--batch-size`` (2048)
+  tokens per iteration, prompts longer than a slot refused, generation stopped
+  at the slot's end; its per-slot prompt cache is not modelled.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from servescope.catalog.store import Catalog
+from servescope.documents import Hardware, Model, Scenario
+from servescope.documents.prediction import Calibration as CalibrationDocument
+from servescope.predict.architecture import Architecture, architecture
+from servescope.predict.calibration import Calibration, apply, default_calibration
+from servescope.predict.dtypes import from_torch_dtype, kv_dtype_for
+from servescope.predict.hf_config import read_model_config
+from servescope.predict.kv_capacity import KvCapacity, kv_capacity
+from servescope.predict.step_time import StepTimeModel
+from servescope.predict.tokens import Encoder, load_encoder
+from servescope.errors import CatalogError
+
+GIB = 1024**3
+_LLAMA_CPP = ("llama.cpp", "llamacpp", "llama-cpp", "ollama")
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """The scheduling limits of one replica."""
+
+    engine: str
+    scheduler: str
+    max_num_seqs: int
+    max_num_batched_tokens: int
+    block_size: int
+    enable_prefix_caching: bool
+    enable_chunked_prefill: bool
+    max_model_len: int
+    gpu_memory_utilization: float
+    fixed_kv_tokens: int | None = None
+    overflow: str = "reject"
+    threads: int | None = None
+
+
+@dataclass
+class Deployment:
+    scenario: Scenario
+    model: Model
+    hardware: Hardware
+    arch: Architecture
+    engine: EngineConfig
+    calibration: Calibration
+    calibration_name: str | None
+    step_model: StepTimeModel
+    kv: KvCapacity
+    encoder: Encoder | None
+    template_tokens: int
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def replicas(self) -> int:
+        return self.scenario.dp
+
+    @property
+    def devices_per_replica(self) -> int:
+        return self.scenario.tp * self.scenario.pp
+
+
+def _arg(args: dict[str, Any], *names: str) -> Any:
+    for name in names:
+        for key in (name, name.lstrip("-"), name.lstrip("-").replace("-", "_")):
+            if key in args:
+                return args[key]
+    return None
+
+
+def _int(value: Any) -> int | None:
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        return int(str(value))
+    except ValueError:
+        return None
+
+
+def _flag(args: dict[str, Any], name: str) -> bool:
+    value = _arg(args, name)
+    return value is not None and value is not False and str(value).lower() not in ("false", "0")
+
+
+def engine_config(scenario: Scenario, model: Model, hardware: Hardware) -> EngineConfig:
+    e = scenario.engine
+    args = e.args
+    eid = e.id.lower()
+    max_pos = model.max_position_embeddings or 131072
+    if eid in _LLAMA_CPP:
+        parallel = e.max_num_seqs or _int(_arg(args, "--parallel", "-np")) or 1
+        ctx_total = _int(_arg(args, "--ctx-size", "-c"))
+        unified = not _flag(args, "--no-kv-unified")
+        per_slot = e.max_model_len or (ctx_total // parallel if ctx_total and not unified else ctx_total) or 4096
+        fixed = ctx_total or per_slot * parallel
+        return EngineConfig(
+            engine=e.id,
+            scheduler="vllm-v1",
+            max_num_seqs=parallel,
+            max_num_batched_tokens=e.max_num_batched_tokens or _int(_arg(args, "--batch-size", "-b")) or 2048,
+            block_size=e.block_size or 1,
+            enable_prefix_caching=bool(e.enable_prefix_caching) if e.enable_prefix_caching is not None else False,
+            enable_chunked_prefill=True,
+            max_model_len=per_slot,
+            gpu_memory_utilization=1.0,
+            fixed_kv_tokens=fixed,
+            overflow="truncate",
+            threads=_int(_arg(args, "--threads", "-t")),
+        )
+    big = hardware.memory_gb * 1e9 >= 70 * GIB and "a100" not in hardware.id.lower()
+    sglang = eid == "sglang"
+    seqs = e.max_num_seqs or _int(_arg(args, "--max-num-seqs", "--max-running-requests")) or (1024 if big else 256)
+    batched = e.max_num_batched_tokens or _int(_arg(args, "--max-num-batched-tokens", "--chunked-prefill-size")) or (8192 if big else 2048)
+    block = e.block_size or _int(_arg(args, "--block-size", "--page-size")) or (1 if sglang else 16)
+    util = e.gpu_memory_utilization or _float(_arg(args, "--gpu-memory-utilization", "--mem-fraction-static")) or 0.9
+    prefix = e.enable_prefix_caching
+    if prefix is None:
+        prefix = not (_flag(args, "--no-enable-prefix-caching") or _flag(args, "--disable-radix-cache"))
+    chunked = e.enable_chunked_prefill if e.enable_chunked_prefill is not None else True
+    max_len = e.max_model_len or _int(_arg(args, "--max-model-len", "--context-length")) or max_pos
+    return EngineConfig(
+        engine=e.id,
+        scheduler="vllm-v1",
+        max_num_seqs=seqs,
+        max_num_batched_tokens=max(batched, seqs if chunked else batched),
+        block_size=block,
+        enable_prefix_caching=bool(prefix),
+        enable_chunked_prefill=bool(chunked),
+        max_model_len=max_len,
+        gpu_memory_utilization=util,
+        overflow="reject",
+    )
+
+
+def _float(value: Any) -> float | None:
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        return float(str(value))
+    except ValueError:
+        return None
+
+
+def resolve_model(scenario: Scenario, catalog: Catalog, model_config: str | Path | None = None) -> Model:
+    if model_config is not None:
+        return read_model_config(model_config)
+    if scenario.model.endswith(".json"):
+        return read_model_config(scenario.model)
+    return catalog.model(scenario.model)
+
+
+def deploy(
+    scenario: Scenario,
+    *,
+    catalog: Catalog | None = None,
+    model: Model | None = None,
+    hardware: Hardware | None = None,
+    model_config: str | Path | None = None,
+    calibration: CalibrationDocument | dict[str, float] | None = None,
+    calibration_name: str | None = None,
+) -> Deployment:
+    """Resolve ``scenario`` (model and hardware from the catalog unless given)."""
+    cat = catalog
+    if model is None or hardware is None:
+        cat = cat or Catalog.load()
+    mdl = model or resolve_model(scenario, cat, model_config)  # type: ignore[arg-type]
+    hw = hardware or cat.hardware(scenario.hardware)  # type: ignore[union-attr]
+    arch = architecture(mdl)
+    eng = engine_config(scenario, mdl, hw)
+    cal = apply(default_calibration(hw, scenario.engine.id), calibration)
+    name = calibration_name or (calibration.name if isinstance(calibration, CalibrationDocument) else None)
+    weight = scenario.weight_dtype if scenario.weight_dtype != "auto" else (from_torch_dtype(mdl.torch_dtype) or "bf16")
+    kv = kv_dtype_for(scenario.kv_dtype, weight, from_torch_dtype(mdl.torch_dtype))
+    quant = (scenario.quantization or mdl.quantization or "").lower()
+    expert = "mxfp4" if quant == "mxfp4" and arch.experts else None
+    step = StepTimeModel(arch, hw, cal, tp=scenario.tp, pp=scenario.pp, weight_dtype=weight, kv_dtype=kv, expert_dtype=expert, threads=eng.threads)
+    cap = kv_capacity(
+        step,
+        gpu_memory_utilization=eng.gpu_memory_utilization,
+        block_size=eng.block_size,
+        max_num_batched_tokens=eng.max_num_batched_tokens,
+        max_num_seqs=eng.max_num_seqs,
+        fixed_tokens=eng.fixed_kv_tokens,
+    )
+    if not cap.fits:
+        raise CatalogError(
+            f"scenario {scenario.name}: {mdl.id} does not fit on {hw.id} with tp={scenario.tp} pp={scenario.pp}: "
+            f"{cap.weight_bytes / 1e9:.1f} GB of weights per device, {hw.memory_gb:g} GB of memory"
+        )
+    notes = list(step.notes)
+    encoder = load_encoder(mdl.tokenizer)
+    if mdl.tokenizer and encoder is None:
+        notes.append(f"tokenizer {mdl.tokenizer} unavailable (install 'tokenizers'); prompt lengths are nominal")
+    return Deployment(
+        scenario=scenario,
+        model=mdl,
+        hardware=hw,
+        arch=arch,
+        engine=eng,
+        calibration=cal,
+        calibration_name=name,
+        step_model=step,
+        kv=cap,
+        encoder=encoder,
+        template_tokens=mdl.chat_template_tokens or 0,
+        notes=notes,
+    )

@@ -1,0 +1,99 @@
+"""Paged KV blocks with a prefix cache keyed by block hashes (vLLM v1's
+``BlockPool`` + ``KVCacheManager``, reduced to counts).
+
+- ``free`` counts blocks no running request references, cached ones included:
+  a cached block with no reference stays reusable until it is evicted.
+- Allocation takes never-cached free blocks first, then evicts cached ones in
+  least-recently-freed order (vLLM's free queue is LRU; a request's blocks are
+  freed tail first, so a prompt's last blocks are evicted before its first).
+- A prefix hit is the longest run of a prompt's leading block hashes present in
+  the cache; hit blocks gain a reference (and leave the free count if idle).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+
+
+class BlockPool:
+    def __init__(self, num_blocks: int, block_size: int, prefix_caching: bool) -> None:
+        self.num_blocks = num_blocks
+        self.block_size = block_size
+        self.prefix_caching = prefix_caching
+        self.free = num_blocks
+        self.refs: dict[int, int] = {}
+        self.idle: OrderedDict[int, None] = OrderedDict()
+        self.evictions = 0
+
+    @property
+    def used(self) -> int:
+        return self.num_blocks - self.free
+
+    def hits(self, hashes: Sequence[int], max_blocks: int) -> int:
+        """Leading blocks of ``hashes`` (at most ``max_blocks``) present in the cache."""
+        if not self.prefix_caching:
+            return 0
+        n = 0
+        refs = self.refs
+        for h in hashes[:max_blocks]:
+            if h not in refs:
+                break
+            n += 1
+        return n
+
+    def idle_among(self, hashes: Sequence[int]) -> int:
+        """How many of these cached blocks nobody references (they count as free now)."""
+        refs = self.refs
+        return sum(1 for h in hashes if refs.get(h) == 0)
+
+    def acquire(self, hashes: Sequence[int]) -> None:
+        """Reference cached blocks (prefix hits)."""
+        refs, idle = self.refs, self.idle
+        for h in hashes:
+            if refs[h] == 0:
+                del idle[h]
+                self.free -= 1
+            refs[h] += 1
+
+    def allocate(self, n: int) -> bool:
+        """Take ``n`` blocks; evict idle cached blocks when never-cached ones run out."""
+        if n <= 0:
+            return True
+        if n > self.free:
+            return False
+        plain = self.free - len(self.idle)
+        if n > plain:
+            refs, idle = self.refs, self.idle
+            for _ in range(n - plain):
+                h, _ = idle.popitem(last=False)
+                del refs[h]
+                self.evictions += 1
+        self.free -= n
+        return True
+
+    def register(self, hashes: Sequence[int]) -> list[int]:
+        """A request computed these full blocks (it already holds them as plain
+        blocks): cache them. Returns the hashes it now owns (a hash cached meanwhile
+        by another request stays a plain block of this one)."""
+        if not self.prefix_caching:
+            return []
+        owned = []
+        refs = self.refs
+        for h in hashes:
+            if h not in refs:
+                refs[h] = 1
+                owned.append(h)
+        return owned
+
+    def release(self, plain: int, hashed: Sequence[int]) -> None:
+        """Return a request's blocks: ``plain`` uncached ones and its cached ones
+        (given in prompt order; the tail becomes least recently used first)."""
+        self.free += plain
+        refs, idle = self.refs, self.idle
+        for h in reversed(hashed):
+            r = refs[h] - 1
+            refs[h] = r
+            if r == 0:
+                idle[h] = None
+                self.free += 1

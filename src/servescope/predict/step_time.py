@@ -1,0 +1,284 @@
+"""The time of one engine iteration (one forward pass over a batch of prefill
+chunks and decode tokens) on one replica of ``tp x pp`` devices.
+
+The iteration is a sum of terms, each bounded by the roofline of the device it
+runs on, ``max(flops / (peak * eff), bytes / (bandwidth * memory_bw_eff))``:
+
+- **linear**: every scheduled token times the dense weights (attention
+  projections, dense MLPs, shared experts, router); the weights are streamed once.
+- **lm_head**: tokens that need logits (decodes, and prefills that finish this
+  iteration) times the vocab x hidden matrix.
+- **moe**: routed experts; FLOPs for k experts per token, bytes for the experts
+  the batch touches, ``E * (1 - (1 - k/E)^T)`` in expectation for T tokens
+  routed uniformly at random.
+- **attention**: decode tokens read their sequence's KV cache (memory-bound);
+  prefill chunks compute ``q*c + q(q+1)/2`` query-key pairs (compute-bound);
+  sliding-window layers see at most the window.
+- **communication**: tensor parallelism all-reduces the hidden state twice per
+  layer (after attention and after the MLP): ring all-reduce,
+  ``2 * latency + 2(tp-1)/tp * bytes / (link * comm_bw_eff)``; pipeline
+  stages pass the hidden state ``pp - 1`` times.
+- **overhead**: fixed per iteration, per layer, per scheduled token and per
+  sampled token (see ``calibration.FACTOR_DOCS``).
+
+Tensor parallelism divides weights, heads and FLOPs by ``tp`` (KV heads by
+``min(tp, kv_heads)``: heads are replicated once tp exceeds them). Pipeline
+parallelism divides weights over stages but one iteration still crosses every
+stage, so it adds transfers and no speed (micro-batch interleaving is not
+modelled). Peak rates missing from a datasheet are derived from another dtype
+with ``dtypes.RATE_VS_BF16`` and the derivation is noted in ``notes``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from servescope.documents import Hardware
+from servescope.predict.architecture import Architecture
+from servescope.predict.calibration import Calibration
+from servescope.predict.dtypes import RATE_VS_BF16, bytes_per, compute_dtype_for
+
+
+@dataclass(frozen=True)
+class StepBreakdown:
+    """Seconds per term of one iteration."""
+
+    linear: float
+    lm_head: float
+    moe: float
+    attention: float
+    communication: float
+    overhead: float
+
+    @property
+    def total(self) -> float:
+        return self.linear + self.lm_head + self.moe + self.attention + self.communication + self.overhead
+
+
+def peak_flops(hardware: Hardware, dtype: str, notes: list[str] | None = None) -> float:
+    """Dense peak FLOP/s of ``hardware`` in ``dtype``; derived from another dtype when the datasheet lacks it."""
+    peaks = hardware.peak_tflops
+    if dtype in peaks:
+        return float(peaks[dtype]) * 1e12  # type: ignore[index]
+    if dtype == "fp16" and "bf16" in peaks:
+        return float(peaks["bf16"]) * 1e12
+    if dtype == "bf16" and "fp16" in peaks:
+        return float(peaks["fp16"]) * 1e12
+    want = RATE_VS_BF16.get(dtype)
+    for have in ("bf16", "fp16", "fp8", "int8", "fp4", "int4", "tf32", "fp32"):
+        if have not in peaks or want is None:
+            continue
+        if hardware.device_type == "cpu":
+            tflops = float(peaks[have])  # type: ignore[index]  # vector units: no width speed-up assumed
+        else:
+            tflops = float(peaks[have]) * want / RATE_VS_BF16[have]  # type: ignore[index]
+        if notes is not None:
+            notes.append(f"{hardware.id}: no {dtype} peak in its datasheet; derived {tflops:.1f} TFLOP/s from {have}")
+        return tflops * 1e12
+    raise ValueError(f"hardware {hardware.id} gives no peak_tflops usable for {dtype}")
+
+
+class StepTimeModel:
+    """Iteration time of one replica. Construction is pure arithmetic (no I/O)."""
+
+    def __init__(
+        self,
+        arch: Architecture,
+        hardware: Hardware,
+        calibration: Calibration,
+        *,
+        tp: int = 1,
+        pp: int = 1,
+        weight_dtype: str = "bf16",
+        kv_dtype: str = "bf16",
+        expert_dtype: str | None = None,
+        threads: int | None = None,
+    ) -> None:
+        self.arch = arch
+        self.hardware = hardware
+        self.cal = calibration
+        self.tp = tp
+        self.pp = pp
+        self.weight_dtype = weight_dtype
+        self.kv_dtype = kv_dtype
+        self.notes: list[str] = []
+        c = calibration
+        compute_dtype = compute_dtype_for(weight_dtype)
+        act_dtype = "fp32" if weight_dtype == "fp32" else "bf16"
+        scale = 1.0
+        if hardware.device_type == "cpu" and threads and hardware.cores:
+            scale = min(threads, hardware.cores) / hardware.cores
+        self._gemm_rate = peak_flops(hardware, compute_dtype, self.notes) * scale * c.gemm_eff
+        self._attn_rate = peak_flops(hardware, act_dtype, self.notes) * scale * c.attn_eff
+        self._bw = hardware.memory_bandwidth_gb_s * 1e9 * c.memory_bw_eff
+        self.weight_bytes = bytes_per(weight_dtype)
+        self.expert_bytes = bytes_per(expert_dtype or weight_dtype)
+        self.kv_bytes = bytes_per(kv_dtype)
+        self.act_bytes = bytes_per(act_dtype)
+        a = arch
+        self._dense_flops_per_token = 2.0 * a.dense_linear_params / tp
+        self._dense_bytes = a.dense_linear_params * self.weight_bytes / tp
+        self._head_flops_per_token = 2.0 * a.lm_head_params / tp
+        self._head_bytes = a.lm_head_params * self.weight_bytes / tp
+        self._expert_flops_per_token = 2.0 * a.experts_per_tok * a.expert_params * a.moe_layers / tp
+        self._expert_bytes_each = a.expert_params * a.moe_layers * self.expert_bytes / tp
+        full_f, slide_f = a.attention_flops_per_key()
+        self._attn_flops_full = full_f / tp
+        self._attn_flops_slide = slide_f / tp
+        kv_heads_dev = math.ceil(a.kv_heads / tp)
+        kv_full, kv_slide = a.kv_elements_per_token(kv_heads_dev)
+        self._kv_full = kv_full * self.kv_bytes
+        self._kv_slide = kv_slide * self.kv_bytes
+        self._window = a.sliding_window
+        link = hardware.interconnect
+        self._comm_fixed = 0.0
+        self._comm_per_token = 0.0
+        if tp > 1 or pp > 1:
+            if link is None:
+                raise ValueError(f"hardware {hardware.id} has no interconnect; tp={tp} pp={pp} needs one")
+            bw = link.bandwidth_gb_s * 1e9 * c.comm_bw_eff
+            lat = link.latency_us * 1e-6
+            msg = a.hidden * self.act_bytes
+            if tp > 1:
+                n_ar = 2 * a.layers
+                self._comm_fixed += n_ar * 2 * lat
+                self._comm_per_token += n_ar * 2 * (tp - 1) / tp * msg / bw
+            if pp > 1:
+                self._comm_fixed += (pp - 1) * lat
+                self._comm_per_token += (pp - 1) * msg / bw
+        self._overhead_fixed = c.step_overhead_s + a.layers * c.layer_overhead_s
+
+    # --- terms -----------------------------------------------------------------
+    def _roof(self, flops: float, rate: float, nbytes: float) -> float:
+        return max(flops / rate, nbytes / self._bw)
+
+    def linear_time(self, tokens: int) -> float:
+        if tokens <= 0:
+            return 0.0
+        return self._roof(tokens * self._dense_flops_per_token, self._gemm_rate, self._dense_bytes)
+
+    def lm_head_time(self, logits: int) -> float:
+        if logits <= 0:
+            return 0.0
+        return self._roof(logits * self._head_flops_per_token, self._gemm_rate, self._head_bytes)
+
+    def experts_touched(self, tokens: int) -> float:
+        """Expected distinct experts per MoE layer that ``tokens`` tokens route to."""
+        e, k = self.arch.experts, self.arch.experts_per_tok
+        if not e or tokens <= 0:
+            return 0.0
+        return e * (1.0 - (1.0 - k / e) ** tokens)
+
+    def moe_time(self, tokens: int) -> float:
+        if not self.arch.experts or tokens <= 0:
+            return 0.0
+        return self._roof(tokens * self._expert_flops_per_token, self._gemm_rate, self.experts_touched(tokens) * self._expert_bytes_each)
+
+    def decode_attention_time(self, keys_full: float, keys_sliding: float) -> float:
+        """Decode tokens attending ``keys_full`` keys in full layers and ``keys_sliding`` in window layers (summed over the batch)."""
+        if keys_full <= 0 and keys_sliding <= 0:
+            return 0.0
+        flops = self._attn_flops_full * keys_full + self._attn_flops_slide * keys_sliding
+        nbytes = self._kv_full * keys_full + self._kv_slide * keys_sliding
+        return self._roof(flops, self._attn_rate, nbytes)
+
+    def _sliding_pairs(self, q: int, c: int) -> float:
+        w = self._window
+        if w is None:
+            return 0.0
+        end = c + q
+        lo, hi = c + 1, min(end, w)
+        inside = (lo + hi) * (hi - lo + 1) / 2 if hi >= lo else 0.0
+        return inside + max(0, end - max(c, w)) * w
+
+    def prefill_attention_time(self, q: int, c: int) -> float:
+        """A chunk of ``q`` new tokens after ``c`` cached ones (causal)."""
+        if q <= 0:
+            return 0.0
+        pairs_full = q * c + q * (q + 1) / 2
+        pairs_slide = self._sliding_pairs(q, c) if self._attn_flops_slide else 0.0
+        flops = self._attn_flops_full * pairs_full + self._attn_flops_slide * pairs_slide
+        ctx = c + q
+        nbytes = self._kv_full * ctx + self._kv_slide * (min(ctx, self._window) if self._window else ctx)
+        return self._roof(flops, self._attn_rate, nbytes)
+
+    def communication_time(self, tokens: int) -> float:
+        if tokens <= 0 or not (self._comm_fixed or self._comm_per_token):
+            return 0.0
+        return self._comm_fixed + tokens * self._comm_per_token
+
+    def overhead_time(self, tokens: int, logits: int) -> float:
+        c = self.cal
+        return self._overhead_fixed + tokens * c.token_overhead_s + logits * c.output_token_overhead_s
+
+    # --- one iteration ---------------------------------------------------------
+    def breakdown(
+        self,
+        decode_tokens: int = 0,
+        decode_keys_full: float = 0.0,
+        decode_keys_sliding: float = 0.0,
+        prefill: Sequence[tuple[int, int]] = (),
+        logits: int | None = None,
+    ) -> StepBreakdown:
+        """Terms of one iteration: ``decode_tokens`` decodes whose sequences hold
+        ``decode_keys_*`` keys in all (the new token included), and prefill chunks
+        ``(q, c)``; ``logits`` defaults to decodes + chunks."""
+        tokens = decode_tokens + sum(q for q, _ in prefill)
+        n_logits = decode_tokens + len(prefill) if logits is None else logits
+        attn = self.decode_attention_time(decode_keys_full, decode_keys_sliding)
+        attn += sum(self.prefill_attention_time(q, c) for q, c in prefill)
+        return StepBreakdown(
+            linear=self.linear_time(tokens),
+            lm_head=self.lm_head_time(n_logits),
+            moe=self.moe_time(tokens),
+            attention=attn,
+            communication=self.communication_time(tokens),
+            overhead=self.overhead_time(tokens, n_logits) if tokens else 0.0,
+        )
+
+    def step_time(
+        self,
+        decode_tokens: int = 0,
+        decode_keys_full: float = 0.0,
+        decode_keys_sliding: float = 0.0,
+        prefill: Sequence[tuple[int, int]] = (),
+        logits: int | None = None,
+    ) -> float:
+        return self.breakdown(decode_tokens, decode_keys_full, decode_keys_sliding, prefill, logits).total
+
+    def decode_run(self, contexts: np.ndarray, steps: int) -> np.ndarray:
+        """Durations (s) of ``steps`` consecutive decode-only iterations of the
+        sequences holding ``contexts`` tokens of KV before the first one; each
+        iteration adds one token to every sequence."""
+        b = int(contexts.size)
+        j = np.arange(steps, dtype=np.float64)
+        keys_full = float(contexts.sum()) + b + j * b
+        fixed = self.linear_time(b) + self.lm_head_time(b) + self.moe_time(b) + self.communication_time(b) + self.overhead_time(b, b)
+        if self._window is not None and self._attn_flops_slide:
+            grid = np.minimum(contexts[:, None].astype(np.float64) + 1.0 + j[None, :], float(self._window))
+            keys_slide = grid.sum(axis=0)
+        else:
+            keys_slide = np.zeros(steps)
+        flops = self._attn_flops_full * keys_full + self._attn_flops_slide * keys_slide
+        nbytes = self._kv_full * keys_full + self._kv_slide * keys_slide
+        attn = np.maximum(flops / self._attn_rate, nbytes / self._bw)
+        return fixed + attn
+
+    # --- facts for capacity and plausibility -------------------------------------
+    @property
+    def weight_bytes_per_device(self) -> float:
+        """Weights one device holds (tp and pp split them)."""
+        a = self.arch
+        emb = 0.0 if a.tied_embeddings else a.embedding_params
+        dense = (a.dense_linear_params + a.lm_head_params + emb + a.per_layer_embedding_params) * self.weight_bytes
+        experts = a.routed_expert_params * self.expert_bytes
+        return (dense + experts) / (self.tp * self.pp)
+
+    @property
+    def kv_bytes_per_token_per_device(self) -> float:
+        """KV bytes one token adds on one device below the sliding window (pp splits layers)."""
+        return (self._kv_full + self._kv_slide) / self.pp

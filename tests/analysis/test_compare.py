@@ -1,0 +1,88 @@
+"""compare: pairing by concurrency, signed errors, MAPE, refusals and warnings (hand-computed)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from servescope.analysis.compare import CompareRefused, compare, format_csv, format_json, format_markdown, plot
+from servescope.documents import EvaluationRun, Prediction
+
+
+def measured(**over: object) -> EvaluationRun:
+    doc = {
+        "kind": "EvaluationRun", "name": "measured", "scenario": "s", "harness": "servescope", "engine_version": "1",
+        "workload": "serve-x-v1",
+        "points": [
+            {"concurrency": 1, "ttft_ms": 100.0, "itl_ms": 10.0, "output_tokens_per_sec": 100.0},
+            {"concurrency": 8, "ttft_ms": 200.0, "itl_ms": 20.0, "output_tokens_per_sec": 400.0},
+            {"concurrency": 16, "ttft_ms": 400.0},
+        ],
+    } | over
+    return EvaluationRun.model_validate(doc)
+
+
+def predicted(**over: object) -> Prediction:
+    doc = {
+        "kind": "Prediction", "name": "predicted", "scenario": "s", "workload": "serve-x-v1",
+        "predictor": "servescope-sim", "predictor_version": "0.1.0",
+        "points": [
+            {"concurrency": 1, "ttft_ms": 110.0, "itl_ms": 9.0, "output_tokens_per_sec": 100.0},
+            {"concurrency": 8, "ttft_ms": 150.0, "itl_ms": 25.0, "output_tokens_per_sec": 500.0},
+            {"concurrency": 64, "ttft_ms": 999.0},
+        ],
+    } | over
+    return Prediction.model_validate(doc)
+
+
+def test_pairs_errors_and_mape() -> None:
+    c = compare(predicted(), measured())
+    got = {(p.concurrency, p.metric): p.error_pct for p in c.pairs}
+    assert got == {
+        (1, "ttft_ms"): pytest.approx(10.0), (1, "itl_ms"): pytest.approx(-10.0), (1, "output_tokens_per_sec"): 0.0,
+        (8, "ttft_ms"): pytest.approx(-25.0), (8, "itl_ms"): pytest.approx(25.0), (8, "output_tokens_per_sec"): pytest.approx(25.0),
+    }
+    per = {m.metric: (m.points, m.mape_pct, m.max_abs_pct) for m in c.per_metric}
+    assert per["ttft_ms"] == (2, pytest.approx(17.5), pytest.approx(25.0))
+    assert per["output_tokens_per_sec"] == (2, pytest.approx(12.5), pytest.approx(25.0))
+    assert c.unpaired_a == [64] and c.unpaired_b == [16]
+    assert any("may define metrics differently" in w for w in c.warnings)  # servescope-sim vs servescope
+
+
+def test_different_scenarios_refused_unless_forced() -> None:
+    with pytest.raises(CompareRefused, match="pass --force"):
+        compare(predicted(scenario="other"), measured())
+    c = compare(predicted(scenario="other"), measured(), force=True)
+    assert c.warnings[0].startswith("forced: A is scenario 'other'")
+
+
+def test_different_workloads_refused() -> None:
+    with pytest.raises(CompareRefused, match="workload"):
+        compare(predicted(workload="serve-y-v1"), measured())
+
+
+def test_harness_notes_reach_the_warning() -> None:
+    aiperf = measured(harness="aiperf", notes=["aiperf: ITL is the per-request mean"])
+    c = compare(measured(), aiperf)
+    assert any("aiperf: ITL is the per-request mean" in w for w in c.warnings)
+
+
+def test_zero_reference_gives_no_percentage() -> None:
+    m = measured(points=[{"concurrency": 1, "ttft_ms": 0.0}])
+    p = predicted(points=[{"concurrency": 1, "ttft_ms": 5.0}])
+    c = compare(p, m)
+    assert c.pairs[0].error_pct is None and c.per_metric[0].mape_pct is None
+
+
+def test_formats(tmp_path: Path) -> None:
+    c = compare(predicted(), measured())
+    assert format_csv(c).splitlines()[1] == "1,ttft_ms,110.0,100.0,10.0"
+    data = json.loads(format_json(c))
+    assert math.isclose(data["per_metric"][0]["mape_pct"], 17.5)
+    assert "| 8 | ttft_ms | 150.00 | 200.00 | -25.0 |" in format_markdown(c)
+    out = tmp_path / "plot.html"
+    plot(c, str(out))
+    assert out.stat().st_size > 10_000 and b"plotly" in out.read_bytes()[:200000]
