@@ -97,3 +97,27 @@ def test_unknown_workload_is_one_line(itest_catalog: Catalog, tmp_path: Path) ->
     proc = cli("run", "serve-nope-v1", "--out", str(tmp_path), catalog=itest_catalog)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 1 and "unknown workload 'serve-nope-v1'" in err and "Traceback" not in err
+
+
+def test_engine_start_status_stop(tmp_path: Path, itest_catalog: Catalog) -> None:
+    env = {"SERVESCOPE_CACHE_DIR": str(tmp_path / "cache")}
+
+    def engine(*args: str) -> tuple[int, str]:
+        proc = cli("engine", *args, catalog=itest_catalog, env=env)
+        out, err = proc.communicate(timeout=120)
+        return proc.returncode, out + err
+
+    code, text = engine("status")
+    assert code == 1 and "no engine started" in text
+    code, text = engine("start", "--parallel", "2", "--ctx-per-slot", "1024")
+    assert code == 0 and "started at http://127.0.0.1:" in text and "/v1" in text
+    try:
+        code, text = engine("status")
+        assert code == 0 and "running" in text
+        code, again = engine("start")
+        assert code == 0 and "already running" in again
+    finally:
+        code, text = engine("stop")
+    assert code == 0 and "stopped" in text
+    code, _ = engine("status")
+    assert code == 1
