@@ -197,6 +197,28 @@ def compare(
         err.print(f"plot: {plot}", markup=False)
 
 
+@app.command()
+def regress(
+    baseline: Annotated[Path, typer.Option("--baseline", help="Folder of baseline Results (deterministic runs).")],
+    results: Annotated[Path, typer.Option("--results", help="Folder of new Results to check against it.")],
+) -> None:
+    """Regression guard: integers and structs of deterministic runs must equal the baseline's."""
+    from servescope.analysis.regress import regress as run_guard
+
+    for folder in (baseline, results):
+        if not folder.is_dir():
+            err.print(f"error: {folder}: no such folder", markup=False)
+            raise typer.Exit(2)
+    report = run_guard(baseline, results)
+    for note in report.skipped:
+        out.print(f"note: {note}", markup=False)
+    for line in report.differences:
+        err.print(f"- {line}", markup=False)
+    verdict = "[green]no regression[/green]" if report.ok else f"[red]{len(report.differences)} difference(s)[/red]"
+    out.print(f"{report.compared} result(s) compared: {verdict}")
+    raise typer.Exit(0 if report.ok else 1)
+
+
 @app.command("config-id")
 def config_id_cmd(
     engine: Annotated[str, typer.Argument(help="Engine name, e.g. vllm or llama.cpp.")],

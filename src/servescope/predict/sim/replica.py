@@ -1,0 +1,238 @@
+"""One engine replica: its running sequences (as numpy slot arrays, so a decode
+iteration costs O(1) Python work, not O(batch)), its waiting queue, its KV block
+pool, the end time of every iteration it ran, and its statistics.
+
+The scheduling *policy* (which requests an iteration takes) lives in
+``scheduler``; this module owns the state and applies an iteration's effects.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+
+from servescope.predict.deployment import EngineConfig
+from servescope.predict.sim.kv_cache import BlockPool
+from servescope.predict.sim.request import SimRequest
+from servescope.predict.step_time import StepTimeModel
+
+
+@dataclass(slots=True)
+class PlannedStep:
+    """``k`` consecutive iterations decided at ``start_ns`` (k > 1 only for decode-only runs)."""
+
+    start_ns: int
+    first_index: int
+    ends_ns: np.ndarray
+    decode_slots: np.ndarray
+    chunks: list[tuple[int, int]]
+    epoch: int
+    kv_area: float
+
+    @property
+    def k(self) -> int:
+        return int(self.ends_ns.size)
+
+    @property
+    def end_ns(self) -> int:
+        return int(self.ends_ns[-1])
+
+
+@dataclass(slots=True)
+class ReplicaStats:
+    """Integrals over a window (reset at each measured phase)."""
+
+    window_start_ns: int = 0
+    busy_ns: int = 0
+    kv_area: float = 0.0
+    queue_area: float = 0.0
+    queue_max: int = 0
+    preemptions: int = 0
+    prompt_tokens: int = 0
+    hit_tokens: int = 0
+    iterations: int = 0
+
+
+class Replica:
+    def __init__(self, index: int, engine: EngineConfig, step_model: StepTimeModel, pool: BlockPool) -> None:
+        cap = engine.max_num_seqs
+        self.index = index
+        self.engine = engine
+        self.model = step_model
+        self.pool = pool
+        self.block_size = engine.block_size
+        self.ctx = np.zeros(cap, dtype=np.int64)
+        self.remaining = np.zeros(cap, dtype=np.int64)
+        self.nblocks = np.zeros(cap, dtype=np.int64)
+        self.decoding = np.zeros(cap, dtype=bool)
+        self.seg_start = np.zeros(cap, dtype=np.int64)
+        self.slot_req: list[SimRequest | None] = [None] * cap
+        self.free_slots: list[int] = list(range(cap - 1, -1, -1))
+        self.running_order: list[int] = []
+        self.prefilling: list[int] = []
+        self.waiting: deque[SimRequest] = deque()
+        self.step_ends = np.zeros(1024, dtype=np.int64)
+        self.n_steps = 0
+        self.pending: PlannedStep | None = None
+        self.epoch = 0
+        self.stats = ReplicaStats()
+        self._queue_since = 0
+
+    # --- queue --------------------------------------------------------------------
+    @property
+    def load(self) -> int:
+        return len(self.running_order) + len(self.waiting)
+
+    def _queue_mark(self, now: int) -> None:
+        s = self.stats
+        s.queue_area += len(self.waiting) * (now - self._queue_since)
+        self._queue_since = now
+
+    def enqueue(self, req: SimRequest, now: int, front: bool = False) -> None:
+        self._queue_mark(now)
+        if front:
+            self.waiting.appendleft(req)
+        else:
+            self.waiting.append(req)
+        if len(self.waiting) > self.stats.queue_max:
+            self.stats.queue_max = len(self.waiting)
+
+    def dequeue(self, now: int) -> SimRequest:
+        self._queue_mark(now)
+        return self.waiting.popleft()
+
+    def reset_stats(self, now: int) -> None:
+        self._queue_mark(now)
+        self.stats = ReplicaStats(window_start_ns=now, queue_max=len(self.waiting))
+        self._queue_since = now
+
+    def close_stats(self, now: int) -> ReplicaStats:
+        self._queue_mark(now)
+        return self.stats
+
+    # --- slots --------------------------------------------------------------------
+    def admit(self, req: SimRequest) -> int:
+        slot = self.free_slots.pop()
+        self.slot_req[slot] = req
+        req.slot = slot
+        self.ctx[slot] = req.computed
+        self.decoding[slot] = False
+        self.running_order.append(slot)
+        self.prefilling.append(slot)
+        return slot
+
+    def _clear(self, slot: int) -> None:
+        self.slot_req[slot] = None
+        self.decoding[slot] = False
+        self.nblocks[slot] = 0
+        self.ctx[slot] = 0
+        self.remaining[slot] = 0
+        self.running_order.remove(slot)
+        if slot in self.prefilling:
+            self.prefilling.remove(slot)
+        self.free_slots.append(slot)
+
+    def release_blocks(self, slot: int, req: SimRequest) -> None:
+        plain = int(self.nblocks[slot]) - len(req.hashed)
+        self.pool.release(plain, req.hashed)
+        req.hashed = []
+
+    def preempt(self, slot: int, now: int) -> SimRequest:
+        """Recompute preemption: free every block, back to the front of the queue."""
+        req = self.slot_req[slot]
+        assert req is not None
+        if self.decoding[slot]:
+            req.generated = req.max_tokens - int(self.remaining[slot])
+            last = self.n_steps - 1
+            if last >= self.seg_start[slot]:
+                req.segments.append((int(self.seg_start[slot]), last))
+        req.target = req.prompt_tokens + req.generated
+        req.computed = 0
+        req.preemptions += 1
+        self.stats.preemptions += 1
+        self.release_blocks(slot, req)
+        self._clear(slot)
+        req.slot = -1
+        self.enqueue(req, now, front=True)
+        return req
+
+    # --- iterations ---------------------------------------------------------------
+    def record_ends(self, first: int, ends: np.ndarray) -> None:
+        need = first + ends.size
+        if need > self.step_ends.size:
+            grown = np.zeros(max(need, 2 * self.step_ends.size), dtype=np.int64)
+            grown[: self.step_ends.size] = self.step_ends
+            self.step_ends = grown
+        self.step_ends[first:need] = ends
+
+    def truncate(self, now: int) -> PlannedStep | None:
+        """Cut the pending decode run at the first iteration boundary at or after
+        ``now`` (a new request can join there). Returns the shortened step, or
+        None when it already ends there."""
+        step = self.pending
+        if step is None or step.k <= 1:
+            return None
+        j = int(np.searchsorted(step.ends_ns, now, side="left"))
+        keep = j + 1
+        if keep >= step.k:
+            return None
+        dropped_ns = int(step.ends_ns[-1] - step.ends_ns[keep - 1])
+        self.stats.busy_ns -= dropped_ns
+        self.stats.kv_area -= step.kv_area * dropped_ns / max(1, int(step.ends_ns[-1] - step.start_ns))
+        self.stats.iterations -= step.k - keep
+        # give back the blocks reserved for the iterations that will not run
+        d = step.decode_slots
+        if d.size:
+            bs = self.block_size
+            kept = -(-(self.ctx[d] + keep) // bs)
+            self.pool.free += int((self.nblocks[d] - kept).sum())
+            self.nblocks[d] = kept
+        self.epoch += 1
+        short = PlannedStep(step.start_ns, step.first_index, step.ends_ns[:keep].copy(), d, step.chunks, self.epoch, step.kv_area)
+        self.pending = short
+        self.n_steps = step.first_index + keep
+        return short
+
+    def finish(self, step: PlannedStep) -> list[SimRequest]:
+        """Apply a finished step; return the requests that completed."""
+        k = step.k
+        first = step.first_index
+        self.record_ends(first, step.ends_ns)
+        last = first + k - 1
+        d = step.decode_slots
+        if d.size:
+            self.ctx[d] += k
+            self.remaining[d] -= k
+        pool = self.pool
+        bs = self.block_size
+        for slot, q in step.chunks:
+            req = self.slot_req[slot]
+            assert req is not None
+            done_before = req.computed // bs
+            req.computed += q
+            self.ctx[slot] = req.computed
+            if pool.prefix_caching and req.block_hashes:
+                upto = min(req.computed // bs, len(req.block_hashes))
+                if upto > done_before:
+                    req.hashed.extend(pool.register(req.block_hashes[done_before:upto]))
+            if req.computed >= req.target:
+                req.generated += 1
+                self.prefilling.remove(slot)
+                self.decoding[slot] = True
+                self.seg_start[slot] = last
+                self.remaining[slot] = req.max_tokens - req.generated
+        done: list[SimRequest] = []
+        finished = np.flatnonzero(self.decoding & (self.remaining <= 0))
+        for slot in finished.tolist():
+            req = self.slot_req[slot]
+            assert req is not None
+            req.segments.append((int(self.seg_start[slot]), last))
+            req.generated = req.max_tokens
+            req.done = True
+            self.release_blocks(slot, req)
+            self._clear(slot)
+            done.append(req)
+        self.pending = None
+        return done

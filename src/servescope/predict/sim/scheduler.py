@@ -1,0 +1,196 @@
+"""Scheduling policies, registered by name. ``vllm-v1`` is continuous batching
+as vLLM's v1 scheduler does it, per iteration:
+
+1. every running sequence in decode gets one token; a sequence that needs a new
+   KV block when none is free preempts the most recently admitted running
+   request (recompute: its blocks are freed, it goes back to the front of the
+   queue and later prefills prompt + generated tokens again);
+2. running sequences still in prefill get the next chunk of their prompt, up to
+   the token budget left (``max_num_batched_tokens``);
+3. if nothing was preempted, waiting requests are admitted in order while a
+   sequence slot (``max_num_seqs``), budget and KV blocks remain; a request's
+   leading blocks found in the prefix cache are not recomputed (at least one
+   token always is, as in vLLM).
+
+Decodes are served before prefill chunks (vLLM walks its running list in
+admission order; the difference only shows when a budget smaller than the
+batch splits it). When an iteration holds only decodes and no request can join,
+the next iterations until the first completion (or until KV blocks run out)
+are planned at once and timed with one vectorised call; an arrival that could
+join cuts such a run at the next iteration boundary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+import numpy as np
+
+from servescope.predict.sim.replica import PlannedStep, Replica
+
+MAX_RUN = 1 << 16
+
+
+class Scheduler(Protocol):
+    def plan(self, replica: Replica, now: int) -> PlannedStep | None: ...
+
+
+SCHEDULERS: dict[str, Callable[[], Scheduler]] = {}
+
+
+def register_scheduler(name: str) -> Callable[[Callable[[], Scheduler]], Callable[[], Scheduler]]:
+    def wrap(factory: Callable[[], Scheduler]) -> Callable[[], Scheduler]:
+        SCHEDULERS[name] = factory
+        return factory
+
+    return wrap
+
+
+def make_scheduler(name: str) -> Scheduler:
+    try:
+        return SCHEDULERS[name]()
+    except KeyError:
+        raise ValueError(f"unknown scheduler {name!r}; known: {', '.join(sorted(SCHEDULERS))}") from None
+
+
+def _ceil_div(a: np.ndarray | int, b: int) -> np.ndarray | int:
+    return -(-a // b)
+
+
+@register_scheduler("vllm-v1")
+class VllmV1Scheduler:
+    def plan(self, r: Replica, now: int) -> PlannedStep | None:
+        eng = r.engine
+        pool = r.pool
+        bs = r.block_size
+        budget = eng.max_num_batched_tokens
+        preempted = False
+
+        # 1. decodes: one token each; make room for the blocks they need now
+        dec = np.flatnonzero(r.decoding)
+        if dec.size:
+            need = int((r.ctx[dec] % bs == 0).sum())
+            while need > pool.free and r.running_order:
+                r.preempt(r.running_order[-1], now)
+                preempted = True
+                dec = np.flatnonzero(r.decoding)
+                need = int((r.ctx[dec] % bs == 0).sum())
+            budget -= int(dec.size)
+
+        # 2. running prefills, in admission order
+        chunks: list[tuple[int, int]] = []
+        for slot in list(r.prefilling):
+            if budget <= 0:
+                break
+            req = r.slot_req[slot]
+            if req is None:  # preempted while making room above
+                continue
+            q = min(req.target - req.computed, budget)
+            if not eng.enable_chunked_prefill and q < req.target - req.computed:
+                break
+            need = int(_ceil_div(req.computed + q, bs)) - int(r.nblocks[slot])
+            while need > pool.free and r.running_order and r.running_order[-1] != slot:
+                r.preempt(r.running_order[-1], now)
+                preempted = True
+            if need > pool.free:
+                r.preempt(slot, now)
+                preempted = True
+                break
+            pool.allocate(need)
+            r.nblocks[slot] += need
+            chunks.append((slot, q))
+            budget -= q
+        if preempted:
+            dec = np.flatnonzero(r.decoding)
+
+        # 3. admissions
+        if not preempted:
+            while r.waiting and r.free_slots and budget > 0:
+                req = r.waiting[0]
+                hit = 0
+                if pool.prefix_caching and req.computed == 0 and req.block_hashes:
+                    hit = pool.hits(req.block_hashes, (req.target - 1) // bs)
+                base = hit * bs if req.computed == 0 else req.computed
+                todo = req.target - base
+                q = min(todo, budget)
+                if not eng.enable_chunked_prefill and q < todo:
+                    break
+                new_blocks = int(_ceil_div(base + q, bs)) - hit
+                hashes = req.block_hashes[:hit]
+                if new_blocks > pool.free - (pool.idle_among(hashes) if hit else 0):
+                    break
+                r.dequeue(now)
+                if hit:
+                    pool.acquire(hashes)
+                pool.allocate(new_blocks)
+                req.hashed = list(hashes)
+                req.computed = base
+                if not req.hit_counted:
+                    req.hit_counted = True
+                    req.cached_tokens = hit * bs
+                    r.stats.prompt_tokens += req.prompt_tokens
+                    r.stats.hit_tokens += hit * bs
+                slot = r.admit(req)
+                r.nblocks[slot] = hit + new_blocks
+                chunks.append((slot, q))
+                budget -= q
+
+        if not dec.size and not chunks:
+            return None
+        first = r.n_steps
+        used_before = pool.used
+        model = r.model
+        if chunks or preempted or not dec.size:
+            k = 1
+        else:
+            k = int(r.remaining[dec].min())
+            k = max(1, min(k, MAX_RUN))
+            if k > 1:
+                k = self._fit_blocks(r, dec, k)
+        if dec.size:
+            target = _ceil_div(r.ctx[dec] + k, bs)
+            pool.allocate(int((target - r.nblocks[dec]).sum()))
+            r.nblocks[dec] = target
+        if chunks:
+            ctx = r.ctx[dec]
+            keys_full = float(ctx.sum()) + dec.size
+            window = model.arch.sliding_window
+            keys_slide = float(np.minimum(ctx + 1, window).sum()) if window else 0.0
+            prefill = [(q, r.slot_req[s].computed) for s, q in chunks]  # type: ignore[union-attr]
+            finishing = sum(1 for s, q in chunks if r.slot_req[s].computed + q >= r.slot_req[s].target)  # type: ignore[union-attr]
+            durations = np.array([model.step_time(int(dec.size), keys_full, keys_slide, prefill, int(dec.size) + finishing)])
+        else:
+            durations = model.decode_run(r.ctx[dec], k)
+        dur_ns = np.maximum(1, np.rint(durations * 1e9)).astype(np.int64)
+        ends = now + np.cumsum(dur_ns)
+        span = int(ends[-1] - now)
+        kv_area = (used_before + pool.used) / 2 * span
+        r.stats.busy_ns += span
+        r.stats.kv_area += kv_area
+        r.stats.iterations += k
+        r.n_steps = first + k
+        r.epoch += 1
+        step = PlannedStep(now, first, ends, dec, chunks, r.epoch, kv_area)
+        r.pending = step
+        return step
+
+    @staticmethod
+    def _fit_blocks(r: Replica, dec: np.ndarray, k: int) -> int:
+        """Largest j <= k such that j more tokens per decode fit in the free blocks."""
+        bs = r.block_size
+        ctx, have, free = r.ctx[dec], r.nblocks[dec], r.pool.free
+
+        def need(j: int) -> int:
+            return int((_ceil_div(ctx + j, bs) - have).sum())
+
+        if need(k) <= free:
+            return k
+        lo, hi = 1, k  # need(lo) <= free is guaranteed by step 1
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if need(mid) <= free:
+                lo = mid
+            else:
+                hi = mid
+        return lo
