@@ -161,3 +161,15 @@ def test_config_id_bad_flags_is_one_line() -> None:
     assert proc.returncode != 0
     assert "Traceback" not in proc.stderr
     assert "expected a flag, got 'oops'" in proc.stderr
+
+
+def test_import_writes_a_valid_evaluation_run(tmp_path: Path) -> None:
+    fixtures = Path(__file__).parent / "analysis" / "importers" / "fixtures"
+    out = tmp_path / "imported.yaml"
+    proc = run("import", "vllm", str(fixtures / "vllm"), "--scenario", "tiny-llama-on-cpu", "--engine-version", "b1", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "EvaluationRun with 2 point(s) from vllm" in proc.stderr
+    check = run("validate", "--strict", str(out))
+    assert check.returncode == 0, check.stdout + check.stderr
+    bad = run("import", "aiperf", str(tmp_path / "missing.json"), "--scenario", "s")
+    assert bad.returncode == 1 and "Traceback" not in bad.stderr and bad.stderr.count("\n") == 1

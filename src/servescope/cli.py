@@ -219,6 +219,32 @@ def regress(
     raise typer.Exit(0 if report.ok else 1)
 
 
+@app.command("import")
+def import_cmd(
+    harness: Annotated[str, typer.Argument(help="Which tool wrote the export: aiperf, guidellm, vllm or inference-perf.")],
+    path: Annotated[Path, typer.Argument(help="The tool's export file or folder.")],
+    scenario: Annotated[str, typer.Option(help="The scenario that was measured.")],
+    engine_version: Annotated[str | None, typer.Option(help="Engine release measured (default: unknown).")] = None,
+    output: Annotated[Path | None, typer.Option("--out", "-o", help="Write the EvaluationRun here (.json or .yaml); default: print it.")] = None,
+) -> None:
+    """Turn another harness's export into an EvaluationRun (definitions noted where they differ)."""
+    import yaml
+
+    from servescope.analysis.importers import IMPORTERS, import_export
+
+    if harness not in IMPORTERS:
+        err.print(f"error: unknown harness {harness!r}; choose one of {', '.join(sorted(IMPORTERS))}", markup=False)
+        raise typer.Exit(2)
+    run = import_export(harness, path, scenario, engine_version)
+    data = run.dump()
+    text = yaml.safe_dump(data, sort_keys=False) if output and output.suffix in (".yaml", ".yml") else json.dumps(data, indent=2) + "\n"
+    if output is None:
+        print(text, end="")
+        return
+    output.write_text(text, encoding="utf-8")
+    err.print(f"{output}: EvaluationRun with {len(run.points)} point(s) from {harness}", markup=False)
+
+
 @app.command("config-id")
 def config_id_cmd(
     engine: Annotated[str, typer.Argument(help="Engine name, e.g. vllm or llama.cpp.")],

@@ -23,8 +23,6 @@ MAX_EXPORT_BYTES = 64 * 1024 * 1024
 
 UNKNOWN_ENGINE = "unknown"
 
-# Point fields an importer may fill; everything else on EvaluationPoint stays null.
-_INT_FIELDS = ("completed_requests", "mean_isl", "mean_osl", "preemptions")
 
 # Time units harnesses write next to a number, as a factor to milliseconds.
 _TO_MS = {"ns": 1e-6, "us": 1e-3, "µs": 1e-3, "ms": 1.0, "s": 1e3, "sec": 1e3, "seconds": 1e3}
@@ -69,7 +67,9 @@ def parse_json(path: Path, text: str, what: str) -> Any:
     try:
         return json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
-        raise fail(path, f"is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); expected {what}") from exc
+        raise fail(
+            path, f"is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); expected {what}"
+        ) from exc
     except ValueError as exc:  # NaN / Infinity, which JSON does not allow
         raise fail(path, f"is not valid JSON ({exc}); expected {what}") from exc
     except RecursionError as exc:

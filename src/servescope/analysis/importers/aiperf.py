@@ -38,9 +38,9 @@ WHAT = "aiperf's profile_export_aiperf.json"
 NOTES = [
     "aiperf: each point value is aiperf's mean ('avg') over the successful requests of the profiling phase; "
     "aiperf's percentiles (not imported) are numpy.percentile, linear interpolation.",
-    "aiperf: itl_ms is aiperf's inter_token_latency, computed per request as "
-    "(request_latency - TTFT) / (output tokens - 1) and then averaged over requests; "
-    "this is servescope's TPOT, not the pooled distribution of token gaps.",
+    "aiperf: itl_ms is aiperf's inter_token_latency, computed per request as (request_latency - TTFT) / "
+    "(output tokens - 1), output tokens by aiperf's tokenizer, then averaged over requests; this is "
+    "servescope's TPOT, not the pooled distribution of token gaps.",
     "aiperf: ttft_ms is request sent -> first content chunk; e2e_ms is aiperf's request_latency "
     "(request sent -> last response byte).",
     "aiperf: output_tokens_per_sec / input_tokens_per_sec are total tokens (aiperf's client-side tokenizer "
@@ -48,12 +48,12 @@ NOTES = [
     "the warmup phase is excluded, the ramp-up at the start of the phase is included.",
 ]
 NOTE_USAGE = (
-    "aiperf: mean_isl/mean_osl are the server's usage report (usage_prompt_tokens/usage_completion_tokens avg, "
-    "rounded to integers); aiperf's own tokenizer counts (input_sequence_length/output_sequence_length), "
-    "which the throughputs use, were {isl} / {osl}."
+    "aiperf: at concurrency {c}, mean_isl/mean_osl are the server's usage report "
+    "(usage_prompt_tokens/usage_completion_tokens avg, rounded to integers); aiperf's own tokenizer counts "
+    "(input_sequence_length/output_sequence_length), which the throughputs use, were {isl} / {osl}."
 )
 NOTE_CLIENT_COUNTS = (
-    "aiperf: mean_isl/mean_osl are aiperf's client-side tokenizer counts "
+    "aiperf: at concurrency {c}, mean_isl/mean_osl are aiperf's client-side tokenizer counts "
     "(input_sequence_length/output_sequence_length avg, rounded to integers); the server's usage report was absent."
 )
 NOTE_CACHE = (
@@ -106,6 +106,7 @@ def _point(path: Path, data: Mapping[str, Any]) -> tuple[dict[str, Any], list[st
     if data.get("was_cancelled") is True:
         raise fail(path, "is from a cancelled aiperf run (was_cancelled: true); its numbers cover part of a run")
     notes: list[str] = []
+    concurrency = _concurrency(path, data)
     completed, _ = _avg(path, data, "completed_request_count")
     if completed is None:
         completed, _ = _avg(path, data, "request_count")
@@ -115,16 +116,24 @@ def _point(path: Path, data: Mapping[str, Any]) -> tuple[dict[str, Any], list[st
     usage_osl, _ = _avg(path, data, "usage_completion_tokens")
     if usage_isl is not None or usage_osl is not None:
         mean_isl, mean_osl = usage_isl, usage_osl
-        notes.append(NOTE_USAGE.format(isl=isl, osl=osl))
+        notes.append(NOTE_USAGE.format(c=concurrency, isl=isl, osl=osl))
     else:
         mean_isl, mean_osl = isl, osl
         if isl is not None or osl is not None:
-            notes.append(NOTE_CLIENT_COUNTS)
+            notes.append(NOTE_CLIENT_COUNTS.format(c=concurrency))
     cache_pct, _ = _avg(path, data, "overall_usage_prompt_cache_read_pct")
     if cache_pct is not None:
         notes.append(NOTE_CACHE)
+    errors = data.get("error_summary")
+    if isinstance(errors, list) and errors:
+        counts = [e.get("count") for e in errors if isinstance(e, Mapping)]
+        total = sum(c for c in counts if isinstance(c, int) and not isinstance(c, bool))
+        notes.append(
+            f"aiperf: at concurrency {concurrency}, {total or len(errors)} failed request(s) "
+            "(error_summary) are excluded from every value."
+        )
     point = {
-        "concurrency": _concurrency(path, data),
+        "concurrency": concurrency,
         "completed_requests": whole(path, completed, "completed_request_count.avg"),
         "output_tokens_per_sec": _avg(path, data, "output_token_throughput")[0],
         "input_tokens_per_sec": _avg(path, data, "input_token_throughput")[0],
@@ -143,11 +152,7 @@ def _export_files(path: Path) -> list[Path]:
     top = path / EXPORT_NAME
     if top.is_file():
         return [top]
-    found = sorted(
-        p
-        for p in path.rglob(EXPORT_NAME)
-        if p.is_file() and "phases" not in p.relative_to(path).parts[:-1]
-    )
+    found = sorted(p for p in path.rglob(EXPORT_NAME) if p.is_file() and "phases" not in p.relative_to(path).parts[:-1])
     if not found:
         raise fail(path, f"is a folder with no {EXPORT_NAME} in it; give aiperf's --artifact-dir or the file itself")
     return found
@@ -179,8 +184,6 @@ def import_aiperf(path: Path, scenario: str, engine_version: str | None = None) 
         point, point_notes = _point(file, data)
         points.append(point)
         for note in point_notes:
-            if note.startswith("aiperf: mean_isl/mean_osl are the server's"):
-                note = f"{note} (concurrency {point['concurrency']})"
             if note not in notes:
                 notes.append(note)
         version = data.get("aiperf_version")

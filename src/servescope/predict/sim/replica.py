@@ -9,7 +9,7 @@ The scheduling *policy* (which requests an iteration takes) lives in
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -109,8 +109,9 @@ class Replica:
         self._queue_since = now
 
     def close_stats(self, now: int) -> ReplicaStats:
+        """A snapshot of the window's statistics (later phases keep counting into the live object)."""
         self._queue_mark(now)
-        return self.stats
+        return replace(self.stats)
 
     # --- slots --------------------------------------------------------------------
     def admit(self, req: SimRequest) -> int:

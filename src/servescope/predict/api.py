@@ -1,0 +1,251 @@
+"""Library entry points behind ``servescope predict``.
+
+::
+
+    run = predict("llama-3.1-8b-on-h100", "serve-chat-c8-i1k-o256-v1")
+    run.prediction   # Prediction: one row per concurrency (timing_mode simulated)
+    run.result       # Result with simulated per-request records aggregated
+    run.records      # the RequestRecords themselves
+
+    predict("llama-3.1-8b-on-h100", SyntheticWorkload((1, 8, 64), isl=1024, osl=256))
+
+``prepare`` + ``simulate`` split the same work so that calibration and search
+resolve the workload once and simulate it under many deployments.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from servescope.analysis.metrics import aggregate
+from servescope.catalog.plan import PlannedPoint, plan
+from servescope.catalog.store import Catalog
+from servescope.documents import Prediction, Result, Scenario, Workload
+from servescope.documents.prediction import Calibration as CalibrationDocument
+from servescope.documents.record import RequestRecord
+from servescope.documents.result import Slo
+from servescope.predict.calibration import load_calibration
+from servescope.predict.deployment import Deployment, deploy
+from servescope.predict.outputs import PointView, build_prediction, build_records, build_result, engine_figures
+from servescope.predict.sim.simulator import SimOutcome, Simulation
+from servescope.predict.workload_input import LoadOptions, SyntheticWorkload, phases_from_plan, phases_synthetic
+
+CalibrationInput = CalibrationDocument | dict[str, float] | str | Path | None
+
+
+@dataclass
+class PredictionRun:
+    """Everything one prediction produced."""
+
+    prediction: Prediction
+    result: Result
+    records: list[RequestRecord]
+    deployment: Deployment
+    events: int
+    wall_s: float
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Prepared:
+    """A workload resolved once: planned points (catalog workload) or a synthetic spec."""
+
+    workload_id: str
+    load: LoadOptions
+    points: list[PlannedPoint] | None = None
+    synthetic: SyntheticWorkload | None = None
+    resolved: dict[str, Any] = field(default_factory=dict)
+    token_cache: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def concurrency_of(self) -> dict[int, int]:
+        if self.points is not None:
+            return {p.index: p.concurrency for p in self.points}
+        assert self.synthetic is not None
+        return dict(enumerate(self.synthetic.concurrency))
+
+    @property
+    def context_of(self) -> dict[int, int | None]:
+        return {p.index: p.context_tokens for p in self.points} if self.points is not None else {}
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """The simulator allocates millions of small objects it keeps (token times);
+    generational GC passes over them are pure overhead, so pause it while it runs."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _calibration(value: CalibrationInput) -> tuple[CalibrationDocument | dict[str, float] | None, str | None]:
+    if value is None or isinstance(value, dict | CalibrationDocument):
+        return value, (value.name if isinstance(value, CalibrationDocument) else None)
+    doc = load_calibration(value)
+    return doc, str(value)
+
+
+def prepare(
+    workload: Workload | str | SyntheticWorkload,
+    *,
+    catalog: Catalog | None = None,
+    concurrency: list[int] | None = None,
+    rate: float | None = None,
+    arrival: str = "poisson",
+    gamma_shape: float = 1.0,
+    seed: int = 0,
+) -> Prepared:
+    """Resolve a workload (plan it from its dataset) or a synthetic spec."""
+    load = LoadOptions(rate=rate, arrival=arrival, gamma_shape=gamma_shape, seed=seed)
+    if isinstance(workload, SyntheticWorkload):
+        spec = workload
+        if concurrency is not None:
+            spec = SyntheticWorkload(tuple(concurrency), spec.isl, spec.osl, spec.num_requests, spec.warmup_requests, spec.requests_per_concurrency, spec.min_requests)
+        resolved: dict[str, Any] = {"isl": spec.isl, "osl": spec.osl, "concurrency": list(spec.concurrency)}
+        return Prepared(spec.id, load, synthetic=spec, resolved=resolved)
+    cat = catalog or Catalog.load()
+    wl = cat.workload(workload) if isinstance(workload, str) else workload
+    points = plan(wl, cat.dataset_rows(wl.dataset_id), concurrency)
+    resolved = wl.params.model_dump(mode="json", exclude_none=True)
+    resolved["points"] = [{"concurrency": p.concurrency, "context_tokens": p.context_tokens, "measured": p.measured} for p in points]
+    return Prepared(wl.id, load, points=points, resolved=resolved)
+
+
+def run_simulation(prepared: Prepared, dep: Deployment, *, router: str = "round-robin") -> SimOutcome:
+    """Only the event simulation (no records, no documents): for search."""
+    with _gc_paused():
+        if prepared.synthetic is not None:
+            phases = phases_synthetic(prepared.synthetic, dep, prepared.load)
+        else:
+            assert prepared.points is not None
+            phases = phases_from_plan(prepared.points, dep, prepared.load, prepared.token_cache)
+        return Simulation(dep, phases, router=router).run()
+
+
+def simulate(
+    prepared: Prepared,
+    dep: Deployment,
+    *,
+    router: str = "round-robin",
+    slos: list[Slo] | None = None,
+    name: str | None = None,
+    date: str | None = None,
+    documents: bool = True,
+) -> PredictionRun:
+    """Simulate a prepared workload on a deployment. ``documents=False`` skips the
+    Result (search needs only the Prediction rows)."""
+    started = time.perf_counter()
+    load = prepared.load
+    with _gc_paused():
+        if prepared.synthetic is not None:
+            phases = phases_synthetic(prepared.synthetic, dep, load)
+        else:
+            assert prepared.points is not None
+            phases = phases_from_plan(prepared.points, dep, load, prepared.token_cache)
+        sim = Simulation(dep, phases, router=router)
+        outcome = sim.run()
+        records = build_records(outcome)
+        by_point: dict[int, list[RequestRecord]] = {p: [] for p in prepared.concurrency_of}
+        for rec in records:
+            by_point.setdefault(rec.point or 0, []).append(rec)
+        ctx = prepared.context_of
+        views = []
+        for p, conc in sorted(prepared.concurrency_of.items()):
+            phase = outcome.measured.get(p)
+            views.append(PointView(p, conc, ctx.get(p), by_point[p], aggregate(by_point[p]), engine_figures(dep, [phase] if phase else [])))
+        run_name = name or f"{dep.scenario.name}-{prepared.workload_id}-sim"
+        prediction = build_prediction(dep, views, name=run_name, workload=prepared.workload_id, seed=load.seed, date=date)
+        result: Result | None = None
+        if documents:
+            resolved = dict(prepared.resolved)
+            resolved.update(
+                {
+                    "load": "closed" if load.rate is None else "open",
+                    "rate": load.rate,
+                    "arrival": load.arrival if load.rate is not None else None,
+                    "router": router,
+                    "predictor": "servescope-sim",
+                    "calibration": dep.calibration.as_dict(),
+                    "kv_blocks_per_replica": dep.kv.num_blocks,
+                    "block_size": dep.engine.block_size,
+                    "max_num_seqs": dep.engine.max_num_seqs,
+                    "max_num_batched_tokens": dep.engine.max_num_batched_tokens,
+                }
+            )
+            result = build_result(
+                dep,
+                views,
+                records,
+                outcome,
+                workload_id=prepared.workload_id,
+                run_id=f"{run_name}-seed{load.seed}",
+                seed=load.seed,
+                resolved=resolved,
+                rate=load.rate,
+                slos=slos,
+            )
+    return PredictionRun(prediction, result, records, dep, outcome.events, time.perf_counter() - started, list(dep.notes))  # type: ignore[arg-type]
+
+
+def predict(
+    scenario: Scenario | str,
+    workload: Workload | str | SyntheticWorkload,
+    *,
+    catalog: Catalog | None = None,
+    calibration: CalibrationInput = None,
+    model_config: str | Path | None = None,
+    concurrency: list[int] | None = None,
+    rate: float | None = None,
+    arrival: str = "poisson",
+    gamma_shape: float = 1.0,
+    seed: int = 0,
+    router: str = "round-robin",
+    slos: list[Slo] | None = None,
+    name: str | None = None,
+    date: str | None = None,
+) -> PredictionRun:
+    """Simulate ``workload`` on ``scenario``; same inputs and seed → identical documents.
+
+    ``concurrency`` overrides a workload's levels (as ``run`` does); ``rate``
+    switches the measured phases to open loop (``arrival`` poisson, gamma with
+    ``gamma_shape`` < 1 burstier, or constant); ``calibration`` is a Calibration
+    document, its path, or a dict of factors."""
+    cat = catalog or Catalog.load()
+    scen = cat.scenario(scenario) if isinstance(scenario, str) else scenario
+    cal, cal_name = _calibration(calibration)
+    dep = deploy(scen, catalog=cat, model_config=model_config, calibration=cal, calibration_name=cal_name)
+    prepared = prepare(workload, catalog=cat, concurrency=concurrency, rate=rate, arrival=arrival, gamma_shape=gamma_shape, seed=seed)
+    return simulate(prepared, dep, router=router, slos=slos, name=name, date=date)
+
+
+def format_table(prediction: Prediction) -> str:
+    """A plain-text table of a prediction's rows (means; ITL pooled over gaps)."""
+    head = (
+        f"{'conc':>5} {'out tok/s':>10} {'TTFT ms':>9} {'ITL ms':>8} {'TPOT ms':>8} {'E2E ms':>9} "
+        f"{'KV':>5} {'prefix':>6} {'preempt':>7} {'queue':>6} {'busy':>5}"
+    )
+    label = "simulated" + (f", calibration {prediction.calibration}" if prediction.calibration else "")
+    lines = [f"{prediction.name} ({label})", head]
+
+    def f(v: float | None, fmt: str) -> str:
+        return "-" if v is None else format(v, fmt)
+
+    for p in prediction.points:
+        q = max(p.queue_length_mean) if p.queue_length_mean else None
+        busy = sum(p.device_utilization) / len(p.device_utilization) if p.device_utilization else None
+        lines.append(
+            f"{p.concurrency:>5} {f(p.output_tokens_per_sec, '10.1f')} {f(p.ttft_ms, '9.1f')} {f(p.itl_ms, '8.2f')} "
+            f"{f(p.tpot_ms, '8.2f')} {f(p.e2e_ms, '9.1f')} {f(p.kv_utilization, '5.2f')} {f(p.prefix_cache_hit_rate, '6.2f')} "
+            f"{'-' if p.preemptions is None else p.preemptions:>7} {f(q, '6.1f')} {f(busy, '5.2f')}"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,220 @@
+"""``servescope calibrate SCENARIO --from MEASURED``: fit a few step-time factors
+to a measured ``EvaluationRun`` or ``Result`` and report the error before and after.
+
+The fit minimises, by least squares (``scipy.optimize.least_squares``, trust
+region), the log-ratio ``log(predicted / measured)`` of every chosen metric at
+every measured point, over the logarithms of the chosen factors (so they stay
+positive and efficiencies and seconds are fitted on the same footing). Each
+evaluation is a full simulation of the measured workload. The error reported
+is MAPE per metric, percent: mean over points of ``|predicted - measured| / measured``.
+
+The workload simulated is the measured run's own (``workload``/``workload_id``)
+at its concurrencies when the catalog knows it; otherwise each point is a
+synthetic workload of its ``mean_isl``/``mean_osl``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy.optimize import least_squares
+
+from servescope import __version__
+from servescope.catalog.store import Catalog
+from servescope.documents import EvaluationPoint, EvaluationRun, Result, Scenario
+from servescope.documents.prediction import Calibration as CalibrationDocument
+from servescope.errors import CatalogError
+from servescope.predict.api import Prepared, prepare, simulate
+from servescope.predict.calibration import DEFAULT_FIT, FACTOR_NAMES, Calibration
+from servescope.predict.deployment import deploy
+from servescope.predict.workload_input import SyntheticWorkload
+
+METRICS: tuple[str, ...] = ("ttft_ms", "itl_ms", "e2e_ms", "output_tokens_per_sec")
+DEFAULT_METRICS: tuple[str, ...] = ("ttft_ms", "itl_ms", "output_tokens_per_sec")
+_EFFICIENCY_BOUNDS = (0.02, 1.5)
+_SECONDS_BOUNDS = (1e-8, 1.0)
+
+
+def rows_from_result(result: Result) -> list[EvaluationPoint]:
+    """A Result's points as EvaluationRun rows (means; first row per concurrency)."""
+    blocks = [(p.concurrency, p.metrics) for p in result.points] if result.points else [(int(result.resolved_params.get("concurrency") or 1), result.metrics)]
+    rows: dict[int, EvaluationPoint] = {}
+    for conc, m in blocks:
+        if conc in rows:
+            continue
+        rows[conc] = EvaluationPoint(
+            concurrency=conc,
+            completed_requests=m.completed_requests,
+            output_tokens_per_sec=m.output_tokens_per_sec,
+            input_tokens_per_sec=m.input_tokens_per_sec,
+            ttft_ms=m.ttft_ms.mean if m.ttft_ms else None,
+            itl_ms=m.itl_ms.mean if m.itl_ms else None,
+            e2e_ms=m.e2e_ms.mean if m.e2e_ms else None,
+            mean_isl=round(m.mean_isl) if m.mean_isl is not None else None,
+            mean_osl=round(m.mean_osl) if m.mean_osl is not None else None,
+        )
+    return list(rows.values())
+
+
+@dataclass
+class Measured:
+    name: str
+    workload: str | None
+    points: list[EvaluationPoint]
+
+
+def measured_of(doc: EvaluationRun | Result) -> Measured:
+    if isinstance(doc, Result):
+        return Measured(doc.run_id, doc.workload_id, rows_from_result(doc))
+    return Measured(doc.name, doc.workload, list(doc.points))
+
+
+@dataclass
+class FitCase:
+    """One simulation and the measured points it answers."""
+
+    prepared: Prepared
+    points: list[EvaluationPoint]
+
+
+def fit_cases(measured: Measured, scenario: Scenario, catalog: Catalog, template_tokens: int) -> list[FitCase]:
+    levels = sorted(p.concurrency for p in measured.points)
+    if measured.workload and measured.workload in catalog.entries["workloads"]:
+        prepared = prepare(measured.workload, catalog=catalog, concurrency=levels)
+        by_conc = {p.concurrency: p for p in measured.points}
+        return [FitCase(prepared, [by_conc[c] for c in levels])]
+    cases = []
+    for p in sorted(measured.points, key=lambda q: q.concurrency):
+        if not p.mean_isl or not p.mean_osl:
+            raise CatalogError(
+                f"{measured.name}: point at concurrency {p.concurrency} has no mean_isl/mean_osl and the run names no "
+                "catalog workload; cannot tell what to simulate"
+            )
+        n = p.completed_requests or max(32, 4 * p.concurrency)
+        spec = SyntheticWorkload((p.concurrency,), max(1, p.mean_isl - template_tokens), p.mean_osl, num_requests=n)
+        cases.append(FitCase(prepare(spec), [p]))
+    return cases
+
+
+def _metric(point: Any, name: str) -> float | None:
+    v = getattr(point, name, None)
+    return float(v) if v is not None and math.isfinite(v) else None
+
+
+@dataclass
+class Evaluation:
+    """Predicted and measured values per metric (lists aligned by point)."""
+
+    predicted: dict[str, list[float]] = field(default_factory=dict)
+    measured: dict[str, list[float]] = field(default_factory=dict)
+    concurrency: list[int] = field(default_factory=list)
+
+    def mape(self) -> dict[str, float]:
+        out = {}
+        for k, meas in self.measured.items():
+            pred = self.predicted[k]
+            if meas:
+                out[k] = round(100.0 * float(np.mean([abs(p - m) / m for p, m in zip(pred, meas, strict=True)])), 3)
+        return out
+
+
+def evaluate(scenario: Scenario, cases: list[FitCase], cal: Calibration, metrics: Sequence[str], catalog: Catalog, *, model: Any = None, hardware: Any = None) -> Evaluation:
+    dep = deploy(scenario, catalog=catalog, model=model, hardware=hardware, calibration=cal.as_dict())
+    ev = Evaluation({m: [] for m in metrics}, {m: [] for m in metrics})
+    for case in cases:
+        run = simulate(case.prepared, dep, documents=False)
+        predicted = {p.concurrency: p for p in run.prediction.points}
+        for mp in case.points:
+            pp = predicted.get(mp.concurrency)
+            for m in metrics:
+                meas, pred = _metric(mp, m), _metric(pp, m) if pp is not None else None
+                if meas is None or meas <= 0 or pred is None or pred <= 0:
+                    continue
+                ev.measured[m].append(meas)
+                ev.predicted[m].append(pred)
+            ev.concurrency.append(mp.concurrency)
+    return ev
+
+
+def _bounds(name: str) -> tuple[float, float]:
+    return _SECONDS_BOUNDS if name.endswith("_s") else _EFFICIENCY_BOUNDS
+
+
+@dataclass
+class CalibrationOutcome:
+    document: CalibrationDocument
+    before: Evaluation
+    after: Evaluation
+    evaluations: int
+
+
+def calibrate(
+    scenario: Scenario | str,
+    measured: EvaluationRun | Result,
+    *,
+    catalog: Catalog | None = None,
+    factors: Sequence[str] = DEFAULT_FIT,
+    metrics: Sequence[str] = DEFAULT_METRICS,
+    name: str | None = None,
+    fitted_from: str | None = None,
+    max_evaluations: int = 80,
+    date: str | None = None,
+) -> CalibrationOutcome:
+    """Fit ``factors`` so the simulated ``metrics`` match ``measured``."""
+    unknown = [f for f in factors if f not in FACTOR_NAMES]
+    if unknown:
+        raise ValueError(f"unknown factor(s) {', '.join(unknown)}; known: {', '.join(FACTOR_NAMES)}")
+    bad = [m for m in metrics if m not in METRICS]
+    if bad:
+        raise ValueError(f"unknown metric(s) {', '.join(bad)}; known: {', '.join(METRICS)}")
+    cat = catalog or Catalog.load()
+    scen = cat.scenario(scenario) if isinstance(scenario, str) else scenario
+    base_dep = deploy(scen, catalog=cat)
+    model, hardware = base_dep.model, base_dep.hardware
+    base = base_dep.calibration
+    meas = measured_of(measured)
+    cases = fit_cases(meas, scen, cat, base_dep.template_tokens)
+    before = evaluate(scen, cases, base, metrics, cat, model=model, hardware=hardware)
+    if not any(before.measured.values()):
+        raise CatalogError(f"{meas.name}: no point carries any of {', '.join(metrics)}; nothing to fit")
+    x0 = np.array([math.log(min(max(getattr(base, f), _bounds(f)[0]), _bounds(f)[1])) for f in factors])
+    lo = np.array([math.log(_bounds(f)[0]) for f in factors])
+    hi = np.array([math.log(_bounds(f)[1]) for f in factors])
+    count = 0
+
+    def with_x(x: np.ndarray) -> Calibration:
+        return base.with_factors({f: float(math.exp(v)) for f, v in zip(factors, x, strict=True)})
+
+    def residuals(x: np.ndarray) -> np.ndarray:
+        nonlocal count
+        count += 1
+        ev = evaluate(scen, cases, with_x(x), metrics, cat, model=model, hardware=hardware)
+        res = []
+        for m in metrics:
+            for p, q in zip(ev.predicted[m], ev.measured[m], strict=True):
+                res.append(math.log(p / q))
+        return np.asarray(res, dtype=float)
+
+    fit = least_squares(residuals, np.clip(x0, lo, hi), bounds=(lo, hi), method="trf", diff_step=0.05, max_nfev=max_evaluations, x_scale=1.0)
+    best = with_x(fit.x)
+    after = evaluate(scen, cases, best, metrics, cat, model=model, hardware=hardware)
+    doc = CalibrationDocument(
+        name=name or f"{scen.name}-calibration",
+        scenario=scen.name,
+        fitted_from=fitted_from or meas.name,
+        factors={f: float(f"{getattr(best, f):.6g}") for f in factors},
+        metrics=list(metrics),
+        mape_before=before.mape(),
+        mape_after=after.mape(),
+        points=len(meas.points),
+        predictor_version=__version__,
+        date=date or _dt.date.today().isoformat(),
+        notes=f"least_squares on log(predicted/measured), {count} simulations; other factors keep their defaults "
+        f"({', '.join(f'{k}={v:g}' for k, v in base.as_dict().items() if k not in factors)})",
+    )
+    return CalibrationOutcome(doc, before, after, count)

@@ -1,0 +1,339 @@
+"""Turn a simulation into the documents a measurement produces: per-request
+``RequestRecord``s in the harness's shape (simulated ns times), then
+``analysis.metrics.aggregate`` — the one place the metric formulas live — into a
+``Prediction`` (one row per concurrency) and a simulated ``Result``
+(``timing_mode: simulated``, deterministic pipeline), plus what only a
+simulation knows: device utilization, queue lengths, KV use, prefix hits,
+preemptions."""
+
+from __future__ import annotations
+
+import platform
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from servescope import __version__
+from servescope.analysis.metrics import Aggregate, aggregate, slo_outcome, turnaround_s
+from servescope.documents import Prediction, PredictionPoint, Result, config_id
+from servescope.documents.record import RequestRecord
+from servescope.documents.result import Slo
+from servescope.predict.deployment import Deployment
+from servescope.predict.sim.replica import ReplicaStats
+from servescope.predict.sim.simulator import PhaseOutcome, SimOutcome
+
+PREDICTOR = "servescope-sim"
+
+
+def build_records(outcome: SimOutcome) -> list[RequestRecord]:
+    """One record per request, in request order, times in simulated ns."""
+    records: list[RequestRecord] = []
+    ends = [r.step_ends for r in outcome.replicas]
+    for req in sorted(outcome.requests, key=lambda q: q.index):
+        rec = RequestRecord(
+            request_id=req.request_id,
+            phase=req.phase,  # type: ignore[arg-type]
+            concurrency=req.concurrency,
+            point=req.point,
+            context_tokens=req.context_tokens,
+            prompt_id=req.prompt_id,
+            group=req.group,
+            start_ns=req.start_ns,
+            sent_ns=req.start_ns,
+            input_tokens=req.prompt_tokens,
+            token_count_source="simulated",
+        )
+        if req.failure is not None:
+            stage, category, message, status = req.failure
+            rec.ok = False
+            rec.stage, rec.category, rec.error, rec.http_status = stage, category, message, status
+            rec.end_ns = req.arrival_ns
+            rec.output_tokens = 0
+        else:
+            e = ends[req.replica]
+            segs = req.segments
+            times = e[segs[0][0] : segs[0][1] + 1] if len(segs) == 1 else np.concatenate([e[a : b + 1] for a, b in segs])
+            chunk = times.tolist()
+            rec.chunk_ns = chunk
+            rec.first_token_ns = chunk[0]
+            rec.end_ns = chunk[-1]
+            rec.output_tokens = len(chunk)
+            rec.cached_tokens = req.cached_tokens
+            rec.finish_reason = "length"
+            if req.preemptions:
+                rec.server_timings = {"preemptions": req.preemptions}
+        records.append(rec)
+    return records
+
+
+@dataclass
+class EngineFigures:
+    """What the replicas did over a measured window."""
+
+    kv_utilization: float | None
+    prefix_cache_hit_rate: float | None
+    preemptions: int
+    device_utilization: list[float]
+    queue_length_mean: list[float]
+    queue_length_max: list[int]
+
+
+def engine_figures(dep: Deployment, phases: list[PhaseOutcome]) -> EngineFigures | None:
+    """Time-weighted over one or more measured windows."""
+    if not phases:
+        return None
+    n = dep.replicas
+    span = sum(max(1, p.ended_ns - p.started_ns) for p in phases)
+    stats: list[list[ReplicaStats]] = [[p.replicas[i] for p in phases] for i in range(n)]
+    blocks = max(1, dep.kv.num_blocks)
+    busy = [min(1.0, sum(s.busy_ns for s in st) / span) for st in stats]
+    kv = sum(sum(s.kv_area for s in st) for st in stats) / (span * blocks * n)
+    prompt = sum(s.prompt_tokens for st in stats for s in st)
+    hits = sum(s.hit_tokens for st in stats for s in st)
+    per_device = dep.devices_per_replica
+    return EngineFigures(
+        kv_utilization=min(1.0, max(0.0, kv)),
+        prefix_cache_hit_rate=(hits / prompt if prompt else None) if dep.engine.enable_prefix_caching else None,
+        preemptions=sum(s.preemptions for st in stats for s in st),
+        device_utilization=[round(b, 6) for b in busy for _ in range(per_device)],
+        queue_length_mean=[round(sum(s.queue_area for s in st) / span, 6) for st in stats],
+        queue_length_max=[max(s.queue_max for s in st) for st in stats],
+    )
+
+
+def _mean(dist: dict[str, Any] | None) -> float | None:
+    return None if not dist else dist.get("mean")
+
+
+def prediction_point(concurrency: int, agg: Aggregate, fig: EngineFigures | None) -> PredictionPoint:
+    m = agg.metrics
+    return PredictionPoint(
+        concurrency=concurrency,
+        completed_requests=m["completed_requests"],
+        output_tokens_per_sec=m["output_tokens_per_sec"],
+        input_tokens_per_sec=m["input_tokens_per_sec"],
+        ttft_ms=_mean(m["ttft_ms"]),
+        itl_ms=_mean(m["itl_ms"]),
+        e2e_ms=_mean(m["e2e_ms"]),
+        tpot_ms=_mean(m["tpot_ms"]),
+        mean_isl=round(m["mean_isl"]) if m["mean_isl"] is not None else None,
+        mean_osl=round(m["mean_osl"]) if m["mean_osl"] is not None else None,
+        kv_utilization=fig.kv_utilization if fig else None,
+        prefix_cache_hit_rate=fig.prefix_cache_hit_rate if fig else None,
+        preemptions=fig.preemptions if fig else None,
+        device_utilization=fig.device_utilization if fig else None,
+        queue_length_mean=fig.queue_length_mean if fig else None,
+        queue_length_max=fig.queue_length_max if fig else None,
+    )
+
+
+def _metrics_block(agg: Aggregate, fig: EngineFigures | None, rate: float | None) -> dict[str, Any]:
+    m = dict(agg.metrics)
+    m["kv_utilization"] = fig.kv_utilization if fig else None
+    m["prefix_cache_hit_rate"] = fig.prefix_cache_hit_rate if fig else None
+    m["preemptions"] = fig.preemptions if fig else None
+    m["device_utilization"] = fig.device_utilization if fig else None
+    m["device_queue_length_mean"] = fig.queue_length_mean if fig else None
+    m["device_queue_length_max"] = fig.queue_length_max if fig else None
+    m["requested_rate"] = rate
+    m["achieved_rate"] = rate
+    return m
+
+
+@dataclass
+class PointView:
+    index: int
+    concurrency: int
+    context_tokens: int | None
+    records: list[RequestRecord]
+    aggregate: Aggregate
+    figures: EngineFigures | None
+
+
+def build_prediction(dep: Deployment, views: list[PointView], *, name: str, workload: str | None, seed: int, date: str | None) -> Prediction:
+    points: list[PredictionPoint] = []
+    seen: set[int] = set()
+    for v in views:
+        if v.concurrency in seen:
+            continue  # a context-length sweep repeats a concurrency; the first row stands (as in EvaluationRun)
+        seen.add(v.concurrency)
+        points.append(prediction_point(v.concurrency, v.aggregate, v.figures))
+    return Prediction(
+        name=name,
+        scenario=dep.scenario.name,
+        workload=workload,
+        predictor=PREDICTOR,
+        predictor_version=__version__,
+        engine_version=dep.scenario.engine.version,
+        calibration=dep.calibration_name,
+        seed=seed,
+        date=date,
+        points=points,
+    )
+
+
+def build_result(
+    dep: Deployment,
+    views: list[PointView],
+    records: list[RequestRecord],
+    outcome: SimOutcome,
+    *,
+    workload_id: str,
+    run_id: str,
+    seed: int,
+    resolved: dict[str, Any],
+    rate: float | None,
+    slos: list[Slo] | None = None,
+) -> Result:
+    """The simulated counterpart of ``bench.result.build_result``."""
+    agg = views[0].aggregate if len(views) == 1 else aggregate(records)
+    fig = engine_figures(dep, [outcome.measured[p] for p in sorted(outcome.measured)])
+    metrics = _metrics_block(agg, fig, rate)
+    points = None
+    if len(views) > 1:
+        points = []
+        for v in views:
+            c, t = v.aggregate.metrics["completed_requests"], v.aggregate.metrics["total_requests"]
+            points.append(
+                {
+                    "concurrency": v.concurrency,
+                    "context_tokens": v.context_tokens,
+                    "requested_requests": t,
+                    "metrics": _metrics_block(v.aggregate, v.figures, rate),
+                    "status": "ok" if c == t and t else ("failed" if not c else "partial"),
+                }
+            )
+    slo_list = slos or []
+    on_time, violations = slo_outcome(records, [(s.id, s.metric, s.op, s.threshold) for s in slo_list])
+    p50, p95 = turnaround_s(agg.e2e_s)
+    s = dep.scenario
+    cid = config_id(s.engine.id, s.engine.version, s.engine.args, s.weight_dtype, s.kv_dtype, s.quantization)
+    doc = {
+        "kind": "Result",
+        "run_id": run_id,
+        "workload_id": workload_id,
+        "scenario": s.name,
+        "config_id": cid,
+        "timing_mode": "simulated",
+        "endpoint": None,
+        "engine": {"id": s.engine.id, "version": s.engine.version},
+        "model": {"id": dep.model.id, "dtype": s.weight_dtype, "kv_dtype": s.kv_dtype, "quantization": s.quantization},
+        "hardware": {"id": dep.hardware.id, "count": s.count},
+        "args": s.engine.args,
+        "resolved_params": resolved,
+        "metrics": metrics,
+        "points": points,
+        "failures": [
+            {
+                "stage": f.stage,
+                "category": f.category,
+                "count": f.count,
+                "message": f.message,
+                "sample_request_id": f.sample_request_id,
+                "http_status": f.http_status,
+            }
+            for f in agg.failures
+        ],
+        "throughput": metrics["completed_requests"],
+        "p50_turnaround_s": p50,
+        "p95_turnaround_s": p95,
+        "p95_turnaround_s_note": "simulated timing: E2E from the simulated send to the last simulated token, "
+        "queueing and device time included",
+        "slos": [x.model_dump() for x in slo_list],
+        "on_time_rate": on_time,
+        "violations_by_invariant_id": violations,
+        "blocked_by_reason_code": agg.blocked_by_reason_code,
+        "metadata": {
+            "pipeline_mode": "deterministic",
+            "non_deterministic": False,
+            "llm_backend_id": None,
+            "allow_network": False,
+            "run_duration_wall_s": 0.0,
+            "python_version": platform.python_version(),
+            "platform": sys.platform,
+            "servescope_version": __version__,
+            "harness": PREDICTOR,
+            "harness_version": __version__,
+            "seed": seed,
+        },
+    }
+    return Result.model_validate(doc)
+
+
+@dataclass
+class FastStats:
+    """Per-point latency samples computed from iteration end times, without
+    building records: the same definitions as ``analysis.metrics`` (TTFT = first
+    token - start, E2E = last token - start, TPOT = (E2E - TTFT)/(tokens - 1),
+    ITL = every gap between consecutive tokens of a request, pooled), for
+    configuration search where records would cost more than the simulation."""
+
+    ttft_ms: np.ndarray
+    e2e_ms: np.ndarray
+    tpot_ms: np.ndarray
+    itl_gaps_ms: np.ndarray
+    itl_weights: np.ndarray
+    output_tokens: int
+    window_s: float
+    failed: int
+
+    def itl_samples(self) -> np.ndarray:
+        return np.repeat(self.itl_gaps_ms, self.itl_weights)
+
+    @property
+    def output_tokens_per_sec(self) -> float | None:
+        return self.output_tokens / self.window_s if self.window_s > 0 else None
+
+
+def fast_stats(outcome: SimOutcome, point: int) -> FastStats:
+    """``FastStats`` of the measured requests of ``point``."""
+    reqs = [r for r in outcome.requests if r.point == point and r.phase == "measured"]
+    ok = [r for r in reqs if r.failure is None]
+    ttft, e2e, tpot = [], [], []
+    gaps: list[np.ndarray] = []
+    weights: list[np.ndarray] = []
+    extra: list[float] = []
+    tokens = 0
+    first_start = min((r.start_ns for r in reqs), default=0)
+    last_end = first_start
+    diff = {i: np.zeros(rep.n_steps + 2, dtype=np.int64) for i, rep in enumerate(outcome.replicas)}
+    for r in ok:
+        e = outcome.replicas[r.replica].step_ends
+        segs = r.segments
+        first, last = int(e[segs[0][0]]), int(e[segs[-1][1]])
+        n = sum(b - a + 1 for a, b in segs)
+        tokens += n
+        ttft.append((first - r.start_ns) / 1e6)
+        e2e.append((last - r.start_ns) / 1e6)
+        if n > 1:
+            tpot.append((last - first) / 1e6 / (n - 1))
+        d = diff[r.replica]
+        for i, (a, b) in enumerate(segs):
+            d[a + 1] += 1
+            d[b + 1] -= 1
+            if i:
+                extra.append((int(e[a]) - int(e[segs[i - 1][1]])) / 1e6)
+        last_end = max(last_end, last)
+    for i, rep in enumerate(outcome.replicas):
+        if rep.n_steps < 2:
+            continue
+        w = np.cumsum(diff[i])[1 : rep.n_steps]
+        g = np.diff(rep.step_ends[: rep.n_steps]) / 1e6
+        mask = w > 0
+        gaps.append(g[mask])
+        weights.append(w[mask])
+    if extra:
+        gaps.append(np.asarray(extra))
+        weights.append(np.ones(len(extra), dtype=np.int64))
+    return FastStats(
+        ttft_ms=np.asarray(ttft),
+        e2e_ms=np.asarray(e2e),
+        tpot_ms=np.asarray(tpot),
+        itl_gaps_ms=np.concatenate(gaps) if gaps else np.zeros(0),
+        itl_weights=np.concatenate(weights) if weights else np.zeros(0, dtype=np.int64),
+        output_tokens=tokens,
+        window_s=(last_end - first_start) / 1e9,
+        failed=len(reqs) - len(ok),
+    )

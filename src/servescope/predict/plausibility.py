@@ -1,0 +1,155 @@
+"""Physics checks of a measurement (``validate`` on a Result or EvaluationRun
+whose scenario is known): the step-time model's floor, used the other way round.
+
+- **Decode faster than memory allows** (error): every decode iteration streams
+  the active weights of each device at least once, so one request cannot
+  produce tokens faster than ``(speculative_tokens + 1) * bandwidth /
+  active weight bytes per device`` (datasheet bandwidth, no efficiency factor),
+  and a measurement above ``headroom`` times that is impossible. Checked on TPOT
+  (per token) where the document has it, else on ITL.
+- **Weights larger than the device** (error): weights per device (tp and pp split
+  them) above the device's memory.
+- **Implausibly slow decode** (warning): TPOT/ITL more than ``slow_factor`` times the
+  floor of an iteration at that concurrency (weights once, plus every running
+  sequence's KV), a hint of CPU offload, swapping or a misconfigured engine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from servescope.catalog.store import Catalog
+from servescope.documents import EvaluationRun, Issue, Result, Scenario
+from servescope.documents.base import error, warning
+from servescope.errors import ServescopeError
+from servescope.predict.architecture import architecture
+from servescope.predict.calibration import Calibration
+from servescope.predict.deployment import resolve_model
+from servescope.predict.dtypes import from_torch_dtype, kv_dtype_for
+from servescope.predict.step_time import StepTimeModel
+
+DEFAULT_HEADROOM = 1.25
+DEFAULT_SLOW_FACTOR = 50.0
+
+
+@dataclass(frozen=True)
+class DecodeFloor:
+    """The fastest one decode iteration can be for this deployment."""
+
+    weight_seconds: float
+    kv_seconds_per_token: float
+    tokens_per_iteration: int
+    weight_bytes_per_device: float
+    memory_bytes: float
+
+    def iteration_s(self, concurrency: int, context: float) -> float:
+        return self.weight_seconds + concurrency * context * self.kv_seconds_per_token
+
+    @property
+    def max_tokens_per_s(self) -> float:
+        return self.tokens_per_iteration / self.weight_seconds
+
+
+def decode_floor(scenario: Scenario, catalog: Catalog) -> DecodeFloor:
+    model = resolve_model(scenario, catalog)
+    hw = catalog.hardware(scenario.hardware)
+    arch = architecture(model)
+    weight = scenario.weight_dtype if scenario.weight_dtype != "auto" else (from_torch_dtype(model.torch_dtype) or "bf16")
+    kv = kv_dtype_for(scenario.kv_dtype, weight, from_torch_dtype(model.torch_dtype))
+    quant = (scenario.quantization or model.quantization or "").lower()
+    expert = "mxfp4" if quant == "mxfp4" and arch.experts else None
+    ideal = Calibration(memory_bw_eff=1.0, gemm_eff=1.0, attn_eff=1.0, comm_bw_eff=1.0)
+    step = StepTimeModel(arch, hw, ideal, tp=scenario.tp, pp=scenario.pp, weight_dtype=weight, kv_dtype=kv, expert_dtype=expert)
+    bw = hw.memory_bandwidth_gb_s * 1e9
+    active = (arch.dense_linear_params + arch.lm_head_params) * step.weight_bytes
+    active += arch.experts_per_tok * arch.expert_params * arch.moe_layers * step.expert_bytes
+    per_device = active / (scenario.tp * scenario.pp)
+    return DecodeFloor(
+        weight_seconds=per_device / bw * scenario.pp,
+        kv_seconds_per_token=step.kv_bytes_per_token_per_device / bw,
+        tokens_per_iteration=(scenario.speculative_tokens or 0) + 1,
+        weight_bytes_per_device=step.weight_bytes_per_device,
+        memory_bytes=hw.memory_gb * 1e9,
+    )
+
+
+@dataclass
+class _Row:
+    path: str
+    concurrency: int
+    per_token_ms: float | None
+    kind: str
+    context: float
+
+
+def _rows(doc: Result | EvaluationRun) -> list[_Row]:
+    rows: list[_Row] = []
+    if isinstance(doc, EvaluationRun):
+        for i, p in enumerate(doc.points):
+            ctx = float((p.mean_isl or 0) + (p.mean_osl or 0) / 2)
+            rows.append(_Row(f"points[{i}].itl_ms", p.concurrency, p.itl_ms, "ITL", ctx))
+        return rows
+    blocks = [(f"points[{i}].metrics", p.concurrency, p.metrics) for i, p in enumerate(doc.points or [])]
+    if not blocks:
+        blocks = [("metrics", int(doc.resolved_params.get("concurrency") or 1), doc.metrics)]
+    for prefix, conc, m in blocks:
+        ctx = float((m.mean_isl or 0) + (m.mean_osl or 0) / 2)
+        if m.tpot_ms is not None and m.tpot_ms.mean is not None:
+            rows.append(_Row(f"{prefix}.tpot_ms.mean", conc, m.tpot_ms.mean, "TPOT", ctx))
+        elif m.itl_ms is not None and m.itl_ms.mean is not None:
+            rows.append(_Row(f"{prefix}.itl_ms.mean", conc, m.itl_ms.mean, "ITL", ctx))
+    return rows
+
+
+def plausibility_issues(
+    doc: Result | EvaluationRun,
+    scenario: Scenario | str | None = None,
+    *,
+    catalog: Catalog | None = None,
+    headroom: float = DEFAULT_HEADROOM,
+    slow_factor: float = DEFAULT_SLOW_FACTOR,
+) -> list[Issue]:
+    """Issues of a measurement against the physics of its scenario; [] when the
+    scenario (or its model or hardware) is not known, since nothing can be judged."""
+    cat = catalog or Catalog.load()
+    name = scenario if isinstance(scenario, str) else (scenario.name if scenario else doc.scenario)
+    try:
+        scen = scenario if isinstance(scenario, Scenario) else cat.scenario(name or "")
+        floor = decode_floor(scen, cat)
+    except (ServescopeError, ValueError):
+        return []
+    issues: list[Issue] = []
+    if floor.weight_bytes_per_device > floor.memory_bytes:
+        issues.append(
+            error(
+                "scenario" if isinstance(doc, EvaluationRun) else "hardware",
+                f"scenario {scen.name}: {floor.weight_bytes_per_device / 1e9:.1f} GB of weights per device exceed the "
+                f"device's {floor.memory_bytes / 1e9:.0f} GB; this deployment cannot have run as described",
+            )
+        )
+    fastest_ms = 1000.0 / floor.max_tokens_per_s
+    spec = f" with {scen.speculative_tokens} speculative tokens" if scen.speculative_tokens else ""
+    for row in _rows(doc):
+        if row.per_token_ms is None or row.per_token_ms <= 0:
+            continue
+        if row.per_token_ms * headroom < fastest_ms:
+            issues.append(
+                error(
+                    row.path,
+                    f"{row.kind} {row.per_token_ms:.3g} ms is {1000 / row.per_token_ms:.0f} tokens/s per request; memory "
+                    f"bandwidth allows at most {floor.max_tokens_per_s:.0f}{spec} (active weights "
+                    f"{floor.weight_seconds * 1e3:.3g} ms per iteration on {scen.hardware}), {headroom:g}x headroom included",
+                )
+            )
+            continue
+        slow = floor.iteration_s(row.concurrency, row.context) * 1000.0 * slow_factor
+        if row.per_token_ms > slow:
+            issues.append(
+                warning(
+                    row.path,
+                    f"{row.kind} {row.per_token_ms:.4g} ms at concurrency {row.concurrency} is over {slow_factor:g}x the "
+                    f"memory-bandwidth floor of an iteration ({slow / slow_factor:.3g} ms): CPU offload, swapping or a "
+                    "misconfigured engine?",
+                )
+            )
+    return issues

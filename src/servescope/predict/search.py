@@ -1,0 +1,203 @@
+"""``servescope search``: which parallelism and batch limit serve a workload best
+on N devices, under latency SLOs?
+
+For every tensor-parallel size ``tp`` that divides N (and the model's attention
+heads), ``dp = N / tp`` replicas, and every ``max_num_seqs`` candidate, the
+workload is simulated at increasing concurrency until a point breaks an SLO
+(latency only grows with load, so higher levels cannot recover). A
+configuration's score is the best output throughput per device among the
+points that meet every SLO; configurations are ranked by it. Configurations
+whose weights do not fit are listed as skipped with the reason.
+
+An SLO such as ``ttft_ms<=500`` is checked on a statistic of the point's
+distribution (``percentile``, default p90; ``mean`` is accepted).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from servescope.analysis.stats import percentile as _percentile
+from servescope.catalog.store import Catalog
+from servescope.documents import Scenario, Workload
+from servescope.errors import CatalogError
+from servescope.predict.api import Prepared, prepare, run_simulation
+from servescope.predict.outputs import FastStats, fast_stats
+from servescope.predict.deployment import deploy
+from servescope.predict.workload_input import SyntheticWorkload
+
+_SLO = re.compile(r"^\s*(ttft_ms|itl_ms|tpot_ms|e2e_ms)\s*(<=|<)\s*([0-9]*\.?[0-9]+)\s*$")
+DEFAULT_SEQS: tuple[int, ...] = (32, 64, 128, 256, 512)
+
+
+@dataclass(frozen=True)
+class SloSpec:
+    metric: str
+    op: str
+    threshold: float
+
+    def ok(self, value: float | None) -> bool:
+        if value is None:
+            return False
+        return value <= self.threshold if self.op == "<=" else value < self.threshold
+
+    def __str__(self) -> str:
+        return f"{self.metric}{self.op}{self.threshold:g}"
+
+
+def parse_slos(text: str) -> list[SloSpec]:
+    """``"ttft_ms<=500,itl_ms<=30"`` → SLOs."""
+    out = []
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        m = _SLO.match(part)
+        if not m:
+            raise ValueError(f"cannot read SLO {part.strip()!r}; write e.g. ttft_ms<=500 (ttft_ms, itl_ms, tpot_ms, e2e_ms)")
+        out.append(SloSpec(m.group(1), m.group(2), float(m.group(3))))
+    return out
+
+
+def statistic(stats: FastStats, metric: str, pct: float | None) -> float | None:
+    """The SLO statistic of a point: mean, or a percentile (analysis.stats method)."""
+    if metric == "itl_ms":
+        if not stats.itl_weights.size:
+            return None
+        if pct is None:
+            return float((stats.itl_gaps_ms * stats.itl_weights).sum() / stats.itl_weights.sum())
+        return _percentile(stats.itl_samples(), pct)
+    vals = {"ttft_ms": stats.ttft_ms, "e2e_ms": stats.e2e_ms, "tpot_ms": stats.tpot_ms}[metric]
+    if not vals.size:
+        return None
+    return float(vals.mean()) if pct is None else _percentile(vals, pct)
+
+
+@dataclass
+class Candidate:
+    tp: int
+    dp: int
+    max_num_seqs: int
+    best_concurrency: int | None = None
+    output_tokens_per_sec: float | None = None
+    per_device: float | None = None
+    measured_at: dict[int, dict[str, float | None]] = field(default_factory=dict)
+    skipped: str | None = None
+
+    @property
+    def label(self) -> str:
+        return f"tp{self.tp}-dp{self.dp}-seqs{self.max_num_seqs}"
+
+
+@dataclass
+class SearchOutcome:
+    ranked: list[Candidate]
+    skipped: list[Candidate]
+    slos: list[SloSpec]
+    devices: int
+    configurations: int
+    simulations: int
+    wall_s: float
+
+    @property
+    def configurations_per_s(self) -> float:
+        return self.configurations / self.wall_s if self.wall_s > 0 else float("inf")
+
+
+def tp_choices(devices: int, heads: int) -> list[int]:
+    return [t for t in range(1, devices + 1) if devices % t == 0 and heads % t == 0 and (t & (t - 1)) == 0]
+
+
+def search(
+    model: str,
+    hardware: str,
+    devices: int,
+    slos: Sequence[SloSpec] | str,
+    workload: Workload | str | SyntheticWorkload,
+    *,
+    catalog: Catalog | None = None,
+    engine: str = "vllm",
+    engine_version: str = "0.11.0",
+    weight_dtype: str = "bf16",
+    max_num_seqs: Sequence[int] = DEFAULT_SEQS,
+    concurrency: Sequence[int] | None = None,
+    percentile: float | None = 90.0,
+    seed: int = 0,
+) -> SearchOutcome:
+    """Rank (tp, dp, max_num_seqs) for ``model`` on ``devices`` x ``hardware`` by
+    throughput per device under ``slos``."""
+    started = time.perf_counter()
+    cat = catalog or Catalog.load()
+    slo_list = parse_slos(slos) if isinstance(slos, str) else list(slos)
+    mdl = cat.model(model)
+    hw = cat.hardware(hardware)
+    levels = list(concurrency) if concurrency else None
+    if levels is None:
+        if isinstance(workload, SyntheticWorkload):
+            levels = list(workload.concurrency)
+        else:
+            wl = cat.workload(workload) if isinstance(workload, str) else workload
+            levels = list(wl.sweep.values) if wl.sweep is not None and wl.sweep.axis == "concurrency" else [wl.params.concurrency or 1]
+    levels = sorted(set(levels))
+    prepared: dict[int, Prepared] = {}
+    ranked: list[Candidate] = []
+    skipped: list[Candidate] = []
+    sims = 0
+    n_configs = 0
+    for tp in tp_choices(devices, mdl.num_attention_heads):
+        dp = devices // tp
+        for seqs in max_num_seqs:
+            n_configs += 1
+            cand = Candidate(tp, dp, seqs)
+            scen = Scenario(
+                name=f"search-{mdl.id}-{hw.id}-tp{tp}-dp{dp}-s{seqs}",
+                model=mdl.id,
+                hardware=hw.id,
+                count=devices,
+                tp=tp,
+                dp=dp,
+                engine={"id": engine, "version": engine_version, "max_num_seqs": seqs},  # type: ignore[arg-type]
+                weight_dtype=weight_dtype,  # type: ignore[arg-type]
+            )
+            try:
+                dep = deploy(scen, catalog=cat, model=mdl, hardware=hw)
+            except (CatalogError, ValueError) as exc:
+                cand.skipped = str(exc)
+                skipped.append(cand)
+                continue
+            for c in levels:
+                if c not in prepared:
+                    prepared[c] = prepare(workload, catalog=cat, concurrency=[c], seed=seed)
+                outcome = run_simulation(prepared[c], dep)
+                sims += 1
+                fs = fast_stats(outcome, 0)
+                stats = {s.metric: statistic(fs, s.metric, percentile) for s in slo_list}
+                cand.measured_at[c] = {**stats, "output_tokens_per_sec": fs.output_tokens_per_sec}
+                if not all(s.ok(stats[s.metric]) for s in slo_list) or fs.failed:
+                    break
+                tput = fs.output_tokens_per_sec or 0.0
+                if cand.output_tokens_per_sec is None or tput > cand.output_tokens_per_sec:
+                    cand.output_tokens_per_sec = tput
+                    cand.per_device = tput / devices
+                    cand.best_concurrency = c
+            ranked.append(cand)
+    ranked.sort(key=lambda k: (-(k.per_device or -1.0), k.tp, k.max_num_seqs))
+    return SearchOutcome(ranked, skipped, slo_list, devices, n_configs, sims, time.perf_counter() - started)
+
+
+def format_search(outcome: SearchOutcome, top: int = 10) -> str:
+    lines = [
+        f"{outcome.configurations} configurations, {outcome.simulations} simulations in {outcome.wall_s:.2f} s "
+        f"({outcome.configurations_per_s:.1f} configurations/s); SLO: {', '.join(str(s) for s in outcome.slos) or 'none'}",
+        f"{'rank':>4} {'config':<22} {'best conc':>9} {'out tok/s':>10} {'per device':>10}",
+    ]
+    for i, c in enumerate(outcome.ranked[:top], 1):
+        if c.per_device is None:
+            lines.append(f"{i:>4} {c.label:<22} {'-':>9} {'-':>10} {'-':>10}  (no level meets the SLO)")
+        else:
+            lines.append(f"{i:>4} {c.label:<22} {c.best_concurrency:>9} {c.output_tokens_per_sec:>10.1f} {c.per_device:>10.1f}")
+    for c in outcome.skipped:
+        lines.append(f"   - {c.label:<22} skipped: {c.skipped}")
+    return "\n".join(lines)

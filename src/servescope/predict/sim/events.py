@@ -1,0 +1,113 @@
+"""Simulation events. Each event's ``handle`` applies its effect and returns the
+events it causes; a heap in ``simulator`` orders them by (time, priority, seq).
+At equal times an iteration ends before a request arrives, and both before an
+idle replica plans its next iteration, so the plan sees both."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from servescope.predict.sim.replica import PlannedStep
+from servescope.predict.sim.request import SimRequest
+
+if TYPE_CHECKING:
+    from servescope.predict.sim.simulator import Simulation
+
+
+class Event:
+    __slots__ = ("time",)
+    priority: ClassVar[int] = 9
+
+    def __init__(self, time: int) -> None:
+        self.time = time
+
+    def handle(self, sim: Simulation) -> list[Event]:
+        raise NotImplementedError
+
+
+class StepEnd(Event):
+    """A replica finished the iteration(s) it planned."""
+
+    __slots__ = ("replica", "step")
+    priority = 0
+
+    def __init__(self, time: int, replica: int, step: PlannedStep) -> None:
+        super().__init__(time)
+        self.replica = replica
+        self.step = step
+
+    def handle(self, sim: Simulation) -> list[Event]:
+        rep = sim.replicas[self.replica]
+        if rep.pending is not self.step or rep.epoch != self.step.epoch:
+            return []  # superseded by a truncated run
+        out: list[Event] = []
+        for req in rep.finish(self.step):
+            out.extend(sim.driver.completed(req, self.time))
+        sim.idle_wakeup_pending[self.replica] = True
+        out.append(StepStart(self.time, self.replica))
+        return out
+
+
+class Arrival(Event):
+    """A request reaches the engine (after the per-request overhead)."""
+
+    __slots__ = ("request",)
+    priority = 1
+
+    def __init__(self, time: int, request: SimRequest) -> None:
+        super().__init__(time)
+        self.request = request
+
+    def handle(self, sim: Simulation) -> list[Event]:
+        req = self.request
+        req.arrival_ns = self.time
+        failure = sim.admission_check(req)
+        if failure is not None:
+            req.failure = failure
+            req.done = True
+            return sim.driver.completed(req, self.time)
+        idx = sim.router.pick(sim.replicas)
+        rep = sim.replicas[idx]
+        req.replica = idx
+        rep.enqueue(req, self.time)
+        if rep.pending is None:
+            if not sim.idle_wakeup_pending[idx]:
+                sim.idle_wakeup_pending[idx] = True
+                return [StepStart(self.time, idx)]
+            return []
+        if rep.free_slots and not rep.prefilling:
+            short = rep.truncate(self.time)
+            if short is not None:
+                return [StepEnd(short.end_ns, idx, short)]
+        return []
+
+
+class StepStart(Event):
+    """An idle replica plans its next iteration (or stays idle)."""
+
+    __slots__ = ("replica",)
+    priority = 2
+
+    def __init__(self, time: int, replica: int) -> None:
+        super().__init__(time)
+        self.replica = replica
+
+    def handle(self, sim: Simulation) -> list[Event]:
+        sim.idle_wakeup_pending[self.replica] = False
+        rep = sim.replicas[self.replica]
+        if rep.pending is not None:
+            return []
+        step = sim.scheduler.plan(rep, self.time)
+        if step is None:
+            return []
+        return [StepEnd(step.end_ns, self.replica, step)]
+
+
+class PhaseStart(Event):
+    """The load generator starts the next phase (warmup or measured) of a point."""
+
+    __slots__ = ()
+    priority = 3
+
+    def handle(self, sim: Simulation) -> list[Event]:
+        return sim.driver.start_next(self.time)

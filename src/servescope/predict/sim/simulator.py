@@ -1,0 +1,101 @@
+"""The discrete-event loop: a heap of events ordered by (time ns, priority,
+sequence number), so the same inputs always replay the same way."""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+
+from servescope.predict.deployment import Deployment
+from servescope.predict.sim.events import Event, PhaseStart
+from servescope.predict.sim.kv_cache import BlockPool
+from servescope.predict.sim.load import LoadDriver, Phase
+from servescope.predict.sim.replica import Replica, ReplicaStats
+from servescope.predict.sim.request import SimRequest
+from servescope.predict.sim.router import make_router
+from servescope.predict.sim.scheduler import make_scheduler
+
+
+@dataclass
+class PhaseOutcome:
+    """What the replicas did during one measured phase."""
+
+    point: int
+    started_ns: int
+    ended_ns: int
+    replicas: list[ReplicaStats] = field(default_factory=list)
+
+
+@dataclass
+class SimOutcome:
+    requests: list[SimRequest]
+    step_ends: list[list[int]] | None
+    measured: dict[int, PhaseOutcome]
+    replicas: list[Replica]
+    events: int
+
+
+class Simulation:
+    def __init__(self, deployment: Deployment, phases: list[Phase], *, router: str = "round-robin") -> None:
+        self.deployment = deployment
+        eng = deployment.engine
+        self.engine = eng
+        self.replicas = [
+            Replica(i, eng, deployment.step_model, BlockPool(deployment.kv.num_blocks, eng.block_size, eng.enable_prefix_caching))
+            for i in range(deployment.replicas)
+        ]
+        self.idle_wakeup_pending = [False] * len(self.replicas)
+        self.router = make_router(router)
+        self.scheduler = make_scheduler(eng.scheduler)
+        self.phases = phases
+        self.measured: dict[int, PhaseOutcome] = {}
+        overhead_ns = int(round(deployment.calibration.request_overhead_s * 1e9))
+        self.driver = LoadDriver(phases, overhead_ns, self._phase_start, self._phase_end)
+        self.events = 0
+
+    def _phase_start(self, phase: Phase, now: int) -> None:
+        if phase.name == "measured":
+            for r in self.replicas:
+                r.reset_stats(now)
+
+    def _phase_end(self, phase: Phase, now: int) -> None:
+        if phase.name == "measured":
+            self.measured[phase.point] = PhaseOutcome(phase.point, phase.started_ns, now, [r.close_stats(now) for r in self.replicas])
+
+    def admission_check(self, req: SimRequest) -> tuple[str, str, str, int | None] | None:
+        eng = self.engine
+        if req.prompt_tokens >= eng.max_model_len or (eng.overflow == "reject" and req.prompt_tokens + req.max_tokens > eng.max_model_len):
+            return (
+                "admission",
+                "context-overflow",
+                f"prompt of {req.prompt_tokens} tokens + max_tokens {req.max_tokens} exceeds the context of {eng.max_model_len}",
+                400,
+            )
+        pool = self.replicas[0].pool
+        need = -(-(req.prompt_tokens + req.max_tokens) // eng.block_size)
+        if need > pool.num_blocks:
+            return ("admission", "rejected", f"needs {need} KV blocks; the pool holds {pool.num_blocks}", None)
+        return None
+
+    def run(self) -> SimOutcome:
+        heap: list[tuple[int, int, int, Event]] = []
+        seq = 0
+        for ev in [PhaseStart(0)]:
+            heapq.heappush(heap, (ev.time, ev.priority, seq, ev))
+            seq += 1
+        count = 0
+        push, pop = heapq.heappush, heapq.heappop
+        while heap:
+            _, _, _, ev = pop(heap)
+            count += 1
+            for nxt in ev.handle(self):
+                push(heap, (nxt.time, nxt.priority, seq, nxt))
+                seq += 1
+        self.events = count
+        return SimOutcome(
+            requests=self.driver.finished,
+            step_ends=None,
+            measured=self.measured,
+            replicas=self.replicas,
+            events=count,
+        )
