@@ -14,7 +14,7 @@
 
 from __future__ import annotations
 
-from collections import Counter
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,70 +47,135 @@ class Aggregate:
     e2e_s: list[float] = field(default_factory=list)
 
 
-def _dist(values: list[float]) -> dict[str, Any] | None:
-    return describe(values) if values else None
+def _dist(values: np.ndarray) -> dict[str, Any] | None:
+    return describe(values) if values.size else None
+
+
+@dataclass
+class Columns:
+    """The measured requests as columns — what every formula reads. Built from
+    ``RequestRecord``s (``add``) or straight from parsed JSON lines (the streaming
+    reader of a records file appends to the lists itself)."""
+
+    ok: list[bool] = field(default_factory=list)
+    start_ns: list[int] = field(default_factory=list)
+    first_ns: list[float] = field(default_factory=list)  # nan = no token
+    end_ns: list[float] = field(default_factory=list)  # nan = never ended
+    input_tokens: list[float] = field(default_factory=list)  # nan = unknown
+    output_tokens: list[float] = field(default_factory=list)
+    chunk_flat: list[int] = field(default_factory=list)  # chunk times of completed requests, concatenated
+    chunk_len: list[int] = field(default_factory=list)
+    sources: set[str] = field(default_factory=set)
+    # (stage, category, message, request id, http status) of each failed request
+    failed: list[tuple[str, str, str, str, int | None]] = field(default_factory=list)
+
+    def extend(self, other: Columns) -> None:
+        self.ok += other.ok
+        self.start_ns += other.start_ns
+        self.first_ns += other.first_ns
+        self.end_ns += other.end_ns
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.chunk_flat += other.chunk_flat
+        self.chunk_len += other.chunk_len
+        self.sources |= other.sources
+        self.failed += other.failed
+
+    def add(self, r: RequestRecord) -> None:
+        if r.phase != "measured":
+            return
+        nan = math.nan
+        self.ok.append(r.ok)
+        self.start_ns.append(r.start_ns)
+        self.first_ns.append(nan if r.first_token_ns is None else r.first_token_ns)
+        self.end_ns.append(nan if r.end_ns is None else r.end_ns)
+        self.input_tokens.append(nan if r.input_tokens is None else r.input_tokens)
+        self.output_tokens.append(nan if r.output_tokens is None else r.output_tokens)
+        if r.ok:
+            if r.chunk_ns:
+                self.chunk_flat.extend(r.chunk_ns)
+                self.chunk_len.append(len(r.chunk_ns))
+            if r.token_count_source:
+                self.sources.add(r.token_count_source)
+        else:
+            self.failed.append((r.stage or "stream", r.category or "other", r.error or "", r.request_id, r.http_status))
 
 
 def aggregate(records: Iterable[RequestRecord], *, token_source_hint: str | None = None) -> Aggregate:
     """Apply the formulas to the measured records (warmup records are skipped)."""
-    measured = [r for r in records if r.phase == "measured"]
-    ok = [r for r in measured if r.ok]
-    failed = [r for r in measured if not r.ok]
-    ttft = [r.ttft_ns / NS_PER_MS for r in ok if r.ttft_ns is not None]
-    e2e = [r.e2e_ns / NS_PER_MS for r in ok if r.e2e_ns is not None]
-    gaps: list[np.ndarray] = []
-    tpot: list[float] = []
-    for r in ok:
-        if len(r.chunk_ns) >= 2:
-            gaps.append(np.diff(np.asarray(r.chunk_ns, dtype=np.int64)))
-        if r.output_tokens is not None and r.output_tokens >= 2 and r.ttft_ns is not None and r.e2e_ns is not None:
-            tpot.append((r.e2e_ns - r.ttft_ns) / NS_PER_MS / (r.output_tokens - 1))
-    itl = (np.concatenate(gaps) / NS_PER_MS).tolist() if gaps else []
-    starts = [r.start_ns for r in measured]
-    ends = [r.end_ns for r in measured if r.end_ns is not None]
-    duration_s = (max(ends) - min(starts)) / 1e9 if starts and ends and max(ends) > min(starts) else None
-    in_tokens = [r.input_tokens for r in ok if r.input_tokens is not None]
-    out_tokens = [r.output_tokens for r in ok if r.output_tokens is not None]
-    in_total = sum(in_tokens) if in_tokens else None
-    out_total = sum(out_tokens) if out_tokens else None
-    sources = {r.token_count_source for r in ok if r.token_count_source}
+    cols = Columns()
+    for r in records:
+        cols.add(r)
+    return aggregate_columns(cols, token_source_hint=token_source_hint)
+
+
+def aggregate_columns(cols: Columns, *, token_source_hint: str | None = None) -> Aggregate:
+    ok = np.asarray(cols.ok, dtype=bool)
+    start = np.asarray(cols.start_ns, dtype=np.float64)
+    first = np.asarray(cols.first_ns, dtype=np.float64)
+    end = np.asarray(cols.end_ns, dtype=np.float64)
+    out_tok = np.asarray(cols.output_tokens, dtype=np.float64)
+    in_tok = np.asarray(cols.input_tokens, dtype=np.float64)
+    ttft_all = (first - start) / NS_PER_MS
+    e2e_all = (end - start) / NS_PER_MS
+    has_first = ok & ~np.isnan(first)
+    has_end = ok & ~np.isnan(end)
+    ttft = ttft_all[has_first]
+    e2e = e2e_all[has_end]
+    tpot_mask = has_first & has_end & (out_tok >= 2)
+    tpot = (e2e_all[tpot_mask] - ttft_all[tpot_mask]) / (out_tok[tpot_mask] - 1)
+    if cols.chunk_flat:
+        flat = np.asarray(cols.chunk_flat, dtype=np.int64)
+        gaps = np.diff(flat)
+        # drop the gaps that span two requests (last chunk of one → first of the next)
+        across = np.cumsum(np.asarray(cols.chunk_len, dtype=np.int64))[:-1] - 1
+        itl = np.delete(gaps, across) / NS_PER_MS
+    else:
+        itl = np.empty(0)
+    total = int(ok.size)
+    n_ok = int(ok.sum())
+    ended = end[~np.isnan(end)]
+    duration_s = None
+    if total and ended.size and ended.max() > start.min():
+        duration_s = float(ended.max() - start.min()) / 1e9
+    in_ok = in_tok[ok & ~np.isnan(in_tok)]
+    out_ok = out_tok[ok & ~np.isnan(out_tok)]
+    in_total = int(in_ok.sum()) if in_ok.size else None
+    out_total = int(out_ok.sum()) if out_ok.size else None
+    sources = set(cols.sources)
     source = token_source_hint or (sources.pop() if len(sources) == 1 else ("mixed" if sources else None))
-    total = len(measured)
     metrics: dict[str, Any] = {
         "total_requests": total,
-        "completed_requests": len(ok),
-        "failed_requests": len(failed),
-        "success_rate": (len(ok) / total) if total else None,
+        "completed_requests": n_ok,
+        "failed_requests": total - n_ok,
+        "success_rate": (n_ok / total) if total else None,
         "duration_s": duration_s,
         "input_tokens_total": in_total,
         "output_tokens_total": out_total,
         "token_count_source": source,
         "output_tokens_per_sec": (out_total / duration_s) if duration_s and out_total is not None else None,
         "input_tokens_per_sec": (in_total / duration_s) if duration_s and in_total is not None else None,
-        "requests_per_sec": (len(ok) / duration_s) if duration_s else None,
+        "requests_per_sec": (n_ok / duration_s) if duration_s else None,
         "ttft_ms": _dist(ttft),
         "itl_ms": _dist(itl),
         "tpot_ms": _dist(tpot),
         "e2e_ms": _dist(e2e),
-        "mean_isl": float(np.mean(in_tokens)) if in_tokens else None,
-        "mean_osl": float(np.mean(out_tokens)) if out_tokens else None,
+        "mean_isl": float(in_ok.mean()) if in_ok.size else None,
+        "mean_osl": float(out_ok.mean()) if out_ok.size else None,
     }
-    groups: dict[tuple[str, str], list[RequestRecord]] = {}
-    for r in failed:
-        groups.setdefault((r.stage or "stream", r.category or "other"), []).append(r)
+    groups: dict[tuple[str, str], list[tuple[str, str, str, str, int | None]]] = {}
+    for f in cols.failed:
+        groups.setdefault((f[0], f[1]), []).append(f)
     failures = [
-        FailureGroup(
-            stage=stage,
-            category=cat,
-            count=len(rs),
-            message=(rs[0].error or cat)[:500],
-            sample_request_id=rs[0].request_id,
-            http_status=rs[0].http_status,
-        )
-        for (stage, cat), rs in sorted(groups.items())
+        FailureGroup(stage=stage, category=cat, count=len(fs), message=(fs[0][2] or cat)[:500],
+                     sample_request_id=fs[0][3], http_status=fs[0][4])
+        for (stage, cat), fs in sorted(groups.items())
     ]
-    by_reason = dict(sorted(Counter(r.category or "other" for r in failed).items()))
-    return Aggregate(metrics=metrics, failures=failures, blocked_by_reason_code=by_reason, e2e_s=[v / 1000 for v in e2e])
+    by_reason: dict[str, int] = {}
+    for f in cols.failed:
+        by_reason[f[1]] = by_reason.get(f[1], 0) + 1
+    return Aggregate(metrics=metrics, failures=failures, blocked_by_reason_code=dict(sorted(by_reason.items())),
+                     e2e_s=(e2e / 1000).tolist())
 
 
 def turnaround_s(e2e_s: list[float]) -> tuple[float | None, float | None]:

@@ -8,6 +8,7 @@ from typing import Any
 
 import aiohttp
 
+from servescope.analysis.metrics import Columns
 from servescope.bench.client import send
 from servescope.bench.endpoint import Endpoint
 from servescope.bench.load import LoadOutcome, arrival_offsets_ns, closed_loop, open_loop
@@ -35,6 +36,16 @@ class PointOutcome:
     records: list[RequestRecord] = field(default_factory=list)
     load: LoadOutcome | None = None
     engine: EngineWindow = field(default_factory=EngineWindow)
+    # Set instead of ``records`` when a records file was read straight into columns.
+    prebuilt: Columns | None = None
+
+    def columns(self) -> Columns:
+        if self.prebuilt is not None:
+            return self.prebuilt
+        cols = Columns()
+        for r in self.records:
+            cols.add(r)
+        return cols
 
 
 def _check_expected(record: RequestRecord) -> None:

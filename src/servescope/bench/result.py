@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from servescope import __version__
-from servescope.analysis.metrics import Aggregate, aggregate, slo_outcome, turnaround_s
+from servescope.analysis.metrics import Aggregate, Columns, aggregate_columns, slo_outcome, turnaround_s
 from servescope.analysis.tables import result_points
 from servescope.bench.execute import PointOutcome
 from servescope.bench.scrape import EngineWindow
@@ -82,7 +82,11 @@ def build_result(
     requested_rate: float | None = None,
 ) -> Result:
     records: list[RequestRecord] = [r for o in outcomes for r in o.records]
-    agg = aggregate(records)
+    point_columns = [o.columns() for o in outcomes]
+    everything = Columns()
+    for cols in point_columns:
+        everything.extend(cols)
+    agg = aggregate_columns(everything)
     engine = _merge_engine([o.engine for o in outcomes])
     achieved = None
     if requested_rate is not None:
@@ -92,8 +96,8 @@ def build_result(
     points = None
     if len(outcomes) > 1 or workload.kind == "sweep" or workload.sweep is not None:
         points = []
-        for o in outcomes:
-            pagg = aggregate(o.records)
+        for o, cols in zip(outcomes, point_columns, strict=True):
+            pagg = aggregate_columns(cols)
             completed = pagg.metrics["completed_requests"]
             total = pagg.metrics["total_requests"]
             status = "ok" if completed == total and total else ("failed" if not completed else "partial")

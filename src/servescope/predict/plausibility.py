@@ -6,7 +6,8 @@ whose scenario is known): the step-time model's floor, used the other way round.
   produce tokens faster than ``(speculative_tokens + 1) * bandwidth /
   active weight bytes per device`` (datasheet bandwidth, no efficiency factor),
   and a measurement above ``headroom`` times that is impossible. Checked on TPOT
-  (per token) where the document has it, else on ITL.
+  (per token) where the document has it, else on ITL; skipped when the weights
+  are small enough to stay in on-chip cache (``CACHE_RESIDENT_BYTES``).
 - **Weights larger than the device** (error): weights per device (tp and pp split
   them) above the device's memory.
 - **Implausibly slow decode** (warning): TPOT/ITL more than ``slow_factor`` times the
@@ -30,6 +31,10 @@ from servescope.predict.step_time import StepTimeModel
 
 DEFAULT_HEADROOM = 1.25
 DEFAULT_SLOW_FACTOR = 50.0
+#: Below this many weight bytes per device the weights may sit in on-chip cache
+#: (H100 L2 50 MB, MI300X Infinity Cache 256 MB, server CPUs' L3 tens of MB), so
+#: DRAM bandwidth is no bound and the "faster than memory" error is not raised.
+CACHE_RESIDENT_BYTES = 256 * 1024**2
 
 
 @dataclass(frozen=True)
@@ -132,7 +137,7 @@ def plausibility_issues(
     for row in _rows(doc):
         if row.per_token_ms is None or row.per_token_ms <= 0:
             continue
-        if row.per_token_ms * headroom < fastest_ms:
+        if row.per_token_ms * headroom < fastest_ms and floor.weight_bytes_per_device > CACHE_RESIDENT_BYTES:
             issues.append(
                 error(
                     row.path,

@@ -86,8 +86,14 @@ class Replica:
         return len(self.running_order) + len(self.waiting)
 
     def _queue_mark(self, now: int) -> None:
+        """Account the queue length held since the last change (a length held for
+        no time, e.g. a request admitted the instant it arrived, is not a queue)."""
         s = self.stats
-        s.queue_area += len(self.waiting) * (now - self._queue_since)
+        n = len(self.waiting)
+        if now > self._queue_since:
+            s.queue_area += n * (now - self._queue_since)
+            if n > s.queue_max:
+                s.queue_max = n
         self._queue_since = now
 
     def enqueue(self, req: SimRequest, now: int, front: bool = False) -> None:
@@ -96,8 +102,6 @@ class Replica:
             self.waiting.appendleft(req)
         else:
             self.waiting.append(req)
-        if len(self.waiting) > self.stats.queue_max:
-            self.stats.queue_max = len(self.waiting)
 
     def dequeue(self, now: int) -> SimRequest:
         self._queue_mark(now)
@@ -105,7 +109,7 @@ class Replica:
 
     def reset_stats(self, now: int) -> None:
         self._queue_mark(now)
-        self.stats = ReplicaStats(window_start_ns=now, queue_max=len(self.waiting))
+        self.stats = ReplicaStats(window_start_ns=now)
         self._queue_since = now
 
     def close_stats(self, now: int) -> ReplicaStats:

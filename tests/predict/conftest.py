@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+import pytest
+
+from servescope.catalog.store import Catalog
+from servescope.documents import Hardware, Model, Scenario
+
+
+@pytest.fixture(scope="session")
+def catalog() -> Catalog:
+    return Catalog.load([])
+
+
+@pytest.fixture(scope="session")
+def llama8b(catalog: Catalog) -> Model:
+    return catalog.model("llama-3.1-8b")
+
+
+@pytest.fixture(scope="session")
+def h100(catalog: Catalog) -> Hardware:
+    return catalog.hardware("h100-sxm")
+
+
+def toy_hardware(**over: object) -> Hardware:
+    """A round-numbered device: 1 TFLOP/s bf16, 1 GB/s... scaled for hand arithmetic."""
+    doc = {
+        "kind": "Hardware",
+        "id": "toy",
+        "name": "toy",
+        "vendor": "test",
+        "device_type": "gpu",
+        "memory_gb": 100.0,
+        "memory_bandwidth_gb_s": 1000.0,
+        "peak_tflops": {"bf16": 100.0},
+        "interconnect": {"name": "link", "bandwidth_gb_s": 100.0, "latency_us": 10.0},
+    }
+    doc.update(over)
+    return Hardware.model_validate(doc)
+
+
+def scenario(name: str = "s", **over: object) -> Scenario:
+    doc: dict[str, object] = {
+        "kind": "Scenario",
+        "name": name,
+        "model": "llama-3.1-8b",
+        "hardware": "h100-sxm",
+        "engine": {"id": "vllm", "version": "0.11.0"},
+    }
+    doc.update(over)
+    return Scenario.model_validate(doc)

@@ -1,0 +1,115 @@
+"""predict(): catalog workloads and synthetic ones, documents in the harness's
+shapes, byte-identical output for the same seed."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from servescope.analysis.metrics import aggregate
+from servescope.catalog.store import Catalog
+from servescope.documents import Prediction, Result
+from servescope.documents.record import RequestRecord
+from servescope.predict.api import format_table, predict, prepare, run_simulation
+from servescope.predict.deployment import deploy
+from servescope.predict.outputs import fast_stats
+from servescope.predict.sim.load import arrival_offsets_ns
+from servescope.predict.workload_input import SyntheticWorkload
+from tests.predict.conftest import scenario
+
+
+@pytest.fixture(scope="module")
+def tiny_run(catalog: Catalog):  # type: ignore[no-untyped-def]
+    return predict("tiny-llama-on-cpu", "sweep-parallel-1-8-i128-o64-v1", catalog=catalog)
+
+
+def test_sweep_gives_one_row_per_concurrency(tiny_run) -> None:  # type: ignore[no-untyped-def]
+    p = tiny_run.prediction
+    assert [pt.concurrency for pt in p.points] == [1, 2, 4, 8]
+    assert [pt.completed_requests for pt in p.points] == [8, 8, 8, 16]
+    assert all(pt.mean_osl == 64 for pt in p.points)
+    assert p.timing_mode == "simulated" and p.predictor == "servescope-sim"
+    # ITL grows with batch while output throughput grows too: continuous batching
+    itl = [pt.itl_ms for pt in p.points]
+    tput = [pt.output_tokens_per_sec for pt in p.points]
+    assert itl == sorted(itl) and tput == sorted(tput)
+    Prediction.model_validate(p.dump())
+    assert "conc" in format_table(p)
+
+
+def test_records_have_the_harness_shape(tiny_run) -> None:  # type: ignore[no-untyped-def]
+    recs: list[RequestRecord] = tiny_run.records
+    assert len(recs) == sum(len(pt.requests) for pt in prepare("sweep-parallel-1-8-i128-o64-v1").points)  # type: ignore[union-attr]
+    for r in recs:
+        assert r.ok and r.token_count_source == "simulated" and r.finish_reason == "length"
+        assert len(r.chunk_ns) == r.output_tokens == 64
+        assert r.first_token_ns == r.chunk_ns[0] and r.end_ns == r.chunk_ns[-1]
+        assert r.start_ns == r.sent_ns < r.first_token_ns
+    # real token counts from the shipped tokenizer + 11 chat-template tokens, not nominal counts
+    assert all(r.input_tokens and r.input_tokens > 11 for r in recs)
+
+
+def test_result_is_a_valid_simulated_result(tiny_run) -> None:  # type: ignore[no-untyped-def]
+    res: Result = tiny_run.result
+    data = res.dump()
+    again = Result.model_validate(data)
+    assert again.timing_mode == "simulated"
+    assert again.metadata.pipeline_mode == "deterministic" and again.metadata.non_deterministic is False
+    assert again.metrics.device_utilization is not None and len(again.metrics.device_utilization) == 1
+    assert len(again.points or []) == 4
+    assert again.throughput == again.metrics.completed_requests == 40
+    assert again.expected_config_id() == again.config_id
+
+
+def test_same_seed_same_bytes(catalog: Catalog) -> None:
+    a = predict("llama-3.1-8b-on-h100", "serve-prefix-c16-v1", catalog=catalog)
+    b = predict("llama-3.1-8b-on-h100", "serve-prefix-c16-v1", catalog=catalog)
+    assert json.dumps(a.prediction.dump(), sort_keys=True) == json.dumps(b.prediction.dump(), sort_keys=True)
+    assert json.dumps(a.result.dump(), sort_keys=True) == json.dumps(b.result.dump(), sort_keys=True)
+    hit = a.prediction.points[0].prefix_cache_hit_rate
+    assert hit is not None and 0.5 < hit < 1.0  # groups of 20 prompts share a ~1k-token prefix
+
+
+def test_prefix_caching_lowers_ttft(catalog: Catalog) -> None:
+    on = predict(scenario(), "serve-prefix-c16-v1", catalog=catalog).prediction.points[0]
+    off_s = scenario(engine={"id": "vllm", "version": "0.11.0", "enable_prefix_caching": False})
+    off = predict(off_s, "serve-prefix-c16-v1", catalog=catalog).prediction.points[0]
+    assert off.prefix_cache_hit_rate is None
+    assert on.ttft_ms is not None and off.ttft_ms is not None and on.ttft_ms < off.ttft_ms
+
+
+def test_open_loop_uses_the_harness_arrivals(catalog: Catalog) -> None:
+    from servescope.bench.load import arrival_offsets_ns as harness
+
+    for pattern, shape in (("poisson", 1.0), ("gamma", 0.5), ("constant", 1.0)):
+        assert arrival_offsets_ns(50, 7.5, pattern, shape, seed=3) == harness(50, 7.5, pattern, shape, seed=3)  # type: ignore[arg-type]
+    run = predict(scenario(), SyntheticWorkload((1,), 256, 32, num_requests=40), catalog=catalog, rate=20.0, seed=1)
+    starts = sorted(r.start_ns for r in run.records if r.phase == "measured")
+    first = starts[0]
+    assert [s - first for s in starts] == arrival_offsets_ns(40, 20.0, "poisson", seed=1)
+    assert run.result.metrics.requested_rate == 20.0
+
+
+def test_fast_stats_agree_with_aggregate(catalog: Catalog) -> None:
+    dep = deploy(scenario(), catalog=catalog)
+    prepared = prepare(SyntheticWorkload((16,), 512, 64, num_requests=48))
+    out = run_simulation(prepared, dep)
+    from servescope.predict.outputs import build_records
+
+    agg = aggregate(build_records(out))
+    fs = fast_stats(out, 0)
+    assert float(fs.ttft_ms.mean()) == pytest.approx(agg.metrics["ttft_ms"]["mean"])
+    assert float(np.percentile(fs.itl_samples(), 90)) == pytest.approx(agg.metrics["itl_ms"]["p90"])
+    assert float(fs.tpot_ms.mean()) == pytest.approx(agg.metrics["tpot_ms"]["mean"])
+    assert fs.output_tokens_per_sec == pytest.approx(agg.metrics["output_tokens_per_sec"])
+
+
+def test_synthetic_dp_reports_every_device(catalog: Catalog) -> None:
+    run = predict("llama-3.1-8b-on-h100", SyntheticWorkload((8, 32), 1024, 128), catalog=catalog)
+    pts = run.prediction.points
+    assert [p.concurrency for p in pts] == [8, 32]
+    assert all(p.device_utilization is not None and len(p.device_utilization) == 8 for p in pts)
+    assert all(p.queue_length_mean is not None and len(p.queue_length_mean) == 4 for p in pts)
+    assert all(p.mean_isl == 1024 and p.mean_osl == 128 for p in pts)

@@ -1,0 +1,79 @@
+"""calibrate(): recover known factors from a run the simulator itself produced,
+and read measured Results and EvaluationRuns."""
+
+from __future__ import annotations
+
+import pytest
+
+from servescope.catalog.store import Catalog
+from servescope.documents import EvaluationPoint, EvaluationRun
+from servescope.predict.api import predict
+from servescope.predict.calibrate import calibrate, rows_from_result
+from servescope.predict.calibration import Calibration, apply, load_calibration
+from servescope.errors import CatalogError, DocumentError
+
+TRUE = {"step_overhead_s": 0.0009, "output_token_overhead_s": 0.0006, "memory_bw_eff": 0.9, "gemm_eff": 0.2}
+
+
+@pytest.fixture(scope="module")
+def measured(catalog: Catalog) -> EvaluationRun:
+    """A 'measurement' made by the simulator with known factors."""
+    run = predict("tiny-llama-on-cpu", "sweep-parallel-1-8-i128-o64-v1", catalog=catalog, calibration=TRUE)
+    return EvaluationRun(
+        name="synthetic-truth",
+        scenario="tiny-llama-on-cpu",
+        harness="servescope-sim",
+        engine_version="x",
+        workload="sweep-parallel-1-8-i128-o64-v1",
+        points=[EvaluationPoint(**p.model_dump(include={"concurrency", "ttft_ms", "itl_ms", "output_tokens_per_sec", "mean_isl", "mean_osl"})) for p in run.prediction.points],
+    )
+
+
+def test_fit_recovers_the_truth(catalog: Catalog, measured: EvaluationRun) -> None:
+    out = calibrate("tiny-llama-on-cpu", measured, catalog=catalog, factors=("step_overhead_s", "output_token_overhead_s"), max_evaluations=40, date="2026-11-30")
+    doc = out.document
+    assert out.before.mape()["itl_ms"] > 30
+    assert all(v < 3.0 for v in doc.mape_after.values())
+    assert doc.factors["output_token_overhead_s"] == pytest.approx(0.0006, rel=0.15)
+    assert doc.points == 4 and doc.date == "2026-11-30"
+
+
+def test_calibration_file_round_trip(tmp_path, catalog: Catalog, measured: EvaluationRun) -> None:  # type: ignore[no-untyped-def]
+    out = calibrate("tiny-llama-on-cpu", measured, catalog=catalog, factors=("output_token_overhead_s",), max_evaluations=15)
+    path = tmp_path / "cal.json"
+    path.write_text(out.document.model_dump_json())
+    doc = load_calibration(path)
+    cal = apply(Calibration(), doc)
+    assert cal.output_token_overhead_s == doc.factors["output_token_overhead_s"]
+    run = predict("tiny-llama-on-cpu", "sweep-parallel-1-8-i128-o64-v1", catalog=catalog, calibration=path)
+    assert run.prediction.calibration == str(path)
+
+
+def test_bad_calibration_files(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    p = tmp_path / "c.yaml"
+    p.write_text("kind: Calibration\nname: x\nscenario: s\nfitted_from: m\nfactors: {warp_speed: 2.0}\n")
+    with pytest.raises(DocumentError, match="unknown factor"):
+        load_calibration(p)
+    p.write_text("kind: Scenario\n")
+    with pytest.raises(DocumentError, match="not a Calibration"):
+        load_calibration(p)
+
+
+def test_points_without_workload_or_lengths_cannot_be_fitted(catalog: Catalog) -> None:
+    run = EvaluationRun(name="n", scenario="s", harness="h", engine_version="v", points=[EvaluationPoint(concurrency=1, ttft_ms=10.0)])
+    with pytest.raises(CatalogError, match="mean_isl"):
+        calibrate("tiny-llama-on-cpu", run, catalog=catalog)
+
+
+def test_unknown_names_are_refused(catalog: Catalog, measured: EvaluationRun) -> None:
+    with pytest.raises(ValueError, match="unknown factor"):
+        calibrate("tiny-llama-on-cpu", measured, catalog=catalog, factors=("nope",))
+    with pytest.raises(ValueError, match="unknown metric"):
+        calibrate("tiny-llama-on-cpu", measured, catalog=catalog, metrics=("nope",))
+
+
+def test_rows_from_a_result(catalog: Catalog) -> None:
+    res = predict("tiny-llama-on-cpu", "sweep-parallel-1-8-i128-o64-v1", catalog=catalog).result
+    rows = rows_from_result(res)
+    assert [r.concurrency for r in rows] == [1, 2, 4, 8]
+    assert rows[0].ttft_ms == res.points[0].metrics.ttft_ms.mean  # type: ignore[index,union-attr]

@@ -1,0 +1,50 @@
+"""KV capacity from memory, by hand."""
+
+from __future__ import annotations
+
+from servescope.catalog.store import Catalog
+from servescope.predict.deployment import deploy
+from servescope.predict.kv_capacity import GPU_RUNTIME_RESERVE_BYTES
+from tests.predict.conftest import scenario
+
+
+def test_llama_8b_on_one_h100(catalog: Catalog) -> None:
+    dep = deploy(scenario(), catalog=catalog)
+    assert (dep.engine.max_num_seqs, dep.engine.max_num_batched_tokens, dep.engine.block_size) == (1024, 8192, 16)
+    weights = 8_029_995_008 * 2
+    acts = 8192 * (2 * 14336 + (32 + 2 * 8) * 128 + 4 * 4096) * 2 + 1024 * 128256 * 4
+    pool = 80e9 * 0.9 - weights - acts - GPU_RUNTIME_RESERVE_BYTES
+    assert dep.kv.weight_bytes == weights
+    assert dep.kv.activation_bytes == acts
+    assert dep.kv.num_blocks == int(pool // (16 * 131072))
+    assert dep.kv.tokens == dep.kv.num_blocks * 16
+
+
+def test_tensor_parallel_splits_weights_and_kv(catalog: Catalog) -> None:
+    one = deploy(scenario(), catalog=catalog)
+    two = deploy(scenario(tp=2, count=2), catalog=catalog)
+    assert two.kv.weight_bytes == one.kv.weight_bytes / 2
+    assert two.kv.kv_bytes_per_token == 131072 / 2
+    assert two.kv.tokens > 2 * one.kv.tokens  # each device keeps more room per token
+
+
+def test_kv_dtype_fp8_halves_bytes(catalog: Catalog) -> None:
+    dep = deploy(scenario(kv_dtype="fp8"), catalog=catalog)
+    assert dep.kv.kv_bytes_per_token == 65536
+
+
+def test_llama_cpp_context_is_fixed(catalog: Catalog) -> None:
+    dep = deploy(catalog.scenario("tiny-llama-on-cpu"), catalog=catalog)
+    assert dep.engine.max_num_seqs == 8
+    assert dep.engine.max_model_len == 4096
+    assert dep.kv.tokens == 32768  # --ctx-size
+    assert dep.kv.kv_bytes_per_token == 2 * 4 * 2 * 32 * 2  # f16 KV: K+V x 4 layers x 2 heads x 32
+
+
+def test_too_big_model_does_not_deploy(catalog: Catalog) -> None:
+    import pytest
+
+    from servescope.errors import CatalogError
+
+    with pytest.raises(CatalogError, match="does not fit"):
+        deploy(scenario(model="llama-3.1-70b"), catalog=catalog)

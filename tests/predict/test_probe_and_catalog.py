@@ -1,0 +1,49 @@
+"""probe(), and the packaged hardware/model/scenario catalog."""
+
+from __future__ import annotations
+
+import pytest
+
+from servescope.catalog.store import Catalog
+from servescope.predict.deployment import deploy
+from servescope.predict.probe import probe, to_hardware
+
+
+def test_probe_describes_this_machine() -> None:
+    r = probe(size_mb=8, sizes=(64,), repeats=2)
+    assert r.bandwidth_gb_s > 0 and r.fp32_tflops > 0 and r.cores >= 1
+    hw = to_hardware(r, date="2026-11-30")
+    assert hw.device_type == "cpu" and hw.figures == "measured" and hw.id.startswith("probed-")
+    assert "2026-11-30" in hw.sources[0].source
+
+
+HARDWARE = ["h100-sxm", "h100-pcie", "h200", "a100-40gb", "a100-80gb", "l40s", "l4", "b200", "mi300x", "gb10", "rtx-4090", "rtx-3090", "apple-m2-max", "generic-cpu"]
+MODELS = ["llama-3.1-8b", "llama-3.1-70b", "llama-3.3-70b", "qwen2.5-7b", "qwen3-32b", "qwen3-30b-a3b", "qwen3-235b-a22b", "mixtral-8x7b", "mistral-nemo-12b", "gemma-4-e2b-it", "gpt-oss-120b", "servescope-tiny-llama"]
+
+
+def test_catalog_has_every_entry(catalog: Catalog) -> None:
+    assert set(HARDWARE) <= set(catalog.ids("hardware"))
+    assert set(MODELS) <= set(catalog.ids("models"))
+    assert {"llama-3.1-8b-on-h100", "tiny-llama-on-cpu"} <= set(catalog.ids("scenarios"))
+    for hid in HARDWARE:
+        assert catalog.hardware(hid).sources, f"{hid} names no source"
+    for mid in MODELS:
+        assert catalog.model(mid).sources, f"{mid} names no source"
+
+
+@pytest.mark.parametrize("model_id, hardware_id", [("llama-3.1-8b", "h100-sxm"), ("qwen3-30b-a3b", "h200"), ("gpt-oss-120b", "h100-sxm"), ("gemma-4-e2b-it", "l4"), ("mistral-nemo-12b", "gb10"), ("qwen2.5-7b", "rtx-4090"), ("mixtral-8x7b", "mi300x")])
+def test_catalog_models_deploy(catalog: Catalog, model_id: str, hardware_id: str) -> None:
+    from servescope.documents import Scenario
+
+    scen = Scenario(name="t", model=model_id, hardware=hardware_id, engine={"id": "vllm", "version": "1"})  # type: ignore[arg-type]
+    dep = deploy(scen, catalog=catalog)
+    assert dep.kv.num_blocks > 0
+    assert dep.step_model.step_time(1, 1000.0, 0.0) > 0
+
+
+def test_gpt_oss_experts_are_mxfp4(catalog: Catalog) -> None:
+    from servescope.documents import Scenario
+
+    dep = deploy(Scenario(name="t", model="gpt-oss-120b", hardware="h100-sxm", engine={"id": "vllm", "version": "1"}), catalog=catalog)  # type: ignore[arg-type]
+    # 116.8B parameters fit on one 80 GB H100 only because the experts are 4.25-bit
+    assert dep.kv.weight_bytes / 1e9 == pytest.approx(65, rel=0.05)

@@ -1,0 +1,40 @@
+"""search(): parallelism and batch limits ranked under SLOs."""
+
+from __future__ import annotations
+
+import pytest
+
+from servescope.catalog.store import Catalog
+from servescope.predict.search import format_search, parse_slos, search, tp_choices
+from servescope.predict.workload_input import SyntheticWorkload
+
+
+def test_parse_slos() -> None:
+    slos = parse_slos("ttft_ms<=500, itl_ms<30")
+    assert [(s.metric, s.op, s.threshold) for s in slos] == [("ttft_ms", "<=", 500.0), ("itl_ms", "<", 30.0)]
+    assert slos[0].ok(500.0) and not slos[1].ok(30.0) and not slos[0].ok(None)
+    with pytest.raises(ValueError, match="cannot read SLO"):
+        parse_slos("latency<5")
+
+
+def test_tp_choices() -> None:
+    assert tp_choices(8, 64) == [1, 2, 4, 8]
+    assert tp_choices(6, 28) == [1, 2]
+
+
+def test_search_ranks_and_skips(catalog: Catalog) -> None:
+    work = SyntheticWorkload((4, 16, 64), 512, 64, requests_per_concurrency=2, min_requests=8)
+    out = search("llama-3.1-70b", "h100-sxm", 4, "ttft_ms<=2000,itl_ms<=50", work, catalog=catalog, max_num_seqs=(16, 64))
+    assert out.configurations == 6
+    assert {c.tp for c in out.skipped} == {1, 2}  # 141 and 71 GB of weights per device on 80 GB
+    assert [c.tp for c in out.ranked] == [4, 4]
+    best = out.ranked[0]
+    assert best.per_device is not None and best.output_tokens_per_sec == pytest.approx(best.per_device * 4)
+    assert best.max_num_seqs == 64  # 16 slots cap the batch
+    assert "skipped" in format_search(out)
+
+
+def test_impossible_slo_leaves_no_winner(catalog: Catalog) -> None:
+    work = SyntheticWorkload((1,), 128, 16, num_requests=4)
+    out = search("llama-3.1-8b", "h100-sxm", 1, "ttft_ms<=0.001", work, catalog=catalog, max_num_seqs=(8,))
+    assert out.ranked[0].per_device is None

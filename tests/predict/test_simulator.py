@@ -1,0 +1,145 @@
+"""The discrete-event simulator on a deployment whose iterations take exactly
+10 ms (every roofline term made negligible, a 10 ms step overhead) and whose
+requests reach the engine 2 ms after they are sent, so every time is hand-computable."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from servescope.catalog.store import Catalog
+from servescope.predict.deployment import Deployment, deploy
+from servescope.predict.outputs import build_records
+from servescope.predict.sim.load import Phase
+from servescope.predict.sim.request import SimRequest
+from servescope.predict.sim.simulator import SimOutcome, Simulation
+from tests.predict.conftest import scenario
+
+MS = 1_000_000
+STEP = 10 * MS
+FLAT = {
+    "memory_bw_eff": 1e12,
+    "gemm_eff": 1e12,
+    "attn_eff": 1e12,
+    "comm_bw_eff": 1e12,
+    "step_overhead_s": 0.010,
+    "layer_overhead_s": 0.0,
+    "token_overhead_s": 0.0,
+    "output_token_overhead_s": 0.0,
+    "request_overhead_s": 0.002,
+}
+
+
+def toy(catalog: Catalog, blocks: int | None = None, dp: int = 1, **engine: object) -> Deployment:
+    dep = deploy(scenario(dp=dp, count=dp), catalog=catalog, calibration=FLAT)
+    dep.engine = replace(dep.engine, **engine)  # type: ignore[arg-type]
+    if blocks is not None:
+        dep.kv = replace(dep.kv, num_blocks=blocks)
+    return dep
+
+
+def reqs(n: int, prompt: int, out: int, hashes: tuple[int, ...] = (), phase: str = "measured") -> list[SimRequest]:
+    return [
+        SimRequest(index=i, request_id=f"r{i}", phase=phase, point=0, concurrency=1, prompt_tokens=prompt, max_tokens=out, block_hashes=hashes, target=prompt)
+        for i in range(n)
+    ]
+
+
+def run(dep: Deployment, requests: list[SimRequest], concurrency: int = 1, offsets: list[int] | None = None, router: str = "round-robin") -> SimOutcome:
+    return Simulation(dep, [Phase(0, "measured", requests, concurrency, offsets)], router=router).run()
+
+
+def times(out: SimOutcome) -> dict[str, tuple[int, int, list[int]]]:
+    return {r.request_id: (r.start_ns, r.first_token_ns or 0, r.chunk_ns) for r in build_records(out)}
+
+
+def test_one_request_by_hand(catalog: Catalog) -> None:
+    out = run(toy(catalog), reqs(1, 100, 5))
+    start, first, chunks = times(out)["r0"]
+    assert start == 0
+    assert first == 2 * MS + STEP  # arrival after 2 ms, one prefill iteration
+    assert chunks == [12 * MS, 22 * MS, 32 * MS, 42 * MS, 52 * MS]
+
+
+def test_closed_loop_sends_next_at_completion(catalog: Catalog) -> None:
+    t = times(run(toy(catalog), reqs(2, 100, 3)))
+    assert t["r1"][0] == t["r0"][2][-1]  # sent the moment r0 ended
+    assert t["r1"][1] - t["r1"][0] == 12 * MS
+
+
+def test_chunked_prefill_splits_the_prompt(catalog: Catalog) -> None:
+    t = times(run(toy(catalog, max_num_batched_tokens=64), reqs(1, 200, 2)))
+    assert t["r0"][1] == 2 * MS + 4 * STEP  # 64 + 64 + 64 + 8 tokens
+
+
+def test_continuous_batching_shares_iterations(catalog: Catalog) -> None:
+    t = times(run(toy(catalog), reqs(2, 100, 4), concurrency=2))
+    assert t["r0"][2] == t["r1"][2] == [12 * MS, 22 * MS, 32 * MS, 42 * MS]
+
+
+def test_max_num_seqs_queues(catalog: Catalog) -> None:
+    out = run(toy(catalog, max_num_seqs=1), reqs(2, 100, 5), concurrency=2)
+    t = times(out)
+    assert t["r1"][1] == t["r0"][2][-1] + STEP  # admitted when r0 frees its slot
+    assert out.measured[0].replicas[0].queue_max == 1
+
+
+def test_preemption_recomputes_and_finishes_everything(catalog: Catalog) -> None:
+    out = run(toy(catalog, blocks=8), reqs(3, 32, 40), concurrency=3)
+    recs = build_records(out)
+    assert out.measured[0].replicas[0].preemptions > 0
+    assert all(r.ok and r.output_tokens == 40 for r in recs)
+    assert all(all(b > a for a, b in zip(r.chunk_ns, r.chunk_ns[1:])) for r in recs)
+    assert out.replicas[0].pool.free == 8
+
+
+def test_request_larger_than_the_pool_is_rejected(catalog: Catalog) -> None:
+    recs = build_records(run(toy(catalog, blocks=4), reqs(1, 100, 10)))
+    assert not recs[0].ok and recs[0].category == "rejected" and recs[0].stage == "admission"
+
+
+def test_context_overflow(catalog: Catalog) -> None:
+    recs = build_records(run(toy(catalog, max_model_len=64), reqs(1, 100, 10)))
+    assert (recs[0].ok, recs[0].category, recs[0].http_status) == (False, "context-overflow", 400)
+
+
+def test_prefix_hits_skip_cached_blocks(catalog: Catalog) -> None:
+    hashes = tuple(range(1, 7))  # 6 full blocks of a 100-token prompt
+    out = run(toy(catalog), reqs(2, 100, 2, hashes=hashes))
+    recs = build_records(out)
+    assert recs[0].cached_tokens == 0
+    assert recs[1].cached_tokens == 96
+    stats = out.measured[0].replicas[0]
+    assert (stats.hit_tokens, stats.prompt_tokens) == (96, 200)
+
+
+def test_full_prompt_hit_still_computes_one_token(catalog: Catalog) -> None:
+    hashes = (1, 2)
+    recs = build_records(run(toy(catalog), reqs(2, 32, 2, hashes=hashes)))
+    assert recs[1].cached_tokens == 16  # (32 - 1) // 16 blocks
+
+
+def test_arrival_joins_a_decode_run_at_the_next_boundary(catalog: Catalog) -> None:
+    requests = reqs(2, 100, 10)
+    out = run(toy(catalog), requests, offsets=[0, 25 * MS])
+    t = times(out)
+    assert t["r1"][0] == 25 * MS
+    assert t["r1"][1] == 42 * MS  # reaches the engine at 27 ms, joins the iteration 32 -> 42 ms
+    assert t["r0"][2] == [12 * MS + i * STEP for i in range(10)]
+
+
+@pytest.mark.parametrize("router, expected", [("round-robin", [0, 1, 0, 1]), ("least-loaded", [0, 1, 0, 1])])
+def test_routers_spread_requests(catalog: Catalog, router: str, expected: list[int]) -> None:
+    out = run(toy(catalog, dp=2), reqs(4, 100, 3), concurrency=4, router=router)
+    assert [r.replica for r in sorted(out.requests, key=lambda r: r.index)] == expected
+
+
+def test_device_utilization_and_kv_are_fractions(catalog: Catalog) -> None:
+    out = run(toy(catalog), reqs(4, 100, 5))
+    stats = out.measured[0].replicas[0]
+    window = out.measured[0].ended_ns - out.measured[0].started_ns
+    # four requests: each 2 ms idle (request overhead) then 5 iterations of 10 ms
+    assert window == 4 * (2 * MS + 5 * STEP)
+    assert stats.busy_ns == 4 * 5 * STEP
+    assert stats.iterations == 20

@@ -1,0 +1,112 @@
+"""The step-time model on a round-numbered toy device (100 TFLOP/s bf16,
+1000 GB/s, 100 GB/s links with 10 us latency) with every efficiency 1 and every
+overhead 0, so each term can be checked by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from servescope.documents import Model
+from servescope.predict.architecture import architecture
+from servescope.predict.calibration import Calibration
+from servescope.predict.step_time import StepTimeModel, peak_flops
+from tests.predict.conftest import toy_hardware
+
+IDEAL = Calibration(1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+DENSE = 1_342_177_280 + 5_637_144_576  # Llama 3.1 8B attention + MLP weights
+HEAD = 128256 * 4096
+
+
+def model(llama8b: Model, **kw: object) -> StepTimeModel:
+    return StepTimeModel(architecture(llama8b), toy_hardware(), IDEAL, **kw)  # type: ignore[arg-type]
+
+
+def test_decode_gemm_is_memory_bound(llama8b: Model) -> None:
+    m = model(llama8b)
+    assert m.linear_time(1) == pytest.approx(DENSE * 2 / 1e12)  # bytes / bandwidth = 13.96 ms
+    assert m.lm_head_time(1) == pytest.approx(HEAD * 2 / 1e12)
+
+
+def test_large_batch_gemm_is_compute_bound(llama8b: Model) -> None:
+    m = model(llama8b)
+    assert m.linear_time(8192) == pytest.approx(2 * 8192 * DENSE / 1e14)  # FLOPs / peak = 1.14 s
+    # ridge point: 2 T P / 1e14 == 2 P / 1e12 at T = 100 tokens
+    assert m.linear_time(100) == pytest.approx(m.linear_time(1))
+    assert m.linear_time(101) > m.linear_time(100)
+
+
+def test_decode_attention_reads_kv(llama8b: Model) -> None:
+    m = model(llama8b)
+    # one sequence attending 1000 keys: 131072 B/token of KV streamed; 4*32*128*32*1000 FLOPs is far below
+    assert m.decode_attention_time(1000, 0) == pytest.approx(131072 * 1000 / 1e12)
+
+
+def test_prefill_attention_is_causal_and_compute_bound(llama8b: Model) -> None:
+    m = model(llama8b)
+    pairs = 1000 * 1001 / 2
+    assert m.prefill_attention_time(1000, 0) == pytest.approx(4 * 32 * 128 * 32 * pairs / 1e14)
+    # a chunk after 500 cached tokens attends them all as well
+    assert m.prefill_attention_time(100, 500) == pytest.approx(4 * 32 * 128 * 32 * (100 * 500 + 100 * 101 / 2) / 1e14)
+
+
+def test_tensor_parallel_halves_weights_and_adds_all_reduce(llama8b: Model) -> None:
+    m1, m2 = model(llama8b), model(llama8b, tp=2)
+    assert m2.linear_time(1) == pytest.approx(m1.linear_time(1) / 2)
+    # 2 all-reduces x 32 layers; each 2 x 10 us latency + 2(tp-1)/tp x 4096 x 2 bytes / 100 GB/s per token
+    fixed = 64 * 2 * 10e-6
+    per_token = 64 * 2 * 0.5 * 4096 * 2 / 100e9
+    assert m2.communication_time(1) == pytest.approx(fixed + per_token)
+    assert m2.communication_time(1000) == pytest.approx(fixed + 1000 * per_token)
+    assert m1.communication_time(1000) == 0.0
+
+
+def test_overheads_add_linearly(llama8b: Model) -> None:
+    cal = Calibration(1.0, 1.0, 1.0, 1.0, step_overhead_s=1e-3, layer_overhead_s=1e-5, token_overhead_s=1e-6, output_token_overhead_s=1e-4)
+    m = StepTimeModel(architecture(llama8b), toy_hardware(), cal)
+    assert m.overhead_time(tokens=10, logits=4) == pytest.approx(1e-3 + 32 * 1e-5 + 10 * 1e-6 + 4 * 1e-4)
+
+
+def test_experts_touched() -> None:
+    from servescope.predict.architecture import Architecture
+
+    arch = Architecture(
+        layers=1, hidden=8, heads=1, kv_heads=1, head_dim=8, global_head_dim=8, vocab=8, intermediate=8,
+        expert_intermediate=8, attn_params=0.0, dense_mlp_params=0.0, expert_params=100.0, experts=8,
+        experts_per_tok=2, moe_layers=1, lm_head_params=0.0, embedding_params=0.0, per_layer_embedding_params=0.0,
+        tied_embeddings=False, full_layers=1, sliding_layers=0, kv_full_layers=1, kv_sliding_layers=0, sliding_window=None,
+    )  # fmt: skip
+    m = StepTimeModel(arch, toy_hardware(), IDEAL)
+    assert m.experts_touched(1) == pytest.approx(2.0)
+    assert m.experts_touched(3) == pytest.approx(8 * (1 - (6 / 8) ** 3))
+    assert m.experts_touched(10_000) == pytest.approx(8.0)
+
+
+@pytest.mark.parametrize("q, c, w", [(10, 0, 4), (10, 3, 4), (5, 100, 8), (3, 1, 100), (1, 0, 1)])
+def test_sliding_pairs_match_brute_force(llama8b: Model, q: int, c: int, w: int) -> None:
+    m = model(llama8b)
+    m._window = w
+    assert m._sliding_pairs(q, c) == sum(min(p, w) for p in range(c + 1, c + q + 1))
+
+
+def test_decode_run_equals_single_steps(llama8b: Model) -> None:
+    m = StepTimeModel(architecture(llama8b), toy_hardware(), Calibration())
+    ctx = np.array([10, 500, 3000], dtype=np.int64)
+    run = m.decode_run(ctx, 4)
+    for j in range(4):
+        keys = float((ctx + 1 + j).sum())
+        assert run[j] == pytest.approx(m.step_time(3, keys, 0.0))
+
+
+def test_missing_dtype_is_derived_and_noted() -> None:
+    notes: list[str] = []
+    hw = toy_hardware(peak_tflops={"fp4": 400.0})
+    assert peak_flops(hw, "bf16", notes) == pytest.approx(100e12)
+    assert "derived" in notes[0]
+
+
+def test_cpu_threads_scale_compute(llama8b: Model) -> None:
+    hw = toy_hardware(device_type="cpu", cores=4, peak_tflops={"fp32": 1.0})
+    one = StepTimeModel(architecture(llama8b), hw, IDEAL, weight_dtype="fp32", threads=1)
+    four = StepTimeModel(architecture(llama8b), hw, IDEAL, weight_dtype="fp32", threads=4)
+    assert one.linear_time(8192) == pytest.approx(4 * four.linear_time(8192))
