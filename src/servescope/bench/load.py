@@ -12,38 +12,16 @@ requested one.
 from __future__ import annotations
 
 import asyncio
-import math
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal, TypeVar
+from typing import TypeVar
 
-import numpy as np
+from servescope.catalog.arrivals import Arrival, arrival_offsets_ns
 
 T = TypeVar("T")
-Arrival = Literal["poisson", "gamma", "constant"]
 
-
-def arrival_offsets_ns(n: int, rate: float, arrival: Arrival = "poisson", shape: float = 1.0, seed: int = 0) -> list[int]:
-    """Scheduled send offsets (ns from the start) of n requests at ``rate`` per second."""
-    if not (math.isfinite(rate) and rate > 0):
-        raise ValueError(f"rate must be a positive number, got {rate}")
-    if n <= 0:
-        return []
-    rng = np.random.default_rng(seed)
-    mean_gap = 1.0 / rate
-    if arrival == "constant":
-        gaps = np.full(n, mean_gap)
-    elif arrival == "poisson":
-        gaps = rng.exponential(mean_gap, size=n)
-    elif arrival == "gamma":
-        if shape <= 0:
-            raise ValueError("gamma shape must be positive")
-        gaps = rng.gamma(shape, mean_gap / shape, size=n)
-    else:
-        raise ValueError(f"unknown arrival pattern {arrival!r}")
-    gaps[0] = 0.0
-    return np.rint(np.cumsum(gaps) * 1e9).astype(np.int64).tolist()
+__all__ = ["Arrival", "LoadOutcome", "arrival_offsets_ns", "closed_loop", "open_loop"]
 
 
 @dataclass
