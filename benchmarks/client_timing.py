@@ -185,6 +185,14 @@ def wait_quiet(max_wait_s: float, threshold_cores: float = 0.3, window_s: float 
         time.sleep(1.0)
 
 
+def output_lengths(n: int, mean: int, sd: float, seed: int = 1) -> list[int]:
+    """Per-request max_tokens: normal(mean, sd) rounded, clipped to [1, 2·mean] (aiperf's --osl-stddev draws the same way)."""
+    if sd <= 0:
+        return [mean] * n
+    rng = np.random.default_rng(seed)
+    return np.clip(np.rint(rng.normal(mean, sd, size=n)), 1, 2 * mean).astype(int).tolist()
+
+
 # ----------------------------------------------------------------------------- servescope's client (subprocess)
 
 
@@ -201,6 +209,7 @@ def client_main(spec: dict[str, Any]) -> int:
     prefix = spec["id_prefix"]
     n, warm = spec["requests"], spec["warmup"]
     prompt = "Tell me a story. " * 4
+    lengths = output_lengths(n, spec["max_tokens"], spec.get("tokens_sd", 0.0))
 
     async def run() -> dict[str, Any]:
         t0 = time.perf_counter_ns()
@@ -211,7 +220,7 @@ def client_main(spec: dict[str, Any]) -> int:
             async def one(i: int, start_abs: int) -> None:
                 rid = f"{prefix}-{i}"
                 rec = RequestRecord(request_id=rid, phase="warmup" if i < warm else "measured", concurrency=spec["concurrency"], start_ns=start_abs - t0)
-                body = endpoint.body(prompt, spec["max_tokens"], 0.0, None, {"user": rid})
+                body = endpoint.body(prompt, lengths[i], 0.0, None, {"user": rid})
                 await send(session, endpoint, body, rec, t0_ns=t0, timeout_s=spec["timeout_s"])
                 writer.write(rec)
 
@@ -256,6 +265,7 @@ class Level:
     warmup: int
     ttft_ms: float = 20.0
     jitter_ms: float = 0.0
+    tokens_sd: float = 0.0  # output lengths ~ normal(tokens, tokens_sd), so request ends (and starts) spread out
 
     @property
     def nominal_rate(self) -> float:
@@ -296,6 +306,7 @@ class Outcome:
             "ttft_ms": self.level.ttft_ms,
             "jitter_ms": self.level.jitter_ms,
             "tokens_per_request": self.level.tokens,
+            "tokens_sd": self.level.tokens_sd,
             "measured_requests": self.level.requests,
             "warmup_requests": self.level.warmup,
             "nominal_tok_s": self.level.nominal_rate,
@@ -344,6 +355,7 @@ def run_servescope(srv: TruthServer, lv: Level, tag: str, work: Path, server_cpu
         "requests": lv.requests + lv.warmup,
         "warmup": lv.warmup,
         "max_tokens": lv.tokens,
+        "tokens_sd": lv.tokens_sd,
         "id_prefix": f"ss-{loop}-{tag}",
         "out": str(out_path),
         "timeout_s": 60.0,
@@ -417,7 +429,7 @@ def run_aiperf(aiperf_bin: str, tokenizer: Path, srv: TruthServer, lv: Level, ta
         "--tokenizer", str(tokenizer), "--use-server-token-count",
         "--concurrency", str(lv.concurrency), "--request-count", str(lv.requests),
         "--warmup-request-count", str(lv.warmup) if lv.warmup else "0",
-        "--isl", "16", "--osl", str(lv.tokens), "--osl-stddev", "0",
+        "--isl", "16", "--osl", str(lv.tokens), "--osl-stddev", f"{lv.tokens_sd:g}",
         "--request-timeout-seconds", "60",
         "--export-level", export_level, "--artifact-dir", str(art),
         "--ui", "none", "--no-server-metrics", "--no-gpu-telemetry", "--random-seed", "1",
@@ -615,17 +627,24 @@ def main(argv: list[str] | None = None) -> int:
         v = subprocess.run([str(pip), "show", "aiperf"], capture_output=True, text=True, check=False).stdout
         aiperf_version = next((ln.split(":", 1)[1].strip() for ln in v.splitlines() if ln.startswith("Version:")), None)
 
-    # Per level: streams, ITL, tokens per request, measured requests, warmup requests.
-    # The schedule is jittered (±ITL/2 per gap, seeded per request) so streams do not
-    # all fire in the same instant; each level is bounded to ~10-30 s of load.
+    # Per level: streams, ITL ms, mean tokens per request, measured requests, warmup requests.
+    # Output lengths vary (normal, sd ~ a quarter of the mean) and every gap is jittered
+    # (±ITL/2, seeded per request), so streams neither start nor emit in lockstep; the
+    # first round (all streams starting at once) is warmup. ~10k tok/s at 256 and 1,024
+    # streams: what one 2-core machine holds with the server, the client and the rest.
     plan = {
-        1: Level(1, 10.0, 64, 30, 2, jitter_ms=5.0),
-        64: Level(64, 10.0, 64, 256, 64, jitter_ms=5.0),
-        256: Level(256, 20.0, 64, 768, 256, jitter_ms=10.0),
-        1024: Level(1024, 100.0, 32, 2048, 1024, jitter_ms=50.0),
+        1: Level(1, 10.0, 48, 30, 2, jitter_ms=5.0, tokens_sd=8),
+        64: Level(64, 10.0, 48, 320, 64, jitter_ms=5.0, tokens_sd=12),
+        256: Level(256, 25.0, 48, 1024, 256, jitter_ms=12.5, tokens_sd=12),
+        1024: Level(1024, 100.0, 32, 3072, 1024, ttft_ms=100.0, jitter_ms=50.0, tokens_sd=8),
     }
     if a.quick:
-        plan = {1: Level(1, 10.0, 32, 5, 1, jitter_ms=5.0), 64: Level(64, 10.0, 32, 64, 64, jitter_ms=5.0), 256: Level(256, 50.0, 32, 256, 256, jitter_ms=25.0), 1024: Level(1024, 200.0, 16, 1024, 1024, jitter_ms=100.0)}
+        plan = {
+            1: Level(1, 10.0, 32, 5, 1, jitter_ms=5.0, tokens_sd=8),
+            64: Level(64, 10.0, 32, 64, 64, jitter_ms=5.0, tokens_sd=8),
+            256: Level(256, 50.0, 32, 256, 256, jitter_ms=25.0, tokens_sd=8),
+            1024: Level(1024, 200.0, 16, 1024, 1024, ttft_ms=100.0, jitter_ms=100.0, tokens_sd=4),
+        }
         a.search_streams = "16,64"
     levels = [plan[int(c)] for c in a.levels.split(",")]
     results: dict[str, Any] = {
@@ -652,9 +671,9 @@ def main(argv: list[str] | None = None) -> int:
             results["levels"].append(o.as_dict())
             _save(a.out, results)
     if not a.skip_search:
-        # Offered rate steps: streams × 1000/ITL at ITL 10 ms (jitter ±5 ms), 32 tokens per request.
+        # Offered rate steps: streams × 1000/ITL at ITL 10 ms (jitter ±5 ms), ~32 tokens per request.
         streams = [int(x) for x in a.search_streams.split(",")]
-        steps = [Level(c, 10.0, 32, max(2 * c, 64), c, jitter_ms=5.0) for c in streams]
+        steps = [Level(c, 10.0, 32, max(3 * c, 96), c, jitter_ms=5.0, tokens_sd=8) for c in streams]
         print("\nsustained-rate search (p50 |ITL error| < 1 ms)", flush=True)
         print(HEADER, flush=True)
         for name, fn in clients.items():

@@ -36,6 +36,13 @@ from servescope.cli_run import engine_app, run_command  # noqa: E402 - after app
 app.command("run")(run_command)
 app.add_typer(engine_app, name="engine")
 
+from servescope.cli_predict import calibrate_command, predict_command, probe_command, search_command  # noqa: E402
+
+app.command("predict")(predict_command)
+app.command("calibrate")(calibrate_command)
+app.command("search")(search_command)
+app.command("probe")(probe_command)
+
 # Tables stay readable when piped (rich would otherwise assume 80 columns).
 _WIDTH = None if sys.stdout.isatty() else 160
 out = Console(highlight=False, soft_wrap=True, width=_WIDTH)
@@ -62,6 +69,16 @@ def _root(
     """servescope: predict it, measure it, compare both honestly."""
 
 
+def _plausibility(doc: object, catalog: object) -> list:  # type: ignore[type-arg]
+    """The predictor's physics on measurements whose scenario is known."""
+    from servescope.documents import EvaluationRun, Result
+    from servescope.predict.plausibility import plausibility_issues
+
+    if isinstance(doc, (Result, EvaluationRun)):
+        return plausibility_issues(doc, catalog=catalog)  # type: ignore[arg-type]
+    return []
+
+
 @app.command()
 def validate(
     paths: Annotated[
@@ -80,7 +97,7 @@ def validate(
     if not targets:
         err.print("error: give document files or folders to validate, or --catalog", markup=False)
         raise typer.Exit(2)
-    report = validate_paths(targets)
+    report = validate_paths(targets, extra_checks=[_plausibility])
     failed = report.errors > 0 or (strict and report.warnings > 0)
     if fmt is OutputFormat.json:
         payload = {

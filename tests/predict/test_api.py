@@ -15,7 +15,7 @@ from servescope.documents.record import RequestRecord
 from servescope.predict.api import format_table, predict, prepare, run_simulation
 from servescope.predict.deployment import deploy
 from servescope.predict.outputs import fast_stats
-from servescope.predict.sim.load import arrival_offsets_ns
+from servescope.catalog.arrivals import arrival_offsets_ns
 from servescope.predict.workload_input import SyntheticWorkload
 from tests.predict.conftest import scenario
 
@@ -81,10 +81,6 @@ def test_prefix_caching_lowers_ttft(catalog: Catalog) -> None:
 
 
 def test_open_loop_uses_the_harness_arrivals(catalog: Catalog) -> None:
-    from servescope.bench.load import arrival_offsets_ns as harness
-
-    for pattern, shape in (("poisson", 1.0), ("gamma", 0.5), ("constant", 1.0)):
-        assert arrival_offsets_ns(50, 7.5, pattern, shape, seed=3) == harness(50, 7.5, pattern, shape, seed=3)  # type: ignore[arg-type]
     run = predict(scenario(), SyntheticWorkload((1,), 256, 32, num_requests=40), catalog=catalog, rate=20.0, seed=1)
     starts = sorted(r.start_ns for r in run.records if r.phase == "measured")
     first = starts[0]

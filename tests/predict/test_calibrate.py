@@ -12,7 +12,7 @@ from servescope.predict.calibrate import calibrate, rows_from_result
 from servescope.predict.calibration import Calibration, apply, load_calibration
 from servescope.errors import CatalogError, DocumentError
 
-TRUE = {"step_overhead_s": 0.0009, "output_token_overhead_s": 0.0006, "memory_bw_eff": 0.9, "gemm_eff": 0.2}
+TRUE = {"step_overhead_s": 0.0009, "output_token_overhead_s": 0.0006}
 
 
 @pytest.fixture(scope="module")
@@ -33,8 +33,9 @@ def test_fit_recovers_the_truth(catalog: Catalog, measured: EvaluationRun) -> No
     out = calibrate("tiny-llama-on-cpu", measured, catalog=catalog, factors=("step_overhead_s", "output_token_overhead_s"), max_evaluations=40, date="2026-11-30")
     doc = out.document
     assert out.before.mape()["itl_ms"] > 30
-    assert all(v < 3.0 for v in doc.mape_after.values())
-    assert doc.factors["output_token_overhead_s"] == pytest.approx(0.0006, rel=0.15)
+    assert all(v < 2.0 for v in doc.mape_after.values()), doc.mape_after
+    assert doc.factors["output_token_overhead_s"] == pytest.approx(0.0006, rel=0.1)
+    assert doc.factors["step_overhead_s"] == pytest.approx(0.0009, rel=0.25)
     assert doc.points == 4 and doc.date == "2026-11-30"
 
 

@@ -47,3 +47,19 @@ def test_gpt_oss_experts_are_mxfp4(catalog: Catalog) -> None:
     dep = deploy(Scenario(name="t", model="gpt-oss-120b", hardware="h100-sxm", engine={"id": "vllm", "version": "1"}), catalog=catalog)  # type: ignore[arg-type]
     # 116.8B parameters fit on one 80 GB H100 only because the experts are 4.25-bit
     assert dep.kv.weight_bytes / 1e9 == pytest.approx(65, rel=0.05)
+
+
+def test_public_surface_is_sorted_and_importable() -> None:
+    import servescope.predict as p
+
+    assert p.__all__ == sorted(p.__all__)
+    for name in p.__all__:
+        assert getattr(p, name) is not None
+
+
+def test_validation_set_is_valid() -> None:
+    from servescope.catalog.store import packaged_root
+    from servescope.catalog.validate import validate_paths
+
+    report = validate_paths([packaged_root() / "validation"])
+    assert report.errors == 0 and report.warnings == 0 and len(report.files) >= 3

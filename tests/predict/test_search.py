@@ -24,13 +24,14 @@ def test_tp_choices() -> None:
 
 def test_search_ranks_and_skips(catalog: Catalog) -> None:
     work = SyntheticWorkload((4, 16, 64), 512, 64, requests_per_concurrency=2, min_requests=8)
-    out = search("llama-3.1-70b", "h100-sxm", 4, "ttft_ms<=2000,itl_ms<=50", work, catalog=catalog, max_num_seqs=(16, 64))
+    out = search("llama-3.1-70b", "h100-sxm", 4, "ttft_ms<=5000,itl_ms<=50", work, catalog=catalog, max_num_seqs=(16, 64))
     assert out.configurations == 6
     assert {c.tp for c in out.skipped} == {1, 2}  # 141 and 71 GB of weights per device on 80 GB
     assert [c.tp for c in out.ranked] == [4, 4]
     best = out.ranked[0]
     assert best.per_device is not None and best.output_tokens_per_sec == pytest.approx(best.per_device * 4)
-    assert best.max_num_seqs == 64  # 16 slots cap the batch
+    assert (best.max_num_seqs, best.best_concurrency) == (64, 64)  # 16 slots cap the batch: more queueing, less output
+    assert out.ranked[1].output_tokens_per_sec is not None and out.ranked[1].output_tokens_per_sec < best.output_tokens_per_sec
     assert "skipped" in format_search(out)
 
 

@@ -3,13 +3,13 @@ alone and against the catalog around it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from servescope.catalog.rules import catalog_issues
 from servescope.catalog.store import SUBDIRS, Catalog, document_files, packaged_root, user_roots
-from servescope.documents import Dataset, Issue, Loaded, load
+from servescope.documents import Dataset, Document, Issue, Loaded, load
 from servescope.documents.base import error
 
 
@@ -45,7 +45,14 @@ def expand(paths: Iterable[str | Path]) -> list[tuple[str, Path]]:
     return out
 
 
-def validate_paths(paths: Iterable[str | Path], catalog: Catalog | None = None) -> Report:
+ExtraCheck = Callable[[Document, Catalog], list[Issue]]
+
+
+def validate_paths(
+    paths: Iterable[str | Path], catalog: Catalog | None = None, extra_checks: Sequence[ExtraCheck] = ()
+) -> Report:
+    """Validate every document; ``extra_checks`` come from higher layers (the
+    predictor's plausibility physics) so the catalog never imports them."""
     cat = catalog if catalog is not None else Catalog.load()
     files = expand(paths)
     report = Report()
@@ -59,6 +66,9 @@ def validate_paths(paths: Iterable[str | Path], catalog: Catalog | None = None) 
         if loaded.document is not None:
             try:
                 loaded.issues.extend(catalog_issues(loaded.document, path, cat, extra_datasets))
+                if loaded.ok:
+                    for check in extra_checks:
+                        loaded.issues.extend(check(loaded.document, cat))
             except (OSError, ValueError) as exc:
                 loaded.issues.append(error("", f"could not be checked against the catalog: {exc}"))
         report.files.append(loaded)

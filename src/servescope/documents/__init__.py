@@ -7,12 +7,13 @@ from servescope.documents.evaluation_run import EvaluationPoint, EvaluationRun
 from servescope.documents.hardware import Hardware
 from servescope.documents.loader import DOCUMENT_KINDS, Loaded, load, load_document, parse_document, read_data
 from servescope.documents.model import Model
-from servescope.documents.prediction import Prediction, PredictionPoint
+from servescope.documents.prediction import Calibration, Prediction, PredictionPoint
 from servescope.documents.result import Distribution, Failure, Metadata, Metrics, Result, ResultPoint
 from servescope.documents.scenario import EngineSpec, Scenario
 from servescope.documents.workload import WORKLOAD_KINDS, Workload, WorkloadParams
 
 __all__ = [
+    "Calibration",
     "DOCUMENT_KINDS",
     "Dataset",
     "DatasetRow",

@@ -21,7 +21,7 @@ from servescope.documents.dataset import Dataset
 from servescope.documents.evaluation_run import EvaluationRun
 from servescope.documents.hardware import Hardware
 from servescope.documents.model import Model
-from servescope.documents.prediction import Prediction
+from servescope.documents.prediction import Calibration, Prediction
 from servescope.documents.result import Result
 from servescope.documents.scenario import Scenario
 from servescope.documents.workload import WORKLOAD_KINDS, Workload
@@ -33,6 +33,7 @@ MAX_DOCUMENT_BYTES = 20 * 1024 * 1024
 DOCUMENT_KINDS: dict[str, type[Document]] = {
     "EvaluationRun": EvaluationRun,
     "Prediction": Prediction,
+    "Calibration": Calibration,
     "Result": Result,
     "Dataset": Dataset,
     "Scenario": Scenario,

@@ -11,7 +11,7 @@ from servescope.documents.dataset import Dataset, DatasetRow
 from servescope.documents.evaluation_run import EvaluationRun
 from servescope.documents.hardware import Hardware
 from servescope.documents.model import Model
-from servescope.documents.prediction import Prediction
+from servescope.documents.prediction import Calibration, Prediction
 from servescope.documents.result import Result
 from servescope.documents.scenario import Scenario
 from servescope.documents.workload import Workload
@@ -27,6 +27,7 @@ SCHEMA_MODELS = {
     "scenario": Scenario,
     "hardware": Hardware,
     "model": Model,
+    "calibration": Calibration,
 }
 
 

@@ -19,7 +19,7 @@ import gc
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -110,7 +110,7 @@ def prepare(
     if isinstance(workload, SyntheticWorkload):
         spec = workload
         if concurrency is not None:
-            spec = SyntheticWorkload(tuple(concurrency), spec.isl, spec.osl, spec.num_requests, spec.warmup_requests, spec.requests_per_concurrency, spec.min_requests)
+            spec = replace(spec, concurrency=tuple(concurrency))
         resolved: dict[str, Any] = {"isl": spec.isl, "osl": spec.osl, "concurrency": list(spec.concurrency)}
         return Prepared(spec.id, load, synthetic=spec, resolved=resolved)
     cat = catalog or Catalog.load()

@@ -96,7 +96,10 @@ def _rows(doc: Result | EvaluationRun) -> list[_Row]:
         return rows
     blocks = [(f"points[{i}].metrics", p.concurrency, p.metrics) for i, p in enumerate(doc.points or [])]
     if not blocks:
-        blocks = [("metrics", int(doc.resolved_params.get("concurrency") or 1), doc.metrics)]
+        conc = doc.resolved_params.get("concurrency")
+        conc = conc[0] if isinstance(conc, list) and conc else conc
+        single = int(conc) if isinstance(conc, int | float) and not isinstance(conc, bool) else 1
+        blocks = [("metrics", single, doc.metrics)]
     for prefix, conc, m in blocks:
         ctx = float((m.mean_isl or 0) + (m.mean_osl or 0) / 2)
         if m.tpot_ms is not None and m.tpot_ms.mean is not None:

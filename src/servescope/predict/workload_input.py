@@ -7,9 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from servescope.catalog.plan import PlannedPoint, PlannedRequest
 from servescope.predict.deployment import Deployment
-from servescope.predict.sim.load import Phase, arrival_offsets_ns
+from servescope.catalog.arrivals import arrival_offsets_ns
+from servescope.predict.sim.load import Phase
 from servescope.predict.sim.request import SimRequest
 from servescope.predict.tokens import hashes_from_ids, hashes_from_text
 
@@ -35,6 +38,14 @@ class SyntheticWorkload:
     warmup_requests: int = 0
     requests_per_concurrency: int = 4
     min_requests: int = 32
+    range_ratio: float = 0.0
+    """Lengths drawn uniformly from [x (1 - r), x (1 + r)] per request (vLLM's
+    ``--random-range-ratio``), seeded by the load seed; 0 keeps them exact."""
+    continuous_warmup: bool = False
+    """False: warmup, then the measured requests as a fresh closed loop (servescope's
+    harness: every point starts with a burst). True: one closed loop whose first
+    ``warmup_requests`` are excluded (steady-state harnesses such as perf_analyzer/
+    genai-perf measure after the start-up burst has passed)."""
 
     @property
     def id(self) -> str:
@@ -144,12 +155,23 @@ def phases_synthetic(spec: SyntheticWorkload, dep: Deployment, load: LoadOptions
     """Unique prompts of exactly ``isl`` tokens (nothing shared), ``osl`` output tokens."""
     phases: list[Phase] = []
     index = 0
-    prompt = spec.isl + dep.template_tokens
-    out = _max_tokens(dep, prompt, spec.osl)
+    rng = np.random.default_rng(load.seed)
+    r = spec.range_ratio
+
+    def draw(x: int, n: int) -> list[int]:
+        if r <= 0:
+            return [x] * n
+        return np.maximum(1, rng.integers(int(x * (1 - r)), int(x * (1 + r)) + 1, size=n)).tolist()
+
     for p, conc in enumerate(spec.concurrency):
-        for name, n in (("warmup", spec.warmup_requests), ("measured", spec.requests_at(conc))):
-            reqs = []
+        groups = [("warmup", spec.warmup_requests), ("measured", spec.requests_at(conc))]
+        pending: list[SimRequest] = []
+        for name, n in groups:
+            reqs = pending
+            isls, osls = draw(spec.isl, n), draw(spec.osl, n)
             for i in range(n):
+                prompt = isls[i] + dep.template_tokens
+                out = _max_tokens(dep, prompt, osls[i])
                 reqs.append(
                     SimRequest(
                         index=index,
@@ -163,6 +185,9 @@ def phases_synthetic(spec: SyntheticWorkload, dep: Deployment, load: LoadOptions
                     )
                 )
                 index += 1
+            if spec.continuous_warmup and name == "warmup":
+                continue  # the measured requests join this same closed loop
+            pending = []
             offsets = None
             if name == "measured" and load.rate is not None:
                 offsets = arrival_offsets_ns(len(reqs), load.rate, load.arrival, load.gamma_shape, load.seed)

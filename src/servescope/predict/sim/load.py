@@ -5,45 +5,19 @@ requests), closed loop or open loop.
 - Closed loop: ``concurrency`` virtual clients; each sends its next request the
   moment its previous one ends, so latency starts at the send time.
 - Open loop: request i is sent at ``offsets_ns[i]`` after the phase starts and
-  latency starts at that scheduled time (``bench.load.arrival_offsets_ns``'s
-  formula and seed, so the same seed gives the same arrivals as the harness).
+  latency starts at that scheduled time (``catalog.arrivals``, the schedule the
+  harness sends by, so the same seed gives the same arrivals).
 
 A request reaches the engine ``request_overhead`` after it is sent.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from servescope.predict.sim.events import Arrival, Event, PhaseStart
 from servescope.predict.sim.request import SimRequest
-
-
-def arrival_offsets_ns(n: int, rate: float, arrival: str = "poisson", shape: float = 1.0, seed: int = 0) -> list[int]:
-    """Scheduled send offsets of ``n`` requests at ``rate``/s (harness formula:
-    exponential or gamma gaps from ``numpy.random.default_rng(seed)``, first gap 0)."""
-    if not (math.isfinite(rate) and rate > 0):
-        raise ValueError(f"rate must be a positive number, got {rate}")
-    if n <= 0:
-        return []
-    rng = np.random.default_rng(seed)
-    mean_gap = 1.0 / rate
-    if arrival == "constant":
-        gaps = np.full(n, mean_gap)
-    elif arrival == "poisson":
-        gaps = rng.exponential(mean_gap, size=n)
-    elif arrival == "gamma":
-        if shape <= 0:
-            raise ValueError("gamma shape must be positive")
-        gaps = rng.gamma(shape, mean_gap / shape, size=n)
-    else:
-        raise ValueError(f"unknown arrival pattern {arrival!r}")
-    gaps[0] = 0.0
-    return np.rint(np.cumsum(gaps) * 1e9).astype(np.int64).tolist()
 
 
 @dataclass

@@ -71,6 +71,7 @@ class Replica:
         self.slot_req: list[SimRequest | None] = [None] * cap
         self.free_slots: list[int] = list(range(cap - 1, -1, -1))
         self.running_order: list[int] = []
+        self.n_decoding = 0
         self.prefilling: list[int] = []
         self.waiting: deque[SimRequest] = deque()
         self.step_ends = np.zeros(1024, dtype=np.int64)
@@ -130,6 +131,8 @@ class Replica:
 
     def _clear(self, slot: int) -> None:
         self.slot_req[slot] = None
+        if self.decoding[slot]:
+            self.n_decoding -= 1
         self.decoding[slot] = False
         self.nblocks[slot] = 0
         self.ctx[slot] = 0
@@ -226,6 +229,7 @@ class Replica:
                 req.generated += 1
                 self.prefilling.remove(slot)
                 self.decoding[slot] = True
+                self.n_decoding += 1
                 self.seg_start[slot] = last
                 self.remaining[slot] = req.max_tokens - req.generated
         done: list[SimRequest] = []

@@ -27,9 +27,11 @@ from typing import Protocol
 
 import numpy as np
 
+from servescope.predict.sim.kv_cache import BlockPool
 from servescope.predict.sim.replica import PlannedStep, Replica
 
 MAX_RUN = 1 << 16
+_EMPTY = np.zeros(0, dtype=np.int64)
 
 
 class Scheduler(Protocol):
@@ -58,25 +60,37 @@ def _ceil_div(a: np.ndarray | int, b: int) -> np.ndarray | int:
     return -(-a // b)
 
 
+def _take(pool: BlockPool, n: int) -> None:
+    """Allocate blocks the plan has already checked for; failing is a bug, not a state."""
+    if not pool.allocate(n):
+        raise RuntimeError(f"KV accounting error: {n} blocks planned, {pool.free} free")
+
+
 @register_scheduler("vllm-v1")
 class VllmV1Scheduler:
     def plan(self, r: Replica, now: int) -> PlannedStep | None:
+        if not r.running_order and not r.waiting:
+            return None
         eng = r.engine
         pool = r.pool
         bs = r.block_size
         budget = eng.max_num_batched_tokens
         preempted = False
 
-        # 1. decodes: one token each; make room for the blocks they need now
-        dec = np.flatnonzero(r.decoding)
-        if dec.size:
+        # 1. decodes: one token each; make room for the blocks they need now and take them
+        dec = np.flatnonzero(r.decoding) if r.n_decoding else _EMPTY
+        if dec.size and pool.free < dec.size:
             need = int((r.ctx[dec] % bs == 0).sum())
             while need > pool.free and r.running_order:
                 r.preempt(r.running_order[-1], now)
                 preempted = True
                 dec = np.flatnonzero(r.decoding)
                 need = int((r.ctx[dec] % bs == 0).sum())
-            budget -= int(dec.size)
+        if dec.size:
+            target = _ceil_div(r.ctx[dec] + 1, bs)
+            _take(pool, int((target - r.nblocks[dec]).sum()))
+            r.nblocks[dec] = target
+        budget -= int(dec.size)
 
         # 2. running prefills, in admission order
         chunks: list[tuple[int, int]] = []
@@ -97,7 +111,7 @@ class VllmV1Scheduler:
                 r.preempt(slot, now)
                 preempted = True
                 break
-            pool.allocate(need)
+            _take(pool, need)
             r.nblocks[slot] += need
             chunks.append((slot, q))
             budget -= q
@@ -123,7 +137,7 @@ class VllmV1Scheduler:
                 r.dequeue(now)
                 if hit:
                     pool.acquire(hashes)
-                pool.allocate(new_blocks)
+                _take(pool, new_blocks)
                 req.hashed = list(hashes)
                 req.computed = base
                 if not req.hit_counted:
@@ -148,9 +162,9 @@ class VllmV1Scheduler:
             k = max(1, min(k, MAX_RUN))
             if k > 1:
                 k = self._fit_blocks(r, dec, k)
-        if dec.size:
+        if dec.size and k > 1:  # blocks for the rest of the run (the first iteration's are taken)
             target = _ceil_div(r.ctx[dec] + k, bs)
-            pool.allocate(int((target - r.nblocks[dec]).sum()))
+            _take(pool, int((target - r.nblocks[dec]).sum()))
             r.nblocks[dec] = target
         if chunks:
             ctx = r.ctx[dec]
@@ -180,6 +194,8 @@ class VllmV1Scheduler:
         """Largest j <= k such that j more tokens per decode fit in the free blocks."""
         bs = r.block_size
         ctx, have, free = r.ctx[dec], r.nblocks[dec], r.pool.free
+        if free >= dec.size * (k // bs + 1):  # at most one block per sequence per bs iterations, +1 to round
+            return k
 
         def need(j: int) -> int:
             return int((_ceil_div(ctx + j, bs) - have).sum())

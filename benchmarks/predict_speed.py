@@ -1,0 +1,142 @@
+#!/usr/bin/env python
+"""Speed of the predictor: wall time to simulate N requests, configurations
+searched per second, and how both grow with requests and concurrency.
+
+Every figure is the best of ``--repeats`` runs (the machine's speed, not its
+background load) and is split into its stages:
+
+- ``sim``: the discrete-event simulation alone (``api.run_simulation``);
+- ``records``: + building the per-request ``RequestRecord``s (one time stamp per token);
+- ``full``: ``api.simulate`` end to end - records, ``analysis.metrics.aggregate``
+  per point, the ``Prediction`` and the simulated ``Result``.
+
+Usage (repository root, package installed)::
+
+    .venv/bin/python benchmarks/predict_speed.py            # ~1-2 min on 2 cores
+    .venv/bin/python benchmarks/predict_speed.py --quick    # a smoke run
+
+Results: benchmarks/results/predict_speed.json and tables on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import platform
+import time
+from pathlib import Path
+from typing import Any
+
+from servescope.catalog.store import Catalog
+from servescope.documents import Scenario
+from servescope.predict.api import prepare, run_simulation, simulate
+from servescope.predict.deployment import Deployment, deploy
+from servescope.predict.outputs import build_records
+from servescope.predict.search import search
+from servescope.predict.workload_input import SyntheticWorkload
+
+OUT = Path(__file__).parent / "results" / "predict_speed.json"
+
+
+def best_of(repeats: int, fn: Any) -> float:
+    times = []
+    for _ in range(repeats):
+        gc.collect()
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def stages(dep: Deployment, n: int, conc: int, isl: int, osl: int, repeats: int) -> dict[str, Any]:
+    prepared = prepare(SyntheticWorkload((conc,), isl, osl, num_requests=n))
+    events = run_simulation(prepared, dep).events
+    sim = best_of(repeats, lambda: run_simulation(prepared, dep))
+    rec = best_of(repeats, lambda: build_records(run_simulation(prepared, dep)))
+    full = best_of(repeats, lambda: simulate(prepared, dep))
+    return {
+        "requests": n,
+        "concurrency": conc,
+        "isl": isl,
+        "osl": osl,
+        "tokens_out": n * osl,
+        "events": events,
+        "sim_s": round(sim, 4),
+        "records_s": round(rec, 4),
+        "full_s": round(full, 4),
+        "requests_per_s_sim": round(n / sim),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="fewer sizes, one repeat")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--out", type=Path, default=OUT)
+    args = ap.parse_args()
+    repeats = 1 if args.quick else args.repeats
+    cat = Catalog.load([])
+    scen = Scenario(name="bench-llama-8b-h100-tp1", model="llama-3.1-8b", hardware="h100-sxm", engine={"id": "vllm", "version": "0.11.0"})  # type: ignore[arg-type]
+    dep = deploy(scen, catalog=cat)
+    report: dict[str, Any] = {
+        "machine": {"cpus": os.cpu_count(), "cpu": platform.processor() or platform.machine(), "python": platform.python_version(), "load_avg_1m": os.getloadavg()[0]},
+        "scenario": "llama-3.1-8b on 1 x h100-sxm, vLLM defaults (1024 seqs, 8192 batched tokens)",
+    }
+    print("## 10,000 requests (ISL 1024, OSL 256)")
+    headline = [stages(dep, 10_000, c, 1024, 256, repeats) for c in ((64,) if args.quick else (8, 64, 256))]
+    report["ten_thousand"] = headline
+    for r in headline:
+        print(f"  c={r['concurrency']:>4}: sim {r['sim_s']:.3f} s, +records {r['records_s']:.3f} s, full {r['full_s']:.3f} s ({r['events']} events)")
+
+    print("## growth with requests (c=64)")
+    sizes = (1000, 10_000) if args.quick else (1000, 2500, 5000, 10_000, 20_000)
+    growth_n = [stages(dep, n, 64, 1024, 256, repeats) for n in sizes]
+    report["growth_requests"] = growth_n
+    for r in growth_n:
+        print(f"  n={r['requests']:>6}: sim {r['sim_s']:.3f} s, full {r['full_s']:.3f} s")
+
+    print("## growth with concurrency (10,000 requests)")
+    levels = (1, 64) if args.quick else (1, 8, 64, 256, 1024)
+    growth_c = [stages(dep, 10_000, c, 1024, 256, repeats) for c in levels]
+    report["growth_concurrency"] = growth_c
+    for r in growth_c:
+        print(f"  c={r['concurrency']:>5}: sim {r['sim_s']:.3f} s, full {r['full_s']:.3f} s ({r['events']} events)")
+
+    print("## configurations searched per second")
+    searches = []
+    cases = [
+        ("llama-3.1-70b", 8, SyntheticWorkload((16, 64, 256), 1024, 256, requests_per_concurrency=2, min_requests=16)),
+        ("llama-3.1-8b", 8, SyntheticWorkload((16, 64, 256), 1024, 256, requests_per_concurrency=2, min_requests=16)),
+        ("llama-3.1-8b", 8, SyntheticWorkload((32,), 512, 128, num_requests=32)),
+    ]
+    for model, gpus, work in cases[:1] if args.quick else cases:
+        best = None
+        for _ in range(repeats):
+            out = search(model, "h100-sxm", gpus, "ttft_ms<=1000,itl_ms<=50", work, catalog=cat)
+            if best is None or out.wall_s < best.wall_s:
+                best = out
+        assert best is not None
+        row = {
+            "model": model,
+            "gpus": gpus,
+            "workload": work.id,
+            "requests_per_level": [work.requests_at(c) for c in work.concurrency],
+            "configurations": best.configurations,
+            "simulated_configurations": best.configurations - len(best.skipped),
+            "simulations": best.simulations,
+            "wall_s": round(best.wall_s, 3),
+            "configurations_per_s": round(best.configurations_per_s, 1),
+            "simulated_configurations_per_s": round((best.configurations - len(best.skipped)) / best.wall_s, 1),
+        }
+        searches.append(row)
+        print(f"  {model} on {gpus} GPUs, {work.id}: {row['configurations']} configs ({row['simulations']} sims) in {row['wall_s']} s = {row['configurations_per_s']}/s")
+    report["search"] = searches
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,190 @@
+"""``servescope predict | calibrate | search | probe``: the predicting side's
+commands. Library entry points live in ``servescope.predict``; this module parses,
+calls and prints."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from servescope.errors import ServescopeError
+
+
+class BadArgument(ServescopeError):
+    exit_code = 2
+
+
+def _console() -> Console:
+    import sys
+
+    return Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+
+
+def _ints(text: str | None, flag: str) -> list[int] | None:
+    if not text:
+        return None
+    try:
+        values = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError as exc:
+        raise BadArgument(f"{flag}: give integers like 1,8,64") from exc
+    if not values or min(values) < 1:
+        raise BadArgument(f"{flag}: give integers ≥ 1 like 1,8,64")
+    return values
+
+
+def _load_measured(path: Path):  # type: ignore[no-untyped-def]
+    from servescope.documents import EvaluationRun, Result, load
+
+    loaded = load(path)
+    errors = [i for i in loaded.issues if i.level == "error"]
+    if errors:
+        raise BadArgument(errors[0].format(str(path)))
+    if not isinstance(loaded.document, (EvaluationRun, Result)):
+        raise BadArgument(f"{path}: is a {type(loaded.document).__name__}; give a measured EvaluationRun or Result")
+    return loaded.document
+
+
+def _value_errors_as_one_line(fn):  # type: ignore[no-untyped-def]
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):  # type: ignore[no-untyped-def]
+        try:
+            return fn(*args, **kwargs)
+        except ValueError as exc:
+            raise BadArgument(str(exc)) from exc
+
+    return wrapper
+
+
+@_value_errors_as_one_line
+def predict_command(
+    scenario: Annotated[str, typer.Argument(help="Scenario name from the catalog (e.g. llama-3.1-8b-on-h100).")],
+    workload: Annotated[str | None, typer.Argument(help="Workload id; or give --concurrency/--isl/--osl.")] = None,
+    concurrency: Annotated[str | None, typer.Option(help="Concurrency levels, e.g. 1,8,64 (overrides the workload's).")] = None,
+    isl: Annotated[int | None, typer.Option(help="Synthetic workload: input tokens per request.")] = None,
+    osl: Annotated[int | None, typer.Option(help="Synthetic workload: output tokens per request.")] = None,
+    num_requests: Annotated[int | None, typer.Option(help="Synthetic workload: requests per point.")] = None,
+    range_ratio: Annotated[float, typer.Option(help="Synthetic workload: lengths uniform in x(1±r).")] = 0.0,
+    rate: Annotated[float | None, typer.Option(help="Open loop: requests per second.")] = None,
+    arrival: Annotated[str, typer.Option(help="poisson, gamma or constant.")] = "poisson",
+    gamma_shape: Annotated[float, typer.Option(help="Gamma arrivals: shape.")] = 1.0,
+    seed: Annotated[int, typer.Option(help="Simulation seed (same seed → identical output).")] = 0,
+    calibration: Annotated[Path | None, typer.Option(help="A Calibration file from `servescope calibrate`.")] = None,
+    model_config: Annotated[Path | None, typer.Option(help="A local HF config.json to use as the model.")] = None,
+    router: Annotated[str, typer.Option(help="DP router: round-robin or least-loaded.")] = "round-robin",
+    out: Annotated[Path, typer.Option(help="Folder to write prediction.json, result.json and records.jsonl into.")] = Path("predictions"),
+) -> None:
+    """Predict how SCENARIO serves a workload (simulated; no GPU needed) and write a Prediction."""
+    from servescope.predict.api import format_table, predict
+    from servescope.predict.workload_input import SyntheticWorkload
+
+    levels = _ints(concurrency, "--concurrency")
+    if workload is None:
+        if isl is None or osl is None or levels is None:
+            raise BadArgument("give a WORKLOAD id, or --concurrency, --isl and --osl for a synthetic workload")
+        wl: object = SyntheticWorkload(concurrency=tuple(levels), isl=isl, osl=osl, num_requests=num_requests, range_ratio=range_ratio)
+        levels = None
+    else:
+        wl = workload
+    run = predict(
+        scenario, wl, calibration=str(calibration) if calibration else None,  # type: ignore[arg-type]
+        model_config=str(model_config) if model_config else None, concurrency=levels, rate=rate, arrival=arrival,
+        gamma_shape=gamma_shape, seed=seed, router=router, date=dt.date.today().isoformat(),
+    )
+    folder = out / run.prediction.name
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "prediction.json").write_text(json.dumps(run.prediction.dump(), indent=2) + "\n", encoding="utf-8")
+    (folder / "result.json").write_text(json.dumps(run.result.dump(), indent=2) + "\n", encoding="utf-8")
+    with (folder / "records.jsonl").open("w", encoding="utf-8") as fh:
+        for rec in run.records:
+            fh.write(rec.to_json() + "\n")
+    console = _console()
+    console.print(format_table(run.prediction), markup=False)
+    for note in run.notes:
+        console.print(f"note: {note}", markup=False)
+    console.print(f"simulated {len(run.records)} requests ({run.events} events) in {run.wall_s:.2f} s", markup=False)
+    console.print(f"prediction: {folder / 'prediction.json'}\nresult: {folder / 'result.json'}", markup=False)
+
+
+@_value_errors_as_one_line
+def calibrate_command(
+    scenario: Annotated[str, typer.Argument(help="Scenario that was measured.")],
+    measured: Annotated[Path, typer.Option("--from", help="The measured EvaluationRun or Result.")],
+    factors: Annotated[str | None, typer.Option(help="Factors to fit, comma-separated (default: the usual few).")] = None,
+    metrics: Annotated[str | None, typer.Option(help="Metrics to fit, e.g. ttft_ms,itl_ms,output_tokens_per_sec.")] = None,
+    out: Annotated[Path | None, typer.Option(help="Calibration file to write (default: calibration-SCENARIO.json).")] = None,
+) -> None:
+    """Fit the step-time model's efficiency and overhead factors to a measurement; report MAPE before/after."""
+    from servescope.predict.calibrate import DEFAULT_FIT, DEFAULT_METRICS, calibrate
+
+    doc = _load_measured(measured)
+    outcome = calibrate(
+        scenario, doc,
+        factors=[f.strip() for f in factors.split(",")] if factors else DEFAULT_FIT,
+        metrics=[m.strip() for m in metrics.split(",")] if metrics else DEFAULT_METRICS,
+        fitted_from=str(measured), date=dt.date.today().isoformat(),
+    )
+    path = out or Path(f"calibration-{scenario}.json")
+    path.write_text(json.dumps(outcome.document.dump(), indent=2) + "\n", encoding="utf-8")
+    console = _console()
+    console.print(f"{'metric':<24} {'MAPE before %':>14} {'MAPE after %':>13}", markup=False)
+    for m, before in outcome.document.mape_before.items():
+        console.print(f"{m:<24} {before:>14.1f} {outcome.document.mape_after.get(m, float('nan')):>13.1f}", markup=False)
+    console.print(f"factors: {json.dumps(outcome.document.factors)}", markup=False)
+    console.print(f"calibration: {path} (use it with `servescope predict --calibration {path}`)", markup=False)
+
+
+@_value_errors_as_one_line
+def search_command(
+    model: Annotated[str, typer.Option(help="Model id from the catalog.")],
+    hardware: Annotated[str, typer.Option(help="Hardware id from the catalog.")],
+    gpus: Annotated[int, typer.Option(help="Devices to spend.")],
+    slo: Annotated[str, typer.Option(help="SLOs, e.g. ttft_ms<=500,itl_ms<=30.")],
+    workload: Annotated[str | None, typer.Option(help="Workload id (or --isl/--osl/--concurrency).")] = None,
+    isl: Annotated[int | None, typer.Option(help="Synthetic: input tokens.")] = None,
+    osl: Annotated[int | None, typer.Option(help="Synthetic: output tokens.")] = None,
+    concurrency: Annotated[str | None, typer.Option(help="Concurrency levels to try, e.g. 8,32,128.")] = None,
+    max_num_seqs: Annotated[str | None, typer.Option(help="max_num_seqs choices, e.g. 32,64,128,256.")] = None,
+    percentile: Annotated[float, typer.Option(help="Percentile the SLO applies to.")] = 90.0,
+    top: Annotated[int, typer.Option(help="How many configurations to show.")] = 10,
+) -> None:
+    """Rank tp/dp/max_num_seqs choices by throughput per GPU under the SLO (simulated)."""
+    from servescope.predict.search import DEFAULT_SEQS, format_search, search
+    from servescope.predict.workload_input import SyntheticWorkload
+
+    levels = _ints(concurrency, "--concurrency")
+    if workload is None:
+        if isl is None or osl is None:
+            raise BadArgument("give --workload, or --isl and --osl (with --concurrency)")
+        wl: object = SyntheticWorkload(concurrency=tuple(levels or [64]), isl=isl, osl=osl)
+    else:
+        wl = workload
+    outcome = search(
+        model, hardware, gpus, slo, wl,  # type: ignore[arg-type]
+        max_num_seqs=_ints(max_num_seqs, "--max-num-seqs") or DEFAULT_SEQS,
+        concurrency=levels if workload is not None else None, percentile=percentile,
+    )
+    _console().print(format_search(outcome, top=top), markup=False)
+
+
+def probe_command(
+    hw_id: Annotated[str | None, typer.Option("--id", help="Id for the Hardware entry (default: derived from the CPU).")] = None,
+    out: Annotated[Path | None, typer.Option(help="Write the Hardware document here (default: print it).")] = None,
+) -> None:
+    """Measure this machine's memory bandwidth and matmul rate (numpy) and write a Hardware entry."""
+    from servescope.predict.probe import probe, to_hardware
+
+    hw = to_hardware(probe(), hw_id=hw_id, date=dt.date.today().isoformat())
+    text = json.dumps(hw.dump(), indent=2) + "\n"
+    if out is None:
+        print(text, end="")
+    else:
+        out.write_text(text, encoding="utf-8")
+        _console().print(f"{out}: {hw.id}: {hw.memory_bandwidth_gb_s:.1f} GB/s, "
+                         f"{max(hw.peak_tflops.values()):.3f} TFLOP/s", markup=False)

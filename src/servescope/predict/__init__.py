@@ -1,0 +1,62 @@
+"""Predict without a GPU: catalog facts → step-time model → discrete-event
+simulation of an inference engine → the same documents a measurement produces.
+
+Modules, one concept each::
+
+    architecture   parameter counts, FLOPs and KV bytes from config fields
+    dtypes         bytes per element, compute dtypes
+    hf_config      --model-config: any config.json → Model
+    calibration    the named constants of the step model, defaults, sources
+    step_time      time of one engine iteration (roofline terms + overheads)
+    kv_capacity    KV blocks from device memory
+    deployment     a Scenario resolved into engine limits + models
+    tokens         prompt lengths and prefix-cache block hashes
+    workload_input workload plan / synthetic spec → simulated requests
+    sim/           events, heap loop, replicas, scheduler and router policies
+    outputs        records → aggregate() → Prediction and simulated Result
+    api            predict(), prepare(), simulate()
+    calibrate      fit factors to a measurement (least squares)
+    search         rank tp/dp/max_num_seqs under SLOs
+    probe          measure this machine → Hardware
+    plausibility   physics checks of measurements → Issues
+"""
+
+from servescope.predict.api import PredictionRun, Prepared, format_table, predict, prepare, run_simulation, simulate
+from servescope.predict.calibrate import CalibrationOutcome, calibrate
+from servescope.predict.calibration import Calibration, default_calibration, load_calibration
+from servescope.predict.deployment import Deployment, deploy
+from servescope.predict.hf_config import model_from_config, read_model_config
+from servescope.predict.plausibility import plausibility_issues
+from servescope.predict.probe import probe, to_hardware
+from servescope.predict.search import SearchOutcome, format_search, parse_slos, search
+from servescope.predict.step_time import StepTimeModel
+from servescope.predict.workload_input import LoadOptions, SyntheticWorkload
+
+__all__ = [
+    "Calibration",
+    "CalibrationOutcome",
+    "Deployment",
+    "LoadOptions",
+    "PredictionRun",
+    "Prepared",
+    "SearchOutcome",
+    "StepTimeModel",
+    "SyntheticWorkload",
+    "calibrate",
+    "default_calibration",
+    "deploy",
+    "format_search",
+    "format_table",
+    "load_calibration",
+    "model_from_config",
+    "parse_slos",
+    "plausibility_issues",
+    "predict",
+    "prepare",
+    "probe",
+    "read_model_config",
+    "run_simulation",
+    "search",
+    "simulate",
+    "to_hardware",
+]

@@ -1,0 +1,83 @@
+"""The predicting side's commands as a user runs them, and the official baseline guard."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "servescope", *args], capture_output=True, text=True, timeout=300, check=False, cwd=cwd)
+
+
+def test_predict_workload_writes_valid_documents(tmp_path: Path) -> None:
+    proc = run("predict", "tiny-llama-on-cpu", "sweep-parallel-1-8-i128-o64-v1", "--out", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    [folder] = list(tmp_path.iterdir())
+    pred = json.loads((folder / "prediction.json").read_text())
+    assert pred["kind"] == "Prediction" and pred["timing_mode"] == "simulated"
+    assert [p["concurrency"] for p in pred["points"]] == [1, 2, 4, 8]
+    assert len((folder / "records.jsonl").read_text().splitlines()) == 48  # 40 measured + 8 warmup
+    check = run("validate", "--strict", str(folder))
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_predict_is_byte_identical_for_a_seed(tmp_path: Path) -> None:
+    for name in ("a", "b"):
+        assert run("predict", "llama-3.1-8b-on-h100", "--concurrency", "1,8", "--isl", "512", "--osl", "64",
+                   "--num-requests", "16", "--out", str(tmp_path / name)).returncode == 0
+    [fa] = list((tmp_path / "a").rglob("prediction.json"))
+    [fb] = list((tmp_path / "b").rglob("prediction.json"))
+    assert fa.read_bytes() == fb.read_bytes()
+
+
+def test_calibrate_then_predict_with_it(tmp_path: Path) -> None:
+    measured = {
+        "kind": "EvaluationRun", "name": "m", "scenario": "tiny-llama-on-cpu", "harness": "servescope", "engine_version": "x",
+        "workload": "sweep-parallel-1-8-i128-o64-v1",
+        "points": [
+            {"concurrency": 1, "ttft_ms": 18.7, "itl_ms": 1.5, "output_tokens_per_sec": 574.2, "mean_isl": 180, "mean_osl": 64},
+            {"concurrency": 4, "ttft_ms": 80.4, "itl_ms": 6.1, "output_tokens_per_sec": 513.1, "mean_isl": 180, "mean_osl": 64},
+        ],
+    }
+    src = tmp_path / "measured.json"
+    src.write_text(json.dumps(measured))
+    cal = tmp_path / "cal.json"
+    proc = run("calibrate", "tiny-llama-on-cpu", "--from", str(src), "--out", str(cal))
+    assert proc.returncode == 0, proc.stderr
+    assert "MAPE before %" in proc.stdout
+    doc = json.loads(cal.read_text())
+    assert doc["kind"] == "Calibration"
+    after, before = doc["mape_after"], doc["mape_before"]
+    assert sum(after.values()) < sum(before.values())
+    assert run("validate", "--strict", str(cal)).returncode == 0
+    again = run("predict", "tiny-llama-on-cpu", "sweep-parallel-1-8-i128-o64-v1", "--calibration", str(cal), "--out", str(tmp_path / "p"))
+    assert again.returncode == 0, again.stderr
+
+
+def test_search_ranks_configurations() -> None:
+    proc = run("search", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--gpus", "2", "--slo", "ttft_ms<=500,itl_ms<=30",
+               "--isl", "512", "--osl", "128", "--concurrency", "16", "--max-num-seqs", "32,64")
+    assert proc.returncode == 0, proc.stderr
+    assert "configurations/s" in proc.stdout and "tp" in proc.stdout
+
+
+def test_bad_arguments_are_one_line() -> None:
+    for args in (("predict", "no-such-scenario", "serve-chat-c8-i1k-o256-v1"),
+                 ("predict", "tiny-llama-on-cpu"),
+                 ("predict", "tiny-llama-on-cpu", "--concurrency", "0", "--isl", "1", "--osl", "1"),
+                 ("search", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--gpus", "2", "--slo", "fast please", "--isl", "1", "--osl", "1")):
+        proc = run(*args)
+        assert proc.returncode in (1, 2), args
+        assert "Traceback" not in proc.stderr and proc.stderr.strip().count("\n") == 0, (args, proc.stderr)
+
+
+def test_official_baseline_guard(tmp_path: Path) -> None:
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "make_baseline.py"), "--out", str(tmp_path)], check=True, timeout=300)
+    proc = run("regress", "--baseline", str(ROOT / "baselines" / "official" / "results"), "--results", str(tmp_path))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "4 result(s) compared: no regression" in proc.stdout
