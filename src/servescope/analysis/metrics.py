@@ -178,6 +178,29 @@ def aggregate_columns(cols: Columns, *, token_source_hint: str | None = None) ->
                      e2e_s=(e2e / 1000).tolist())
 
 
+def contract_fields(agg: Aggregate, records: Iterable[RequestRecord], slos: list[Any]) -> dict[str, Any]:
+    """The metrics-contract fields of a Result, mapped to serving (shared/DESIGN.md):
+    ``failures[]`` and ``blocked_by_reason_code`` from failed requests, ``throughput``
+    = completed requests, turnaround from E2E, ``on_time_rate`` and
+    ``violations_by_invariant_id`` from the SLOs (objects with id/metric/op/threshold)."""
+    on_time, violations = slo_outcome(records, [(s.id, s.metric, s.op, s.threshold) for s in slos])
+    p50, p95 = turnaround_s(agg.e2e_s)
+    return {
+        "failures": [
+            {"stage": f.stage, "category": f.category, "count": f.count, "message": f.message,
+             "sample_request_id": f.sample_request_id, "http_status": f.http_status}
+            for f in agg.failures
+        ],
+        "throughput": agg.metrics["completed_requests"],
+        "p50_turnaround_s": p50,
+        "p95_turnaround_s": p95,
+        "slos": [s.model_dump() for s in slos],
+        "on_time_rate": on_time,
+        "violations_by_invariant_id": violations,
+        "blocked_by_reason_code": agg.blocked_by_reason_code,
+    }
+
+
 def turnaround_s(e2e_s: list[float]) -> tuple[float | None, float | None]:
     """(p50, p95) of E2E in seconds — the metrics contract's turnaround."""
     return percentile(e2e_s, 50), percentile(e2e_s, 95)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from servescope import __version__
-from servescope.analysis.metrics import Aggregate, Columns, aggregate_columns, slo_outcome, turnaround_s
+from servescope.analysis.metrics import Aggregate, Columns, aggregate_columns, contract_fields
 from servescope.analysis.tables import result_points
 from servescope.bench.execute import PointOutcome
 from servescope.bench.scrape import EngineWindow
@@ -110,11 +110,7 @@ def build_result(
                     "status": status,
                 }
             )
-    slo_list = slos or []
-    on_time, violations = slo_outcome(records, [(s.id, s.metric, s.op, s.threshold) for s in slo_list])
-    p50_s, p95_s = turnaround_s(agg.e2e_s)
     cid = config_id(ident.engine_id, ident.engine_version or "", ident.args, ident.dtype, ident.kv_dtype, ident.quantization)
-    completed = metrics["completed_requests"]
     doc = {
         "kind": "Result",
         "run_id": ident.run_id,
@@ -130,25 +126,8 @@ def build_result(
         "resolved_params": resolved_params,
         "metrics": metrics,
         "points": points,
-        "failures": [
-            {
-                "stage": f.stage,
-                "category": f.category,
-                "count": f.count,
-                "message": f.message,
-                "sample_request_id": f.sample_request_id,
-                "http_status": f.http_status,
-            }
-            for f in agg.failures
-        ],
-        "throughput": completed,
-        "p50_turnaround_s": p50_s,
-        "p95_turnaround_s": p95_s,
+        **contract_fields(agg, records, slos or []),
         "p95_turnaround_s_note": "explicit timing: E2E of completed requests, measured at the client",
-        "slos": [s.model_dump() for s in slo_list],
-        "on_time_rate": on_time,
-        "violations_by_invariant_id": violations,
-        "blocked_by_reason_code": agg.blocked_by_reason_code,
         "metadata": {
             "pipeline_mode": "llm_live",
             "non_deterministic": True,

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from servescope import __version__
-from servescope.analysis.metrics import Aggregate, aggregate, slo_outcome, turnaround_s
+from servescope.analysis.metrics import Aggregate, aggregate, contract_fields
 from servescope.documents import Prediction, PredictionPoint, Result, config_id
 from servescope.documents.record import RequestRecord
 from servescope.documents.result import Slo
@@ -205,9 +205,6 @@ def build_result(
                     "status": "ok" if c == t and t else ("failed" if not c else "partial"),
                 }
             )
-    slo_list = slos or []
-    on_time, violations = slo_outcome(records, [(s.id, s.metric, s.op, s.threshold) for s in slo_list])
-    p50, p95 = turnaround_s(agg.e2e_s)
     s = dep.scenario
     cid = config_id(s.engine.id, s.engine.version, s.engine.args, s.weight_dtype, s.kv_dtype, s.quantization)
     doc = {
@@ -225,26 +222,9 @@ def build_result(
         "resolved_params": resolved,
         "metrics": metrics,
         "points": points,
-        "failures": [
-            {
-                "stage": f.stage,
-                "category": f.category,
-                "count": f.count,
-                "message": f.message,
-                "sample_request_id": f.sample_request_id,
-                "http_status": f.http_status,
-            }
-            for f in agg.failures
-        ],
-        "throughput": metrics["completed_requests"],
-        "p50_turnaround_s": p50,
-        "p95_turnaround_s": p95,
+        **contract_fields(agg, records, slos or []),
         "p95_turnaround_s_note": "simulated timing: E2E from the simulated send to the last simulated token, "
         "queueing and device time included",
-        "slos": [x.model_dump() for x in slo_list],
-        "on_time_rate": on_time,
-        "violations_by_invariant_id": violations,
-        "blocked_by_reason_code": agg.blocked_by_reason_code,
         "metadata": {
             "pipeline_mode": "deterministic",
             "non_deterministic": False,
