@@ -86,3 +86,16 @@ def test_formats(tmp_path: Path) -> None:
     out = tmp_path / "plot.html"
     plot(c, str(out))
     assert out.stat().st_size > 10_000 and b"plotly" in out.read_bytes()[:200000]
+
+
+def test_static_png_plot(tmp_path: Path) -> None:
+    out = tmp_path / "plot.png"
+    plot(compare(predicted(), measured()), str(out))
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 10_000
+
+
+def test_unknown_plot_suffix_is_refused(tmp_path: Path) -> None:
+    from servescope.errors import ServescopeError
+
+    with pytest.raises(ServescopeError, match="use .html"):
+        plot(compare(predicted(), measured()), str(tmp_path / "plot.gif"))

@@ -132,26 +132,51 @@ def format_json(c: Comparison) -> str:
 
 
 def plot(c: Comparison, path: str) -> None:
-    """A over B across concurrency, one panel per metric (offline HTML, or PNG when
-    plotly's image export is installed)."""
-    import plotly.graph_objects as go
-    from plotly.subplots import make_subplots
-
+    """A (solid) over B (dashed) across concurrency, one panel per metric: an
+    offline HTML page (plotly) for ``.html``, a static image (matplotlib) for
+    ``.png``/``.svg``/``.pdf``."""
     metrics = [m.metric for m in c.per_metric]
     if not metrics:
         raise ServescopeError("nothing to plot: no metric is present in both A and B")
-    fig = make_subplots(rows=len(metrics), cols=1, subplot_titles=metrics, shared_xaxes=True)
-    for i, metric in enumerate(metrics, start=1):
-        pts = [p for p in c.pairs if p.metric == metric]
-        xs = [p.concurrency for p in pts]
-        fig.add_trace(go.Scatter(x=xs, y=[p.a for p in pts], name=f"A {metric}", mode="lines+markers"), row=i, col=1)
-        fig.add_trace(go.Scatter(x=xs, y=[p.b for p in pts], name=f"B {metric}", mode="lines+markers", line={"dash": "dash"}), row=i, col=1)
-        fig.update_xaxes(type="log", row=i, col=1)
-    fig.update_layout(height=260 * len(metrics), title=f"{c.a_name} (A) vs {c.b_name} (B)")
+    series = {m: [p for p in c.pairs if p.metric == m] for m in metrics}
+    title = f"{c.a_name} (A) vs {c.b_name} (B)"
     if path.endswith(".html"):
+        import plotly.graph_objects as go
+        from plotly.subplots import make_subplots
+
+        fig = make_subplots(rows=len(metrics), cols=1, subplot_titles=metrics, shared_xaxes=True)
+        for i, metric in enumerate(metrics, start=1):
+            xs = [p.concurrency for p in series[metric]]
+            fig.add_trace(go.Scatter(x=xs, y=[p.a for p in series[metric]], name=f"A {metric}", mode="lines+markers"), row=i, col=1)
+            fig.add_trace(go.Scatter(x=xs, y=[p.b for p in series[metric]], name=f"B {metric}", mode="lines+markers",
+                                     line={"dash": "dash"}), row=i, col=1)
+            fig.update_xaxes(type="log", row=i, col=1)
+        fig.update_layout(height=260 * len(metrics), title=title)
         fig.write_html(path, include_plotlyjs=True, full_html=True)
         return
+    if not path.endswith((".png", ".svg", ".pdf")):
+        raise ServescopeError(f"--plot {path}: use .html (interactive, offline) or .png/.svg/.pdf (static)")
     try:
-        fig.write_image(path)
-    except (ValueError, ImportError, RuntimeError) as exc:
-        raise ServescopeError(f"cannot write {path}: {exc}; write an offline .html plot instead") from exc
+        import matplotlib
+
+        matplotlib.use("Agg")  # no display: files only
+        import matplotlib.pyplot as plt
+        import matplotlib.ticker
+    except ImportError as exc:
+        raise ServescopeError(f"--plot {path}: static images need matplotlib (pip install 'servescope[plot]'); "
+                              "or write an .html plot") from exc
+    fig, axes = plt.subplots(len(metrics), 1, figsize=(7, 2.6 * len(metrics)), sharex=True, squeeze=False)
+    for ax, metric in zip(axes[:, 0], metrics, strict=True):
+        xs = [p.concurrency for p in series[metric]]
+        ax.plot(xs, [p.a for p in series[metric]], marker="o", label="A")
+        ax.plot(xs, [p.b for p in series[metric]], marker="s", linestyle="--", label="B")
+        ax.set_xscale("log", base=2)
+        ax.set_ylabel(metric)
+        ax.grid(True, alpha=0.3)
+        ax.legend(loc="best", fontsize="small")
+    axes[-1, 0].set_xlabel("concurrency")
+        ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+    fig.suptitle(f"A: {c.a_name}\nB: {c.b_name}", fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
