@@ -25,7 +25,9 @@ def result_points(result: Result) -> tuple[list[EvaluationPoint], list[str]]:
     if result.points:
         blocks = [(p.concurrency, p.metrics) for p in result.points]
     else:
-        blocks = [(int(result.resolved_params.get("concurrency") or 1), result.metrics)]
+        conc = result.resolved_params.get("concurrency")
+        conc = conc[0] if isinstance(conc, list) and conc else conc
+        blocks = [(int(conc) if isinstance(conc, int | float) else 1, result.metrics)]
     notes = list(DEFINITION_NOTES)
     concs = [c for c, _ in blocks]
     if len(set(concs)) != len(concs):

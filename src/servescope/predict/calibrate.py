@@ -31,6 +31,7 @@ import numpy as np
 from scipy.optimize import least_squares
 
 from servescope import __version__
+from servescope.analysis.tables import result_points
 from servescope.catalog.store import Catalog
 from servescope.documents import EvaluationPoint, EvaluationRun, Result, Scenario
 from servescope.documents.prediction import Calibration as CalibrationDocument
@@ -48,27 +49,8 @@ _SECONDS_BOUNDS = (1e-8, 1.0)
 
 
 def rows_from_result(result: Result) -> list[EvaluationPoint]:
-    """A Result's points as EvaluationRun rows (means; first row per concurrency)."""
-    conc = result.resolved_params.get("concurrency")
-    conc = conc[0] if isinstance(conc, list) and conc else conc
-    single = int(conc) if isinstance(conc, int | float) else 1
-    blocks = [(p.concurrency, p.metrics) for p in result.points] if result.points else [(single, result.metrics)]
-    rows: dict[int, EvaluationPoint] = {}
-    for conc, m in blocks:
-        if conc in rows:
-            continue
-        rows[conc] = EvaluationPoint(
-            concurrency=conc,
-            completed_requests=m.completed_requests,
-            output_tokens_per_sec=m.output_tokens_per_sec,
-            input_tokens_per_sec=m.input_tokens_per_sec,
-            ttft_ms=m.ttft_ms.mean if m.ttft_ms else None,
-            itl_ms=m.itl_ms.mean if m.itl_ms else None,
-            e2e_ms=m.e2e_ms.mean if m.e2e_ms else None,
-            mean_isl=round(m.mean_isl) if m.mean_isl is not None else None,
-            mean_osl=round(m.mean_osl) if m.mean_osl is not None else None,
-        )
-    return list(rows.values())
+    """A Result's points as EvaluationRun rows (the same table compare uses)."""
+    return result_points(result)[0]
 
 
 @dataclass
