@@ -562,13 +562,35 @@ def with_server(lv: Level, work: Path, tag: str, fn: Any, workers: int) -> Outco
         return o
 
 
+RETRY = {"retries": 0, "max_other": 0.25}
+
+
+def measure(lv: Level, work: Path, tag: str, fn: Any, workers: int) -> Outcome:
+    """Run ``fn(srv, lv, tag, scpu)``; when other processes took more than ``max_other``
+    cores during the window, run again (``retries`` times at most) and keep the attempt
+    that was least disturbed — chosen by the machine's other load, never by the result."""
+    attempts: list[Outcome] = []
+    for k in range(RETRY["retries"] + 1):
+        t = tag if k == 0 else f"{tag}-retry{k}"
+        o = with_server(lv, work, t, lambda srv, scpu, t=t: fn(srv, lv, t, scpu), workers)
+        attempts.append(o)
+        if (o.extra.get("other_load_cores") or 0.0) <= RETRY["max_other"]:
+            break
+    best = min(attempts, key=lambda o: o.extra.get("other_load_cores") or 0.0)
+    best.extra["attempts"] = [
+        {"other_load_cores": a.extra.get("other_load_cores"), "ttft_p50_ms": (a.pairing.summary()["ttft_abs_error_ms"] or {}).get("p50"), "itl_p50_ms": (a.pairing.summary()["itl_abs_error_ms"] or {}).get("p50")}
+        for a in attempts
+    ]
+    return best
+
+
 def search(client: str, run_fn: Any, levels: list[Level], work: Path, workers: int, threshold_ms: float = 1.0) -> dict[str, Any]:
     """Increase the offered rate step by step until p50 |ITL error| ≥ threshold (or failures)."""
     steps = []
     best = None
     for k, lv in enumerate(levels):
         tag = f"search-{client}-{k}"
-        o = with_server(lv, work, tag, lambda srv, scpu, lv=lv, tag=tag: run_fn(srv, lv, tag, work, scpu), workers)
+        o = measure(lv, work, tag, lambda srv, lv_, tag_, scpu: run_fn(srv, lv_, tag_, work, scpu), workers)
         d = o.as_dict()
         steps.append(d)
         p50 = (d["itl_abs_error_ms"] or {}).get("p50")
@@ -601,10 +623,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--profile", type=Path, default=None, help="cProfile servescope's client at the largest level into this file")
     ap.add_argument("--work", type=Path, default=None, help="keep records, logs and aiperf artifacts here (default: a temporary folder)")
     ap.add_argument("--wait-quiet", type=float, default=120.0, help="before each run wait up to this many seconds for the machine to be idle (< 0.3 busy cores); 0 = don't")
+    ap.add_argument("--retries", type=int, default=2, help="re-run a measurement (at most this often) when other processes took > --max-other-load cores during it")
+    ap.add_argument("--max-other-load", type=float, default=0.25)
     a = ap.parse_args(argv)
     if a.client_spec:
         return client_main(json.loads(a.client_spec))
     QUIET["max_wait_s"] = a.wait_quiet
+    RETRY["retries"] = a.retries
+    RETRY["max_other"] = a.max_other_load
     raise_nofile_limit()
     use_aiperf = not a.skip_aiperf
     if use_aiperf and not Path(a.aiperf_bin).exists():
@@ -648,7 +674,10 @@ def main(argv: list[str] | None = None) -> int:
         a.search_streams = "16,64"
     levels = [plan[int(c)] for c in a.levels.split(",")]
     results: dict[str, Any] = {
+        "command": " ".join([Path(sys.executable).name, *sys.argv]),
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "python": sys.version.split()[0]},
+        "retries": a.retries,
+        "max_other_load_cores": a.max_other_load,
         "aiperf_version": aiperf_version,
         "server_workers": a.server_workers,
         "levels": [],
@@ -666,7 +695,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, fn in clients.items():
             tag = f"c{lv.concurrency}-{name}"
             prof = a.profile if (a.profile and lv is levels[-1] and name == "servescope") else None
-            o = with_server(lv, work, tag, lambda srv, scpu, fn=fn, lv=lv, tag=tag, prof=prof: fn(srv, lv, tag, scpu, prof), a.server_workers)
+            o = measure(lv, work, tag, lambda srv, lv_, tag_, scpu, fn=fn, prof=prof: fn(srv, lv_, tag_, scpu, prof), a.server_workers)
             print(_row(o), flush=True)
             results["levels"].append(o.as_dict())
             _save(a.out, results)
