@@ -131,3 +131,20 @@ def test_result_files_are_json_documents(llama: LlamaServer, itest_catalog: Cata
     data = json.loads(art.result_path.read_text())
     assert data["kind"] == "Result" and data["endpoint"] == llama.base_url
     assert "api_key" not in art.result_path.read_text().lower()
+
+
+def test_mid_stream_error_is_a_recorded_failure(itest_catalog: Catalog, tmp_path: Path) -> None:
+    """llama.cpp reports errors as HTTP statuses before streaming and cannot be made to
+    fail mid-stream, so this case runs against the loopback timing-truth server with
+    its fault switch on: every stream sends 3 tokens, then a `data: {"error": ...}` event."""
+    from servescope.bench.truth.server import TruthServer
+
+    with TruthServer(itl_ms=1.0, ttft_ms=2.0, error_after=3) as srv:
+        art = run_workload(RunOptions("serve-itest-c4-v1", endpoint=srv.base_url, out_dir=tmp_path, scrape_metrics=False), catalog=itest_catalog)
+    records = [r for r in read_records(art.records_path) if r.phase == "measured"]
+    assert len(records) == 12 and not any(r.ok for r in records)
+    assert {(r.stage, r.category) for r in records} == {("stream", "stream-error")}
+    assert all(len(r.chunk_ns) == 3 and r.first_token_ns is not None for r in records)  # what arrived is kept
+    assert art.result.blocked_by_reason_code == {"stream-error": 12}
+    assert art.result.metrics.completed_requests == 0 and art.result.metrics.ttft_ms is None
+    _valid([art.result_path, art.evaluation_run_path], itest_catalog)
