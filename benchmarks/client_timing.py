@@ -310,7 +310,7 @@ class Outcome:
             "measured_requests": self.level.requests,
             "warmup_requests": self.level.warmup,
             "nominal_tok_s": self.level.nominal_rate,
-            "delivered_tok_s": self.delivered_tok_s,
+            "delivered_tok_s": self.delivered_tok_s,  # measured requests' tokens / window
             "window_s": self.window_s,
             "ok": self.ok,
             "failed": self.failed,
@@ -337,6 +337,10 @@ def _server_side(out: Outcome, log: dict[str, dict[str, Any]], ids: list[str], s
     n_tok = sum(len(e["token_ns"]) for e in entries)
     out.window_s = (last - first) / 1e9
     out.delivered_tok_s = n_tok / out.window_s if out.window_s > 0 else None
+    # Every token this server wrote inside the window (warmup requests' too): the rate the
+    # client was actually receiving while its measured requests ran.
+    n_all = sum(1 for e in log.values() for t in (e.get("token_ns") or ()) if first <= t <= last)
+    out.extra["through_tok_s"] = n_all / out.window_s if out.window_s > 0 else None
     late: list[int] = []
     for e in entries:
         late.extend(schedule_lateness_ns(e))
@@ -525,7 +529,7 @@ def _row(o: Outcome) -> str:
     s = o.pairing.summary()
     t, i = s["ttft_abs_error_ms"] or {}, s["itl_abs_error_ms"] or {}
     return (
-        f"| {o.client:10} | {o.level.concurrency:5} | {o.level.itl_ms:5g} | {_fmt(o.delivered_tok_s, 0):>7} | "
+        f"| {o.client:10} | {o.level.concurrency:5} | {o.level.itl_ms:5g} | {_fmt(o.extra.get('through_tok_s'), 0):>7} | "
         f"{_fmt(t.get('p50'))} | {_fmt(t.get('p99'))} | {_fmt(i.get('p50'))} | {_fmt(i.get('p99'))} | "
         f"{_fmt(o.client_cores, 2)} | {_fmt(o.server_cores, 2)} | {_fmt(o.extra.get('other_load_cores'), 2)} | {o.processes} | {o.ok}/{o.ok + o.failed} |"
     )
@@ -585,22 +589,30 @@ def measure(lv: Level, work: Path, tag: str, fn: Any, workers: int) -> Outcome:
 
 
 def search(client: str, run_fn: Any, levels: list[Level], work: Path, workers: int, threshold_ms: float = 1.0) -> dict[str, Any]:
-    """Increase the offered rate step by step until p50 |ITL error| ≥ threshold (or failures)."""
-    steps = []
-    best = None
-    for k, lv in enumerate(levels):
-        tag = f"search-{client}-{k}"
-        o = measure(lv, work, tag, lambda srv, lv_, tag_, scpu: run_fn(srv, lv_, tag_, work, scpu), workers)
+    """Increase the offered rate step by step until p50 |ITL error| ≥ threshold (or a failed
+    request); then one step half-way between the last good and the first bad one."""
+    steps: list[dict[str, Any]] = []
+    best: dict[str, Any] | None = None
+
+    def step(k: Any, lv: Level) -> bool:
+        nonlocal best
+        o = measure(lv, work, f"search-{client}-{k}", lambda srv, lv_, tag_, scpu: run_fn(srv, lv_, tag_, work, scpu), workers)
         d = o.as_dict()
         steps.append(d)
-        p50 = (d["itl_abs_error_ms"] or {}).get("p50")
         print(_row(o), flush=True)
+        p50 = (d["itl_abs_error_ms"] or {}).get("p50")
         good = p50 is not None and p50 < threshold_ms and o.failed == 0 and o.ok > 0
-        if good:
+        if good and (best is None or (d["through_tok_s"] or 0) > (best["through_tok_s"] or 0)):
             best = d
-        else:
+        return good
+
+    for k, lv in enumerate(levels):
+        if not step(k, lv):
+            if k > 0 and lv.concurrency - levels[k - 1].concurrency >= 32:
+                c = (lv.concurrency + levels[k - 1].concurrency) // 2
+                step(f"{k}-mid", Level(c, lv.itl_ms, lv.tokens, max(3 * c, 96), c, ttft_ms=lv.ttft_ms, jitter_ms=lv.jitter_ms, tokens_sd=lv.tokens_sd))
             break
-    return {"threshold_ms": threshold_ms, "steps": steps, "best": best, "sustained_tok_s": best["delivered_tok_s"] if best else None}
+    return {"threshold_ms": threshold_ms, "steps": steps, "best": best, "sustained_tok_s": best["through_tok_s"] if best else None, "sustained_at_streams": best["concurrency"] if best else None}
 
 
 def _has_uvloop(path: str) -> bool:

@@ -12,7 +12,7 @@ the actual send time in closed loop.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 Phase = Literal["warmup", "measured"]
@@ -57,7 +57,8 @@ class RequestRecord:
         return None if self.end_ns is None else self.end_ns - self.start_ns
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), separators=(",", ":"), ensure_ascii=False)
+        # Not dataclasses.asdict: it deep-copies every list (7x slower; on the client's hot path).
+        return json.dumps({n: getattr(self, n) for n in _FIELD_ORDER}, separators=(",", ":"), ensure_ascii=False)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RequestRecord:
@@ -65,4 +66,5 @@ class RequestRecord:
         return cls(**{k: v for k, v in data.items() if k in known})
 
 
-_FIELD_NAMES = frozenset(f.name for f in fields(RequestRecord))
+_FIELD_ORDER = tuple(f.name for f in fields(RequestRecord))
+_FIELD_NAMES = frozenset(_FIELD_ORDER)
