@@ -33,9 +33,17 @@ except ImportError:  # pragma: no cover
         return json.dumps(obj, separators=(",", ":")).encode()
 
 
+# Sends of a request that never reached the server (see _stream).
+_SEND_ATTEMPTS = 4
+
+
 def make_session(max_connections: int = 0) -> aiohttp.ClientSession:
     """One session per run; unlimited connections unless asked (closed loop sets its own)."""
-    connector = aiohttp.TCPConnector(limit=max_connections, limit_per_host=0, force_close=False, enable_cleanup_closed=True)
+    # Idle connections are dropped after 4 s, before servers such as llama.cpp
+    # (cpp-httplib: 5 s) close them under us.
+    connector = aiohttp.TCPConnector(
+        limit=max_connections, limit_per_host=0, force_close=False, enable_cleanup_closed=True, keepalive_timeout=4.0
+    )
     return aiohttp.ClientSession(
         connector=connector,
         timeout=aiohttp.ClientTimeout(total=None),
@@ -85,7 +93,7 @@ async def _stream(
     keep_text: bool,
 ) -> None:
     perf = time.perf_counter_ns
-    for attempt in (0, 1):
+    for attempt in range(_SEND_ATTEMPTS):
         record.sent_ns = perf() - t0_ns
         try:
             resp = await session.post(endpoint.url, data=payload, headers=endpoint.headers())
@@ -93,12 +101,13 @@ async def _stream(
             _fail(record, "connect", "connection", f"{type(exc).__name__}: {exc}", t0_ns)
             return
         except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError) as exc:
-            # A keep-alive connection the server had already closed (llama.cpp closes them after
-            # a number of requests): the request never reached it. Retry once on a fresh
-            # connection; the time lost stays inside the measured latency.
-            if attempt == 0:
+            # The request never reached the server: a pooled keep-alive connection it had
+            # closed, or a write refused before any response. Safe to send again (on another
+            # connection); the time lost stays inside the measured latency.
+            if attempt + 1 < _SEND_ATTEMPTS:
+                await asyncio.sleep(0.005 * attempt)
                 continue
-            _fail(record, "connect", "connection", f"{type(exc).__name__}: {exc}", t0_ns)
+            _fail(record, "connect", "connection", f"{type(exc).__name__}: {exc} (after {_SEND_ATTEMPTS} attempts)", t0_ns)
             return
         except (aiohttp.ClientConnectionError, OSError) as exc:
             _fail(record, "connect", "connection", f"{type(exc).__name__}: {exc}", t0_ns)
