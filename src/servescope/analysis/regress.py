@@ -11,7 +11,6 @@ their position in a folder; points by concurrency and context length.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -97,6 +96,3 @@ def regress(baseline: Path, current: Path) -> RegressReport:
                 )
     return report
 
-
-def summarize_keys(results: Iterable[Result]) -> list[str]:
-    return ["/".join(k for k in result_key(r) if k) for r in results]

@@ -29,8 +29,8 @@ except ImportError:  # pragma: no cover - orjson is a dependency; stdlib keeps w
     from json import loads as _loads  # type: ignore[assignment]
 
 
-def read_columns(records_path: Path) -> tuple[dict[str, Any] | None, dict[int, Columns], list[int], float]:
-    """(header, measured columns per point, all start times, wall seconds) of a records file."""
+def read_columns(records_path: Path) -> tuple[dict[str, Any] | None, dict[int, Columns], float]:
+    """(header, measured columns per point, wall seconds) of a records file."""
     header: dict[str, Any] | None = None
     tokenized: dict[str, int] = {}
     points: dict[int, Columns] = {}
@@ -91,11 +91,11 @@ def read_columns(records_path: Path) -> tuple[dict[str, Any] | None, dict[int, C
             points[idx].input_tokens[row] = float(tokenized[prompt_id])
             points[idx].sources.add("tokenize-endpoint")
     wall = (last_end - first_start) / 1e9 if first_start is not None and last_end > first_start else 0.0
-    return header, points, [], wall
+    return header, points, wall
 
 
 def result_from_records(records_path: Path, catalog: Catalog | None = None) -> Result:
-    header, columns, _, wall = read_columns(records_path)
+    header, columns, wall = read_columns(records_path)
     if header is None:
         raise DocumentError(str(records_path), "has no run header line; is it a servescope records file?")
     cat = catalog or Catalog.load()

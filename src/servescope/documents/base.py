@@ -107,11 +107,3 @@ class Document(StrictModel):
         """The document as plain JSON-able data, nulls kept (a null is a statement)."""
         return self.model_dump(mode="json", by_alias=True)
 
-
-def prefixed(prefix: str, issues: list[Issue]) -> list[Issue]:
-    """Re-root issues found in a sub-document under ``prefix``."""
-    out = []
-    for i in issues:
-        path = f"{prefix}.{i.path}" if i.path and not i.path.startswith("[") else f"{prefix}{i.path}"
-        out.append(Issue(i.level, path, i.message))
-    return out
