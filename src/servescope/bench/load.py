@@ -76,8 +76,9 @@ async def open_loop(
     last_sent = start
     for it, off in zip(items, offsets_ns, strict=True):
         scheduled = start + off
-        delay = (scheduled - clock()) / 1e9
-        if delay > 0:
+        # Loop: timers may fire a little early (uvloop rounds to the millisecond), and a
+        # request must never leave before its scheduled time.
+        while (delay := (scheduled - clock()) / 1e9) > 0:
             await asyncio.sleep(delay)
         last_sent = clock()
         tasks.append(asyncio.create_task(guarded(it, scheduled)))

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import datetime as dt
 import json
+import os
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -199,6 +200,7 @@ async def _run_async(
             "api": opts.api,
             "load": "closed" if opts.rate is None else f"open:{opts.arrival}",
             "rate": opts.rate,
+            "event_loop": event_loop_name(),
         }
         if len(points) == 1:
             resolved["concurrency"] = points[0].concurrency
@@ -239,6 +241,32 @@ async def _run_async(
     return RunArtifacts(run_dir, records_path, result_path, ev_path, result, evrun)
 
 
+def event_loop_name() -> str:
+    """``uvloop`` when it is installed (the ``fast`` extra) unless
+    ``SERVESCOPE_EVENT_LOOP=asyncio``; it cuts the client's CPU per token (see
+    benchmarks/README.md, client timing). Recorded in every result."""
+    choice = os.environ.get("SERVESCOPE_EVENT_LOOP", "auto").strip().lower()
+    if choice not in ("auto", "asyncio", "uvloop"):
+        raise EndpointError(f"SERVESCOPE_EVENT_LOOP={choice!r}: use auto, asyncio or uvloop")
+    if choice == "asyncio":
+        return "asyncio"
+    try:
+        import uvloop  # noqa: F401
+    except ImportError:
+        if choice == "uvloop":
+            raise EndpointError("SERVESCOPE_EVENT_LOOP=uvloop but uvloop is not installed: pip install 'servescope[fast]'") from None
+        return "asyncio"
+    return "uvloop"
+
+
+def run_event_loop(coro: Any) -> Any:
+    if event_loop_name() == "uvloop":
+        import uvloop
+
+        return uvloop.run(coro)
+    return asyncio.run(coro)
+
+
 def run_workload(opts: RunOptions, progress: Progress | None = None, catalog: Catalog | None = None) -> RunArtifacts:
     """Plan, run and record one workload (library entry point of ``servescope run``)."""
     prog = progress or Progress()
@@ -252,5 +280,5 @@ def run_workload(opts: RunOptions, progress: Progress | None = None, catalog: Ca
     args = {k: v for k, v in parse_flags(opts.engine_args).items()} if opts.engine_args else {}
     if opts.endpoint is None:
         with _embedded_engine(opts, points, status) as (url, model, version, emb_args):
-            return asyncio.run(_run_async(opts, workload, points, url, model, "llama.cpp", version, emb_args, prog))
-    return asyncio.run(_run_async(opts, workload, points, opts.endpoint, opts.model, opts.engine_id, opts.engine_version, args, prog))
+            return run_event_loop(_run_async(opts, workload, points, url, model, "llama.cpp", version, emb_args, prog))
+    return run_event_loop(_run_async(opts, workload, points, opts.endpoint, opts.model, opts.engine_id, opts.engine_version, args, prog))
