@@ -237,3 +237,28 @@ def test_higher_confidence_is_never_narrower(kn: tuple[int, int]) -> None:
         b = rate_ci(k, n, 0.99, method=method)  # type: ignore[arg-type]
         assert a is not None and b is not None
         assert b[0] <= a[0] + 1e-12 and a[1] <= b[1] + 1e-12
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=2, max_size=300))
+def test_large_sample_path_gives_the_same_numbers(values: list[float]) -> None:
+    """Above a million values describe sorts in place and sums in blocks; with the
+    threshold lowered, that path must give what numpy gives."""
+    import servescope.analysis.stats as stats_module
+
+    expected = describe(np.array(values))
+    old = stats_module._BLOCK
+    stats_module._BLOCK = 1
+    try:
+        got = describe(np.array(values), overwrite=True)
+    finally:
+        stats_module._BLOCK = old
+    assert got.keys() == expected.keys()
+    for k in expected:
+        assert got[k] == pytest.approx(expected[k], rel=1e-9, abs=1e-6), k
+
+
+def test_overwrite_false_leaves_the_array_alone() -> None:
+    arr = np.array([3.0, 1.0, 2.0] * 10)
+    describe(arr)
+    assert arr.tolist() == [3.0, 1.0, 2.0] * 10

@@ -61,9 +61,9 @@ def test_api_key_is_used_and_never_written(engine_cache: Path, itest_catalog: Ca
         out, err = ok.communicate(timeout=120)
         assert ok.returncode == 0, err
     written = [p for p in (tmp_path / "runs").rglob("*") if p.is_file()]
-    assert len(written) == 3  # records, result, evaluation run
+    assert len(written) == 5  # records (+ its two index files), result, evaluation run
     for p in written:
-        assert secret not in p.read_text()
+        assert secret.encode() not in p.read_bytes()
     assert secret not in out + err
 
 

@@ -47,8 +47,8 @@ class Aggregate:
     e2e_s: list[float] = field(default_factory=list)
 
 
-def _dist(values: np.ndarray) -> dict[str, Any] | None:
-    return describe(values) if values.size else None
+def _dist(values: np.ndarray, *, owned: bool = False) -> dict[str, Any] | None:
+    return describe(values, overwrite=owned) if values.size else None
 
 
 @dataclass
@@ -57,27 +57,32 @@ class Columns:
     ``RequestRecord``s (``add``) or straight from parsed JSON lines (the streaming
     reader of a records file appends to the lists itself)."""
 
-    ok: list[bool] = field(default_factory=list)
-    start_ns: list[int] = field(default_factory=list)
-    first_ns: list[float] = field(default_factory=list)  # nan = no token
-    end_ns: list[float] = field(default_factory=list)  # nan = never ended
-    input_tokens: list[float] = field(default_factory=list)  # nan = unknown
-    output_tokens: list[float] = field(default_factory=list)
-    chunk_flat: list[int] = field(default_factory=list)  # chunk times of completed requests, concatenated
-    chunk_len: list[int] = field(default_factory=list)
+    # Lists when built record by record; numpy arrays when read from a records index.
+    ok: list[bool] | np.ndarray = field(default_factory=list)
+    start_ns: list[int] | np.ndarray = field(default_factory=list)
+    first_ns: list[float] | np.ndarray = field(default_factory=list)  # nan = no token
+    end_ns: list[float] | np.ndarray = field(default_factory=list)  # nan = never ended
+    input_tokens: list[float] | np.ndarray = field(default_factory=list)  # nan = unknown
+    output_tokens: list[float] | np.ndarray = field(default_factory=list)
+    chunk_flat: list[int] | np.ndarray = field(default_factory=list)  # chunk times of completed requests, concatenated
+    chunk_len: list[int] | np.ndarray = field(default_factory=list)
+    # chunk gaps already taken per request (a records index stores them so): pooled with those of chunk_flat
+    itl_gaps_ns: list[int] | np.ndarray = field(default_factory=list)
     sources: set[str] = field(default_factory=set)
     # (stage, category, message, request id, http status) of each failed request
     failed: list[tuple[str, str, str, str, int | None]] = field(default_factory=list)
 
     def extend(self, other: Columns) -> None:
-        self.ok += other.ok
-        self.start_ns += other.start_ns
-        self.first_ns += other.first_ns
-        self.end_ns += other.end_ns
-        self.input_tokens += other.input_tokens
-        self.output_tokens += other.output_tokens
-        self.chunk_flat += other.chunk_flat
-        self.chunk_len += other.chunk_len
+        for name, dtype in _COLUMN_DTYPES:
+            mine, theirs = getattr(self, name), getattr(other, name)
+            if isinstance(mine, list) and isinstance(theirs, list):
+                mine += theirs
+            elif not len(theirs):
+                continue  # nothing to add: no copy of (maybe tens of millions of) ours
+            elif not len(mine):
+                setattr(self, name, np.asarray(theirs, dtype=dtype))
+            else:
+                setattr(self, name, np.concatenate((np.asarray(mine, dtype=dtype), np.asarray(theirs, dtype=dtype))))
         self.sources |= other.sources
         self.failed += other.failed
 
@@ -99,6 +104,11 @@ class Columns:
                 self.sources.add(r.token_count_source)
         else:
             self.failed.append((r.stage or "stream", r.category or "other", r.error or "", r.request_id, r.http_status))
+
+
+_COLUMN_DTYPES = (("ok", bool), ("start_ns", np.int64), ("first_ns", np.float64), ("end_ns", np.float64),
+                  ("input_tokens", np.float64), ("output_tokens", np.float64), ("chunk_flat", np.int64), ("chunk_len", np.int64),
+                  ("itl_gaps_ns", np.int64))
 
 
 def aggregate(records: Iterable[RequestRecord], *, token_source_hint: str | None = None) -> Aggregate:
@@ -124,14 +134,14 @@ def aggregate_columns(cols: Columns, *, token_source_hint: str | None = None) ->
     e2e = e2e_all[has_end]
     tpot_mask = has_first & has_end & (out_tok >= 2)
     tpot = (e2e_all[tpot_mask] - ttft_all[tpot_mask]) / (out_tok[tpot_mask] - 1)
-    if cols.chunk_flat:
+    itl_ns = np.asarray(cols.itl_gaps_ns, dtype=np.int64)
+    if len(cols.chunk_flat):
         flat = np.asarray(cols.chunk_flat, dtype=np.int64)
         gaps = np.diff(flat)
         # drop the gaps that span two requests (last chunk of one → first of the next)
         across = np.cumsum(np.asarray(cols.chunk_len, dtype=np.int64))[:-1] - 1
-        itl = np.delete(gaps, across) / NS_PER_MS
-    else:
-        itl = np.empty(0)
+        itl_ns = np.concatenate((np.delete(gaps, across), itl_ns)) if itl_ns.size else np.delete(gaps, across)
+    itl = itl_ns / NS_PER_MS
     total = int(ok.size)
     n_ok = int(ok.sum())
     ended = end[~np.isnan(end)]
@@ -157,7 +167,7 @@ def aggregate_columns(cols: Columns, *, token_source_hint: str | None = None) ->
         "input_tokens_per_sec": (in_total / duration_s) if duration_s and in_total is not None else None,
         "requests_per_sec": (n_ok / duration_s) if duration_s else None,
         "ttft_ms": _dist(ttft),
-        "itl_ms": _dist(itl),
+        "itl_ms": _dist(itl, owned=True),
         "tpot_ms": _dist(tpot),
         "e2e_ms": _dist(e2e),
         "mean_isl": float(in_ok.mean()) if in_ok.size else None,

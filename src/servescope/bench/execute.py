@@ -8,12 +8,12 @@ from typing import Any
 
 import aiohttp
 
-from servescope.analysis.metrics import Columns
 from servescope.bench.client import send
 from servescope.bench.endpoint import Endpoint
 from servescope.bench.load import LoadOutcome, arrival_offsets_ns, closed_loop, open_loop
 from servescope.bench.recorder import RecordWriter
-from servescope.bench.scrape import EngineWindow, MetricsSampler
+from servescope.bench.outcome import PointOutcome
+from servescope.bench.scrape import MetricsSampler
 from servescope.catalog.plan import PlannedPoint, PlannedRequest
 from servescope.documents.record import RequestRecord
 
@@ -28,24 +28,6 @@ class LoadSpec:
     arrival: str = "poisson"
     gamma_shape: float = 1.0
     seed: int = 0
-
-
-@dataclass
-class PointOutcome:
-    point: PlannedPoint
-    records: list[RequestRecord] = field(default_factory=list)
-    load: LoadOutcome | None = None
-    engine: EngineWindow = field(default_factory=EngineWindow)
-    # Set instead of ``records`` when a records file was read straight into columns.
-    prebuilt: Columns | None = None
-
-    def columns(self) -> Columns:
-        if self.prebuilt is not None:
-            return self.prebuilt
-        cols = Columns()
-        for r in self.records:
-            cols.add(r)
-        return cols
 
 
 def _check_expected(record: RequestRecord) -> None:

@@ -13,8 +13,7 @@ from typing import Any
 from servescope import __version__
 from servescope.analysis.metrics import Aggregate, Columns, aggregate_columns, contract_fields
 from servescope.analysis.tables import result_points
-from servescope.bench.execute import PointOutcome
-from servescope.bench.scrape import EngineWindow
+from servescope.bench.outcome import EngineWindow, PointOutcome
 from servescope.documents import EvaluationRun, Result, Workload, config_id
 from servescope.documents.record import RequestRecord
 from servescope.documents.result import Slo
@@ -83,9 +82,12 @@ def build_result(
 ) -> Result:
     records: list[RequestRecord] = [r for o in outcomes for r in o.records]
     point_columns = [o.columns() for o in outcomes]
-    everything = Columns()
-    for cols in point_columns:
-        everything.extend(cols)
+    if len(point_columns) == 1:
+        everything = point_columns[0]
+    else:
+        everything = Columns()
+        for cols in point_columns:
+            everything.extend(cols)
     agg = aggregate_columns(everything)
     engine = _merge_engine([o.engine for o in outcomes])
     achieved = None
@@ -134,7 +136,7 @@ def build_result(
             "llm_backend_id": ident.endpoint,
             "allow_network": False,
             "run_duration_wall_s": wall_s,
-            "run_duration_episodes_per_s": (len(records) / wall_s) if wall_s > 0 else None,
+            "run_duration_episodes_per_s": ((len(records) or agg.metrics["total_requests"]) / wall_s) if wall_s > 0 else None,
             "python_version": platform.python_version(),
             "platform": sys.platform,
             "servescope_version": __version__,

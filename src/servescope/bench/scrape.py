@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 import aiohttp
 from prometheus_client.parser import text_string_to_metric_families
 
+from servescope.bench.outcome import EngineWindow
+
 KV_GAUGES = ("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "sglang:token_usage")
 HIT_RATE_GAUGES = ("sglang:cache_hit_rate",)
 PREFIX_HITS = ("vllm:prefix_cache_hits", "vllm:gpu_prefix_cache_hits")
@@ -67,16 +69,6 @@ def _first(values: dict[str, float], names: tuple[str, ...]) -> float | None:
 class EngineSnapshot:
     t_ns: int
     values: dict[str, float]
-
-
-@dataclass
-class EngineWindow:
-    """What the engine said between two snapshots."""
-
-    kv_utilization: float | None = None
-    prefix_cache_hit_rate: float | None = None
-    preemptions: int | None = None
-    raw_delta: dict[str, float] = field(default_factory=dict)
 
 
 def summarize_window(snapshots: list[EngineSnapshot]) -> EngineWindow:

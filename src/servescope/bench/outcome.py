@@ -1,0 +1,43 @@
+"""What running one planned point produced: its records (or columns read from a
+records file), the load pattern's outcome and the engine's own counters.
+
+Kept apart from ``bench.execute`` (which needs aiohttp) so that rebuilding a
+Result from a records file imports no HTTP client.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from servescope.analysis.metrics import Columns
+from servescope.bench.load import LoadOutcome
+from servescope.catalog.plan import PlannedPoint
+from servescope.documents.record import RequestRecord
+
+
+@dataclass
+class EngineWindow:
+    """What the engine said between two snapshots."""
+
+    kv_utilization: float | None = None
+    prefix_cache_hit_rate: float | None = None
+    preemptions: int | None = None
+    raw_delta: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class PointOutcome:
+    point: PlannedPoint
+    records: list[RequestRecord] = field(default_factory=list)
+    load: LoadOutcome | None = None
+    engine: EngineWindow = field(default_factory=EngineWindow)
+    # Set instead of ``records`` when a records file was read straight into columns.
+    prebuilt: Columns | None = None
+
+    def columns(self) -> Columns:
+        if self.prebuilt is not None:
+            return self.prebuilt
+        cols = Columns()
+        for r in self.records:
+            cols.add(r)
+        return cols
