@@ -1,0 +1,104 @@
+#!/usr/bin/env python
+"""Write the InferenceX part of the predictor's validation set.
+
+Input: ``scripts/validation_sources/inferencex_llama70b.json`` — every entry of
+``testdata/blis/measurements/inferencex_absolutes.json`` in the public repository
+inference-sim/inference-sim (commit 129e0b823a5a36f7ef8bf1bda8ded5395c3a0ca8)
+whose scenario is Llama 3.1 70B Instruct (81 of its 204 anchors), copied unchanged,
+with the file's own header fields. That file vendors SemiAnalysis InferenceX
+measurements (db-dump 2026-09-28) as NVIDIA's AISimulate accuracy artifact records
+them: client-observed mean TTFT and mean TPOT in microseconds per concurrency
+level, per deployment (GPU, fp4/fp8, engine, tp) and workload label.
+
+Output (``src/servescope/data/validation``): one Scenario per deployment and one
+EvaluationRun per (deployment, workload label); numbers converted µs → ms only.
+Re-running rewrites the same files byte for byte.
+
+    .venv/bin/python scripts/build_validation_inferencex.py
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCE = ROOT / "scripts" / "validation_sources" / "inferencex_llama70b.json"
+OUT = ROOT / "src" / "servescope" / "data" / "validation"
+COMMIT = "129e0b823a5a36f7ef8bf1bda8ded5395c3a0ca8"
+SOURCE_URL = f"https://github.com/inference-sim/inference-sim/blob/{COMMIT}/testdata/blis/measurements/inferencex_absolutes.json"
+# The artifact names 1k1k = 1024:1024 and 1k8k = 1024:8192; 8k1k = 8192:1024 follows the same naming.
+LABELS = {"1k1k": (1024, 1024), "1k8k": (1024, 8192), "8k1k": (8192, 1024)}
+HARDWARE = {"h100": "h100-sxm", "h200": "h200", "b200": "b200"}
+ENGINES = {"vllm": "vllm", "trt": "trt-llm"}
+
+
+def _dump(path: Path, doc: dict[str, object]) -> None:
+    path.write_text(yaml.safe_dump(doc, sort_keys=False, width=120, allow_unicode=True), encoding="utf-8")
+
+
+def main() -> None:
+    entries = json.loads(SOURCE.read_text(encoding="utf-8"))["anchors"]
+    written: set[str] = set()
+    for e in sorted(entries, key=lambda x: (x["scenario"], x["label"])):
+        m = re.fullmatch(r"llama-3\.1-70b-instruct-(h100|h200|b200)-(fp4|fp8)-(vllm|trt)-tp(\d+)\.yaml", e["scenario"])
+        if not m:
+            raise SystemExit(f"{SOURCE}: unexpected scenario {e['scenario']!r}")
+        gpu, dtype, framework, tp = m.group(1), m.group(2), m.group(3), int(m.group(4))
+        engine = ENGINES[framework]
+        scen_name = f"ix-{engine}-llama-3.1-70b-{dtype}-{gpu}-tp{tp}"
+        if scen_name not in written:
+            _dump(OUT / "scenarios" / f"{scen_name}.yaml", {
+                "kind": "Scenario",
+                "name": scen_name,
+                "description": f"Llama 3.1 70B Instruct in {dtype} on {tp} x {gpu.upper()} with tensor parallelism {tp}, served by "
+                               f"{'vLLM' if engine == 'vllm' else 'TensorRT-LLM'}, as measured by SemiAnalysis InferenceX.",
+                "model": "llama-3.1-70b",
+                "hardware": HARDWARE[gpu],
+                "count": tp,
+                "tp": tp,
+                "engine": {"id": engine, "version": "unstated"},
+                "weight_dtype": dtype,
+                "kv_dtype": "fp8",
+                "notes": (f"From the deployment name {e['scenario']} in NVIDIA's AISimulate accuracy artifact as vendored in "
+                          f"inference-sim/inference-sim@{COMMIT[:12]}: GPU, {dtype} weights, engine, tp. "
+                          "Not stated there: the engine version and its flags (engine defaults assumed), the KV-cache dtype "
+                          "(assumed fp8)" + (", whether the H100s are SXM (assumed SXM)." if gpu == "h100" else ".")),
+            })
+            written.add(scen_name)
+        isl, osl = LABELS[e["label"]]
+        ttft, tpot = e["absolute_ttft_us"], e["absolute_tpot_us"]
+        levels = sorted(int(c) for c in ttft)
+        run = {
+            "kind": "EvaluationRun",
+            "name": f"{scen_name}-i{isl}-o{osl}",
+            "scenario": scen_name,
+            "harness": "inferencex",
+            "engine_version": "unstated",
+            "date": e["source_run_date"],
+            "notes": [
+                f"Source: SemiAnalysis InferenceX (https://github.com/SemiAnalysisAI/InferenceX-app/releases/tag/db-dump/2026-09-28), "
+                f"as recorded by NVIDIA's AISimulate e2e accuracy artifact and vendored in {SOURCE_URL} - entry scenario "
+                f"{e['scenario']}, label {e['label']}, source_config_id {e['source_config_id']}, run {e['source_run_date']}. "
+                "The file says: 'mean_tpot and mean_ttft, the fields NVIDIA's artifact normalises'.",
+                "Numbers: absolute_ttft_us -> ttft_ms and absolute_tpot_us -> itl_ms, divided by 1000, nothing else. The source "
+                "gives TPOT (per request (E2E - TTFT)/(output tokens - 1)), stored as itl_ms: with fixed output lengths the "
+                "mean TPOT and the mean pooled ITL differ only by how requests are weighted.",
+                f"mean_isl/mean_osl are the workload label's configured lengths ({e['label']} = {isl}:{osl}), not measured means"
+                + ("; 8k1k = 8192:1024 is read from the artifact's naming (it spells out 1k1k and 1k8k only)." if e["label"] == "8k1k" else "."),
+            ],
+            "points": [
+                {"concurrency": c, "ttft_ms": round(ttft[str(c)] / 1000, 3), "itl_ms": round(tpot[str(c)] / 1000, 3),
+                 "mean_isl": isl, "mean_osl": osl}
+                for c in levels
+            ],
+        }
+        _dump(OUT / "runs" / f"{run['name']}.yaml", run)
+    print(f"{len(entries)} runs, {len(written)} scenarios written to {OUT}")
+
+
+if __name__ == "__main__":
+    main()
