@@ -40,9 +40,20 @@ def _dump(path: Path, doc: dict[str, object]) -> None:
     path.write_text(yaml.safe_dump(doc, sort_keys=False, width=120, allow_unicode=True), encoding="utf-8")
 
 
+def _engine_knobs(engine: str, max_concurrency: int) -> dict[str, object]:
+    """What InferenceX's launch scripts set (SemiAnalysisAI/InferenceX benchmarks/70b_*_slurm.sh)."""
+    if engine == "vllm":  # --max-num-seqs=$CONC, max-num-batched-tokens 8192, no prefix caching, --gpu-memory-utilization=0.9
+        return {"max_num_seqs": max_concurrency, "max_num_batched_tokens": 8192, "gpu_memory_utilization": 0.9,
+                "enable_prefix_caching": False}
+    return {"enable_prefix_caching": False}  # trtllm-serve: kv_cache_config.enable_block_reuse false
+
+
 def main() -> None:
     entries = json.loads(SOURCE.read_text(encoding="utf-8"))["anchors"]
     written: set[str] = set()
+    top_level: dict[str, int] = {}
+    for e in entries:
+        top_level[e["scenario"]] = max([top_level.get(e["scenario"], 1)] + [int(c) for c in e["absolute_ttft_us"]])
     for e in sorted(entries, key=lambda x: (x["scenario"], x["label"])):
         m = re.fullmatch(r"llama-3\.1-70b-instruct-(h100|h200|b200)-(fp4|fp8)-(vllm|trt)-tp(\d+)\.yaml", e["scenario"])
         if not m:
@@ -60,16 +71,24 @@ def main() -> None:
                 "hardware": HARDWARE[gpu],
                 "count": tp,
                 "tp": tp,
-                "engine": {"id": engine, "version": "unstated"},
+                "engine": {"id": engine, "version": "unstated", **_engine_knobs(engine, top_level[e["scenario"]])},
                 "weight_dtype": dtype,
                 "kv_dtype": "fp8",
                 "notes": (f"From the deployment name {e['scenario']} in NVIDIA's AISimulate accuracy artifact as vendored in "
-                          f"inference-sim/inference-sim@{COMMIT[:12]}: GPU, {dtype} weights, engine, tp. "
-                          "Not stated there: the engine version and its flags (engine defaults assumed), the KV-cache dtype "
-                          "(assumed fp8)" + (", whether the H100s are SXM (assumed SXM)." if gpu == "h100" else ".")),
+                          f"inference-sim/inference-sim@{COMMIT[:12]}: GPU, {dtype} weights, engine, tp. The engine version is not "
+                          "stated. Flags as InferenceX's launch scripts set them (SemiAnalysisAI/InferenceX benchmarks/70b_*_slurm.sh; "
+                          "which script version ran each point is not stated): "
+                          + ("fp8 KV cache, prefix caching off, max_num_batched_tokens 8192, max_num_seqs = the concurrency "
+                             "(here: the largest level), gpu_memory_utilization 0.9"
+                             if engine == "vllm" else
+                             "fp8 KV cache, block reuse off; not modelled: stream_interval 10 and, for 1k1k below TP8, "
+                             "batch_wait_max_tokens_ratio 0.9 / batch_wait_timeout_iters 20")
+                          + (", H100 SXM assumed." if gpu == "h100" else ".")),
             })
             written.add(scen_name)
         isl, osl = LABELS[e["label"]]
+        # the client draws lengths uniformly from [int(0.8 L), L] (see predict.calibrate.HARNESS_REPLAYS)
+        mean_isl, mean_osl = round((int(0.8 * isl) + isl) / 2), round((int(0.8 * osl) + osl) / 2)
         ttft, tpot = e["absolute_ttft_us"], e["absolute_tpot_us"]
         levels = sorted(int(c) for c in ttft)
         run = {
@@ -87,12 +106,14 @@ def main() -> None:
                 "Numbers: absolute_ttft_us -> ttft_ms and absolute_tpot_us -> itl_ms, divided by 1000, nothing else. The source "
                 "gives TPOT (per request (E2E - TTFT)/(output tokens - 1)), stored as itl_ms: with fixed output lengths the "
                 "mean TPOT and the mean pooled ITL differ only by how requests are weighted.",
-                f"mean_isl/mean_osl are the workload label's configured lengths ({e['label']} = {isl}:{osl}), not measured means"
-                + ("; 8k1k = 8192:1024 is read from the artifact's naming (it spells out 1k1k and 1k8k only)." if e["label"] == "8k1k" else "."),
+                f"Lengths: the label {e['label']} is ISL:OSL {isl}:{osl}; InferenceX's client (vLLM benchmark_serving.py "
+                "--random-range-ratio 0.8 --ignore-eos, per its launch scripts in SemiAnalysisAI/InferenceX) draws each "
+                f"request's lengths uniformly from [int(0.8 L), L], so mean_isl/mean_osl = {mean_isl}/{mean_osl} are the "
+                "expected means of that draw, not measured ones.",
             ],
             "points": [
                 {"concurrency": c, "ttft_ms": round(ttft[str(c)] / 1000, 3), "itl_ms": round(tpot[str(c)] / 1000, 3),
-                 "mean_isl": isl, "mean_osl": osl}
+                 "mean_isl": mean_isl, "mean_osl": mean_osl}
                 for c in levels
             ],
         }

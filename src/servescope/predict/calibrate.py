@@ -80,6 +80,30 @@ STEADY_REQUESTS = 8
 STEADY_JITTER = 0.02
 
 
+@dataclass(frozen=True)
+class HarnessReplay:
+    """How a harness whose client is documented ran each point: a burst of
+    ``concurrency`` requests, ``requests_per_concurrency`` x concurrency requests
+    in all, every one measured, lengths spread +-``length_spread`` around the
+    point's mean lengths."""
+
+    requests_per_concurrency: int
+    length_spread: float
+    source: str
+
+
+#: Harnesses replayed the way they run, not in steady state.
+HARNESS_REPLAYS: dict[str, HarnessReplay] = {
+    # SemiAnalysis InferenceX launch scripts (e.g. benchmarks/70b_fp8_h100_slurm.sh in
+    # SemiAnalysisAI/InferenceX): vLLM's benchmark_serving.py --dataset-name random
+    # --random-range-ratio 0.8 --num-prompts $((CONC * 10)) --max-concurrency $CONC
+    # --request-rate inf --ignore-eos; that client draws lengths uniformly from
+    # [int(0.8 L), L], i.e. mean 0.9 L +- 11 %, and averages every request.
+    "inferencex": HarnessReplay(requests_per_concurrency=10, length_spread=0.111,
+                                source="SemiAnalysisAI/InferenceX benchmarks/*_slurm.sh"),
+}
+
+
 @dataclass
 class FitCase:
     """One simulation and the measured points it answers."""
@@ -102,9 +126,13 @@ def fit_cases(measured: Measured, scenario: Scenario, catalog: Catalog, template
                 "catalog workload; cannot tell what to simulate"
             )
         isl = max(1, p.mean_isl - template_tokens)
+        replay = HARNESS_REPLAYS.get(measured.harness.lower())
         if measured.harness == "servescope":
             n = p.completed_requests or max(32, 4 * p.concurrency)
             spec = SyntheticWorkload((p.concurrency,), isl, p.mean_osl, num_requests=n)
+        elif replay is not None:
+            spec = SyntheticWorkload((p.concurrency,), isl, p.mean_osl, num_requests=replay.requests_per_concurrency * p.concurrency,
+                                     range_ratio=replay.length_spread)
         else:
             spec = SyntheticWorkload(
                 (p.concurrency,),
