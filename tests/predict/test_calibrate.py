@@ -78,3 +78,31 @@ def test_rows_from_a_result(catalog: Catalog) -> None:
     rows = rows_from_result(res)
     assert [r.concurrency for r in rows] == [1, 2, 4, 8]
     assert rows[0].ttft_ms == res.points[0].metrics.ttft_ms.mean  # type: ignore[index,union-attr]
+
+
+def test_a_documented_harness_is_replayed_the_way_it_runs(catalog: Catalog) -> None:
+    """InferenceX's client: burst start, 10 x concurrency requests, all measured,
+    lengths spread around the mean; an undocumented harness: steady state."""
+    from servescope.predict.calibrate import HARNESS_REPLAYS, STEADY_WARMUP, Measured, fit_cases
+
+    scenario = catalog.scenario("llama-3.1-8b-on-h100")
+    point = EvaluationPoint(concurrency=8, ttft_ms=50.0, itl_ms=10.0, mean_isl=922, mean_osl=922)
+    replay = HARNESS_REPLAYS["inferencex"]
+    (case,) = fit_cases(Measured("ix", None, [point], "InferenceX"), scenario, catalog, template_tokens=0)
+    spec = case.prepared.synthetic
+    assert spec is not None
+    assert spec.num_requests == 10 * 8 and spec.warmup_requests == 0 and spec.range_ratio == replay.length_spread
+    (case,) = fit_cases(Measured("other", None, [point], "aiperf"), scenario, catalog, template_tokens=0)
+    steady = case.prepared.synthetic
+    assert steady is not None and steady.warmup_requests == STEADY_WARMUP * 8 and steady.continuous_warmup
+
+
+def test_tensorrt_llm_engines_get_their_own_factors() -> None:
+    from servescope.predict.calibration import ENGINE_DEFAULTS, default_calibration
+
+    hw = Catalog.load().hardware("h100-sxm")
+    vllm, trt, nim = (default_calibration(hw, e) for e in ("vllm", "trt-llm", "NIM"))
+    assert vllm == Calibration()
+    for name, value in ENGINE_DEFAULTS["trt-llm"].items():
+        assert getattr(trt, name) == value == getattr(nim, name)
+    assert trt.gemm_eff > vllm.gemm_eff and trt.layer_overhead_s < vllm.layer_overhead_s
