@@ -40,12 +40,17 @@ def _dump(path: Path, doc: dict[str, object]) -> None:
     path.write_text(yaml.safe_dump(doc, sort_keys=False, width=120, allow_unicode=True), encoding="utf-8")
 
 
-def _engine_knobs(engine: str, max_concurrency: int) -> dict[str, object]:
+def _engine_knobs(engine: str, max_concurrency: int, isl: int, osl: int, tp: int) -> dict[str, object]:
     """What InferenceX's launch scripts set (SemiAnalysisAI/InferenceX benchmarks/70b_*_slurm.sh)."""
     if engine == "vllm":  # --max-num-seqs=$CONC, max-num-batched-tokens 8192, no prefix caching, --gpu-memory-utilization=0.9
         return {"max_num_seqs": max_concurrency, "max_num_batched_tokens": 8192, "gpu_memory_utilization": 0.9,
                 "enable_prefix_caching": False}
-    return {"enable_prefix_caching": False}  # trtllm-serve: kv_cache_config.enable_block_reuse false
+    # trtllm-serve --max_num_tokens $MAX_MODEL_LEN, kv_cache_config.enable_block_reuse false, and for 1k1k
+    # below TP 8: batch_wait_timeout_iters 20, batch_wait_max_tokens_ratio 0.9
+    args: dict[str, object] = {"--max_num_tokens": isl + osl + 200}
+    if (isl, osl) == (1024, 1024) and tp < 8:
+        args |= {"batch_wait_timeout_iters": 20, "batch_wait_max_tokens_ratio": 0.9}
+    return {"args": args, "enable_prefix_caching": False}
 
 
 def main() -> None:
@@ -60,7 +65,11 @@ def main() -> None:
             raise SystemExit(f"{SOURCE}: unexpected scenario {e['scenario']!r}")
         gpu, dtype, framework, tp = m.group(1), m.group(2), m.group(3), int(m.group(4))
         engine = ENGINES[framework]
-        scen_name = f"ix-{engine}-llama-3.1-70b-{dtype}-{gpu}-tp{tp}"
+        deployment = f"ix-{engine}-llama-3.1-70b-{dtype}-{gpu}-tp{tp}"
+        scen_name = deployment
+        isl, osl = LABELS[e["label"]]
+        if engine == "trt-llm":  # its flags depend on the lengths: one scenario per workload label
+            scen_name += f"-i{isl}-o{osl}"
         if scen_name not in written:
             _dump(OUT / "scenarios" / f"{scen_name}.yaml", {
                 "kind": "Scenario",
@@ -71,7 +80,7 @@ def main() -> None:
                 "hardware": HARDWARE[gpu],
                 "count": tp,
                 "tp": tp,
-                "engine": {"id": engine, "version": "unstated", **_engine_knobs(engine, top_level[e["scenario"]])},
+                "engine": {"id": engine, "version": "unstated", **_engine_knobs(engine, top_level[e["scenario"]], isl, osl, tp)},
                 "weight_dtype": dtype,
                 "kv_dtype": "fp8",
                 "notes": (f"From the deployment name {e['scenario']} in NVIDIA's AISimulate accuracy artifact as vendored in "
@@ -81,19 +90,20 @@ def main() -> None:
                           + ("fp8 KV cache, prefix caching off, max_num_batched_tokens 8192, max_num_seqs = the concurrency "
                              "(here: the largest level), gpu_memory_utilization 0.9"
                              if engine == "vllm" else
-                             "fp8 KV cache, block reuse off; not modelled: stream_interval 10 and, for 1k1k below TP8, "
-                             "batch_wait_max_tokens_ratio 0.9 / batch_wait_timeout_iters 20")
+                             "fp8 KV cache, block reuse off, --max_num_tokens $MAX_MODEL_LEN (its value for these runs is "
+                             "not stated; assumed ISL + OSL + 200 as InferenceX's scripts for other models compute it), and "
+                             "for 1k1k below TP 8 batch_wait_timeout_iters 20 / batch_wait_max_tokens_ratio 0.9 (modelled); "
+                             "not modelled: stream_interval 10")
                           + (", H100 SXM assumed." if gpu == "h100" else ".")),
             })
             written.add(scen_name)
-        isl, osl = LABELS[e["label"]]
         # the client draws lengths uniformly from [int(0.8 L), L] (see predict.calibrate.HARNESS_REPLAYS)
         mean_isl, mean_osl = round((int(0.8 * isl) + isl) / 2), round((int(0.8 * osl) + osl) / 2)
         ttft, tpot = e["absolute_ttft_us"], e["absolute_tpot_us"]
         levels = sorted(int(c) for c in ttft)
         run = {
             "kind": "EvaluationRun",
-            "name": f"{scen_name}-i{isl}-o{osl}",
+            "name": f"{deployment}-i{isl}-o{osl}",
             "scenario": scen_name,
             "harness": "inferencex",
             "engine_version": "unstated",

@@ -168,3 +168,20 @@ def test_kv_accounting_survives_pressure(catalog: Catalog) -> None:
     pool = out.replicas[0].pool
     assert pool.free == pool.num_blocks == 40
     assert all(v == 0 for v in pool.refs.values())
+
+
+@pytest.mark.parametrize("threshold, first_token_ms", [(10_000, 72), (1, 42)])
+def test_batch_waiting_holds_a_new_prefill(catalog: Catalog, threshold: int, first_token_ms: int) -> None:
+    """TensorRT-LLM's batch waiting: r1 reaches the engine at 27 ms; the plan at 32 ms
+    holds it 3 iterations (32-62 ms) unless the batch would already hold enough tokens."""
+    out = run(toy(catalog, batch_wait_iters=3, batch_wait_tokens=threshold), reqs(2, 100, 10), offsets=[0, 25 * MS])
+    t = times(out)
+    assert t["r1"][1] == first_token_ms * MS
+    assert t["r0"][2] == [12 * MS + i * STEP for i in range(10)]  # the decodes never wait
+
+
+def test_batch_waiting_flags_are_read_from_engine_args(catalog: Catalog) -> None:
+    args = {"--max_num_tokens": 2248, "batch_wait_timeout_iters": 20, "batch_wait_max_tokens_ratio": 0.9}
+    dep = deploy(scenario(engine={"id": "trt-llm", "version": "1.0", "args": args}), catalog=catalog)
+    assert (dep.engine.max_num_batched_tokens, dep.engine.batch_wait_iters, dep.engine.batch_wait_tokens) == (2248, 20, 2023)
+    assert deploy(scenario(), catalog=catalog).engine.batch_wait_iters == 0

@@ -54,6 +54,10 @@ class EngineConfig:
     fixed_kv_tokens: int | None = None
     overflow: str = "reject"
     threads: int | None = None
+    # TensorRT-LLM's batch waiting: new prefills are held until the batch would hold
+    # ``batch_wait_tokens`` tokens or the oldest has waited ``batch_wait_iters`` iterations.
+    batch_wait_iters: int = 0
+    batch_wait_tokens: int = 0
 
 
 @dataclass
@@ -130,7 +134,7 @@ def engine_config(scenario: Scenario, model: Model, hardware: Hardware) -> Engin
     big = hardware.memory_gb * 1e9 >= 70 * GIB and "a100" not in hardware.id.lower()
     sglang = eid == "sglang"
     seqs = e.max_num_seqs or _int(_arg(args, "--max-num-seqs", "--max-running-requests")) or (1024 if big else 256)
-    batched = e.max_num_batched_tokens or _int(_arg(args, "--max-num-batched-tokens", "--chunked-prefill-size")) or (8192 if big else 2048)
+    batched = e.max_num_batched_tokens or _int(_arg(args, "--max-num-batched-tokens", "--chunked-prefill-size", "--max_num_tokens")) or (8192 if big else 2048)
     block = e.block_size or _int(_arg(args, "--block-size", "--page-size")) or (1 if sglang else 16)
     util = e.gpu_memory_utilization or _float(_arg(args, "--gpu-memory-utilization", "--mem-fraction-static")) or 0.9
     prefix = e.enable_prefix_caching
@@ -138,17 +142,22 @@ def engine_config(scenario: Scenario, model: Model, hardware: Hardware) -> Engin
         prefix = not (_flag(args, "--no-enable-prefix-caching") or _flag(args, "--disable-radix-cache"))
     chunked = e.enable_chunked_prefill if e.enable_chunked_prefill is not None else True
     max_len = e.max_model_len or _int(_arg(args, "--max-model-len", "--context-length")) or max_pos
+    wait_iters = _int(_arg(args, "batch_wait_timeout_iters")) or 0
+    wait_ratio = _float(_arg(args, "batch_wait_max_tokens_ratio")) or 0.0
+    budget = max(batched, seqs if chunked else batched)
     return EngineConfig(
         engine=e.id,
         scheduler="vllm-v1",
         max_num_seqs=seqs,
-        max_num_batched_tokens=max(batched, seqs if chunked else batched),
+        max_num_batched_tokens=budget,
         block_size=block,
         enable_prefix_caching=bool(prefix),
         enable_chunked_prefill=bool(chunked),
         max_model_len=max_len,
         gpu_memory_utilization=util,
         overflow="reject",
+        batch_wait_iters=wait_iters if wait_ratio > 0 or wait_iters else 0,
+        batch_wait_tokens=int(wait_ratio * budget) if wait_ratio > 0 else budget,
     )
 
 

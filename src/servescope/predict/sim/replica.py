@@ -99,6 +99,7 @@ class Replica:
 
     def enqueue(self, req: SimRequest, now: int, front: bool = False) -> None:
         self._queue_mark(now)
+        req.enqueued_step = -1  # set by the first plan that sees it (a pending run may still be cut)
         if front:
             self.waiting.appendleft(req)
         else:

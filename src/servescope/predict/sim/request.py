@@ -23,6 +23,7 @@ class SimRequest:
     # --- filled in by the simulation ---
     start_ns: int = 0
     arrival_ns: int = 0
+    enqueued_step: int = -1  # the replica's iteration count when a plan first saw it queued (batch waiting)
     replica: int = -1
     slot: int = -1
     computed: int = 0

@@ -12,6 +12,11 @@ as vLLM's v1 scheduler does it, per iteration:
    leading blocks found in the prefix cache are not recomputed (at least one
    token always is, as in vLLM).
 
+With TensorRT-LLM's batch waiting (engine args ``batch_wait_timeout_iters`` and
+``batch_wait_max_tokens_ratio``), step 3 is skipped while decodes run, the batch
+would hold fewer than ratio x budget tokens, and the oldest waiting request has
+been seen by fewer than that many iterations.
+
 Decodes are served before prefill chunks (vLLM walks its running list in
 admission order; the difference only shows when a budget smaller than the
 batch splits it). When an iteration holds only decodes and no request can join,
@@ -118,8 +123,9 @@ class VllmV1Scheduler:
         if preempted:
             dec = np.flatnonzero(r.decoding)
 
-        # 3. admissions
-        if not preempted:
+        # 3. admissions (TensorRT-LLM's batch waiting may hold them while decodes run)
+        hold = self._batch_wait(r, int(dec.size)) if eng.batch_wait_iters and dec.size and not preempted else 0
+        if not preempted and not hold:
             while r.waiting and r.free_slots and budget > 0:
                 req = r.waiting[0]
                 hit = 0
@@ -159,7 +165,7 @@ class VllmV1Scheduler:
             k = 1
         else:
             k = int(r.remaining[dec].min())
-            k = max(1, min(k, MAX_RUN))
+            k = max(1, min(k, MAX_RUN, hold or MAX_RUN))
             if k > 1:
                 k = self._fit_blocks(r, dec, k)
         if dec.size and k > 1:  # blocks for the rest of the run (the first iteration's are taken)
@@ -188,6 +194,22 @@ class VllmV1Scheduler:
         step = PlannedStep(now, first, ends, dec, chunks, r.epoch, kv_area)
         r.pending = step
         return step
+
+    @staticmethod
+    def _batch_wait(r: Replica, n_decodes: int) -> int:
+        """Iterations the waiting requests are still held (0: admit now). Held while
+        decodes + waiting prompt tokens stay under the engine's threshold and the
+        oldest has waited fewer than ``batch_wait_iters`` iterations."""
+        if not r.waiting:
+            return 0
+        eng = r.engine
+        waiting_tokens = sum(q.target - q.computed for q in r.waiting)
+        if n_decodes + waiting_tokens >= eng.batch_wait_tokens:
+            return 0
+        oldest = r.waiting[0]
+        if oldest.enqueued_step < 0:
+            oldest.enqueued_step = r.n_steps
+        return max(0, eng.batch_wait_iters - (r.n_steps - oldest.enqueued_step))
 
     @staticmethod
     def _fit_blocks(r: Replica, dec: np.ndarray, k: int) -> int:
