@@ -39,3 +39,14 @@ def test_impossible_slo_leaves_no_winner(catalog: Catalog) -> None:
     work = SyntheticWorkload((1,), 128, 16, num_requests=4)
     out = search("llama-3.1-8b", "h100-sxm", 1, "ttft_ms<=0.001", work, catalog=catalog, max_num_seqs=(8,))
     assert out.ranked[0].per_device is None
+
+
+def test_shared_uncapped_runs_change_nothing() -> None:
+    """Levels at or below max_num_seqs share one simulation per tp: same ranking,
+    same numbers, fewer simulations."""
+    wl = SyntheticWorkload((8, 64), 512, 64, requests_per_concurrency=2)
+    plain = search("llama-3.1-8b", "l4", 2, "ttft_ms<=2000,itl_ms<=80", wl, max_num_seqs=(16, 64, 128), reuse=False)
+    shared = search("llama-3.1-8b", "l4", 2, "ttft_ms<=2000,itl_ms<=80", wl, max_num_seqs=(16, 64, 128), reuse=True)
+    rows = [[(c.label, c.per_device, c.best_concurrency, c.measured_at) for c in o.ranked] for o in (plain, shared)]
+    assert rows[0] == rows[1]
+    assert shared.simulations < plain.simulations

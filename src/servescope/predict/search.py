@@ -4,7 +4,11 @@ on N devices, under latency SLOs?
 For every tensor-parallel size ``tp`` that divides N (and the model's attention
 heads), ``dp = N / tp`` replicas, and every ``max_num_seqs`` candidate, the
 workload is simulated at increasing concurrency until a point breaks an SLO
-(latency only grows with load, so higher levels cannot recover). A
+(latency only grows with load, so higher levels cannot recover). A level at
+or below ``max_num_seqs`` never meets the cap, so its simulation is shared by
+every such ``max_num_seqs`` of the same ``tp`` whose KV pool is at least as
+large as the blocks that simulation ever held (then nothing would have been
+refused, preempted or evicted: the same run, step for step). A
 configuration's score is the best output throughput per device among the
 points that meet every SLO; configurations are ranked by it. Configurations
 whose weights do not fit are listed as skipped with the reason.
@@ -125,6 +129,7 @@ def search(
     concurrency: Sequence[int] | None = None,
     percentile: float | None = 90.0,
     seed: int = 0,
+    reuse: bool = True,
 ) -> SearchOutcome:
     """Rank (tp, dp, max_num_seqs) for ``model`` on ``devices`` x ``hardware`` by
     throughput per device under ``slos``."""
@@ -146,6 +151,8 @@ def search(
     skipped: list[Candidate] = []
     sims = 0
     n_configs = 0
+    # (tp, dp, level, budget) -> (stats of an uncapped run, blocks it held at most)
+    shared: dict[tuple[int, int, int, int], tuple[FastStats, int]] = {}
     for tp in tp_choices(devices, mdl.num_attention_heads):
         dp = devices // tp
         for seqs in max_num_seqs:
@@ -170,9 +177,19 @@ def search(
             for c in levels:
                 if c not in prepared:
                     prepared[c] = prepare(workload, catalog=cat, concurrency=[c], seed=seed)
-                outcome = run_simulation(prepared[c], dep)
-                sims += 1
-                fs = fast_stats(outcome, 0)
+                key = (tp, dp, c, dep.engine.max_num_batched_tokens)
+                hit = shared.get(key) if reuse and seqs >= c else None
+                if hit is not None and dep.kv.num_blocks >= hit[1]:
+                    fs = hit[0]
+                else:
+                    outcome = run_simulation(prepared[c], dep)
+                    sims += 1
+                    fs = fast_stats(outcome, 0)
+                    pools = [r.pool for r in outcome.replicas]
+                    # warmup included: a refusal, preemption or eviction anywhere makes the run pool-size dependent
+                    clean = not any(p.evictions for p in pools) and not any(q.preemptions or q.failure for q in outcome.requests)
+                    if reuse and seqs >= c and clean and key not in shared:
+                        shared[key] = (fs, max(p.peak_occupied for p in pools))
                 stats = {s.metric: statistic(fs, s.metric, percentile) for s in slo_list}
                 cand.measured_at[c] = {**stats, "output_tokens_per_sec": fs.output_tokens_per_sec}
                 if not all(s.ok(stats[s.metric]) for s in slo_list) or fs.failed:

@@ -25,6 +25,9 @@ class BlockPool:
         self.refs: dict[int, int] = {}
         self.idle: OrderedDict[int, None] = OrderedDict()
         self.evictions = 0
+        # most blocks ever held at once, cached idle ones included: a pool at least this
+        # large would have run the same simulation (no allocation refused, nothing evicted)
+        self.peak_occupied = 0
 
     @property
     def used(self) -> int:
@@ -70,6 +73,9 @@ class BlockPool:
                 del refs[h]
                 self.evictions += 1
         self.free -= n
+        occupied = self.num_blocks - self.free + len(self.idle)
+        if occupied > self.peak_occupied:
+            self.peak_occupied = occupied
         return True
 
     def register(self, hashes: Sequence[int]) -> list[int]:
