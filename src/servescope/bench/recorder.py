@@ -38,7 +38,7 @@ from servescope.documents.record import RequestRecord
 ROWS_SUFFIX = ".rows.bin"
 GAPS_SUFFIX = ".gaps.bin"
 
-# Little-endian, packed: 72 bytes a request.
+# Little-endian, packed: 76 bytes a request.
 ROW_DTYPE = np.dtype(
     [
         ("offset", "<u8"),  # byte offset of the record's line in the JSONL file

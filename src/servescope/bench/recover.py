@@ -149,7 +149,10 @@ def _indexed_columns(rows: np.ndarray, gaps: np.ndarray) -> dict[int, Columns]:
     if not usable.any():
         return out
     point = np.where(rows["point"] < 0, 0, rows["point"])
-    for idx in np.unique(point[usable]).tolist():
+    used = point[usable]
+    # one point (a serving run) is the common case: no sort of a million ids for it
+    indices = [int(used[0])] if used.min() == used.max() else np.unique(used).tolist()
+    for idx in indices:
         sel = usable & (point == idx)
         every = bool(sel.all())
 
@@ -175,7 +178,7 @@ def _indexed_columns(rows: np.ndarray, gaps: np.ndarray) -> dict[int, Columns]:
             else:
                 offsets = np.repeat(starts - (np.cumsum(lens) - lens), lens)
                 c.itl_gaps_ns = gaps[offsets + np.arange(offsets.size)]
-        codes = np.unique(col("source")[ok]).tolist()
+        codes = np.flatnonzero(np.bincount(col("source")[ok], minlength=1)).tolist()
         c.sources = {s for s in (TOKEN_SOURCES[k] for k in codes if k < len(TOKEN_SOURCES)) if s}
         out[idx] = c
     return out
