@@ -36,7 +36,6 @@ import argparse
 import json
 import math
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -97,7 +96,7 @@ def main() -> None:
     def errors(cal: Calibration, subset: list[Any]) -> dict[str, list[float]]:
         out: dict[str, list[float]] = {m: [] for m in METRICS}
         for run, scen, dep, cases in subset:
-            ev = evaluate(scen, cases, replace(cal), METRICS, cat, model=dep.model, hardware=dep.hardware)
+            ev = evaluate(scen, cases, cal, METRICS, cat, model=dep.model, hardware=dep.hardware)
             for m in METRICS:
                 out[m] += [math.log(p / q) for p, q in zip(ev.predicted[m], ev.measured[m], strict=True)]
         return out
