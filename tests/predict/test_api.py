@@ -88,17 +88,29 @@ def test_open_loop_uses_the_harness_arrivals(catalog: Catalog) -> None:
     assert run.result.metrics.requested_rate == 20.0
 
 
-def test_fast_stats_agree_with_aggregate(catalog: Catalog) -> None:
-    dep = deploy(scenario(), catalog=catalog)
-    prepared = prepare(SyntheticWorkload((16,), 512, 64, num_requests=48))
-    out = run_simulation(prepared, dep)
+@pytest.mark.parametrize("dp, blocks", [(1, None), (2, 120)])
+def test_fast_stats_agree_with_aggregate(catalog: Catalog, dp: int, blocks: int | None) -> None:
+    from dataclasses import replace
+
     from servescope.predict.outputs import build_records
 
+    dep = deploy(scenario(dp=dp, count=dp), catalog=catalog)
+    if blocks is not None:  # a small pool: preempted requests produce their tokens in several segments
+        dep.kv = replace(dep.kv, num_blocks=blocks)
+    prepared = prepare(SyntheticWorkload((16,), 512, 64, num_requests=48, warmup_requests=4, range_ratio=0.4))
+    out = run_simulation(prepared, dep)
+    if blocks is not None:
+        assert any(r.preemptions for r in out.requests)
     agg = aggregate(build_records(out))
     fs = fast_stats(out, 0)
     assert float(fs.ttft_ms.mean()) == pytest.approx(agg.metrics["ttft_ms"]["mean"])
-    assert float(np.percentile(fs.itl_samples(), 90)) == pytest.approx(agg.metrics["itl_ms"]["p90"])
+    assert float(np.percentile(fs.ttft_ms, 90)) == pytest.approx(agg.metrics["ttft_ms"]["p90"])
+    samples = fs.itl_samples()
+    assert samples.size == agg.metrics["itl_ms"]["count"]
+    assert float(samples.mean()) == pytest.approx(agg.metrics["itl_ms"]["mean"])
+    assert float(np.percentile(samples, 90)) == pytest.approx(agg.metrics["itl_ms"]["p90"])
     assert float(fs.tpot_ms.mean()) == pytest.approx(agg.metrics["tpot_ms"]["mean"])
+    assert float(fs.e2e_ms.max()) == pytest.approx(agg.metrics["e2e_ms"]["max"])
     assert fs.output_tokens_per_sec == pytest.approx(agg.metrics["output_tokens_per_sec"])
 
 
@@ -109,3 +121,33 @@ def test_synthetic_dp_reports_every_device(catalog: Catalog) -> None:
     assert all(p.device_utilization is not None and len(p.device_utilization) == 8 for p in pts)
     assert all(p.queue_length_mean is not None and len(p.queue_length_mean) == 4 for p in pts)
     assert all(p.mean_isl == 1024 and p.mean_osl == 128 for p in pts)
+
+
+@pytest.mark.parametrize("rate", [None, 30.0])
+def test_columns_from_the_simulation_equal_the_records(catalog: Catalog, rate: float | None) -> None:
+    """The documents are computed from columns built straight from the simulation;
+    they must be exactly what the records (as written to records.jsonl) give."""
+    from servescope.analysis.metrics import Columns, aggregate_columns
+    from servescope.predict.outputs import build_columns, build_records
+
+    dep = deploy(scenario(), catalog=catalog)
+    prepared = prepare(SyntheticWorkload((1, 12), 700, 40, num_requests=30, warmup_requests=3, range_ratio=0.3), rate=rate)
+    out = run_simulation(prepared, dep)
+    direct = build_columns(out)
+    by_records: dict[int, Columns] = {}
+    for rec in build_records(out):
+        by_records.setdefault(rec.point or 0, Columns()).add(rec)
+    assert sorted(direct) == sorted(p for p, c in by_records.items() if c.ok)
+    for p, cols in direct.items():
+        want = by_records[p]
+        for name in ("ok", "start_ns", "first_ns", "end_ns", "input_tokens", "output_tokens", "chunk_len"):
+            assert list(getattr(cols, name)) == list(getattr(want, name)), name
+        assert np.array_equal(np.asarray(cols.chunk_flat), np.asarray(want.chunk_flat))
+        assert cols.sources == want.sources and cols.failed == want.failed
+        assert aggregate_columns(cols).metrics == aggregate_columns(want).metrics
+
+
+def test_records_are_built_only_when_asked(catalog: Catalog) -> None:
+    run = predict("llama-3.1-8b-on-h100", SyntheticWorkload((4,), 256, 16, num_requests=8), catalog=catalog)
+    assert run._records is None
+    assert len(run.records) == 8 and run.records is run.records

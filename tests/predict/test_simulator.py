@@ -185,3 +185,52 @@ def test_batch_waiting_flags_are_read_from_engine_args(catalog: Catalog) -> None
     dep = deploy(scenario(engine={"id": "trt-llm", "version": "1.0", "args": args}), catalog=catalog)
     assert (dep.engine.max_num_batched_tokens, dep.engine.batch_wait_iters, dep.engine.batch_wait_tokens) == (2248, 20, 2023)
     assert deploy(scenario(), catalog=catalog).engine.batch_wait_iters == 0
+
+
+def _mixed_requests(seed: int, n: int, conc: int) -> list[SimRequest]:
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n):
+        prompt = int(rng.integers(20, 300))
+        shared = tuple(range(1, prompt // 16 + 1)) if i % 4 == 0 else tuple(1000 * i + j for j in range(prompt // 16))
+        out.append(SimRequest(index=i, request_id=f"r{i}", phase="measured", point=0, concurrency=conc, prompt_tokens=prompt,
+                              max_tokens=int(rng.integers(1, 80)), block_hashes=shared, target=prompt))  # fmt: skip
+    return out
+
+
+@pytest.mark.parametrize(
+    "blocks, engine, concurrency, open_loop",
+    [
+        (None, {}, 1, False),
+        (None, {}, 6, False),
+        (None, {}, 6, True),
+        (60, {"max_num_batched_tokens": 128, "max_num_seqs": 8}, 12, False),
+        (None, {"batch_wait_iters": 4, "batch_wait_tokens": 400}, 5, True),
+    ],
+)
+def test_planning_runs_ahead_changes_nothing(catalog: Catalog, monkeypatch: pytest.MonkeyPatch, blocks: int | None,
+                                             engine: dict[str, int], concurrency: int, open_loop: bool) -> None:
+    """The scheduler plans a prefill and the decode-only iterations after it as one
+    step (cut at the next boundary when a request arrives). Deciding every iteration
+    afresh (MAX_RUN = 0) must give the same token times, preemptions and failures."""
+    from servescope.predict.sim import scheduler
+
+    # real step costs (not the flat toy), so iteration times depend on batch and context
+    dep = deploy(scenario(), catalog=catalog)
+    dep.engine = replace(dep.engine, **engine)  # type: ignore[arg-type]
+    if blocks is not None:
+        dep.kv = replace(dep.kv, num_blocks=blocks)
+    offsets = [i * 7 * MS for i in range(40)] if open_loop else None
+
+    def outcome() -> list[tuple[str, list[int], int, object]]:
+        out = run(dep, _mixed_requests(3, 40, concurrency), concurrency=concurrency, offsets=offsets)
+        return [(r.request_id, r.chunk_ns, r.server_timings.get("preemptions", 0) if r.server_timings else 0, r.category)
+                for r in build_records(out)]  # fmt: skip
+
+    batched = outcome()
+    monkeypatch.setattr(scheduler, "MAX_RUN", 0)
+    stepwise = outcome()
+    assert batched == stepwise
+    assert any(len(c) > 1 for _, c, _, _ in batched)

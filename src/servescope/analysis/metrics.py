@@ -222,8 +222,10 @@ def slo_outcome(
     """on_time_rate (share of measured requests that completed within every SLO;
     a failed request is not on time) and violations per SLO id.
     ``slos``: (id, metric, op, threshold) with metric in ttft_ms/e2e_ms/tpot_ms/itl_ms."""
+    if not slos:
+        return None, {}
     measured = [r for r in records if r.phase == "measured"]
-    if not slos or not measured:
+    if not measured:
         return None, {}
     violations = {sid: 0 for sid, *_ in slos}
     on_time = 0

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from servescope.analysis.metrics import aggregate
+from servescope.analysis.metrics import Columns, aggregate_columns
 from servescope.catalog.plan import PlannedPoint, plan
 from servescope.catalog.store import Catalog
 from servescope.documents import Prediction, Result, Scenario, Workload
@@ -32,7 +32,7 @@ from servescope.documents.record import RequestRecord
 from servescope.documents.result import Slo
 from servescope.predict.calibration import load_calibration
 from servescope.predict.deployment import Deployment, deploy
-from servescope.predict.outputs import PointView, build_prediction, build_records, build_result, engine_figures
+from servescope.predict.outputs import PointView, build_columns, build_prediction, build_records, build_result, engine_figures
 from servescope.predict.sim.simulator import SimOutcome, Simulation
 from servescope.predict.workload_input import LoadOptions, SyntheticWorkload, phases_from_plan, phases_synthetic
 
@@ -41,15 +41,25 @@ CalibrationInput = CalibrationDocument | dict[str, float] | str | Path | None
 
 @dataclass
 class PredictionRun:
-    """Everything one prediction produced."""
+    """Everything one prediction produced. ``records`` (one ``RequestRecord`` per
+    request, a time stamp per token) are built from the simulation on first use:
+    the documents do not need them, and at 10,000 requests they cost as much as
+    the simulation itself."""
 
     prediction: Prediction
     result: Result
-    records: list[RequestRecord]
+    outcome: SimOutcome
     deployment: Deployment
     events: int
     wall_s: float
     notes: list[str] = field(default_factory=list)
+    _records: list[RequestRecord] | None = field(default=None, repr=False)
+
+    @property
+    def records(self) -> list[RequestRecord]:
+        if self._records is None:
+            self._records = build_records(self.outcome)
+        return self._records
 
 
 @dataclass
@@ -73,6 +83,19 @@ class Prepared:
     @property
     def context_of(self) -> dict[int, int | None]:
         return {p.index: p.context_tokens for p in self.points} if self.points is not None else {}
+
+
+class _LazyRecords:
+    """The records of a simulation, built only if something iterates them (SLOs)."""
+
+    def __init__(self, outcome: SimOutcome) -> None:
+        self.outcome = outcome
+        self.built: list[RequestRecord] | None = None
+
+    def __iter__(self) -> Iterator[RequestRecord]:
+        if self.built is None:
+            self.built = build_records(self.outcome)
+        return iter(self.built)
 
 
 @contextmanager
@@ -154,15 +177,14 @@ def simulate(
             phases = phases_from_plan(prepared.points, dep, load, prepared.token_cache)
         sim = Simulation(dep, phases, router=router)
         outcome = sim.run()
-        records = build_records(outcome)
-        by_point: dict[int, list[RequestRecord]] = {p: [] for p in prepared.concurrency_of}
-        for rec in records:
-            by_point.setdefault(rec.point or 0, []).append(rec)
+        columns = build_columns(outcome)
+        lazy = _LazyRecords(outcome)
         ctx = prepared.context_of
         views = []
         for p, conc in sorted(prepared.concurrency_of.items()):
             phase = outcome.measured.get(p)
-            views.append(PointView(p, conc, ctx.get(p), by_point[p], aggregate(by_point[p]), engine_figures(dep, [phase] if phase else [])))
+            cols = columns.get(p) or Columns()
+            views.append(PointView(p, conc, ctx.get(p), cols, aggregate_columns(cols), engine_figures(dep, [phase] if phase else [])))
         run_name = name or f"{dep.scenario.name}-{prepared.workload_id}-sim"
         prediction = build_prediction(dep, views, name=run_name, workload=prepared.workload_id, seed=load.seed, date=date)
         result: Result | None = None
@@ -185,7 +207,7 @@ def simulate(
             result = build_result(
                 dep,
                 views,
-                records,
+                lazy,
                 outcome,
                 workload_id=prepared.workload_id,
                 run_id=f"{run_name}-seed{load.seed}",
@@ -194,7 +216,7 @@ def simulate(
                 rate=load.rate,
                 slos=slos,
             )
-    return PredictionRun(prediction, result, records, dep, outcome.events, time.perf_counter() - started, list(dep.notes))  # type: ignore[arg-type]
+    return PredictionRun(prediction, result, outcome, dep, outcome.events, time.perf_counter() - started, list(dep.notes), lazy.built)  # type: ignore[arg-type]
 
 
 def predict(

@@ -1,6 +1,7 @@
 """Turn a simulation into the documents a measurement produces: per-request
-``RequestRecord``s in the harness's shape (simulated ns times), then
-``analysis.metrics.aggregate`` — the one place the metric formulas live — into a
+``RequestRecord``s in the harness's shape (simulated ns times) and the same
+requests as ``analysis.metrics.Columns``, which the one place the metric
+formulas live (``analysis.metrics.aggregate_columns``) turns into a
 ``Prediction`` (one row per concurrency) and a simulated ``Result``
 (``timing_mode: simulated``, deterministic pipeline), plus what only a
 simulation knows: device utilization, queue lengths, KV use, prefix hits,
@@ -8,15 +9,17 @@ preemptions."""
 
 from __future__ import annotations
 
+import math
 import platform
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from servescope import __version__
-from servescope.analysis.metrics import Aggregate, aggregate, contract_fields
+from servescope.analysis.metrics import Aggregate, Columns, aggregate_columns, contract_fields
 from servescope.documents import Prediction, PredictionPoint, Result, config_id
 from servescope.documents.record import RequestRecord
 from servescope.documents.result import Slo
@@ -66,6 +69,49 @@ def build_records(outcome: SimOutcome) -> list[RequestRecord]:
                 rec.server_timings = {"preemptions": req.preemptions}
         records.append(rec)
     return records
+
+
+def build_columns(outcome: SimOutcome) -> dict[int, Columns]:
+    """The measured requests of each point as ``analysis.metrics.Columns``, built
+    straight from the simulation: exactly what ``Columns.add`` makes of the records
+    ``build_records`` writes (a test holds them equal), without a Python object per
+    token — so the metric formulas run on a simulation as on a measurement."""
+    nan = math.nan
+    ends = [r.step_ends for r in outcome.replicas]
+    by_point: dict[int, Columns] = {}
+    pieces: dict[int, list[np.ndarray]] = {}
+    for req in sorted(outcome.requests, key=lambda q: q.index):
+        if req.phase != "measured":
+            continue
+        cols = by_point.get(req.point)
+        if cols is None:
+            cols = by_point[req.point] = Columns()
+            pieces[req.point] = []
+        cols.start_ns.append(req.start_ns)
+        cols.input_tokens.append(req.prompt_tokens)
+        if req.failure is not None:
+            stage, category, message, status = req.failure
+            cols.ok.append(False)
+            cols.first_ns.append(nan)
+            cols.end_ns.append(req.arrival_ns)
+            cols.output_tokens.append(0)
+            cols.failed.append((stage or "stream", category or "other", message or "", req.request_id, status))
+            continue
+        e = ends[req.replica]
+        segs = req.segments
+        times = e[segs[0][0] : segs[0][1] + 1] if len(segs) == 1 else np.concatenate([e[a : b + 1] for a, b in segs])
+        n = int(times.size)
+        cols.ok.append(True)
+        cols.first_ns.append(int(times[0]))
+        cols.end_ns.append(int(times[-1]))
+        cols.output_tokens.append(n)
+        pieces[req.point].append(times)
+        cols.chunk_len.append(n)
+        cols.sources.add("simulated")
+    for point, cols in by_point.items():
+        if pieces[point]:
+            cols.chunk_flat = np.concatenate(pieces[point])
+    return by_point
 
 
 @dataclass
@@ -147,7 +193,7 @@ class PointView:
     index: int
     concurrency: int
     context_tokens: int | None
-    records: list[RequestRecord]
+    columns: Columns
     aggregate: Aggregate
     figures: EngineFigures | None
 
@@ -177,7 +223,7 @@ def build_prediction(dep: Deployment, views: list[PointView], *, name: str, work
 def build_result(
     dep: Deployment,
     views: list[PointView],
-    records: list[RequestRecord],
+    records: Iterable[RequestRecord],
     outcome: SimOutcome,
     *,
     workload_id: str,
@@ -188,7 +234,13 @@ def build_result(
     slos: list[Slo] | None = None,
 ) -> Result:
     """The simulated counterpart of ``bench.result.build_result``."""
-    agg = views[0].aggregate if len(views) == 1 else aggregate(records)
+    if len(views) == 1:
+        agg = views[0].aggregate
+    else:
+        every = Columns()
+        for v in sorted(views, key=lambda v: v.index):  # request order: points run one after another
+            every.extend(v.columns)
+        agg = aggregate_columns(every)
     fig = engine_figures(dep, [outcome.measured[p] for p in sorted(outcome.measured)])
     metrics = _metrics_block(agg, fig, rate)
     points = None
@@ -271,49 +323,65 @@ def fast_stats(outcome: SimOutcome, point: int) -> FastStats:
     """``FastStats`` of the measured requests of ``point``."""
     reqs = [r for r in outcome.requests if r.point == point and r.phase == "measured"]
     ok = [r for r in reqs if r.failure is None]
-    ttft, e2e, tpot = [], [], []
-    gaps: list[np.ndarray] = []
-    weights: list[np.ndarray] = []
-    extra: list[float] = []
-    tokens = 0
     first_start = min((r.start_ns for r in reqs), default=0)
-    last_end = first_start
-    diff = {i: np.zeros(rep.n_steps + 2, dtype=np.int64) for i, rep in enumerate(outcome.replicas)}
-    for r in ok:
-        e = outcome.replicas[r.replica].step_ends
-        segs = r.segments
-        first, last = int(e[segs[0][0]]), int(e[segs[-1][1]])
-        n = sum(b - a + 1 for a, b in segs)
-        tokens += n
-        ttft.append((first - r.start_ns) / 1e6)
-        e2e.append((last - r.start_ns) / 1e6)
-        if n > 1:
-            tpot.append((last - first) / 1e6 / (n - 1))
-        d = diff[r.replica]
-        for i, (a, b) in enumerate(segs):
-            d[a + 1] += 1
-            d[b + 1] -= 1
-            if i:
-                extra.append((int(e[a]) - int(e[segs[i - 1][1]])) / 1e6)
-        last_end = max(last_end, last)
-    for i, rep in enumerate(outcome.replicas):
-        if rep.n_steps < 2:
-            continue
-        w = np.cumsum(diff[i])[1 : rep.n_steps]
-        g = np.diff(rep.step_ends[: rep.n_steps]) / 1e6
-        mask = w > 0
-        gaps.append(g[mask])
-        weights.append(w[mask])
-    if extra:
-        gaps.append(np.asarray(extra))
-        weights.append(np.ones(len(extra), dtype=np.int64))
+    # one row per segment of consecutive iterations that produced a request's tokens
+    seg_req: list[int] = []
+    seg_rep: list[int] = []
+    seg_a: list[int] = []
+    seg_b: list[int] = []
+    for i, r in enumerate(ok):
+        for a, b in r.segments:
+            seg_req.append(i)
+            seg_rep.append(r.replica)
+            seg_a.append(a)
+            seg_b.append(b)
+    n_ok = len(ok)
+    if not n_ok:
+        empty = np.zeros(0)
+        return FastStats(empty, empty, empty, empty, np.zeros(0, dtype=np.int64), 0, 0.0, len(reqs))
+    sreq = np.asarray(seg_req, dtype=np.int64)
+    srep = np.asarray(seg_rep, dtype=np.int64)
+    sa = np.asarray(seg_a, dtype=np.int64)
+    sb = np.asarray(seg_b, dtype=np.int64)
+    # iteration end times of every replica laid end to end, so (replica, iteration) is one index
+    offsets = np.zeros(len(outcome.replicas) + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([rep.n_steps for rep in outcome.replicas])
+    ends = np.concatenate([rep.step_ends[: rep.n_steps] for rep in outcome.replicas])
+    ga, gb = sa + offsets[srep], sb + offsets[srep]
+    starts_at = np.flatnonzero(np.r_[True, sreq[1:] != sreq[:-1]])  # first segment of each request
+    stops_at = np.r_[starts_at[1:], sreq.size] - 1
+    first = ends[ga[starts_at]]
+    last = ends[gb[stops_at]]
+    n = np.bincount(sreq, weights=sb - sa + 1, minlength=n_ok).astype(np.int64)
+    start = np.asarray([r.start_ns for r in ok], dtype=np.int64)
+    ttft = (first - start) / 1e6
+    e2e = (last - start) / 1e6
+    many = n > 1
+    tpot = (last[many] - first[many]) / 1e6 / (n[many] - 1)
+    # pooled ITL: the gap before iteration j counts once per request producing tokens in
+    # both j - 1 and j (a difference array over each segment's interior), plus the
+    # gaps between one request's segments (it waited, preempted)
+    diff = np.zeros(ends.size + 1, dtype=np.int64)
+    np.add.at(diff, ga + 1, 1)
+    np.add.at(diff, gb + 1, -1)
+    w = np.cumsum(diff)[: ends.size]
+    g = np.zeros(ends.size)
+    g[1:] = np.diff(ends) / 1e6
+    inner = w > 0
+    inner[offsets[:-1]] = False  # no gap before a replica's first iteration
+    gaps = [g[inner]]
+    weights = [w[inner]]
+    between = np.flatnonzero(sreq[1:] == sreq[:-1])
+    if between.size:
+        gaps.append((ends[ga[between + 1]] - ends[gb[between]]) / 1e6)
+        weights.append(np.ones(between.size, dtype=np.int64))
     return FastStats(
-        ttft_ms=np.asarray(ttft),
-        e2e_ms=np.asarray(e2e),
-        tpot_ms=np.asarray(tpot),
-        itl_gaps_ms=np.concatenate(gaps) if gaps else np.zeros(0),
-        itl_weights=np.concatenate(weights) if weights else np.zeros(0, dtype=np.int64),
-        output_tokens=tokens,
-        window_s=(last_end - first_start) / 1e9,
-        failed=len(reqs) - len(ok),
+        ttft_ms=ttft,
+        e2e_ms=e2e,
+        tpot_ms=tpot,
+        itl_gaps_ms=np.concatenate(gaps),
+        itl_weights=np.concatenate(weights),
+        output_tokens=int(n.sum()),
+        window_s=(int(last.max()) - first_start) / 1e9,
+        failed=len(reqs) - n_ok,
     )

@@ -151,6 +151,8 @@ class StepTimeModel:
                 self._comm_fixed += (pp - 1) * lat
                 self._comm_per_token += (pp - 1) * msg / bw
         self._overhead_fixed = c.step_overhead_s + a.layers * c.layer_overhead_s
+        self._fixed_by_batch: dict[int, float] = {}
+        self._chunk_alone: dict[tuple[int, int, int], float] = {}
 
     # --- terms -----------------------------------------------------------------
     def _roof(self, flops: float, rate: float, nbytes: float) -> float:
@@ -248,25 +250,76 @@ class StepTimeModel:
         prefill: Sequence[tuple[int, int]] = (),
         logits: int | None = None,
     ) -> float:
-        return self.breakdown(decode_tokens, decode_keys_full, decode_keys_sliding, prefill, logits).total
+        """``breakdown(...).total``, summed in the same order without building the
+        breakdown (the simulator calls this once per prefill iteration)."""
+        if not decode_tokens and len(prefill) == 1 and not decode_keys_full and not decode_keys_sliding:
+            # one prompt chunk alone (every prefill at low concurrency): memoised
+            q, c = prefill[0]
+            key = (q, c, 1 if logits is None else logits)
+            t = self._chunk_alone.get(key)
+            if t is None:
+                t = self._chunk_alone[key] = self._step_time(0, 0.0, 0.0, prefill, key[2])
+            return t
+        return self._step_time(decode_tokens, decode_keys_full, decode_keys_sliding, prefill, logits)
 
-    def decode_run(self, contexts: np.ndarray, steps: int) -> np.ndarray:
+    def _step_time(
+        self, decode_tokens: int, decode_keys_full: float, decode_keys_sliding: float, prefill: Sequence[tuple[int, int]], logits: int | None
+    ) -> float:
+        tokens = decode_tokens + sum(q for q, _ in prefill)
+        n_logits = decode_tokens + len(prefill) if logits is None else logits
+        attn = self.decode_attention_time(decode_keys_full, decode_keys_sliding)
+        for q, c in prefill:
+            attn += self.prefill_attention_time(q, c)
+        return (
+            self.linear_time(tokens)
+            + self.lm_head_time(n_logits)
+            + self.moe_time(tokens)
+            + attn
+            + self.communication_time(tokens)
+            + (self.overhead_time(tokens, n_logits) if tokens else 0.0)
+        )
+
+    def _decode_fixed(self, b: int) -> float:
+        """Every term of a decode iteration of ``b`` sequences but attention (memoised:
+        the simulator asks for the same batch sizes over and over)."""
+        t = self._fixed_by_batch.get(b)
+        if t is None:
+            t = self.linear_time(b) + self.lm_head_time(b) + self.moe_time(b) + self.communication_time(b) + self.overhead_time(b, b)
+            self._fixed_by_batch[b] = t
+        return t
+
+    def decode_run(self, contexts: np.ndarray, steps: int, *, keys_sum: float | None = None, lead: float | None = None) -> np.ndarray:
         """Durations (s) of ``steps`` consecutive decode-only iterations of the
         sequences holding ``contexts`` tokens of KV before the first one; each
-        iteration adds one token to every sequence."""
+        iteration adds one token to every sequence. ``keys_sum``: the caller's
+        ``contexts.sum()``; ``lead``: an iteration's duration to put first (the
+        result then holds ``steps`` + 1 entries)."""
         b = int(contexts.size)
+        fixed = self._decode_fixed(b)
+        keys0 = (float(contexts.sum()) if keys_sum is None else keys_sum) + b
+        if self._window is None or not self._attn_flops_slide:
+            # keys grow by b per iteration and both roofline sides are linear in them,
+            # so the attention term is keys x the larger seconds-per-key
+            per_key = max(self._attn_flops_full / self._attn_rate, self._kv_full / self._bw)
+            slope = per_key * b
+            if lead is None:
+                out = np.arange(steps, dtype=np.float64)
+                out *= slope
+                out += fixed + per_key * keys0
+                return out
+            out = np.arange(-1, steps, dtype=np.float64)
+            out *= slope
+            out += fixed + per_key * keys0
+            out[0] = lead
+            return out
         j = np.arange(steps, dtype=np.float64)
-        keys_full = float(contexts.sum()) + b + j * b
-        fixed = self.linear_time(b) + self.lm_head_time(b) + self.moe_time(b) + self.communication_time(b) + self.overhead_time(b, b)
-        if self._window is not None and self._attn_flops_slide:
-            grid = np.minimum(contexts[:, None].astype(np.float64) + 1.0 + j[None, :], float(self._window))
-            keys_slide = grid.sum(axis=0)
-        else:
-            keys_slide = np.zeros(steps)
+        keys_full = keys0 + j * b
+        grid = np.minimum(contexts[:, None].astype(np.float64) + 1.0 + j[None, :], float(self._window))
+        keys_slide = grid.sum(axis=0)
         flops = self._attn_flops_full * keys_full + self._attn_flops_slide * keys_slide
         nbytes = self._kv_full * keys_full + self._kv_slide * keys_slide
-        attn = np.maximum(flops / self._attn_rate, nbytes / self._bw)
-        return fixed + attn
+        out = fixed + np.maximum(flops / self._attn_rate, nbytes / self._bw)
+        return out if lead is None else np.concatenate(([lead], out))
 
     # --- facts for capacity and plausibility -------------------------------------
     @property

@@ -43,8 +43,10 @@ class StepEnd(Event):
         out: list[Event] = []
         for req in rep.finish(self.step):
             out.extend(sim.driver.completed(req, self.time))
-        sim.idle_wakeup_pending[self.replica] = True
-        out.append(StepStart(self.time, self.replica))
+        if rep.running_order or rep.waiting:
+            sim.idle_wakeup_pending[self.replica] = True
+            out.append(StepStart(self.time, self.replica))
+        # else idle: the next arrival wakes it
         return out
 
 
@@ -75,7 +77,7 @@ class Arrival(Event):
                 sim.idle_wakeup_pending[idx] = True
                 return [StepStart(self.time, idx)]
             return []
-        if rep.free_slots and not rep.prefilling:
+        if rep.free_slots:  # it can join at the next iteration boundary
             short = rep.truncate(self.time)
             if short is not None:
                 return [StepEnd(short.end_ns, idx, short)]

@@ -9,7 +9,7 @@ The scheduling *policy* (which requests an iteration takes) lives in
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -18,10 +18,15 @@ from servescope.predict.sim.kv_cache import BlockPool
 from servescope.predict.sim.request import SimRequest
 from servescope.predict.step_time import StepTimeModel
 
+_EMPTY = np.zeros(0, dtype=np.int64)
+
 
 @dataclass(slots=True)
 class PlannedStep:
-    """``k`` consecutive iterations decided at ``start_ns`` (k > 1 only for decode-only runs)."""
+    """``k`` consecutive iterations decided at ``start_ns``. The first may hold
+    prefill chunks; the rest are decodes only. ``decode_slots`` decode in all k;
+    ``new_slots`` are prompts that the first iteration completes and that decode in
+    the other k - 1 (their KV then holds ``new_base`` + j tokens after iteration j)."""
 
     start_ns: int
     first_index: int
@@ -30,6 +35,10 @@ class PlannedStep:
     chunks: list[tuple[int, int]]
     epoch: int
     kv_area: float
+    new_slots: np.ndarray = field(default_factory=lambda: _EMPTY)
+    new_base: np.ndarray = field(default_factory=lambda: _EMPTY)
+    run_area: float = 0.0
+    """KV block-time of the decode-only iterations (those an arrival can cut)."""
 
     @property
     def k(self) -> int:
@@ -188,18 +197,26 @@ class Replica:
         if keep >= step.k:
             return None
         dropped_ns = int(step.ends_ns[-1] - step.ends_ns[keep - 1])
+        run_start = step.start_ns if not step.chunks else int(step.ends_ns[0])
+        dropped_area = step.run_area * dropped_ns / max(1, int(step.ends_ns[-1]) - run_start)
         self.stats.busy_ns -= dropped_ns
-        self.stats.kv_area -= step.kv_area * dropped_ns / max(1, int(step.ends_ns[-1] - step.start_ns))
+        self.stats.kv_area -= dropped_area
         self.stats.iterations -= step.k - keep
         # give back the blocks reserved for the iterations that will not run
         d = step.decode_slots
+        bs = self.block_size
         if d.size:
-            bs = self.block_size
             kept = -(-(self.ctx[d] + keep) // bs)
             self.pool.free += int((self.nblocks[d] - kept).sum())
             self.nblocks[d] = kept
+        n = step.new_slots
+        if n.size:
+            kept = -(-(step.new_base + keep) // bs)
+            self.pool.free += int((self.nblocks[n] - kept).sum())
+            self.nblocks[n] = kept
         self.epoch += 1
-        short = PlannedStep(step.start_ns, step.first_index, step.ends_ns[:keep].copy(), d, step.chunks, self.epoch, step.kv_area)
+        short = PlannedStep(step.start_ns, step.first_index, step.ends_ns[:keep].copy(), d, step.chunks, self.epoch,
+                            step.kv_area - dropped_area, n, step.new_base, step.run_area - dropped_area)
         self.pending = short
         self.n_steps = step.first_index + keep
         return short
@@ -216,6 +233,7 @@ class Replica:
             self.remaining[d] -= k
         pool = self.pool
         bs = self.block_size
+        promoted: list[int] = []
         for slot, q in step.chunks:
             req = self.slot_req[slot]
             assert req is not None
@@ -231,11 +249,33 @@ class Replica:
                 self.prefilling.remove(slot)
                 self.decoding[slot] = True
                 self.n_decoding += 1
-                self.seg_start[slot] = last
+                self.seg_start[slot] = first
                 self.remaining[slot] = req.max_tokens - req.generated
+                promoted.append(slot)
+        n = step.new_slots
+        if n.size and k > 1:
+            if n.size <= 8:  # numpy's per-call cost dominates tiny batches
+                ctx, rem = self.ctx, self.remaining
+                for s in n.tolist():
+                    ctx[s] += k - 1
+                    rem[s] -= k - 1
+            else:
+                self.ctx[n] += k - 1
+                self.remaining[n] -= k - 1
+        # only sequences that produced a token in this step can have finished (new_slots
+        # are among the promoted); ascending slot order, as a scan of all slots gives
         done: list[SimRequest] = []
-        finished = np.flatnonzero(self.decoding & (self.remaining <= 0))
-        for slot in finished.tolist():
+        if not d.size:
+            finished = []
+        elif d.size > 8:
+            finished = d[self.remaining[d] <= 0].tolist()
+        else:
+            finished = [s for s, left in zip(d.tolist(), self.remaining[d].tolist(), strict=True) if left <= 0]
+        remaining = self.remaining
+        finished += [s for s in promoted if remaining[s] <= 0]
+        if len(finished) > 1:
+            finished.sort()
+        for slot in finished:
             req = self.slot_req[slot]
             assert req is not None
             req.segments.append((int(self.seg_start[slot]), last))

@@ -36,6 +36,7 @@ from servescope.predict.sim.kv_cache import BlockPool
 from servescope.predict.sim.replica import PlannedStep, Replica
 
 MAX_RUN = 1 << 16
+_SMALL = 8  # running sequences up to which a run's block arithmetic is done on Python ints
 _EMPTY = np.zeros(0, dtype=np.int64)
 
 
@@ -159,39 +160,97 @@ class VllmV1Scheduler:
         if not dec.size and not chunks:
             return None
         first = r.n_steps
-        used_before = pool.used
         model = r.model
-        if chunks or preempted or not dec.size:
-            k = 1
-        else:
-            k = int(r.remaining[dec].min())
-            k = max(1, min(k, MAX_RUN, hold or MAX_RUN))
-            if k > 1:
-                k = self._fit_blocks(r, dec, k)
-        if dec.size and k > 1:  # blocks for the rest of the run (the first iteration's are taken)
-            target = _ceil_div(r.ctx[dec] + k, bs)
-            _take(pool, int((target - r.nblocks[dec]).sum()))
-            r.nblocks[dec] = target
+        # Decode-only iterations that can follow this one without a new decision: until the
+        # first completion, while KV blocks last, nobody waits and no prefill is left over.
+        # ``base`` + j = a running sequence's KV tokens after iteration j of the step.
+        new = new_base = _EMPTY
+        k = 1
+        if preempted:
+            pass
+        elif not chunks:
+            k = max(1, min(int(r.remaining[dec].min()), MAX_RUN, hold or MAX_RUN))
+            if k > 1 and pool.free < dec.size * (k // bs + 1):
+                k = self._fit_blocks(r.ctx[dec], r.nblocks[dec], pool.free, bs, k)
+        elif not r.waiting and len(chunks) == len(r.prefilling):
+            reqs = [r.slot_req[s] for s, _ in chunks]
+            if all(q.computed + c >= q.target for q, (_, c) in zip(reqs, chunks)):  # type: ignore[union-attr]
+                # each prompt's last chunk yields its first token: max_tokens - generated - 1 to go
+                left = min(q.max_tokens - q.generated for q in reqs)  # type: ignore[union-attr]
+                if dec.size:
+                    left = min(left, int(r.remaining[dec].min()))
+                k = max(1, min(left, MAX_RUN + 1))
+                if k > 1:
+                    new = np.array([s for s, _ in chunks], dtype=np.int64)
+                    new_base = np.array([q.target - 1 for q in reqs], dtype=np.int64)  # type: ignore[union-attr]
+                    if pool.free < (dec.size + new.size) * (k // bs + 1):  # else it fits for sure (see _fit_blocks)
+                        k = self._fit_blocks(np.concatenate((r.ctx[dec], new_base)), np.concatenate((r.nblocks[dec], r.nblocks[new])),
+                                             pool.free, bs, k)
+                    if k == 1:
+                        new = new_base = _EMPTY
+
+        head_s = 0.0
         if chunks:
             ctx = r.ctx[dec]
-            keys_full = float(ctx.sum()) + dec.size
+            keys_full = float(ctx.sum()) + dec.size if dec.size else 0.0
             window = model.arch.sliding_window
-            keys_slide = float(np.minimum(ctx + 1, window).sum()) if window else 0.0
+            keys_slide = float(np.minimum(ctx + 1, window).sum()) if window and dec.size else 0.0
             prefill = [(q, r.slot_req[s].computed) for s, q in chunks]  # type: ignore[union-attr]
             finishing = sum(1 for s, q in chunks if r.slot_req[s].computed + q >= r.slot_req[s].target)  # type: ignore[union-attr]
-            durations = np.array([model.step_time(int(dec.size), keys_full, keys_slide, prefill, int(dec.size) + finishing)])
+            head_s = model.step_time(int(dec.size), keys_full, keys_slide, prefill, int(dec.size) + finishing)
+        # KV blocks in use: u0 during the first iteration, from u1 (the first decode-only
+        # iteration's blocks taken) to u2 (all taken) over the rest; block-time is the trapezoid.
+        u0 = u1 = pool.used
+        if k > 1:
+            if not new.size:
+                slots, base = dec, r.ctx[dec]
+            elif not dec.size:
+                slots, base = new, new_base
+            else:
+                slots, base = np.concatenate((dec, new)), np.concatenate((r.ctx[dec], new_base))
+            lead = 1 if chunks else 0  # a decode that ran in the first iteration holds one more token
+            if slots.size <= _SMALL:  # numpy's per-call cost dominates tiny batches: plain ints
+                bl = base.tolist()
+                if chunks:
+                    # each running sequence holds ceil((base + 1) / bs) blocks: the next
+                    # iteration needs one more exactly when base + 1 fills its last block
+                    u1 += sum(1 for b in bl if (b + 1) % bs == 0)
+                tgt = [-(-(b + k) // bs) for b in bl]
+                _take(pool, sum(tgt) - sum(r.nblocks[slots].tolist()))
+                r.nblocks[slots] = tgt
+                keys_sum = float(sum(bl) + lead * len(bl))
+            else:
+                if chunks:
+                    u1 += int(np.count_nonzero((base + 1) % bs == 0))
+                target = _ceil_div(base + k, bs)
+                _take(pool, int(target.sum() - r.nblocks[slots].sum()))
+                r.nblocks[slots] = target
+                keys_sum = float(base.sum()) + lead * int(base.size)
+            durations = model.decode_run(base + lead if lead else base, k - lead, keys_sum=keys_sum, lead=head_s if chunks else None)
+        elif chunks:
+            durations = np.array([head_s])
         else:
-            durations = model.decode_run(r.ctx[dec], k)
-        dur_ns = np.maximum(1, np.rint(durations * 1e9)).astype(np.int64)
-        ends = now + np.cumsum(dur_ns)
+            durations = model.decode_run(r.ctx[dec], 1)
+        ns = durations * 1e9
+        np.rint(ns, out=ns)
+        np.maximum(ns, 1.0, out=ns)
+        ends = ns.astype(np.int64)
+        np.cumsum(ends, out=ends)
+        ends += now
         span = int(ends[-1] - now)
-        kv_area = (used_before + pool.used) / 2 * span
+        u2 = pool.used
+        if chunks:
+            head_ns = int(ends[0]) - now
+            run_area = (u1 + u2) / 2 * (span - head_ns)
+            kv_area = u0 * head_ns + run_area
+        else:
+            run_area = kv_area = (u0 + u2) / 2 * span
         r.stats.busy_ns += span
         r.stats.kv_area += kv_area
         r.stats.iterations += k
         r.n_steps = first + k
         r.epoch += 1
-        step = PlannedStep(now, first, ends, dec, chunks, r.epoch, kv_area)
+        step = PlannedStep(now, first, ends, dec, chunks, r.epoch, kv_area, new, new_base, run_area)
         r.pending = step
         return step
 
@@ -212,15 +271,14 @@ class VllmV1Scheduler:
         return max(0, eng.batch_wait_iters - (r.n_steps - oldest.enqueued_step))
 
     @staticmethod
-    def _fit_blocks(r: Replica, dec: np.ndarray, k: int) -> int:
-        """Largest j <= k such that j more tokens per decode fit in the free blocks."""
-        bs = r.block_size
-        ctx, have, free = r.ctx[dec], r.nblocks[dec], r.pool.free
-        if free >= dec.size * (k // bs + 1):  # at most one block per sequence per bs iterations, +1 to round
+    def _fit_blocks(base: np.ndarray, have: np.ndarray, free: int, bs: int, k: int) -> int:
+        """Largest j <= k such that every sequence holding ``have`` blocks fits
+        ``base`` + j tokens of KV in the free blocks (``base`` + 1 already fits)."""
+        if free >= base.size * (k // bs + 1):  # at most one block per sequence per bs iterations, +1 to round
             return k
-
+        # (callers skip the call when that first test passes)
         def need(j: int) -> int:
-            return int((_ceil_div(ctx + j, bs) - have).sum())
+            return int((_ceil_div(base + j, bs) - have).sum())
 
         if need(k) <= free:
             return k
