@@ -153,8 +153,11 @@ def search_command(
     max_num_seqs: Annotated[str | None, typer.Option(help="max_num_seqs choices, e.g. 32,64,128,256.")] = None,
     percentile: Annotated[float, typer.Option(help="Percentile the SLO applies to.")] = 90.0,
     top: Annotated[int, typer.Option(help="How many configurations to show.")] = 10,
+    workers: Annotated[int, typer.Option(help="Processes to search tp choices in (0: one per CPU).", min=0)] = 0,
 ) -> None:
     """Rank tp/dp/max_num_seqs choices by throughput per GPU under the SLO (simulated)."""
+    import os
+
     from servescope.predict.search import DEFAULT_SEQS, format_search, search
     from servescope.predict.workload_input import SyntheticWorkload
 
@@ -169,6 +172,7 @@ def search_command(
         model, hardware, gpus, slo, wl,  # type: ignore[arg-type]
         max_num_seqs=_ints(max_num_seqs, "--max-num-seqs") or DEFAULT_SEQS,
         concurrency=levels if workload is not None else None, percentile=percentile,
+        workers=workers or os.cpu_count() or 1,
     )
     _console().print(format_search(outcome, top=top), markup=False)
 

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sps
 
-from servescope.analysis.stats import PERCENTILES, describe, mean_ci, percentile, rate_ci
+from servescope.analysis.stats import PERCENTILES, describe, mean_ci, percentile, rate_ci, weighted_percentile
 
 # ---- percentile ----------------------------------------------------------------
 
@@ -262,3 +262,19 @@ def test_overwrite_false_leaves_the_array_alone() -> None:
     arr = np.array([3.0, 1.0, 2.0] * 10)
     describe(arr)
     assert arr.tolist() == [3.0, 1.0, 2.0] * 10
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.floats(-1e6, 1e6, allow_nan=False), st.integers(0, 40)), min_size=1, max_size=60),
+    st.floats(0, 100),
+)
+def test_weighted_percentile_is_the_percentile_of_the_repeated_sample(pairs: list[tuple[float, int]], p: float) -> None:
+    values = np.array([v for v, _ in pairs])
+    counts = np.array([c for _, c in pairs])
+    want = percentile(np.repeat(values, counts), p)
+    got = weighted_percentile(values, counts, p)
+    if want is None:
+        assert got is None
+    else:
+        assert got == want

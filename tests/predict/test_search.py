@@ -41,12 +41,23 @@ def test_impossible_slo_leaves_no_winner(catalog: Catalog) -> None:
     assert out.ranked[0].per_device is None
 
 
-def test_shared_uncapped_runs_change_nothing() -> None:
-    """Levels at or below max_num_seqs share one simulation per tp: same ranking,
-    same numbers, fewer simulations."""
+@pytest.mark.parametrize("devices", [2, 4])
+def test_shared_uncapped_runs_change_nothing(devices: int) -> None:
+    """Runs the sequence cap never touched are shared by every smaller cap that
+    still holds them: same ranking, same numbers, fewer simulations (with dp > 1
+    a replica runs about c / dp sequences, so even small caps share)."""
     wl = SyntheticWorkload((8, 64), 512, 64, requests_per_concurrency=2)
-    plain = search("llama-3.1-8b", "l4", 2, "ttft_ms<=2000,itl_ms<=80", wl, max_num_seqs=(16, 64, 128), reuse=False)
-    shared = search("llama-3.1-8b", "l4", 2, "ttft_ms<=2000,itl_ms<=80", wl, max_num_seqs=(16, 64, 128), reuse=True)
+    plain = search("llama-3.1-8b", "l4", devices, "ttft_ms<=2000,itl_ms<=80", wl, max_num_seqs=(16, 32, 64, 128), reuse=False)
+    shared = search("llama-3.1-8b", "l4", devices, "ttft_ms<=2000,itl_ms<=80", wl, max_num_seqs=(16, 32, 64, 128), reuse=True)
     rows = [[(c.label, c.per_device, c.best_concurrency, c.measured_at) for c in o.ranked] for o in (plain, shared)]
     assert rows[0] == rows[1]
     assert shared.simulations < plain.simulations
+
+
+def test_workers_give_the_same_search() -> None:
+    wl = SyntheticWorkload((8, 64), 512, 64, requests_per_concurrency=2)
+    one = search("llama-3.1-8b", "l4", 4, "ttft_ms<=2000,itl_ms<=80", wl, max_num_seqs=(16, 64), workers=1)
+    two = search("llama-3.1-8b", "l4", 4, "ttft_ms<=2000,itl_ms<=80", wl, max_num_seqs=(16, 64), workers=2)
+    rows = [[(c.label, c.per_device, c.best_concurrency, c.measured_at) for c in o.ranked] for o in (one, two)]
+    assert rows[0] == rows[1]
+    assert (one.simulations, one.configurations) == (two.simulations, two.configurations)

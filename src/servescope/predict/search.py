@@ -4,11 +4,14 @@ on N devices, under latency SLOs?
 For every tensor-parallel size ``tp`` that divides N (and the model's attention
 heads), ``dp = N / tp`` replicas, and every ``max_num_seqs`` candidate, the
 workload is simulated at increasing concurrency until a point breaks an SLO
-(latency only grows with load, so higher levels cannot recover). A level at
-or below ``max_num_seqs`` never meets the cap, so its simulation is shared by
-every such ``max_num_seqs`` of the same ``tp`` whose KV pool is at least as
-large as the blocks that simulation ever held (then nothing would have been
-refused, preempted or evicted: the same run, step for step). A
+(latency only grows with load, so higher levels cannot recover).
+
+Runs are shared. ``max_num_seqs`` candidates are tried largest first; a run in
+which no replica ever filled its sequence slots (the cap never decided
+anything) and nothing was refused, preempted or evicted is the same run, step
+for step, under any ``max_num_seqs`` at least as large as the most sequences
+a replica ever ran, and any KV pool at least as large as the most blocks it
+ever held (a test checks the ranking and numbers against no sharing). A
 configuration's score is the best output throughput per device among the
 points that meet every SLO; configurations are ranked by it. Configurations
 whose weights do not fit are listed as skipped with the reason.
@@ -19,14 +22,17 @@ distribution (``percentile``, default p90; ``mean`` is accepted).
 
 from __future__ import annotations
 
+import multiprocessing as mp
 import re
 import time
+from concurrent.futures import ProcessPoolExecutor
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from servescope.analysis.stats import percentile as _percentile
+from servescope.analysis.stats import weighted_percentile
 from servescope.catalog.store import Catalog
-from servescope.documents import Scenario, Workload
+from servescope.documents import Hardware, Model, Scenario, Workload
 from servescope.errors import CatalogError
 from servescope.predict.api import Prepared, prepare, run_simulation
 from servescope.predict.outputs import FastStats, fast_stats
@@ -72,7 +78,7 @@ def statistic(stats: FastStats, metric: str, pct: float | None) -> float | None:
             return None
         if pct is None:
             return float((stats.itl_gaps_ms * stats.itl_weights).sum() / stats.itl_weights.sum())
-        return _percentile(stats.itl_samples(), pct)
+        return weighted_percentile(stats.itl_gaps_ms, stats.itl_weights, pct)
     vals = {"ttft_ms": stats.ttft_ms, "e2e_ms": stats.e2e_ms, "tpot_ms": stats.tpot_ms}[metric]
     if not vals.size:
         return None
@@ -114,6 +120,92 @@ def tp_choices(devices: int, heads: int) -> list[int]:
     return [t for t in range(1, devices + 1) if devices % t == 0 and heads % t == 0 and (t & (t - 1)) == 0]
 
 
+@dataclass
+class _Job:
+    """What every tp's part of a search needs (module state for forked workers)."""
+
+    catalog: Catalog
+    model: Model
+    hardware: Hardware
+    devices: int
+    slos: list[SloSpec]
+    workload: Workload | str | SyntheticWorkload
+    engine: str
+    engine_version: str
+    weight_dtype: str
+    max_num_seqs: list[int]
+    levels: list[int]
+    percentile: float | None
+    seed: int
+    reuse: bool
+
+
+_JOB: _Job | None = None  # set before forking workers; they inherit it instead of unpickling a catalog
+
+
+def _search_tp(tp: int, job: _Job | None = None) -> tuple[list[Candidate], list[Candidate], int, int]:
+    """Every max_num_seqs candidate at one tp: (ranked, skipped, simulations, configurations)."""
+    job = job or _JOB
+    assert job is not None
+    mdl, hw, cat, devices = job.model, job.hardware, job.catalog, job.devices
+    dp = devices // tp
+    prepared: dict[int, Prepared] = {}
+    ranked: list[Candidate] = []
+    skipped: list[Candidate] = []
+    sims = 0
+    n_configs = 0
+    # (level, budget) -> (stats of a run the cap never touched, most sequences a replica
+    # ran, most blocks a replica held)
+    shared: dict[tuple[int, int], tuple[FastStats, int, int]] = {}
+    for seqs in sorted(set(job.max_num_seqs), reverse=True):
+        n_configs += 1
+        cand = Candidate(tp, dp, seqs)
+        scen = Scenario(
+            name=f"search-{mdl.id}-{hw.id}-tp{tp}-dp{dp}-s{seqs}",
+            model=mdl.id,
+            hardware=hw.id,
+            count=devices,
+            tp=tp,
+            dp=dp,
+            engine={"id": job.engine, "version": job.engine_version, "max_num_seqs": seqs},  # type: ignore[arg-type]
+            weight_dtype=job.weight_dtype,  # type: ignore[arg-type]
+        )
+        try:
+            dep = deploy(scen, catalog=cat, model=mdl, hardware=hw)
+        except (CatalogError, ValueError) as exc:
+            cand.skipped = str(exc)
+            skipped.append(cand)
+            continue
+        for c in job.levels:
+            if c not in prepared:
+                prepared[c] = prepare(job.workload, catalog=cat, concurrency=[c], seed=job.seed)
+            key = (c, dep.engine.max_num_batched_tokens)
+            hit = shared.get(key) if job.reuse else None
+            if hit is not None and seqs >= hit[1] and dep.kv.num_blocks >= hit[2]:
+                fs = hit[0]
+            else:
+                outcome = run_simulation(prepared[c], dep)
+                sims += 1
+                fs = fast_stats(outcome, 0)
+                pools = [r.pool for r in outcome.replicas]
+                running = max(r.peak_running for r in outcome.replicas)
+                # warmup included: a refusal, preemption or eviction anywhere makes the run pool-size dependent
+                clean = not any(p.evictions for p in pools) and not any(q.preemptions or q.failure for q in outcome.requests)
+                if job.reuse and clean and running < seqs and key not in shared:
+                    shared[key] = (fs, running, max(p.peak_occupied for p in pools))
+            stats = {s.metric: statistic(fs, s.metric, job.percentile) for s in job.slos}
+            cand.measured_at[c] = {**stats, "output_tokens_per_sec": fs.output_tokens_per_sec}
+            if not all(s.ok(stats[s.metric]) for s in job.slos) or fs.failed:
+                break
+            tput = fs.output_tokens_per_sec or 0.0
+            if cand.output_tokens_per_sec is None or tput > cand.output_tokens_per_sec:
+                cand.output_tokens_per_sec = tput
+                cand.per_device = tput / devices
+                cand.best_concurrency = c
+        ranked.append(cand)
+    return ranked, skipped, sims, n_configs
+
+
 def search(
     model: str,
     hardware: str,
@@ -130,9 +222,12 @@ def search(
     percentile: float | None = 90.0,
     seed: int = 0,
     reuse: bool = True,
+    workers: int = 1,
 ) -> SearchOutcome:
     """Rank (tp, dp, max_num_seqs) for ``model`` on ``devices`` x ``hardware`` by
-    throughput per device under ``slos``."""
+    throughput per device under ``slos``. ``workers`` > 1 searches the tp choices
+    in that many forked processes (Linux; same result as one process)."""
+    global _JOB
     started = time.perf_counter()
     cat = catalog or Catalog.load()
     slo_list = parse_slos(slos) if isinstance(slos, str) else list(slos)
@@ -145,63 +240,25 @@ def search(
         else:
             wl = cat.workload(workload) if isinstance(workload, str) else workload
             levels = list(wl.sweep.values) if wl.sweep is not None and wl.sweep.axis == "concurrency" else [wl.params.concurrency or 1]
-    levels = sorted(set(levels))
-    prepared: dict[int, Prepared] = {}
-    ranked: list[Candidate] = []
-    skipped: list[Candidate] = []
-    sims = 0
-    n_configs = 0
-    # (tp, dp, level, budget) -> (stats of an uncapped run, blocks it held at most)
-    shared: dict[tuple[int, int, int, int], tuple[FastStats, int]] = {}
-    for tp in tp_choices(devices, mdl.num_attention_heads):
-        dp = devices // tp
-        for seqs in max_num_seqs:
-            n_configs += 1
-            cand = Candidate(tp, dp, seqs)
-            scen = Scenario(
-                name=f"search-{mdl.id}-{hw.id}-tp{tp}-dp{dp}-s{seqs}",
-                model=mdl.id,
-                hardware=hw.id,
-                count=devices,
-                tp=tp,
-                dp=dp,
-                engine={"id": engine, "version": engine_version, "max_num_seqs": seqs},  # type: ignore[arg-type]
-                weight_dtype=weight_dtype,  # type: ignore[arg-type]
-            )
-            try:
-                dep = deploy(scen, catalog=cat, model=mdl, hardware=hw)
-            except (CatalogError, ValueError) as exc:
-                cand.skipped = str(exc)
-                skipped.append(cand)
-                continue
-            for c in levels:
-                if c not in prepared:
-                    prepared[c] = prepare(workload, catalog=cat, concurrency=[c], seed=seed)
-                key = (tp, dp, c, dep.engine.max_num_batched_tokens)
-                hit = shared.get(key) if reuse and seqs >= c else None
-                if hit is not None and dep.kv.num_blocks >= hit[1]:
-                    fs = hit[0]
-                else:
-                    outcome = run_simulation(prepared[c], dep)
-                    sims += 1
-                    fs = fast_stats(outcome, 0)
-                    pools = [r.pool for r in outcome.replicas]
-                    # warmup included: a refusal, preemption or eviction anywhere makes the run pool-size dependent
-                    clean = not any(p.evictions for p in pools) and not any(q.preemptions or q.failure for q in outcome.requests)
-                    if reuse and seqs >= c and clean and key not in shared:
-                        shared[key] = (fs, max(p.peak_occupied for p in pools))
-                stats = {s.metric: statistic(fs, s.metric, percentile) for s in slo_list}
-                cand.measured_at[c] = {**stats, "output_tokens_per_sec": fs.output_tokens_per_sec}
-                if not all(s.ok(stats[s.metric]) for s in slo_list) or fs.failed:
-                    break
-                tput = fs.output_tokens_per_sec or 0.0
-                if cand.output_tokens_per_sec is None or tput > cand.output_tokens_per_sec:
-                    cand.output_tokens_per_sec = tput
-                    cand.per_device = tput / devices
-                    cand.best_concurrency = c
-            ranked.append(cand)
+    job = _Job(cat, mdl, hw, devices, slo_list, workload, engine, engine_version, weight_dtype, list(max_num_seqs),
+               sorted(set(levels)), percentile, seed, reuse)  # fmt: skip
+    tps = tp_choices(devices, mdl.num_attention_heads)
+    n = min(workers, len(tps))
+    if n > 1 and "fork" in mp.get_all_start_methods():
+        _JOB = job
+        try:
+            with ProcessPoolExecutor(max_workers=n, mp_context=mp.get_context("fork")) as pool:
+                parts = list(pool.map(_search_tp, tps))
+        finally:
+            _JOB = None
+    else:
+        parts = [_search_tp(tp, job) for tp in tps]
+    ranked = [c for part in parts for c in part[0]]
+    skipped = [c for part in parts for c in part[1]]
     ranked.sort(key=lambda k: (-(k.per_device or -1.0), k.tp, k.max_num_seqs))
-    return SearchOutcome(ranked, skipped, slo_list, devices, n_configs, sims, time.perf_counter() - started)
+    skipped.sort(key=lambda k: (k.tp, k.max_num_seqs))
+    return SearchOutcome(ranked, skipped, slo_list, devices, sum(p[3] for p in parts), sum(p[2] for p in parts),
+                         time.perf_counter() - started)  # fmt: skip
 
 
 def format_search(outcome: SearchOutcome, top: int = 10) -> str:

@@ -89,6 +89,9 @@ class Replica:
         self.epoch = 0
         self.stats = ReplicaStats()
         self._queue_since = 0
+        # most sequences ever running at once: a max_num_seqs at least this large (with
+        # this cap never reached) would have run the same simulation
+        self.peak_running = 0
 
     # --- queue --------------------------------------------------------------------
     @property
@@ -137,6 +140,8 @@ class Replica:
         self.decoding[slot] = False
         self.running_order.append(slot)
         self.prefilling.append(slot)
+        if len(self.running_order) > self.peak_running:
+            self.peak_running = len(self.running_order)
         return slot
 
     def _clear(self, slot: int) -> None:
