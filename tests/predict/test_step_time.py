@@ -13,7 +13,7 @@ from servescope.predict.calibration import Calibration
 from servescope.predict.step_time import StepTimeModel, peak_flops
 from tests.predict.conftest import toy_hardware
 
-IDEAL = Calibration(1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+IDEAL = Calibration(1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, eager_step_s=0.0)
 DENSE = 1_342_177_280 + 5_637_144_576  # Llama 3.1 8B attention + MLP weights
 HEAD = 128256 * 4096
 
@@ -110,3 +110,25 @@ def test_cpu_threads_scale_compute(llama8b: Model) -> None:
     one = StepTimeModel(architecture(llama8b), hw, IDEAL, weight_dtype="fp32", threads=1)
     four = StepTimeModel(architecture(llama8b), hw, IDEAL, weight_dtype="fp32", threads=4)
     assert one.linear_time(8192) == pytest.approx(4 * four.linear_time(8192))
+
+
+def test_prompt_iterations_last_at_least_the_host_launch(llama8b: Model) -> None:
+    """An iteration carrying prompt tokens runs outside CUDA graphs: max(device, eager_step_s).
+    Decode-only iterations (graphed) never wait for the host."""
+    from dataclasses import replace
+
+    floor = 0.040
+    plain = model(llama8b)
+    eager = StepTimeModel(architecture(llama8b), toy_hardware(), replace(IDEAL, eager_step_s=floor))
+    short = [(16, 0)]  # device time far below the floor
+    assert plain.step_time(0, 0.0, 0.0, short) < floor
+    assert eager.step_time(0, 0.0, 0.0, short) == pytest.approx(floor)
+    assert eager.step_time(4, 400.0, 0.0, short) == pytest.approx(floor)  # mixed: prompt + decodes
+    parts = eager.breakdown(0, 0.0, 0.0, short)
+    assert parts.total == pytest.approx(floor) and parts.host_wait > 0
+    long = [(200_000, 0)]  # device time above the floor: unchanged
+    assert eager.step_time(0, 0.0, 0.0, long) == pytest.approx(plain.step_time(0, 0.0, 0.0, long))
+    assert eager.breakdown(0, 0.0, 0.0, long).host_wait == 0.0
+    ctx = np.array([10, 20], dtype=np.int64)
+    assert eager.decode_run(ctx, 3) == pytest.approx(plain.decode_run(ctx, 3))
+    assert eager.step_time(2, 32.0, 0.0) == pytest.approx(plain.step_time(2, 32.0, 0.0))

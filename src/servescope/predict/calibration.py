@@ -25,17 +25,18 @@ from servescope.errors import DocumentError
 class Calibration:
     """Efficiencies (fractions of peak) and overheads (seconds) of the step model."""
 
-    # memory_bw_eff, gemm_eff, layer_overhead_s and request_overhead_s: fitted once to
-    # public measurements (benchmarks/fit_gpu_defaults.py), the rest a priori; see FACTOR_DOCS.
-    memory_bw_eff: float = 0.83
-    gemm_eff: float = 0.41
+    # memory_bw_eff, gemm_eff, layer_overhead_s, request_overhead_s and eager_step_s: fitted
+    # once to public measurements (benchmarks/fit_gpu_defaults.py), the rest a priori; see FACTOR_DOCS.
+    memory_bw_eff: float = 0.79
+    gemm_eff: float = 0.42
     attn_eff: float = 0.50
     comm_bw_eff: float = 0.70
     step_overhead_s: float = 300e-6
-    layer_overhead_s: float = 62e-6
+    layer_overhead_s: float = 58e-6
     token_overhead_s: float = 0.2e-6
     output_token_overhead_s: float = 5e-6
     request_overhead_s: float = 0.1e-3
+    eager_step_s: float = 0.050
 
     def with_factors(self, factors: dict[str, float]) -> Calibration:
         unknown = sorted(set(factors) - set(FACTOR_NAMES))
@@ -54,9 +55,9 @@ _FIT = ("fitted by benchmarks/fit_gpu_defaults.py to 30 public points (SemiAnaly
 
 #: What each constant means and where its GPU default comes from.
 FACTOR_DOCS: dict[str, str] = {
-    "memory_bw_eff": "Fraction of datasheet memory bandwidth that weight/KV streaming reaches. Default 0.83, "
+    "memory_bw_eff": "Fraction of datasheet memory bandwidth that weight/KV streaming reaches. Default 0.79, "
     f"{_FIT} (a priori 0.85: memory-bound decode kernels commonly sustain 80-90 % of HBM peak); calibrate.",
-    "gemm_eff": "Fraction of datasheet dense tensor throughput GEMMs reach. Default 0.41, "
+    "gemm_eff": "Fraction of datasheet dense tensor throughput GEMMs reach. Default 0.42, "
     f"{_FIT} (a priori 0.70 for bf16 cuBLAS; fp8 GEMMs at serving shapes, with their scaling and "
     "quantisation kernels, reach a smaller share of a peak that is twice as high); calibrate.",
     "attn_eff": "Fraction of peak reached by prefill attention. Default 0.50: engineering default for "
@@ -67,11 +68,19 @@ FACTOR_DOCS: dict[str, str] = {
     "output processing). Default 0.3 ms for GPU servers: engineering default; calibrate.",
     "layer_overhead_s": "Per layer per iteration: the latency floor of a decoder layer's ~10 kernels at small "
     "batch (each takes microseconds even when its bytes would take less) and launches CUDA graphs do not hide. "
-    f"Default 62 us, {_FIT}: the measured decode iterations carry ~5-7 ms more than the weights' streaming time "
+    f"Default 58 us, {_FIT}: the measured decode iterations carry ~5-7 ms more than the weights' streaming time "
     "whatever the tensor parallelism, i.e. a per-iteration cost; on one architecture it cannot be told apart from "
     "step_overhead_s, so it is put on layers (a priori 2 us).",
     "token_overhead_s": "Per scheduled token per iteration (input preparation, position/slot bookkeeping). Default 0.2 us.",
     "output_token_overhead_s": "Per sampled token (sampling, detokenisation, streaming one chunk). Default 5 us.",
+    "eager_step_s": "Host time of an iteration that carries prompt tokens: engines replay CUDA graphs only "
+    "for decode batches (vLLM captures up to min(2 x max_num_seqs, 512) tokens, or FULL_DECODE_ONLY; "
+    "TensorRT-LLM's PyTorch backend only generation-only batches), so a prefill or mixed iteration is "
+    "launched kernel by kernel and lasts at least this long, whatever the device time (max, not sum: "
+    f"launches overlap execution). Default 50 ms, {_FIT}: without it the measured time to first token "
+    "falls less with tensor parallelism than the device time does (B200, twice as fast as H100, measured "
+    "as slow as H100 at TP 8). TensorRT-LLM (PyTorch backend): 77.5 ms. 0 for CPU engines and NIM's "
+    "prebuilt TensorRT engines.",
     "request_overhead_s": "Per request before it reaches the scheduler (HTTP, chat template, tokenisation); "
     f"adds to TTFT. Default 0.1 ms (the fit's lower bound), {_FIT}: once the harness's start-up burst is replayed, "
     "the measured TTFTs need no per-request cost (a priori 1 ms).",
@@ -88,6 +97,7 @@ _CPU_DATASHEET = Calibration(
     token_overhead_s=1e-6,
     output_token_overhead_s=50e-6,
     request_overhead_s=1e-3,
+    eager_step_s=0.0,  # no CUDA graphs to leave: every iteration is launched the same way
 )
 
 #: Factors `calibrate` fits by default: the few that dominate the error.
@@ -95,16 +105,22 @@ DEFAULT_FIT: tuple[str, ...] = ("memory_bw_eff", "gemm_eff", "step_overhead_s", 
 
 _CPU_ENGINES = ("llama.cpp", "llamacpp", "ollama", "llama-cpp")
 
-# TensorRT-LLM's fused kernels: a larger share of GEMM peak, less per layer (48 InferenceX points on H200).
-TRT_MEMORY_BW_EFF = 0.86
-TRT_GEMM_EFF = 0.49
-TRT_LAYER_OVERHEAD_S = 44e-6
+# TensorRT-LLM's fused kernels: a larger share of GEMM peak, less per layer; its PyTorch backend
+# (trtllm-serve, as InferenceX runs it) launches context iterations eagerly (48 InferenceX points on H200).
+TRT_MEMORY_BW_EFF = 0.79
+TRT_GEMM_EFF = 0.53
+TRT_LAYER_OVERHEAD_S = 35e-6
+TRT_EAGER_STEP_S = 0.0775
 
 #: GPU engines whose kernels differ enough from vLLM's to have their own factors, fitted by
 #: ``benchmarks/fit_gpu_defaults.py --engine trt-llm`` (InferenceX TensorRT-LLM on H200;
-#: held out: TensorRT-LLM on B200 and NVIDIA NIM, whose LLM profiles here are TensorRT-LLM engines).
-_TRT_LLM = {"memory_bw_eff": TRT_MEMORY_BW_EFF, "gemm_eff": TRT_GEMM_EFF, "layer_overhead_s": TRT_LAYER_OVERHEAD_S}
-ENGINE_DEFAULTS: dict[str, dict[str, float]] = {"trt-llm": _TRT_LLM, "tensorrt-llm": _TRT_LLM, "trtllm": _TRT_LLM, "nim": _TRT_LLM}
+#: held out: TensorRT-LLM on B200 and NVIDIA NIM). NIM's LLM profiles are prebuilt TensorRT
+#: engines run by the C++ runtime: the same kernels, but no kernel-by-kernel launch of a
+#: context iteration, so no eager floor.
+_TRT_LLM = {"memory_bw_eff": TRT_MEMORY_BW_EFF, "gemm_eff": TRT_GEMM_EFF, "layer_overhead_s": TRT_LAYER_OVERHEAD_S,
+            "eager_step_s": TRT_EAGER_STEP_S}
+ENGINE_DEFAULTS: dict[str, dict[str, float]] = {"trt-llm": _TRT_LLM, "tensorrt-llm": _TRT_LLM, "trtllm": _TRT_LLM,
+                                                 "nim": {**_TRT_LLM, "eager_step_s": 0.0}}
 
 
 def default_calibration(hardware: Hardware, engine_id: str) -> Calibration:

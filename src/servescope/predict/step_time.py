@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -45,7 +45,9 @@ from servescope.predict.dtypes import RATE_VS_BF16, bytes_per, compute_dtype_for
 
 @dataclass(frozen=True)
 class StepBreakdown:
-    """Seconds per term of one iteration."""
+    """Seconds per term of one iteration. ``host_wait``: how much longer the host
+    takes to launch an iteration that runs outside CUDA graphs (one carrying prompt
+    tokens) than the device takes to run it (``Calibration.eager_step_s``)."""
 
     linear: float
     lm_head: float
@@ -53,10 +55,11 @@ class StepBreakdown:
     attention: float
     communication: float
     overhead: float
+    host_wait: float = 0.0
 
     @property
     def total(self) -> float:
-        return self.linear + self.lm_head + self.moe + self.attention + self.communication + self.overhead
+        return self.linear + self.lm_head + self.moe + self.attention + self.communication + self.overhead + self.host_wait
 
 
 def peak_flops(hardware: Hardware, dtype: str, notes: list[str] | None = None) -> float:
@@ -151,6 +154,7 @@ class StepTimeModel:
                 self._comm_fixed += (pp - 1) * lat
                 self._comm_per_token += (pp - 1) * msg / bw
         self._overhead_fixed = c.step_overhead_s + a.layers * c.layer_overhead_s
+        self._eager_step = c.eager_step_s
         self._fixed_by_batch: dict[int, float] = {}
         self._chunk_alone: dict[tuple[int, int, int], float] = {}
 
@@ -233,7 +237,7 @@ class StepTimeModel:
         n_logits = decode_tokens + len(prefill) if logits is None else logits
         attn = self.decode_attention_time(decode_keys_full, decode_keys_sliding)
         attn += sum(self.prefill_attention_time(q, c) for q, c in prefill)
-        return StepBreakdown(
+        parts = StepBreakdown(
             linear=self.linear_time(tokens),
             lm_head=self.lm_head_time(n_logits),
             moe=self.moe_time(tokens),
@@ -241,6 +245,9 @@ class StepTimeModel:
             communication=self.communication_time(tokens),
             overhead=self.overhead_time(tokens, n_logits) if tokens else 0.0,
         )
+        if prefill and self._eager_step > parts.total:
+            parts = replace(parts, host_wait=self._eager_step - parts.total)
+        return parts
 
     def step_time(
         self,
@@ -270,7 +277,7 @@ class StepTimeModel:
         attn = self.decode_attention_time(decode_keys_full, decode_keys_sliding)
         for q, c in prefill:
             attn += self.prefill_attention_time(q, c)
-        return (
+        device = (
             self.linear_time(tokens)
             + self.lm_head_time(n_logits)
             + self.moe_time(tokens)
@@ -278,6 +285,9 @@ class StepTimeModel:
             + self.communication_time(tokens)
             + (self.overhead_time(tokens, n_logits) if tokens else 0.0)
         )
+        # an iteration carrying prompt tokens runs outside CUDA graphs: it takes at
+        # least as long as the host needs to launch it (async launch overlaps the rest)
+        return max(device, self._eager_step) if prefill else device
 
     def _decode_fixed(self, b: int) -> float:
         """Every term of a decode iteration of ``b`` sequences but attention (memoised:
