@@ -19,10 +19,13 @@ been seen by fewer than that many iterations.
 
 Decodes are served before prefill chunks (vLLM walks its running list in
 admission order; the difference only shows when a budget smaller than the
-batch splits it). When an iteration holds only decodes and no request can join,
-the next iterations until the first completion (or until KV blocks run out)
-are planned at once and timed with one vectorised call; an arrival that could
-join cuts such a run at the next iteration boundary.
+batch splits it). When an iteration holds only decodes and no request can join
+— or when it completes every prompt in flight and nobody waits — the decode-only
+iterations after it until the first completion (or until KV blocks run out) are
+planned with it as one step and timed with one vectorised call; an arrival that
+could join cuts such a step at the next iteration boundary. Deciding every
+iteration afresh gives the same times (tested); this is what makes the
+simulation's cost grow with events, not tokens.
 """
 
 from __future__ import annotations
@@ -161,33 +164,7 @@ class VllmV1Scheduler:
             return None
         first = r.n_steps
         model = r.model
-        # Decode-only iterations that can follow this one without a new decision: until the
-        # first completion, while KV blocks last, nobody waits and no prefill is left over.
-        # ``base`` + j = a running sequence's KV tokens after iteration j of the step.
-        new = new_base = _EMPTY
-        k = 1
-        if preempted:
-            pass
-        elif not chunks:
-            k = max(1, min(int(r.remaining[dec].min()), MAX_RUN, hold or MAX_RUN))
-            if k > 1 and pool.free < dec.size * (k // bs + 1):
-                k = self._fit_blocks(r.ctx[dec], r.nblocks[dec], pool.free, bs, k)
-        elif not r.waiting and len(chunks) == len(r.prefilling):
-            reqs = [r.slot_req[s] for s, _ in chunks]
-            if all(q.computed + c >= q.target for q, (_, c) in zip(reqs, chunks)):  # type: ignore[union-attr]
-                # each prompt's last chunk yields its first token: max_tokens - generated - 1 to go
-                left = min(q.max_tokens - q.generated for q in reqs)  # type: ignore[union-attr]
-                if dec.size:
-                    left = min(left, int(r.remaining[dec].min()))
-                k = max(1, min(left, MAX_RUN + 1))
-                if k > 1:
-                    new = np.array([s for s, _ in chunks], dtype=np.int64)
-                    new_base = np.array([q.target - 1 for q in reqs], dtype=np.int64)  # type: ignore[union-attr]
-                    if pool.free < (dec.size + new.size) * (k // bs + 1):  # else it fits for sure (see _fit_blocks)
-                        k = self._fit_blocks(np.concatenate((r.ctx[dec], new_base)), np.concatenate((r.nblocks[dec], r.nblocks[new])),
-                                             pool.free, bs, k)
-                    if k == 1:
-                        new = new_base = _EMPTY
+        k, new, new_base = (1, _EMPTY, _EMPTY) if preempted else self._run_ahead(r, dec, chunks, hold)
 
         head_s = 0.0
         if chunks:
@@ -253,6 +230,36 @@ class VllmV1Scheduler:
         step = PlannedStep(now, first, ends, dec, chunks, r.epoch, kv_area, new, new_base, run_area)
         r.pending = step
         return step
+
+    def _run_ahead(self, r: Replica, dec: np.ndarray, chunks: list[tuple[int, int]], hold: int) -> tuple[int, np.ndarray, np.ndarray]:
+        """How many iterations this step holds: 1, plus the decode-only iterations that
+        can follow it without a new decision — until the first completion, while KV
+        blocks last, with nobody waiting (a prefill step) and no prompt left half done.
+        Also the prompts this step completes that decode in the rest of it (slots) and
+        their KV tokens before the step's second iteration, less one (``new_base``)."""
+        pool, bs = r.pool, r.block_size
+        if not chunks:
+            k = max(1, min(int(r.remaining[dec].min()), MAX_RUN, hold or MAX_RUN))
+            if k > 1 and pool.free < dec.size * (k // bs + 1):  # else it fits for sure (see _fit_blocks)
+                k = self._fit_blocks(r.ctx[dec], r.nblocks[dec], pool.free, bs, k)
+            return k, _EMPTY, _EMPTY
+        if r.waiting or len(chunks) != len(r.prefilling):
+            return 1, _EMPTY, _EMPTY
+        reqs = [r.slot_req[s] for s, _ in chunks]
+        if not all(req.computed + n >= req.target for req, (_, n) in zip(reqs, chunks, strict=True)):  # type: ignore[union-attr]
+            return 1, _EMPTY, _EMPTY
+        # each prompt's last chunk yields its first token: max_tokens - generated - 1 to go
+        left = min(req.max_tokens - req.generated for req in reqs)  # type: ignore[union-attr]
+        if dec.size:
+            left = min(left, int(r.remaining[dec].min()))
+        k = max(1, min(left, MAX_RUN + 1))
+        if k == 1:
+            return 1, _EMPTY, _EMPTY
+        new = np.array([s for s, _ in chunks], dtype=np.int64)
+        new_base = np.array([req.target - 1 for req in reqs], dtype=np.int64)  # type: ignore[union-attr]
+        if pool.free < (dec.size + new.size) * (k // bs + 1):
+            k = self._fit_blocks(np.concatenate((r.ctx[dec], new_base)), np.concatenate((r.nblocks[dec], r.nblocks[new])), pool.free, bs, k)
+        return (k, new, new_base) if k > 1 else (1, _EMPTY, _EMPTY)
 
     @staticmethod
     def _batch_wait(r: Replica, n_decodes: int) -> int:
