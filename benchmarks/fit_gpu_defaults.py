@@ -49,15 +49,15 @@ from servescope.predict.calibration import Calibration
 from servescope.predict.deployment import deploy
 
 METRICS = ("ttft_ms", "itl_ms")
-FIT = ("memory_bw_eff", "gemm_eff", "layer_overhead_s", "request_overhead_s", "eager_step_s")
-TRT_FIT = ("memory_bw_eff", "gemm_eff", "layer_overhead_s", "eager_step_s")
+FIT = ("memory_bw_eff", "gemm_eff", "layer_overhead_s", "request_overhead_s", "eager_layer_s")
+TRT_FIT = ("memory_bw_eff", "gemm_eff", "layer_overhead_s", "eager_layer_s")
 #: The values the step model had before any fit (engineering defaults, see calibration.FACTOR_DOCS;
 #: the host floor of prefill iterations was not modelled: 0).
-A_PRIORI = Calibration(memory_bw_eff=0.85, gemm_eff=0.70, layer_overhead_s=2e-6, request_overhead_s=1e-3, eager_step_s=0.0)
+A_PRIORI = Calibration(memory_bw_eff=0.85, gemm_eff=0.70, layer_overhead_s=2e-6, request_overhead_s=1e-3, eager_layer_s=0.0)
 BOUNDS = {"memory_bw_eff": (0.3, 1.0), "gemm_eff": (0.1, 1.0), "layer_overhead_s": (1e-7, 5e-4), "request_overhead_s": (1e-4, 0.2),
-          "eager_step_s": (1e-4, 0.3)}
+          "eager_layer_s": (1e-6, 4e-3)}
 #: Where a factor whose prior is 0 starts the (log-space) search.
-START = {"eager_step_s": 0.02}
+START = {"eager_layer_s": 2.5e-4}
 OUT = Path(__file__).parent / "results" / "fit_gpu_defaults.json"
 
 
@@ -102,7 +102,7 @@ def main() -> None:
         for run, scen, dep, cases in subset:
             # every run is scored with the same factors, except what the engine's defaults
             # rule out: NIM's prebuilt TensorRT engines launch no iteration kernel by kernel
-            run_cal = cal.with_factors({"eager_step_s": 0.0}) if scen.engine.id.lower() == "nim" else cal
+            run_cal = cal.with_factors({"eager_layer_s": 0.0}) if scen.engine.id.lower() == "nim" else cal
             ev = evaluate(scen, cases, run_cal, METRICS, cat, model=dep.model, hardware=dep.hardware)
             for m in METRICS:
                 out[m] += [math.log(p / q) for p, q in zip(ev.predicted[m], ev.measured[m], strict=True)]

@@ -17,8 +17,8 @@ gaps (eager HF decode at small batch is host-bound).
 
 Predicted (tp 1, bf16 weights and KV): prefill b x s = ``step_time(prefill=[(s, 0)] * b,
 logits=b)``, decode = ``step_time(b, b * keys_per_seq)``, under ``engine`` =
-``default_calibration(h200, "vllm")`` (a serving engine's overheads, 50 ms eager prefill
-floor); ``device_only`` = its efficiencies with every overhead and eager_step_s 0;
+``default_calibration(h200, "vllm")`` (a serving engine's overheads, 0.625 ms per layer eager
+prefill floor); ``device_only`` = its efficiencies with every overhead and eager_layer_s 0;
 ``ceilings`` = device_only with gemm_eff = best bf16 TFLOP/s / datasheet peak and
 memory_bw_eff = copy_rw_gb_s / datasheet bandwidth. HF's DynamicCache concatenates each
 layer's cache every step (a paged cache does not): ``kv_cat_ms`` is that read + write at
@@ -94,7 +94,7 @@ SMOKE = Plan("cpu", "fp32", "servescope-tiny-llama", "generic-cpu", TINY_LLAMA, 
              copy_mib=16, prefill=((1, 16), (2, 32)), decode=((1, 16), (4, 64)), warmup=1, reps=3)
 TORCH_DTYPES = {"bf16": torch.bfloat16, "fp32": torch.float32}
 # Calibration factors a bare forward pass does not pay: an engine's scheduling and host launch costs.
-ENGINE_OVERHEADS = ("step_overhead_s", "layer_overhead_s", "token_overhead_s", "output_token_overhead_s", "eager_step_s")
+ENGINE_OVERHEADS = ("step_overhead_s", "layer_overhead_s", "token_overhead_s", "output_token_overhead_s", "eager_layer_s")
 
 
 def attempt(fn: Callable[[], Row]) -> Row:

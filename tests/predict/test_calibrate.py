@@ -106,14 +106,14 @@ def test_tensorrt_llm_engines_get_their_own_factors() -> None:
     for name, value in ENGINE_DEFAULTS["trt-llm"].items():
         assert getattr(trt, name) == value
         # NIM's profiles are prebuilt TensorRT engines: same kernels, no eager prefill launch
-        assert getattr(nim, name) == (0.0 if name == "eager_step_s" else value)
+        assert getattr(nim, name) == (0.0 if name == "eager_layer_s" else value)
     assert trt.gemm_eff > vllm.gemm_eff and trt.layer_overhead_s < vllm.layer_overhead_s
-    assert trt.eager_step_s > 0 and vllm.eager_step_s > 0
+    assert trt.eager_layer_s > 0 and vllm.eager_layer_s > 0
 
 
 def test_cpu_engines_have_no_eager_floor() -> None:
     from servescope.predict.calibration import default_calibration
 
     cat = Catalog.load()
-    assert default_calibration(cat.hardware("generic-cpu"), "llama.cpp").eager_step_s == 0.0
-    assert default_calibration(cat.hardware("h100-sxm"), "llama.cpp").eager_step_s == 0.0
+    assert default_calibration(cat.hardware("generic-cpu"), "llama.cpp").eager_layer_s == 0.0
+    assert default_calibration(cat.hardware("h100-sxm"), "llama.cpp").eager_layer_s == 0.0

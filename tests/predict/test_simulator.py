@@ -28,7 +28,7 @@ FLAT = {
     "token_overhead_s": 0.0,
     "output_token_overhead_s": 0.0,
     "request_overhead_s": 0.002,
-    "eager_step_s": 0.0,
+    "eager_layer_s": 0.0,
 }
 
 

@@ -13,7 +13,7 @@ from servescope.predict.calibration import Calibration
 from servescope.predict.step_time import StepTimeModel, peak_flops
 from tests.predict.conftest import toy_hardware
 
-IDEAL = Calibration(1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, eager_step_s=0.0)
+IDEAL = Calibration(1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, eager_layer_s=0.0)
 DENSE = 1_342_177_280 + 5_637_144_576  # Llama 3.1 8B attention + MLP weights
 HEAD = 128256 * 4096
 
@@ -113,13 +113,13 @@ def test_cpu_threads_scale_compute(llama8b: Model) -> None:
 
 
 def test_prompt_iterations_last_at_least_the_host_launch(llama8b: Model) -> None:
-    """An iteration carrying prompt tokens runs outside CUDA graphs: max(device, eager_step_s).
+    """An iteration carrying prompt tokens runs outside CUDA graphs: max(device, layers x eager_layer_s).
     Decode-only iterations (graphed) never wait for the host."""
     from dataclasses import replace
 
     floor = 0.040
     plain = model(llama8b)
-    eager = StepTimeModel(architecture(llama8b), toy_hardware(), replace(IDEAL, eager_step_s=floor))
+    eager = StepTimeModel(architecture(llama8b), toy_hardware(), replace(IDEAL, eager_layer_s=floor / 32))  # 32 layers
     short = [(16, 0)]  # device time far below the floor
     assert plain.step_time(0, 0.0, 0.0, short) < floor
     assert eager.step_time(0, 0.0, 0.0, short) == pytest.approx(floor)

@@ -25,7 +25,7 @@ from servescope.errors import DocumentError
 class Calibration:
     """Efficiencies (fractions of peak) and overheads (seconds) of the step model."""
 
-    # memory_bw_eff, gemm_eff, layer_overhead_s, request_overhead_s and eager_step_s: fitted
+    # memory_bw_eff, gemm_eff, layer_overhead_s, request_overhead_s and eager_layer_s: fitted
     # once to public measurements (benchmarks/fit_gpu_defaults.py), the rest a priori; see FACTOR_DOCS.
     memory_bw_eff: float = 0.79
     gemm_eff: float = 0.42
@@ -36,7 +36,7 @@ class Calibration:
     token_overhead_s: float = 0.2e-6
     output_token_overhead_s: float = 5e-6
     request_overhead_s: float = 0.1e-3
-    eager_step_s: float = 0.050
+    eager_layer_s: float = 625e-6
 
     def with_factors(self, factors: dict[str, float]) -> Calibration:
         unknown = sorted(set(factors) - set(FACTOR_NAMES))
@@ -73,13 +73,15 @@ FACTOR_DOCS: dict[str, str] = {
     "step_overhead_s, so it is put on layers (a priori 2 us).",
     "token_overhead_s": "Per scheduled token per iteration (input preparation, position/slot bookkeeping). Default 0.2 us.",
     "output_token_overhead_s": "Per sampled token (sampling, detokenisation, streaming one chunk). Default 5 us.",
-    "eager_step_s": "Host time of an iteration that carries prompt tokens: engines replay CUDA graphs only "
+    "eager_layer_s": "Host time per decoder layer of an iteration that carries prompt tokens: engines replay CUDA graphs only "
     "for decode batches (vLLM captures up to min(2 x max_num_seqs, 512) tokens, or FULL_DECODE_ONLY; "
     "TensorRT-LLM's PyTorch backend only generation-only batches), so a prefill or mixed iteration is "
-    "launched kernel by kernel and lasts at least this long, whatever the device time (max, not sum: "
-    f"launches overlap execution). Default 50 ms, {_FIT}: without it the measured time to first token "
-    "falls less with tensor parallelism than the device time does (B200, twice as fast as H100, measured "
-    "as slow as H100 at TP 8). TensorRT-LLM (PyTorch backend): 77.5 ms. 0 for CPU engines and NIM's "
+    "launched kernel by kernel and lasts at least layers x this, whatever the device time (max, not sum: "
+    "launches overlap execution; per layer because the launches are). Default 0.625 ms (50 ms for an "
+    f"80-layer model), {_FIT}: without it the measured time to first token falls less with tensor "
+    "parallelism than the device time does (B200, twice as fast as H100, measured as slow as H100 at "
+    "TP 8). Every fit point has 80 layers, so per layer or per iteration cannot be told apart there. "
+    "TensorRT-LLM (PyTorch backend): 0.969 ms (77.5 ms at 80 layers). 0 for CPU engines and NIM's "
     "prebuilt TensorRT engines.",
     "request_overhead_s": "Per request before it reaches the scheduler (HTTP, chat template, tokenisation); "
     f"adds to TTFT. Default 0.1 ms (the fit's lower bound), {_FIT}: once the harness's start-up burst is replayed, "
@@ -97,7 +99,7 @@ _CPU_DATASHEET = Calibration(
     token_overhead_s=1e-6,
     output_token_overhead_s=50e-6,
     request_overhead_s=1e-3,
-    eager_step_s=0.0,  # no CUDA graphs to leave: every iteration is launched the same way
+    eager_layer_s=0.0,  # no CUDA graphs to leave: every iteration is launched the same way
 )
 
 #: Factors `calibrate` fits by default: the few that dominate the error.
@@ -110,7 +112,7 @@ _CPU_ENGINES = ("llama.cpp", "llamacpp", "ollama", "llama-cpp")
 TRT_MEMORY_BW_EFF = 0.79
 TRT_GEMM_EFF = 0.53
 TRT_LAYER_OVERHEAD_S = 35e-6
-TRT_EAGER_STEP_S = 0.0775
+TRT_EAGER_LAYER_S = 969e-6
 
 #: GPU engines whose kernels differ enough from vLLM's to have their own factors, fitted by
 #: ``benchmarks/fit_gpu_defaults.py --engine trt-llm`` (InferenceX TensorRT-LLM on H200;
@@ -118,9 +120,9 @@ TRT_EAGER_STEP_S = 0.0775
 #: engines run by the C++ runtime: the same kernels, but no kernel-by-kernel launch of a
 #: context iteration, so no eager floor.
 _TRT_LLM = {"memory_bw_eff": TRT_MEMORY_BW_EFF, "gemm_eff": TRT_GEMM_EFF, "layer_overhead_s": TRT_LAYER_OVERHEAD_S,
-            "eager_step_s": TRT_EAGER_STEP_S}
+            "eager_layer_s": TRT_EAGER_LAYER_S}
 ENGINE_DEFAULTS: dict[str, dict[str, float]] = {"trt-llm": _TRT_LLM, "tensorrt-llm": _TRT_LLM, "trtllm": _TRT_LLM,
-                                                 "nim": {**_TRT_LLM, "eager_step_s": 0.0}}
+                                                 "nim": {**_TRT_LLM, "eager_layer_s": 0.0}}
 
 
 def default_calibration(hardware: Hardware, engine_id: str) -> Calibration:

@@ -47,7 +47,7 @@ from servescope.predict.dtypes import RATE_VS_BF16, bytes_per, compute_dtype_for
 class StepBreakdown:
     """Seconds per term of one iteration. ``host_wait``: how much longer the host
     takes to launch an iteration that runs outside CUDA graphs (one carrying prompt
-    tokens) than the device takes to run it (``Calibration.eager_step_s``)."""
+    tokens) than the device takes to run it (layers x ``Calibration.eager_layer_s``)."""
 
     linear: float
     lm_head: float
@@ -154,7 +154,7 @@ class StepTimeModel:
                 self._comm_fixed += (pp - 1) * lat
                 self._comm_per_token += (pp - 1) * msg / bw
         self._overhead_fixed = c.step_overhead_s + a.layers * c.layer_overhead_s
-        self._eager_step = c.eager_step_s
+        self._eager_step = a.layers * c.eager_layer_s  # host launch time of a non-graphed iteration
         self._fixed_by_batch: dict[int, float] = {}
         self._chunk_alone: dict[tuple[int, int, int], float] = {}
 
