@@ -149,5 +149,5 @@ def test_columns_from_the_simulation_equal_the_records(catalog: Catalog, rate: f
 
 def test_records_are_built_only_when_asked(catalog: Catalog) -> None:
     run = predict("llama-3.1-8b-on-h100", SyntheticWorkload((4,), 256, 16, num_requests=8), catalog=catalog)
-    assert run._records is None
+    assert run._lazy is not None and run._lazy._built is None
     assert len(run.records) == 8 and run.records is run.records

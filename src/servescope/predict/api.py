@@ -53,13 +53,13 @@ class PredictionRun:
     events: int
     wall_s: float
     notes: list[str] = field(default_factory=list)
-    _records: list[RequestRecord] | None = field(default=None, repr=False)
+    _lazy: _LazyRecords | None = field(default=None, repr=False)
 
     @property
     def records(self) -> list[RequestRecord]:
-        if self._records is None:
-            self._records = build_records(self.outcome)
-        return self._records
+        if self._lazy is None:
+            self._lazy = _LazyRecords(self.outcome)
+        return self._lazy.records
 
 
 @dataclass
@@ -86,16 +86,21 @@ class Prepared:
 
 
 class _LazyRecords:
-    """The records of a simulation, built only if something iterates them (SLOs)."""
+    """The records of a simulation, built once, when first asked for (SLO checks,
+    ``PredictionRun.records``)."""
 
     def __init__(self, outcome: SimOutcome) -> None:
         self.outcome = outcome
-        self.built: list[RequestRecord] | None = None
+        self._built: list[RequestRecord] | None = None
+
+    @property
+    def records(self) -> list[RequestRecord]:
+        if self._built is None:
+            self._built = build_records(self.outcome)
+        return self._built
 
     def __iter__(self) -> Iterator[RequestRecord]:
-        if self.built is None:
-            self.built = build_records(self.outcome)
-        return iter(self.built)
+        return iter(self.records)
 
 
 @contextmanager
@@ -216,7 +221,7 @@ def simulate(
                 rate=load.rate,
                 slos=slos,
             )
-    return PredictionRun(prediction, result, outcome, dep, outcome.events, time.perf_counter() - started, list(dep.notes), lazy.built)  # type: ignore[arg-type]
+    return PredictionRun(prediction, result, outcome, dep, outcome.events, time.perf_counter() - started, list(dep.notes), lazy)  # type: ignore[arg-type]
 
 
 def predict(
