@@ -169,22 +169,14 @@ def phases_synthetic(spec: SyntheticWorkload, dep: Deployment, load: LoadOptions
         for name, n in groups:
             reqs = pending
             isls, osls = draw(spec.isl, n), draw(spec.osl, n)
-            for i in range(n):
-                prompt = isls[i] + dep.template_tokens
-                out = _max_tokens(dep, prompt, osls[i])
-                reqs.append(
-                    SimRequest(
-                        index=index,
-                        request_id=f"p{p}-{name[0]}{i:05d}",
-                        phase=name,
-                        point=p,
-                        concurrency=conc,
-                        prompt_tokens=prompt,
-                        max_tokens=out,
-                        target=prompt,
-                    )
-                )
-                index += 1
+            prompts = [x + dep.template_tokens for x in isls]
+            tag = f"p{p}-{name[0]}"
+            # (search simulates the same workload many times: this loop is on its path)
+            reqs.extend(
+                SimRequest(index + i, f"{tag}{i:05d}", name, p, conc, prompt, _max_tokens(dep, prompt, out), target=prompt)
+                for i, (prompt, out) in enumerate(zip(prompts, osls, strict=True))
+            )
+            index += n
             if spec.continuous_warmup and name == "warmup":
                 continue  # the measured requests join this same closed loop
             pending = []
