@@ -48,10 +48,10 @@ class Endpoint:
         return f"{self.base_url}/v1/{'chat/completions' if self.api == 'chat' else 'completions'}"
 
     def headers(self) -> dict[str, str]:
-        h = {"Content-Type": "application/json", "Accept": "text/event-stream"}
-        if self.api_key:
-            h["Authorization"] = f"Bearer {self.api_key}"
-        return h
+        return {"Content-Type": "application/json", "Accept": "text/event-stream", **self.auth_headers()}
+
+    def auth_headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
 
     def body(self, prompt: str, max_tokens: int, temperature: float = 0.0, seed: int | None = None, extra: dict[str, Any] | None = None) -> dict[str, Any]:
         body: dict[str, Any] = {

@@ -79,6 +79,7 @@ def build_result(
     records_file: str,
     slos: list[Slo] | None = None,
     requested_rate: float | None = None,
+    engine_scrape: dict[str, Any] | None = None,
 ) -> Result:
     records: list[RequestRecord] = [r for o in outcomes for r in o.records]
     point_columns = [o.columns() for o in outcomes]
@@ -147,6 +148,7 @@ def build_result(
             "finished_at": finished_at,
             "records_file": records_file,
             "seed": workload.params.seed,
+            "engine_scrape": engine_scrape,
         },
     }
     return Result.model_validate(doc)

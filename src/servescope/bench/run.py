@@ -61,6 +61,7 @@ class RunOptions:
     embedded_parallel: int | None = None
     embedded_ctx_per_slot: int = 4096
     scrape_metrics: bool = True
+    scrape_interval_s: float = 0.5  # first interval; doubles while a scrape takes > 10 % of it
     run_id: str | None = None
     extra_body: dict[str, Any] | None = None  # engine-specific request fields, recorded in args
 
@@ -217,7 +218,8 @@ async def _run_async(
         if progress.on_start:
             progress.on_start(sum(len(p.requests) for p in points))
         t_start = time.perf_counter()
-        sampler = MetricsSampler(session, endpoint.base_url) if opts.scrape_metrics else None
+        # The sampler polls /metrics from its own thread (see bench.scrape): never on this loop.
+        sampler = MetricsSampler(endpoint.base_url, opts.scrape_interval_s, headers=endpoint.auth_headers()) if opts.scrape_metrics else None
         timeout = opts.timeout_s or workload.params.timeout_s or 600.0
         with RecordWriter(records_path) as writer:
             writer.write_header(header)
@@ -226,12 +228,17 @@ async def _run_async(
                 load=LoadSpec(opts.rate, opts.arrival, opts.gamma_shape, workload.params.seed or 0),
                 sampler=sampler, on_record=progress.on_record, on_point=progress.on_point, extra_body=opts.extra_body,
             )
-            outcomes: list[PointOutcome] = await RUNNERS[workload.kind](ctx, workload, points)
+            try:
+                outcomes: list[PointOutcome] = await RUNNERS[workload.kind](ctx, workload, points)
+            finally:
+                if sampler is not None:
+                    sampler.close()
             wall = time.perf_counter() - t_start
             await _fill_input_tokens(session, endpoint, points, outcomes, writer)
     result = build_result(
         workload, outcomes, ident, resolved_params=resolved, started_at=started, finished_at=_utc_now(),
         wall_s=wall, records_file="records.jsonl", slos=opts.slos, requested_rate=opts.rate,
+        engine_scrape=sampler.stats.as_metadata() if sampler is not None else None,
     )
     result_path = run_dir / "result.json"
     result_path.write_text(json.dumps(result.dump(), indent=2) + "\n", encoding="utf-8")

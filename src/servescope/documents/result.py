@@ -204,6 +204,25 @@ class HardwareIdentity(StrictModel):
     count: int = Field(default=1, ge=1)
 
 
+class EngineScrape(StrictModel):
+    """What reading the engine's ``/metrics`` cost during a run (explicit timing only).
+
+    The sampler runs in its own thread, off the event loop that stamps tokens; these
+    figures show what it cost and whether it backed off."""
+
+    in_thread: bool = True
+    interval_s: NonNegFloat = Field(description="The first interval between scrapes.")
+    final_interval_s: NonNegFloat = Field(description="The interval at the end (doubled after each slow scrape).")
+    scrapes: NonNegInt
+    failed: NonNegInt = 0
+    fetch_ms_mean: NonNegFloat | None = None
+    fetch_ms_max: NonNegFloat | None = None
+    parse_ms_mean: NonNegFloat | None = Field(default=None, description="Filtering and parsing the needed families.")
+    parse_ms_max: NonNegFloat | None = None
+    page_bytes_max: NonNegInt = 0
+    note: str | None = Field(default=None, description="Why scraping stopped or never started, if it did.")
+
+
 class Metadata(StrictModel):
     pipeline_mode: PipelineMode
     non_deterministic: bool
@@ -222,6 +241,7 @@ class Metadata(StrictModel):
     records_file: str | None = Field(default=None, description="Per-request JSONL records, relative to the result.")
     seed: int | None = None
     step_timing: dict[str, float] | None = None
+    engine_scrape: EngineScrape | None = None
 
 
 class Result(Document):

@@ -32,6 +32,10 @@ Request id (to match client records to log entries), first found of: header
 ``X-Request-ID``, body ``truth.id``, body ``user``, a ``[truth-id:ID]`` marker in
 the prompt, else ``<pid>-<n>``. The id is echoed in the ``X-Truth-Id`` response header.
 
+A recorded ``/metrics`` page (``--metrics-file``, e.g. a real vLLM or SGLang page)
+is served as is at ``GET /metrics``, so a client's engine-metrics sampler runs
+against realistic text while its token timing is held against the log.
+
 The log: one entry per request (``recv_ns``, ``headers_ns``, ``token_ns[]``,
 ``end_ns``, ``outcome``, ...), kept in memory (``GET /truth/log``,
 ``GET /truth/log?id=X``, ``DELETE /truth/log``) and, with ``--log-dir``, appended
@@ -284,8 +288,13 @@ class _Emitter:
 class TruthApp:
     """The aiohttp application and its log (one per worker process)."""
 
-    def __init__(self, options: Options, *, model: str = "truth", token_text: str = " the", log_path: Path | None = None, worker: int = 0) -> None:
+    def __init__(
+        self, options: Options, *, model: str = "truth", token_text: str = " the", log_path: Path | None = None, worker: int = 0,
+        metrics_text: bytes | None = None,
+    ) -> None:
         self.options = options
+        self.metrics_text = metrics_text
+        self.metrics_served = 0
         self.model = model
         self.token_text = token_text
         self.worker = worker
@@ -299,6 +308,7 @@ class TruthApp:
         self.app.router.add_post("/v1/completions", self._completions)
         self.app.router.add_get("/v1/models", self._models)
         self.app.router.add_get("/health", self._health)
+        self.app.router.add_get("/metrics", self._metrics)
         self.app.router.add_get("/truth/log", self._get_log)
         self.app.router.add_delete("/truth/log", self._clear_log)
         self.app.on_cleanup.append(self._close)
@@ -317,6 +327,12 @@ class TruthApp:
 
     async def _health(self, _r: web.Request) -> web.Response:
         return web.json_response({"status": "ok", "worker": self.worker, "pid": os.getpid()})
+
+    async def _metrics(self, _r: web.Request) -> web.Response:
+        if self.metrics_text is None:
+            return web.Response(status=404, text="no --metrics-file given\n")
+        self.metrics_served += 1
+        return web.Response(body=self.metrics_text, headers={"Content-Type": "text/plain; version=0.0.4; charset=utf-8"})
 
     async def _models(self, _r: web.Request) -> web.Response:
         return web.json_response({"object": "list", "data": [{"id": self.model, "object": "model", "created": 0, "owned_by": "servescope-truth"}]})
@@ -489,9 +505,13 @@ def raise_nofile_limit() -> int:
     return soft
 
 
-async def serve(options: Options, *, host: str, port: int, model: str, token_text: str, log_dir: Path | None, worker: int, reuse_port: bool, ready: Any = None) -> None:
+async def serve(
+    options: Options, *, host: str, port: int, model: str, token_text: str, log_dir: Path | None, worker: int, reuse_port: bool,
+    ready: Any = None, metrics_file: Path | None = None,
+) -> None:
     log_path = log_dir / f"truth-{worker}.jsonl" if log_dir else None
-    ta = TruthApp(options, model=model, token_text=token_text, log_path=log_path, worker=worker)
+    metrics_text = metrics_file.read_bytes() if metrics_file else None
+    ta = TruthApp(options, model=model, token_text=token_text, log_path=log_path, worker=worker, metrics_text=metrics_text)
     runner = web.AppRunner(ta.app, access_log=None, handle_signals=False)
     await runner.setup()
     site = web.TCPSite(runner, host, port, backlog=4096, reuse_port=reuse_port or None)
@@ -539,6 +559,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", default="truth")
     p.add_argument("--token-text", default=" the", help="the content of every token chunk")
     p.add_argument("--log-dir", type=Path, default=None, help="append one JSONL line per request to LOG_DIR/truth-<worker>.jsonl")
+    p.add_argument("--metrics-file", type=Path, default=None, help="serve this recorded Prometheus page at GET /metrics")
     p.add_argument("--ttft-ms", type=float, default=Options.ttft_ms)
     p.add_argument("--itl-ms", type=float, default=Options.itl_ms)
     p.add_argument("--jitter-ms", type=float, default=0.0)
@@ -566,7 +587,7 @@ def main(argv: list[str] | None = None) -> int:
     def ready(port: int) -> None:
         print(f"READY {port}", flush=True)
 
-    asyncio.run(serve(opts, host=a.host, port=a.port, model=a.model, token_text=a.token_text, log_dir=a.log_dir, worker=a.worker_index, reuse_port=a.workers > 1, ready=ready))
+    asyncio.run(serve(opts, host=a.host, port=a.port, model=a.model, token_text=a.token_text, log_dir=a.log_dir, worker=a.worker_index, reuse_port=a.workers > 1, ready=ready, metrics_file=a.metrics_file))
     return 0
 
 
@@ -621,10 +642,14 @@ class TruthServer:
 
     ``with TruthServer(itl_ms=10, workers=1) as srv: ...`` — ``srv.base_url``,
     ``srv.read_log()`` (every worker's JSONL, as a dict by request id), ``srv.pids``.
-    Keyword arguments are :class:`Options` fields plus ``model``, ``token_text``.
+    Keyword arguments are :class:`Options` fields plus ``model``, ``token_text`` and
+    ``metrics_file`` (a recorded ``/metrics`` page to serve).
     """
 
-    def __init__(self, *, workers: int = 1, host: str = "127.0.0.1", log_dir: Path | str | None = None, model: str = "truth", token_text: str = " the", start_timeout_s: float = 20.0, **options: Any) -> None:
+    def __init__(
+        self, *, workers: int = 1, host: str = "127.0.0.1", log_dir: Path | str | None = None, model: str = "truth", token_text: str = " the",
+        start_timeout_s: float = 20.0, metrics_file: Path | str | None = None, **options: Any,
+    ) -> None:
         bad = sorted(k for k in options if k not in _OPTION_NAMES)
         if bad:
             raise TypeError(f"unknown truth option(s): {', '.join(bad)}")
@@ -634,6 +659,7 @@ class TruthServer:
         self.model = model
         self.token_text = token_text
         self.start_timeout_s = start_timeout_s
+        self.metrics_file = Path(metrics_file) if metrics_file else None
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         self.log_dir = Path(log_dir) if log_dir else None
         self.proc: subprocess.Popen[str] | None = None
@@ -661,6 +687,8 @@ class TruthServer:
         cmd += ["--model", self.model, "--token-text", self.token_text]
         assert self.log_dir is not None
         cmd += ["--log-dir", str(self.log_dir)]
+        if self.metrics_file is not None:
+            cmd += ["--metrics-file", str(self.metrics_file)]
         cmd += ["--ttft-ms", repr(o.ttft_ms), "--itl-ms", repr(o.itl_ms), "--jitter-ms", repr(o.jitter_ms), "--seed", str(o.seed)]
         cmd += ["--default-max-tokens", str(o.default_max_tokens)]
         for flag, val in (("--error-after", o.error_after), ("--drop-after", o.drop_after), ("--context-size", o.context_size), ("--status", o.status)):
