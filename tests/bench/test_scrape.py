@@ -12,7 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from servescope.bench.scrape import EngineSnapshot, EngineWindow, parse_exposition, summarize_window
+from servescope.bench.scrape import (
+    WANTED_PREFIXES,
+    EngineSnapshot,
+    EngineWindow,
+    ScrapeStats,
+    filter_exposition,
+    parse_exposition,
+    summarize_window,
+)
+from servescope.documents.result import EngineScrape
 
 HERE = Path(__file__).parent
 LLAMACPP_TEXT = (HERE / "engine" / "fixtures" / "llamacpp_metrics.txt").read_text()
@@ -229,3 +238,35 @@ def test_unknown_engine_gives_nulls_not_zeros() -> None:
     w = summarize_window([snap(0, text), snap(1, text)])
     assert (w.kv_utilization, w.prefix_cache_hit_rate, w.preemptions) == (None, None, None)
     assert w.raw_delta == {}  # only engine-prefixed series are kept
+
+
+# ---- filtering before parsing (what the sampler does) ------------------------------
+
+VLLM_032_TEXT = (HERE / "fixtures" / "vllm_0.32_cpu_metrics.txt").read_text()
+
+
+@pytest.mark.parametrize("text", [VLLM_032_TEXT, VLLM_TEXT, SGLANG_TEXT, LLAMACPP_TEXT], ids=["vllm-0.32", "vllm-v1-idle", "sglang", "llamacpp"])
+def test_filtered_parse_keeps_every_value_the_window_reads(text: str) -> None:
+    full = parse_exposition(text)
+    kept = parse_exposition(text, WANTED_PREFIXES)
+    assert kept and kept == {k: v for k, v in full.items() if k.startswith(WANTED_PREFIXES)}
+    # raw_delta differs only by families nothing reads; the window's fields must match.
+    a = summarize_window([EngineSnapshot(0, kept), EngineSnapshot(1, kept)])
+    b = summarize_window([EngineSnapshot(0, full), EngineSnapshot(1, full)])
+    assert (a.kv_utilization, a.prefix_cache_hit_rate, a.preemptions) == (b.kv_utilization, b.prefix_cache_hit_rate, b.preemptions)
+
+
+def test_filter_keeps_only_the_needed_lines_of_a_real_vllm_page() -> None:
+    kept = filter_exposition(VLLM_032_TEXT)
+    assert len(VLLM_032_TEXT) > 50_000 and len(kept) < 1_500
+    assert parse_exposition(kept)["vllm:prefix_cache_queries"] == 69362.0
+    assert parse_exposition(kept)["vllm:prefix_cache_hits"] == 29312.0
+    assert "vllm:kv_cache_usage_perc" in parse_exposition(kept)
+    assert filter_exposition("# HELP x y\nx 1\n") == ""
+
+
+def test_scrape_stats_fit_the_result_schema() -> None:
+    stats = ScrapeStats(interval_s=0.5, final_interval_s=1.0, scrapes=2, fetch_ms=[1.0, 3.0], parse_ms=[0.2, 0.4], page_bytes_max=52384)
+    meta = EngineScrape.model_validate(stats.as_metadata())
+    assert meta.fetch_ms_mean == 2.0 and meta.parse_ms_max == 0.4 and meta.in_thread
+    assert EngineScrape.model_validate(ScrapeStats(interval_s=0.5, final_interval_s=0.5).as_metadata()).fetch_ms_mean is None
