@@ -267,20 +267,28 @@ def config_id_cmd(
     engine: Annotated[str, typer.Argument(help="Engine name, e.g. vllm or llama.cpp.")],
     version: Annotated[str, typer.Argument(help="Engine version.")],
     flags: Annotated[
-        list[str] | None, typer.Argument(help="Engine flags as on its command line, e.g. --max-num-seqs 64.")
+        list[str] | None,
+        typer.Argument(help="Engine flags, or its whole command line (vllm serve MODEL ..., llama-server -m MODEL ...), after --."),
     ] = None,
     dtype: Annotated[str | None, typer.Option(help="Weight dtype.")] = None,
     kv_dtype: Annotated[str | None, typer.Option(help="KV-cache dtype.")] = None,
     quantization: Annotated[str | None, typer.Option(help="Quantization method.")] = None,
     show: Annotated[bool, typer.Option(help="Also print the canonical configuration that is hashed.")] = False,
 ) -> None:
-    """Print the config_id fingerprint of an engine setup."""
-    from servescope.documents.config_id import canonical_config, config_id, parse_flags
+    """Print the config_id fingerprint of an engine setup (the model of a pasted command line is not part of it)."""
+    from servescope.documents.config_id import canonical_config, config_id
+    from servescope.documents.engine_command import command_for_engine
+    from servescope.errors import UsageError
 
-    args = parse_flags(flags or [])
-    out.print(config_id(engine, version, args, dtype, kv_dtype, quantization))
+    try:
+        args = command_for_engine(flags or [], engine).flags
+        cid = config_id(engine, version, args, dtype, kv_dtype, quantization)
+        canon = canonical_config(engine, version, args, dtype, kv_dtype, quantization)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    out.print(cid)
     if show:
-        out.print_json(json.dumps(canonical_config(engine, version, args, dtype, kv_dtype, quantization)))
+        out.print_json(json.dumps(canon))
 
 
 @catalog_app.command("list")

@@ -85,7 +85,8 @@ def run_command(
     slo: Annotated[str | None, typer.Option(help="SLOs per request, e.g. ttft_ms<=500,tpot_ms<=30.")] = None,
     engine: Annotated[str | None, typer.Option(help="Engine name for the record (default: detected).")] = None,
     engine_version: Annotated[str | None, typer.Option(help="Engine version for the record (default: detected).")] = None,
-    engine_args: Annotated[str | None, typer.Option(help="The engine's flags, quoted, for config_id, e.g. '--max-num-seqs 64'.")] = None,
+    engine_args: Annotated[str | None, typer.Option(help="The engine's flags or its command line, quoted, for config_id, e.g. '--max-num-seqs 64' or 'vllm serve MODEL --max-num-seqs 64' (credentials are redacted).")] = None,
+    extra_body: Annotated[str | None, typer.Option(help="A JSON object merged into every request body, e.g. '{\"ignore_eos\": true}'; recorded as request.<key> args.")] = None,
     timeout: Annotated[float | None, typer.Option(help="Per-request timeout in seconds (default: the workload's).")] = None,
     parallel: Annotated[int | None, typer.Option(help="Embedded engine: --parallel slots (default: the highest concurrency, at most 64).")] = None,
     ctx_per_slot: Annotated[int, typer.Option(help="Embedded engine: context tokens per slot.")] = 4096,
@@ -95,8 +96,7 @@ def run_command(
     scrape_interval: Annotated[float, typer.Option(help="Seconds between /metrics reads at first; doubles while a read takes over 10 % of it.")] = 0.5,
 ) -> None:
     """Measure a workload against an endpoint (default: the embedded llama.cpp engine)."""
-    import shlex
-
+    from servescope.bench.request_fields import parse_extra_body
     from servescope.bench.run import Progress as RunProgress
     from servescope.bench.run import RunOptions, run_workload
 
@@ -118,10 +118,11 @@ def run_command(
     opts = RunOptions(
         workload_id=workload, endpoint=endpoint, model=model, api=api, api_key_env=api_key_env,  # type: ignore[arg-type]
         scenario=scenario, out_dir=out, engine_id=engine, engine_version=engine_version,
-        engine_args=shlex.split(engine_args) if engine_args else [], rate=rate, arrival=arrival, gamma_shape=gamma_shape,
+        engine_args=[engine_args] if engine_args else [], rate=rate, arrival=arrival, gamma_shape=gamma_shape,
         concurrency=levels, timeout_s=timeout, slos=parse_slos(slo), embedded_parallel=parallel, embedded_ctx_per_slot=ctx_per_slot,
         scrape_metrics=scrape, scrape_interval_s=scrape_interval,
     )
+    user_body = parse_extra_body(extra_body) if extra_body is not None else {}
     variants: list[tuple[str, dict[str, Any] | None]] = [("prefix cache on", None)]
     if compare_prefix_cache:
         if endpoint is not None:
@@ -136,7 +137,7 @@ def run_command(
     for label, extra in variants:
         if compare_prefix_cache:
             console.print(f"[bold]{label}[/bold]")
-        opts.extra_body = extra
+        opts.extra_body = {**user_body, **(extra or {})} or None
         artifacts = _run_with_progress(console, opts, RunProgress, run_workload)
         results.append(artifacts.result)
         console.print(summary_table(artifacts.result))

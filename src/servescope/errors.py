@@ -9,7 +9,10 @@ the CLI turns each into one line and an exit code, never a traceback::
     ├── CatalogError         a workload/dataset/scenario that cannot be found,
     │                        or a catalog that breaks its own rules
     ├── EndpointError        the endpoint under test misbehaved or is unreachable
-    └── EngineError          the local engine could not be built, started or stopped
+    ├── EngineError          the local engine could not be built, started or stopped
+    └── UsageError           an option servescope cannot act on (a malformed
+                             --engine-args or --extra-body, a request field the
+                             engine is not known to accept); exit code 2
 
 Lower-level exceptions (OSError, yaml.YAMLError, aiohttp errors) are mapped with
 ``raise ... from exc`` so the cause stays available to a debugger.
@@ -47,4 +50,10 @@ class EngineError(ServescopeError):
     """The local engine could not be built, started or stopped."""
 
 
-__all__ = ["CatalogError", "DocumentError", "EndpointError", "EngineError", "ServescopeError"]
+class UsageError(ServescopeError):
+    """An option or argument that servescope cannot act on; nothing was sent."""
+
+    exit_code = 2
+
+
+__all__ = ["CatalogError", "DocumentError", "EndpointError", "EngineError", "ServescopeError", "UsageError"]

@@ -15,7 +15,11 @@ from typing import Any
 import pytest
 
 from servescope.documents import canonical_config, config_id
-from servescope.documents.config_id import normalize_value, parse_flags
+from servescope.documents.config_id import (
+    legacy_config_id,
+    normalize_value,
+    parse_flags,
+)
 
 # --- golden vectors ----------------------------------------------------------------------------
 
@@ -428,3 +432,45 @@ def test_quantization_none_in_any_case_equals_omitted() -> None:
 
 def test_vllm_max_num_seqs_256_is_not_assumed_to_be_the_default() -> None:
     assert config_id("vllm", "0.11.0", {"--max-num-seqs": 256}) != config_id("vllm", "0.11.0", {})
+
+
+# --- --no-X negation (issue 10) ----------------------------------------------------------------
+
+
+def test_no_flag_is_the_flag_set_false() -> None:
+    assert canonical_config("vllm", "0.32", {"--no-enable-prefix-caching": None})["flags"] == {"enable-prefix-caching": False}
+    assert vllm_id({"--no-enable-prefix-caching": None}) == vllm_id({"--enable-prefix-caching": "false"})
+    assert vllm_id({"--no-enable-prefix-caching": None}) != vllm_id({"--enable-prefix-caching": None})
+
+
+def test_flag_and_its_no_form_together_are_a_conflict() -> None:
+    with pytest.raises(ValueError, match="'enable-prefix-caching' given twice"):
+        vllm_id(parse_flags(["--enable-prefix-caching", "--no-enable-prefix-caching"]))
+
+
+def test_no_form_of_a_default_is_kept_and_the_default_dropped() -> None:
+    # llama.cpp batches continuously by default: --cont-batching is the default, --no-cont-batching is not.
+    assert config_id("llama.cpp", "b1", {"--cont-batching": None}) == config_id("llama.cpp", "b1", {})
+    assert canonical_config("llama.cpp", "b1", {"--no-cont-batching": None})["flags"] == {"cont-batching": False}
+
+
+def test_no_prefix_with_a_non_boolean_value_is_left_alone() -> None:
+    assert canonical_config("vllm", "1", {"--no-such-thing": "x"})["flags"] == {"no-such-thing": "x"}
+
+
+# --- the earlier rule (before --no-X and credentials were normalised) ---------------------------
+
+
+@pytest.mark.parametrize(("args", "kwargs", "blob", "expected"), GOLDEN)
+def test_legacy_rule_gives_the_golden_ids(args: tuple[Any, ...], kwargs: dict[str, Any], blob: str, expected: str) -> None:
+    assert legacy_config_id(*args, **kwargs) == expected
+
+
+def test_legacy_rule_is_the_one_the_committed_demo_baseline_was_written_with() -> None:
+    # args and id as servescope wrote them for tiny-llama-on-cpu before issue 10
+    args = {"--cont-batching": None, "--ctx-size": "32768", "--metrics": None, "--no-kv-unified": None, "--no-webui": None,
+            "--parallel": "8", "--slots": None, "--threads": "1", "--threads-batch": "1"}
+    version = "0.6.0-dev (build 0, commit unknown)"
+    assert legacy_config_id("llama.cpp", version, args, "fp32", "fp16") == "a361709790b9d8d0"
+    assert config_id("llama.cpp", version, args, "fp32", "fp16") != "a361709790b9d8d0"
+    assert legacy_config_id("vllm", "1", {"--hf-token": "a"}) != legacy_config_id("vllm", "1", {"--hf-token": "b"})

@@ -337,3 +337,14 @@ def test_non_finite_metric_is_an_error() -> None:
 def test_building_an_inconsistent_result_from_python_raises() -> None:
     with pytest.raises(ValidationError, match="throughput"):
         Result.model_validate(result(throughput=7))
+
+
+def test_a_config_id_by_the_earlier_rule_is_a_warning_not_an_error() -> None:
+    from servescope.documents.config_id import legacy_config_id
+
+    args = {**ARGS, "--no-enforce-eager": None}
+    old = legacy_config_id(ENGINE, VERSION, args, DTYPE, KV_DTYPE)
+    assert old != config_id(ENGINE, VERSION, args, dtype=DTYPE, kv_dtype=KV_DTYPE)
+    found = issues_of(result(args=args, config_id=old))
+    assert triples(found) == [("warning", "config_id")] and "earlier rule" in found[0].message
+    assert triples(issues_of(result(args=args, config_id="0123456789abcdef"))) == [("error", "config_id")]

@@ -258,6 +258,17 @@ def test_param_ranges(name: str, value: Any) -> None:
     assert triples(issues_of(with_params(SERVING, **{name: value}))) == [("error", f"params.{name}")]
 
 
+def test_min_tokens_and_ignore_eos_are_params() -> None:
+    assert issues_of(with_params(SERVING, ignore_eos=True, min_tokens=256)) == []
+    assert triples(issues_of(with_params(SERVING, min_tokens=0))) == [("error", "params.min_tokens")]
+
+
+def test_min_tokens_above_output_tokens_is_an_error() -> None:
+    found = issues_of(with_params(SERVING, min_tokens=257))
+    assert triples(found) == [("error", "params.min_tokens")]
+    assert "output_tokens (256)" in found[0].message
+
+
 def test_unknown_param_is_an_error() -> None:
     assert triples(issues_of(with_params(SERVING, max_tokens=256))) == [("error", "params.max_tokens")]
 

@@ -44,6 +44,24 @@ WORKLOADS: list[dict[str, Any]] = [
         "metrics_required": ["total_requests"],
     },
     {
+        "id": "serve-itest-eos-v1", "kind": "serving", "name": "itest ignore_eos", "dataset_id": "prompts-mixed-v1",
+        "params": {"concurrency": 2, "num_requests": 6, "output_tokens": 16, "seed": 0, "timeout_s": 60,
+                   "dataset_buckets": ["xs"], "ignore_eos": True},
+        "metrics_required": [],
+    },
+    {
+        "id": "serve-itest-eos-control-v1", "kind": "serving", "name": "itest without ignore_eos", "dataset_id": "prompts-mixed-v1",
+        "params": {"concurrency": 2, "num_requests": 6, "output_tokens": 16, "seed": 0, "timeout_s": 60,
+                   "dataset_buckets": ["xs"]},
+        "metrics_required": [],
+    },
+    {
+        "id": "serve-itest-min-tokens-v1", "kind": "serving", "name": "itest min_tokens", "dataset_id": "prompts-mixed-v1",
+        "params": {"concurrency": 2, "num_requests": 6, "output_tokens": 16, "seed": 0, "timeout_s": 60,
+                   "dataset_buckets": ["xs"], "min_tokens": 8},
+        "metrics_required": [],
+    },
+    {
         "id": "serve-itest-long-c2-v1", "kind": "serving", "name": "itest long", "dataset_id": "prompts-mixed-v1",
         "params": {"concurrency": 2, "num_requests": 24, "output_tokens": 200, "seed": 0, "timeout_s": 60,
                    "dataset_buckets": ["xs"]},

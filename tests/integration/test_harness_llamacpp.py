@@ -39,6 +39,7 @@ def test_serving_run(llama: LlamaServer, itest_catalog: Catalog, tmp_path: Path)
     assert m.kv_utilization is None  # llama.cpp exposes no KV gauge: null, not invented
     assert art.result.engine.id == "llama.cpp" and art.result.engine.version  # detected from /props
     assert art.result.args == {}  # an external endpoint's flags are unknown unless --engine-args says them
+    assert art.result.metadata.allow_network is True  # an --endpoint may be anywhere: the run used the network
     assert art.evaluation_run.points[0].concurrency == 4
     header = read_header(art.records_path)
     assert header is not None and header["workload_id"] == "serve-itest-c4-v1"
@@ -83,6 +84,7 @@ def test_longctx_needle_and_overflow_are_failures_not_omissions(llama: LlamaServ
     assert art.result.blocked_by_reason_code == {"context-overflow": 2, "malformed-output": 2}
     cats = {(f.stage, f.category) for f in art.result.failures}
     assert cats == {("score", "malformed-output"), ("send", "context-overflow")}
+    assert {f.concurrency for f in art.result.failures} == {1}  # located at their sweep point
     overflow = [f for f in art.result.failures if f.category == "context-overflow"][0]
     assert overflow.http_status == 400 and "exceeds the available context size" in overflow.message
     assert pts[1].status == "failed"

@@ -35,6 +35,7 @@ class FailureGroup:
     message: str
     sample_request_id: str
     http_status: int | None
+    concurrency: int | None = None  # the sweep point's, when failures are listed per point
 
 
 @dataclass
@@ -188,9 +189,27 @@ def aggregate_columns(cols: Columns, *, token_source_hint: str | None = None) ->
                      e2e_s=(e2e / 1000).tolist())
 
 
-def contract_fields(agg: Aggregate, records: Iterable[RequestRecord], slos: list[Any]) -> dict[str, Any]:
+def failures_by_concurrency(per_point: Iterable[tuple[int, list[FailureGroup]]]) -> list[FailureGroup]:
+    """A sweep's failures: one group per (stage, category, concurrency), from each
+    point's groups (points at one concurrency, such as longctx's context lengths,
+    share a group; its message and sample are the first point's)."""
+    merged: dict[tuple[str, str, int], FailureGroup] = {}
+    for concurrency, groups in per_point:
+        for g in groups:
+            key = (g.stage, g.category, concurrency)
+            if key in merged:
+                merged[key].count += g.count
+            else:
+                merged[key] = FailureGroup(g.stage, g.category, g.count, g.message, g.sample_request_id, g.http_status, concurrency)
+    return [merged[k] for k in sorted(merged, key=lambda k: (k[2], k[0], k[1]))]
+
+
+def contract_fields(
+    agg: Aggregate, records: Iterable[RequestRecord], slos: list[Any], failures: list[FailureGroup] | None = None
+) -> dict[str, Any]:
     """The metrics-contract fields of a Result, mapped to serving (shared/DESIGN.md):
-    ``failures[]`` and ``blocked_by_reason_code`` from failed requests, ``throughput``
+    ``failures[]`` (``agg``'s groups unless ``failures`` gives them, e.g. per sweep
+    point) and ``blocked_by_reason_code`` from failed requests, ``throughput``
     = completed requests, turnaround from E2E, ``on_time_rate`` and
     ``violations_by_invariant_id`` from the SLOs (objects with id/metric/op/threshold)."""
     on_time, violations = slo_outcome(records, [(s.id, s.metric, s.op, s.threshold) for s in slos])
@@ -198,8 +217,8 @@ def contract_fields(agg: Aggregate, records: Iterable[RequestRecord], slos: list
     return {
         "failures": [
             {"stage": f.stage, "category": f.category, "count": f.count, "message": f.message,
-             "sample_request_id": f.sample_request_id, "http_status": f.http_status}
-            for f in agg.failures
+             "sample_request_id": f.sample_request_id, "http_status": f.http_status, "concurrency": f.concurrency}
+            for f in (agg.failures if failures is None else failures)
         ],
         "throughput": agg.metrics["completed_requests"],
         "p50_turnaround_s": p50,

@@ -255,6 +255,7 @@ def result_from_records(records_path: Path, catalog: Catalog | None = None) -> R
         scenario=header.get("scenario"),
         endpoint=header.get("endpoint"),
         args=dict(header.get("args") or {}),
+        allow_network=header.get("allow_network"),  # absent from headers written before it was recorded
     )
     return build_result(
         workload,

@@ -1,5 +1,14 @@
 """Turn a run's records into its documents: a ``Result`` (full distributions,
-failures, provenance) and an ``EvaluationRun`` (one row per concurrency)."""
+failures, provenance) and an ``EvaluationRun`` (one row per concurrency).
+
+``model.dtype`` / ``kv_dtype`` / ``quantization`` are the ones ``config_id`` reads:
+given, or taken from the engine's args (``--dtype float32`` → ``fp32``).
+``metadata.allow_network`` (metrics contract: whether the run could reach a live
+LLM backend over the network) is true for a run against an ``--endpoint``, which
+may be anywhere (a loopback URL can proxy a hosted API), and false for the
+embedded engine, which servescope starts on 127.0.0.1 and which downloads
+nothing. In a sweep, ``failures[]`` has one entry per (stage, category,
+concurrency)."""
 
 from __future__ import annotations
 
@@ -11,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from servescope import __version__
-from servescope.analysis.metrics import Aggregate, Columns, aggregate_columns, contract_fields
+from servescope.analysis.metrics import Aggregate, Columns, aggregate_columns, contract_fields, failures_by_concurrency
 from servescope.analysis.tables import result_points
 from servescope.bench.outcome import EngineWindow, PointOutcome
-from servescope.documents import EvaluationRun, Result, Workload, config_id
+from servescope.documents import EvaluationRun, Result, Workload, canonical_config, config_id
 from servescope.documents.record import RequestRecord
 from servescope.documents.result import Slo
 
@@ -33,6 +42,7 @@ class RunIdentity:
     kv_dtype: str | None = None
     quantization: str | None = None
     hardware_id: str | None = None
+    allow_network: bool | None = None
 
 
 def git_commit() -> str | None:
@@ -97,10 +107,13 @@ def build_result(
         achieved = sum(rates) / len(rates) if rates else None
     metrics = _metrics_block(agg, engine, requested_rate, achieved)
     points = None
+    failures = None
     if len(outcomes) > 1 or workload.kind == "sweep" or workload.sweep is not None:
         points = []
+        per_point = []
         for o, cols in zip(outcomes, point_columns, strict=True):
             pagg = aggregate_columns(cols)
+            per_point.append((o.point.concurrency, pagg.failures))
             completed = pagg.metrics["completed_requests"]
             total = pagg.metrics["total_requests"]
             status = "ok" if completed == total and total else ("failed" if not completed else "partial")
@@ -113,6 +126,8 @@ def build_result(
                     "status": status,
                 }
             )
+        failures = failures_by_concurrency(per_point)
+    canon = canonical_config(ident.engine_id, ident.engine_version or "", ident.args, ident.dtype, ident.kv_dtype, ident.quantization)
     cid = config_id(ident.engine_id, ident.engine_version or "", ident.args, ident.dtype, ident.kv_dtype, ident.quantization)
     doc = {
         "kind": "Result",
@@ -123,19 +138,19 @@ def build_result(
         "timing_mode": "explicit",
         "endpoint": ident.endpoint,
         "engine": {"id": ident.engine_id, "version": ident.engine_version},
-        "model": {"id": ident.model_id, "dtype": ident.dtype, "kv_dtype": ident.kv_dtype, "quantization": ident.quantization},
+        "model": {"id": ident.model_id, "dtype": canon["dtype"], "kv_dtype": canon["kv_dtype"], "quantization": canon["quantization"]},
         "hardware": {"id": ident.hardware_id, "count": 1} if ident.hardware_id else None,
         "args": ident.args,
         "resolved_params": resolved_params,
         "metrics": metrics,
         "points": points,
-        **contract_fields(agg, records, slos or []),
+        **contract_fields(agg, records, slos or [], failures),
         "p95_turnaround_s_note": "explicit timing: E2E of completed requests, measured at the client",
         "metadata": {
             "pipeline_mode": "llm_live",
             "non_deterministic": True,
             "llm_backend_id": ident.endpoint,
-            "allow_network": False,
+            "allow_network": ident.allow_network,
             "run_duration_wall_s": wall_s,
             "run_duration_episodes_per_s": ((len(records) or agg.metrics["total_requests"]) / wall_s) if wall_s > 0 else None,
             "python_version": platform.python_version(),

@@ -26,15 +26,21 @@ from servescope.bench.client import make_session
 from servescope.bench.endpoint import Api, Endpoint
 from servescope.bench.execute import LoadSpec, OnRecord, PointOutcome
 from servescope.bench.recorder import RecordWriter
+from servescope.bench.request_fields import request_extras
 from servescope.bench.result import RunIdentity, build_evaluation_run, build_result
 from servescope.bench.runners import RUNNERS, RunContext
 from servescope.bench.scrape import MetricsSampler
 from servescope.catalog.plan import PlannedPoint, plan
 from servescope.catalog.store import Catalog
 from servescope.documents import EvaluationRun, Result, Workload
-from servescope.documents.config_id import parse_flags
+from servescope.documents.config_id import config_id, parse_flags
+from servescope.documents.engine_command import (
+    EngineCommand,
+    command_for_engine,
+    redact_flags,
+)
 from servescope.documents.result import Slo
-from servescope.errors import EndpointError
+from servescope.errors import EndpointError, UsageError
 
 # Flags of the embedded engine's command line that say nothing about what runs.
 _EMBEDDED_DROP = {"--model", "--alias", "--host", "--port"}
@@ -51,6 +57,7 @@ class RunOptions:
     out_dir: Path = Path("runs")
     engine_id: str | None = None
     engine_version: str | None = None
+    # The engine's flags or its pasted command line (words, or one string); see documents.engine_command.
     engine_args: list[str] = field(default_factory=list)
     rate: float | None = None
     arrival: str = "poisson"
@@ -63,7 +70,7 @@ class RunOptions:
     scrape_metrics: bool = True
     scrape_interval_s: float = 0.5  # first interval; doubles while a scrape takes > 10 % of it
     run_id: str | None = None
-    extra_body: dict[str, Any] | None = None  # engine-specific request fields, recorded in args
+    extra_body: dict[str, Any] | None = None  # merged into every request, recorded in args (bench.request_fields)
 
 
 @dataclass
@@ -92,7 +99,23 @@ def _utc_now() -> str:
 
 def _embedded_args(argv: list[str]) -> dict[str, Any]:
     flags = parse_flags(argv[1:])
-    return {k: v for k, v in flags.items() if k not in _EMBEDDED_DROP}
+    return redact_flags({k: v for k, v in flags.items() if k not in _EMBEDDED_DROP})
+
+
+def _engine_command(opts: RunOptions) -> EngineCommand:
+    """``--engine-args`` as flags or a pasted command line, or one clear line."""
+    try:
+        return command_for_engine(opts.engine_args, opts.engine_id)
+    except ValueError as exc:
+        raise UsageError(f"--engine-args: {exc}") from None
+
+
+def _check_config(engine_id: str, engine_version: str | None, args: dict[str, Any]) -> None:
+    """The args must give a config_id (no flag twice with two values) before anything is sent."""
+    try:
+        config_id(engine_id, engine_version or "", args)
+    except ValueError as exc:
+        raise UsageError(f"--engine-args: {exc}") from None
 
 
 @contextlib.contextmanager
@@ -120,14 +143,14 @@ async def _discover(session: aiohttp.ClientSession, endpoint: Endpoint) -> tuple
             elif r.status in (401, 403):
                 raise EndpointError(f"{endpoint.base_url}/v1/models answered HTTP {r.status}: check --api-key-env")
     with contextlib.suppress(aiohttp.ClientError, TimeoutError, ValueError, KeyError, TypeError):
-        async with session.get(f"{endpoint.base_url}/version", timeout=aiohttp.ClientTimeout(total=5)) as r:
+        async with session.get(f"{endpoint.base_url}/version", headers=endpoint.headers(), timeout=aiohttp.ClientTimeout(total=5)) as r:
             if r.status == 200:
                 data = await r.json(content_type=None)
                 if isinstance(data, dict) and "version" in data:
                     engine, version = "vllm", str(data["version"])
     if engine is None:
         with contextlib.suppress(aiohttp.ClientError, TimeoutError, ValueError, KeyError, TypeError):
-            async with session.get(f"{endpoint.base_url}/props", timeout=aiohttp.ClientTimeout(total=5)) as r:
+            async with session.get(f"{endpoint.base_url}/props", headers=endpoint.headers(), timeout=aiohttp.ClientTimeout(total=5)) as r:
                 if r.status == 200:
                     data = await r.json(content_type=None)
                     if isinstance(data, dict) and "build_info" in data:
@@ -179,6 +202,7 @@ async def _check_reachable(session: aiohttp.ClientSession, endpoint: Endpoint) -
 async def _run_async(
     opts: RunOptions, workload: Workload, points: list[PlannedPoint], base_url: str, model: str | None,
     engine_id: str | None, engine_version: str | None, engine_args: dict[str, Any], progress: Progress,
+    *, allow_network: bool, command: EngineCommand | None = None,
 ) -> RunArtifacts:
     endpoint = Endpoint.create(base_url, model, opts.api, opts.api_key_env)
     session = make_session()
@@ -191,6 +215,11 @@ async def _run_async(
             endpoint = Endpoint(endpoint.base_url, found_model, endpoint.api, endpoint.api_key)
         engine_id = engine_id or found_engine or "unknown"
         engine_version = engine_version or found_version
+        # Everything that could refuse the run does so here, before a request is sent or a file written.
+        extras = request_extras(workload.params, engine_id, opts.extra_body, workload_id=workload.id)
+        # Request-level switches change what runs: they belong in the fingerprint.
+        engine_args = {**engine_args, **extras.args}
+        _check_config(engine_id, engine_version, engine_args)
         run_id = opts.run_id or f"{workload.id}-{dt.datetime.now(dt.UTC).strftime('%Y%m%dT%H%M%SZ')}-{uuid.uuid4().hex[:6]}"
         run_dir = opts.out_dir / run_id
         run_dir.mkdir(parents=True, exist_ok=False)
@@ -202,19 +231,19 @@ async def _run_async(
             "load": "closed" if opts.rate is None else f"open:{opts.arrival}",
             "rate": opts.rate,
             "event_loop": event_loop_name(),
+            "request_fields": extras.workload_fields,
         }
         if len(points) == 1:
             resolved["concurrency"] = points[0].concurrency
-        if opts.extra_body:
-            # Request-level switches change what runs: they belong in the fingerprint.
-            engine_args = {**engine_args, **{f"request.{k}": v for k, v in opts.extra_body.items()}}
         ident = RunIdentity(
             run_id=run_id, engine_id=engine_id, engine_version=engine_version, model_id=endpoint.model or "unknown",
-            scenario=opts.scenario, endpoint=endpoint.base_url, args=engine_args,
+            scenario=opts.scenario, endpoint=endpoint.base_url, args=engine_args, allow_network=allow_network,
         )
         header = {"run_id": run_id, "workload_id": workload.id, "started_at": started, "endpoint": endpoint.base_url,
                   "model": endpoint.model, "engine": {"id": engine_id, "version": engine_version}, "args": engine_args,
-                  "scenario": opts.scenario, "resolved_params": resolved}
+                  "scenario": opts.scenario, "resolved_params": resolved, "allow_network": allow_network}
+        if command is not None and (command.launcher or command.model):
+            header["engine_command"] = {"launcher": command.launcher, "model": command.model}
         if progress.on_start:
             progress.on_start(sum(len(p.requests) for p in points))
         t_start = time.perf_counter()
@@ -226,7 +255,7 @@ async def _run_async(
             ctx = RunContext(
                 session=session, endpoint=endpoint, writer=writer, t0_ns=time.perf_counter_ns(), timeout_s=timeout,
                 load=LoadSpec(opts.rate, opts.arrival, opts.gamma_shape, workload.params.seed or 0),
-                sampler=sampler, on_record=progress.on_record, on_point=progress.on_point, extra_body=opts.extra_body,
+                sampler=sampler, on_record=progress.on_record, on_point=progress.on_point, extra_body=extras.body or None,
             )
             try:
                 outcomes: list[PointOutcome] = await RUNNERS[workload.kind](ctx, workload, points)
@@ -284,8 +313,18 @@ def run_workload(opts: RunOptions, progress: Progress | None = None, catalog: Ca
         raise EndpointError(f"workload kind {workload.kind!r} has no runner yet (eval and image arrive with their issues)")
     rows = cat.dataset_rows(workload.dataset_id)
     points = plan(workload, rows, opts.concurrency)
-    args = {k: v for k, v in parse_flags(opts.engine_args).items()} if opts.engine_args else {}
+    command = _engine_command(opts)
     if opts.endpoint is None:
+        if opts.engine_args:
+            raise UsageError("--engine-args describes a server you started (give its --endpoint); "
+                             "the embedded engine's flags are recorded from its own command line")
+        # Loopback only, started by servescope, nothing downloaded: the run does not use the network.
         with _embedded_engine(opts, points, status) as (url, model, version, emb_args):
-            return run_event_loop(_run_async(opts, workload, points, url, model, "llama.cpp", version, emb_args, prog))
-    return run_event_loop(_run_async(opts, workload, points, opts.endpoint, opts.model, opts.engine_id, opts.engine_version, args, prog))
+            return run_event_loop(_run_async(opts, workload, points, url, model, "llama.cpp", version, emb_args, prog, allow_network=False))
+    engine_id = opts.engine_id or command.engine
+    args = redact_flags(command.flags)
+    if engine_id is not None:
+        _check_config(engine_id, opts.engine_version, args)  # before the endpoint is asked anything
+    # An --endpoint may be anywhere (a loopback URL can proxy a hosted API): the run uses the network.
+    return run_event_loop(_run_async(opts, workload, points, opts.endpoint, opts.model, engine_id, opts.engine_version, args, prog,
+                                     allow_network=True, command=command))

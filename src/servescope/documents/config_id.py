@@ -9,11 +9,17 @@ any difference that can change what runs gives a different id. Steps:
    aliases resolved (llama.cpp ``-np`` → ``parallel``, vLLM ``-tp`` →
    ``tensor-parallel-size``);
 3. values are normalised (``"true"``/``"on"`` → ``true``, ``"8"`` → ``8``,
-   ``"0.90"`` → ``0.9``, a bare flag → ``true``; dtype spellings unified);
-4. flags that cannot change what runs (host, port, API key, logging) and flags
-   set to the engine's documented default are dropped (only defaults that do not
-   depend on the version or the hardware are listed); a flag given twice with
-   different values is an error, even when one of them is the default;
+   ``"0.90"`` → ``0.9``, a bare flag → ``true``; dtype spellings unified), and a
+   negated boolean flag is its positive form set false (``--no-enable-prefix-caching``
+   → ``enable-prefix-caching: false``, ``--no-cont-batching`` → ``cont-batching: false``);
+4. flags that cannot change what runs (host, port, logging) and credentials (any
+   flag whose name ends in key/token/secret/password or names a password or a
+   secret: ``--api-key``, ``--hf-token``, ``--admin-api-key``,
+   ``--ssl-keyfile-password``; see ``is_secret_flag``) are dropped, and so are
+   flags set to the engine's documented default (only defaults that do not
+   depend on the version or the hardware are listed: vLLM's prefix caching, on
+   by default in V1 and off in V0, is not); a flag given twice with different
+   values is an error, even when one of them is the default (``--X`` with ``--no-X``);
 5. dtype / KV dtype / quantization are taken from the arguments when given there;
    given both ways with different values is an error;
 6. the result is serialised as sorted, compact JSON and hashed with sha256; the
@@ -53,6 +59,7 @@ FLAG_ALIASES: dict[str, dict[str, str]] = {
         "q": "quantization",
         "max-seq-len": "max-model-len",
     },
+    "tgi": {"quantize": "quantization"},
     "sglang": {
         "tp": "tp-size",
         "tensor-parallel-size": "tp-size",
@@ -76,6 +83,8 @@ FLAG_ALIASES: dict[str, dict[str, str]] = {
         "m": "model",
         "n": "n-predict",
         "s": "seed",
+        "hft": "hf-token",
+        "nocb": "no-cont-batching",
     },
 }
 
@@ -122,6 +131,9 @@ NON_RUNNABLE_FLAGS: frozenset[str] = frozenset(
         "alias",
         "ssl-keyfile",
         "ssl-certfile",
+        "ssl-key-file",
+        "ssl-cert-file",
+        "api-key-file",
         "timeout",
         "log-file",
     }
@@ -157,6 +169,26 @@ def normalize_engine(engine: str) -> str:
 def normalize_version(version: str) -> str:
     v = version.strip()
     return v[1:] if v[:1] in ("v", "V") and v[1:2].isdigit() else v
+
+
+# A credential's name: its last word is one of these, or any word is one of the second set.
+_SECRET_LAST_WORDS = frozenset({"key", "apikey", "token", "secret", "password", "passwd", "credential", "credentials"})
+_SECRET_ANY_WORDS = frozenset({"password", "passwd", "secret"})
+_SECRET_SHORT_FLAGS = frozenset({"hft"})  # llama.cpp -hft = --hf-token
+
+
+def is_secret_flag(name: str) -> bool:
+    """Whether a flag carries a credential (vLLM/SGLang/TGI/llama.cpp ``--api-key``,
+    ``--hf-token``/``-hft``, ``--admin-api-key``, ``--ssl-keyfile-password``,
+    ``--token``...). By words, so ``--max-num-batched-tokens`` and
+    ``--long-prefill-token-threshold`` are not. A ``request.`` prefix (a
+    request-body field recorded as an arg) is looked through."""
+    key = name.strip().lstrip("-").strip().replace("_", "-").lower()
+    key = key.removeprefix("request.")
+    words = [w for w in key.replace(".", "-").split("-") if w]
+    if not words:
+        return False
+    return key in _SECRET_SHORT_FLAGS or words[-1] in _SECRET_LAST_WORDS or any(w in _SECRET_ANY_WORDS for w in words)
 
 
 def normalize_flag_name(engine: str, name: str) -> str:
@@ -219,6 +251,12 @@ def _normal_field(key: str, value: Any) -> Any:
     return None if q in ("", "none", "null") else q
 
 
+# What the rule before credentials and --no-X were normalised (servescope 2026-12) lacked;
+# ``legacy_config_id`` recomputes an id written then, so such a Result is told apart from a wrong one.
+_NEW_NON_RUNNABLE = frozenset({"ssl-key-file", "ssl-cert-file", "api-key-file"})
+_NEW_ALIASES = {"tgi": {"quantize"}, "llama.cpp": {"hft", "nocb"}}
+
+
 def canonical_config(
     engine: str,
     version: str,
@@ -226,15 +264,26 @@ def canonical_config(
     dtype: str | None = None,
     kv_dtype: str | None = None,
     quantization: str | None = None,
+    *,
+    legacy: bool = False,
 ) -> dict[str, Any]:
-    """The normalised configuration that ``config_id`` hashes."""
+    """The normalised configuration that ``config_id`` hashes (``legacy``: by the earlier rule)."""
     eng = normalize_engine(engine)
     seen: dict[str, Any] = {}
     for raw_name, raw_value in (args or {}).items():
         name = normalize_flag_name(eng, raw_name)
-        if not name or name in NON_RUNNABLE_FLAGS:
+        if legacy and raw_name.strip().lstrip("-").strip().replace("_", "-") in _NEW_ALIASES.get(eng, set()):
+            name = raw_name.strip().lstrip("-").strip().replace("_", "-")
+        if legacy:
+            if not name or (name in NON_RUNNABLE_FLAGS and name not in _NEW_NON_RUNNABLE):
+                continue
+        elif not name or name in NON_RUNNABLE_FLAGS or is_secret_flag(name):
             continue
         value = normalize_value(raw_value)
+        if not legacy and name.startswith("no-") and len(name) > 3 and isinstance(value, bool):
+            name, value = name[3:], not value  # --no-X is X=false (argparse BooleanOptionalAction, llama.cpp)
+            if name in NON_RUNNABLE_FLAGS:
+                continue
         if name in _DTYPE_FLAGS:
             value = _normal_field(_DTYPE_FLAGS[name], value)
         if name in seen and not _same(seen[name], value):
@@ -266,7 +315,23 @@ def config_id(
     quantization: str | None = None,
 ) -> str:
     """16 hex digits of sha256 over the canonical configuration."""
-    canon = canonical_config(engine, version, args, dtype, kv_dtype, quantization)
+    return _digest(canonical_config(engine, version, args, dtype, kv_dtype, quantization))
+
+
+def legacy_config_id(
+    engine: str,
+    version: str,
+    args: Mapping[str, Any] | None = None,
+    dtype: str | None = None,
+    kv_dtype: str | None = None,
+    quantization: str | None = None,
+) -> str:
+    """The id by the rule before ``--no-X`` and credentials were normalised; a
+    Result that carries it was written by an earlier servescope, not mis-fingerprinted."""
+    return _digest(canonical_config(engine, version, args, dtype, kv_dtype, quantization, legacy=True))
+
+
+def _digest(canon: dict[str, Any]) -> str:
     blob = json.dumps(canon, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 

@@ -26,8 +26,10 @@ from servescope.documents.base import (
     StrictModel,
     UnitFloat,
     error,
+    warning,
 )
 from servescope.documents.config_id import config_id as compute_config_id
+from servescope.documents.config_id import legacy_config_id
 from servescope.documents.scenario import FlagValue
 
 TimingMode = Literal["explicit", "simulated"]
@@ -283,6 +285,13 @@ class Result(Document):
             quantization=self.model.quantization,
         )
 
+    def _legacy_config_id(self) -> str | None:
+        try:
+            m = self.model
+            return legacy_config_id(self.engine.id, self.engine.version or "", self.args, m.dtype, m.kv_dtype, m.quantization)
+        except ValueError:
+            return None
+
     def check(self) -> list[Issue]:
         issues: list[Issue] = []
         try:
@@ -290,7 +299,15 @@ class Result(Document):
         except ValueError as exc:
             issues.append(error("args", str(exc)))
         else:
-            if expected != self.config_id:
+            if expected != self.config_id and self._legacy_config_id() == self.config_id:
+                issues.append(
+                    warning(
+                        "config_id",
+                        f"{self.config_id} was computed by an earlier rule (before --no-X flags and credentials were "
+                        f"normalised); today's rule gives {expected}, which results written now carry",
+                    )
+                )
+            elif expected != self.config_id:
                 issues.append(
                     error(
                         "config_id",

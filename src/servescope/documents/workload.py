@@ -114,7 +114,12 @@ class WorkloadParams(StrictModel):
     group_by: str | None = Field(default=None, description="Row field whose groups are sent back to back.")
     warmup_per_group: int | None = Field(default=None, ge=0)
     shuffle: bool | None = None
-    ignore_eos: bool | None = None
+    ignore_eos: bool | None = Field(
+        default=None, description="Keep generating past end-of-sequence up to output_tokens (sent to engines that accept it)."
+    )
+    min_tokens: int | None = Field(
+        default=None, ge=1, description="Generate at least this many tokens (sent to engines that accept it)."
+    )
     reasoning: str | None = Field(default=None, description='"default" leaves the engine default alone.')
     needle_check: bool | None = Field(default=None, description="longctx: check the needle answer.")
     needle_depth: float | None = Field(default=None, ge=0.0, le=1.0, description="Where the needle sits, 0..1.")
@@ -221,6 +226,9 @@ class Workload(Document):
                         f"choose from: {', '.join(sorted(fillable)[:12])}, ...",
                     )
                 )
+        p = self.params
+        if p.min_tokens is not None and p.output_tokens is not None and p.min_tokens > p.output_tokens:
+            issues.append(error("params.min_tokens", f"{p.min_tokens} exceeds output_tokens ({p.output_tokens}), the most a request may generate"))
         if self.params.warmup_per_group is not None and self.params.group_by is None:
             issues.append(error("params.warmup_per_group", "needs params.group_by"))
         return issues

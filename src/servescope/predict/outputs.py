@@ -19,8 +19,14 @@ from typing import Any
 import numpy as np
 
 from servescope import __version__
-from servescope.analysis.metrics import Aggregate, Columns, aggregate_columns, contract_fields
+from servescope.analysis.metrics import (
+    Aggregate,
+    Columns,
+    aggregate_columns,
+    contract_fields,
+)
 from servescope.documents import Prediction, PredictionPoint, Result, config_id
+from servescope.documents.engine_command import redact_flags
 from servescope.documents.record import RequestRecord
 from servescope.documents.result import Slo
 from servescope.predict.deployment import Deployment
@@ -270,7 +276,7 @@ def build_result(
         "engine": {"id": s.engine.id, "version": s.engine.version},
         "model": {"id": dep.model.id, "dtype": s.weight_dtype, "kv_dtype": s.kv_dtype, "quantization": s.quantization},
         "hardware": {"id": dep.hardware.id, "count": s.count},
-        "args": s.engine.args,
+        "args": redact_flags(s.engine.args),  # a scenario's credentials are never copied into a result
         "resolved_params": resolved,
         "metrics": metrics,
         "points": points,

@@ -1,0 +1,91 @@
+"""The measured Result: identity fields filled from the engine's args, honest
+metadata, and failures located at their sweep point."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from servescope.bench.outcome import PointOutcome
+from servescope.bench.result import RunIdentity, build_result
+from servescope.catalog.plan import PlannedPoint
+from servescope.documents import Result, Workload
+from servescope.documents.record import RequestRecord
+
+SWEEP: dict[str, Any] = {
+    "id": "sweep-unit-v1", "kind": "sweep", "name": "unit sweep", "dataset_id": "prompts-mixed-v1",
+    "params": {"concurrency": 1, "num_requests": 4, "output_tokens": 8, "seed": 0},
+    "sweep": {"axis": "concurrency", "values": [1, 2]}, "immutable": True, "created": "2026-12-01",
+}
+SERVING: dict[str, Any] = {**SWEEP, "id": "serve-unit-v1", "kind": "serving", "sweep": None,
+                           "params": {**SWEEP["params"], "concurrency": 2}}
+
+
+def _ok(i: int, point: int, conc: int) -> RequestRecord:
+    start = i * 10_000_000
+    return RequestRecord(request_id=f"r{point}-{i}", concurrency=conc, point=point, start_ns=start, sent_ns=start,
+                         first_token_ns=start + 1_000_000, end_ns=start + 5_000_000,
+                         chunk_ns=[start + 1_000_000, start + 3_000_000, start + 5_000_000],
+                         input_tokens=10, output_tokens=3, token_count_source="server-usage")
+
+
+def _failed(i: int, point: int, conc: int, category: str = "timeout", stage: str = "stream") -> RequestRecord:
+    return RequestRecord(request_id=f"f{point}-{i}", concurrency=conc, point=point, start_ns=i, sent_ns=i, ok=False,
+                         stage=stage, category=category, error=f"{category} at c={conc}")
+
+
+def _outcome(index: int, conc: int, records: list[RequestRecord], context: int | None = None) -> PointOutcome:
+    return PointOutcome(PlannedPoint(index=index, concurrency=conc, context_tokens=context), records=records)
+
+
+def _build(workload: dict[str, Any], outcomes: list[PointOutcome], **ident: Any) -> Result:
+    wl = Workload.model_validate(workload)
+    identity = RunIdentity(run_id="r", engine_id=ident.pop("engine_id", "vllm"), engine_version="0.32", model_id="m", **ident)
+    return build_result(wl, outcomes, identity, resolved_params={}, started_at="s", finished_at="f", wall_s=1.0,
+                        records_file="records.jsonl")
+
+
+def test_dtype_kv_dtype_and_quantization_come_from_the_args() -> None:
+    res = _build(SERVING, [_outcome(0, 2, [_ok(0, 0, 2)])],
+                 args={"--dtype": "float32", "--kv-cache-dtype": "fp8_e4m3", "--quantization": "AWQ"})
+    assert (res.model.dtype, res.model.kv_dtype, res.model.quantization) == ("fp32", "fp8", "awq")
+    assert res.check() == []  # the recorded fields and args give the recorded config_id
+
+
+def test_auto_dtype_stays_null() -> None:
+    res = _build(SERVING, [_outcome(0, 2, [_ok(0, 0, 2)])], args={"--dtype": "auto"})
+    assert res.model.dtype is None and res.check() == []
+
+
+def test_allow_network_is_what_the_run_says() -> None:
+    one = [_outcome(0, 2, [_ok(0, 0, 2)])]
+    assert _build(SERVING, one, allow_network=True).metadata.allow_network is True
+    assert _build(SERVING, one, allow_network=False).metadata.allow_network is False
+
+
+def test_sweep_failures_are_one_entry_per_stage_category_and_concurrency() -> None:
+    outcomes = [
+        _outcome(0, 1, [_ok(0, 0, 1), _failed(1, 0, 1), _failed(2, 0, 1)]),
+        _outcome(1, 2, [_ok(0, 1, 2), _failed(1, 1, 2), _failed(2, 1, 2, "http-error", "send")]),
+    ]
+    res = _build(SWEEP, outcomes)
+    got = sorted((f.concurrency, f.stage, f.category, f.count) for f in res.failures)
+    assert got == [(1, "stream", "timeout", 2), (2, "send", "http-error", 1), (2, "stream", "timeout", 1)]
+    by_conc = {(f.concurrency, f.category): f for f in res.failures}
+    assert by_conc[(2, "timeout")].message == "timeout at c=2" and by_conc[(2, "timeout")].sample_request_id == "f1-1"
+    assert res.blocked_by_reason_code == {"http-error": 1, "timeout": 3}
+    assert res.check() == []
+
+
+def test_points_at_one_concurrency_share_a_failure_entry() -> None:
+    # longctx: the points differ by context length, not by concurrency
+    outcomes = [_outcome(0, 1, [_failed(0, 0, 1, "context-overflow", "send")], context=512),
+                _outcome(1, 1, [_failed(0, 1, 1, "context-overflow", "send")], context=4096)]
+    wl = {**SWEEP, "id": "sweep-unit-ctx-v1"}
+    res = _build(wl, outcomes)
+    assert [(f.concurrency, f.category, f.count) for f in res.failures] == [(1, "context-overflow", 2)]
+    assert res.check() == []
+
+
+def test_a_single_point_run_keeps_concurrency_null() -> None:
+    res = _build(SERVING, [_outcome(0, 2, [_ok(0, 0, 2), _failed(1, 0, 2)])])
+    assert [(f.concurrency, f.count) for f in res.failures] == [(None, 1)]
