@@ -142,12 +142,25 @@ async def _discover(session: aiohttp.ClientSession, endpoint: Endpoint) -> tuple
                 model = data["data"][0]["id"]
             elif r.status in (401, 403):
                 raise EndpointError(f"{endpoint.base_url}/v1/models answered HTTP {r.status}: check --api-key-env")
-    with contextlib.suppress(aiohttp.ClientError, TimeoutError, ValueError, KeyError, TypeError):
-        async with session.get(f"{endpoint.base_url}/version", headers=endpoint.headers(), timeout=aiohttp.ClientTimeout(total=5)) as r:
-            if r.status == 200:
-                data = await r.json(content_type=None)
-                if isinstance(data, dict) and "version" in data:
-                    engine, version = "vllm", str(data["version"])
+    # SGLang first: its server info (server args + "version") is unmistakable, while a
+    # bare {"version": ...} at /version is what vLLM answers. Only the version is kept:
+    # SGLang's server args include its API keys.
+    for path in ("/server_info", "/get_server_info"):
+        if engine is not None:
+            break
+        with contextlib.suppress(aiohttp.ClientError, TimeoutError, ValueError, KeyError, TypeError):
+            async with session.get(f"{endpoint.base_url}{path}", headers=endpoint.headers(), timeout=aiohttp.ClientTimeout(total=5)) as r:
+                if r.status == 200:
+                    data = await r.json(content_type=None)
+                    if isinstance(data, dict) and "version" in data and "model_path" in data:
+                        engine, version = "sglang", str(data["version"])
+    if engine is None:
+        with contextlib.suppress(aiohttp.ClientError, TimeoutError, ValueError, KeyError, TypeError):
+            async with session.get(f"{endpoint.base_url}/version", headers=endpoint.headers(), timeout=aiohttp.ClientTimeout(total=5)) as r:
+                if r.status == 200:
+                    data = await r.json(content_type=None)
+                    if isinstance(data, dict) and "version" in data:
+                        engine, version = "vllm", str(data["version"])
     if engine is None:
         with contextlib.suppress(aiohttp.ClientError, TimeoutError, ValueError, KeyError, TypeError):
             async with session.get(f"{endpoint.base_url}/props", headers=endpoint.headers(), timeout=aiohttp.ClientTimeout(total=5)) as r:
