@@ -241,25 +241,30 @@ def import_cmd(
     harness: Annotated[str, typer.Argument(help="Which tool wrote the export: aiperf, guidellm, vllm or inference-perf.")],
     path: Annotated[Path, typer.Argument(help="The tool's export file or folder.")],
     scenario: Annotated[str, typer.Option(help="The scenario that was measured.")],
+    engine: Annotated[str | None, typer.Option(help="Engine measured, e.g. vllm (default: unknown).")] = None,
     engine_version: Annotated[str | None, typer.Option(help="Engine release measured (default: unknown).")] = None,
-    output: Annotated[Path | None, typer.Option("--out", "-o", help="Write the EvaluationRun here (.json or .yaml); default: print it.")] = None,
+    workload: Annotated[str | None, typer.Option(help="The servescope workload the run reproduced (default: <harness>-export).")] = None,
+    output: Annotated[Path | None, typer.Option("--out", "-o", help="Folder for result.json and evaluation-run.json; a .json/.yaml file name writes the EvaluationRun there and the Result beside it (<stem>.result.json); default: print the EvaluationRun.")] = None,
 ) -> None:
-    """Turn another harness's export into an EvaluationRun (definitions noted where they differ)."""
-    import yaml
+    """Turn another harness's export into a Result and an EvaluationRun (definitions noted where they differ)."""
+    from servescope.analysis.importers import READERS, import_documents
+    from servescope.analysis.importers._write import render, write_documents
 
-    from servescope.analysis.importers import IMPORTERS, import_export
-
-    if harness not in IMPORTERS:
-        err.print(f"error: unknown harness {harness!r}; choose one of {', '.join(sorted(IMPORTERS))}", markup=False)
+    if harness not in READERS:
+        err.print(f"error: unknown harness {harness!r}; choose one of {', '.join(sorted(READERS))}", markup=False)
         raise typer.Exit(2)
-    run = import_export(harness, path, scenario, engine_version)
-    data = run.dump()
-    text = yaml.safe_dump(data, sort_keys=False) if output and output.suffix in (".yaml", ".yml") else json.dumps(data, indent=2) + "\n"
+    result, run = import_documents(harness, path, scenario, workload=workload, engine=engine, engine_version=engine_version)
     if output is None:
-        print(text, end="")
+        print(render(run.dump(), ".json"), end="")
         return
-    output.write_text(text, encoding="utf-8")
-    err.print(f"{output}: EvaluationRun with {len(run.points)} point(s) from {harness}", markup=False)
+    result_path, run_path = write_documents(result, run, output)
+    failed = result.metrics.failed_requests
+    err.print(
+        f"{run_path}: EvaluationRun with {len(run.points)} point(s) from {harness}; "
+        f"{result_path}: Result ({result.metrics.completed_requests} completed, "
+        f"{'unknown' if failed is None else failed} failed request(s))",
+        markup=False,
+    )
 
 
 @app.command("config-id")

@@ -28,7 +28,9 @@ def result_points(result: Result) -> tuple[list[EvaluationPoint], list[str]]:
         conc = result.resolved_params.get("concurrency")
         conc = conc[0] if isinstance(conc, list) and conc else conc
         blocks = [(int(conc) if isinstance(conc, int | float) else 1, result.metrics)]
-    notes = list(DEFINITION_NOTES)
+    imported = result.resolved_params.get("import")  # a Result made by servescope import: its harness's definitions
+    imported_notes = imported.get("notes") if isinstance(imported, dict) else None
+    notes = [str(n) for n in imported_notes] if isinstance(imported_notes, list) else list(DEFINITION_NOTES)
     concs = [c for c, _ in blocks]
     if len(set(concs)) != len(concs):
         notes.append("several points shared a concurrency (e.g. a context-length sweep); the row shows the first point")

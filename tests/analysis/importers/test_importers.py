@@ -195,8 +195,8 @@ def test_vllm_appended_results(tmp_path: Path) -> None:
         "ttft_ms": 23.41856081250171,
         "itl_ms": 0.6410827620978551,
         "e2e_ms": 43.29212643753522,
-        "mean_isl": None,
-        "mean_osl": None,
+        "mean_isl": 75,  # total_input_tokens 1204 / completed 16 = 75.25
+        "mean_osl": 32,  # total_output_tokens 512 / 16
         "kv_utilization": None,
         "prefix_cache_hit_rate": None,
         "preemptions": None,
@@ -209,8 +209,8 @@ def test_vllm_appended_results(tmp_path: Path) -> None:
         "ttft_ms": 48.0049795625348,
         "itl_ms": 1.329443719758076,
         "e2e_ms": 89.21773487503515,
-        "mean_isl": None,
-        "mean_osl": None,
+        "mean_isl": 75,
+        "mean_osl": 32,
         "kv_utilization": None,
         "prefix_cache_hit_rate": None,
         "preemptions": None,
@@ -218,6 +218,7 @@ def test_vllm_appended_results(tmp_path: Path) -> None:
     notes = " ".join(run.notes or [])
     assert "pooled over requests" in notes
     assert "warmup requests excluded" in notes
+    assert "totals / completed requests" in notes
     assert_valid(run, tmp_path)
 
 

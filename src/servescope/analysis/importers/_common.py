@@ -1,5 +1,5 @@
 """What every importer shares: reading a harness's export without tracebacks,
-taking numbers out of it without inventing any, and building the EvaluationRun.
+and taking numbers out of it without inventing any.
 
 Every failure is a ``DocumentError(str(path), "one clear line")``.
 """
@@ -13,9 +13,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from servescope.documents import EvaluationPoint, EvaluationRun
 from servescope.errors import DocumentError
 
 # Exports are summaries; anything past this is not the file the user meant.
@@ -134,7 +131,7 @@ def whole(path: Path, value: float | None, where: str) -> int | None:
 
 def rounded_mean(value: float | None) -> int | None:
     """EvaluationRun's mean_isl/mean_osl are integers: the harness's mean, rounded half to even."""
-    return None if value is None else int(round(value))
+    return None if value is None else round(value)
 
 
 def iso_date(value: Any) -> str | None:
@@ -151,7 +148,7 @@ def iso_date(value: Any) -> str | None:
     if isinstance(value, str):
         text = value.strip()
         try:
-            return _dt.datetime.fromisoformat(text.replace("Z", "+00:00")).date().isoformat()
+            return _dt.datetime.fromisoformat(text).date().isoformat()
         except ValueError:
             pass
         for fmt in ("%Y%m%d-%H%M%S", "%Y-%m-%d"):
@@ -167,50 +164,3 @@ def concurrency_value(path: Path, value: Any, where: str) -> int:
         raise fail(path, f"{where} is {value!r}; an EvaluationRun point needs a whole concurrency of at least 1")
     return int(value)
 
-
-def build_run(
-    path: Path,
-    *,
-    harness: str,
-    harness_version: str | None,
-    scenario: str,
-    engine_version: str | None,
-    date: str | None,
-    points: list[dict[str, Any]],
-    notes: list[str],
-    name: str | None = None,
-) -> EvaluationRun:
-    """Assemble and validate the EvaluationRun; a model error becomes one DocumentError line."""
-    if not scenario or not scenario.strip():
-        raise fail(path, "the scenario name is empty; pass --scenario NAME")
-    if not points:
-        raise fail(path, f"holds no {harness} benchmark result to import")
-    seen: dict[int, int] = {}
-    for i, point in enumerate(points):
-        c = point["concurrency"]
-        if c in seen:
-            raise fail(
-                path,
-                f"two results at concurrency {c} (#{seen[c] + 1} and #{i + 1}); "
-                "an EvaluationRun has one point per concurrency, import them separately",
-            )
-        seen[c] = i
-    points = sorted(points, key=lambda p: p["concurrency"])
-    try:
-        built = [EvaluationPoint(**{k: v for k, v in p.items() if v is not None}) for p in points]
-        return EvaluationRun(
-            name=name or (f"{scenario}-{harness}-{date}" if date else f"{scenario}-{harness}"),
-            scenario=scenario,
-            harness=harness,
-            harness_version=harness_version or None,
-            engine_version=engine_version or UNKNOWN_ENGINE,
-            date=date,
-            notes=notes,
-            points=built,
-        )
-    except ValidationError as exc:
-        first = exc.errors(include_url=False)[0]
-        loc = ".".join(str(x) for x in first.get("loc", ()))
-        raise fail(path, f"does not make a valid EvaluationRun: {loc + ': ' if loc else ''}{first.get('msg')}") from exc
-    except ValueError as exc:
-        raise fail(path, f"does not make a valid EvaluationRun: {exc}") from exc

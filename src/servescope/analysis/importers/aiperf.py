@@ -1,4 +1,4 @@
-"""NVIDIA aiperf (``aiperf profile``) → EvaluationRun.
+"""NVIDIA aiperf (``aiperf profile``) → Result and EvaluationRun.
 
 Reads ``profile_export_aiperf.json``: one file is one run at one concurrency. Give
 either that file, or the ``--artifact-dir`` of a sweep (``--concurrency 1,4``),
@@ -6,8 +6,11 @@ whose ``concurrency_N/profile_export_aiperf.json`` files become one point each
 (the per-phase copies under ``phases/`` and the ``aggregate/`` and
 ``sweep_aggregate/`` summaries are not read: they repeat the same runs).
 
-Each metric is ``{"unit": ..., "avg": ..., "p50": ...}``; a point takes the
-``avg`` (aiperf's mean over requests of the profiling phase).
+Each metric is ``{"unit": ..., "avg": ..., "p50": ..., "std": ..., "count": ...}``;
+an EvaluationRun row takes the ``avg`` (aiperf's mean over the successful requests
+of the profiling phase), the Result the whole block. Requests: ``request_count``
+is the successful ones, ``error_request_count`` the failed ones (described in
+``error_summary``), ``completed_request_count`` both.
 """
 
 from __future__ import annotations
@@ -16,8 +19,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from servescope.analysis.importers._build import build_run
 from servescope.analysis.importers._common import (
-    build_run,
     concurrency_value,
     dig,
     fail,
@@ -29,6 +32,15 @@ from servescope.analysis.importers._common import (
     to_ms,
     whole,
 )
+from servescope.analysis.importers._model import (
+    DIST_STATS,
+    FailureCount,
+    Imported,
+    ImportedPoint,
+    categorize,
+    complete_failures,
+    distribution,
+)
 from servescope.documents import EvaluationRun
 
 HARNESS = "aiperf"
@@ -36,25 +48,44 @@ EXPORT_NAME = "profile_export_aiperf.json"
 WHAT = "aiperf's profile_export_aiperf.json"
 
 NOTES = [
-    "aiperf: each point value is aiperf's mean ('avg') over the successful requests of the profiling phase; "
-    "aiperf's percentiles (not imported) are numpy.percentile, linear interpolation.",
-    "aiperf: itl_ms is aiperf's inter_token_latency, computed per request as (request_latency - TTFT) / "
-    "(output tokens - 1), output tokens by aiperf's tokenizer, then averaged over requests; this is "
-    "servescope's TPOT, not the pooled distribution of token gaps.",
-    "aiperf: ttft_ms is request sent -> first content chunk; e2e_ms is aiperf's request_latency "
-    "(request sent -> last response byte).",
-    "aiperf: output_tokens_per_sec / input_tokens_per_sec are total tokens (aiperf's client-side tokenizer "
-    "count) / the profiling phase's window (first request sent -> last response received); "
-    "the warmup phase is excluded, the ramp-up at the start of the phase is included.",
+    (
+        "aiperf: each EvaluationRun value is aiperf's mean ('avg') over the successful requests of the profiling "
+        "phase; the Result's distributions carry aiperf's avg, p50/p90/p95/p99, min, max, std and count. Its "
+        "percentiles are numpy.percentile-style linear interpolation (those of inter_chunk_latency may come from "
+        "a t-digest sketch); its std is the population std (ddof=0), servescope's the sample std (ddof=1)."
+    ),
+    (
+        "aiperf: the EvaluationRun's itl_ms is aiperf's inter_token_latency, computed per request as "
+        "(request_latency - TTFT) / (output tokens - 1), output tokens by aiperf's tokenizer, then averaged over "
+        "requests; this is servescope's TPOT, not the pooled distribution of token gaps. In the Result it is "
+        "tpot_ms, and itl_ms is aiperf's inter_chunk_latency: the gaps between consecutive streamed responses, "
+        "pooled over requests."
+    ),
+    (
+        "aiperf: ttft_ms is request sent -> first content chunk; e2e_ms is aiperf's request_latency "
+        "(request sent -> last response byte)."
+    ),
+    (
+        "aiperf: output_tokens_per_sec / input_tokens_per_sec are total tokens (aiperf's client-side tokenizer "
+        "count) / the profiling phase's window (first request sent -> last response received); "
+        "the warmup phase is excluded, the ramp-up at the start of the phase is included. duration_s is aiperf's "
+        "benchmark_duration, requests_per_sec its request_throughput."
+    ),
+    (
+        "aiperf: failed requests are aiperf's error_request_count, categorised from error_summary; "
+        "completed_requests is request_count (successful requests only)."
+    ),
 ]
 NOTE_USAGE = (
     "aiperf: at concurrency {c}, mean_isl/mean_osl are the server's usage report "
-    "(usage_prompt_tokens/usage_completion_tokens avg, rounded to integers); aiperf's own tokenizer counts "
-    "(input_sequence_length/output_sequence_length), which the throughputs use, were {isl} / {osl}."
+    "(usage_prompt_tokens/usage_completion_tokens avg, rounded to integers in the EvaluationRun), and the "
+    "Result's token totals are total_usage_prompt_tokens/total_usage_completion_tokens; aiperf's own tokenizer "
+    "counts (input_sequence_length/output_sequence_length), which the throughputs use, were {isl} / {osl}."
 )
 NOTE_CLIENT_COUNTS = (
-    "aiperf: at concurrency {c}, mean_isl/mean_osl are aiperf's client-side tokenizer counts "
-    "(input_sequence_length/output_sequence_length avg, rounded to integers); the server's usage report was absent."
+    "aiperf: at concurrency {c}, mean_isl/mean_osl and the token totals are aiperf's client-side tokenizer "
+    "counts (input_sequence_length/output_sequence_length avg, total_isl/total_osl); the server's usage "
+    "report was absent."
 )
 NOTE_CACHE = (
     "aiperf: prefix_cache_hit_rate is aiperf's overall_usage_prompt_cache_read_pct / 100 "
@@ -62,19 +93,35 @@ NOTE_CACHE = (
 )
 
 
-def _avg(path: Path, data: Mapping[str, Any], tag: str) -> tuple[float | None, Any]:
-    """The ``avg`` of a metric block and its unit; (None, None) when aiperf did not report it."""
+def _block(path: Path, data: Mapping[str, Any], tag: str) -> Mapping[str, Any] | None:
     block = data.get(tag)
     if block is None:
-        return None, None
+        return None
     if not isinstance(block, Mapping):
         raise fail(path, f"{tag} is {type(block).__name__}, expected an object with 'avg' and 'unit'")
+    return block
+
+
+def _avg(path: Path, data: Mapping[str, Any], tag: str) -> tuple[float | None, Any]:
+    """The ``avg`` of a metric block and its unit; (None, None) when aiperf did not report it."""
+    block = _block(path, data, tag)
+    if block is None:
+        return None, None
     return number(path, block.get("avg"), f"{tag}.avg"), block.get("unit")
 
 
-def _ms(path: Path, data: Mapping[str, Any], tag: str) -> float | None:
-    value, unit = _avg(path, data, tag)
-    return to_ms(path, value, unit, tag)
+def _count(path: Path, data: Mapping[str, Any], tag: str) -> int | None:
+    return whole(path, _avg(path, data, tag)[0], f"{tag}.avg")
+
+
+def _dist(path: Path, data: Mapping[str, Any], tag: str) -> dict[str, Any] | None:
+    """A metric block as a Distribution, in ms (aiperf's ``avg`` is the mean)."""
+    block = _block(path, data, tag)
+    if block is None:
+        return None
+    factor = to_ms(path, 1.0, block.get("unit"), tag) or 1.0
+    stats = {("mean" if k == "avg" else k): v for k, v in block.items() if k in (*DIST_STATS, "avg") and k != "mean"}
+    return distribution(path, stats, tag, scale=factor)
 
 
 def _concurrency(path: Path, data: Mapping[str, Any]) -> int:
@@ -102,49 +149,113 @@ def _concurrency(path: Path, data: Mapping[str, Any]) -> int:
     raise fail(path, "names no concurrency (input_config.phases[profiling].concurrency); cannot place it in a point")
 
 
-def _point(path: Path, data: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+def _failures(path: Path, data: Mapping[str, Any], failed: int | None) -> list[FailureCount]:
+    listed: list[FailureCount] = []
+    errors = data.get("error_summary")
+    if isinstance(errors, list):
+        for i, entry in enumerate(errors):
+            if not isinstance(entry, Mapping):
+                raise fail(path, f"error_summary[{i}] is {type(entry).__name__}, expected an object")
+            count = whole(path, number(path, entry.get("count"), f"error_summary[{i}].count"), f"error_summary[{i}].count")
+            details = entry.get("error_details")
+            details = details if isinstance(details, Mapping) else {}
+            code = details.get("code")
+            status = code if isinstance(code, int) and not isinstance(code, bool) and 100 <= code <= 599 else None
+            text = " ".join(str(details.get(k)) for k in ("type", "message") if details.get(k))
+            listed.append(FailureCount(categorize(text, status), count or 0, f"aiperf: {text}" if text else "aiperf: error", status))
+    try:
+        return complete_failures(listed, failed, "aiperf")
+    except ValueError as exc:
+        raise fail(path, f"{exc} (error_summary against error_request_count)") from exc
+
+
+def _point(path: Path, data: Mapping[str, Any]) -> tuple[ImportedPoint, list[str]]:
     if data.get("was_cancelled") is True:
         raise fail(path, "is from a cancelled aiperf run (was_cancelled: true); its numbers cover part of a run")
     notes: list[str] = []
     concurrency = _concurrency(path, data)
-    completed, _ = _avg(path, data, "completed_request_count")
-    if completed is None:
-        completed, _ = _avg(path, data, "request_count")
+    # request_count: successful requests; error_request_count: failed ones;
+    # completed_request_count: both ("Completed Requests (Success + Error)").
+    completed = _count(path, data, "request_count")
+    failed = _count(path, data, "error_request_count")
+    both = _count(path, data, "completed_request_count")
+    if completed is None and both is not None:
+        if failed is None:
+            raise fail(
+                path,
+                "has completed_request_count but neither request_count nor error_request_count; "
+                "cannot tell successful requests from failed ones",
+            )
+        completed = both - failed
+    if failed is None and completed is not None and both is not None:
+        failed = both - completed
+    if completed is not None and failed is None:
+        failed = 0 if data.get("error_summary") == [] else None
+    total = completed + failed if completed is not None and failed is not None else None
+    if both is not None and total is not None and both != total:
+        raise fail(
+            path, f"request_count ({completed}) + error_request_count ({failed}) != completed_request_count ({both})"
+        )
     isl, _ = _avg(path, data, "input_sequence_length")
     osl, _ = _avg(path, data, "output_sequence_length")
     usage_isl, _ = _avg(path, data, "usage_prompt_tokens")
     usage_osl, _ = _avg(path, data, "usage_completion_tokens")
+    usage_in = _count(path, data, "total_usage_prompt_tokens")
+    usage_out = _count(path, data, "total_usage_completion_tokens")
     if usage_isl is not None or usage_osl is not None:
         mean_isl, mean_osl = usage_isl, usage_osl
+        in_total, out_total, source = usage_in, usage_out, "server-usage"
         notes.append(NOTE_USAGE.format(c=concurrency, isl=isl, osl=osl))
     else:
         mean_isl, mean_osl = isl, osl
+        in_total, out_total, source = _count(path, data, "total_isl"), _count(path, data, "total_osl"), None
         if isl is not None or osl is not None:
             notes.append(NOTE_CLIENT_COUNTS.format(c=concurrency))
     cache_pct, _ = _avg(path, data, "overall_usage_prompt_cache_read_pct")
     if cache_pct is not None:
         notes.append(NOTE_CACHE)
-    errors = data.get("error_summary")
-    if isinstance(errors, list) and errors:
-        counts = [e.get("count") for e in errors if isinstance(e, Mapping)]
-        total = sum(c for c in counts if isinstance(c, int) and not isinstance(c, bool))
+    if failed:
         notes.append(
-            f"aiperf: at concurrency {concurrency}, {total or len(errors)} failed request(s) "
-            "(error_summary) are excluded from every value."
+            f"aiperf: at concurrency {concurrency}, {failed} failed request(s) "
+            "(error_request_count; error_summary) are excluded from every value."
         )
-    point = {
-        "concurrency": concurrency,
-        "completed_requests": whole(path, completed, "completed_request_count.avg"),
+    duration_ms = to_ms(path, *_avg(path, data, "benchmark_duration"), "benchmark_duration")
+    ttft = _dist(path, data, "time_to_first_token")
+    tpot = _dist(path, data, "inter_token_latency")
+    e2e = _dist(path, data, "request_latency")
+    metrics = {
+        "total_requests": total,
+        "completed_requests": completed,
+        "failed_requests": failed,
+        "success_rate": completed / total if total and completed is not None else None,
+        "duration_s": None if duration_ms is None else duration_ms / 1000.0,
+        "input_tokens_total": in_total,
+        "output_tokens_total": out_total,
+        "token_count_source": source if in_total is not None or out_total is not None else None,
         "output_tokens_per_sec": _avg(path, data, "output_token_throughput")[0],
         "input_tokens_per_sec": _avg(path, data, "input_token_throughput")[0],
-        "ttft_ms": _ms(path, data, "time_to_first_token"),
-        "itl_ms": _ms(path, data, "inter_token_latency"),
-        "e2e_ms": _ms(path, data, "request_latency"),
-        "mean_isl": rounded_mean(mean_isl),
-        "mean_osl": rounded_mean(mean_osl),
+        "requests_per_sec": _avg(path, data, "request_throughput")[0],
+        "ttft_ms": ttft,
+        "itl_ms": _dist(path, data, "inter_chunk_latency"),
+        "tpot_ms": tpot,
+        "e2e_ms": e2e,
+        "mean_isl": mean_isl,
+        "mean_osl": mean_osl,
         "prefix_cache_hit_rate": None if cache_pct is None else cache_pct / 100.0,
     }
-    return point, notes
+    row = {
+        "concurrency": concurrency,
+        "completed_requests": completed,
+        "output_tokens_per_sec": metrics["output_tokens_per_sec"],
+        "input_tokens_per_sec": metrics["input_tokens_per_sec"],
+        "ttft_ms": None if ttft is None else ttft.get("mean"),
+        "itl_ms": None if tpot is None else tpot.get("mean"),
+        "e2e_ms": None if e2e is None else e2e.get("mean"),
+        "mean_isl": rounded_mean(mean_isl),
+        "mean_osl": rounded_mean(mean_osl),
+        "prefix_cache_hit_rate": metrics["prefix_cache_hit_rate"],
+    }
+    return ImportedPoint(concurrency, row, metrics, _failures(path, data, failed)), notes
 
 
 def _export_files(path: Path) -> list[Path]:
@@ -171,14 +282,28 @@ def _load(path: Path) -> Mapping[str, Any]:
     return data
 
 
-def import_aiperf(path: Path, scenario: str, engine_version: str | None = None) -> EvaluationRun:
-    """One EvaluationRun from an aiperf export file or artifact directory."""
+def _single(values: Any, key: str | None = None) -> str | None:
+    """The one string of a one-item list (of objects with ``key``), else None."""
+    if not isinstance(values, list) or len(values) != 1:
+        return None
+    item = values[0].get(key) if key is not None and isinstance(values[0], Mapping) else values[0]
+    return item if isinstance(item, str) and item.strip() else None
+
+
+def read_aiperf(path: Path) -> Imported:
+    """What an aiperf export file or artifact directory holds."""
     path = Path(path)
     files = _export_files(path) if path.is_dir() else [path]
-    points: list[dict[str, Any]] = []
+    points: list[ImportedPoint] = []
     notes: list[str] = list(NOTES)
     versions: set[str] = set()
     dates: list[str] = []
+    starts: list[str] = []
+    ends: list[str] = []
+    models: set[str | None] = set()
+    endpoints: set[str | None] = set()
+    seeds: set[Any] = set()
+    commands: list[str] = []
     for file in files:
         data = _load(file)
         point, point_notes = _point(file, data)
@@ -192,15 +317,35 @@ def import_aiperf(path: Path, scenario: str, engine_version: str | None = None) 
         date = iso_date(data.get("start_time"))
         if date:
             dates.append(date)
+        for key, into in (("start_time", starts), ("end_time", ends)):
+            if isinstance(data.get(key), str):
+                into.append(data[key])
+        config = data.get("input_config")
+        models.add(_single(dig(config, "models", "items"), "name") or _single(dig(config, "models", "model_names")))
+        endpoints.add(_single(dig(config, "endpoint", "urls")))
+        seeds.add(dig(data, "run_info", "random_seed"))
+        command = dig(data, "run_info", "cli_command")
+        if isinstance(command, str) and command not in commands:
+            commands.append(command)
     if len(versions) > 1:
         raise fail(path, f"mixes runs of aiperf versions {sorted(versions)}; import them separately")
-    return build_run(
-        path,
+    seed = next(iter(seeds)) if len(seeds) == 1 else None
+    return Imported(
         harness=HARNESS,
-        harness_version=next(iter(versions), None),
-        scenario=scenario,
-        engine_version=engine_version,
-        date=min(dates) if dates else None,
         points=points,
         notes=notes,
+        harness_version=next(iter(versions), None),
+        date=min(dates) if dates else None,
+        model_id=next(iter(models)) if len(models) == 1 else None,
+        endpoint=next(iter(endpoints)) if len(endpoints) == 1 else None,
+        started_at=min(starts) if starts else None,
+        finished_at=max(ends) if ends else None,
+        seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else None,
+        command=commands[0] if len(commands) == 1 else None,
+        sources=[str(f.relative_to(path)) if path.is_dir() else f.name for f in files],
     )
+
+
+def import_aiperf(path: Path, scenario: str, engine_version: str | None = None) -> EvaluationRun:
+    """One EvaluationRun from an aiperf export file or artifact directory."""
+    return build_run(Path(path), read_aiperf(path), scenario=scenario, engine_version=engine_version)
