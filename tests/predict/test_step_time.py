@@ -132,3 +132,17 @@ def test_prompt_iterations_last_at_least_the_host_launch(llama8b: Model) -> None
     ctx = np.array([10, 20], dtype=np.int64)
     assert eager.decode_run(ctx, 3) == pytest.approx(plain.decode_run(ctx, 3))
     assert eager.step_time(2, 32.0, 0.0) == pytest.approx(plain.step_time(2, 32.0, 0.0))
+
+
+def test_mla_attention_decodes_absorbed_and_prefills_expanded() -> None:
+    from servescope.predict.hf_config import model_from_config
+    from tests.predict.test_hf_config import DEEPSEEK_V3
+
+    a = architecture(model_from_config(DEEPSEEK_V3, model_id="dsv3"))
+    # decode: per head a key of kv_lora_rank + rope (576) and a value of kv_lora_rank (512); prefill: keys 192, values 128
+    assert a.attention_flops_per_key() == (2 * 128 * (576 + 512) * 61, 0.0)
+    assert a.prefill_attention_flops_per_key() == (2 * 128 * (192 + 128) * 61, 0.0)
+    m = StepTimeModel(a, toy_hardware(memory_gb=2000.0), IDEAL, tp=8)
+    # the latent is not split by tensor parallelism: every rank caches all 576 elements per layer
+    assert m.kv_bytes_per_token_per_device == 61 * 576 * 2
+    assert m.prefill_attention_time(1000, 0) == pytest.approx(2 * 128 * 320 * 61 / 8 * 1000 * 1001 / 2 / 1e14)

@@ -29,6 +29,38 @@ class Model(Document):
     num_experts_per_tok: int | None = Field(default=None, ge=1)
     num_shared_experts: int | None = Field(default=None, ge=0)
     moe_intermediate_size: int | None = Field(default=None, ge=1)
+    num_moe_layers: int | None = Field(
+        default=None,
+        ge=0,
+        description="How many layers are MoE layers (Llama 4 interleave_moe_layer_step, DeepSeek first_k_dense_replace, "
+        "Qwen decoder_sparse_step); every layer when null and num_experts is set. The others have a dense MLP of "
+        "intermediate_size.",
+    )
+    shared_expert_intermediate_size: int | None = Field(
+        default=None,
+        ge=1,
+        description="Total width of the shared expert(s) of one MoE layer (Qwen2-MoE's field); "
+        "num_shared_experts x moe_intermediate_size when null.",
+    )
+    q_lora_rank: int | None = Field(default=None, ge=1, description="MLA: rank of the query down-projection (none: full q).")
+    kv_lora_rank: int | None = Field(
+        default=None, ge=1, description="MLA (DeepSeek-V2/V3): width of the compressed KV latent each layer caches."
+    )
+    qk_nope_head_dim: int | None = Field(default=None, ge=1, description="MLA: per-head query/key dims without rotary embedding.")
+    qk_rope_head_dim: int | None = Field(
+        default=None, ge=1, description="MLA: per-head rotary query/key dims; the cached rotary key is shared by all heads."
+    )
+    v_head_dim: int | None = Field(default=None, ge=1, description="MLA: per-head value dims.")
+    attention_chunk_size: int | None = Field(
+        default=None,
+        ge=1,
+        description="Llama 4 chunked local attention: rotary layers attend only within chunks of this many tokens.",
+    )
+    gated_mlp: bool | None = Field(
+        default=None,
+        description="false: each MLP is an up and a down projection (GPT-2, GPT-NeoX, Falcon, Phi-2, StarCoder2); "
+        "gated (SwiGLU/GeGLU: gate, up, down) when null or true.",
+    )
     sliding_window: int | None = Field(default=None, ge=1, description="Window of sliding-window attention layers, tokens.")
     sliding_window_layers: int | None = Field(
         default=None,
@@ -67,6 +99,11 @@ class Model(Document):
     notes: str | None = None
 
     @property
+    def uses_mla(self) -> bool:
+        """Multi-head latent attention (DeepSeek-V2/V3, Kimi K2): one compressed latent cached per layer."""
+        return self.kv_lora_rank is not None
+
+    @property
     def resolved_head_dim(self) -> int:
         return self.head_dim or self.hidden_size // self.num_attention_heads
 
@@ -85,6 +122,15 @@ class Model(Document):
             issues.append(error("sliding_window_layers", "needs sliding_window"))
         if self.num_kv_shared_layers is not None and self.num_kv_shared_layers >= self.num_hidden_layers:
             issues.append(error("num_kv_shared_layers", "must leave at least one layer with its own KV"))
+        if self.num_moe_layers is not None and self.num_moe_layers > self.num_hidden_layers:
+            issues.append(error("num_moe_layers", "cannot exceed num_hidden_layers"))
+        if self.num_moe_layers and self.num_experts is None:
+            issues.append(error("num_moe_layers", "needs num_experts"))
+        mla = {"kv_lora_rank": self.kv_lora_rank, "qk_nope_head_dim": self.qk_nope_head_dim,
+               "qk_rope_head_dim": self.qk_rope_head_dim, "v_head_dim": self.v_head_dim}  # fmt: skip
+        if any(v is not None for v in mla.values()) and any(v is None for v in mla.values()):
+            missing = ", ".join(k for k, v in mla.items() if v is None)
+            issues.append(error("kv_lora_rank", f"MLA needs kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim and v_head_dim; missing {missing}"))
         if self.params_total_b is not None and self.params_active_b is not None and self.params_active_b > self.params_total_b:
             issues.append(error("params_active_b", "cannot exceed params_total_b"))
         return issues

@@ -3,19 +3,31 @@ and KV-cache bytes per token. Pure arithmetic on the Hugging Face config fields.
 
 Conventions (documented once, used everywhere):
 
-- Every MLP is gated (SwiGLU/GeGLU: gate, up, down = 3 matrices of
-  hidden x intermediate), which holds for every model the catalog ships.
+- An MLP is gated (SwiGLU/GeGLU: gate, up, down = 3 matrices of
+  hidden x intermediate), which holds for every model the catalog ships, unless
+  ``gated_mlp`` is false (up and down: 2 matrices; GPT-2, GPT-NeoX, Falcon).
 - Attention per layer: q and o are hidden x (heads * head_dim); k and v are
   hidden x (kv_heads * head_dim), absent on KV-shared layers. Biases and norms
   are ignored (< 0.1 % of parameters).
-- MoE: every layer is an MoE layer when ``num_experts`` is set; a routed expert
-  is a gated MLP of ``moe_intermediate_size`` (or ``intermediate_size``);
-  shared experts run for every token; the router is hidden x experts.
+- MoE: ``num_moe_layers`` layers are MoE layers (every layer when it is null and
+  ``num_experts`` is set), the others have a dense MLP of ``intermediate_size``; a
+  routed expert is a gated MLP of ``moe_intermediate_size`` (or
+  ``intermediate_size``); the shared expert(s) of a layer are one gated MLP of
+  ``shared_expert_intermediate_size`` (or ``num_shared_experts`` x the expert
+  width) and run for every token; the router is hidden x experts.
+- MLA (``kv_lora_rank`` set; DeepSeek-V2/V3): q is hidden x q_lora_rank x heads
+  x (nope + rope) (or hidden x heads x (nope + rope) without ``q_lora_rank``);
+  the KV down-projection is hidden x (kv_lora_rank + rope), its up-projection
+  kv_lora_rank x heads x (nope + v), o is heads x v x hidden. Each layer caches
+  one latent of kv_lora_rank + rope elements per token, whatever the heads (so
+  tensor parallelism does not split it: every rank holds it, as in vLLM). Decode
+  attends in the absorbed form (per head a key of kv_lora_rank + rope, a value of
+  kv_lora_rank); prefill in the expanded form (keys nope + rope, values v).
 - The LM head is vocab x hidden, multiplied only for tokens that need logits;
   the embedding (and Gemma's per-layer embeddings) are looked up, never
   multiplied, so they cost memory but not bandwidth per step.
-- One token attending to n keys costs 4 * heads * head_dim * n FLOPs per layer
-  (QK^T and PV, 2 FLOPs per multiply-add).
+- One token attending to n keys costs 2 * heads * (key dim + value dim) * n FLOPs
+  per layer (QK^T and PV, 2 FLOPs per multiply-add): 4 * heads * head_dim * n.
 - Sliding-window layers attend to at most ``sliding_window`` keys; full-attention
   layers use ``global_head_dim`` when it is set.
 """
@@ -55,6 +67,12 @@ class Architecture:
     kv_full_layers: int
     kv_sliding_layers: int
     sliding_window: int | None
+    kv_latent: int = 0
+    """MLA: elements one layer caches per token (kv_lora_rank + qk_rope_head_dim); 0 otherwise."""
+    decode_qk_v: tuple[int, int] = (0, 0)
+    """Key and value dims per head a decode token attends with in full layers (global_head_dim twice; MLA: absorbed)."""
+    prefill_qk_v: tuple[int, int] = (0, 0)
+    """The same for prompt tokens (MLA: expanded)."""
 
     @property
     def dense_linear_params(self) -> float:
@@ -79,6 +97,8 @@ class Architecture:
         """(full-attention, sliding-window) K+V elements one token adds, over all
         layers that keep their own cache. ``kv_heads`` overrides the head count
         (per-device counts under tensor parallelism)."""
+        if self.kv_latent:
+            return float(self.kv_latent * self.kv_full_layers), 0.0
         h = self.kv_heads if kv_heads is None else kv_heads
         return 2.0 * h * self.global_head_dim * self.kv_full_layers, 2.0 * h * self.head_dim * self.kv_sliding_layers
 
@@ -94,8 +114,14 @@ class Architecture:
         return (full * context + sliding * min(context, window)) * kv_bytes
 
     def attention_flops_per_key(self) -> tuple[float, float]:
-        """(full, sliding) FLOPs for one query attending to one key, over all layers."""
-        return 4.0 * self.heads * self.global_head_dim * self.full_layers, 4.0 * self.heads * self.head_dim * self.sliding_layers
+        """(full, sliding) FLOPs for one decode query attending to one key, over all layers."""
+        qk, v = self.decode_qk_v
+        return 2.0 * self.heads * (qk + v) * self.full_layers, 4.0 * self.heads * self.head_dim * self.sliding_layers
+
+    def prefill_attention_flops_per_key(self) -> tuple[float, float]:
+        """(full, sliding) FLOPs for one prompt query attending to one key, over all layers."""
+        qk, v = self.prefill_qk_v
+        return 2.0 * self.heads * (qk + v) * self.full_layers, 4.0 * self.heads * self.head_dim * self.sliding_layers
 
 
 def architecture(model: Model) -> Architecture:
@@ -117,20 +143,34 @@ def architecture(model: Model) -> Architecture:
     kv_full = own - kv_sliding
     full_shared = full - kv_full
     sliding_shared = sliding - kv_sliding
-    q_o = 2 * h * nh * (full * dg + sliding * d)
-    k_v = 2 * h * nkv * (kv_full * dg + kv_sliding * d)
-    attn = float(q_o + k_v)
+    latent = 0
+    decode_qk_v = prefill_qk_v = (dg, dg)
+    if model.uses_mla:
+        rank, rope = model.kv_lora_rank or 0, model.qk_rope_head_dim or 0
+        nope, v = model.qk_nope_head_dim or 0, model.v_head_dim or 0
+        qr = model.q_lora_rank
+        q = h * qr + qr * nh * (nope + rope) if qr else h * nh * (nope + rope)
+        per_layer = q + h * (rank + rope) + rank * nh * (nope + v) + nh * v * h
+        attn = float(per_layer * L)
+        latent = rank + rope
+        decode_qk_v, prefill_qk_v = (rank + rope, rank), (nope + rope, v)
+    else:
+        q_o = 2 * h * nh * (full * dg + sliding * d)
+        k_v = 2 * h * nkv * (kv_full * dg + kv_sliding * d)
+        attn = float(q_o + k_v)
 
     experts = model.num_experts or 0
-    moe_layers = L if experts else 0
+    moe_layers = (model.num_moe_layers if model.num_moe_layers is not None else L) if experts else 0
     dense_layers = L - moe_layers
     inter = model.intermediate_size
     wide = (full_shared + sliding_shared) if model.use_double_wide_mlp else 0
-    dense_mlp = 3.0 * h * inter * (dense_layers - min(wide, dense_layers)) + 3.0 * h * 2 * inter * min(wide, dense_layers)
+    mats = 2.0 if model.gated_mlp is False else 3.0
+    dense_mlp = mats * h * inter * (dense_layers - min(wide, dense_layers)) + mats * h * 2 * inter * min(wide, dense_layers)
     expert_inter = model.moe_intermediate_size or inter
-    expert = 3.0 * h * expert_inter if experts else 0.0
+    expert = mats * h * expert_inter if experts else 0.0
     if experts:
-        dense_mlp += moe_layers * (h * experts + (model.num_shared_experts or 0) * 3.0 * h * expert_inter)
+        shared = model.shared_expert_intermediate_size or (model.num_shared_experts or 0) * expert_inter
+        dense_mlp += moe_layers * (h * experts + mats * h * shared)
     ple = 0.0
     if model.hidden_size_per_layer_input:
         p = model.hidden_size_per_layer_input
@@ -161,4 +201,7 @@ def architecture(model: Model) -> Architecture:
         kv_full_layers=kv_full,
         kv_sliding_layers=kv_sliding,
         sliding_window=model.sliding_window,
+        kv_latent=latent,
+        decode_qk_v=decode_qk_v,
+        prefill_qk_v=prefill_qk_v,
     )

@@ -13,7 +13,8 @@ runs on, ``max(flops / (peak * eff), bytes / (bandwidth * memory_bw_eff))``:
   routed uniformly at random.
 - **attention**: decode tokens read their sequence's KV cache (memory-bound);
   prefill chunks compute ``q*c + q(q+1)/2`` query-key pairs (compute-bound);
-  sliding-window layers see at most the window.
+  sliding-window layers see at most the window; MLA decodes in the absorbed
+  form and prefills in the expanded one (``architecture``).
 - **communication**: tensor parallelism all-reduces the hidden state twice per
   layer (after attention and after the MLP): ring all-reduce,
   ``2 * latency + 2(tp-1)/tp * bytes / (link * comm_bw_eff)``; pipeline
@@ -132,6 +133,9 @@ class StepTimeModel:
         full_f, slide_f = a.attention_flops_per_key()
         self._attn_flops_full = full_f / tp
         self._attn_flops_slide = slide_f / tp
+        pf_full, pf_slide = a.prefill_attention_flops_per_key()  # differ from decode's under MLA only
+        self._pf_flops_full = pf_full / tp
+        self._pf_flops_slide = pf_slide / tp
         kv_heads_dev = math.ceil(a.kv_heads / tp)
         kv_full, kv_slide = a.kv_elements_per_token(kv_heads_dev)
         self._kv_full = kv_full * self.kv_bytes
@@ -206,8 +210,8 @@ class StepTimeModel:
         if q <= 0:
             return 0.0
         pairs_full = q * c + q * (q + 1) / 2
-        pairs_slide = self._sliding_pairs(q, c) if self._attn_flops_slide else 0.0
-        flops = self._attn_flops_full * pairs_full + self._attn_flops_slide * pairs_slide
+        pairs_slide = self._sliding_pairs(q, c) if self._pf_flops_slide else 0.0
+        flops = self._pf_flops_full * pairs_full + self._pf_flops_slide * pairs_slide
         ctx = c + q
         nbytes = self._kv_full * ctx + self._kv_slide * (min(ctx, self._window) if self._window else ctx)
         return self._roof(flops, self._attn_rate, nbytes)
