@@ -28,6 +28,12 @@ class PredictionPoint(EvaluationPoint):
         default=None, description="Per device/replica: largest number of waiting requests."
     )
     tpot_ms: float | None = Field(default=None, ge=0.0, description="Mean per-request (E2E - TTFT)/(osl - 1), ms.")
+    request_rate: float | None = Field(
+        default=None,
+        gt=0.0,
+        description="Open loop without a concurrency (predict --rate alone): the requests per second offered; "
+        "concurrency is then the most requests the simulated clients had in flight.",
+    )
 
 
 class Prediction(Document):
@@ -44,6 +50,11 @@ class Prediction(Document):
     calibration: str | None = Field(default=None, description="Calibration applied, if any (file or id).")
     seed: int | None = None
     date: IsoDate | None = None
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="What of the scenario the simulator does not model and approximated instead, one line each "
+        "(what it refuses is never predicted).",
+    )
     points: list[PredictionPoint]
 
     def check(self) -> list[Issue]:

@@ -9,6 +9,8 @@ Modules, one concept each::
     calibration    the named constants of the step model, defaults, sources
     step_time      time of one engine iteration (roofline terms + overheads)
     kv_capacity    KV blocks from device memory
+    engine_flags   engine args as the simulator reads them (canonical names, what is read)
+    coverage       what is not modelled: refused (NotModelledError) or warned, one line each
     deployment     a Scenario resolved into engine limits + models
     tokens         prompt lengths and prefix-cache block hashes
     workload_input workload plan / synthetic spec → simulated requests
@@ -24,6 +26,7 @@ Modules, one concept each::
 from servescope.predict.api import PredictionRun, Prepared, format_table, predict, prepare, run_simulation, simulate
 from servescope.predict.calibrate import CalibrationOutcome, calibrate
 from servescope.predict.calibration import Calibration, default_calibration, load_calibration
+from servescope.predict.coverage import NotModelledError
 from servescope.predict.deployment import Deployment, deploy
 from servescope.predict.hf_config import model_from_config, read_model_config
 from servescope.predict.plausibility import plausibility_issues
@@ -37,6 +40,7 @@ __all__ = [
     "CalibrationOutcome",
     "Deployment",
     "LoadOptions",
+    "NotModelledError",
     "PredictionRun",
     "Prepared",
     "SearchOutcome",

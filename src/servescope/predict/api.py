@@ -53,6 +53,7 @@ class PredictionRun:
     events: int
     wall_s: float
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
     _lazy: _LazyRecords | None = field(default=None, repr=False)
 
     @property
@@ -207,6 +208,7 @@ def simulate(
                     "block_size": dep.engine.block_size,
                     "max_num_seqs": dep.engine.max_num_seqs,
                     "max_num_batched_tokens": dep.engine.max_num_batched_tokens,
+                    "warnings": list(dep.warnings),
                 }
             )
             result = build_result(
@@ -221,7 +223,10 @@ def simulate(
                 rate=load.rate,
                 slos=slos,
             )
-    return PredictionRun(prediction, result, outcome, dep, outcome.events, time.perf_counter() - started, list(dep.notes), lazy)  # type: ignore[arg-type]
+    return PredictionRun(
+        prediction, result, outcome, dep, outcome.events, time.perf_counter() - started, list(dep.notes),  # type: ignore[arg-type]
+        list(dep.warnings), lazy,
+    )  # fmt: skip
 
 
 def predict(

@@ -24,10 +24,13 @@ from typing import Any
 
 from servescope.catalog.store import Catalog
 from servescope.documents import Hardware, Model, Scenario
+from servescope.documents.config_id import normalize_dtype
 from servescope.documents.prediction import Calibration as CalibrationDocument
 from servescope.predict.architecture import Architecture, architecture
 from servescope.predict.calibration import Calibration, apply, default_calibration
 from servescope.predict.dtypes import from_torch_dtype, kv_dtype_for
+from servescope.predict.coverage import review
+from servescope.predict.engine_flags import first, kv_dtype_flag, normalized
 from servescope.predict.hf_config import read_model_config
 from servescope.predict.kv_capacity import KvCapacity, kv_capacity
 from servescope.predict.step_time import StepTimeModel
@@ -74,6 +77,8 @@ class Deployment:
     encoder: Encoder | None
     template_tokens: int
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    """What of this scenario the simulator does not model, one line each (``coverage.review``)."""
 
     @property
     def replicas(self) -> int:
@@ -82,14 +87,6 @@ class Deployment:
     @property
     def devices_per_replica(self) -> int:
         return self.scenario.tp * self.scenario.pp
-
-
-def _arg(args: dict[str, Any], *names: str) -> Any:
-    for name in names:
-        for key in (name, name.lstrip("-"), name.lstrip("-").replace("-", "_")):
-            if key in args:
-                return args[key]
-    return None
 
 
 def _int(value: Any) -> int | None:
@@ -101,27 +98,31 @@ def _int(value: Any) -> int | None:
         return None
 
 
-def _flag(args: dict[str, Any], name: str) -> bool:
-    value = _arg(args, name)
-    return value is not None and value is not False and str(value).lower() not in ("false", "0")
+def _float(value: Any) -> float | None:
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        return float(str(value))
+    except ValueError:
+        return None
 
 
 def engine_config(scenario: Scenario, model: Model, hardware: Hardware) -> EngineConfig:
     e = scenario.engine
-    args = e.args
+    flags = normalized(e.id, e.args)
     eid = e.id.lower()
     max_pos = model.max_position_embeddings or 131072
     if eid in _LLAMA_CPP:
-        parallel = e.max_num_seqs or _int(_arg(args, "--parallel", "-np")) or 1
-        ctx_total = _int(_arg(args, "--ctx-size", "-c"))
-        unified = not _flag(args, "--no-kv-unified")
+        parallel = e.max_num_seqs or _int(flags.get("parallel")) or 1
+        ctx_total = _int(flags.get("ctx-size"))
+        unified = flags.get("kv-unified") is not False
         per_slot = e.max_model_len or (ctx_total // parallel if ctx_total and not unified else ctx_total) or 4096
         fixed = ctx_total or per_slot * parallel
         return EngineConfig(
             engine=e.id,
             scheduler="vllm-v1",
             max_num_seqs=parallel,
-            max_num_batched_tokens=e.max_num_batched_tokens or _int(_arg(args, "--batch-size", "-b")) or 2048,
+            max_num_batched_tokens=e.max_num_batched_tokens or _int(flags.get("batch-size")) or 2048,
             block_size=e.block_size or 1,
             enable_prefix_caching=bool(e.enable_prefix_caching) if e.enable_prefix_caching is not None else False,
             enable_chunked_prefill=True,
@@ -129,21 +130,22 @@ def engine_config(scenario: Scenario, model: Model, hardware: Hardware) -> Engin
             gpu_memory_utilization=1.0,
             fixed_kv_tokens=fixed,
             overflow="truncate",
-            threads=_int(_arg(args, "--threads", "-t")),
+            threads=_int(flags.get("threads")),
         )
     big = hardware.memory_gb * 1e9 >= 70 * GIB and "a100" not in hardware.id.lower()
     sglang = eid == "sglang"
-    seqs = e.max_num_seqs or _int(_arg(args, "--max-num-seqs", "--max-running-requests")) or (1024 if big else 256)
-    batched = e.max_num_batched_tokens or _int(_arg(args, "--max-num-batched-tokens", "--chunked-prefill-size", "--max_num_tokens")) or (8192 if big else 2048)
-    block = e.block_size or _int(_arg(args, "--block-size", "--page-size")) or (1 if sglang else 16)
-    util = e.gpu_memory_utilization or _float(_arg(args, "--gpu-memory-utilization", "--mem-fraction-static")) or 0.9
+    seqs = e.max_num_seqs or _int(first(flags, "max-num-seqs", "max-running-requests", "max-batch-size")) or (1024 if big else 256)
+    batched = e.max_num_batched_tokens or _int(first(flags, "max-num-batched-tokens", "chunked-prefill-size", "max-num-tokens"))
+    batched = batched or (8192 if big else 2048)
+    block = e.block_size or _int(first(flags, "block-size", "page-size")) or (1 if sglang else 16)
+    util = e.gpu_memory_utilization or _float(first(flags, "gpu-memory-utilization", "mem-fraction-static")) or 0.9
     prefix = e.enable_prefix_caching
     if prefix is None:
-        prefix = not (_flag(args, "--no-enable-prefix-caching") or _flag(args, "--disable-radix-cache"))
-    chunked = e.enable_chunked_prefill if e.enable_chunked_prefill is not None else True
-    max_len = e.max_model_len or _int(_arg(args, "--max-model-len", "--context-length")) or max_pos
-    wait_iters = _int(_arg(args, "batch_wait_timeout_iters")) or 0
-    wait_ratio = _float(_arg(args, "batch_wait_max_tokens_ratio")) or 0.0
+        prefix = flags.get("enable-prefix-caching") is not False and flags.get("disable-radix-cache") is not True
+    chunked = e.enable_chunked_prefill if e.enable_chunked_prefill is not None else flags.get("enable-chunked-prefill") is not False
+    max_len = e.max_model_len or _int(first(flags, "max-model-len", "context-length", "max-seq-len")) or max_pos
+    wait_iters = _int(flags.get("batch-wait-timeout-iters")) or 0
+    wait_ratio = _float(flags.get("batch-wait-max-tokens-ratio")) or 0.0
     budget = max(batched, seqs if chunked else batched)
     return EngineConfig(
         engine=e.id,
@@ -159,15 +161,6 @@ def engine_config(scenario: Scenario, model: Model, hardware: Hardware) -> Engin
         batch_wait_iters=wait_iters if wait_ratio > 0 or wait_iters else 0,
         batch_wait_tokens=int(wait_ratio * budget) if wait_ratio > 0 else budget,
     )
-
-
-def _float(value: Any) -> float | None:
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        return float(str(value))
-    except ValueError:
-        return None
 
 
 def resolve_model(scenario: Scenario, catalog: Catalog, model_config: str | Path | None = None) -> Model:
@@ -198,9 +191,15 @@ def deploy(
     eng = engine_config(scenario, mdl, hw)
     cal = apply(default_calibration(hw, scenario.engine.id), calibration)
     name = calibration_name or (calibration.name if isinstance(calibration, CalibrationDocument) else None)
+    flags = normalized(scenario.engine.id, scenario.engine.args)
     weight = scenario.weight_dtype if scenario.weight_dtype != "auto" else (from_torch_dtype(mdl.torch_dtype) or "bf16")
-    kv = kv_dtype_for(scenario.kv_dtype, weight, from_torch_dtype(mdl.torch_dtype))
-    quant = (scenario.quantization or mdl.quantization or "").lower()
+    if scenario.weight_dtype == "auto" and normalize_dtype(flags.get("dtype")) in ("bf16", "fp16", "fp32"):
+        weight = normalize_dtype(flags["dtype"])  # vLLM/SGLang --dtype casts the checkpoint
+    warnings = review(scenario, mdl, arch, hw, weight_dtype=weight, max_model_len=eng.max_model_len)
+    kv_flag = kv_dtype_flag(scenario.engine.id, flags)
+    kv_asked = scenario.kv_dtype if scenario.kv_dtype != "auto" or kv_flag is None else kv_flag[1]
+    kv = kv_dtype_for(kv_asked, weight, from_torch_dtype(mdl.torch_dtype))
+    quant = str(scenario.quantization or flags.get("quantization") or mdl.quantization or "").lower()
     expert = "mxfp4" if quant == "mxfp4" and arch.experts else None
     step = StepTimeModel(arch, hw, cal, tp=scenario.tp, pp=scenario.pp, weight_dtype=weight, kv_dtype=kv, expert_dtype=expert, threads=eng.threads)
     cap = kv_capacity(
@@ -233,4 +232,5 @@ def deploy(
         encoder=encoder,
         template_tokens=mdl.chat_template_tokens or 0,
         notes=notes,
+        warnings=warnings,
     )

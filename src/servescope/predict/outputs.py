@@ -222,6 +222,7 @@ def build_prediction(dep: Deployment, views: list[PointView], *, name: str, work
         calibration=dep.calibration_name,
         seed=seed,
         date=date,
+        warnings=list(dep.warnings),
         points=points,
     )
 

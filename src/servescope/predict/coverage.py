@@ -1,0 +1,289 @@
+"""What the simulator models of a deployment, and one clear line for what it does not.
+
+``review`` looks at a scenario, its model and its engine flags before anything is
+simulated. What would make a prediction meaningless is **refused**: a
+``NotModelledError`` whose one line says where (``speculative_tokens``,
+``engine.args.--cpu-offload-gb``), what is not modelled and what to do. What
+leaves a prediction meaningful but approximate is **warned**: one line per
+feature, kept in ``Deployment.warnings`` and written into the Prediction
+(``warnings``) and the simulated Result (``resolved_params.warnings``).
+
+Refused: speculative decoding (``speculative_tokens``, draft/EAGLE/MTP flags),
+weights offloaded to CPU memory, llama.cpp partial GPU offload, parallel flags
+or engine fields that contradict the scenario's own fields, KV dtypes the
+simulator does not know or that contradict ``kv_dtype``.
+
+Warned: expert parallelism (simulated as tensor parallelism of the experts),
+vLLM data parallelism of a MoE model (one engine sharding experts over every
+rank, simulated as independent replicas), SGLang DP attention, pipeline
+parallelism (no micro-batch overlap), eager mode (decode simulated as
+graphed), a ``quantization`` the weight dtype does not reflect, Llama 4
+chunked attention past its chunk (simulated as full attention), an engine
+without a model of its own (simulated as vLLM v1), and every engine flag the
+simulator does not read (listed in one line). Flags that change nothing the
+simulator could model (addresses, names, logging, credentials: see
+``engine_flags.INERT``) and flags at the engine's documented default pass
+silently.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from servescope.documents import Hardware, Model, Scenario
+from servescope.documents.config_id import normalize_dtype, normalize_engine
+from servescope.errors import UsageError
+from servescope.predict.architecture import Architecture
+from servescope.predict.dtypes import BYTES_PER_ELEMENT
+from servescope.predict.engine_flags import (
+    EAGER,
+    EXPERT_PARALLEL,
+    LLAMA_CPP_ENGINES,
+    PARALLEL,
+    SPECULATIVE,
+    canonical,
+    is_default,
+    is_inert,
+    kv_dtype_flag,
+    normalized,
+    read_flags,
+)
+
+
+class NotModelledError(UsageError):
+    """A scenario asks for something the simulator does not model (exit code 2)."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    refuse: bool
+    where: str
+    message: str
+
+
+#: Engines with a model (or fitted defaults) of their own; any other runs as vLLM v1.
+MODELLED_ENGINES = frozenset({"vllm", "sglang", "trt-llm", "nim", "llama.cpp", "ollama"})
+
+#: What a ``quantization`` method means for the weights: the weight_dtype that reflects it
+#: (None: no single width; "experts" for mxfp4, which the simulator reads on MoE experts).
+QUANTIZATION_WIDTH: dict[str, str | None] = {
+    "fp8": "fp8", "fbgemm_fp8": "fp8", "ptpc_fp8": "fp8", "modelopt": "fp8",
+    "awq": "int4", "awq_marlin": "int4", "gptq": "int4", "gptq_marlin": "int4", "marlin": "int4",
+    "int8": "int8", "w8a8": "int8", "w8a8_int8": "int8", "smoothquant": "int8",
+    "fp4": "fp4", "nvfp4": "fp4", "modelopt_fp4": "fp4",
+    "mxfp4": "experts",
+}  # fmt: skip
+
+# Scenario engine fields and the flags that set the same thing (bool flags: True/False, inverted ones marked).
+_FIELD_FLAGS: dict[str, tuple[str, ...]] = {
+    "max_num_seqs": ("max-num-seqs", "max-running-requests", "max-batch-size", "parallel"),
+    "max_num_batched_tokens": ("max-num-batched-tokens", "chunked-prefill-size", "max-num-tokens", "batch-size"),
+    "block_size": ("block-size", "page-size"),
+    "gpu_memory_utilization": ("gpu-memory-utilization", "mem-fraction-static"),
+    "max_model_len": ("max-model-len", "context-length", "max-seq-len"),
+    "enable_prefix_caching": ("enable-prefix-caching", "!disable-radix-cache"),
+    "enable_chunked_prefill": ("enable-chunked-prefill",),
+}
+
+_SPEC_WHY = "speculative decoding is not simulated (its speed-up depends on how many draft tokens are accepted)"
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    try:
+        return float(a) == float(b)
+    except (TypeError, ValueError):
+        return str(a) == str(b)
+
+
+def _enabled(value: Any) -> bool:
+    """A flag that turns something on: true, or a size above 1."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float):
+        return value > 1
+    return value is not None and str(value).lower() not in ("", "0", "1", "none", "false")
+
+
+def _scenario_findings(s: Scenario, model: Model, arch: Architecture) -> list[Finding]:
+    out: list[Finding] = []
+    if s.speculative_tokens:
+        out.append(Finding(True, f"speculative_tokens: {s.speculative_tokens}", f"{_SPEC_WHY}; remove speculative_tokens to predict plain decoding"))
+    if s.pp > 1:
+        out.append(Finding(False, f"pp: {s.pp}",
+                           "pipeline stages are simulated one iteration at a time (no micro-batch overlap between stages): "
+                           f"only the stage-to-stage transfers are modelled, so throughput under load is understated (up to {s.pp}x); "
+                           "one request's latency is as modelled"))  # fmt: skip
+    eng = normalize_engine(s.engine.id)
+    if s.dp > 1 and arch.experts and eng == "vllm":
+        out.append(Finding(False, f"dp: {s.dp}",
+                           f"vLLM runs the {s.dp} data-parallel ranks of a MoE model as one engine whose experts are sharded over all "
+                           f"{s.dp} x {s.tp} devices (data-parallel attention); simulated as {s.dp} independent replicas that each "
+                           "hold every expert"))  # fmt: skip
+    if eng not in MODELLED_ENGINES:
+        out.append(Finding(False, f"engine.id: {s.engine.id}",
+                           "no model of this engine: simulated with vLLM v1's scheduler and defaults"))  # fmt: skip
+    return out
+
+
+def _quantization_findings(s: Scenario, model: Model, weight_dtype: str, flags: dict[str, Any]) -> list[Finding]:
+    if s.quantization:
+        where, method = "quantization", s.quantization
+    elif flags.get("quantization"):
+        where, method = f"engine.args quantization: {flags['quantization']}", str(flags["quantization"])
+    elif model.quantization:
+        where, method = f"model {model.id} quantization", model.quantization
+    else:
+        return []
+    q = method.lower()
+    head = f"{where}: {q}" if where == "quantization" else where
+    if q not in QUANTIZATION_WIDTH or QUANTIZATION_WIDTH[q] is None:
+        return [Finding(False, head, f"not read by the simulator: weights are costed as weight_dtype {weight_dtype}")]
+    width = QUANTIZATION_WIDTH[q]
+    if width == "experts" or width == weight_dtype:
+        return []
+    return [Finding(False, head, f"{width} weights, but weight_dtype is {weight_dtype}: the simulator costs weights by "
+                                 f"weight_dtype only; set weight_dtype: {width}")]  # fmt: skip
+
+
+def _flag_findings(s: Scenario, model: Model, arch: Architecture, hardware: Hardware) -> list[Finding]:
+    e = s.engine
+    eng = normalize_engine(e.id)
+    flags = normalized(e.id, e.args)
+    read = read_flags(e.id)
+    out: list[Finding] = []
+    unread: list[str] = []
+    for raw, value in e.args.items():
+        name, val = canonical(e.id, raw, value)
+        where = f"engine.args.{raw}"
+        if not name or is_inert(name):
+            continue
+        if name in SPECULATIVE or name.startswith("speculative"):
+            out.append(Finding(True, where, f"{_SPEC_WHY}; remove the flag to predict plain decoding"))
+        elif name in EXPERT_PARALLEL:
+            if not _enabled(val):
+                continue
+            if not arch.experts:
+                out.append(Finding(False, where, "the model has no experts: no effect"))
+            else:
+                out.append(Finding(False, where, "expert parallelism is simulated as tensor parallelism of the experts (the same "
+                                                 "expert bytes per device); its all-to-all dispatch and per-device routing "
+                                                 "imbalance are not modelled"))  # fmt: skip
+        elif name in PARALLEL:
+            field = PARALLEL[name]
+            have = getattr(s, field)
+            if not _same(val, have):
+                out.append(Finding(True, where, f"{val} contradicts {field} {have}: the simulator uses the scenario's {field}; "
+                                                "make them agree"))  # fmt: skip
+        elif name in EAGER:
+            if val is True:
+                out.append(Finding(False, where, "the engine runs every iteration without CUDA graphs; the simulator graphs decode "
+                                                 "iterations (only prompt iterations pay the host launch floor), so TPOT is likely "
+                                                 "understated"))  # fmt: skip
+        elif name == "cpu-offload-gb":
+            if isinstance(val, int | float) and not isinstance(val, bool) and val > 0:
+                out.append(Finding(True, where, f"{val} GB of weights offloaded to CPU memory (streamed over PCIe every step) is not "
+                                                "simulated; remove the flag or predict a deployment whose weights fit"))  # fmt: skip
+        elif name == "enable-dp-attention":
+            if val is True:
+                out.append(Finding(False, where, "data-parallel attention (attention per rank, experts shared by all ranks) is not "
+                                                 f"simulated: simulated as {s.dp} independent replicas"))  # fmt: skip
+        elif name in read:
+            out.extend(_read_flag_findings(s, arch, hardware, raw, name, val, flags))
+        elif not is_default(eng, name, val):
+            unread.append(raw)
+    out.extend(_field_contradictions(s, flags))
+    if unread:
+        out.append(Finding(False, "engine.args", f"{', '.join(unread)} not simulated (the engine reads them, the simulator "
+                                                 "does not): predicted as if they were at the engine's defaults"))  # fmt: skip
+    return out
+
+
+def _read_flag_findings(
+    s: Scenario, arch: Architecture, hardware: Hardware, raw: str, name: str, val: Any, flags: dict[str, Any]
+) -> list[Finding]:
+    where = f"engine.args.{raw}"
+    if name == "n-gpu-layers" and hardware.device_type != "cpu":
+        n = int(val) if isinstance(val, int) and not isinstance(val, bool) else None
+        if n is not None and 0 <= n < arch.layers:
+            return [Finding(True, where, f"{n} of {arch.layers} layers on the GPU: partial offload (the rest run on the CPU) "
+                                         "is not simulated; offload every layer (-ngl 99) or predict a CPU deployment")]  # fmt: skip
+    if name == "threads-batch" and "threads" in flags and not _same(val, flags["threads"]):
+        return [Finding(False, where, f"{val} prompt threads beside --threads {flags['threads']}: the simulator runs prompts "
+                                      f"with --threads {flags['threads']} too")]  # fmt: skip
+    if name == "cont-batching" and val is False:
+        return [Finding(True, where, "continuous batching off is not simulated; turn it back on to predict")]
+    if name == "cache-type-v":
+        k = str(flags.get("cache-type-k", "f16")).lower()
+        if str(val).lower() != k:
+            return [Finding(True, where, f"cache-type-k {k} and cache-type-v {val} differ: different K and V cache types are "
+                                         "not modelled; give both the same type")]  # fmt: skip
+    if name in ("kv-cache-dtype", "cache-type-k"):
+        got = kv_dtype_flag(s.engine.id, flags)
+        if got is not None:
+            if got[1] not in BYTES_PER_ELEMENT:
+                return [Finding(True, where, f"{val}: KV dtype unknown to the simulator (known: "
+                                             f"{', '.join(sorted(BYTES_PER_ELEMENT))})")]  # fmt: skip
+            if s.kv_dtype != "auto" and got[1] != s.kv_dtype:
+                return [Finding(True, where, f"{val} contradicts kv_dtype {s.kv_dtype}; give it once")]
+    if name == "dtype":
+        d = normalize_dtype(val)
+        if d in ("bf16", "fp16", "fp32") and s.weight_dtype in ("bf16", "fp16", "fp32") and d != s.weight_dtype:
+            return [Finding(True, where, f"{val} contradicts weight_dtype {s.weight_dtype}; set weight_dtype: {d}")]
+    return []
+
+
+def _field_contradictions(s: Scenario, flags: dict[str, Any]) -> list[Finding]:
+    out = []
+    eng = normalize_engine(s.engine.id)
+    for field, names in _FIELD_FLAGS.items():
+        have = getattr(s.engine, field)
+        if have is None:
+            continue
+        for name in names:
+            inverted = name.startswith("!")
+            name = name.lstrip("!")
+            if name not in flags or (name in ("parallel", "batch-size") and eng not in LLAMA_CPP_ENGINES):
+                continue
+            val = flags[name]
+            val = (not val) if inverted and isinstance(val, bool) else val
+            if not _same(val, have):
+                raw = next((r for r in s.engine.args if canonical(s.engine.id, r, s.engine.args[r])[0] == name), name)
+                out.append(Finding(True, f"engine.args.{raw}", f"{flags[name]} contradicts engine.{field} {have}; give it once"))
+    return out
+
+
+def _model_findings(s: Scenario, model: Model, max_model_len: int) -> list[Finding]:
+    out = []
+    chunk = model.attention_chunk_size
+    if chunk and max_model_len > chunk:
+        out.append(Finding(False, f"model {model.id}",
+                           f"attention_chunk_size {chunk} (Llama 4 chunked local attention on its rotary layers) is simulated as "
+                           f"full attention: past {chunk} tokens of context, KV use and attention time are overstated"))  # fmt: skip
+    return out
+
+
+def findings(scenario: Scenario, model: Model, arch: Architecture, hardware: Hardware, *, weight_dtype: str, max_model_len: int) -> list[Finding]:
+    """Everything ``review`` would refuse or warn about, in order."""
+    return [
+        *_scenario_findings(scenario, model, arch),
+        *_flag_findings(scenario, model, arch, hardware),
+        *_quantization_findings(scenario, model, weight_dtype, normalized(scenario.engine.id, scenario.engine.args)),
+        *_model_findings(scenario, model, max_model_len),
+    ]
+
+
+def review(scenario: Scenario, model: Model, arch: Architecture, hardware: Hardware, *, weight_dtype: str, max_model_len: int) -> list[str]:
+    """The warning lines of a deployment; ``NotModelledError`` (one line) for the first refusal."""
+    found = findings(scenario, model, arch, hardware, weight_dtype=weight_dtype, max_model_len=max_model_len)
+    lines = [f"scenario {scenario.name}: {f.where}: {f.message}" for f in found]
+    refused = [line for f, line in zip(found, lines, strict=True) if f.refuse]
+    if refused:
+        more = f" (and {len(refused) - 1} more)" if len(refused) > 1 else ""
+        raise NotModelledError(refused[0] + more)
+    return lines
+
+
+__all__ = ["MODELLED_ENGINES", "QUANTIZATION_WIDTH", "Finding", "NotModelledError", "findings", "review"]

@@ -1,0 +1,163 @@
+"""A scenario's engine flags as the simulator reads them.
+
+``normalized`` gives each flag its canonical name (``config_id``'s rules:
+``--max_num_seqs`` = ``max-num-seqs``, ``-tp`` = ``tensor-parallel-size``,
+llama.cpp ``-np`` = ``parallel``) and value (a bare flag is ``True``, ``"8"`` is
+``8``), and a negated flag its positive form set false (``--no-kv-unified`` →
+``kv-unified: False``). The sets below say what becomes of every flag:
+
+- ``READ``: the simulator reads it (``deployment.engine_config``, dtypes);
+- ``PARALLEL``: must agree with the scenario's ``tp``/``pp``/``dp`` (the
+  simulator reads those fields);
+- ``INERT``: changes nothing the simulator could model (addresses, names,
+  logging, tokenizer and chat-template choices, credentials);
+- everything else is named in one warning (``coverage``), except the flags
+  ``coverage`` refuses or warns about by name (speculative decoding, expert
+  parallelism, eager mode, CPU offload).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from servescope.documents.config_id import (
+    FLAG_DEFAULTS,
+    NON_RUNNABLE_FLAGS,
+    is_secret_flag,
+    normalize_engine,
+    normalize_flag_name,
+    normalize_value,
+)
+
+LLAMA_CPP_ENGINES = frozenset({"llama.cpp", "ollama"})
+
+READ_LLAMA_CPP = frozenset(
+    {"parallel", "ctx-size", "kv-unified", "batch-size", "threads", "threads-batch", "cont-batching", "cache-type-k",
+     "cache-type-v", "n-gpu-layers"}
+)  # fmt: skip
+READ_BATCHING = frozenset(
+    {
+        "max-num-seqs", "max-running-requests", "max-batch-size",  # vLLM, SGLang, TensorRT-LLM
+        "max-num-batched-tokens", "chunked-prefill-size", "max-num-tokens",
+        "block-size", "page-size",
+        "gpu-memory-utilization", "mem-fraction-static",
+        "enable-prefix-caching", "disable-radix-cache",
+        "enable-chunked-prefill",
+        "max-model-len", "context-length", "max-seq-len",
+        "batch-wait-timeout-iters", "batch-wait-max-tokens-ratio",
+        "kv-cache-dtype", "dtype", "quantization",
+    }
+)  # fmt: skip
+PARALLEL: dict[str, str] = {
+    "tensor-parallel-size": "tp", "tp-size": "tp", "tp": "tp",
+    "pipeline-parallel-size": "pp", "pp-size": "pp",
+    "data-parallel-size": "dp", "dp-size": "dp",
+}  # fmt: skip
+INERT = frozenset(
+    {
+        "model", "model-path", "model-id", "served-model-name", "alias", "tokenizer", "tokenizer-mode", "tokenizer-path",
+        "revision", "code-revision", "tokenizer-revision", "trust-remote-code", "download-dir", "load-format", "seed",
+        "chat-template", "chat-template-content-format", "jinja", "enable-auto-tool-choice", "tool-call-parser",
+        "reasoning-parser", "response-role", "generation-config", "root-path", "allowed-origins", "allowed-methods",
+        "allowed-headers", "middleware", "disable-fastapi-docs", "enable-request-id-headers", "disable-uvicorn-access-log",
+        "enable-log-requests", "max-log-len", "log-format", "log-prefix", "log-colors", "log-timestamps", "log-verbosity",
+        "enable-metrics", "webui", "props", "threads-http", "mlock", "mmap", "hf-repo", "hf-file", "model-url",
+        "skip-tokenizer-init", "distributed-executor-backend", "worker-cls", "disable-log-stats", "disable-log-requests",
+        "max-logprobs", "return-tokens-as-token-ids", "enable-prompt-tokens-details", "enable-server-load-tracking",
+        "uvicorn-log-level", "backend",
+    }
+)  # fmt: skip
+SPECULATIVE = frozenset(
+    {
+        "speculative-config", "speculative-model", "num-speculative-tokens", "speculative-algorithm",
+        "speculative-draft-model-path", "speculative-num-steps", "speculative-eagle-topk", "speculative-num-draft-tokens",
+        "model-draft", "md", "hf-repo-draft", "draft-max", "draft-min", "draft", "draft-p-min", "spec-replace",
+        "decoding-config",
+    }
+)  # fmt: skip
+EXPERT_PARALLEL = frozenset(
+    {"enable-expert-parallel", "ep-size", "ep", "expert-parallel-size", "moe-expert-parallel-size", "enable-ep-moe",
+     "enable-deepep-moe", "moe-a2a-backend", "enable-eplb"}
+)  # fmt: skip
+EAGER = frozenset({"enforce-eager", "disable-cuda-graph"})
+
+
+def canonical(engine: str, raw: str, value: Any) -> tuple[str, Any]:
+    """One flag's canonical name and value."""
+    name = normalize_flag_name(normalize_engine(engine), raw)
+    val = normalize_value(value)
+    if name.startswith("no-") and len(name) > 3 and isinstance(val, bool):
+        name, val = name[3:], not val
+    return name, val
+
+
+def normalized(engine: str, args: Mapping[str, Any]) -> dict[str, Any]:
+    """``{canonical flag name: canonical value}`` of a scenario's ``engine.args``."""
+    out: dict[str, Any] = {}
+    for raw, value in args.items():
+        name, val = canonical(engine, raw, value)
+        if name:
+            out[name] = val
+    return out
+
+
+# llama.cpp --cache-type-k/-v names → servescope dtypes (ggml type names)
+_GGML_KV = {"f32": "fp32", "f16": "fp16", "bf16": "bf16", "q8_0": "q8_0", "q4_0": "q4_0"}
+
+
+def kv_dtype_flag(engine: str, flags: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(flag name, servescope dtype) of the KV-cache dtype the flags set, if any
+    (vLLM/SGLang ``--kv-cache-dtype``, llama.cpp ``--cache-type-k``); ``auto`` is none."""
+    if normalize_engine(engine) in LLAMA_CPP_ENGINES:
+        if "cache-type-k" not in flags:
+            return None
+        value = str(flags["cache-type-k"]).lower()
+        return "cache-type-k", _GGML_KV.get(value, value)
+    if "kv-cache-dtype" not in flags:
+        return None
+    value = str(flags["kv-cache-dtype"]).lower()
+    value = {"fp8_e4m3": "fp8", "fp8_e5m2": "fp8", "fp8_inc": "fp8", "fp8_ds_mla": "fp8"}.get(value, value)
+    value = {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": "fp32"}.get(value, value)
+    return None if value == "auto" else ("kv-cache-dtype", value)
+
+
+def is_default(engine: str, name: str, value: Any) -> bool:
+    """The flag is set to its engine's documented default (``config_id.FLAG_DEFAULTS``): it changes nothing."""
+    default = FLAG_DEFAULTS.get(normalize_engine(engine), {}).get(name, object())
+    return type(default) is type(value) and default == value
+
+
+def is_inert(name: str) -> bool:
+    return name in INERT or name in NON_RUNNABLE_FLAGS or is_secret_flag(name) or name.startswith(("ssl-", "log-"))
+
+
+def read_flags(engine: str) -> frozenset[str]:
+    return READ_LLAMA_CPP if normalize_engine(engine) in LLAMA_CPP_ENGINES else READ_BATCHING
+
+
+def first(flags: Mapping[str, Any], *names: str) -> Any:
+    """The value of the first of ``names`` that is set."""
+    for name in names:
+        if name in flags:
+            return flags[name]
+    return None
+
+
+__all__ = [
+    "EAGER",
+    "EXPERT_PARALLEL",
+    "INERT",
+    "LLAMA_CPP_ENGINES",
+    "PARALLEL",
+    "READ_BATCHING",
+    "READ_LLAMA_CPP",
+    "SPECULATIVE",
+    "canonical",
+    "first",
+    "is_default",
+    "is_inert",
+    "kv_dtype_flag",
+    "normalized",
+    "read_flags",
+]

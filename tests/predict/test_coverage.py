@@ -1,0 +1,214 @@
+"""What the simulator does not model is refused or warned, one line each: a test per
+feature. A refusal is a ``NotModelledError`` (one line: where, what, what to do); a
+warning is a line in ``Deployment.warnings`` that the Prediction and the Result carry."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from servescope.catalog.store import Catalog
+from servescope.predict.api import predict
+from servescope.predict.coverage import NotModelledError
+from servescope.predict.deployment import Deployment, deploy
+from servescope.predict.hf_config import model_from_config
+from servescope.predict.workload_input import SyntheticWorkload
+from tests.predict.conftest import scenario
+from tests.predict.test_hf_config import DEEPSEEK_V3, LLAMA4_SCOUT
+
+MOE = "qwen3-30b-a3b"
+
+
+def _deploy(catalog: Catalog, **over: Any) -> Deployment:
+    return deploy(scenario(**over), catalog=catalog)
+
+
+def _engine(args: dict[str, Any] | None = None, engine: str = "vllm", **fields: Any) -> dict[str, Any]:
+    return {"id": engine, "version": "0.11.0", "args": args or {}, **fields}
+
+
+def _refused(catalog: Catalog, *needles: str, **over: Any) -> str:
+    with pytest.raises(NotModelledError) as info:
+        _deploy(catalog, **over)
+    text = str(info.value)
+    assert "\n" not in text and text.startswith("scenario s: "), text
+    for needle in needles:
+        assert needle in text, text
+    return text
+
+
+def _warned(catalog: Catalog, *needles: str, **over: Any) -> str:
+    dep = _deploy(catalog, **over)
+    hits = [w for w in dep.warnings if all(n in w for n in needles)]
+    assert len(hits) == 1, dep.warnings
+    assert "\n" not in hits[0]
+    return hits[0]
+
+
+def test_catalog_scenarios_are_fully_modelled(catalog: Catalog) -> None:
+    for name in ("llama-3.1-8b-on-h100", "tiny-llama-on-cpu"):
+        assert deploy(catalog.scenario(name), catalog=catalog).warnings == [], name
+
+
+# --- speculative decoding ---------------------------------------------------------------
+
+
+def test_speculative_tokens_are_refused(catalog: Catalog) -> None:
+    _refused(catalog, "speculative_tokens: 3", "not simulated", "remove", speculative_tokens=3)
+
+
+@pytest.mark.parametrize(
+    "engine, flag, value",
+    [
+        ("vllm", "--speculative-config", '{"method": "eagle3", "num_speculative_tokens": 3}'),
+        ("vllm", "--num-speculative-tokens", 5),  # vLLM < 0.10
+        ("sglang", "--speculative-algorithm", "EAGLE"),
+        ("trt-llm", "speculative_config", "mtp"),
+        ("llama.cpp", "-md", "draft.gguf"),
+    ],
+)
+def test_speculative_flags_are_refused(catalog: Catalog, engine: str, flag: str, value: object) -> None:
+    _refused(catalog, f"engine.args.{flag}", "speculative decoding", engine=_engine({flag: value}, engine))
+
+
+# --- expert parallelism -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "engine, flag, value",
+    [("vllm", "--enable-expert-parallel", None), ("sglang", "--ep-size", 2), ("trt-llm", "--ep_size", 2)],
+)
+def test_expert_parallel_is_warned(catalog: Catalog, engine: str, flag: str, value: object) -> None:
+    line = _warned(catalog, "expert parallel", model=MOE, tp=2, count=2, engine=_engine({flag: value}, engine))
+    assert f"engine.args.{flag}" in line and "all-to-all" in line
+
+
+def test_expert_parallel_on_a_dense_model_is_warned(catalog: Catalog) -> None:
+    _warned(catalog, "no experts", engine=_engine({"--enable-expert-parallel": True}))
+
+
+def test_vllm_data_parallel_moe_is_warned(catalog: Catalog) -> None:
+    # vLLM shards a MoE model's experts over all dp x tp devices (its data-parallel deployment docs)
+    _warned(catalog, "dp: 2", "experts", model=MOE, dp=2, count=2)
+    assert _deploy(catalog, dp=2, count=2).warnings == []  # dense: independent replicas, as simulated
+
+
+def test_sglang_dp_attention_is_warned(catalog: Catalog) -> None:
+    _warned(catalog, "enable-dp-attention", model=MOE, dp=2, count=2, engine=_engine({"--enable-dp-attention": True}, "sglang"))
+
+
+# --- parallel layouts ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "flag, value, field",
+    [("--tensor-parallel-size", 4, "tp"), ("-tp", "4", "tp"), ("--pipeline-parallel-size", 2, "pp"), ("--data-parallel-size", 2, "dp")],
+)
+def test_parallel_flags_must_agree_with_the_scenario(catalog: Catalog, flag: str, value: object, field: str) -> None:
+    _refused(catalog, f"engine.args.{flag}", f"{field} 1", engine=_engine({flag: value}))
+
+
+def test_parallel_flags_that_agree_are_read_silently(catalog: Catalog) -> None:
+    assert _deploy(catalog, tp=2, count=2, engine=_engine({"--tensor-parallel-size": 2})).warnings == []
+    assert _deploy(catalog, tp=2, count=2, engine=_engine({"--tp-size": 2}, "sglang")).warnings == []
+
+
+def test_pipeline_parallel_is_warned(catalog: Catalog) -> None:
+    line = _warned(catalog, "pp: 2", pp=2, count=2)
+    assert "micro-batch" in line and "throughput" in line
+
+
+# --- engine flags the simulator does not read ----------------------------------------------
+
+
+def test_unread_flags_are_listed_in_one_warning(catalog: Catalog) -> None:
+    line = _warned(catalog, "not simulated", engine=_engine({"--swap-space": 8, "--foo-bar": "x", "--max-num-seqs": 64}))
+    assert "--swap-space" in line and "--foo-bar" in line and "--max-num-seqs" not in line
+
+
+def test_inert_flags_need_no_warning(catalog: Catalog) -> None:
+    args = {"--host": "0.0.0.0", "--port": 8000, "--served-model-name": "m", "--trust-remote-code": None,
+            "--api-key": "secret", "--disable-log-requests": None, "--gpu-memory-utilization": 0.9}  # fmt: skip
+    assert _deploy(catalog, engine=_engine(args)).warnings == []
+
+
+def test_eager_mode_is_warned(catalog: Catalog) -> None:
+    _warned(catalog, "engine.args.--enforce-eager", "CUDA graphs", engine=_engine({"--enforce-eager": None}))
+
+
+def test_cpu_offload_is_refused(catalog: Catalog) -> None:
+    _refused(catalog, "engine.args.--cpu-offload-gb", "offload", engine=_engine({"--cpu-offload-gb": 10}))
+
+
+def test_llama_cpp_partial_gpu_offload_is_refused(catalog: Catalog) -> None:
+    _refused(catalog, "engine.args.-ngl", "layers", engine=_engine({"-ngl": 10}, "llama.cpp"))
+    assert _deploy(catalog, engine=_engine({"-ngl": 99}, "llama.cpp")).warnings == []
+
+
+def test_llama_cpp_threads_batch_differing_is_warned(catalog: Catalog) -> None:
+    _warned(catalog, "threads-batch", engine=_engine({"--threads": 4, "--threads-batch": 8}, "llama.cpp"))
+
+
+def test_engine_without_a_model_of_its_own_is_warned(catalog: Catalog) -> None:
+    _warned(catalog, "engine.id: tgi", "vLLM", engine=_engine(engine="tgi"))
+
+
+# --- flags now read, and contradictions ----------------------------------------------------
+
+
+def test_kv_cache_dtype_flag_is_read(catalog: Catalog) -> None:
+    assert _deploy(catalog).step_model.kv_bytes == 2.0
+    assert _deploy(catalog, engine=_engine({"--kv-cache-dtype": "fp8"})).step_model.kv_bytes == 1.0
+    assert _deploy(catalog, engine=_engine({"-ctk": "q8_0", "-ctv": "q8_0"}, "llama.cpp")).step_model.kv_bytes == 34 / 32
+
+
+def test_contradicting_dtypes_are_refused(catalog: Catalog) -> None:
+    _refused(catalog, "engine.args.--kv-cache-dtype", "kv_dtype", kv_dtype="fp16", engine=_engine({"--kv-cache-dtype": "fp8"}))
+    _refused(catalog, "cache-type", engine=_engine({"-ctk": "q8_0", "-ctv": "f16"}, "llama.cpp"))
+
+
+def test_contradicting_engine_fields_are_refused(catalog: Catalog) -> None:
+    _refused(catalog, "engine.args.--max-num-seqs", "engine.max_num_seqs", engine=_engine({"--max-num-seqs": 128}, max_num_seqs=64))
+
+
+def test_prefix_and_chunked_flags_are_read(catalog: Catalog) -> None:
+    dep = _deploy(catalog, engine=_engine({"--enable-prefix-caching": False, "--no-enable-chunked-prefill": None}))
+    assert (dep.engine.enable_prefix_caching, dep.engine.enable_chunked_prefill) == (False, False)
+
+
+def test_quantization_not_matching_the_weight_dtype_is_warned(catalog: Catalog) -> None:
+    _warned(catalog, "quantization: awq", "weight_dtype", quantization="awq")
+    assert _deploy(catalog, quantization="awq", weight_dtype="int4").warnings == []
+    _warned(catalog, "quantization: bitsandbytes", quantization="bitsandbytes")
+
+
+# --- model features ------------------------------------------------------------------------
+
+
+def test_llama4_chunked_attention_is_warned_past_the_chunk(catalog: Catalog, h100: Any) -> None:
+    model = model_from_config(LLAMA4_SCOUT, model_id="llama-4-scout")
+    long = deploy(scenario(model="llama-4-scout", tp=4, count=4, engine=_engine(max_model_len=65536)), model=model, hardware=h100)
+    assert any("attention_chunk_size 8192" in w for w in long.warnings), long.warnings
+    short = deploy(scenario(model="llama-4-scout", tp=4, count=4, engine=_engine(max_model_len=8192)), model=model, hardware=h100)
+    assert short.warnings == []
+
+
+def test_mla_is_modelled(catalog: Catalog, h100: Any) -> None:
+    model = model_from_config(DEEPSEEK_V3, model_id="deepseek-v3")
+    dep = deploy(scenario(model="deepseek-v3", hardware="h200", tp=8, count=8, weight_dtype="fp8"), model=model,
+                 hardware=catalog.hardware("h200"))  # fmt: skip
+    assert dep.warnings == []
+    # the 576-element latent is replicated on every tensor-parallel rank
+    assert dep.step_model.kv_bytes_per_token_per_device == 61 * 576 * 2
+
+
+# --- warnings travel with the documents -----------------------------------------------------
+
+
+def test_warnings_are_recorded_in_the_prediction_and_result(catalog: Catalog) -> None:
+    run = predict(scenario(pp=2, count=2), SyntheticWorkload((1,), isl=128, osl=8, num_requests=4), catalog=catalog)
+    [line] = run.prediction.warnings
+    assert line.startswith("scenario s: pp: 2")
+    assert run.result.resolved_params["warnings"] == [line]
+    assert run.warnings == [line]
