@@ -81,3 +81,72 @@ def test_official_baseline_guard(tmp_path: Path) -> None:
     proc = run("regress", "--baseline", str(ROOT / "baselines" / "official" / "results"), "--results", str(tmp_path))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "4 result(s) compared: no regression" in proc.stdout
+
+
+def _scenario_file(tmp_path: Path, name: str = "my-tiny", **over: object) -> Path:
+    import yaml
+
+    from servescope.catalog.store import Catalog
+
+    doc = Catalog.load([]).scenario("tiny-llama-on-cpu").dump()
+    doc.update({"name": name, **over})
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    return path
+
+
+def test_predict_a_scenario_file(tmp_path: Path) -> None:
+    path = _scenario_file(tmp_path)
+    proc = run("predict", str(path), "--concurrency", "1,2", "--isl", "64", "--osl", "8", "--out", str(tmp_path / "out"))
+    assert proc.returncode == 0, proc.stderr
+    [pred] = list((tmp_path / "out").rglob("prediction.json"))
+    assert json.loads(pred.read_text())["scenario"] == "my-tiny"
+
+
+def test_scenario_file_with_a_config_json_beside_it(tmp_path: Path) -> None:
+    (tmp_path / "config.json").write_text(json.dumps({
+        "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
+        "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 256,
+        "torch_dtype": "float32"}))  # fmt: skip
+    path = _scenario_file(tmp_path, model="config.json")  # relative to the scenario file, not the working folder
+    proc = run("predict", str(path), "--concurrency", "1", "--isl", "32", "--osl", "4", "--out", str(tmp_path / "out"), cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_bad_scenario_files_are_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("kind: Scenario\nname: x\n")
+    wrong_kind = tmp_path / "wl.json"
+    wrong_kind.write_text((ROOT / "src/servescope/data/workloads/serve-chat-c8-i1k-o256-v1.json").read_text())
+    count = _scenario_file(tmp_path, name="miscount", count=3)
+    for path, needle in ((tmp_path / "missing.yaml", "missing.yaml"), (bad, "bad.yaml"), (wrong_kind, "Scenario"),
+                         (count, "count")):  # fmt: skip
+        proc = run("predict", str(path), "--concurrency", "1", "--isl", "8", "--osl", "2", "--out", str(tmp_path / "o"))
+        assert proc.returncode in (1, 2), (path, proc.stdout)
+        assert "Traceback" not in proc.stderr and proc.stderr.strip().count("\n") == 0, (path, proc.stderr)
+        assert needle in proc.stderr, (path, proc.stderr)
+
+
+def test_refusal_and_warning_lines(tmp_path: Path) -> None:
+    spec = _scenario_file(tmp_path, name="spec", speculative_tokens=4)
+    proc = run("predict", str(spec), "--concurrency", "1", "--isl", "8", "--osl", "2", "--out", str(tmp_path / "o"))
+    assert proc.returncode == 2 and proc.stderr.strip().count("\n") == 0, proc.stderr
+    assert "speculative_tokens: 4" in proc.stderr
+    engine = {"id": "llama.cpp", "version": "x", "args": {"--parallel": 8, "--ctx-size": 32768, "--flash-attn": "on"}}
+    flagged = _scenario_file(tmp_path, name="flagged", engine=engine)
+    proc = run("predict", str(flagged), "--concurrency", "1", "--isl", "8", "--osl", "2", "--out", str(tmp_path / "o"))
+    assert proc.returncode == 0, proc.stderr
+    assert "warning: scenario flagged: engine.args: --flash-attn not simulated" in proc.stderr
+    [pred] = list((tmp_path / "o").rglob("prediction.json"))
+    assert json.loads(pred.read_text())["warnings"][0].startswith("scenario flagged: engine.args: --flash-attn")
+
+
+def test_rate_alone_is_an_open_loop_point(tmp_path: Path) -> None:
+    proc = run("predict", "llama-3.1-8b-on-h100", "--rate", "4", "--isl", "256", "--osl", "32", "--out", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    [pred_file] = list(tmp_path.rglob("prediction.json"))
+    pred = json.loads(pred_file.read_text())
+    assert pred["workload"] == "synthetic-r4-i256-o32" and "-c1-" not in pred["name"]
+    [point] = pred["points"]
+    assert point["request_rate"] == 4.0 and point["completed_requests"] == 240  # one simulated minute of arrivals
+    assert "open loop at 4 req/s" in proc.stdout

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -37,6 +39,11 @@ def _ints(text: str | None, flag: str) -> list[int] | None:
     return values
 
 
+def _is_file_name(text: str) -> bool:
+    """A Scenario file rather than a catalog name (catalog names have no suffix or slash)."""
+    return text.lower().endswith((".yaml", ".yml", ".json")) or "/" in text or os.sep in text
+
+
 def _load_measured(path: Path):  # type: ignore[no-untyped-def]
     from servescope.documents import EvaluationRun, Result, load
 
@@ -64,14 +71,14 @@ def _value_errors_as_one_line(fn):  # type: ignore[no-untyped-def]
 
 @_value_errors_as_one_line
 def predict_command(
-    scenario: Annotated[str, typer.Argument(help="Scenario name from the catalog (e.g. llama-3.1-8b-on-h100).")],
-    workload: Annotated[str | None, typer.Argument(help="Workload id; or give --concurrency/--isl/--osl.")] = None,
+    scenario: Annotated[str, typer.Argument(help="Scenario name from the catalog (e.g. llama-3.1-8b-on-h100) or a Scenario file (.yaml/.json).")],
+    workload: Annotated[str | None, typer.Argument(help="Workload id; or give --isl/--osl with --concurrency and/or --rate.")] = None,
     concurrency: Annotated[str | None, typer.Option(help="Concurrency levels, e.g. 1,8,64 (overrides the workload's).")] = None,
     isl: Annotated[int | None, typer.Option(help="Synthetic workload: input tokens per request.")] = None,
     osl: Annotated[int | None, typer.Option(help="Synthetic workload: output tokens per request.")] = None,
     num_requests: Annotated[int | None, typer.Option(help="Synthetic workload: requests per point.")] = None,
     range_ratio: Annotated[float, typer.Option(help="Synthetic workload: lengths uniform in x(1±r).")] = 0.0,
-    rate: Annotated[float | None, typer.Option(help="Open loop: requests per second.")] = None,
+    rate: Annotated[float | None, typer.Option(help="Open loop: requests per second (alone: one point labelled by its rate).")] = None,
     arrival: Annotated[str, typer.Option(help="poisson, gamma or constant.")] = "poisson",
     gamma_shape: Annotated[float, typer.Option(help="Gamma arrivals: shape.")] = 1.0,
     seed: Annotated[int, typer.Option(help="Simulation seed (same seed → identical output).")] = 0,
@@ -81,19 +88,25 @@ def predict_command(
     out: Annotated[Path, typer.Option(help="Folder to write prediction.json, result.json and records.jsonl into.")] = Path("predictions"),
 ) -> None:
     """Predict how SCENARIO serves a workload (simulated; no GPU needed) and write a Prediction."""
-    from servescope.predict.api import format_table, predict
+    from servescope.predict.api import format_table, load_scenario, predict
     from servescope.predict.workload_input import SyntheticWorkload
 
     levels = _ints(concurrency, "--concurrency")
+    if rate is not None and not rate > 0:
+        raise BadArgument("--rate: give requests per second > 0")
     if workload is None:
-        if isl is None or osl is None or levels is None:
-            raise BadArgument("give a WORKLOAD id, or --concurrency, --isl and --osl for a synthetic workload")
-        wl: object = SyntheticWorkload(concurrency=tuple(levels), isl=isl, osl=osl, num_requests=num_requests, range_ratio=range_ratio)
+        if isl is None or osl is None or (levels is None and rate is None):
+            raise BadArgument("give a WORKLOAD id, or --isl and --osl with --concurrency (closed loop) and/or --rate (open loop)")
+        wl: object = SyntheticWorkload(
+            concurrency=tuple(levels or ()), isl=isl, osl=osl, num_requests=num_requests, range_ratio=range_ratio,
+            rate=rate if levels is None else None,
+        )  # fmt: skip
         levels = None
     else:
         wl = workload
+    scen: object = load_scenario(scenario) if _is_file_name(scenario) else scenario
     run = predict(
-        scenario, wl, calibration=str(calibration) if calibration else None,  # type: ignore[arg-type]
+        scen, wl, calibration=str(calibration) if calibration else None,  # type: ignore[arg-type]
         model_config=str(model_config) if model_config else None, concurrency=levels, rate=rate, arrival=arrival,
         gamma_shape=gamma_shape, seed=seed, router=router, date=dt.date.today().isoformat(),
     )
@@ -104,6 +117,8 @@ def predict_command(
     with (folder / "records.jsonl").open("w", encoding="utf-8") as fh:
         for rec in run.records:
             fh.write(rec.to_json() + "\n")
+    for line in run.warnings:
+        print(f"warning: {line}", file=sys.stderr)
     console = _console()
     console.print(format_table(run.prediction), markup=False)
     for note in run.notes:

@@ -151,3 +151,31 @@ def test_records_are_built_only_when_asked(catalog: Catalog) -> None:
     run = predict("llama-3.1-8b-on-h100", SyntheticWorkload((4,), 256, 16, num_requests=8), catalog=catalog)
     assert run._lazy is not None and run._lazy._built is None
     assert len(run.records) == 8 and run.records is run.records
+
+
+def test_rate_alone_labels_the_point_by_its_rate(catalog: Catalog) -> None:
+    spec = SyntheticWorkload((), isl=512, osl=64, rate=8.0)
+    run = predict("llama-3.1-8b-on-h100", spec, catalog=catalog)
+    [point] = run.prediction.points
+    assert run.prediction.workload == spec.id == "synthetic-r8-i512-o64"
+    assert point.request_rate == 8.0 and point.completed_requests == 480
+    # concurrency: the most requests in flight at once, counted from the simulated send and end times
+    recs = [r for r in run.records if r.phase == "measured"]
+    events = sorted([(r.start_ns, 1) for r in recs] + [(r.end_ns, -1) for r in recs], key=lambda e: (e[0], e[1]))
+    in_flight = np.cumsum([d for _, d in events])
+    assert point.concurrency == int(in_flight.max()) >= 1
+    assert all(r.concurrency == point.concurrency for r in run.records)
+    assert run.result.resolved_params["load"] == "open" and run.result.metrics.requested_rate == 8.0
+    assert "open loop at 8 req/s" in format_table(run.prediction)
+
+
+def test_open_loop_points_carry_their_rate(catalog: Catalog) -> None:
+    run = predict("llama-3.1-8b-on-h100", SyntheticWorkload((4,), isl=256, osl=16, num_requests=40), rate=5.0, catalog=catalog)
+    assert [(p.concurrency, p.request_rate) for p in run.prediction.points] == [(4, 5.0)]
+    closed = predict("llama-3.1-8b-on-h100", SyntheticWorkload((4,), isl=256, osl=16, num_requests=40), catalog=catalog)
+    assert closed.prediction.points[0].request_rate is None
+
+
+def test_synthetic_needs_a_concurrency_or_a_rate() -> None:
+    with pytest.raises(ValueError, match="concurrency or a rate"):
+        SyntheticWorkload((), isl=8, osl=8)

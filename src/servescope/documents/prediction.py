@@ -31,8 +31,9 @@ class PredictionPoint(EvaluationPoint):
     request_rate: float | None = Field(
         default=None,
         gt=0.0,
-        description="Open loop without a concurrency (predict --rate alone): the requests per second offered; "
-        "concurrency is then the most requests the simulated clients had in flight.",
+        description="Open loop (predict --rate): the requests per second offered. With --rate alone (no "
+        "concurrency) concurrency is the most requests the simulated clients had in flight; otherwise it is the "
+        "point's concurrency, as a measured run labels it.",
     )
 
 

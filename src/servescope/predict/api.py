@@ -26,13 +26,22 @@ from typing import Any
 from servescope.analysis.metrics import Columns, aggregate_columns
 from servescope.catalog.plan import PlannedPoint, plan
 from servescope.catalog.store import Catalog
-from servescope.documents import Prediction, Result, Scenario, Workload
+from servescope.documents import Prediction, Result, Scenario, Workload, load_document
 from servescope.documents.prediction import Calibration as CalibrationDocument
 from servescope.documents.record import RequestRecord
 from servescope.documents.result import Slo
 from servescope.predict.calibration import load_calibration
 from servescope.predict.deployment import Deployment, deploy
-from servescope.predict.outputs import PointView, build_columns, build_prediction, build_records, build_result, engine_figures
+from servescope.predict.outputs import (
+    PointView,
+    build_columns,
+    build_prediction,
+    build_records,
+    build_result,
+    engine_figures,
+    peak_in_flight,
+    relabel_concurrency,
+)
 from servescope.predict.sim.simulator import SimOutcome, Simulation
 from servescope.predict.workload_input import LoadOptions, SyntheticWorkload, phases_from_plan, phases_synthetic
 
@@ -79,7 +88,12 @@ class Prepared:
         if self.points is not None:
             return {p.index: p.concurrency for p in self.points}
         assert self.synthetic is not None
-        return dict(enumerate(self.synthetic.concurrency))
+        return dict(enumerate(self.synthetic.levels))
+
+    @property
+    def rate_only(self) -> bool:
+        """An open-loop point without a concurrency: its row is labelled by the most requests in flight."""
+        return self.synthetic is not None and self.synthetic.rate_only
 
     @property
     def context_of(self) -> dict[int, int | None]:
@@ -135,6 +149,10 @@ def prepare(
     seed: int = 0,
 ) -> Prepared:
     """Resolve a workload (plan it from its dataset) or a synthetic spec."""
+    if isinstance(workload, SyntheticWorkload) and workload.rate is not None:
+        if rate is not None and rate != workload.rate:
+            raise ValueError(f"rate {rate} given beside a synthetic workload at rate {workload.rate}; give one")
+        rate = workload.rate
     load = LoadOptions(rate=rate, arrival=arrival, gamma_shape=gamma_shape, seed=seed)
     if isinstance(workload, SyntheticWorkload):
         spec = workload
@@ -190,7 +208,11 @@ def simulate(
         for p, conc in sorted(prepared.concurrency_of.items()):
             phase = outcome.measured.get(p)
             cols = columns.get(p) or Columns()
-            views.append(PointView(p, conc, ctx.get(p), cols, aggregate_columns(cols), engine_figures(dep, [phase] if phase else [])))
+            if prepared.rate_only:
+                conc = relabel_concurrency(outcome, p, peak_in_flight(cols))
+            views.append(
+                PointView(p, conc, ctx.get(p), cols, aggregate_columns(cols), engine_figures(dep, [phase] if phase else []), load.rate)
+            )
         run_name = name or f"{dep.scenario.name}-{prepared.workload_id}-sim"
         prediction = build_prediction(dep, views, name=run_name, workload=prepared.workload_id, seed=load.seed, date=date)
         result: Result | None = None
@@ -229,6 +251,17 @@ def simulate(
     )  # fmt: skip
 
 
+def load_scenario(path: str | Path) -> Scenario:
+    """A Scenario document from a file (``DocumentError``, one line, on a bad one).
+    A relative ``model: something.json`` is read beside the file when it is there."""
+    scen = load_document(path, Scenario)
+    if scen.model.endswith(".json") and not Path(scen.model).is_absolute():
+        beside = Path(path).parent / scen.model
+        if beside.is_file():
+            scen = scen.model_copy(update={"model": str(beside)})
+    return scen
+
+
 def predict(
     scenario: Scenario | str,
     workload: Workload | str | SyntheticWorkload,
@@ -250,8 +283,12 @@ def predict(
 
     ``concurrency`` overrides a workload's levels (as ``run`` does); ``rate``
     switches the measured phases to open loop (``arrival`` poisson, gamma with
-    ``gamma_shape`` < 1 burstier, or constant); ``calibration`` is a Calibration
-    document, its path, or a dict of factors."""
+    ``gamma_shape`` < 1 burstier, or constant; a ``SyntheticWorkload`` with a rate
+    and no concurrency is one open-loop point labelled by its rate);
+    ``calibration`` is a Calibration document, its path, or a dict of factors.
+    What the simulator does not model of ``scenario`` is refused
+    (``NotModelledError``) or warned (``PredictionRun.warnings``, also in the
+    documents): ``predict.coverage``."""
     cat = catalog or Catalog.load()
     scen = cat.scenario(scenario) if isinstance(scenario, str) else scenario
     cal, cal_name = _calibration(calibration)
@@ -267,6 +304,9 @@ def format_table(prediction: Prediction) -> str:
         f"{'KV':>5} {'prefix':>6} {'preempt':>7} {'queue':>6} {'busy':>5}"
     )
     label = "simulated" + (f", calibration {prediction.calibration}" if prediction.calibration else "")
+    rates = sorted({p.request_rate for p in prediction.points if p.request_rate is not None})
+    if rates:
+        label += ", open loop at " + ", ".join(f"{r:g}" for r in rates) + " req/s"
     lines = [f"{prediction.name} ({label})", head]
 
     def f(v: float | None, fmt: str) -> str:

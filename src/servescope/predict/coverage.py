@@ -196,8 +196,8 @@ def _flag_findings(s: Scenario, model: Model, arch: Architecture, hardware: Hard
             unread.append(raw)
     out.extend(_field_contradictions(s, flags))
     if unread:
-        out.append(Finding(False, "engine.args", f"{', '.join(unread)} not simulated (the engine reads them, the simulator "
-                                                 "does not): predicted as if they were at the engine's defaults"))  # fmt: skip
+        out.append(Finding(False, "engine.args", f"{', '.join(unread)} not simulated (read by the engine, not by the "
+                                                 "simulator): predicted as if they were at the engine's defaults"))  # fmt: skip
     return out
 
 

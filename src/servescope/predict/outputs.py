@@ -159,10 +159,30 @@ def _mean(dist: dict[str, Any] | None) -> float | None:
     return None if not dist else dist.get("mean")
 
 
-def prediction_point(concurrency: int, agg: Aggregate, fig: EngineFigures | None) -> PredictionPoint:
+def peak_in_flight(cols: Columns) -> int:
+    """The most requests in flight at once (scheduled send to last byte; a request
+    ending as another starts is not counted twice), at least 1."""
+    if not cols.start_ns:
+        return 1
+    t = np.concatenate([np.asarray(cols.start_ns, dtype=np.int64), np.asarray(cols.end_ns, dtype=np.int64)])
+    d = np.concatenate([np.ones(len(cols.start_ns), dtype=np.int64), -np.ones(len(cols.end_ns), dtype=np.int64)])
+    order = np.lexsort((d, t))  # by time, ends first
+    return max(1, int(np.cumsum(d[order]).max()))
+
+
+def relabel_concurrency(outcome: SimOutcome, point: int, concurrency: int) -> int:
+    """Give every request of ``point`` the concurrency its row is labelled by (records carry it)."""
+    for req in outcome.requests:
+        if req.point == point:
+            req.concurrency = concurrency
+    return concurrency
+
+
+def prediction_point(concurrency: int, agg: Aggregate, fig: EngineFigures | None, rate: float | None = None) -> PredictionPoint:
     m = agg.metrics
     return PredictionPoint(
         concurrency=concurrency,
+        request_rate=rate,
         completed_requests=m["completed_requests"],
         output_tokens_per_sec=m["output_tokens_per_sec"],
         input_tokens_per_sec=m["input_tokens_per_sec"],
@@ -202,6 +222,7 @@ class PointView:
     columns: Columns
     aggregate: Aggregate
     figures: EngineFigures | None
+    rate: float | None = None
 
 
 def build_prediction(dep: Deployment, views: list[PointView], *, name: str, workload: str | None, seed: int, date: str | None) -> Prediction:
@@ -211,7 +232,7 @@ def build_prediction(dep: Deployment, views: list[PointView], *, name: str, work
         if v.concurrency in seen:
             continue  # a context-length sweep repeats a concurrency; the first row stands (as in EvaluationRun)
         seen.add(v.concurrency)
-        points.append(prediction_point(v.concurrency, v.aggregate, v.figures))
+        points.append(prediction_point(v.concurrency, v.aggregate, v.figures, v.rate))
     return Prediction(
         name=name,
         scenario=dep.scenario.name,

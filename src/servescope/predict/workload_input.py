@@ -4,6 +4,7 @@ into phases of ``SimRequest``s with prompt lengths and prefix-cache hashes."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,15 +47,39 @@ class SyntheticWorkload:
     harness: every point starts with a burst). True: one closed loop whose first
     ``warmup_requests`` are excluded (steady-state harnesses such as perf_analyzer/
     genai-perf measure after the start-up burst has passed)."""
+    rate: float | None = None
+    """Open loop without a concurrency (``predict --rate R`` alone; ``concurrency``
+    empty): one point whose requests arrive at R per second, ``num_requests`` of them
+    or one simulated minute of arrivals (at least ``min_requests``). Its row is
+    labelled by the rate; its concurrency is the most requests in flight."""
+
+    def __post_init__(self) -> None:
+        if not self.concurrency and self.rate is None:
+            raise ValueError("a synthetic workload needs a concurrency or a rate (give --concurrency or --rate)")
+        if self.rate is not None and not self.rate > 0:
+            raise ValueError(f"rate {self.rate}: give requests per second > 0")
+
+    @property
+    def rate_only(self) -> bool:
+        return not self.concurrency
+
+    @property
+    def levels(self) -> tuple[int, ...]:
+        """The points' concurrencies; an open-loop point without one runs its (empty) warmup at 1."""
+        return self.concurrency or (1,)
 
     @property
     def id(self) -> str:
+        if self.rate_only:
+            return f"synthetic-r{self.rate:g}-i{self.isl}-o{self.osl}"
         levels = "-".join(str(c) for c in self.concurrency)
         return f"synthetic-c{levels}-i{self.isl}-o{self.osl}"
 
     def requests_at(self, concurrency: int) -> int:
         if self.num_requests is not None:
             return self.num_requests
+        if self.rate_only:
+            return max(self.min_requests, math.ceil(60.0 * (self.rate or 0.0)))
         return max(self.min_requests, self.requests_per_concurrency * concurrency)
 
 
@@ -163,7 +188,7 @@ def phases_synthetic(spec: SyntheticWorkload, dep: Deployment, load: LoadOptions
             return [x] * n
         return np.maximum(1, rng.integers(int(x * (1 - r)), int(x * (1 + r)) + 1, size=n)).tolist()
 
-    for p, conc in enumerate(spec.concurrency):
+    for p, conc in enumerate(spec.levels):
         groups = [("warmup", spec.warmup_requests), ("measured", spec.requests_at(conc))]
         pending: list[SimRequest] = []
         for name, n in groups:
