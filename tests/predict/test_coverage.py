@@ -212,3 +212,23 @@ def test_warnings_are_recorded_in_the_prediction_and_result(catalog: Catalog) ->
     assert line.startswith("scenario s: pp: 2")
     assert run.result.resolved_params["warnings"] == [line]
     assert run.warnings == [line]
+
+
+def test_vllm_v0_versions_are_warned(catalog: Catalog) -> None:
+    # vLLM made its V1 engine the default in 0.8.0; the simulator schedules as V1 with V1's defaults
+    _warned(catalog, "engine.version: 0.6.3", "V0", engine={"id": "vllm", "version": "0.6.3"})
+    assert _deploy(catalog, engine={"id": "vllm", "version": "v0.8.5"}).warnings == []
+    assert _deploy(catalog, engine={"id": "vllm", "version": "unstated"}).warnings == []
+
+
+def test_requests_past_the_workload_timeout_are_warned(catalog: Catalog) -> None:
+    from servescope.documents import Workload
+
+    wl = catalog.workload("serve-chat-c8-i1k-o256-v1").model_copy(deep=True)
+    wl.params.timeout_s = 0.5  # the harness cancels a request after this; the simulator never does
+    run = predict(scenario(), wl, catalog=catalog)
+    hits = [w for w in run.prediction.warnings if "params.timeout_s 0.5" in w]
+    assert len(hits) == 1 and "would record them as timeouts" in hits[0], run.prediction.warnings
+    assert run.result.resolved_params["warnings"] == run.prediction.warnings
+    assert not predict(scenario(), "serve-chat-c8-i1k-o256-v1", catalog=catalog).prediction.warnings
+    assert isinstance(wl, Workload)

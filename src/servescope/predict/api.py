@@ -179,6 +179,28 @@ def run_simulation(prepared: Prepared, dep: Deployment, *, router: str = "round-
         return Simulation(dep, phases, router=router).run()
 
 
+def _run_warnings(prepared: Prepared, views: list[PointView]) -> list[str]:
+    """What a simulation did that the harness would not: requests past the workload's
+    ``timeout_s`` finish here, while the harness cancels them and records a timeout."""
+    timeout = prepared.resolved.get("timeout_s")
+    if not timeout:
+        return []
+    limit_ns = float(timeout) * 1e9
+    late = total = 0
+    for v in views:
+        cols = v.columns
+        for start, end, ok in zip(cols.start_ns, cols.end_ns, cols.ok, strict=True):
+            total += 1
+            late += bool(ok and end - start > limit_ns)
+    if not late:
+        return []
+    return [
+        f"workload {prepared.workload_id}: params.timeout_s {float(timeout):g}: {late} of {total} measured requests take longer "
+        "in the simulation; the harness would record them as timeouts (and cancel them, freeing their slots), the "
+        "simulator lets them finish"
+    ]
+
+
 def simulate(
     prepared: Prepared,
     dep: Deployment,
@@ -214,7 +236,10 @@ def simulate(
                 PointView(p, conc, ctx.get(p), cols, aggregate_columns(cols), engine_figures(dep, [phase] if phase else []), load.rate)
             )
         run_name = name or f"{dep.scenario.name}-{prepared.workload_id}-sim"
-        prediction = build_prediction(dep, views, name=run_name, workload=prepared.workload_id, seed=load.seed, date=date)
+        warnings = [*dep.warnings, *_run_warnings(prepared, views)]
+        prediction = build_prediction(
+            dep, views, name=run_name, workload=prepared.workload_id, seed=load.seed, date=date, warnings=warnings
+        )
         result: Result | None = None
         if documents:
             resolved = dict(prepared.resolved)
@@ -230,7 +255,7 @@ def simulate(
                     "block_size": dep.engine.block_size,
                     "max_num_seqs": dep.engine.max_num_seqs,
                     "max_num_batched_tokens": dep.engine.max_num_batched_tokens,
-                    "warnings": list(dep.warnings),
+                    "warnings": list(warnings),
                 }
             )
             result = build_result(
@@ -247,7 +272,7 @@ def simulate(
             )
     return PredictionRun(
         prediction, result, outcome, dep, outcome.events, time.perf_counter() - started, list(dep.notes),  # type: ignore[arg-type]
-        list(dep.warnings), lazy,
+        warnings, lazy,
     )  # fmt: skip
 
 

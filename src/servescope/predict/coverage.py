@@ -13,7 +13,7 @@ weights offloaded to CPU memory, llama.cpp partial GPU offload, parallel flags
 or engine fields that contradict the scenario's own fields, KV dtypes the
 simulator does not know or that contradict ``kv_dtype``.
 
-Warned: expert parallelism (simulated as tensor parallelism of the experts),
+Warned: vLLM releases before 0.8 (V0 engine, simulated as V1), expert parallelism (simulated as tensor parallelism of the experts),
 vLLM data parallelism of a MoE model (one engine sharding experts over every
 rank, simulated as independent replicas), SGLang DP attention, pipeline
 parallelism (no micro-batch overlap), eager mode (decode simulated as
@@ -28,6 +28,7 @@ silently.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -122,6 +123,11 @@ def _scenario_findings(s: Scenario, model: Model, arch: Architecture) -> list[Fi
                            f"vLLM runs the {s.dp} data-parallel ranks of a MoE model as one engine whose experts are sharded over all "
                            f"{s.dp} x {s.tp} devices (data-parallel attention); simulated as {s.dp} independent replicas that each "
                            "hold every expert"))  # fmt: skip
+    version = re.match(r"^v?(\d+)\.(\d+)", s.engine.version.strip())
+    if eng == "vllm" and version and (int(version[1]), int(version[2])) < (0, 8):
+        out.append(Finding(False, f"engine.version: {s.engine.version}",
+                           "vLLM before 0.8 runs its V0 engine by default (other scheduler and defaults: prefix caching off, "
+                           "chunked prefill only for long contexts); simulated as the V1 scheduler with V1's defaults"))  # fmt: skip
     if eng not in MODELLED_ENGINES:
         out.append(Finding(False, f"engine.id: {s.engine.id}",
                            "no model of this engine: simulated with vLLM v1's scheduler and defaults"))  # fmt: skip

@@ -225,7 +225,16 @@ class PointView:
     rate: float | None = None
 
 
-def build_prediction(dep: Deployment, views: list[PointView], *, name: str, workload: str | None, seed: int, date: str | None) -> Prediction:
+def build_prediction(
+    dep: Deployment,
+    views: list[PointView],
+    *,
+    name: str,
+    workload: str | None,
+    seed: int,
+    date: str | None,
+    warnings: list[str] | None = None,
+) -> Prediction:
     points: list[PredictionPoint] = []
     seen: set[int] = set()
     for v in views:
@@ -243,7 +252,7 @@ def build_prediction(dep: Deployment, views: list[PointView], *, name: str, work
         calibration=dep.calibration_name,
         seed=seed,
         date=date,
-        warnings=list(dep.warnings),
+        warnings=list(dep.warnings if warnings is None else warnings),
         points=points,
     )
 
