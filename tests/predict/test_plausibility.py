@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from servescope.catalog.store import Catalog
 from servescope.documents import EvaluationPoint, EvaluationRun, Scenario
 from servescope.predict.plausibility import decode_floor, plausibility_issues
@@ -54,3 +56,12 @@ def test_on_a_simulated_result(catalog: Catalog) -> None:
 
     res = predict("llama-3.1-8b-on-h100", SyntheticWorkload((4,), 256, 32, num_requests=8), catalog=catalog).result
     assert plausibility_issues(res, catalog=catalog) == []
+
+
+def test_decode_floor_reads_the_kv_dtype_flag(catalog: Catalog) -> None:
+    from servescope.predict.plausibility import decode_floor
+    from tests.predict.conftest import scenario
+
+    plain = decode_floor(scenario(), catalog)
+    fp8 = decode_floor(scenario(engine={"id": "vllm", "version": "0.11.0", "args": {"--kv-cache-dtype": "fp8"}}), catalog)
+    assert fp8.kv_seconds_per_token == pytest.approx(plain.kv_seconds_per_token / 2)

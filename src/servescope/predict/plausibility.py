@@ -27,6 +27,7 @@ from servescope.predict.architecture import architecture
 from servescope.predict.calibration import Calibration
 from servescope.predict.deployment import resolve_model
 from servescope.predict.dtypes import from_torch_dtype, kv_dtype_for
+from servescope.predict.engine_flags import kv_dtype_flag, normalized
 from servescope.predict.step_time import StepTimeModel
 
 DEFAULT_HEADROOM = 1.25
@@ -60,7 +61,9 @@ def decode_floor(scenario: Scenario, catalog: Catalog) -> DecodeFloor:
     hw = catalog.hardware(scenario.hardware)
     arch = architecture(model)
     weight = scenario.weight_dtype if scenario.weight_dtype != "auto" else (from_torch_dtype(model.torch_dtype) or "bf16")
-    kv = kv_dtype_for(scenario.kv_dtype, weight, from_torch_dtype(model.torch_dtype))
+    kv_flag = kv_dtype_flag(scenario.engine.id, normalized(scenario.engine.id, scenario.engine.args))
+    kv_asked = scenario.kv_dtype if scenario.kv_dtype != "auto" or kv_flag is None else kv_flag[1]
+    kv = kv_dtype_for(kv_asked, weight, from_torch_dtype(model.torch_dtype))
     quant = (scenario.quantization or model.quantization or "").lower()
     expert = "mxfp4" if quant == "mxfp4" and arch.experts else None
     ideal = Calibration(memory_bw_eff=1.0, gemm_eff=1.0, attn_eff=1.0, comm_bw_eff=1.0)
