@@ -63,6 +63,8 @@ PAGE = ROOT / "tests" / "bench" / "fixtures" / "vllm_0.32_cpu_metrics.txt"
 RESULTS = HERE / "results" / "scrape_timing.json"
 ITL_MS = 10.0
 TTFT_MS = 20.0
+LOOP = "asyncio"
+BAR = True
 
 
 class OnLoopSampler(MetricsSampler):
@@ -121,7 +123,7 @@ def measure(mode: str, concurrency: int, requests: int, tokens: int, work: Path,
             async with make_session() as session:
                 with Progress(
                     TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[tps]} tok/s"),
-                    TimeElapsedColumn(), console=sink, refresh_per_second=2,
+                    TimeElapsedColumn(), console=sink, refresh_per_second=2, disable=not BAR,
                 ) as bar:
                     task = bar.add_task(tag, total=requests, tps="-")
                     done = {"tokens": 0}
@@ -139,7 +141,12 @@ def measure(mode: str, concurrency: int, requests: int, tokens: int, work: Path,
                     return t0, out
 
         load_before = _cpu_other()
-        t0, outcome = asyncio.run(go())
+        if LOOP == "uvloop":
+            import uvloop
+
+            t0, outcome = uvloop.run(go())
+        else:
+            t0, outcome = asyncio.run(go())
         sink.file.close()
         log = srv.read_log()
     pairing = Pairing()
@@ -173,8 +180,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--requests-per-stream", type=int, default=6)
     ap.add_argument("--tokens", type=int, default=48)
     ap.add_argument("--modes", default=",".join(MODES))
+    ap.add_argument("--loop", choices=["asyncio", "uvloop"], default="asyncio", help="the client's event loop (servescope picks uvloop when installed)")
+    ap.add_argument("--no-bar", action="store_true", help="draw no progress bar (the CLI draws one)")
     ap.add_argument("--out", type=Path, default=RESULTS)
     a = ap.parse_args(argv)
+    global LOOP, BAR
+    LOOP, BAR = a.loop, not a.no_bar
     modes = [m for m in a.modes.split(",") if m]
     unknown = [m for m in modes if m not in MODES]
     if unknown:
@@ -220,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
                 "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                 "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
                 "page": {"file": str(PAGE.relative_to(ROOT)), "bytes": PAGE.stat().st_size},
-                "itl_ms": ITL_MS, "ttft_ms": TTFT_MS, "tokens": a.tokens,
+                "itl_ms": ITL_MS, "ttft_ms": TTFT_MS, "tokens": a.tokens, "loop": a.loop, "progress_bar": not a.no_bar,
                 "summary": summary, "runs": rows,
             },
             indent=1,
