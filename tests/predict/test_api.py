@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 
 from servescope.analysis.metrics import aggregate
+from servescope.catalog.arrivals import arrival_offsets_ns
 from servescope.catalog.store import Catalog
 from servescope.documents import Prediction, Result
 from servescope.documents.record import RequestRecord
 from servescope.predict.api import format_table, predict, prepare, run_simulation
 from servescope.predict.deployment import deploy
 from servescope.predict.outputs import fast_stats
-from servescope.catalog.arrivals import arrival_offsets_ns
 from servescope.predict.workload_input import SyntheticWorkload
 from tests.predict.conftest import scenario
 
@@ -120,7 +120,8 @@ def test_synthetic_dp_reports_every_device(catalog: Catalog) -> None:
     assert [p.concurrency for p in pts] == [8, 32]
     assert all(p.device_utilization is not None and len(p.device_utilization) == 8 for p in pts)
     assert all(p.queue_length_mean is not None and len(p.queue_length_mean) == 4 for p in pts)
-    assert all(p.mean_isl == 1024 and p.mean_osl == 128 for p in pts)
+    # the steady-state replay varies lengths by +-10 % around the nominal ones
+    assert all(abs(p.mean_isl - 1024) < 20 and abs(p.mean_osl - 128) < 4 for p in pts)  # type: ignore[operator]
 
 
 @pytest.mark.parametrize("rate", [None, 30.0])
@@ -150,7 +151,7 @@ def test_columns_from_the_simulation_equal_the_records(catalog: Catalog, rate: f
 def test_records_are_built_only_when_asked(catalog: Catalog) -> None:
     run = predict("llama-3.1-8b-on-h100", SyntheticWorkload((4,), 256, 16, num_requests=8), catalog=catalog)
     assert run._lazy is not None and run._lazy._built is None
-    assert len(run.records) == 8 and run.records is run.records
+    assert sum(r.phase == "measured" for r in run.records) == 8 and run.records is run.records
 
 
 def test_rate_alone_labels_the_point_by_its_rate(catalog: Catalog) -> None:

@@ -7,10 +7,10 @@ import pytest
 
 from servescope.catalog.store import Catalog
 from servescope.documents import EvaluationPoint, EvaluationRun
+from servescope.errors import CatalogError, DocumentError
 from servescope.predict.api import predict
 from servescope.predict.calibrate import calibrate, rows_from_result
 from servescope.predict.calibration import Calibration, apply, load_calibration
-from servescope.errors import CatalogError, DocumentError
 
 TRUE = {"step_overhead_s": 0.0009, "output_token_overhead_s": 0.0006}
 
@@ -82,19 +82,19 @@ def test_rows_from_a_result(catalog: Catalog) -> None:
 
 def test_a_documented_harness_is_replayed_the_way_it_runs(catalog: Catalog) -> None:
     """InferenceX's client: burst start, 10 x concurrency requests, all measured,
-    lengths spread around the mean; an undocumented harness: steady state."""
-    from servescope.predict.calibrate import HARNESS_REPLAYS, STEADY_WARMUP, Measured, fit_cases
+    lengths uniform in [0.8 L, L]; an undocumented harness: the steady-state rule."""
+    from servescope.predict.calibrate import Measured, fit_cases
+    from servescope.predict.replay import STEADY_WARMUP
 
     scenario = catalog.scenario("llama-3.1-8b-on-h100")
-    point = EvaluationPoint(concurrency=8, ttft_ms=50.0, itl_ms=10.0, mean_isl=922, mean_osl=922)
-    replay = HARNESS_REPLAYS["inferencex"]
+    point = EvaluationPoint(concurrency=8, ttft_ms=50.0, itl_ms=10.0, mean_isl=1024, mean_osl=1024)
     (case,) = fit_cases(Measured("ix", None, [point], "InferenceX"), scenario, catalog, template_tokens=0)
     spec = case.prepared.synthetic
-    assert spec is not None
-    assert spec.num_requests == 10 * 8 and spec.warmup_requests == 0 and spec.range_ratio == replay.length_spread
+    assert spec is not None and spec.replay.name == "inferencex"
+    assert spec.requests_at(8) == 10 * 8 and spec.warmup_at(8) == 0 and spec.lengths == (0.8, 1.0)
     (case,) = fit_cases(Measured("other", None, [point], "aiperf"), scenario, catalog, template_tokens=0)
     steady = case.prepared.synthetic
-    assert steady is not None and steady.warmup_requests == STEADY_WARMUP * 8 and steady.continuous_warmup
+    assert steady is not None and steady.warmup_at(8) == STEADY_WARMUP * 8 and steady.continuous and steady.cooldown_at(8) > 0
 
 
 def test_tensorrt_llm_engines_get_their_own_factors() -> None:

@@ -11,7 +11,16 @@ from typing import Literal
 
 from pydantic import Field
 
-from servescope.documents.base import Document, IsoDate, Issue, NonEmptyStr, NonNegFloat, NonNegInt, UnitFloat, error
+from servescope.documents.base import (
+    Document,
+    IsoDate,
+    Issue,
+    NonEmptyStr,
+    NonNegFloat,
+    NonNegInt,
+    UnitFloat,
+    error,
+)
 from servescope.documents.evaluation_run import EvaluationPoint, check_points
 
 
@@ -59,7 +68,20 @@ class Prediction(Document):
     points: list[PredictionPoint]
 
     def check(self) -> list[Issue]:
-        return check_points(list(self.points))
+        """As an EvaluationRun's points, except that open-loop rows (a staged run, a
+        rate search) are told apart by their offered rate: two stages may keep the
+        same number of requests in flight."""
+        issues = [i for i in check_points(list(self.points)) if "already used" not in i.message]
+        seen: dict[tuple[int, float | None], int] = {}
+        for i, point in enumerate(self.points):
+            key = (point.concurrency, point.request_rate)
+            if key in seen:
+                what = f"concurrency {point.concurrency}" + (f" at rate {point.request_rate:g}" if point.request_rate else "")
+                message = f"{what} already used by points[{seen[key]}]; each point needs a different concurrency (or rate)"
+                issues.append(error(f"points[{i}].concurrency", message))
+            else:
+                seen[key] = i
+        return issues
 
 
 class Calibration(Document):

@@ -43,7 +43,12 @@ from servescope.predict.outputs import (
     relabel_concurrency,
 )
 from servescope.predict.sim.simulator import SimOutcome, Simulation
-from servescope.predict.workload_input import LoadOptions, SyntheticWorkload, phases_from_plan, phases_synthetic
+from servescope.predict.workload_input import (
+    LoadOptions,
+    SyntheticWorkload,
+    phases_from_plan,
+    phases_synthetic,
+)
 
 CalibrationInput = CalibrationDocument | dict[str, float] | str | Path | None
 
@@ -94,6 +99,13 @@ class Prepared:
     def rate_only(self) -> bool:
         """An open-loop point without a concurrency: its row is labelled by the most requests in flight."""
         return self.synthetic is not None and self.synthetic.rate_only
+
+    @property
+    def rate_of(self) -> dict[int, float | None]:
+        """Each point's offered rate: a stage's own, else the load's (None in closed loop and offline)."""
+        if self.synthetic is not None and (self.synthetic.stages or self.synthetic.offline):
+            return dict(enumerate(self.synthetic.rates))
+        return {p: self.load.rate for p in self.concurrency_of}
 
     @property
     def context_of(self) -> dict[int, int | None]:
@@ -158,7 +170,18 @@ def prepare(
         spec = workload
         if concurrency is not None:
             spec = replace(spec, concurrency=tuple(concurrency))
-        resolved: dict[str, Any] = {"isl": spec.isl, "osl": spec.osl, "concurrency": list(spec.concurrency)}
+        lo, hi = spec.lengths
+        resolved: dict[str, Any] = {"isl": spec.isl, "osl": spec.osl, "concurrency": list(spec.concurrency),
+                                    "harness": spec.replay.name, "lengths": [lo, hi]}  # fmt: skip
+        if spec.closed_loop:
+            resolved["replay"] = {
+                "warmup_requests": [spec.warmup_at(c) for c in spec.levels],
+                "measured_requests": [spec.requests_at(c) for c in spec.levels],
+                "continuous": spec.continuous,
+                "held_full": spec.cooldown_at(spec.levels[0]) > 0,
+            }
+        if spec.stages:
+            resolved["stages"] = [{"rate": r, "seconds": s} for r, s in spec.stages]
         return Prepared(spec.id, load, synthetic=spec, resolved=resolved)
     cat = catalog or Catalog.load()
     wl = cat.workload(workload) if isinstance(workload, str) else workload
@@ -177,6 +200,15 @@ def run_simulation(prepared: Prepared, dep: Deployment, *, router: str = "round-
             assert prepared.points is not None
             phases = phases_from_plan(prepared.points, dep, prepared.load, prepared.token_cache)
         return Simulation(dep, phases, router=router).run()
+
+
+def _load_kind(prepared: Prepared) -> str:
+    spec = prepared.synthetic
+    if spec is not None and spec.offline:
+        return "offline"
+    if spec is not None and spec.stages:
+        return "stages"
+    return "closed" if prepared.load.rate is None else "open"
 
 
 def _run_warnings(prepared: Prepared, views: list[PointView]) -> list[str]:
@@ -210,9 +242,11 @@ def simulate(
     name: str | None = None,
     date: str | None = None,
     documents: bool = True,
+    resolved_extra: dict[str, Any] | None = None,
 ) -> PredictionRun:
     """Simulate a prepared workload on a deployment. ``documents=False`` skips the
-    Result (search needs only the Prediction rows)."""
+    Result (search needs only the Prediction rows); ``resolved_extra`` is added to
+    the Result's ``resolved_params`` (what a mode searched, e.g. ``--max-rate``'s probes)."""
     started = time.perf_counter()
     load = prepared.load
     with _gc_paused():
@@ -226,6 +260,7 @@ def simulate(
         columns = build_columns(outcome)
         lazy = _LazyRecords(outcome)
         ctx = prepared.context_of
+        rates = prepared.rate_of
         views = []
         for p, conc in sorted(prepared.concurrency_of.items()):
             phase = outcome.measured.get(p)
@@ -233,7 +268,7 @@ def simulate(
             if prepared.rate_only:
                 conc = relabel_concurrency(outcome, p, peak_in_flight(cols))
             views.append(
-                PointView(p, conc, ctx.get(p), cols, aggregate_columns(cols), engine_figures(dep, [phase] if phase else []), load.rate)
+                PointView(p, conc, ctx.get(p), cols, aggregate_columns(cols), engine_figures(dep, [phase] if phase else []), rates.get(p))
             )
         run_name = name or f"{dep.scenario.name}-{prepared.workload_id}-sim"
         warnings = [*dep.warnings, *_run_warnings(prepared, views)]
@@ -245,7 +280,7 @@ def simulate(
             resolved = dict(prepared.resolved)
             resolved.update(
                 {
-                    "load": "closed" if load.rate is None else "open",
+                    "load": _load_kind(prepared),
                     "rate": load.rate,
                     "arrival": load.arrival if load.rate is not None else None,
                     "router": router,
@@ -256,6 +291,7 @@ def simulate(
                     "max_num_seqs": dep.engine.max_num_seqs,
                     "max_num_batched_tokens": dep.engine.max_num_batched_tokens,
                     "warnings": list(warnings),
+                    **(resolved_extra or {}),
                 }
             )
             result = build_result(
@@ -287,6 +323,20 @@ def load_scenario(path: str | Path) -> Scenario:
     return scen
 
 
+def resolve_deployment(
+    scenario: Scenario | str,
+    *,
+    catalog: Catalog | None = None,
+    calibration: CalibrationInput = None,
+    model_config: str | Path | None = None,
+) -> Deployment:
+    """A catalog scenario (by name) or a Scenario, resolved with its calibration."""
+    cat = catalog or Catalog.load()
+    scen = cat.scenario(scenario) if isinstance(scenario, str) else scenario
+    cal, cal_name = _calibration(calibration)
+    return deploy(scen, catalog=cat, model_config=model_config, calibration=cal, calibration_name=cal_name)
+
+
 def predict(
     scenario: Scenario | str,
     workload: Workload | str | SyntheticWorkload,
@@ -315,9 +365,7 @@ def predict(
     (``NotModelledError``) or warned (``PredictionRun.warnings``, also in the
     documents): ``predict.coverage``."""
     cat = catalog or Catalog.load()
-    scen = cat.scenario(scenario) if isinstance(scenario, str) else scenario
-    cal, cal_name = _calibration(calibration)
-    dep = deploy(scen, catalog=cat, model_config=model_config, calibration=cal, calibration_name=cal_name)
+    dep = resolve_deployment(scenario, catalog=cat, calibration=calibration, model_config=model_config)
     prepared = prepare(workload, catalog=cat, concurrency=concurrency, rate=rate, arrival=arrival, gamma_shape=gamma_shape, seed=seed)
     return simulate(prepared, dep, router=router, slos=slos, name=name, date=date)
 

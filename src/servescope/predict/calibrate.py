@@ -11,8 +11,9 @@ is MAPE per metric, percent: mean over points of ``|predicted - measured| / meas
 The workload simulated is the measured run's own (``workload``/``workload_id``)
 at its concurrencies when the catalog knows it; otherwise each point is a
 synthetic workload of its ``mean_isl``/``mean_osl`` - replayed as servescope's
-harness runs it for servescope measurements, and in steady state for other
-harnesses (see ``STEADY_*``).
+harness runs it for servescope measurements, as InferenceX's client runs it for
+InferenceX points, and by the steady-state rule for other harnesses
+(``HARNESS_REPLAYS``, ``predict.replay``).
 
 Efficiencies are bounded to (0.02, 1.0] of datasheet peaks (a fit may not make
 a device faster than its datasheet) and (0.02, 1.5] of measured figures
@@ -39,6 +40,7 @@ from servescope.errors import CatalogError
 from servescope.predict.api import Prepared, prepare, simulate
 from servescope.predict.calibration import DEFAULT_FIT, FACTOR_NAMES, Calibration
 from servescope.predict.deployment import deploy
+from servescope.predict.replay import REPLAYS, Replay
 from servescope.predict.workload_input import SyntheticWorkload
 
 METRICS: tuple[str, ...] = ("ttft_ms", "itl_ms", "e2e_ms", "output_tokens_per_sec")
@@ -67,41 +69,11 @@ def measured_of(doc: EvaluationRun | Result) -> Measured:
     return Measured(doc.name, doc.workload, list(doc.points), doc.harness)
 
 
-#: How a run from another harness is replayed when only its lengths are known:
-#: steady state (perf_analyzer, genai-perf and AIPerf report windows after the
-#: start-up burst, so the first ``STEADY_WARMUP`` x concurrency requests are
-#: excluded from one continuous closed loop) and lengths varied by
-#: ``STEADY_JITTER`` (a deterministic simulation of identical requests stays
-#: phase-locked in waves that real engines do not keep; +-2 % of length is
-#: enough to break the lock). Both were chosen after seeing the phase-locking
-#: on the public validation set, and are reported with it.
-STEADY_WARMUP = 4
-STEADY_REQUESTS = 8
-STEADY_JITTER = 0.02
-
-
-@dataclass(frozen=True)
-class HarnessReplay:
-    """How a harness whose client is documented ran each point: a burst of
-    ``concurrency`` requests, ``requests_per_concurrency`` x concurrency requests
-    in all, every one measured, lengths spread +-``length_spread`` around the
-    point's mean lengths."""
-
-    requests_per_concurrency: int
-    length_spread: float
-    source: str
-
-
-#: Harnesses replayed the way they run, not in steady state.
-HARNESS_REPLAYS: dict[str, HarnessReplay] = {
-    # SemiAnalysis InferenceX launch scripts (e.g. benchmarks/70b_fp8_h100_slurm.sh in
-    # SemiAnalysisAI/InferenceX): vLLM's benchmark_serving.py --dataset-name random
-    # --random-range-ratio 0.8 --num-prompts $((CONC * 10)) --max-concurrency $CONC
-    # --request-rate inf --ignore-eos; that client draws lengths uniformly from
-    # [int(0.8 L), L], i.e. mean 0.9 L +- 11 %, and averages every request.
-    "inferencex": HarnessReplay(requests_per_concurrency=10, length_spread=0.111,
-                                source="SemiAnalysisAI/InferenceX benchmarks/*_slurm.sh"),
-}
+#: Harnesses whose documented client is replayed as it runs (``predict.replay``);
+#: a run from any other harness, whose settings are unknown, is replayed in steady
+#: state (``replay.REPLAYS["steady"]``): perf_analyzer, genai-perf and AIPerf report
+#: windows after the start-up burst.
+HARNESS_REPLAYS: dict[str, Replay] = {"inferencex": REPLAYS["inferencex"]}
 
 
 @dataclass
@@ -126,23 +98,12 @@ def fit_cases(measured: Measured, scenario: Scenario, catalog: Catalog, template
                 "catalog workload; cannot tell what to simulate"
             )
         isl = max(1, p.mean_isl - template_tokens)
-        replay = HARNESS_REPLAYS.get(measured.harness.lower())
         if measured.harness == "servescope":
             n = p.completed_requests or max(32, 4 * p.concurrency)
-            spec = SyntheticWorkload((p.concurrency,), isl, p.mean_osl, num_requests=n)
-        elif replay is not None:
-            spec = SyntheticWorkload((p.concurrency,), isl, p.mean_osl, num_requests=replay.requests_per_concurrency * p.concurrency,
-                                     range_ratio=replay.length_spread)
+            spec = SyntheticWorkload((p.concurrency,), isl, p.mean_osl, num_requests=n, harness="burst")
         else:
-            spec = SyntheticWorkload(
-                (p.concurrency,),
-                isl,
-                p.mean_osl,
-                num_requests=max(32, STEADY_REQUESTS * p.concurrency),
-                warmup_requests=STEADY_WARMUP * p.concurrency,
-                continuous_warmup=True,
-                range_ratio=STEADY_JITTER,
-            )
+            name = measured.harness.lower() if measured.harness.lower() in HARNESS_REPLAYS else "steady"
+            spec = SyntheticWorkload((p.concurrency,), isl, p.mean_osl, harness=name)
         cases.append(FitCase(prepare(spec), [p]))
     return cases
 

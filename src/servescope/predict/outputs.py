@@ -290,7 +290,7 @@ def build_result(
                     "concurrency": v.concurrency,
                     "context_tokens": v.context_tokens,
                     "requested_requests": t,
-                    "metrics": _metrics_block(v.aggregate, v.figures, rate),
+                    "metrics": _metrics_block(v.aggregate, v.figures, v.rate),
                     "status": "ok" if c == t and t else ("failed" if not c else "partial"),
                 }
             )

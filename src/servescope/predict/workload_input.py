@@ -10,9 +10,10 @@ from typing import Any
 
 import numpy as np
 
+from servescope.catalog.arrivals import arrival_offsets_ns
 from servescope.catalog.plan import PlannedPoint, PlannedRequest
 from servescope.predict.deployment import Deployment
-from servescope.catalog.arrivals import arrival_offsets_ns
+from servescope.predict.replay import Replay, replay, symmetric
 from servescope.predict.sim.load import Phase
 from servescope.predict.sim.request import SimRequest
 from servescope.predict.tokens import hashes_from_ids, hashes_from_text
@@ -30,57 +31,150 @@ class LoadOptions:
 
 @dataclass(frozen=True)
 class SyntheticWorkload:
-    """Fixed-length random prompts (no shared prefixes): ``--isl N --osl M``."""
+    """Random prompts of about ``isl`` tokens (nothing shared), about ``osl`` output
+    tokens each: ``--isl N --osl M``.
+
+    A closed-loop point is replayed the way ``harness`` runs it (``predict.replay``:
+    ``steady`` by default - warm-up in the same loop, a measured window held at full
+    load, lengths varied); the fields below left ``None`` take that replay's values,
+    and a value given overrides it. With ``rate`` and no concurrency it is one
+    open-loop point; ``offline`` sends every request at t = 0; ``stages`` is a staged
+    Poisson run, one point per stage."""
 
     concurrency: tuple[int, ...]
     isl: int
     osl: int
     num_requests: int | None = None
-    warmup_requests: int = 0
-    requests_per_concurrency: int = 4
-    min_requests: int = 32
-    range_ratio: float = 0.0
+    """Measured requests per point (open loop: per stage or point)."""
+    warmup_requests: int | None = None
+    requests_per_concurrency: int | None = None
+    min_requests: int | None = None
+    range_ratio: float | None = None
     """Lengths drawn uniformly from [x (1 - r), x (1 + r)] per request (vLLM's
     ``--random-range-ratio``), seeded by the load seed; 0 keeps them exact."""
-    continuous_warmup: bool = False
-    """False: warmup, then the measured requests as a fresh closed loop (servescope's
-    harness: every point starts with a burst). True: one closed loop whose first
-    ``warmup_requests`` are excluded (steady-state harnesses such as perf_analyzer/
-    genai-perf measure after the start-up burst has passed)."""
+    continuous_warmup: bool | None = None
+    """False: warm-up, then the measured requests as a fresh closed loop (a burst).
+    True: one closed loop whose first ``warmup_requests`` are excluded."""
     rate: float | None = None
     """Open loop without a concurrency (``predict --rate R`` alone; ``concurrency``
     empty): one point whose requests arrive at R per second, ``num_requests`` of them
     or one simulated minute of arrivals (at least ``min_requests``). Its row is
     labelled by the rate; its concurrency is the most requests in flight."""
+    harness: str = "steady"
+    offline: bool = False
+    """Every request sent at t = 0 (``predict --max-throughput``: trtllm-bench, MLPerf
+    Offline); ``num_requests`` of them (default ``OFFLINE_REQUESTS``)."""
+    stages: tuple[tuple[float, float], ...] = ()
+    """Staged Poisson arrivals, ``(rate, seconds)`` each (``predict --stages``): one
+    arrival process whose rate changes at each stage's start (a backlog carries over);
+    one point per stage, its requests those that arrived during it."""
 
     def __post_init__(self) -> None:
-        if not self.concurrency and self.rate is None:
+        rep = replay(self.harness)  # an unknown harness is one line
+        modes = sum((bool(self.offline), bool(self.stages), self.rate is not None and not self.concurrency))
+        if modes > 1:
+            raise ValueError("give one of a rate alone, offline (max throughput) or stages")
+        if not self.concurrency and self.rate is None and not self.offline and not self.stages:
             raise ValueError("a synthetic workload needs a concurrency or a rate (give --concurrency or --rate)")
-        if self.rate is not None and not self.rate > 0:
+        if (self.offline or self.stages) and self.concurrency:
+            raise ValueError("offline and staged runs have no concurrency of their own; leave --concurrency out")
+        if self.rate is not None and not (math.isfinite(self.rate) and self.rate > 0):
             raise ValueError(f"rate {self.rate}: give requests per second > 0")
+        for rate, seconds in self.stages:
+            if not (math.isfinite(rate) and rate > 0 and math.isfinite(seconds) and seconds > 0):
+                raise ValueError(f"stage {rate:g}:{seconds:g}: give rate:seconds with both > 0")
+        if len({r for r, _ in self.stages}) != len(self.stages):
+            raise ValueError("each stage needs a different rate (a stage's row is labelled by its rate)")
+        if self.isl < 1 or self.osl < 1:
+            raise ValueError(f"isl {self.isl}, osl {self.osl}: give lengths >= 1 token")
+        if self.num_requests is not None and self.num_requests < 1:
+            raise ValueError(f"num_requests {self.num_requests}: give at least 1")
+        if self.warmup_requests is not None and self.warmup_requests < 0:
+            raise ValueError(f"warmup_requests {self.warmup_requests}: give 0 or more")
+        if self.range_ratio is not None:
+            symmetric(self.range_ratio)
+        if rep.needs_requests and self.num_requests is None and self.closed_loop:
+            raise ValueError(
+                f"--harness {rep.name}: its default request count is not pinned here; give --num-requests "
+                "(the count that run measured)"
+            )
+
+    @property
+    def replay(self) -> Replay:
+        return replay(self.harness)
+
+    @property
+    def closed_loop(self) -> bool:
+        return bool(self.concurrency) and self.rate is None and not self.offline and not self.stages
 
     @property
     def rate_only(self) -> bool:
+        """One or more open-loop points labelled by their rates (no concurrency given)."""
         return not self.concurrency
 
     @property
     def levels(self) -> tuple[int, ...]:
-        """The points' concurrencies; an open-loop point without one runs its (empty) warmup at 1."""
+        """The points' concurrencies; open-loop points without one run their (empty) warm-up at 1."""
+        if self.stages:
+            return (1,) * len(self.stages)
         return self.concurrency or (1,)
 
     @property
+    def rates(self) -> tuple[float | None, ...]:
+        """Each point's offered rate (None: closed loop or offline)."""
+        if self.stages:
+            return tuple(r for r, _ in self.stages)
+        return (self.rate,) * len(self.levels) if self.rate is not None and not self.concurrency else (None,) * len(self.levels)
+
+    @property
+    def lengths(self) -> tuple[float, float]:
+        """Lengths uniform in [lo L, hi L] (the replay's, or ``range_ratio``'s)."""
+        return symmetric(self.range_ratio) if self.range_ratio is not None else self.replay.length_range
+
+    @property
     def id(self) -> str:
+        if self.offline:
+            return f"synthetic-offline-n{self.requests_at(1)}-i{self.isl}-o{self.osl}"
+        if self.stages:
+            return f"synthetic-stages-{'-'.join(f'r{r:g}x{s:g}s' for r, s in self.stages)}-i{self.isl}-o{self.osl}"
         if self.rate_only:
             return f"synthetic-r{self.rate:g}-i{self.isl}-o{self.osl}"
         levels = "-".join(str(c) for c in self.concurrency)
         return f"synthetic-c{levels}-i{self.isl}-o{self.osl}"
 
-    def requests_at(self, concurrency: int) -> int:
+    def warmup_at(self, concurrency: int) -> int:
+        """Warm-up requests of a closed-loop point (open loop: only those asked for)."""
+        if self.warmup_requests is not None:
+            return self.warmup_requests
+        return self.replay.warmup_at(concurrency) if self.closed_loop else 0
+
+    def requests_at(self, concurrency: int, stage: int = 0) -> int:
         if self.num_requests is not None:
             return self.num_requests
+        if self.offline:
+            return OFFLINE_REQUESTS
+        if self.stages:
+            rate, seconds = self.stages[stage]
+            return max(1, math.ceil(rate * seconds))
+        rep = self.replay
         if self.rate_only:
-            return max(self.min_requests, math.ceil(60.0 * (self.rate or 0.0)))
-        return max(self.min_requests, self.requests_per_concurrency * concurrency)
+            return max(self.min_requests or rep.min_requests, math.ceil(60.0 * (self.rate or 0.0)))
+        if self.requests_per_concurrency is None and self.min_requests is None and rep.num_requests is not None:
+            return rep.num_requests
+        return max(self.min_requests if self.min_requests is not None else rep.min_requests,
+                   (self.requests_per_concurrency or rep.requests_per_concurrency) * concurrency)  # fmt: skip
+
+    @property
+    def continuous(self) -> bool:
+        return self.continuous_warmup if self.continuous_warmup is not None else self.replay.continuous
+
+    def cooldown_at(self, concurrency: int) -> int:
+        return self.replay.cooldown_at(concurrency) if self.closed_loop and self.continuous else 0
+
+
+#: ``--max-throughput`` without ``--num-requests``: vLLM's benchmark_throughput.py and
+#: ``vllm bench throughput`` default --num-prompts.
+OFFLINE_REQUESTS = 1000
 
 
 @dataclass
@@ -177,36 +271,67 @@ def phases_from_plan(
 
 
 def phases_synthetic(spec: SyntheticWorkload, dep: Deployment, load: LoadOptions = LoadOptions()) -> list[Phase]:
-    """Unique prompts of exactly ``isl`` tokens (nothing shared), ``osl`` output tokens."""
+    """Unique prompts (nothing shared) of lengths drawn per ``spec.lengths``, one
+    point per concurrency, per stage, or the one offline point."""
     phases: list[Phase] = []
     index = 0
     rng = np.random.default_rng(load.seed)
-    r = spec.range_ratio
+    lo, hi = spec.lengths
+    exact = lo == hi == 1.0
 
     def draw(x: int, n: int) -> list[int]:
-        if r <= 0:
+        if exact:
             return [x] * n
-        return np.maximum(1, rng.integers(int(x * (1 - r)), int(x * (1 + r)) + 1, size=n)).tolist()
+        return np.maximum(1, rng.integers(math.floor(x * lo), math.ceil(x * hi) + 1, size=n)).tolist()
 
+    def requests(p: int, conc: int, name: str, tag: str, n: int) -> list[SimRequest]:
+        nonlocal index
+        isls, osls = draw(spec.isl, n), draw(spec.osl, n)
+        prompts = [x + dep.template_tokens for x in isls]
+        # (search simulates the same workload many times: this loop is on its path)
+        out = [
+            SimRequest(index + i, f"p{p}-{tag}{i:05d}", name, p, conc, prompt, _max_tokens(dep, prompt, o), target=prompt)
+            for i, (prompt, o) in enumerate(zip(prompts, osls, strict=True))
+        ]
+        index += n
+        return out
+
+    if spec.stages:
+        reqs: list[SimRequest] = []
+        offsets: list[int] = []
+        start_ns = 0
+        for p, (rate, seconds) in enumerate(spec.stages):
+            n = spec.requests_at(1, p)
+            reqs.extend(requests(p, 1, "measured", "m", n))
+            offs = arrival_offsets_ns(n, rate, load.arrival, load.gamma_shape, load.seed + p)
+            offsets.extend(start_ns + o for o in offs)
+            start_ns += round(seconds * 1e9)
+        return [Phase(0, "measured", reqs, 1, offsets)]
+    if spec.offline:
+        n = spec.requests_at(1)
+        return [Phase(0, "measured", requests(0, n, "measured", "m", n), n, [0] * n)]
+    open_loop = load.rate is not None or spec.rate is not None
     for p, conc in enumerate(spec.levels):
-        groups = [("warmup", spec.warmup_requests), ("measured", spec.requests_at(conc))]
-        pending: list[SimRequest] = []
-        for name, n in groups:
-            reqs = pending
-            isls, osls = draw(spec.isl, n), draw(spec.osl, n)
-            prompts = [x + dep.template_tokens for x in isls]
-            tag = f"p{p}-{name[0]}"
-            # (search simulates the same workload many times: this loop is on its path)
-            reqs.extend(
-                SimRequest(index + i, f"{tag}{i:05d}", name, p, conc, prompt, _max_tokens(dep, prompt, out), target=prompt)
-                for i, (prompt, out) in enumerate(zip(prompts, osls, strict=True))
-            )
-            index += n
-            if spec.continuous_warmup and name == "warmup":
-                continue  # the measured requests join this same closed loop
-            pending = []
-            offsets = None
-            if name == "measured" and load.rate is not None:
-                offsets = arrival_offsets_ns(len(reqs), load.rate, load.arrival, load.gamma_shape, load.seed)
-            phases.append(Phase(p, name, reqs, conc, offsets))
+        warm = requests(p, conc, "warmup", "w", spec.warmup_at(conc))
+        measured = requests(p, conc, "measured", "m", spec.requests_at(conc))
+        if open_loop:
+            offered = load.rate if load.rate is not None else spec.rate
+            assert offered is not None
+            offsets_p = arrival_offsets_ns(len(measured), offered, load.arrival, load.gamma_shape, load.seed)  # type: ignore[arg-type]
+            phases.append(Phase(p, "warmup", warm, conc))
+            phases.append(Phase(p, "measured", measured, conc, offsets_p))
+        elif spec.continuous:
+            if spec.replay.stationary_start and warm:
+                # each client's first request stops at a uniformly random point of its output:
+                # the loop starts with completions spread over one request's length, as if it had
+                # run forever (the residual life of a renewal process in equilibrium)
+                first = warm[: min(conc, len(warm))]
+                cuts = rng.integers(1, np.maximum(2, np.asarray([r.max_tokens for r in first]) + 1))
+                for r, cut in zip(first, cuts.tolist(), strict=True):
+                    r.max_tokens = int(cut)
+            cool = requests(p, conc, "warmup", "c", spec.cooldown_at(conc))  # cool-down: sent, not counted
+            phases.append(Phase(p, "measured", warm + measured + cool, conc, hold=bool(cool)))
+        else:
+            phases.append(Phase(p, "warmup", warm, conc))
+            phases.append(Phase(p, "measured", measured, conc))
     return phases

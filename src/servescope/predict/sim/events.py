@@ -63,6 +63,8 @@ class Arrival(Event):
     def handle(self, sim: Simulation) -> list[Event]:
         req = self.request
         req.arrival_ns = self.time
+        if req.phase == "measured":
+            sim.measured_arrival(req, self.time)
         failure = sim.admission_check(req)
         if failure is not None:
             req.failure = failure

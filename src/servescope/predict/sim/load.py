@@ -3,12 +3,20 @@ workload (per point: warmup at the point's concurrency, then the measured
 requests), closed loop or open loop.
 
 - Closed loop: ``concurrency`` virtual clients; each sends its next request the
-  moment its previous one ends, so latency starts at the send time.
+  moment its previous one ends, so latency starts at the send time. A phase may
+  carry its warm-up requests first and cool-down requests last in the same loop
+  (``hold``): once its last measured request has ended, the cool-down requests
+  not yet sent are dropped, so every measured request ran under the full load
+  (the steady-state rule, ``predict.replay``). When that phase is the last, the
+  simulation ends there: the cool-down requests still in flight change nothing
+  measured and are not simulated to their end (nor written to the records).
 - Open loop: request i is sent at ``offsets_ns[i]`` after the phase starts and
   latency starts at that scheduled time (``catalog.arrivals``, the schedule the
   harness sends by, so the same seed gives the same arrivals).
 
-A request reaches the engine ``request_overhead`` after it is sent.
+A request reaches the engine ``request_overhead`` after it is sent. The
+*measured window* of a point runs from the arrival of its first measured request
+to the end of its last (``Simulation`` keeps the engine's figures over it).
 """
 
 from __future__ import annotations
@@ -27,6 +35,8 @@ class Phase:
     requests: list[SimRequest]
     concurrency: int
     offsets_ns: list[int] | None = None
+    hold: bool = False
+    """Closed loop: stop sending once the phase's measured requests have all ended."""
     started_ns: int = 0
     ended_ns: int = 0
     _next: int = 0
@@ -41,10 +51,15 @@ class Phase:
 class LoadDriver:
     phases: list[Phase]
     request_overhead_ns: int
-    on_phase_start: Callable[[Phase, int], None]
-    on_phase_end: Callable[[Phase, int], None]
+    on_window_end: Callable[[int, int], None]
+    """(point, now): the last measured request of a point has ended."""
     _current: int = -1
+    _measured_left: dict[int, int] = field(default_factory=dict)
+    _phase_measured: int = 0
     finished: list[SimRequest] = field(default_factory=list)
+    stopped: bool = False
+    """Nothing left to measure: the last phase is held and its measured requests have
+    ended, so the cool-down requests still in flight need not be simulated to their end."""
 
     @property
     def phase(self) -> Phase:
@@ -62,12 +77,17 @@ class LoadDriver:
                 return []
             ph = self.phase
             ph.started_ns = now
-            self.on_phase_start(ph, now)
             if ph.requests:
                 break
             ph.ended_ns = now
-            self.on_phase_end(ph, now)
         ph._open = len(ph.requests)
+        left = self._measured_left
+        measured = 0
+        for r in ph.requests:
+            if r.phase == "measured":
+                left[r.point] = left.get(r.point, 0) + 1
+                measured += 1
+        self._phase_measured = measured
         if ph.closed:
             n = max(1, min(ph.concurrency, len(ph.requests)))
             ph._next = n
@@ -81,12 +101,25 @@ class LoadDriver:
         self.finished.append(req)
         ph = self.phase
         ph._open -= 1
+        if req.phase == "measured":
+            left = self._measured_left
+            left[req.point] -= 1
+            if not left[req.point]:
+                self.on_window_end(req.point, now)
+            self._phase_measured -= 1
+            if ph.hold and not self._phase_measured:
+                if ph._next < len(ph.requests):
+                    ph._open -= len(ph.requests) - ph._next  # the cool-down requests not yet sent are dropped
+                    ph._next = len(ph.requests)
+                if all(not later.requests for later in self.phases[self._current + 1 :]):
+                    self.stopped = True
+                    ph.ended_ns = now
+                    return []
         out: list[Event] = []
         if ph.closed and ph._next < len(ph.requests):
             out.append(self._send(ph.requests[ph._next], now))
             ph._next += 1
         if ph._open == 0:
             ph.ended_ns = now
-            self.on_phase_end(ph, now)
             out.append(PhaseStart(now))
         return out

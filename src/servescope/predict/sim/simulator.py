@@ -18,7 +18,7 @@ from servescope.predict.sim.scheduler import make_scheduler
 
 @dataclass
 class PhaseOutcome:
-    """What the replicas did during one measured phase."""
+    """What the replicas did during one point's measured window."""
 
     point: int
     started_ns: int
@@ -49,18 +49,34 @@ class Simulation:
         self.scheduler = make_scheduler(eng.scheduler)
         self.phases = phases
         self.measured: dict[int, PhaseOutcome] = {}
+        self._window: tuple[int, int] | None = None  # (point, start ns) of the open measured window
+        self._windowed: set[int] = set()
         overhead_ns = int(round(deployment.calibration.request_overhead_s * 1e9))
-        self.driver = LoadDriver(phases, overhead_ns, self._phase_start, self._phase_end)
+        self.driver = LoadDriver(phases, overhead_ns, self._window_end)
         self.events = 0
 
-    def _phase_start(self, phase: Phase, now: int) -> None:
-        if phase.name == "measured":
-            for r in self.replicas:
-                r.reset_stats(now)
+    def measured_arrival(self, req: SimRequest, now: int) -> None:
+        """A measured request reached the engine: the first of its point opens the
+        point's window (closing another point's window still open: windows do not
+        overlap, so a staged run's stage ends where the next begins)."""
+        if req.point in self._windowed:
+            return
+        self._windowed.add(req.point)
+        if self._window is not None:
+            self._close(now)
+        for r in self.replicas:
+            r.reset_stats(now)
+        self._window = (req.point, now)
 
-    def _phase_end(self, phase: Phase, now: int) -> None:
-        if phase.name == "measured":
-            self.measured[phase.point] = PhaseOutcome(phase.point, phase.started_ns, now, [r.close_stats(now) for r in self.replicas])
+    def _close(self, now: int) -> None:
+        assert self._window is not None
+        point, started = self._window
+        self.measured[point] = PhaseOutcome(point, started, now, [r.close_stats(now) for r in self.replicas])
+        self._window = None
+
+    def _window_end(self, point: int, now: int) -> None:
+        if self._window is not None and self._window[0] == point:
+            self._close(now)
 
     def admission_check(self, req: SimRequest) -> tuple[str, str, str, int | None] | None:
         eng = self.engine
@@ -85,7 +101,8 @@ class Simulation:
             seq += 1
         count = 0
         push, pop = heapq.heappush, heapq.heappop
-        while heap:
+        driver = self.driver
+        while heap and not driver.stopped:
             _, _, _, ev = pop(heap)
             count += 1
             for nxt in ev.handle(self):

@@ -1,0 +1,75 @@
+"""Synthetic workloads as phases: the offline point (--max-throughput) and staged
+Poisson rates (--stages)."""
+
+from __future__ import annotations
+
+import pytest
+
+from servescope.catalog.arrivals import arrival_offsets_ns
+from servescope.catalog.store import Catalog
+from servescope.documents import Prediction
+from servescope.predict.api import predict
+from servescope.predict.workload_input import OFFLINE_REQUESTS, SyntheticWorkload
+from tests.predict.conftest import scenario
+
+
+def test_offline_sends_everything_at_once(catalog: Catalog) -> None:
+    spec = SyntheticWorkload((), 512, 64, offline=True, num_requests=300)
+    run = predict(scenario(), spec, catalog=catalog)
+    [point] = run.prediction.points
+    assert run.prediction.workload == spec.id == "synthetic-offline-n300-i512-o64"
+    assert {r.start_ns for r in run.records} == {0} and len(run.records) == 300
+    assert point.concurrency == 300 and point.request_rate is None  # every request in flight at t = 0
+    assert point.output_tokens_per_sec is not None and point.completed_requests == 300
+    # offline throughput is the most the deployment gives: above a closed loop of 16
+    closed = predict(scenario(), SyntheticWorkload((16,), 512, 64), catalog=catalog).prediction.points[0]
+    assert closed.output_tokens_per_sec is not None and point.output_tokens_per_sec > 2 * closed.output_tokens_per_sec
+    assert run.result.resolved_params["load"] == "offline"
+    assert SyntheticWorkload((), 8, 8, offline=True).requests_at(1) == OFFLINE_REQUESTS
+
+
+def test_stages_are_one_point_each(catalog: Catalog) -> None:
+    spec = SyntheticWorkload((), 256, 32, stages=((4.0, 10.0), (12.0, 5.0)))
+    run = predict(scenario(), spec, catalog=catalog, seed=3)
+    points = run.prediction.points
+    assert [p.request_rate for p in points] == [4.0, 12.0]
+    assert [p.completed_requests for p in points] == [40, 60]  # rate x seconds each
+    by_point: dict[int, list[int]] = {}
+    for rec in run.records:
+        by_point.setdefault(rec.point or 0, []).append(rec.start_ns)
+    # one arrival process: stage 2 starts when stage 1's 10 s are over, each with its own seed
+    assert sorted(by_point[0]) == arrival_offsets_ns(40, 4.0, "poisson", seed=3)
+    assert sorted(by_point[1]) == [10_000_000_000 + o for o in arrival_offsets_ns(60, 12.0, "poisson", seed=4)]
+    assert all(r.concurrency == p.concurrency for p, idx in zip(points, (0, 1)) for r in run.records if r.point == idx)
+    assert run.result.resolved_params["stages"] == [{"rate": 4.0, "seconds": 10.0}, {"rate": 12.0, "seconds": 5.0}]
+    assert [pt.metrics.requested_rate for pt in run.result.points or []] == [4.0, 12.0]
+    Prediction.model_validate(run.prediction.dump())
+
+
+def test_stage_rows_may_share_a_concurrency_but_not_a_rate() -> None:
+    row = {"concurrency": 3, "ttft_ms": 10.0, "itl_ms": 1.0}
+    doc = {"kind": "Prediction", "name": "p", "scenario": "s", "predictor": "x", "predictor_version": "1"}
+    ok = Prediction.model_validate({**doc, "points": [{**row, "request_rate": 1.0}, {**row, "request_rate": 2.0}]})
+    assert not [i for i in ok.check() if i.level == "error"]
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match=r"points\[1\].concurrency: concurrency 3 at rate 1 already used by points\[0\]"):
+        Prediction.model_validate({**doc, "points": [{**row, "request_rate": 1.0}, {**row, "request_rate": 1.0}]})
+    with pytest.raises(ValidationError, match=r"points\[1\].concurrency: concurrency 3 already used"):
+        Prediction.model_validate({**doc, "points": [row, row]})
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"stages": ((5.0, 60.0), (5.0, 30.0))}, "different rate"),
+        ({"stages": ((5.0, 0.0),)}, "both > 0"),
+        ({"stages": ((5.0, 60.0),), "offline": True}, "give one of"),
+        ({"concurrency": (4,), "offline": True}, "leave --concurrency out"),
+        ({"num_requests": 0, "offline": True}, "at least 1"),
+    ],
+)
+def test_bad_modes_are_one_line(kwargs: dict[str, object], message: str) -> None:
+    args = {"concurrency": (), "isl": 64, "osl": 8, **kwargs}
+    with pytest.raises(ValueError, match=message):
+        SyntheticWorkload(**args)  # type: ignore[arg-type]
