@@ -24,7 +24,8 @@ def test_tp_choices() -> None:
 
 def test_search_ranks_and_skips(catalog: Catalog) -> None:
     work = SyntheticWorkload((4, 16, 64), 512, 64, requests_per_concurrency=2, min_requests=8)
-    out = search("llama-3.1-70b", "h100-sxm", 4, "ttft_ms<=5000,itl_ms<=50", work, catalog=catalog, max_num_seqs=(16, 64))
+    # (steady state: prompts join running batches, so p90 ITL at c = 64 is about twice the decode step)
+    out = search("llama-3.1-70b", "h100-sxm", 4, "ttft_ms<=5000,itl_ms<=150", work, catalog=catalog, max_num_seqs=(16, 64))
     assert out.configurations == 6
     assert {c.tp for c in out.skipped} == {1, 2}  # 141 and 71 GB of weights per device on 80 GB
     assert [c.tp for c in out.ranked] == [4, 4]
@@ -61,3 +62,27 @@ def test_workers_give_the_same_search() -> None:
     rows = [[(c.label, c.per_device, c.best_concurrency, c.measured_at) for c in o.ranked] for o in (one, two)]
     assert rows[0] == rows[1]
     assert (one.simulations, one.configurations) == (two.simulations, two.configurations)
+
+
+def test_search_over_engines_and_dtypes(catalog: Catalog) -> None:
+    """Each configuration is labelled by engine@version and dtype; fp8 halves the
+    weights, so the 70B fits on fewer devices; every pair is searched."""
+    from servescope.predict.search import parse_dtypes, parse_engines
+
+    wl = SyntheticWorkload((8,), 512, 64, requests_per_concurrency=2, min_requests=8)
+    out = search("llama-3.1-70b", "h100-sxm", 4, "ttft_ms<=5000,itl_ms<=200", wl, catalog=catalog,
+                 engines="vllm@0.11.0,sglang@0.5.2", weight_dtypes="bf16,fp8", max_num_seqs=(32,))  # fmt: skip
+    assert out.configurations == 2 * 2 * 3  # engines x dtypes x tp in {1, 2, 4}
+    ranked = {c.label: c for c in out.ranked}
+    skipped = {c.label: c.skipped for c in out.skipped}
+    assert "sglang@0.5.2-fp8-tp2-dp2-seqs32" in ranked and "vllm@0.11.0-bf16-tp4-dp1-seqs32" in ranked
+    assert "70.6 GB of weights per device" in (skipped["vllm@0.11.0-bf16-tp2-dp2-seqs32"] or "")  # bf16 needs tp4
+    fp8, bf16 = ranked["vllm@0.11.0-fp8-tp4-dp1-seqs32"], ranked["vllm@0.11.0-bf16-tp4-dp1-seqs32"]
+    assert fp8.per_device is not None and bf16.per_device is not None and fp8.per_device > bf16.per_device
+    assert out.ranked[0].weight_dtype == "fp8" and "sglang@0.5.2" in format_search(out)
+    assert parse_engines("vllm@0.11.0, trt-llm@1.0.0") == [("vllm", "0.11.0"), ("trt-llm", "1.0.0")]
+    assert parse_dtypes("BF16,fp8") == ["bf16", "fp8"]
+    for bad, fn in (("vllm", parse_engines), ("vllm@0.11.0,vllm@0.11.0", parse_engines), ("fp9", parse_dtypes),
+                    ("", parse_dtypes)):  # fmt: skip
+        with pytest.raises(ValueError):
+            fn(bad)

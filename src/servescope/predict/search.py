@@ -1,7 +1,8 @@
 """``servescope search``: which parallelism and batch limit serve a workload best
 on N devices, under latency SLOs?
 
-For every tensor-parallel size ``tp`` that divides N (and the model's attention
+For every engine@version and weight dtype asked for (default: vLLM 0.11.0, bf16),
+every tensor-parallel size ``tp`` that divides N (and the model's attention
 heads), ``dp = N / tp`` replicas, and every ``max_num_seqs`` candidate, the
 workload is simulated at increasing concurrency until a point breaks an SLO
 (latency only grows with load, so higher levels cannot recover).
@@ -17,7 +18,8 @@ points that meet every SLO; configurations are ranked by it. Configurations
 whose weights do not fit are listed as skipped with the reason.
 
 An SLO such as ``ttft_ms<=500`` is checked on a statistic of the point's
-distribution (``percentile``, default p90; ``mean`` is accepted).
+distribution (``percentile``, default p90; ``mean`` is accepted); a prefix names
+its own statistic: ``p99_ttft_ms<=2000``, ``mean_tpot_ms<=50``.
 """
 
 from __future__ import annotations
@@ -25,22 +27,24 @@ from __future__ import annotations
 import multiprocessing as mp
 import re
 import time
-from concurrent.futures import ProcessPoolExecutor
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from servescope.analysis.stats import percentile as _percentile
 from servescope.analysis.stats import weighted_percentile
 from servescope.catalog.store import Catalog
 from servescope.documents import Hardware, Model, Scenario, Workload
-from servescope.errors import CatalogError
+from servescope.errors import ServescopeError
 from servescope.predict.api import Prepared, prepare, run_simulation
-from servescope.predict.outputs import FastStats, fast_stats
 from servescope.predict.deployment import deploy
+from servescope.predict.outputs import FastStats, fast_stats
 from servescope.predict.workload_input import SyntheticWorkload
 
-_SLO = re.compile(r"^\s*(ttft_ms|itl_ms|tpot_ms|e2e_ms)\s*(<=|<)\s*([0-9]*\.?[0-9]+)\s*$")
+_SLO = re.compile(r"^\s*(?:(mean|p\d{1,2}(?:\.\d+)?)_)?(ttft_ms|itl_ms|tpot_ms|e2e_ms)\s*(<=|<)\s*([0-9]*\.?[0-9]+)\s*$")
 DEFAULT_SEQS: tuple[int, ...] = (32, 64, 128, 256, 512)
+DEFAULT_ENGINE: tuple[str, str] = ("vllm", "0.11.0")
+_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4")
 
 
 @dataclass(frozen=True)
@@ -48,26 +52,42 @@ class SloSpec:
     metric: str
     op: str
     threshold: float
+    stat: str | None = None
+    """``mean``, ``pNN`` (e.g. ``p99``), or None: the statistic the caller applies by default."""
 
     def ok(self, value: float | None) -> bool:
         if value is None:
             return False
         return value <= self.threshold if self.op == "<=" else value < self.threshold
 
+    def percentile(self, default: float | None) -> float | None:
+        """The percentile this SLO is checked on (None: the mean)."""
+        if self.stat is None:
+            return default
+        return None if self.stat == "mean" else float(self.stat[1:])
+
+    @property
+    def name(self) -> str:
+        """The statistic checked: ``ttft_ms``, ``p99_ttft_ms``, ``mean_tpot_ms``."""
+        return f"{self.stat + '_' if self.stat else ''}{self.metric}"
+
     def __str__(self) -> str:
-        return f"{self.metric}{self.op}{self.threshold:g}"
+        return f"{self.name}{self.op}{self.threshold:g}"
 
 
 def parse_slos(text: str) -> list[SloSpec]:
-    """``"ttft_ms<=500,itl_ms<=30"`` → SLOs."""
+    """``"ttft_ms<=500,itl_ms<=30"`` or ``"p99_ttft_ms<=2000,mean_tpot_ms<=50"`` → SLOs."""
     out = []
     for part in text.split(","):
         if not part.strip():
             continue
         m = _SLO.match(part)
-        if not m:
-            raise ValueError(f"cannot read SLO {part.strip()!r}; write e.g. ttft_ms<=500 (ttft_ms, itl_ms, tpot_ms, e2e_ms)")
-        out.append(SloSpec(m.group(1), m.group(2), float(m.group(3))))
+        if not m or (m.group(1) not in (None, "mean") and not 0 < float(m.group(1)[1:]) < 100):
+            raise ValueError(
+                f"cannot read SLO {part.strip()!r}; write e.g. ttft_ms<=500 or p99_ttft_ms<=2000 "
+                "(ttft_ms, itl_ms, tpot_ms, e2e_ms; optional prefix mean_ or pNN_)"
+            )
+        out.append(SloSpec(m.group(2), m.group(3), float(m.group(4)), m.group(1)))
     return out
 
 
@@ -90,6 +110,9 @@ class Candidate:
     tp: int
     dp: int
     max_num_seqs: int
+    engine: str = "vllm"
+    engine_version: str = DEFAULT_ENGINE[1]
+    weight_dtype: str = "bf16"
     best_concurrency: int | None = None
     output_tokens_per_sec: float | None = None
     per_device: float | None = None
@@ -98,7 +121,7 @@ class Candidate:
 
     @property
     def label(self) -> str:
-        return f"tp{self.tp}-dp{self.dp}-seqs{self.max_num_seqs}"
+        return f"{self.engine}@{self.engine_version}-{self.weight_dtype}-tp{self.tp}-dp{self.dp}-seqs{self.max_num_seqs}"
 
 
 @dataclass
@@ -116,6 +139,35 @@ class SearchOutcome:
         return self.configurations / self.wall_s if self.wall_s > 0 else float("inf")
 
 
+def parse_engines(text: str) -> list[tuple[str, str]]:
+    """``"vllm@0.11.0,sglang@0.5.2"`` → [(engine, version), ...]; each needs its version
+    (it labels the configuration and version-dependent rules read it)."""
+    out: list[tuple[str, str]] = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        engine, sep, version = part.partition("@")
+        if not sep or not engine.strip() or not version.strip():
+            raise ValueError(f"engine {part!r}: write ENGINE@VERSION, e.g. vllm@0.11.0,sglang@0.5.2,trt-llm@1.0.0")
+        out.append((engine.strip(), version.strip()))
+    if not out:
+        raise ValueError("--engines: give at least one ENGINE@VERSION")
+    if len(set(out)) != len(out):
+        raise ValueError("--engines: an engine@version is listed twice")
+    return out
+
+
+def parse_dtypes(text: str) -> list[str]:
+    """``"bf16,fp8"`` → weight dtypes to try."""
+    out = [d.strip().lower() for d in text.split(",") if d.strip()]
+    bad = [d for d in out if d not in _DTYPES]
+    if not out or bad:
+        raise ValueError(f"--dtypes: {', '.join(bad) or 'nothing given'}; give weight dtypes from {', '.join(_DTYPES)}")
+    if len(set(out)) != len(out):
+        raise ValueError("--dtypes: a dtype is listed twice")
+    return out
+
+
 def tp_choices(devices: int, heads: int) -> list[int]:
     return [t for t in range(1, devices + 1) if devices % t == 0 and heads % t == 0 and (t & (t - 1)) == 0]
 
@@ -130,9 +182,8 @@ class _Job:
     devices: int
     slos: list[SloSpec]
     workload: Workload | str | SyntheticWorkload
-    engine: str
-    engine_version: str
-    weight_dtype: str
+    engines: list[tuple[str, str]]
+    weight_dtypes: list[str]
     max_num_seqs: list[int]
     levels: list[int]
     percentile: float | None
@@ -154,32 +205,34 @@ def _search_tp(tp: int, job: _Job | None = None) -> tuple[list[Candidate], list[
     skipped: list[Candidate] = []
     sims = 0
     n_configs = 0
-    # (level, budget) -> (stats of a run the cap never touched, most sequences a replica
-    # ran, most blocks a replica held)
-    shared: dict[tuple[int, int], tuple[FastStats, int, int]] = {}
-    for seqs in sorted(set(job.max_num_seqs), reverse=True):
+    # (engine, version, dtype, level, budget) -> (stats of a run the cap never touched, most
+    # sequences a replica ran, most blocks a replica held)
+    shared: dict[tuple[str, str, str, int, int], tuple[FastStats, int, int]] = {}
+    for (engine, version), dtype, seqs in (
+        (e, d, q) for e in job.engines for d in job.weight_dtypes for q in sorted(set(job.max_num_seqs), reverse=True)
+    ):
         n_configs += 1
-        cand = Candidate(tp, dp, seqs)
+        cand = Candidate(tp, dp, seqs, engine, version, dtype)
         scen = Scenario(
-            name=f"search-{mdl.id}-{hw.id}-tp{tp}-dp{dp}-s{seqs}",
+            name=f"search-{mdl.id}-{hw.id}-{engine}-{version}-{dtype}-tp{tp}-dp{dp}-s{seqs}",
             model=mdl.id,
             hardware=hw.id,
             count=devices,
             tp=tp,
             dp=dp,
-            engine={"id": job.engine, "version": job.engine_version, "max_num_seqs": seqs},  # type: ignore[arg-type]
-            weight_dtype=job.weight_dtype,  # type: ignore[arg-type]
+            engine={"id": engine, "version": version, "max_num_seqs": seqs},  # type: ignore[arg-type]
+            weight_dtype=dtype,  # type: ignore[arg-type]
         )
         try:
             dep = deploy(scen, catalog=cat, model=mdl, hardware=hw)
-        except (CatalogError, ValueError) as exc:
+        except (ServescopeError, ValueError) as exc:
             cand.skipped = str(exc)
             skipped.append(cand)
             continue
         for c in job.levels:
             if c not in prepared:
                 prepared[c] = prepare(job.workload, catalog=cat, concurrency=[c], seed=job.seed)
-            key = (c, dep.engine.max_num_batched_tokens)
+            key = (engine, version, dtype, c, dep.engine.max_num_batched_tokens)
             hit = shared.get(key) if job.reuse else None
             if hit is not None and seqs >= hit[1] and dep.kv.num_blocks >= hit[2]:
                 fs = hit[0]
@@ -193,9 +246,9 @@ def _search_tp(tp: int, job: _Job | None = None) -> tuple[list[Candidate], list[
                 clean = not any(p.evictions for p in pools) and not any(q.preemptions or q.failure for q in outcome.requests)
                 if job.reuse and clean and running < seqs and key not in shared:
                     shared[key] = (fs, running, max(p.peak_occupied for p in pools))
-            stats = {s.metric: statistic(fs, s.metric, job.percentile) for s in job.slos}
+            stats = {s.name: statistic(fs, s.metric, s.percentile(job.percentile)) for s in job.slos}
             cand.measured_at[c] = {**stats, "output_tokens_per_sec": fs.output_tokens_per_sec}
-            if not all(s.ok(stats[s.metric]) for s in job.slos) or fs.failed:
+            if not all(s.ok(stats[s.name]) for s in job.slos) or fs.failed:
                 break
             tput = fs.output_tokens_per_sec or 0.0
             if cand.output_tokens_per_sec is None or tput > cand.output_tokens_per_sec:
@@ -214,9 +267,8 @@ def search(
     workload: Workload | str | SyntheticWorkload,
     *,
     catalog: Catalog | None = None,
-    engine: str = "vllm",
-    engine_version: str = "0.11.0",
-    weight_dtype: str = "bf16",
+    engines: Sequence[tuple[str, str]] | str = (DEFAULT_ENGINE,),
+    weight_dtypes: Sequence[str] | str = ("bf16",),
     max_num_seqs: Sequence[int] = DEFAULT_SEQS,
     concurrency: Sequence[int] | None = None,
     percentile: float | None = 90.0,
@@ -224,9 +276,13 @@ def search(
     reuse: bool = True,
     workers: int = 1,
 ) -> SearchOutcome:
-    """Rank (tp, dp, max_num_seqs) for ``model`` on ``devices`` x ``hardware`` by
-    throughput per device under ``slos``. ``workers`` > 1 searches the tp choices
-    in that many forked processes (Linux; same result as one process)."""
+    """Rank (engine@version, weight dtype, tp, dp, max_num_seqs) for ``model`` on
+    ``devices`` x ``hardware`` by throughput per device under ``slos``. ``engines``
+    are (engine, version) pairs or ``"vllm@0.11.0,sglang@0.5.2"``; ``weight_dtypes``
+    a list or ``"bf16,fp8"``. A configuration the simulator refuses (a dtype the
+    device cannot hold, a flag it does not model) is listed as skipped with the
+    reason. ``workers`` > 1 searches the tp choices in that many forked processes
+    (Linux; same result as one process)."""
     global _JOB
     started = time.perf_counter()
     cat = catalog or Catalog.load()
@@ -240,7 +296,9 @@ def search(
         else:
             wl = cat.workload(workload) if isinstance(workload, str) else workload
             levels = list(wl.sweep.values) if wl.sweep is not None and wl.sweep.axis == "concurrency" else [wl.params.concurrency or 1]
-    job = _Job(cat, mdl, hw, devices, slo_list, workload, engine, engine_version, weight_dtype, list(max_num_seqs),
+    engine_list = parse_engines(engines) if isinstance(engines, str) else list(engines)
+    dtype_list = parse_dtypes(weight_dtypes) if isinstance(weight_dtypes, str) else list(weight_dtypes)
+    job = _Job(cat, mdl, hw, devices, slo_list, workload, engine_list, dtype_list, list(max_num_seqs),
                sorted(set(levels)), percentile, seed, reuse)  # fmt: skip
     tps = tp_choices(devices, mdl.num_attention_heads)
     n = min(workers, len(tps))
@@ -255,23 +313,24 @@ def search(
         parts = [_search_tp(tp, job) for tp in tps]
     ranked = [c for part in parts for c in part[0]]
     skipped = [c for part in parts for c in part[1]]
-    ranked.sort(key=lambda k: (-(k.per_device or -1.0), k.tp, k.max_num_seqs))
-    skipped.sort(key=lambda k: (k.tp, k.max_num_seqs))
+    ranked.sort(key=lambda k: (-(k.per_device or -1.0), k.engine, k.engine_version, k.weight_dtype, k.tp, k.max_num_seqs))
+    skipped.sort(key=lambda k: (k.engine, k.engine_version, k.weight_dtype, k.tp, k.max_num_seqs))
     return SearchOutcome(ranked, skipped, slo_list, devices, sum(p[3] for p in parts), sum(p[2] for p in parts),
                          time.perf_counter() - started)  # fmt: skip
 
 
 def format_search(outcome: SearchOutcome, top: int = 10) -> str:
     lines = [
-        f"{outcome.configurations} configurations, {outcome.simulations} simulations in {outcome.wall_s:.2f} s "
-        f"({outcome.configurations_per_s:.1f} configurations/s); SLO: {', '.join(str(s) for s in outcome.slos) or 'none'}",
-        f"{'rank':>4} {'config':<22} {'best conc':>9} {'out tok/s':>10} {'per device':>10}",
+        (f"{outcome.configurations} configurations, {outcome.simulations} simulations in {outcome.wall_s:.2f} s "
+         f"({outcome.configurations_per_s:.1f} configurations/s); SLO: {', '.join(str(s) for s in outcome.slos) or 'none'}"),
     ]
+    width = max([22, *(len(c.label) for c in [*outcome.ranked[:top], *outcome.skipped])])
+    lines.append(f"{'rank':>4} {'config':<{width}} {'best conc':>9} {'out tok/s':>10} {'per device':>10}")
     for i, c in enumerate(outcome.ranked[:top], 1):
         if c.per_device is None:
-            lines.append(f"{i:>4} {c.label:<22} {'-':>9} {'-':>10} {'-':>10}  (no level meets the SLO)")
+            lines.append(f"{i:>4} {c.label:<{width}} {'-':>9} {'-':>10} {'-':>10}  (no level meets the SLO)")
         else:
-            lines.append(f"{i:>4} {c.label:<22} {c.best_concurrency:>9} {c.output_tokens_per_sec:>10.1f} {c.per_device:>10.1f}")
+            lines.append(f"{i:>4} {c.label:<{width}} {c.best_concurrency:>9} {c.output_tokens_per_sec:>10.1f} {c.per_device:>10.1f}")
     for c in outcome.skipped:
-        lines.append(f"   - {c.label:<22} skipped: {c.skipped}")
+        lines.append(f"   - {c.label:<{width}} skipped: {c.skipped}")
     return "\n".join(lines)
