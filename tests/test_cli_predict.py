@@ -150,3 +150,76 @@ def test_rate_alone_is_an_open_loop_point(tmp_path: Path) -> None:
     [point] = pred["points"]
     assert point["request_rate"] == 4.0 and point["completed_requests"] == 240  # one simulated minute of arrivals
     assert "open loop at 4 req/s" in proc.stdout
+
+
+def _only(tmp_path: Path, name: str) -> dict:  # type: ignore[type-arg]
+    [path] = list(tmp_path.rglob(name))
+    return json.loads(path.read_text())
+
+
+def test_harness_replays_a_known_client(tmp_path: Path) -> None:
+    proc = run("predict", "llama-3.1-8b-on-h100", "--concurrency", "4", "--isl", "256", "--osl", "16", "--harness", "vllm",
+               "--num-requests", "40", "--out", str(tmp_path / "v"))  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    res = _only(tmp_path / "v", "result.json")
+    assert res["resolved_params"]["harness"] == "vllm" and res["resolved_params"]["lengths"] == [1.0, 1.0]
+    proc = run("predict", "llama-3.1-8b-on-h100", "--concurrency", "4", "--isl", "256", "--osl", "16", "--out", str(tmp_path / "s"))
+    assert proc.returncode == 0, proc.stderr
+    replay = _only(tmp_path / "s", "result.json")["resolved_params"]["replay"]
+    assert replay == {"warmup_requests": [4], "measured_requests": [64], "continuous": True, "held_full": True}
+    assert "measured" in proc.stdout
+    assert run("validate", "--strict", str(tmp_path)).returncode == 0
+
+
+def test_max_throughput_max_rate_and_stages(tmp_path: Path) -> None:
+    base = ("predict", "llama-3.1-8b-on-h100", "--isl", "256", "--osl", "32")
+    proc = run(*base, "--max-throughput", "--num-requests", "200", "--out", str(tmp_path / "o"))
+    assert proc.returncode == 0, proc.stderr
+    [point] = _only(tmp_path / "o", "prediction.json")["points"]
+    assert point["concurrency"] == 200 and point["output_tokens_per_sec"] > 0
+    proc = run(*base, "--max-rate", "--slo", "p99_ttft_ms<=200,p99_tpot_ms<=10", "--num-requests", "300", "--out", str(tmp_path / "r"))
+    assert proc.returncode == 0, proc.stderr
+    assert "highest Poisson rate meeting p99_ttft_ms<=200,p99_tpot_ms<=10:" in proc.stdout
+    [point] = _only(tmp_path / "r", "prediction.json")["points"]
+    assert point["request_rate"] > 0
+    proc = run(*base, "--stages", "2:20,6:10", "--out", str(tmp_path / "st"))
+    assert proc.returncode == 0, proc.stderr
+    assert [p["request_rate"] for p in _only(tmp_path / "st", "prediction.json")["points"]] == [2.0, 6.0]
+    check = run("validate", "--strict", str(tmp_path))
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_search_over_engines_and_dtypes_cli() -> None:
+    proc = run("search", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--gpus", "1", "--slo", "p99_ttft_ms<=1000",
+               "--isl", "256", "--osl", "32", "--concurrency", "8", "--max-num-seqs", "64",
+               "--engines", "vllm@0.11.0,sglang@0.5.2", "--dtypes", "bf16,fp8")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "4 configurations" in proc.stdout and "sglang@0.5.2-fp8-tp1-dp1-seqs64" in proc.stdout
+
+
+def test_bad_mode_arguments_are_one_line() -> None:
+    base = ("predict", "llama-3.1-8b-on-h100", "--isl", "64", "--osl", "8")
+    cases = [
+        ((*base, "--concurrency", "4", "--harness", "locust"), "unknown harness"),
+        ((*base, "--concurrency", "4", "--harness", "aiperf"), "give --num-requests"),
+        ((*base, "--concurrency", "4", "--range-ratio", "1.2"), "range ratio"),
+        ((*base, "--max-rate"), "needs --slo"),
+        ((*base, "--concurrency", "4", "--slo", "p99_ttft_ms<=5"), "--slo is read by --max-rate only"),
+        ((*base, "--max-rate", "--slo", "p99_ttft_ms=5"), "cannot read SLO"),
+        ((*base, "--max-throughput", "--concurrency", "4"), "leave --concurrency and --rate out"),
+        ((*base, "--max-throughput", "--stages", "1:5"), "give one of"),
+        ((*base, "--stages", "5-60"), "--stages: cannot read '5-60'"),
+        ((*base, "--stages", "5:60,5:30"), "different rate"),
+        ((*base, "--stages", "5:60", "--num-requests", "9"), "leave --num-requests out"),
+        ((*base, "--max-rate", "--slo", "p99_ttft_ms<=0.0001", "--num-requests", "50"), "no Poisson rate meets"),
+        (("predict", "llama-3.1-8b-on-h100", "serve-chat-c8-i1k-o256-v1", "--harness", "vllm"), "catalog workload"),
+        (("search", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--gpus", "1", "--slo", "ttft_ms<=9",
+          "--isl", "8", "--osl", "8", "--engines", "vllm"), "ENGINE@VERSION"),
+        (("search", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--gpus", "1", "--slo", "ttft_ms<=9",
+          "--isl", "8", "--osl", "8", "--dtypes", "fp9"), "--dtypes: fp9"),
+    ]
+    for args, needle in cases:
+        proc = run(*args)
+        assert proc.returncode in (1, 2), args
+        assert "Traceback" not in proc.stderr and proc.stderr.strip().count("\n") == 0, (args, proc.stderr)
+        assert needle in proc.stderr, (args, proc.stderr)

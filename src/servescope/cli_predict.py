@@ -69,6 +69,41 @@ def _value_errors_as_one_line(fn):  # type: ignore[no-untyped-def]
     return wrapper
 
 
+def _stages(text: str) -> tuple[tuple[float, float], ...]:
+    out = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        rate, sep, seconds = part.partition(":")
+        try:
+            if not sep:
+                raise ValueError
+            out.append((float(rate), float(seconds)))
+        except ValueError as exc:
+            raise BadArgument(f"--stages: cannot read {part!r}; write RATE:SECONDS,... e.g. 5:60,10:60") from exc
+    if not out:
+        raise BadArgument("--stages: write RATE:SECONDS,... e.g. 5:60,10:60")
+    return tuple(out)
+
+
+def _synthetic_modes(workload: str | None, levels: list[int] | None, rate: float | None, isl: int | None,
+                     osl: int | None, flags: dict[str, bool]) -> str | None:  # fmt: skip
+    """The one mode asked for (--max-throughput, --max-rate, --stages), checked against the other options."""
+    given = [name for name, on in flags.items() if on]
+    if len(given) > 1:
+        raise BadArgument(f"give one of {', '.join(flags)} (got {' and '.join(given)})")
+    if not given:
+        return None
+    mode = given[0]
+    if workload is not None:
+        raise BadArgument(f"{mode} predicts a synthetic --isl/--osl workload; leave the WORKLOAD argument out")
+    if levels is not None or rate is not None:
+        raise BadArgument(f"{mode} sets its own load; leave --concurrency and --rate out")
+    if isl is None or osl is None:
+        raise BadArgument(f"{mode} needs --isl and --osl")
+    return mode
+
+
 @_value_errors_as_one_line
 def predict_command(
     scenario: Annotated[str, typer.Argument(help="Scenario name from the catalog (e.g. llama-3.1-8b-on-h100) or a Scenario file (.yaml/.json).")],
@@ -76,11 +111,18 @@ def predict_command(
     concurrency: Annotated[str | None, typer.Option(help="Concurrency levels, e.g. 1,8,64 (overrides the workload's).")] = None,
     isl: Annotated[int | None, typer.Option(help="Synthetic workload: input tokens per request.")] = None,
     osl: Annotated[int | None, typer.Option(help="Synthetic workload: output tokens per request.")] = None,
-    num_requests: Annotated[int | None, typer.Option(help="Synthetic workload: requests per point.")] = None,
-    range_ratio: Annotated[float, typer.Option(help="Synthetic workload: lengths uniform in x(1±r).")] = 0.0,
+    num_requests: Annotated[int | None, typer.Option(help="Synthetic workload: measured requests per point.")] = None,
+    harness: Annotated[str, typer.Option(help="Replay a closed-loop point as this client runs it: steady (default), burst, vllm, inferencex, aiperf, genai-perf, guidellm.")] = "steady",
+    warmup_requests: Annotated[int | None, typer.Option(help="Synthetic closed loop: warm-up requests (default: the harness's).")] = None,
+    range_ratio: Annotated[float | None, typer.Option(help="Synthetic workload: lengths uniform in L(1±r) (default: the harness's; steady 0.1).")] = None,
     rate: Annotated[float | None, typer.Option(help="Open loop: requests per second (alone: one point labelled by its rate).")] = None,
     arrival: Annotated[str, typer.Option(help="poisson, gamma or constant.")] = "poisson",
     gamma_shape: Annotated[float, typer.Option(help="Gamma arrivals: shape.")] = 1.0,
+    max_throughput: Annotated[bool, typer.Option("--max-throughput", help="Offline: every request at t = 0 (trtllm-bench, MLPerf Offline); reports output tok/s.")] = False,
+    max_rate: Annotated[bool, typer.Option("--max-rate", help="The highest Poisson rate meeting --slo (bisection over simulated probes).")] = False,
+    slo: Annotated[str | None, typer.Option(help="--max-rate limits, e.g. 'p99_ttft_ms<=2000,p99_tpot_ms<=100' (no prefix: p99).")] = None,
+    tolerance: Annotated[float, typer.Option(help="--max-rate: stop when the rate is known within this fraction of capacity.")] = 0.02,
+    stages: Annotated[str | None, typer.Option(help="Staged Poisson rates RATE:SECONDS,..., e.g. 5:60,10:60 (one point per stage).")] = None,
     seed: Annotated[int, typer.Option(help="Simulation seed (same seed → identical output).")] = 0,
     calibration: Annotated[Path | None, typer.Option(help="A Calibration file from `servescope calibrate`.")] = None,
     model_config: Annotated[Path | None, typer.Option(help="A local HF config.json to use as the model.")] = None,
@@ -89,27 +131,69 @@ def predict_command(
 ) -> None:
     """Predict how SCENARIO serves a workload (simulated; no GPU needed) and write a Prediction."""
     from servescope.predict.api import format_table, load_scenario, predict
+    from servescope.predict.replay import replay
     from servescope.predict.workload_input import SyntheticWorkload
 
     levels = _ints(concurrency, "--concurrency")
     if rate is not None and not rate > 0:
         raise BadArgument("--rate: give requests per second > 0")
-    if workload is None:
-        if isl is None or osl is None or (levels is None and rate is None):
-            raise BadArgument("give a WORKLOAD id, or --isl and --osl with --concurrency (closed loop) and/or --rate (open loop)")
-        wl: object = SyntheticWorkload(
-            concurrency=tuple(levels or ()), isl=isl, osl=osl, num_requests=num_requests, range_ratio=range_ratio,
-            rate=rate if levels is None else None,
-        )  # fmt: skip
-        levels = None
-    else:
-        wl = workload
+    if num_requests is not None and num_requests < 1:
+        raise BadArgument("--num-requests: give at least 1")
+    try:
+        replay(harness)
+    except ValueError as exc:
+        raise BadArgument(f"--harness: {exc}") from exc
+    mode = _synthetic_modes(workload, levels, rate, isl, osl,
+                            {"--max-throughput": max_throughput, "--max-rate": max_rate, "--stages": stages is not None})  # fmt: skip
+    if slo is not None and mode != "--max-rate":
+        raise BadArgument("--slo is read by --max-rate only (servescope search takes its own --slo)")
+    if workload is not None and (harness != "steady" or warmup_requests is not None or range_ratio is not None):
+        raise BadArgument("--harness, --warmup-requests and --range-ratio shape a synthetic --isl/--osl workload; "
+                          "a catalog workload runs its own plan")  # fmt: skip
     scen: object = load_scenario(scenario) if _is_file_name(scenario) else scenario
-    run = predict(
-        scen, wl, calibration=str(calibration) if calibration else None,  # type: ignore[arg-type]
-        model_config=str(model_config) if model_config else None, concurrency=levels, rate=rate, arrival=arrival,
-        gamma_shape=gamma_shape, seed=seed, router=router, date=dt.date.today().isoformat(),
-    )
+    common = {"calibration": str(calibration) if calibration else None,
+              "model_config": str(model_config) if model_config else None, "router": router,
+              "date": dt.date.today().isoformat()}  # fmt: skip
+    if mode == "--max-rate":
+        from servescope.predict.max_rate import predict_max_rate
+        from servescope.predict.search import parse_slos
+
+        if not slo:
+            raise BadArgument("--max-rate needs --slo, e.g. 'p99_ttft_ms<=2000,p99_tpot_ms<=100'")
+        if not 0 < tolerance < 1:
+            raise BadArgument("--tolerance: give a fraction in (0, 1), e.g. 0.02")
+        assert isl is not None and osl is not None
+        run, found = predict_max_rate(
+            scen, isl, osl, parse_slos(slo), num_requests=num_requests, tolerance=tolerance,  # type: ignore[arg-type]
+            harness=harness, range_ratio=range_ratio, arrival=arrival, seed=seed, **common,  # type: ignore[arg-type]
+        )
+        lines = [f"highest Poisson rate meeting {slo}: {found.rate:.4g} req/s"
+                 + (" (the offline capacity: throughput, not latency, is the limit)" if found.at_capacity else
+                    f" (within {100 * found.tolerance:g} % of the {found.capacity_rps:.4g} req/s capacity)"),
+                 f"capacity from the offline point, then {len(found.probes)} probes of {found.num_requests} requests "
+                 "(req/s, meets the limits?): " + ", ".join(f"{p.rate:.4g} {'yes' if p.ok else 'no'}" for p in found.probes)]  # fmt: skip
+    else:
+        lines = []
+        if workload is None:
+            if isl is None or osl is None or (levels is None and rate is None and mode is None):
+                raise BadArgument("give a WORKLOAD id, or --isl and --osl with --concurrency (closed loop) and/or --rate "
+                                  "(open loop), or --max-throughput, --max-rate or --stages")  # fmt: skip
+            if mode == "--stages" and num_requests is not None:
+                raise BadArgument("--stages: each stage sends rate x seconds requests; leave --num-requests out")
+            if warmup_requests is not None and (mode is not None or levels is None or rate is not None):
+                raise BadArgument("--warmup-requests applies to a closed-loop --concurrency point")
+            wl: object = SyntheticWorkload(
+                concurrency=tuple(levels or ()), isl=isl, osl=osl, num_requests=num_requests, range_ratio=range_ratio,
+                rate=rate if levels is None else None, harness=harness, warmup_requests=warmup_requests,
+                offline=mode == "--max-throughput", stages=_stages(stages) if stages else (),
+            )  # fmt: skip
+            levels = None
+        else:
+            wl = workload
+        run = predict(
+            scen, wl, concurrency=levels, rate=rate, arrival=arrival,  # type: ignore[arg-type]
+            gamma_shape=gamma_shape, seed=seed, **common,  # type: ignore[arg-type]
+        )
     folder = out / run.prediction.name
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "prediction.json").write_text(json.dumps(run.prediction.dump(), indent=2) + "\n", encoding="utf-8")
@@ -120,10 +204,14 @@ def predict_command(
     for line in run.warnings:
         print(f"warning: {line}", file=sys.stderr)
     console = _console()
+    for line in lines:
+        console.print(line, markup=False)
     console.print(format_table(run.prediction), markup=False)
     for note in run.notes:
         console.print(f"note: {note}", markup=False)
-    console.print(f"simulated {len(run.records)} requests ({run.events} events) in {run.wall_s:.2f} s", markup=False)
+    measured = sum(1 for r in run.records if r.phase == "measured")
+    console.print(f"simulated {len(run.records)} requests ({measured} measured; {run.events} events) in {run.wall_s:.2f} s",
+                  markup=False)  # fmt: skip
     console.print(f"prediction: {folder / 'prediction.json'}\nresult: {folder / 'result.json'}", markup=False)
 
 
@@ -166,25 +254,38 @@ def search_command(
     osl: Annotated[int | None, typer.Option(help="Synthetic: output tokens.")] = None,
     concurrency: Annotated[str | None, typer.Option(help="Concurrency levels to try, e.g. 8,32,128.")] = None,
     max_num_seqs: Annotated[str | None, typer.Option(help="max_num_seqs choices, e.g. 32,64,128,256.")] = None,
-    percentile: Annotated[float, typer.Option(help="Percentile the SLO applies to.")] = 90.0,
+    engines: Annotated[str, typer.Option(help="Engines to try, ENGINE@VERSION,..., e.g. vllm@0.11.0,sglang@0.5.2,trt-llm@1.0.0.")] = "vllm@0.11.0",
+    dtypes: Annotated[str, typer.Option(help="Weight dtypes to try, e.g. bf16,fp8.")] = "bf16",
+    harness: Annotated[str, typer.Option(help="How a closed-loop level is replayed (see predict --harness).")] = "steady",
+    percentile: Annotated[float, typer.Option(help="Percentile an SLO without a prefix applies to (p99_ttft_ms<=... names its own).")] = 90.0,
     top: Annotated[int, typer.Option(help="How many configurations to show.")] = 10,
     workers: Annotated[int, typer.Option(help="Processes to search tp choices in (0: one per CPU).", min=0)] = 0,
 ) -> None:
-    """Rank tp/dp/max_num_seqs choices by throughput per GPU under the SLO (simulated)."""
+    """Rank engine/dtype/tp/dp/max_num_seqs choices by throughput per GPU under the SLO (simulated)."""
     import os
 
-    from servescope.predict.search import DEFAULT_SEQS, format_search, search
+    from servescope.predict.search import (
+        DEFAULT_SEQS,
+        format_search,
+        parse_dtypes,
+        parse_engines,
+        search,
+    )
     from servescope.predict.workload_input import SyntheticWorkload
 
     levels = _ints(concurrency, "--concurrency")
+    engine_list, dtype_list = parse_engines(engines), parse_dtypes(dtypes)
     if workload is None:
         if isl is None or osl is None:
             raise BadArgument("give --workload, or --isl and --osl (with --concurrency)")
-        wl: object = SyntheticWorkload(concurrency=tuple(levels or [64]), isl=isl, osl=osl)
+        wl: object = SyntheticWorkload(concurrency=tuple(levels or [64]), isl=isl, osl=osl, harness=harness)
     else:
+        if harness != "steady":
+            raise BadArgument("--harness replays a synthetic --isl/--osl workload; a catalog workload runs its own plan")
         wl = workload
     outcome = search(
         model, hardware, gpus, slo, wl,  # type: ignore[arg-type]
+        engines=engine_list, weight_dtypes=dtype_list,
         max_num_seqs=_ints(max_num_seqs, "--max-num-seqs") or DEFAULT_SEQS,
         concurrency=levels if workload is not None else None, percentile=percentile,
         workers=workers or os.cpu_count() or 1,
