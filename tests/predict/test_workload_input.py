@@ -73,3 +73,10 @@ def test_bad_modes_are_one_line(kwargs: dict[str, object], message: str) -> None
     args = {"concurrency": (), "isl": 64, "osl": 8, **kwargs}
     with pytest.raises(ValueError, match=message):
         SyntheticWorkload(**args)  # type: ignore[arg-type]
+
+
+def test_the_offline_table_says_so(catalog: Catalog) -> None:
+    from servescope.predict.api import format_table
+
+    run = predict(scenario(), SyntheticWorkload((), 128, 8, offline=True, num_requests=20), catalog=catalog)
+    assert "offline: every request sent at t = 0" in format_table(run.prediction)

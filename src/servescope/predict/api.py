@@ -380,6 +380,8 @@ def format_table(prediction: Prediction) -> str:
     rates = sorted({p.request_rate for p in prediction.points if p.request_rate is not None})
     if rates:
         label += ", open loop at " + ", ".join(f"{r:g}" for r in rates) + " req/s"
+    elif (prediction.workload or "").startswith("synthetic-offline-"):
+        label += ", offline: every request sent at t = 0"
     lines = [f"{prediction.name} ({label})", head]
 
     def f(v: float | None, fmt: str) -> str:
