@@ -7,7 +7,10 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from servescope.documents.failures import CONTEXT_OVERFLOW_MARKERS, classify_http_error
 from servescope.errors import EndpointError
+
+__all__ = ["CONTEXT_OVERFLOW_MARKERS", "Api", "Endpoint", "classify_http_error", "normalize_base_url"]
 
 Api = Literal["chat", "completions"]
 
@@ -71,24 +74,3 @@ class Endpoint:
         if extra:
             body.update(extra)
         return body
-
-
-CONTEXT_OVERFLOW_MARKERS = (
-    "exceed_context_size",
-    "exceeds the available context size",
-    "maximum context length",
-    "context length",
-    "context_length_exceeded",
-    "too many tokens",
-    "is longer than the maximum model length",
-    "prompt is too long",
-)
-
-
-def classify_http_error(status: int, body: str) -> str:
-    low = body.lower()
-    if any(m in low for m in CONTEXT_OVERFLOW_MARKERS):
-        return "context-overflow"
-    if status in (429, 503):
-        return "rejected"
-    return "http-error"

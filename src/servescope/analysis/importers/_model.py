@@ -26,24 +26,13 @@ from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
-from servescope.analysis.importers._common import number, whole
+from servescope.analysis.importers._common import number, rounded_mean, whole
+from servescope.documents.failures import is_context_overflow
 from servescope.documents.result import FailureCategory, FailureStage
 
 # The Distribution fields an importer may fill; a harness's other quantiles (p1, p25, ...) have no field.
 DIST_STATS = ("count", "mean", "p50", "p90", "p95", "p99", "min", "max", "std")
 
-# The same phrases servescope's own client recognises in an error body (bench.endpoint), kept here
-# because analysis must not import bench; lower case.
-CONTEXT_OVERFLOW_MARKERS = (
-    "exceed_context_size",
-    "exceeds the available context size",
-    "maximum context length",
-    "context length",
-    "context_length_exceeded",
-    "too many tokens",
-    "is longer than the maximum model length",
-    "prompt is too long",
-)
 # How error messages name an HTTP status: a JSON error body, "HTTP 400", httpx's "'400 Bad Request'", "status 400".
 _HTTP_STATUS = (
     re.compile(r"\"code\"\s*:\s*([1-5]\d\d)\b"),
@@ -132,7 +121,7 @@ def http_status(text: str) -> int | None:
 def categorize(message: str, status: int | None = None) -> FailureCategory:
     """The failure category of an error message (and HTTP status, when known)."""
     low = message.lower()
-    if any(m in low for m in CONTEXT_OVERFLOW_MARKERS):
+    if is_context_overflow(message):
         return "context-overflow"
     if status in (429, 503):
         return "rejected"
@@ -175,3 +164,35 @@ def complete_failures(failures: list[FailureCount], failed: int | None, harness:
         )
     return grouped
 
+
+def evaluation_row(
+    concurrency: int,
+    completed: int | None,
+    metrics: Mapping[str, Any],
+    *,
+    ttft: Mapping[str, Any] | None,
+    itl: Mapping[str, Any] | None,
+    e2e: Mapping[str, Any] | None,
+    mean_isl: float | None,
+    mean_osl: float | None,
+    **extra: Any,
+) -> dict[str, Any]:
+    """The EvaluationRun row of one imported point: the means of its distributions
+    (``itl`` is whichever of the harness's series the row reports as ITL) and its
+    throughputs, mean lengths rounded to whole tokens."""
+
+    def mean(d: Mapping[str, Any] | None) -> float | None:
+        return None if d is None else d.get("mean")
+
+    return {
+        "concurrency": concurrency,
+        "completed_requests": completed,
+        "output_tokens_per_sec": metrics["output_tokens_per_sec"],
+        "input_tokens_per_sec": metrics["input_tokens_per_sec"],
+        "ttft_ms": mean(ttft),
+        "itl_ms": mean(itl),
+        "e2e_ms": mean(e2e),
+        "mean_isl": rounded_mean(mean_isl),
+        "mean_osl": rounded_mean(mean_osl),
+        **extra,
+    }

@@ -28,7 +28,6 @@ from servescope.analysis.importers._common import (
     number,
     read_json,
     require_mapping,
-    rounded_mean,
     to_ms,
     whole,
 )
@@ -40,6 +39,7 @@ from servescope.analysis.importers._model import (
     categorize,
     complete_failures,
     distribution,
+    evaluation_row,
 )
 from servescope.documents import EvaluationRun
 
@@ -243,18 +243,10 @@ def _point(path: Path, data: Mapping[str, Any]) -> tuple[ImportedPoint, list[str
         "mean_osl": mean_osl,
         "prefix_cache_hit_rate": None if cache_pct is None else cache_pct / 100.0,
     }
-    row = {
-        "concurrency": concurrency,
-        "completed_requests": completed,
-        "output_tokens_per_sec": metrics["output_tokens_per_sec"],
-        "input_tokens_per_sec": metrics["input_tokens_per_sec"],
-        "ttft_ms": None if ttft is None else ttft.get("mean"),
-        "itl_ms": None if tpot is None else tpot.get("mean"),
-        "e2e_ms": None if e2e is None else e2e.get("mean"),
-        "mean_isl": rounded_mean(mean_isl),
-        "mean_osl": rounded_mean(mean_osl),
-        "prefix_cache_hit_rate": metrics["prefix_cache_hit_rate"],
-    }
+    row = evaluation_row(
+        concurrency, completed, metrics, ttft=ttft, itl=tpot, e2e=e2e, mean_isl=mean_isl, mean_osl=mean_osl,
+        prefix_cache_hit_rate=metrics["prefix_cache_hit_rate"],
+    )
     return ImportedPoint(concurrency, row, metrics, _failures(path, data, failed)), notes
 
 

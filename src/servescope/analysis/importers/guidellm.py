@@ -30,7 +30,6 @@ from servescope.analysis.importers._common import (
     number,
     read_json,
     require_mapping,
-    rounded_mean,
     whole,
 )
 from servescope.analysis.importers._model import (
@@ -40,6 +39,7 @@ from servescope.analysis.importers._model import (
     categorize,
     complete_failures,
     distribution,
+    evaluation_row,
     http_status,
 )
 from servescope.documents import EvaluationRun
@@ -238,17 +238,7 @@ def _point(path: Path, bench: Mapping[str, Any], concurrency: int, where: str, n
         "mean_isl": mean_isl,
         "mean_osl": mean_osl,
     }
-    row = {
-        "concurrency": concurrency,
-        "completed_requests": completed,
-        "output_tokens_per_sec": result_metrics["output_tokens_per_sec"],
-        "input_tokens_per_sec": result_metrics["input_tokens_per_sec"],
-        "ttft_ms": None if ttft is None else ttft.get("mean"),
-        "itl_ms": None if itl is None else itl.get("mean"),
-        "e2e_ms": None if e2e is None else e2e.get("mean"),
-        "mean_isl": rounded_mean(mean_isl),
-        "mean_osl": rounded_mean(mean_osl),
-    }
+    row = evaluation_row(concurrency, completed, result_metrics, ttft=ttft, itl=itl, e2e=e2e, mean_isl=mean_isl, mean_osl=mean_osl)
     return ImportedPoint(concurrency, row, result_metrics, failures)
 
 

@@ -25,7 +25,6 @@ from servescope.analysis.importers._common import (
     number,
     read_json,
     require_mapping,
-    rounded_mean,
     whole,
 )
 from servescope.analysis.importers._model import (
@@ -35,6 +34,7 @@ from servescope.analysis.importers._model import (
     categorize,
     complete_failures,
     distribution,
+    evaluation_row,
     http_status,
 )
 from servescope.documents import EvaluationRun, read_data
@@ -184,22 +184,10 @@ def _point(path: Path, data: Mapping[str, Any]) -> tuple[ImportedPoint | None, l
         "mean_isl": mean_isl,
         "mean_osl": mean_osl,
     }
-
-    def mean(name: str) -> float | None:
-        d = dists[name]
-        return None if d is None else d.get("mean")
-
-    row = {
-        "concurrency": c,
-        "completed_requests": completed,
-        "output_tokens_per_sec": metrics["output_tokens_per_sec"],
-        "input_tokens_per_sec": metrics["input_tokens_per_sec"],
-        "ttft_ms": mean("time_to_first_token"),
-        "itl_ms": mean("inter_token_latency"),
-        "e2e_ms": mean("request_latency"),
-        "mean_isl": rounded_mean(mean_isl),
-        "mean_osl": rounded_mean(mean_osl),
-    }
+    row = evaluation_row(
+        c, completed, metrics, ttft=dists["time_to_first_token"], itl=dists["inter_token_latency"], e2e=dists["request_latency"],
+        mean_isl=mean_isl, mean_osl=mean_osl,
+    )
     notes: list[str] = []
     if failed:
         labels = dig(failures, "by_label")

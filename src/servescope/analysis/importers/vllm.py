@@ -29,7 +29,6 @@ from servescope.analysis.importers._common import (
     iso_date,
     number,
     read_text,
-    rounded_mean,
     whole,
 )
 from servescope.analysis.importers._model import (
@@ -39,6 +38,7 @@ from servescope.analysis.importers._model import (
     categorize,
     complete_failures,
     distribution,
+    evaluation_row,
     http_status,
 )
 from servescope.documents import EvaluationRun
@@ -224,22 +224,7 @@ def _point(path: Path, rec: Any, where: str, notes: list[str]) -> tuple[Imported
         "mean_isl": mean_isl,
         "mean_osl": mean_osl,
     }
-
-    def mean(name: str) -> float | None:
-        d = dists[name]
-        return None if d is None else d.get("mean")
-
-    row = {
-        "concurrency": c,
-        "completed_requests": completed,
-        "output_tokens_per_sec": metrics["output_tokens_per_sec"],
-        "input_tokens_per_sec": metrics["input_tokens_per_sec"],
-        "ttft_ms": mean("ttft"),
-        "itl_ms": mean("itl"),
-        "e2e_ms": mean("e2el"),
-        "mean_isl": rounded_mean(mean_isl),
-        "mean_osl": rounded_mean(mean_osl),
-    }
+    row = evaluation_row(c, completed, metrics, ttft=dists["ttft"], itl=dists["itl"], e2e=dists["e2el"], mean_isl=mean_isl, mean_osl=mean_osl)
     if failed:
         notes.append(f"vllm: at concurrency {c}, {failed} failed request(s) are excluded from every value.")
     return ImportedPoint(c, row, metrics, failures), rec

@@ -1,0 +1,34 @@
+"""How an error message maps to a failure category (``FailureCategory`` in
+``documents.result``): one list of phrases, used by the client that meets errors
+live (``bench``) and by the importers that read other harnesses' exports
+(``analysis``), so a context overflow is named the same way by both."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+# Phrases engines use when a prompt does not fit (llama.cpp, vLLM, SGLang, TGI, OpenAI); lower case.
+CONTEXT_OVERFLOW_MARKERS = (
+    "exceed_context_size",
+    "exceeds the available context size",
+    "maximum context length",
+    "context length",
+    "context_length_exceeded",
+    "too many tokens",
+    "is longer than the maximum model length",
+    "prompt is too long",
+)
+
+
+def is_context_overflow(message: str) -> bool:
+    low = message.lower()
+    return any(m in low for m in CONTEXT_OVERFLOW_MARKERS)
+
+
+def classify_http_error(status: int, body: str) -> Literal["context-overflow", "rejected", "http-error"]:
+    """An HTTP error answer: a prompt that does not fit, an overloaded server (429/503), or any other."""
+    if is_context_overflow(body):
+        return "context-overflow"
+    if status in (429, 503):
+        return "rejected"
+    return "http-error"
