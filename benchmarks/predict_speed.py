@@ -10,6 +10,11 @@ background load) and is split into its stages:
 - ``full``: ``api.simulate`` end to end - records, ``analysis.metrics.aggregate``
   per point, the ``Prediction`` and the simulated ``Result``.
 
+"N requests" are N *measured* requests replayed by the default steady-state rule
+(``predict.replay``): the warm-up (one request per client) and the cool-down
+requests that keep the loop full are simulated on top and counted in
+``simulated_requests``. ``--harness burst`` times the replay before the rule.
+
 Usage (repository root, package installed)::
 
     .venv/bin/python benchmarks/predict_speed.py            # ~1-2 min on 2 cores
@@ -50,14 +55,17 @@ def best_of(repeats: int, fn: Any) -> float:
     return min(times)
 
 
-def stages(dep: Deployment, n: int, conc: int, isl: int, osl: int, repeats: int) -> dict[str, Any]:
-    prepared = prepare(SyntheticWorkload((conc,), isl, osl, num_requests=n))
-    events = run_simulation(prepared, dep).events
+def stages(dep: Deployment, n: int, conc: int, isl: int, osl: int, repeats: int, harness: str = "steady") -> dict[str, Any]:
+    prepared = prepare(SyntheticWorkload((conc,), isl, osl, num_requests=n, harness=harness))
+    first = run_simulation(prepared, dep)
+    events = first.events
     sim = best_of(repeats, lambda: run_simulation(prepared, dep))
     rec = best_of(repeats, lambda: build_records(run_simulation(prepared, dep)))
     full = best_of(repeats, lambda: simulate(prepared, dep))
     return {
+        "harness": harness,
         "requests": n,
+        "simulated_requests": len(first.requests),
         "concurrency": conc,
         "isl": isl,
         "osl": osl,
@@ -74,8 +82,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer sizes, one repeat")
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--harness", default="steady", help="replay of the closed-loop points (predict --harness)")
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args()
+    h = args.harness
     repeats = 1 if args.quick else args.repeats
     cat = Catalog.load([])
     scen = Scenario(name="bench-llama-8b-h100-tp1", model="llama-3.1-8b", hardware="h100-sxm", engine={"id": "vllm", "version": "0.11.0"})  # type: ignore[arg-type]
@@ -85,31 +95,34 @@ def main() -> None:
         "scenario": "llama-3.1-8b on 1 x h100-sxm, vLLM defaults (1024 seqs, 8192 batched tokens)",
     }
     print("## 10,000 requests (ISL 1024, OSL 256)")
-    headline = [stages(dep, 10_000, c, 1024, 256, repeats) for c in ((64,) if args.quick else (8, 64, 256))]
+    report["harness"] = h
+    headline = [stages(dep, 10_000, c, 1024, 256, repeats, h) for c in ((64,) if args.quick else (8, 64, 256))]
     report["ten_thousand"] = headline
     for r in headline:
-        print(f"  c={r['concurrency']:>4}: sim {r['sim_s']:.3f} s, +records {r['records_s']:.3f} s, full {r['full_s']:.3f} s ({r['events']} events)")
+        print(f"  c={r['concurrency']:>4}: sim {r['sim_s']:.3f} s, +records {r['records_s']:.3f} s, full {r['full_s']:.3f} s "
+              f"({r['events']} events, {r['simulated_requests']} requests simulated)")
 
     print("## growth with requests (c=64)")
     sizes = (1000, 10_000) if args.quick else (1000, 2500, 5000, 10_000, 20_000)
-    growth_n = [stages(dep, n, 64, 1024, 256, repeats) for n in sizes]
+    growth_n = [stages(dep, n, 64, 1024, 256, repeats, h) for n in sizes]
     report["growth_requests"] = growth_n
     for r in growth_n:
         print(f"  n={r['requests']:>6}: sim {r['sim_s']:.3f} s, full {r['full_s']:.3f} s")
 
     print("## growth with concurrency (10,000 requests)")
     levels = (1, 64) if args.quick else (1, 8, 64, 256, 1024)
-    growth_c = [stages(dep, 10_000, c, 1024, 256, repeats) for c in levels]
+    growth_c = [stages(dep, 10_000, c, 1024, 256, repeats, h) for c in levels]
     report["growth_concurrency"] = growth_c
     for r in growth_c:
-        print(f"  c={r['concurrency']:>5}: sim {r['sim_s']:.3f} s, full {r['full_s']:.3f} s ({r['events']} events)")
+        print(f"  c={r['concurrency']:>5}: sim {r['sim_s']:.3f} s, full {r['full_s']:.3f} s ({r['events']} events, "
+              f"{r['simulated_requests']} requests simulated)")
 
     print("## configurations searched per second")
     searches = []
     cases = [
-        ("llama-3.1-70b", 8, SyntheticWorkload((16, 64, 256), 1024, 256, requests_per_concurrency=2, min_requests=16)),
-        ("llama-3.1-8b", 8, SyntheticWorkload((16, 64, 256), 1024, 256, requests_per_concurrency=2, min_requests=16)),
-        ("llama-3.1-8b", 8, SyntheticWorkload((32,), 512, 128, num_requests=32)),
+        ("llama-3.1-70b", 8, SyntheticWorkload((16, 64, 256), 1024, 256, requests_per_concurrency=2, min_requests=16, harness=h)),
+        ("llama-3.1-8b", 8, SyntheticWorkload((16, 64, 256), 1024, 256, requests_per_concurrency=2, min_requests=16, harness=h)),
+        ("llama-3.1-8b", 8, SyntheticWorkload((32,), 512, 128, num_requests=32, harness=h)),
     ]
     for (model, gpus, work), workers in [(case, w) for case in (cases[:1] if args.quick else cases) for w in (1, 2)]:
         best = None

@@ -137,8 +137,8 @@ REPLAYS: dict[str, Replay] = {
             "inferencex",
             "SemiAnalysis InferenceX: vLLM's benchmark_serving.py --random-range-ratio 0.8 --num-prompts 10 c "
             "--max-concurrency c --request-rate inf --ignore-eos; lengths uniform in [0.8 L, L]",
-            "SemiAnalysisAI/InferenceX benchmarks/*_slurm.sh; the older benchmark_serving.py draws "
-            "[int(r L), L] for --random-range-ratio r",
+            "SemiAnalysisAI/InferenceX benchmarks/*_slurm.sh and its vendored utils/bench_serving/"
+            "benchmark_serving.py (sample_random_requests: lower = int(L r), upper = L, as vLLM's older file)",
             requests_per_concurrency=10,
             min_requests=1,
             length_range=(0.8, 1.0),
