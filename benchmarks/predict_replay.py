@@ -62,9 +62,9 @@ def main() -> None:
         label = f"{model} tp{tp} on {hw}, c{c}, {isl}:{osl}"
         rows: list[dict[str, Any]] = []
 
-        def add(name: str, spec: SyntheticWorkload, row: list[dict[str, Any]] = rows) -> None:
+        def add(name: str, spec: SyntheticWorkload, row: list[dict[str, Any]] = rows, sc: Scenario = scen) -> None:
             for seed in (0, 1):
-                row.append({"variant": name, "seed": seed, **point(scen, cat, spec, seed)})
+                row.append({"variant": name, "seed": seed, **point(sc, cat, spec, seed)})
 
         add("burst", SyntheticWorkload((c,), isl, osl, harness="burst"))
         for r in (0.0, 0.02, 0.05, 0.1, 0.2, 0.3):

@@ -25,8 +25,8 @@ measures it once the system has desynchronised:
    ``[L (1 - r), L (1 + r)]`` with ``r = STEADY_RANGE_RATIO`` = 0.1 (vLLM's
    ``--random-range-ratio`` meaning): the mean lengths stay the nominal ones, and
    requests that happen to line up drift apart again instead of re-forming waves;
-   above ~0.05 the predicted TTFT and TPOT no longer move with r
-   (benchmarks/README.md, "The steady-state rule");
+   from 0.02 to 0.3 the predicted TTFT and TPOT stay within the seed spread
+   (benchmarks/README.md, "Closed-loop replay", ``benchmarks/predict_replay.py``);
 5. the figures are the metric formulas' own (``analysis.metrics``) over the
    measured requests; throughput is their output tokens over the measured window
    (first measured send to last measured end). In a continuous loop that window
