@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import os
 import platform
@@ -47,12 +46,12 @@ import numpy as np
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from servescope.bench import scrape
 from servescope.bench.client import make_session
 from servescope.bench.endpoint import Endpoint
 from servescope.bench.execute import LoadSpec, run_point
 from servescope.bench.recorder import RecordWriter
 from servescope.bench.scrape import MetricsSampler
+from servescope.bench.truth.contrast import OnLoopSampler
 from servescope.bench.truth.errors import Pairing
 from servescope.bench.truth.server import TruthServer
 from servescope.catalog.plan import PlannedPoint, PlannedRequest
@@ -65,37 +64,6 @@ ITL_MS = 10.0
 TTFT_MS = 20.0
 LOOP = "asyncio"
 BAR = True
-
-
-class OnLoopSampler(MetricsSampler):
-    """The old behaviour, for contrast: the whole page fetched and parsed on the loop."""
-
-    _task: asyncio.Task[None]
-
-    async def start(self) -> None:
-        self.snapshots = []
-        self.sample()
-        self._task = asyncio.create_task(self._on_loop())
-
-    async def _on_loop(self) -> None:
-        while True:
-            await asyncio.sleep(self.interval_s)
-            t0 = time.perf_counter()
-            body = self._fetch()
-            t1 = time.perf_counter()
-            if body is not None:
-                values = scrape.parse_exposition(body.decode())
-                self.stats.fetch_ms.append((t1 - t0) * 1e3)
-                self.stats.parse_ms.append((time.perf_counter() - t1) * 1e3)
-                self.stats.scrapes += 1
-                self.snapshots.append(scrape.EngineSnapshot(time.perf_counter_ns(), values))
-
-    async def stop(self) -> scrape.EngineWindow:
-        self._task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._task
-        self.close()
-        return scrape.summarize_window(self.snapshots)
 
 
 MODES: dict[str, Any] = {

@@ -9,7 +9,6 @@ the sampler on, and each token's stamp is held against the log.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from servescope.bench.execute import LoadSpec, run_point
 from servescope.bench.outcome import PointOutcome
 from servescope.bench.recorder import RecordWriter
 from servescope.bench.scrape import MetricsSampler
+from servescope.bench.truth.contrast import OnLoopSampler
 from servescope.bench.truth.errors import Pairing
 from servescope.bench.truth.server import TruthServer
 from servescope.catalog.plan import PlannedPoint, PlannedRequest
@@ -136,33 +136,10 @@ def test_scraping_a_real_page_leaves_token_timing_alone(page: Path, tmp_path: Pa
     assert summary["outcome"].engine.kv_utilization is not None  # the page's KV gauge was read
 
 
-class _OnLoopSampler(MetricsSampler):
-    """What servescope did before: fetch and parse the whole page on the event loop."""
-
-    async def start(self) -> None:
-        self.snapshots = []
-        self.sample()
-        self._task = asyncio.create_task(self._on_loop())
-
-    async def _on_loop(self) -> None:
-        while True:
-            await asyncio.sleep(self.interval_s)
-            body = self._fetch()
-            assert body is not None
-            self.snapshots.append(scrape.EngineSnapshot(time.perf_counter_ns(), scrape.parse_exposition(body.decode())))
-
-    async def stop(self) -> scrape.EngineWindow:
-        self._task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._task
-        self.close()
-        return scrape.summarize_window(self.snapshots)
-
-
 def test_the_check_catches_a_scrape_on_the_loop(tmp_path: Path, baseline: dict[str, Any]) -> None:
     """The same measurement fails the bar when the page is parsed on the loop, so the
     test above can fail."""
-    summary, _ = _best({"metrics_file": VLLM_PAGE}, tmp_path, "onloop", lambda url: _OnLoopSampler(url, interval_s=0.05), rounds=1)
+    summary, _ = _best({"metrics_file": VLLM_PAGE}, tmp_path, "onloop", lambda url: OnLoopSampler(url, interval_s=0.05), rounds=1)
     with pytest.raises(AssertionError):
         _check_truthful(summary, baseline)
 

@@ -132,9 +132,18 @@ def _embedded_engine(opts: RunOptions, points: list[PlannedPoint], status: Calla
         yield server.openai_base_url, server.model_name, version, _embedded_args(server.argv)
 
 
+async def _get_json(session: aiohttp.ClientSession, url: str, headers: dict[str, str]) -> Any:
+    """The JSON a GET answers with HTTP 200, or None (any other answer, or none)."""
+    with contextlib.suppress(aiohttp.ClientError, TimeoutError, ValueError):
+        async with session.get(url, headers=headers, timeout=aiohttp.ClientTimeout(total=5)) as r:
+            if r.status == 200:
+                return await r.json(content_type=None)
+    return None
+
+
 async def _discover(session: aiohttp.ClientSession, endpoint: Endpoint) -> tuple[str | None, str | None, str | None]:
     """(model, engine id, engine version) as far as the endpoint tells."""
-    model = engine = version = None
+    model = None
     with contextlib.suppress(aiohttp.ClientError, TimeoutError, ValueError, KeyError, IndexError, TypeError):
         async with session.get(f"{endpoint.base_url}/v1/models", headers=endpoint.headers(), timeout=aiohttp.ClientTimeout(total=10)) as r:
             if r.status == 200:
@@ -145,30 +154,13 @@ async def _discover(session: aiohttp.ClientSession, endpoint: Endpoint) -> tuple
     # SGLang first: its server info (server args + "version") is unmistakable, while a
     # bare {"version": ...} at /version is what vLLM answers. Only the version is kept:
     # SGLang's server args include its API keys.
-    for path in ("/server_info", "/get_server_info"):
-        if engine is not None:
-            break
-        with contextlib.suppress(aiohttp.ClientError, TimeoutError, ValueError, KeyError, TypeError):
-            async with session.get(f"{endpoint.base_url}{path}", headers=endpoint.headers(), timeout=aiohttp.ClientTimeout(total=5)) as r:
-                if r.status == 200:
-                    data = await r.json(content_type=None)
-                    if isinstance(data, dict) and "version" in data and "model_path" in data:
-                        engine, version = "sglang", str(data["version"])
-    if engine is None:
-        with contextlib.suppress(aiohttp.ClientError, TimeoutError, ValueError, KeyError, TypeError):
-            async with session.get(f"{endpoint.base_url}/version", headers=endpoint.headers(), timeout=aiohttp.ClientTimeout(total=5)) as r:
-                if r.status == 200:
-                    data = await r.json(content_type=None)
-                    if isinstance(data, dict) and "version" in data:
-                        engine, version = "vllm", str(data["version"])
-    if engine is None:
-        with contextlib.suppress(aiohttp.ClientError, TimeoutError, ValueError, KeyError, TypeError):
-            async with session.get(f"{endpoint.base_url}/props", headers=endpoint.headers(), timeout=aiohttp.ClientTimeout(total=5)) as r:
-                if r.status == 200:
-                    data = await r.json(content_type=None)
-                    if isinstance(data, dict) and "build_info" in data:
-                        engine, version = "llama.cpp", str(data["build_info"])
-    return model, engine, version
+    probes = (("/server_info", "sglang", "version", "model_path"), ("/get_server_info", "sglang", "version", "model_path"),
+              ("/version", "vllm", "version", None), ("/props", "llama.cpp", "build_info", None))
+    for path, name, version_key, marker in probes:
+        data = await _get_json(session, f"{endpoint.base_url}{path}", endpoint.headers())
+        if isinstance(data, dict) and version_key in data and (marker is None or marker in data):
+            return model, name, str(data[version_key])
+    return model, None, None
 
 
 async def _fill_input_tokens(

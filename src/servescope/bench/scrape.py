@@ -65,9 +65,16 @@ SLOW_FRACTION = 0.1
 _FETCH_TIMEOUT_S = 5.0
 
 
+def _type_lines(prefixes: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple("# TYPE " + p for p in prefixes)
+
+
+_WANTED_TYPES = _type_lines(WANTED_PREFIXES)
+
+
 def filter_exposition(text: str, prefixes: tuple[str, ...] = WANTED_PREFIXES) -> str:
     """The sample and ``# TYPE`` lines of the metric families named by ``prefixes``."""
-    types = tuple("# TYPE " + p for p in prefixes)
+    types = _WANTED_TYPES if prefixes is WANTED_PREFIXES else _type_lines(prefixes)
     kept = [line for line in text.splitlines() if line.startswith(prefixes) or line.startswith(types)]
     return "\n".join(kept) + "\n" if kept else ""
 
@@ -253,7 +260,8 @@ class MetricsSampler:
             self.stats.failed += 1
             return
         except (OSError, http.client.HTTPException) as exc:
-            self.available = False if self.available is None else self.available
+            if self.available is None:  # the first read failed; a later one failing keeps what was read
+                self.available = False
             self.stats.failed += 1
             self.stats.note = f"{self.url}: {type(exc).__name__}: {exc}"
             return

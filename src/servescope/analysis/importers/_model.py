@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from servescope.analysis.importers._common import number, rounded_mean, whole
-from servescope.documents.failures import is_context_overflow
+from servescope.documents.failures import classify_http_error, is_context_overflow
 from servescope.documents.result import FailureCategory, FailureStage
 
 # The Distribution fields an importer may fill; a harness's other quantiles (p1, p25, ...) have no field.
@@ -120,13 +120,11 @@ def http_status(text: str) -> int | None:
 
 def categorize(message: str, status: int | None = None) -> FailureCategory:
     """The failure category of an error message (and HTTP status, when known)."""
-    low = message.lower()
+    if status is not None and status >= 400:
+        return classify_http_error(status, message)  # as servescope's own client names it
     if is_context_overflow(message):
         return "context-overflow"
-    if status in (429, 503):
-        return "rejected"
-    if status is not None and status >= 400:
-        return "http-error"
+    low = message.lower()
     if "timeout" in low or "timed out" in low:
         return "timeout"
     if "connect" in low or "disconnected" in low or "connection" in low:
