@@ -34,17 +34,25 @@ What it does, in order:
    2.2-4.8k output tok/s run to run, against 36-51 ms and 3.3-4.5k with ``uni``).
    ``--vllm-mp-executor`` keeps vLLM's default.
 4. ``--repeats`` times, alternating which tool goes first, against that one server:
-   ``vllm bench serve`` (random dataset, 128 in / 128 out, ``--ignore-eos``,
-   ``--num-prompts``, ``--max-concurrency``) and ``servescope run
-   serve-short-c16-i128-o128-v1`` (its pinned prompts, 320 requests, 16 streams, up to
-   128 output tokens; the workload sets no ignore_eos, the random model rarely stops).
+   ``servescope run serve-short-c16-i128-o128-v1`` (its pinned prompts, 320 requests,
+   16 streams, 128 output tokens) and ``vllm bench serve`` sending the same 320 prompts
+   (a custom dataset written from servescope's plan, ``--skip-chat-template``). Both
+   make the same requests: ``ignore_eos``, greedy (vLLM's client no longer defaults to
+   temperature 0, so ``--temperature 0`` is passed: sampling at the model's default
+   temperature cost the server ~4-8 % of its decode speed) and ``allowed_token_ids``
+   limited to the 1,882 tokens that are printable text on their own (``--any-token``
+   lifts it), so no chunk streams empty content, which the two clients time
+   differently. By default the server is pinned to core 0 (``taskset``,
+   ``VLLM_CPU_OMP_THREADS_BIND=0``) and both clients to core 1 (``--shared-cores``
+   lifts it), so a client's own CPU use cannot slow the server it is measuring.
    ``--servescope-args`` are passed on to ``servescope run`` (e.g. ``--no-scrape``); an
    option that this servescope's ``run --help`` does not list is dropped with a warning.
    Before each run it waits (at most ``--quiet-wait`` s) until processes it did not start
    use under ``--quiet-cores`` cores, and it records the cores they used during each run
    (``other_load``): on a shared 2-core machine another test run halves the figures.
-5. prints a side-by-side table (min-max over repeats per tool, and whether servescope's
-   range lies within / overlaps vLLM's run-to-run range) and writes everything to
+5. prints a side-by-side table (min-max over repeats per tool, whether servescope's
+   range lies within / overlaps vLLM's run-to-run range, whether servescope's median
+   lies within vLLM's min-max, and the median difference) and writes everything to
    ``--out`` (default ``benchmarks/results/real_vllm.json``).
 6. stops the server at the end, on Ctrl-C and on errors. Every step has a timeout.
 
@@ -74,6 +82,7 @@ import json
 import os
 import platform
 import shlex
+import statistics
 import shutil
 import signal
 import socket
@@ -381,13 +390,21 @@ def server_command(a: argparse.Namespace, port: int) -> list[str]:
     ]
     if not a.vllm_mp_executor:
         cmd += ["--distributed-executor-backend", "uni"]
-    return cmd + shlex.split(a.serve_args)
+    pin = ["taskset", "-c", "0"] if a.split_cores else []
+    return pin + cmd + shlex.split(a.serve_args)
+
+
+def client_prefix(a: argparse.Namespace) -> list[str]:
+    """With --split-cores the benchmark clients run on core 1 only, away from the server's core 0."""
+    return ["taskset", "-c", "1"] if a.split_cores else []
 
 
 def server_env(a: argparse.Namespace) -> dict[str, str]:
     extra = {"VLLM_CPU_KVCACHE_SPACE": str(a.kv_cache_gb)}
     if not a.vllm_mp_executor:
         extra["VLLM_ENABLE_V1_MULTIPROCESSING"] = "0"  # else vLLM's CPU platform turns uni back into mp
+    if a.split_cores:
+        extra["VLLM_CPU_OMP_THREADS_BIND"] = "0"  # vLLM binds its OpenMP threads itself: one thread, core 0
     return extra
 
 
@@ -408,6 +425,20 @@ def write_workload_prompts(workload_id: str, path: Path) -> int:
     return len(prompts)
 
 
+def printable_token_ids(model_dir: Path) -> list[int]:
+    """Token ids whose text is non-empty printable ASCII on its own (byte-level BPE: 33-126 and 'Ġ').
+
+    Sent to the server as ``allowed_token_ids`` by both tools, so every generated token
+    decodes to visible text the moment it is produced: no chunk with empty content, which
+    the two clients count differently (vLLM's client times it as a token, servescope only
+    times chunks that carry text, DESIGN.md's "content token").
+    """
+    tj = json.loads((model_dir / "tokenizer.json").read_text(encoding="utf-8"))
+    special = {t["id"] for t in tj.get("added_tokens", [])}
+    ok = set(chr(c) for c in range(33, 127)) | {"\u0120"}
+    return sorted(i for tok, i in tj["model"]["vocab"].items() if i not in special and tok and set(tok) <= ok)
+
+
 def vllm_bench_command(a: argparse.Namespace, port: int, result_dir: Path, name: str) -> list[str]:
     if a.random_prompts:
         data = ["--dataset-name", "random", "--random-input-len", str(a.input_len), "--random-output-len", str(a.output_len)]
@@ -419,7 +450,8 @@ def vllm_bench_command(a: argparse.Namespace, port: int, result_dir: Path, name:
         "--endpoint", "/v1/chat/completions", "--model", SERVED_NAME, "--tokenizer", str(a.model_dir),
         *data, "--num-prompts", str(a.num_prompts),
         "--max-concurrency", str(a.concurrency), "--num-warmups", str(a.vllm_warmups),
-        "--ignore-eos", "--seed", "0",
+        "--ignore-eos", "--seed", "0", "--temperature", "0",  # servescope sends the workload's 0.0 (greedy)
+        *(["--extra-body", json.dumps(a.request_fields)] if a.request_fields else []),
         "--percentile-metrics", "ttft,tpot,itl,e2el", "--metric-percentiles", "50,90,99",
         "--disable-tqdm", "--save-result", "--result-dir", str(result_dir), "--result-filename", name,
     ]
@@ -427,7 +459,7 @@ def vllm_bench_command(a: argparse.Namespace, port: int, result_dir: Path, name:
 
 def run_vllm_bench(a: argparse.Namespace, port: int, work: Path, tag: str) -> dict[str, Any]:
     name = f"vllm-bench-{tag}.json"
-    cmd = vllm_bench_command(a, port, work, name)
+    cmd = client_prefix(a) + vllm_bench_command(a, port, work, name)
     t0 = time.monotonic()
     r = run_bounded(cmd, a.run_timeout, log_path=work / f"vllm-bench-{tag}.log")
     wall = time.monotonic() - t0
@@ -478,7 +510,7 @@ def filter_servescope_args(extra: list[str]) -> tuple[list[str], list[str]]:
 def run_servescope(a: argparse.Namespace, port: int, work: Path, tag: str,
                    extra: list[str]) -> dict[str, Any]:
     out_dir = work / f"servescope-{tag}"
-    cmd = [str(REPO_SERVESCOPE), "run", a.workload, "--endpoint", f"http://127.0.0.1:{port}",
+    cmd = [*client_prefix(a), str(REPO_SERVESCOPE), "run", a.workload, "--endpoint", f"http://127.0.0.1:{port}",
            "--model", SERVED_NAME, "--out", str(out_dir), "--concurrency", str(a.concurrency),
            "--scenario", "tiny-random-llama-on-vllm-cpu", "--min-success-rate", "0"] + extra
     t0 = time.monotonic()
@@ -645,6 +677,11 @@ def relation(s: tuple[float, float] | None, v: tuple[float, float] | None) -> st
     return "overlaps"
 
 
+def median(values: list[Any]) -> float | None:
+    vals = sorted(v for v in values if isinstance(v, (int, float)))
+    return statistics.median(vals) if vals else None
+
+
 def fmt(x: float) -> str:
     return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.2f}" if abs(x) >= 10 else f"{x:.3f}"
 
@@ -654,8 +691,13 @@ def compare(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for key, label, _ in METRICS:
         v = span([r[key] for r in runs if r["tool"] == "vllm"])
         s = span([r[key] for r in runs if r["tool"] == "servescope"])
+        s_med = median([r[key] for r in runs if r["tool"] == "servescope"])
+        v_med = median([r[key] for r in runs if r["tool"] == "vllm"])
         rows.append({"metric": key, "label": label, "vllm_min_max": v, "servescope_min_max": s,
-                     "servescope_vs_vllm_spread": relation(s, v)})
+                     "servescope_vs_vllm_spread": relation(s, v),
+                     "vllm_median": v_med, "servescope_median": s_med,
+                     "servescope_median_in_vllm_range": (v is not None and s_med is not None and v[0] <= s_med <= v[1]),
+                     "median_difference_pct": ((s_med - v_med) / v_med * 100) if s_med is not None and v_med else None})
     return rows
 
 
@@ -663,10 +705,12 @@ def print_table(rows: list[dict[str, Any]], repeats: int) -> None:
     def rng(p: tuple[float, float] | None) -> str:
         return "-" if not p else fmt(p[0]) if p[0] == p[1] else f"{fmt(p[0])} - {fmt(p[1])}"
 
-    head = ("metric", f"vllm bench (x{repeats})", f"servescope (x{repeats})", "servescope vs vLLM spread")
+    head = ("metric", f"vllm bench (x{repeats})", f"servescope (x{repeats})", "servescope vs vLLM spread",
+            "servescope median in vLLM range", "median diff")
     body = [(r["label"], rng(r["vllm_min_max"]), rng(r["servescope_min_max"]),
-             r["servescope_vs_vllm_spread"]) for r in rows]
-    widths = [max(len(str(x[i])) for x in [head, *body]) for i in range(4)]
+             r["servescope_vs_vllm_spread"], "yes" if r["servescope_median_in_vllm_range"] else "NO",
+             "-" if r["median_difference_pct"] is None else f"{r['median_difference_pct']:+.1f} %") for r in rows]
+    widths = [max(len(str(x[i])) for x in [head, *body]) for i in range(6)]
     line = "  ".join(f"{{:<{w}}}" for w in widths)
     print()
     print(line.format(*head))
@@ -727,6 +771,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--vllm-warmups", type=int, default=2, help="vllm bench --num-warmups (servescope's workload: 2)")
     p.add_argument("--random-prompts", action="store_true",
                    help="vllm bench sends random token ids (--dataset-name random) instead of the workload's prompts")
+    p.add_argument("--shared-cores", dest="split_cores", action="store_false",
+                   help="let server and clients share every core (default: server on core 0 with "
+                        "VLLM_CPU_OMP_THREADS_BIND=0, clients on core 1, so a client's own CPU use cannot slow "
+                        "the server it measures; vLLM's client takes ~1.6x servescope's wall time, imports included)")
+    p.add_argument("--any-token", action="store_true",
+                   help="let the model emit any token (byte pieces that decode to '' included); by default both "
+                        "tools send allowed_token_ids limited to tokens that are printable text on their own")
     p.add_argument("--servescope-args", default="", help="more `servescope run` flags, e.g. '--no-scrape'")
     p.add_argument("--install-timeout", type=float, default=1800)
     p.add_argument("--start-timeout", type=float, default=600)
@@ -767,7 +818,10 @@ def main(argv: list[str] | None = None) -> int:
         n = write_workload_prompts(a.workload, work / PROMPTS_FILE)
         log(f"vllm bench sends the workload's {n} measured prompts ({work / PROMPTS_FILE})")
     # Both tools make the server generate exactly --output-len tokens.
-    extra = [*extra, "--extra-body", json.dumps({"ignore_eos": True})]
+    a.request_fields = {} if a.any_token else {"allowed_token_ids": printable_token_ids(a.model_dir)}
+    if a.request_fields:
+        log(f"both tools send allowed_token_ids: the {len(a.request_fields['allowed_token_ids'])} tokens that are printable text alone")
+    extra = [*extra, "--extra-body", json.dumps({"ignore_eos": True, **a.request_fields})]
     port = a.port or free_port()
     serve_env = child_env(server_env(a))
     serve_cmd = server_command(a, port)
@@ -817,13 +871,14 @@ def main(argv: list[str] | None = None) -> int:
              "--skip-chat-template, so the server applies the chat template for both)"),
             "ignore_eos: both send it (vllm bench --ignore-eos; servescope --extra-body '{\"ignore_eos\": true}')",
             "warm-up: vllm bench --num-warmups N (default 2 here); servescope: the workload's warmup_requests",
-            ("TTFT/ITL: vllm bench stamps the first SSE chunk that has choices (the role chunk, content '') "
-             "as the first token and takes one ITL gap per later chunk with choices, empty-content chunks "
-             "included; servescope times the chunks that carry text, so its ITL count per request is lower "
-             "(itl_count) wherever the random model emits byte tokens that decode to '' until completed"),
-            ("failures: a stream whose content deltas are all '' (the random model repeating a token that is "
-             "an incomplete UTF-8 byte 128 times) is failed by servescope as malformed-output ('stream "
-             "completed without any token'); vllm bench counts any stream with a chunk as a success"),
+            ("sampling: both greedy (vllm bench --temperature 0; servescope sends the workload's 0.0)"),
+            ("tokens: " + ("both send allowed_token_ids (printable tokens only), so every chunk carries text"
+                           if a.request_fields else
+                           "any token: vllm bench takes one ITL gap per chunk with choices, empty-content chunks "
+                           "included; servescope times the chunks that carry text (DESIGN.md: content tokens), so "
+                           "its ITL count per request is lower wherever byte tokens decode to '' until completed, "
+                           "and a stream whose content is all '' is failed by servescope as malformed-output")),
+            ("cores: " + ("server on core 0, clients on core 1" if a.split_cores else "shared")),
         ],
         "runs": runs, "comparison": rows,
     }
