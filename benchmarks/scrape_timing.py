@@ -119,9 +119,16 @@ def measure(mode: str, concurrency: int, requests: int, tokens: int, work: Path,
         log = srv.read_log()
     pairing = Pairing()
     gaps: list[int] = []
+    server_gaps: list[int] = []
     for rec in outcome.records:
         pairing.add(rec.request_id, [t0 + c for c in rec.chunk_ns], log.get(rec.request_id))
         gaps.extend(np.diff(rec.chunk_ns).tolist())
+        server_gaps.extend(np.diff((log.get(rec.request_id) or {}).get("token_ns") or []).tolist())
+    # The error of the figure a Result reports: client ITL percentile minus the server's.
+    metric_err = {
+        q: (float(np.percentile(gaps, q) - np.percentile(server_gaps, q)) / 1e6 if gaps and server_gaps else None)
+        for q in (50, 99)
+    }
     s = pairing.summary()
     itl = s["itl_abs_error_ms"] or {}
     stats = sampler.stats.as_metadata() if sampler is not None else None
@@ -134,6 +141,8 @@ def measure(mode: str, concurrency: int, requests: int, tokens: int, work: Path,
         "itl_err_p50_ms": itl.get("p50"),
         "itl_err_p99_ms": itl.get("p99"),
         "itl_err_max_ms": itl.get("max"),
+        "itl_p50_metric_err_ms": metric_err[50],
+        "itl_p99_metric_err_ms": metric_err[99],
         "ttft_err_p50_ms": (s["ttft_abs_error_ms"] or {}).get("p50"),
         "bunched_fraction": float(np.mean(np.asarray(gaps) < 100_000)) if gaps else None,
         "scrape": stats,
@@ -174,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
                     flush=True,
                 )
     print("\nmedian over repeats (min-max):")
-    print(f"{'c':>5} {'mode':<12} {'ITL err p50 ms':>18} {'ITL err p99 ms':>18} {'bunched %':>16} {'parse ms mean':>14}")
+    print(f"{'c':>5} {'mode':<12} {'ITL err p50 ms':>18} {'ITL err p99 ms':>18} {'bunched %':>16} {'parse ms mean':>14} {'p99 figure err ms':>20}")
     summary = []
     for conc in levels:
         for mode in modes:
@@ -185,13 +194,15 @@ def main(argv: list[str] | None = None) -> int:
                 return statistics.median(v), min(v), max(v)
 
             p50, p99, bunched = rng("itl_err_p50_ms"), rng("itl_err_p99_ms"), rng("bunched_fraction", 100.0)
+            fig99 = rng("itl_p99_metric_err_ms")
             parse = [r["scrape"]["parse_ms_mean"] for r in sel if r["scrape"] and r["scrape"]["parse_ms_mean"] is not None]
             parse_s = f"{statistics.median(parse):.2f}" if parse else "-"
             print(
                 f"{conc:>5} {mode:<12} {p50[0]:>6.3f} ({p50[1]:.3f}-{p50[2]:.3f}) {p99[0]:>6.2f} ({p99[1]:.2f}-{p99[2]:.2f}) "
-                f"{bunched[0]:>5.2f} ({bunched[1]:.2f}-{bunched[2]:.2f}) {parse_s:>14}"
+                f"{bunched[0]:>5.2f} ({bunched[1]:.2f}-{bunched[2]:.2f}) {parse_s:>14} {fig99[0]:>+7.3f} ({fig99[1]:+.3f}-{fig99[2]:+.3f})"
             )
-            summary.append({"concurrency": conc, "mode": mode, "itl_err_p50_ms": p50, "itl_err_p99_ms": p99, "bunched_pct": bunched, "parse_ms_mean": parse_s})
+            summary.append({"concurrency": conc, "mode": mode, "itl_err_p50_ms": p50, "itl_err_p99_ms": p99, "bunched_pct": bunched,
+                            "parse_ms_mean": parse_s, "itl_p99_figure_err_ms": fig99, "itl_p50_figure_err_ms": rng("itl_p50_metric_err_ms")})
     a.out.parent.mkdir(parents=True, exist_ok=True)
     a.out.write_text(
         json.dumps(
