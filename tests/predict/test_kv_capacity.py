@@ -13,7 +13,7 @@ def test_llama_8b_on_one_h100(catalog: Catalog) -> None:
     assert (dep.engine.max_num_seqs, dep.engine.max_num_batched_tokens, dep.engine.block_size) == (1024, 8192, 16)
     weights = 8_029_995_008 * 2
     acts = 8192 * (2 * 14336 + (32 + 2 * 8) * 128 + 4 * 4096) * 2 + 1024 * 128256 * 4
-    pool = 80e9 * 0.9 - weights - acts - GPU_RUNTIME_RESERVE_BYTES
+    pool = 81559 * 2**20 * 0.9 - weights - acts - GPU_RUNTIME_RESERVE_BYTES  # the driver's total (nvidia-smi), not 80e9
     assert dep.kv.weight_bytes == weights
     assert dep.kv.activation_bytes == acts
     assert dep.kv.num_blocks == int(pool // (16 * 131072))
@@ -48,3 +48,16 @@ def test_too_big_model_does_not_deploy(catalog: Catalog) -> None:
 
     with pytest.raises(CatalogError, match="does not fit"):
         deploy(scenario(model="llama-3.1-70b"), catalog=catalog)
+
+
+def test_engine_memory_is_the_drivers_total_not_decimal_gigabytes(catalog: Catalog) -> None:
+    """An '80GB' H100 carries 80 GiB; the driver reports 81,559 MiB of it, which is what
+    vLLM's --gpu-memory-utilization is a fraction of (issue 11: a 32B bf16 model on one
+    80 GB GPU looked 4.7 GiB smaller than it is and its KV pool too small)."""
+    h100 = catalog.hardware("h100-sxm")
+    assert h100.device_memory_mib == 81559
+    assert h100.device_memory_bytes == 81559 * 2**20
+    no_driver_figure = h100.model_copy(update={"device_memory_mib": None})
+    assert no_driver_figure.device_memory_bytes == 80 * 2**30  # datasheet GB of HBM read as GiB
+    dep = deploy(scenario(), catalog=catalog)
+    assert dep.kv.device_memory_bytes == 81559 * 2**20

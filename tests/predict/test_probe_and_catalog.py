@@ -35,10 +35,29 @@ def test_catalog_has_every_entry(catalog: Catalog) -> None:
 def test_catalog_models_deploy(catalog: Catalog, model_id: str, hardware_id: str) -> None:
     from servescope.documents import Scenario
 
-    scen = Scenario(name="t", model=model_id, hardware=hardware_id, engine={"id": "vllm", "version": "1"})  # type: ignore[arg-type]
+    # Mistral NeMo's config says 1,024,000 positions: vLLM refuses to start with that on one GB10, so the
+    # deployment sets --max-model-len as its users do
+    args = {"max-model-len": 131072} if model_id == "mistral-nemo-12b" else {}
+    scen = Scenario(name="t", model=model_id, hardware=hardware_id, engine={"id": "vllm", "version": "1", "args": args})  # type: ignore[arg-type]
     dep = deploy(scen, catalog=catalog)
     assert dep.kv.num_blocks > 0
     assert dep.step_model.step_time(1, 1000.0, 0.0) > 0
+
+
+def test_vllm_that_would_not_start_is_refused_and_a_near_miss_warned(catalog: Catalog) -> None:
+    """vLLM exits at start-up when one max_model_len request does not fit its KV pool."""
+    from servescope.documents import Scenario
+    from servescope.errors import CatalogError
+
+    with pytest.raises(CatalogError, match=r"fewer than max_model_len 1,024,000: vLLM would not start; lower --max-model-len"):
+        deploy(Scenario(name="t", model="mistral-nemo-12b", hardware="gb10", engine={"id": "vllm", "version": "1"}), catalog=catalog)  # type: ignore[arg-type]
+    # gpt-oss-120b on one H100 at 131,072 tokens: vLLM starts it (its model card's recipe); the estimate is
+    # short by less than its own activation + runtime allowance, so it warns instead of refusing
+    dep = deploy(Scenario(name="t", model="gpt-oss-120b", hardware="h100-sxm", engine={"id": "vllm", "version": "1"}), catalog=catalog)  # type: ignore[arg-type]
+    assert any("vLLM may refuse to start" in w for w in dep.warnings)
+    # SGLang caps its token pool instead of refusing: no such line
+    dep = deploy(Scenario(name="t", model="gpt-oss-120b", hardware="h100-sxm", engine={"id": "sglang", "version": "0.5.2"}), catalog=catalog)  # type: ignore[arg-type]
+    assert not any("refuse to start" in w for w in dep.warnings)
 
 
 def test_gpt_oss_experts_are_mxfp4(catalog: Catalog) -> None:

@@ -30,7 +30,19 @@ class Hardware(Document):
     name: NonEmptyStr
     vendor: NonEmptyStr
     device_type: DeviceType
-    memory_gb: float = Field(gt=0.0, description="Device memory capacity, GB (1e9 bytes).")
+    memory_gb: float = Field(
+        gt=0.0,
+        description="Device memory capacity as the datasheet states it. For GPUs the datasheet's 'GB' of HBM/GDDR "
+        "are binary (an '80GB' H100 carries 80 GiB), so it is read as GiB unless device_memory_mib is given; "
+        "for CPUs, GB (1e9 bytes).",
+    )
+    device_memory_mib: int | None = Field(
+        default=None,
+        gt=0,
+        le=16 * 1024 * 1024,
+        description="Total memory the driver reports (nvidia-smi memory.total, torch.cuda.mem_get_info()[1]), MiB: "
+        "what an engine's memory fraction (vLLM --gpu-memory-utilization, SGLang --mem-fraction-static) is taken of.",
+    )
     memory_bandwidth_gb_s: float = Field(gt=0.0, description="Peak memory bandwidth, GB/s.")
     peak_tflops: dict[ComputeDtype, float] = Field(
         description="Peak dense (no sparsity) throughput per dtype, TFLOP/s (TOP/s for ints)."
@@ -45,6 +57,14 @@ class Hardware(Document):
     tdp_w: float | None = Field(default=None, gt=0.0)
     sources: list[Source] = Field(default_factory=list)
     notes: str | None = None
+
+    @property
+    def device_memory_bytes(self) -> float:
+        """The memory an engine sizes itself against: the driver's total when known, else the datasheet figure
+        (GiB for accelerators, 1e9 bytes for CPUs)."""
+        if self.device_memory_mib is not None:
+            return self.device_memory_mib * 1024.0**2
+        return self.memory_gb * (1e9 if self.device_type == "cpu" else 1024.0**3)
 
     def check(self) -> list[Issue]:
         issues = []

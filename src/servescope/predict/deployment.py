@@ -132,7 +132,7 @@ def engine_config(scenario: Scenario, model: Model, hardware: Hardware) -> Engin
             overflow="truncate",
             threads=_int(flags.get("threads")),
         )
-    big = hardware.memory_gb * 1e9 >= 70 * GIB and "a100" not in hardware.id.lower()
+    big = hardware.device_memory_bytes >= 70 * GIB and "a100" not in hardware.id.lower()
     sglang = eid == "sglang"
     seqs = e.max_num_seqs or _int(first(flags, "max-num-seqs", "max-running-requests", "max-batch-size")) or (1024 if big else 256)
     batched = e.max_num_batched_tokens or _int(first(flags, "max-num-batched-tokens", "chunked-prefill-size", "max-num-tokens"))
@@ -213,8 +213,20 @@ def deploy(
     if not cap.fits:
         raise CatalogError(
             f"scenario {scenario.name}: {mdl.id} does not fit on {hw.id} with tp={scenario.tp} pp={scenario.pp}: "
-            f"{cap.weight_bytes / 1e9:.1f} GB of weights per device, {hw.memory_gb:g} GB of memory"
+            f"{cap.weight_bytes / GIB:.1f} GiB of weights per device, {hw.device_memory_bytes / GIB:.1f} GiB of memory"
         )
+    if scenario.engine.id.lower() == "vllm" and cap.tokens < eng.max_model_len:
+        # vLLM checks at start-up that one request of max_model_len fits in its KV pool and exits otherwise
+        # ("... KV cache is needed, which is larger than the available KV cache memory").
+        short = (eng.max_model_len - cap.tokens) * cap.kv_bytes_per_token
+        what = (f"scenario {scenario.name}: its KV pool holds an estimated {cap.tokens:,} tokens per replica "
+                f"({cap.kv_pool_bytes / GIB:.1f} GiB after {cap.weight_bytes / GIB:.1f} GiB of weights per device), fewer than "
+                f"max_model_len {eng.max_model_len:,}")
+        if short > cap.activation_bytes + cap.reserve_bytes:  # short even if profiling and the runtime took nothing
+            raise CatalogError(f"{what}: vLLM would not start; lower --max-model-len, raise --gpu-memory-utilization or use a larger tp")
+        warnings.append(f"{what}, within the uncertainty of the activation and runtime estimate "
+                        f"({(cap.activation_bytes + cap.reserve_bytes) / GIB:.1f} GiB): vLLM may refuse to start; "
+                        f"lower --max-model-len to be sure")
     notes = list(step.notes)
     encoder = load_encoder(mdl.tokenizer)
     if mdl.tokenizer and encoder is None:

@@ -73,7 +73,7 @@ def kv_capacity(
 ) -> KvCapacity:
     """The KV pool of one replica (each of its devices holds 1/tp of every token's KV)."""
     hw = model.hardware
-    memory = hw.memory_gb * 1e9
+    memory = hw.device_memory_bytes
     weights = model.weight_bytes_per_device
     per_token = model.kv_bytes_per_token_per_device
     if fixed_tokens is not None:

@@ -77,7 +77,7 @@ def decode_floor(scenario: Scenario, catalog: Catalog) -> DecodeFloor:
         kv_seconds_per_token=step.kv_bytes_per_token_per_device / bw,
         tokens_per_iteration=(scenario.speculative_tokens or 0) + 1,
         weight_bytes_per_device=step.weight_bytes_per_device,
-        memory_bytes=hw.memory_gb * 1e9,
+        memory_bytes=hw.device_memory_bytes,
     )
 
 
