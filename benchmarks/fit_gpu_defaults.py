@@ -73,6 +73,57 @@ def is_held_out(run: EvaluationRun, engine: str) -> bool:
     return (run.name.startswith("ix-trt-llm-") and "-b200-" in run.name) or run.name.startswith("nim-")
 
 
+Prepared = tuple[EvaluationRun, Any, Any, list[Any]]
+
+
+def prepare(cat: Catalog, runs: list[EvaluationRun]) -> list[Prepared]:
+    """Each run with its scenario, deployment and the cases that replay it."""
+    out = []
+    for run in runs:
+        scen = cat.scenario(run.scenario)
+        dep = deploy(scen, catalog=cat)
+        out.append((run, scen, dep, fit_cases(measured_of(run), scen, cat, dep.template_tokens)))
+    return out
+
+
+def log_errors(cal: Calibration, subset: list[Prepared], cat: Catalog) -> dict[str, list[float]]:
+    """log(predicted / measured) per metric over ``subset``, every run under ``cal``."""
+    out: dict[str, list[float]] = {m: [] for m in METRICS}
+    for _run, scen, dep, cases in subset:
+        # every run is scored with the same factors, except what the engine's defaults
+        # rule out: NIM's prebuilt TensorRT engines launch no iteration kernel by kernel
+        run_cal = cal.with_factors({"eager_layer_s": 0.0}) if scen.engine.id.lower() == "nim" else cal
+        ev = evaluate(scen, cases, run_cal, METRICS, cat, model=dep.model, hardware=dep.hardware)
+        for m in METRICS:
+            out[m] += [math.log(p / q) for p, q in zip(ev.predicted[m], ev.measured[m], strict=True)]
+    return out
+
+
+def log_mape(errs: dict[str, list[float]]) -> dict[str, float]:
+    return {m: round(100 * float(np.mean([abs(math.exp(e) - 1) for e in v])), 2) for m, v in errs.items() if v}
+
+
+def fit_factors(train: list[Prepared], cat: Catalog, fit_names: tuple[str, ...], base: Calibration,
+                max_evaluations: int = 60) -> tuple[Calibration, int]:
+    """Least squares in log space over ``fit_names`` (bounded by ``BOUNDS``), from ``base``."""
+    def with_x(x: np.ndarray) -> Calibration:
+        return base.with_factors({f: math.exp(v) for f, v in zip(fit_names, x, strict=True)})
+
+    calls = 0
+
+    def residuals(x: np.ndarray) -> np.ndarray:
+        nonlocal calls
+        calls += 1
+        e = log_errors(with_x(x), train, cat)
+        return np.array([v for m in METRICS for v in e[m]])
+
+    lo = np.log([BOUNDS[f][0] for f in fit_names])
+    hi = np.log([BOUNDS[f][1] for f in fit_names])
+    x0 = np.clip(np.log([getattr(base, f) or START[f] for f in fit_names]), lo + 1e-6, hi - 1e-6)
+    fit = least_squares(residuals, x0, bounds=(lo, hi), method="trf", diff_step=0.05, max_nfev=max_evaluations)
+    return with_x(fit.x), calls
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--max-evaluations", type=int, default=60)
@@ -84,47 +135,18 @@ def main() -> None:
     root = packaged_root() / "validation"
     cat = Catalog.load([root])
     runs = [load_document(p, EvaluationRun) for p in sorted((root / "runs").glob("*.yaml"))]
-    prepared = []
-    for run in runs:
-        scen = cat.scenario(run.scenario)
-        dep = deploy(scen, catalog=cat)
-        prepared.append((run, scen, dep, fit_cases(measured_of(run), scen, cat, dep.template_tokens)))
+    prepared = prepare(cat, runs)
     train = [p for p in prepared if is_training(p[0], args.engine)]
     held = [p for p in prepared if is_held_out(p[0], args.engine)]
     # the vLLM fit starts from the a-priori values; the TensorRT-LLM fit from the shipped GPU defaults
     base = A_PRIORI if args.engine == "vllm" else Calibration()
-
-    def with_x(x: np.ndarray) -> Calibration:
-        return base.with_factors({f: math.exp(v) for f, v in zip(fit_names, x, strict=True)})
-
-    def errors(cal: Calibration, subset: list[Any]) -> dict[str, list[float]]:
-        out: dict[str, list[float]] = {m: [] for m in METRICS}
-        for run, scen, dep, cases in subset:
-            # every run is scored with the same factors, except what the engine's defaults
-            # rule out: NIM's prebuilt TensorRT engines launch no iteration kernel by kernel
-            run_cal = cal.with_factors({"eager_layer_s": 0.0}) if scen.engine.id.lower() == "nim" else cal
-            ev = evaluate(scen, cases, run_cal, METRICS, cat, model=dep.model, hardware=dep.hardware)
-            for m in METRICS:
-                out[m] += [math.log(p / q) for p, q in zip(ev.predicted[m], ev.measured[m], strict=True)]
-        return out
-
-    def mape(errs: dict[str, list[float]]) -> dict[str, float]:
-        return {m: round(100 * float(np.mean([abs(math.exp(e) - 1) for e in v])), 2) for m, v in errs.items() if v}
-
-    calls = 0
-
-    def residuals(x: np.ndarray) -> np.ndarray:
-        nonlocal calls
-        calls += 1
-        e = errors(with_x(x), train)
-        return np.array([v for m in METRICS for v in e[m]])
-
     t0 = time.perf_counter()
-    lo = np.log([BOUNDS[f][0] for f in fit_names])
-    hi = np.log([BOUNDS[f][1] for f in fit_names])
-    x0 = np.clip(np.log([getattr(base, f) or START[f] for f in fit_names]), lo + 1e-6, hi - 1e-6)
-    fit = least_squares(residuals, x0, bounds=(lo, hi), method="trf", diff_step=0.05, max_nfev=args.max_evaluations)
-    fitted = with_x(fit.x)
+    fitted, calls = fit_factors(train, cat, fit_names, base, args.max_evaluations)
+
+    def errors(cal: Calibration, subset: list[Prepared]) -> dict[str, list[float]]:
+        return log_errors(cal, subset, cat)
+
+    mape = log_mape
     report = {
         "engine": args.engine,
         "fit": {f: float(f"{getattr(fitted, f):.4g}") for f in fit_names},
