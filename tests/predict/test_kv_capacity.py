@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from servescope.catalog.store import Catalog
 from servescope.predict.deployment import deploy
-from servescope.predict.kv_capacity import GPU_RUNTIME_RESERVE_BYTES
+from servescope.predict.kv_capacity import CUDA_DRIVER_RESERVE_BYTES, GPU_RUNTIME_RESERVE_BYTES
 from tests.predict.conftest import scenario
 
 
@@ -13,7 +13,8 @@ def test_llama_8b_on_one_h100(catalog: Catalog) -> None:
     assert (dep.engine.max_num_seqs, dep.engine.max_num_batched_tokens, dep.engine.block_size) == (1024, 8192, 16)
     weights = 8_029_995_008 * 2
     acts = 8192 * (2 * 14336 + (32 + 2 * 8) * 128 + 4 * 4096) * 2 + 1024 * 128256 * 4
-    pool = 81559 * 2**20 * 0.9 - weights - acts - GPU_RUNTIME_RESERVE_BYTES  # the driver's total (nvidia-smi), not 80e9
+    cuda = 81559 * 2**20 - CUDA_DRIVER_RESERVE_BYTES  # nvidia-smi's total less the driver's own (what CUDA exposes), not 80e9
+    pool = cuda * 0.9 - weights - acts - GPU_RUNTIME_RESERVE_BYTES
     assert dep.kv.weight_bytes == weights
     assert dep.kv.activation_bytes == acts
     assert dep.kv.num_blocks == int(pool // (16 * 131072))
@@ -60,4 +61,4 @@ def test_engine_memory_is_the_drivers_total_not_decimal_gigabytes(catalog: Catal
     no_driver_figure = h100.model_copy(update={"device_memory_mib": None})
     assert no_driver_figure.device_memory_bytes == 80 * 2**30  # datasheet GB of HBM read as GiB
     dep = deploy(scenario(), catalog=catalog)
-    assert dep.kv.device_memory_bytes == 81559 * 2**20
+    assert dep.kv.device_memory_bytes == 81559 * 2**20 - CUDA_DRIVER_RESERVE_BYTES  # 79.15 GiB: what vLLM logs as total_gpu_memory

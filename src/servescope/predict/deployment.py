@@ -18,6 +18,8 @@ args (``--max-num-seqs 256``), then the engine's own defaults:
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,7 +34,7 @@ from servescope.predict.dtypes import from_torch_dtype, kv_dtype_for
 from servescope.predict.coverage import review
 from servescope.predict.engine_flags import first, kv_dtype_flag, normalized
 from servescope.predict.hf_config import read_model_config
-from servescope.predict.kv_capacity import KvCapacity, kv_capacity
+from servescope.predict.kv_capacity import V0_RUNTIME_RESERVE_BYTES, KvCapacity, kv_capacity
 from servescope.predict.step_time import StepTimeModel
 from servescope.predict.tokens import Encoder, load_encoder
 from servescope.errors import CatalogError
@@ -138,7 +140,7 @@ def engine_config(scenario: Scenario, model: Model, hardware: Hardware) -> Engin
     batched = e.max_num_batched_tokens or _int(first(flags, "max-num-batched-tokens", "chunked-prefill-size", "max-num-tokens"))
     batched = batched or (8192 if big else 2048)
     block = e.block_size or _int(first(flags, "block-size", "page-size")) or (1 if sglang else 16)
-    util = e.gpu_memory_utilization or _float(first(flags, "gpu-memory-utilization", "mem-fraction-static")) or 0.9
+    util = e.gpu_memory_utilization or _float(first(flags, "gpu-memory-utilization", "mem-fraction-static", "kv-cache-free-gpu-memory-fraction", "free-gpu-memory-fraction")) or 0.9
     prefix = e.enable_prefix_caching
     if prefix is None:
         prefix = flags.get("enable-prefix-caching") is not False and flags.get("disable-radix-cache") is not True
@@ -161,6 +163,35 @@ def engine_config(scenario: Scenario, model: Model, hardware: Hardware) -> Engin
         batch_wait_iters=wait_iters if wait_ratio > 0 or wait_iters else 0,
         batch_wait_tokens=int(wait_ratio * budget) if wait_ratio > 0 else budget,
     )
+
+
+_TRT = ("trt-llm", "tensorrt-llm", "trtllm", "nim")
+
+
+def _memory_rule(scenario: Scenario, flags: dict[str, Any]) -> dict[str, Any]:
+    """The engine's own way of sizing its KV pool (``kv_capacity``'s ``rule``, reserve and cap)."""
+    eid = scenario.engine.id.lower()
+    if eid in _TRT:
+        cap = flags.get("max-tokens")
+        return {"rule": "trt-llm", "max_tokens": int(cap) if isinstance(cap, (int, float)) and cap > 0 else None}
+    if _v0(scenario):
+        return {"reserve_bytes": V0_RUNTIME_RESERVE_BYTES}
+    return {}
+
+
+def _v0(scenario: Scenario) -> bool:
+    version = re.match(r"^v?(\d+)\.(\d+)", scenario.engine.version.strip())
+    return scenario.engine.id.lower() == "vllm" and bool(version) and (int(version[1]), int(version[2])) < (0, 8)  # type: ignore[index]
+
+
+def _v0_profile_tokens(scenario: Scenario, eng: EngineConfig, flags: dict[str, Any]) -> int | None:
+    """vLLM's V0 engine (before 0.8) profiles memory with chunked prefill off up to 32k of context,
+    i.e. one forward pass of ``max_model_len`` tokens (``kv_capacity``); None for every other engine."""
+    if not _v0(scenario):
+        return None
+    if flags.get("enable-chunked-prefill") is True or eng.max_model_len > 32768:
+        return None
+    return max(eng.max_num_batched_tokens, eng.max_model_len)
 
 
 def resolve_model(scenario: Scenario, catalog: Catalog, model_config: str | Path | None = None) -> Model:
@@ -209,6 +240,8 @@ def deploy(
         max_num_batched_tokens=eng.max_num_batched_tokens,
         max_num_seqs=eng.max_num_seqs,
         fixed_tokens=eng.fixed_kv_tokens,
+        profile_tokens=_v0_profile_tokens(scenario, eng, flags),
+        **_memory_rule(scenario, flags),
     )
     if not cap.fits:
         raise CatalogError(

@@ -13,7 +13,17 @@ The activation and runtime reserves are estimates, stated here:
   activation dtype: the gated MLP's ``2 * intermediate / tp``, the q/k/v
   projections ``(heads + 2 * kv_heads) * head_dim / tp`` and four copies of the
   hidden state; plus fp32 logits for ``max_num_seqs`` rows of the vocabulary;
-- runtime reserve: 1 GiB per GPU (CUDA context and graphs, NCCL), 0 on CPUs.
+- runtime reserve: 1 GiB per GPU (CUDA context and graphs, NCCL), 0 on CPUs; vLLM's V0
+  engine (graphs captured after the pool is sized): its logged non-torch memory, 0.35 GiB;
+- the driver's own reserve: CUDA exposes ~0.5 GiB less than ``nvidia-smi``'s total
+  (vLLM logs ``total_gpu_memory`` 79.11-79.33 GiB on H100 80GB HBM3, whose nvidia-smi
+  total is 81,559 MiB = 79.65 GiB; 23.58 GiB on an RTX 3090 of 24,576 MiB, vLLM issue
+  #10517), and the engines' fractions are of what CUDA exposes.
+
+vLLM's V0 engine (releases before 0.8) profiles with chunked prefill off for
+contexts up to 32k, so its activation peak is that of ``max_model_len`` tokens at once
+(``profile_tokens``; seen in vLLM issue #10517: 2.07 GiB for Llama 3.1 8B at 20k tokens,
+this estimate 2.0 GiB).
 """
 
 from __future__ import annotations
@@ -25,6 +35,10 @@ from servescope.predict.step_time import StepTimeModel
 
 GIB = 1024**3
 GPU_RUNTIME_RESERVE_BYTES = 1.0 * GIB
+#: What vLLM's V0 engine logs as non_torch_memory at tp 1 (median of seven public logs, 0.09-0.65 GiB);
+#: V0 captured CUDA graphs after sizing its pool, so nothing else is reserved.
+V0_RUNTIME_RESERVE_BYTES = 0.35 * GIB
+CUDA_DRIVER_RESERVE_BYTES = 0.5 * GIB
 
 
 @dataclass(frozen=True)
@@ -70,10 +84,22 @@ def kv_capacity(
     max_num_batched_tokens: int = 8192,
     max_num_seqs: int = 256,
     fixed_tokens: int | None = None,
+    profile_tokens: int | None = None,
+    rule: str = "vllm",
+    reserve_bytes: float | None = None,
+    max_tokens: int | None = None,
 ) -> KvCapacity:
-    """The KV pool of one replica (each of its devices holds 1/tp of every token's KV)."""
+    """The KV pool of one replica (each of its devices holds 1/tp of every token's KV).
+
+    ``rule``: ``vllm`` (and SGLang, whose ``mem_fraction_static`` is read the same way):
+    the fraction is of the device, and weights, activations and the runtime reserve come
+    out of it; ``trt-llm``: TensorRT-LLM's ``free_gpu_memory_fraction`` is of the memory
+    still free once weights, activations and the runtime are in place, and its
+    ``max_tokens`` caps the pool (the smaller wins, its log says)."""
     hw = model.hardware
     memory = hw.device_memory_bytes
+    if hw.device_type == "gpu":
+        memory -= CUDA_DRIVER_RESERVE_BYTES
     weights = model.weight_bytes_per_device
     per_token = model.kv_bytes_per_token_per_device
     if fixed_tokens is not None:
@@ -85,11 +111,18 @@ def kv_capacity(
         if weights + pool > memory:
             blocks = 0
     else:
-        usable = memory * gpu_memory_utilization
-        acts = activation_bytes(model, max_num_batched_tokens, max_num_seqs)
-        reserve = GPU_RUNTIME_RESERVE_BYTES if hw.device_type != "cpu" else 0.0
-        pool = max(0.0, usable - weights - acts - reserve)
+        acts = activation_bytes(model, profile_tokens or max_num_batched_tokens, max_num_seqs)
+        reserve = reserve_bytes if reserve_bytes is not None else GPU_RUNTIME_RESERVE_BYTES if hw.device_type != "cpu" else 0.0
+        if rule == "trt-llm":
+            usable = memory
+            pool = max(0.0, (memory - weights - acts - reserve) * gpu_memory_utilization)
+        else:
+            usable = memory * gpu_memory_utilization
+            pool = max(0.0, usable - weights - acts - reserve)
         blocks = int(math.floor(pool / (block_size * per_token))) if per_token > 0 else 0
+        if max_tokens is not None and blocks * block_size > max_tokens:
+            blocks = -(-max_tokens // block_size)
+            pool = blocks * block_size * per_token
     return KvCapacity(
         device_memory_bytes=memory,
         usable_bytes=usable,
