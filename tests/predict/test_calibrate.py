@@ -97,6 +97,23 @@ def test_a_documented_harness_is_replayed_the_way_it_runs(catalog: Catalog) -> N
     assert steady is not None and steady.warmup_at(8) == STEADY_WARMUP * 8 and steady.continuous and steady.cooldown_at(8) > 0
 
 
+def test_a_point_whose_requests_were_all_in_flight_is_replayed_as_that_burst(catalog: Catalog) -> None:
+    """`vllm bench serve` with rate inf and no --max-concurrency sends every prompt at t = 0: a
+    point that completed no more requests than it had in flight is an offline burst, not a loop
+    (replayed as a steady loop at c = 1000 it would simulate 16,000 requests of another load)."""
+    from servescope.predict.calibrate import Measured, fit_cases
+
+    scenario = catalog.scenario("llama-3.1-8b-on-h100")
+    burst = EvaluationPoint(concurrency=500, completed_requests=500, ttft_ms=9000.0, itl_ms=40.0, mean_isl=2000, mean_osl=100)
+    (case,) = fit_cases(Measured("gs", None, [burst], "vllm-bench-serve"), scenario, catalog, template_tokens=0)
+    spec = case.prepared.synthetic
+    assert spec is not None and spec.replay.name == "burst"
+    assert spec.requests_at(500) == 500 and spec.warmup_at(500) == 0
+    loop = EvaluationPoint(concurrency=8, completed_requests=400, ttft_ms=50.0, itl_ms=10.0, mean_isl=1024, mean_osl=128)
+    (case,) = fit_cases(Measured("sb", None, [loop], "vllm-bench-serve"), scenario, catalog, template_tokens=0)
+    assert case.prepared.synthetic is not None and case.prepared.synthetic.replay.name == "steady"
+
+
 def test_tensorrt_llm_engines_get_their_own_factors() -> None:
     from servescope.predict.calibration import ENGINE_DEFAULTS, default_calibration
 

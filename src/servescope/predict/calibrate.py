@@ -101,6 +101,10 @@ def fit_cases(measured: Measured, scenario: Scenario, catalog: Catalog, template
         if measured.harness == "servescope":
             n = p.completed_requests or max(32, 4 * p.concurrency)
             spec = SyntheticWorkload((p.concurrency,), isl, p.mean_osl, num_requests=n, harness="burst")
+        elif p.completed_requests and p.completed_requests <= p.concurrency and measured.harness.lower() not in HARNESS_REPLAYS:
+            # every request was in flight at once (an offline burst: `vllm bench serve` with no --max-concurrency
+            # and rate inf, or a loop that sent each client one request): replayed as that burst, not a loop
+            spec = SyntheticWorkload((p.concurrency,), isl, p.mean_osl, num_requests=p.completed_requests, harness="burst")
         else:
             name = measured.harness.lower() if measured.harness.lower() in HARNESS_REPLAYS else "steady"
             spec = SyntheticWorkload((p.concurrency,), isl, p.mean_osl, harness=name)
