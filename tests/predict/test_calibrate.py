@@ -114,6 +114,29 @@ def test_a_point_whose_requests_were_all_in_flight_is_replayed_as_that_burst(cat
     assert case.prepared.synthetic is not None and case.prepared.synthetic.replay.name == "steady"
 
 
+def test_a_source_of_medians_is_compared_median_to_median(catalog: Catalog) -> None:
+    """silybench publishes median ITL only: held against the predicted median, never the mean
+    (under chunked prefill the mean ITL carries every prefill stall; the median does not)."""
+    from servescope.predict.api import simulate
+    from servescope.predict.calibrate import Measured, evaluate, fit_cases
+    from servescope.predict.calibration import Calibration
+    from servescope.predict.deployment import deploy
+
+    scenario = catalog.scenario("llama-3.1-8b-on-h100")
+    mean_pt = EvaluationPoint(concurrency=32, completed_requests=160, itl_ms=10.0, mean_isl=1024, mean_osl=128)
+    median_pt = EvaluationPoint(concurrency=32, completed_requests=160, itl_p50_ms=10.0, mean_isl=1024, mean_osl=128)
+    preds = []
+    for pt in (mean_pt, median_pt):
+        cases = fit_cases(Measured("s", None, [pt], "vllm-bench-serve"), scenario, catalog, template_tokens=0)
+        ev = evaluate(scenario, cases, Calibration(), ("itl_ms",), catalog)
+        preds.append(ev.predicted["itl_ms"][0])
+    (case,) = fit_cases(Measured("s", None, [median_pt], "vllm-bench-serve"), scenario, catalog, template_tokens=0)
+    run = simulate(case.prepared, deploy(scenario, catalog=catalog), documents=False)
+    point = run.prediction.points[0]
+    assert point.itl_p50_ms is not None and point.itl_ms is not None and point.itl_p50_ms < point.itl_ms
+    assert preds == [point.itl_ms, point.itl_p50_ms]
+
+
 def test_tensorrt_llm_engines_get_their_own_factors() -> None:
     from servescope.predict.calibration import ENGINE_DEFAULTS, default_calibration
 

@@ -31,7 +31,9 @@ class EvaluationPoint(StrictModel):
     output_tokens_per_sec: float | None = Field(default=None, ge=0.0, description="Output throughput, tokens/s.")
     input_tokens_per_sec: float | None = Field(default=None, description="Input throughput, tokens/s.")
     ttft_ms: float | None = Field(default=None, ge=0.0, description="Time to first token, ms.")
-    itl_ms: float | None = Field(default=None, ge=0.0, description="Inter-token latency, ms.")
+    itl_ms: float | None = Field(default=None, ge=0.0, description="Inter-token latency, ms (mean).")
+    ttft_p50_ms: float | None = Field(default=None, ge=0.0, description="Median time to first token, ms (where a source gives medians).")
+    itl_p50_ms: float | None = Field(default=None, ge=0.0, description="Median inter-token latency, ms (where a source gives medians).")
     e2e_ms: float | None = Field(default=None, description="End-to-end latency, ms.")
     mean_isl: int | None = Field(default=None, description="Mean input length actually served.")
     mean_osl: int | None = Field(default=None, description="Mean output length actually served.")
@@ -42,7 +44,8 @@ class EvaluationPoint(StrictModel):
     preemptions: int | None = Field(default=None, ge=0, description="Requests evicted and later recomputed.")
 
     def check(self) -> list[Issue]:
-        if self.output_tokens_per_sec is not None and self.ttft_ms is None and self.itl_ms is None:
+        latencies = (self.ttft_ms, self.itl_ms, self.ttft_p50_ms, self.itl_p50_ms)
+        if self.output_tokens_per_sec is not None and all(v is None for v in latencies):
             return [
                 warning(
                     "",

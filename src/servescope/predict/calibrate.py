@@ -112,9 +112,21 @@ def fit_cases(measured: Measured, scenario: Scenario, catalog: Catalog, template
     return cases
 
 
+#: A source that publishes medians instead of means is compared median to median.
+_MEDIAN_OF = {"ttft_ms": "ttft_p50_ms", "itl_ms": "itl_p50_ms"}
+
+
 def _metric(point: Any, name: str) -> float | None:
     v = getattr(point, name, None)
     return float(v) if v is not None and math.isfinite(v) else None
+
+
+def _statistic(measured: Any, name: str) -> str:
+    """``name``, or its median where the measured point gives only the median."""
+    median = _MEDIAN_OF.get(name)
+    if median and _metric(measured, name) is None and _metric(measured, median) is not None:
+        return median
+    return name
 
 
 @dataclass
@@ -143,7 +155,8 @@ def evaluate(scenario: Scenario, cases: list[FitCase], cal: Calibration, metrics
         for mp in case.points:
             pp = predicted.get(mp.concurrency)
             for m in metrics:
-                meas, pred = _metric(mp, m), _metric(pp, m) if pp is not None else None
+                stat = _statistic(mp, m)
+                meas, pred = _metric(mp, stat), _metric(pp, stat) if pp is not None else None
                 if meas is None or meas <= 0 or pred is None or pred <= 0:
                     continue
                 ev.measured[m].append(meas)

@@ -159,6 +159,10 @@ def _mean(dist: dict[str, Any] | None) -> float | None:
     return None if not dist else dist.get("mean")
 
 
+def _p50(dist: dict[str, Any] | None) -> float | None:
+    return None if not dist else dist.get("p50")
+
+
 def peak_in_flight(cols: Columns) -> int:
     """The most requests in flight at once (scheduled send to last byte; a request
     ending as another starts is not counted twice), at least 1."""
@@ -188,6 +192,8 @@ def prediction_point(concurrency: int, agg: Aggregate, fig: EngineFigures | None
         input_tokens_per_sec=m["input_tokens_per_sec"],
         ttft_ms=_mean(m["ttft_ms"]),
         itl_ms=_mean(m["itl_ms"]),
+        ttft_p50_ms=_p50(m["ttft_ms"]),
+        itl_p50_ms=_p50(m["itl_ms"]),
         e2e_ms=_mean(m["e2e_ms"]),
         tpot_ms=_mean(m["tpot_ms"]),
         mean_isl=round(m["mean_isl"]) if m["mean_isl"] is not None else None,
