@@ -2,10 +2,10 @@
 """Write the GPUStack part of the predictor's validation set.
 
 Input: ``scripts/validation_sources/gpustack_performance_lab.json`` — every
-``vllm bench serve`` result block of three GPUStack "Performance Lab" pages
-(gpustack/gpustack docs/performance-lab/{qwen3-32b,qwen3-235b-a22b,gpt-oss-120b}/h100.md),
-copied as printed: Qwen3-32B (bf16, fp8) on one H100 under vLLM 0.11.0, SGLang
-0.5.5.post1 and TensorRT-LLM 1.2.0rc1; Qwen3-235B-A22B-Instruct-2507 (bf16, fp8) on
+``vllm bench serve`` result block of four GPUStack "Performance Lab" pages
+(gpustack/gpustack docs/performance-lab/{qwen3-32b,qwen3-235b-a22b,gpt-oss-120b}/h100.md and qwen3-32b/a100.md),
+copied as printed: Qwen3-32B (bf16, fp8) on one H100 and (bf16, fp8, AWQ int4) on one A100 80GB under vLLM
+0.11.0, SGLang 0.5.5.post1 and TensorRT-LLM 1.2.0rc1; Qwen3-235B-A22B-Instruct-2507 (bf16, fp8) on
 4-8 H100 under vLLM 0.11.0 and SGLang 0.5.5.post1, with and without expert
 parallelism; gpt-oss-120b on 1-4 H100 under vLLM 0.10.2, SGLang 0.5.3rc0 and
 TensorRT-LLM 1.0.0.
@@ -50,8 +50,17 @@ def _dump(path: Path, doc: dict[str, object]) -> None:
     path.write_text(yaml.safe_dump(doc, sort_keys=False, width=120, allow_unicode=True), encoding="utf-8")
 
 
+HARDWARE_WORDS = {"h100-sxm": "H100", "a100-80gb": "A100 80GB"}
+
+
 def _scenario(name: str, d: dict, about: dict) -> dict[str, object]:
     count = d["tp"] * d["pp"]
+    hardware = d.get("hardware", "h100-sxm")
+    checkpoint = d.get("checkpoint") or CHECKPOINT[(d["model"], d["weight_dtype"])]
+    not_stated = about["not_stated_on_any_page"]
+    if hardware != "h100-sxm":  # the A100 page names the device and its count
+        not_stated = not_stated.replace("the number of GPUs where no -tp/-pp flag is given (1 assumed: the engines' default), "
+                                        "H100 form factor (SXM assumed), ", "")
     engine: dict[str, object] = {"id": d["engine"], "version": d["version"], "args": d["args"]}
     for key in ("max_model_len", "max_num_batched_tokens"):
         if key in d:
@@ -68,19 +77,21 @@ def _scenario(name: str, d: dict, about: dict) -> dict[str, object]:
     return {
         "kind": "Scenario",
         "name": name,
-        "description": f"{MODEL_WORDS[d['model']]} in {d['weight_dtype']} on {count} x H100 (tp {d['tp']}, pp {d['pp']}) "
+        "description": f"{MODEL_WORDS[d['model']]} in {d['weight_dtype']} on {count} x {HARDWARE_WORDS[hardware]} (tp {d['tp']}, pp {d['pp']}) "
                        f"served by {ENGINE_WORDS[d['engine']]} {d['version']}, as benchmarked by GPUStack's Performance Lab.",
         "model": d["model"],
-        "hardware": "h100-sxm",
+        "hardware": hardware,
         "count": count,
         "tp": d["tp"],
         "pp": d["pp"],
         "engine": engine,
         "weight_dtype": d["weight_dtype"],
         "kv_dtype": "auto",
-        "notes": (f"Source: {about['pages'][d['page']]} - serving command `{d['command']}` (checkpoint "
-                  f"{CHECKPOINT[(d['model'], d['weight_dtype'])]}), engine versions from the page's 'Engine Version' list."
-                  f"{model_note}{ep} Not stated on the page: {about['not_stated_on_any_page']}"),
+        **({"quantization": d["quantization"]} if "quantization" in d else {}),
+        "notes": (f"Source: {about['pages'][d['page']]} - serving command `{d['command']}` (checkpoint {checkpoint}), "
+                  "engine versions from the page's 'Engine Version' list, hardware "
+                  f"{about['hardware_stated'].get(d['page'], about['hardware_stated']['default'])}."
+                  f"{model_note}{ep}{' ' + d['extra_note'] if 'extra_note' in d else ''} Not stated on the page: {not_stated}"),
     }
 
 
