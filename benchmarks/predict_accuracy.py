@@ -74,6 +74,8 @@ def group_of(run: EvaluationRun) -> str:
         mode = " burst" if "-burst-" in run.name else ""
         return f"{publisher} {engine}, {gpu.upper()}{mode}"
     engine = "vLLM" if run.name.startswith("ix-vllm-") else "TensorRT-LLM"
+    if "-gpt-oss-120b-" in run.name:
+        return f"InferenceX {engine}, {gpu.upper()}, gpt-oss-120b"
     dtype = "fp4" if "-fp4-" in run.name else "fp8"
     tag = " [fit set of the GPU defaults]" if engine == "vLLM" and gpu == "h100" and not run.name.endswith("-i1024-o8192") else ""
     return f"InferenceX {engine}, {gpu.upper()}, {dtype}{tag}"
