@@ -102,7 +102,8 @@ def main() -> None:
             "engine_version": "unstated",
             "date": e["source_run_date"],
             "notes": [
-                f"Source: SemiAnalysis InferenceX, as recorded by NVIDIA's AISimulate e2e accuracy artifact and vendored in "
+                "Source: SemiAnalysis InferenceX (https://github.com/SemiAnalysisAI/InferenceX-app/releases/tag/db-dump/"
+                "2026-09-28), as recorded by NVIDIA's AISimulate e2e accuracy artifact and vendored in "
                 f"{SOURCE_URL} - entry scenario {e['scenario']}, label {e['label']}, source_config_id "
                 f"{e['source_config_id']}, run {e['source_run_date']}.",
                 "Numbers: absolute_ttft_us -> ttft_ms and absolute_tpot_us -> itl_ms, divided by 1000, nothing else (TPOT "
