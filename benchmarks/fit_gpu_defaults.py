@@ -62,6 +62,9 @@ OUT = Path(__file__).parent / "results" / "fit_gpu_defaults.json"
 
 
 def is_training(run: EvaluationRun, engine: str) -> bool:
+    # only the Llama 3.1 70B InferenceX runs: the gpt-oss-120b ones share the ix- prefix and are held out
+    if "-llama-3.1-70b-" not in run.name:
+        return False
     if engine == "vllm":
         return run.name.startswith("ix-vllm-") and "-h100-" in run.name and not run.name.endswith("-i1024-o8192")
     return run.name.startswith("ix-trt-llm-") and "-h200-" in run.name and not run.name.endswith("-i1024-o1024")
@@ -70,7 +73,8 @@ def is_training(run: EvaluationRun, engine: str) -> bool:
 def is_held_out(run: EvaluationRun, engine: str) -> bool:
     if engine == "vllm":
         return not is_training(run, engine)
-    return (run.name.startswith("ix-trt-llm-") and "-b200-" in run.name) or run.name.startswith("nim-")
+    llama_b200 = run.name.startswith("ix-trt-llm-llama-3.1-70b-") and "-b200-" in run.name
+    return llama_b200 or run.name.startswith("nim-")
 
 
 Prepared = tuple[EvaluationRun, Any, Any, list[Any]]

@@ -66,8 +66,16 @@ def group_of(run: EvaluationRun) -> str:
     """Which source and deployment family a validation run belongs to."""
     if run.name.startswith("nim-"):
         return "NIM 1.8.0, H100, TP2 (NVIDIA)"
+    gpu = next((g for g in ("a100", "h100", "h200", "b200") if f"-{g}-" in run.name), "other")
+    # the sources added for issue 11 (data/validation/README.md): prefix = publisher
+    publisher = {"sb-": "silybench", "gs-": "GPUStack", "dc-": "DataCrunch"}.get(run.name[:3])
+    if publisher:
+        engine = next(e for k, e in (("-vllm-", "vLLM"), ("-sglang-", "SGLang"), ("-trt-llm-", "TensorRT-LLM")) if k in run.name)
+        mode = " burst" if "-burst-" in run.name else ""
+        return f"{publisher} {engine}, {gpu.upper()}{mode}"
     engine = "vLLM" if run.name.startswith("ix-vllm-") else "TensorRT-LLM"
-    gpu = next(g for g in ("h100", "h200", "b200") if f"-{g}-" in run.name)
+    if "-gpt-oss-120b-" in run.name:
+        return f"InferenceX {engine}, {gpu.upper()}, gpt-oss-120b"
     dtype = "fp4" if "-fp4-" in run.name else "fp8"
     tag = " [fit set of the GPU defaults]" if engine == "vLLM" and gpu == "h100" and not run.name.endswith("-i1024-o8192") else ""
     return f"InferenceX {engine}, {gpu.upper()}, {dtype}{tag}"
