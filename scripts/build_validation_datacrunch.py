@@ -10,7 +10,7 @@ and *median* ITL only.
 
 Output (``src/servescope/data/validation``): one Scenario and one EvaluationRun per
 line. Each point is an offline burst: concurrency = the number of requests (all
-sent at t = 0); ttft_ms = median TTFT, itl_ms = median ITL (said in the notes);
+sent at t = 0); ttft_p50_ms = median TTFT, itl_p50_ms = median ITL (said in the notes);
 mean_isl/mean_osl = total tokens / completed, rounded (the one arithmetic step).
 Re-running rewrites the same files.
 
@@ -82,14 +82,15 @@ def main() -> None:
                 f"Offline burst: sglang.bench_serving --num-prompt {n} at request rate inf, no max concurrency (the "
                 f"file's 'max_concurrency': null): all {n} requests sent at t = 0; concurrency here is that number. "
                 f"Dataset: {dataset}.",
-                "Columns: ttft_ms = median_ttft_ms and itl_ms = median_itl_ms (medians: the file has no means), "
+                "Columns: ttft_p50_ms = median_ttft_ms and itl_p50_ms = median_itl_ms (medians: the file has no means; "
+                "scored against the predicted medians), "
                 f"output_tokens_per_sec = output_throughput; mean E2E latency {line['mean_e2e_latency_ms']} ms.",
                 f"mean_isl/mean_osl = total_input_tokens {line['total_input_tokens']} / total_output_tokens "
                 f"{line['total_output_tokens']} divided by the {n} completed requests, rounded.",
             ],
             "points": [{
                 "concurrency": n, "completed_requests": n, "output_tokens_per_sec": round(line["output_throughput"], 3),
-                "ttft_ms": round(line["median_ttft_ms"], 3), "itl_ms": round(line["median_itl_ms"], 3),
+                "ttft_p50_ms": round(line["median_ttft_ms"], 3), "itl_p50_ms": round(line["median_itl_ms"], 3),
                 "mean_isl": round(line["total_input_tokens"] / n), "mean_osl": round(line["total_output_tokens"] / n),
             }],
         })

@@ -11,7 +11,7 @@ H100 80GB under vLLM 0.30.0 (bf16 and fp8), the columns named in the file's
 p95/p99, but no mean or median TTFT and no mean TPOT.
 
 Output (``src/servescope/data/validation``): one Scenario per dtype and one
-EvaluationRun per (dtype, workload); ``itl_ms`` is the published *median* ITL,
+EvaluationRun per (dtype, workload); ``itl_p50_ms`` is the published *median* ITL,
 ``ttft_ms`` is null (not published). Re-running rewrites the same files.
 
     .venv/bin/python scripts/build_validation_silybench.py
@@ -90,15 +90,15 @@ def main() -> None:
                     f"--random-output-len {osl} --random-range-ratio 0 --ignore-eos --max-concurrency C --request-rate "
                     "inf, num_prompts = completed_requests (5 x C, at least 50), warm-up requests before the first of 3 "
                     "repeats; every figure is the per-field median of the 3 repeats.",
-                    "Columns: itl_ms = the published median ITL (itl_median_ms; vLLM's pooled inter-token gaps), not a "
-                    "mean; output_tokens_per_sec = output_throughput; ttft_ms is null: the source publishes only TTFT "
+                    "Columns: itl_p50_ms = the published median ITL (itl_median_ms; vLLM's pooled inter-token gaps; "
+                    "scored against the predicted median); output_tokens_per_sec = output_throughput; ttft_ms is null: the source publishes only TTFT "
                     "p95/p99 (kept in scripts/validation_sources/silybench_qwen3_8b.json), no mean or median.",
                     f"mean_isl/mean_osl are the configured lengths {isl}/{osl} (range ratio 0, --ignore-eos), not "
                     "measured means.",
                 ],
                 "points": [
                     {"concurrency": c, "completed_requests": completed, "output_tokens_per_sec": round(out_tps, 3),
-                     "itl_ms": round(itl, 4), "mean_isl": isl, "mean_osl": osl}
+                     "itl_p50_ms": round(itl, 4), "mean_isl": isl, "mean_osl": osl}
                     for c, completed, itl, out_tps, _p95, _p99 in rows
                 ],
             })
