@@ -301,9 +301,13 @@ def catalog_list(
     fmt: Annotated[OutputFormat, typer.Option("--format", help="text or json.")] = OutputFormat.text,
 ) -> None:
     """List the workloads of the catalog (packaged plus SERVESCOPE_CATALOG_PATH)."""
+    from servescope.catalog.store import Catalog
     from servescope.catalog.summary import workload_rows
 
-    rows = workload_rows()
+    cat = Catalog.load()
+    for line in cat.broken_lines():
+        err.print(line, markup=False)
+    rows = workload_rows(cat)
     if fmt is OutputFormat.json:
         print(json.dumps(rows, indent=2))
         return
