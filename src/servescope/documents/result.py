@@ -104,6 +104,12 @@ class Metrics(StrictModel):
     prefix_cache_hit_rate: UnitFloat | None = None
     preemptions: NonNegInt | None = None
     goodput_requests_per_sec: NonNegFloat | None = None
+    resends: NonNegInt | None = Field(
+        default=None,
+        description="Sends repeated because the previous send never reached the server (a pooled connection it had "
+        "closed); the time they took stays inside each request's latency. Null when not counted.",
+    )
+    resent_requests: NonNegInt | None = Field(default=None, description="Requests sent more than once (see resends).")
     # Simulated only (metrics-contract.txt): null in explicit mode.
     device_utilization: list[UnitFloat] | None = None
     device_queue_length_mean: list[NonNegFloat] | None = None
