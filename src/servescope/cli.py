@@ -20,6 +20,7 @@ from rich.table import Table
 
 from servescope import __version__
 from servescope.errors import ServescopeError
+from servescope.redaction import redact
 
 app = typer.Typer(
     name="servescope",
@@ -338,7 +339,8 @@ def main() -> None:
     try:
         app()
     except ServescopeError as exc:
-        err.print(f"error: {exc}", markup=False)
+        # Last line of defence for credentials: a URL's user:password@, a Bearer token.
+        err.print(f"error: {redact(str(exc))}", markup=False)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         err.print("interrupted", markup=False)
@@ -347,7 +349,7 @@ def main() -> None:
         if os.environ.get("SERVESCOPE_DEBUG"):
             raise
         err.print(
-            f"internal error: {type(exc).__name__}: {exc} (a servescope bug; rerun with SERVESCOPE_DEBUG=1 "
+            f"internal error: {type(exc).__name__}: {redact(str(exc))} (a servescope bug; rerun with SERVESCOPE_DEBUG=1 "
             "for the traceback and report it)",
             markup=False,
         )
