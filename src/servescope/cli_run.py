@@ -204,9 +204,15 @@ def engine_start(
 def engine_status() -> None:
     """Say whether the embedded engine is running, and where."""
     from servescope.bench.engine import status
+    from servescope.bench.engine.lifetime import embedded_servers, reap_orphans
 
+    console = _console()
+    for gone in reap_orphans():
+        console.print(f"stopped an orphaned embedded llama-server (pid {gone.pid}, port {gone.port}; its servescope {gone.parent_pid} had died)")
+    for entry in embedded_servers():
+        console.print(f"embedded llama-server pid {entry.pid} at http://127.0.0.1:{entry.port} (for servescope pid {entry.parent_pid})")
     st = status()
-    _console().print(st.message)
+    console.print(st.message)
     raise typer.Exit(0 if st.running else 1)
 
 
@@ -214,5 +220,9 @@ def engine_status() -> None:
 def engine_stop() -> None:
     """Stop the background embedded engine."""
     from servescope.bench.engine import stop_detached
+    from servescope.bench.engine.lifetime import reap_orphans
 
-    _console().print(stop_detached().message)
+    console = _console()
+    for gone in reap_orphans():
+        console.print(f"stopped an orphaned embedded llama-server (pid {gone.pid}, port {gone.port})")
+    console.print(stop_detached().message)
