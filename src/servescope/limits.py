@@ -73,7 +73,7 @@ MAX_SIMULATED_REQUESTS = _limit(
 )
 MAX_SIMULATED_CONCURRENCY = _limit("MAX_SIMULATED_CONCURRENCY", 100_000, "concurrency of one simulated point")
 MAX_SEARCH_CANDIDATES = _limit("MAX_SEARCH_CANDIDATES", 100_000, "deployments one search may try")
-MAX_GPUS = _limit("MAX_GPUS", 4096, "GPUs of one simulated deployment (search --gpus, tp x pp x dp)")
+MAX_GPUS = _limit("MAX_GPUS", 4096, "devices one search may spend (search --gpus)")
 
 
 def registry() -> list[Limit]:

@@ -4,7 +4,7 @@ A real TCP server (asyncio, its own thread) that speaks just enough HTTP/1.1: it
 a request line, headers and a Content-Length body, then answers according to
 ``mode`` — an endless ``data:`` line, ``data:`` lines without the blank line, a huge
 error body, an echo of the request headers, a connection closed before any answer,
-an empty ``data:`` field inside an otherwise normal stream. ``GET /v1/models`` always
+an empty ``data:`` field inside an otherwise normal stream, or any given bytes (``raw``). ``GET /v1/models`` always
 answers one model, so ``servescope run --endpoint`` can be pointed at it.
 
 Run as a script (``python -m tests.bench.hostile MODE``) it prints its port and serves
@@ -46,6 +46,7 @@ class HostileServer:
     port: int = 0
     connections: int = 0
     drop_first: int = 0  # close this many connections after reading the request, before answering
+    raw_body: bytes = b""  # mode "raw": these bytes after the SSE headers, then close
     seen_headers: list[dict[str, str]] = field(default_factory=list)
     _loop: asyncio.AbstractEventLoop | None = None
     _thread: threading.Thread | None = None
@@ -80,6 +81,8 @@ class HostileServer:
         mode = self.mode
         if mode == "normal":
             writer.write(sse + _normal_stream())
+        elif mode == "raw":
+            writer.write(sse + self.raw_body)
         elif mode == "empty-data-field":
             writer.write(sse + _normal_stream(3, empty_field_after=1))
         elif mode in ("endless-line", "endless-data-lines"):
