@@ -30,6 +30,7 @@ from servescope.documents.record import RequestRecord
 from servescope.documents.result import FailureCategory
 from tests.bench.hostile import hostile_server
 from tests.documents.test_loader_limits import alias_bomb
+from tests.measure import RUN_CLI_MEASURED
 
 CLI_EXIT_CODES = {0, 1, 2, 4}
 KINDS = sorted(DOCUMENT_KINDS)
@@ -121,21 +122,9 @@ def test_any_bytes_in_a_file_load_without_raising(tmp_path: Path, raw: bytes, su
 
 # --- documents through the CLI: exit codes, no traceback, bounded memory ---------------------------
 
-_MEASURED = """
-import resource, runpy, sys
-sys.argv = ["servescope", *sys.argv[1:]]
-code = 0
-try:
-    runpy.run_module("servescope", run_name="__main__")
-except SystemExit as exc:
-    code = exc.code
-sys.stderr.write(f"\\nmaxrss_kb={resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}\\n")
-sys.exit(code)
-"""
-
 
 def _cli_measured(*args: str, cwd: Path) -> tuple[int, str, float]:
-    proc = subprocess.run([sys.executable, "-c", _MEASURED, *args], capture_output=True, text=True, timeout=300, cwd=cwd)
+    proc = subprocess.run([sys.executable, "-c", RUN_CLI_MEASURED, *args], capture_output=True, text=True, timeout=300, cwd=cwd)
     rss = [ln for ln in proc.stderr.splitlines() if ln.startswith("maxrss_kb=")]
     return proc.returncode, proc.stdout + proc.stderr, int(rss[-1].split("=")[1]) / 1024 if rss else float("inf")
 

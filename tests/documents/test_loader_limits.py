@@ -18,6 +18,7 @@ from servescope.documents.base import error
 from servescope.documents.loader import cap_issues
 from servescope.errors import CatalogError
 from tests.documents.conftest import SEED_EVALUATION_RUN_YAML, WriteFn
+from tests.measure import PEAK_KB
 
 
 def alias_bomb(levels: int = 18, width: int = 9) -> str:
@@ -28,12 +29,12 @@ def alias_bomb(levels: int = 18, width: int = 9) -> str:
     return "\n".join(lines) + "\n"
 
 
-_MEASURE = """
-import json, resource, sys, time
+_MEASURE = PEAK_KB + """
+import json, sys, time
 t = time.perf_counter()
 from servescope.documents import load
 loaded = load(sys.argv[1])
-print(json.dumps({"s": time.perf_counter() - t, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+print(json.dumps({"s": time.perf_counter() - t, "rss_mb": peak_kb() / 1024,
                   "issues": [i.message for i in loaded.issues]}))
 """
 

@@ -12,28 +12,16 @@ import pytest
 
 from servescope.catalog.store import Catalog
 from tests.bench.hostile import hostile_server
+from tests.measure import RUN_CLI_MEASURED
 
 pytestmark = pytest.mark.integration
 
 KEY = "sk-hostile-test-0a1b2c3d4e5f6789"
 
-# Runs the CLI in this interpreter and reports the process's own peak RSS on stderr.
-_RUN_MEASURED = """
-import resource, runpy, sys
-sys.argv = ["servescope", *sys.argv[1:]]
-code = 0
-try:
-    runpy.run_module("servescope", run_name="__main__")
-except SystemExit as exc:
-    code = exc.code
-sys.stderr.write(f"\\nmaxrss_kb={resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}\\n")
-sys.exit(code)
-"""
-
 
 def run_measured(*args: str, catalog: Catalog, env: dict[str, str] | None = None, timeout: float = 120) -> tuple[int, str, str, float]:
     full_env = {**os.environ, "SERVESCOPE_CATALOG_PATH": str(catalog.roots[-1]), **(env or {})}
-    proc = subprocess.run([sys.executable, "-c", _RUN_MEASURED, *args], env=full_env, capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run([sys.executable, "-c", RUN_CLI_MEASURED, *args], env=full_env, capture_output=True, text=True, timeout=timeout)
     rss_line = [ln for ln in proc.stderr.splitlines() if ln.startswith("maxrss_kb=")]
     return proc.returncode, proc.stdout, proc.stderr, int(rss_line[-1].split("=")[1]) / 1024
 
