@@ -20,6 +20,7 @@ from rich.table import Table
 
 from servescope import __version__
 from servescope.errors import ServescopeError
+from servescope.redaction import redact
 
 app = typer.Typer(
     name="servescope",
@@ -98,7 +99,8 @@ def validate(
         err.print("error: give document files or folders to validate, or --catalog", markup=False)
         raise typer.Exit(2)
     report = validate_paths(targets, extra_checks=[_plausibility])
-    failed = report.errors > 0 or (strict and report.warnings > 0)
+    # A gate that found nothing to check must not pass (a wrong path in CI).
+    failed = report.errors > 0 or (strict and report.warnings > 0) or not report.files
     if fmt is OutputFormat.json:
         payload = {
             "files": len(report.files),
@@ -111,6 +113,9 @@ def validate(
     else:
         for source, issue in report.issues():
             (err if issue.level == "error" else out).print(issue.format(source), markup=False)
+        if not report.files:
+            err.print(f"error: no documents found in {', '.join(map(str, targets))} (no .yaml, .yml or .json files); "
+                      "nothing was validated", markup=False)  # fmt: skip
         verdict = "[red]invalid[/red]" if failed else "[green]valid[/green]"
         out.print(
             f"{len(report.files)} file(s): {report.errors} error(s), {report.warnings} warning(s) — {verdict}"
@@ -231,6 +236,13 @@ def regress(
         out.print(f"note: {note}", markup=False)
     for line in report.differences:
         err.print(f"- {line}", markup=False)
+    if report.compared == 0 and not report.differences:
+        err.print(
+            f"error: no deterministic Result to compare in {baseline} and {results}; a guard that compares nothing "
+            "fails (check the paths: each folder needs the result.json files of simulated runs)",
+            markup=False,
+        )
+        raise typer.Exit(1)
     verdict = "[green]no regression[/green]" if report.ok else f"[red]{len(report.differences)} difference(s)[/red]"
     out.print(f"{report.compared} result(s) compared: {verdict}")
     raise typer.Exit(0 if report.ok else 1)
@@ -301,9 +313,13 @@ def catalog_list(
     fmt: Annotated[OutputFormat, typer.Option("--format", help="text or json.")] = OutputFormat.text,
 ) -> None:
     """List the workloads of the catalog (packaged plus SERVESCOPE_CATALOG_PATH)."""
+    from servescope.catalog.store import Catalog
     from servescope.catalog.summary import workload_rows
 
-    rows = workload_rows()
+    cat = Catalog.load()
+    for line in cat.broken_lines():
+        err.print(line, markup=False)
+    rows = workload_rows(cat)
     if fmt is OutputFormat.json:
         print(json.dumps(rows, indent=2))
         return
@@ -334,7 +350,8 @@ def main() -> None:
     try:
         app()
     except ServescopeError as exc:
-        err.print(f"error: {exc}", markup=False)
+        # Last line of defence for credentials: a URL's user:password@, a Bearer token.
+        err.print(f"error: {redact(str(exc))}", markup=False)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         err.print("interrupted", markup=False)
@@ -343,7 +360,7 @@ def main() -> None:
         if os.environ.get("SERVESCOPE_DEBUG"):
             raise
         err.print(
-            f"internal error: {type(exc).__name__}: {exc} (a servescope bug; rerun with SERVESCOPE_DEBUG=1 "
+            f"internal error: {type(exc).__name__}: {redact(str(exc))} (a servescope bug; rerun with SERVESCOPE_DEBUG=1 "
             "for the traceback and report it)",
             markup=False,
         )

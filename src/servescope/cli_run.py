@@ -4,6 +4,7 @@ only parses, draws and prints."""
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 from typing import Annotated, Any
@@ -13,7 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from servescope.errors import ServescopeError
+from servescope.errors import ServescopeError, UsageError
 
 engine_app = typer.Typer(help="Manage the embedded llama.cpp engine (tiny local model, loopback only).", no_args_is_help=True)
 
@@ -35,9 +36,13 @@ def parse_slos(spec: str | None) -> list[Any]:
     slos = []
     for part in spec.split(","):
         m = _SLO_RE.match(part)
-        if not m:
-            raise typer.BadParameter(f"{part!r}: write SLOs like ttft_ms<=500,itl_ms<=30", param_hint="--slo")
-        slos.append(Slo(id=f"{m.group(1)}{m.group(2)}{m.group(3)}", metric=m.group(1), op=m.group(2), threshold=float(m.group(3))))  # type: ignore[arg-type]
+        try:
+            threshold = float(m.group(3)) if m else math.nan
+        except ValueError:
+            threshold = math.nan
+        if not m or not math.isfinite(threshold):
+            raise UsageError(f"--slo {part!r}: write SLOs like ttft_ms<=500,itl_ms<=30")
+        slos.append(Slo(id=f"{m.group(1)}{m.group(2)}{m.group(3)}", metric=m.group(1), op=m.group(2), threshold=threshold))  # type: ignore[arg-type]
     return slos
 
 
@@ -99,22 +104,23 @@ def run_command(
     from servescope.bench.request_fields import parse_extra_body
     from servescope.bench.run import Progress as RunProgress
     from servescope.bench.run import RunOptions, run_workload
+    from servescope.bench.run_checks import check_run_options
 
     console = _console()
     if api not in ("chat", "completions"):
-        raise typer.BadParameter("use chat or completions", param_hint="--api")
+        raise UsageError(f"--api {api!r}: use chat or completions")
     if arrival not in ("poisson", "gamma", "constant"):
-        raise typer.BadParameter("use poisson, gamma or constant", param_hint="--arrival")
-    if not scrape_interval > 0:
-        raise typer.BadParameter("give a number of seconds > 0, e.g. 0.5", param_hint="--scrape-interval")
+        raise UsageError(f"--arrival {arrival!r}: use poisson, gamma or constant")
+    if not (math.isfinite(scrape_interval) and scrape_interval > 0):
+        raise UsageError(f"--scrape-interval {scrape_interval!r}: give a finite number of seconds > 0, e.g. 0.5")
     levels = None
     if concurrency:
         try:
             levels = [int(x) for x in concurrency.split(",") if x.strip()]
         except ValueError as exc:
-            raise typer.BadParameter("give integers like 1,4,8", param_hint="--concurrency") from exc
+            raise UsageError(f"--concurrency {concurrency!r}: give integers like 1,4,8") from exc
         if not levels or min(levels) < 1:
-            raise typer.BadParameter("give integers ≥ 1 like 1,4,8", param_hint="--concurrency")
+            raise UsageError(f"--concurrency {concurrency!r}: give integers ≥ 1 like 1,4,8")
     opts = RunOptions(
         workload_id=workload, endpoint=endpoint, model=model, api=api, api_key_env=api_key_env,  # type: ignore[arg-type]
         scenario=scenario, out_dir=out, engine_id=engine, engine_version=engine_version,
@@ -122,6 +128,9 @@ def run_command(
         concurrency=levels, timeout_s=timeout, slos=parse_slos(slo), embedded_parallel=parallel, embedded_ctx_per_slot=ctx_per_slot,
         scrape_metrics=scrape, scrape_interval_s=scrape_interval,
     )
+    if not (math.isfinite(min_success_rate) and 0.0 <= min_success_rate <= 1.0):
+        raise UsageError(f"--min-success-rate {min_success_rate!r}: give a share in 0..1, e.g. 0.95")
+    check_run_options(opts)  # every option, before the engine starts or anything is written
     user_body = parse_extra_body(extra_body) if extra_body is not None else {}
     variants: list[tuple[str, dict[str, Any] | None]] = [("prefix cache on", None)]
     if compare_prefix_cache:
@@ -204,9 +213,15 @@ def engine_start(
 def engine_status() -> None:
     """Say whether the embedded engine is running, and where."""
     from servescope.bench.engine import status
+    from servescope.bench.engine.lifetime import embedded_servers, reap_orphans
 
+    console = _console()
+    for gone in reap_orphans():
+        console.print(f"stopped an orphaned embedded llama-server (pid {gone.pid}, port {gone.port}; its servescope {gone.parent_pid} had died)")
+    for entry in embedded_servers():
+        console.print(f"embedded llama-server pid {entry.pid} at http://127.0.0.1:{entry.port} (for servescope pid {entry.parent_pid})")
     st = status()
-    _console().print(st.message)
+    console.print(st.message)
     raise typer.Exit(0 if st.running else 1)
 
 
@@ -214,5 +229,9 @@ def engine_status() -> None:
 def engine_stop() -> None:
     """Stop the background embedded engine."""
     from servescope.bench.engine import stop_detached
+    from servescope.bench.engine.lifetime import reap_orphans
 
-    _console().print(stop_detached().message)
+    console = _console()
+    for gone in reap_orphans():
+        console.print(f"stopped an orphaned embedded llama-server (pid {gone.pid}, port {gone.port})")
+    console.print(stop_detached().message)

@@ -142,7 +142,7 @@ def test_empty_error_field_is_not_an_error() -> None:
     assert info.error is None and info.content == "x"
 
 
-@pytest.mark.parametrize("data", ['{"choices":[{"delta":{"content":"x"', "not json at all", "", "{'single': 'quotes'}"])
+@pytest.mark.parametrize("data", ['{"choices":[{"delta":{"content":"x"', "not json at all", "{'single': 'quotes'}"])
 def test_malformed_json_is_an_error_not_an_exception(data: str) -> None:
     info = parse_chunk(data)
     assert info.error is not None and info.error.startswith("malformed stream chunk")
@@ -213,3 +213,9 @@ def test_llamacpp_context_overflow_body_parses_as_error_with_code() -> None:
     info = parse_chunk(body)
     assert info.error == "request (1111 tokens) exceeds the available context size (1024 tokens), try increasing it"
     assert info.error_code == 400
+
+
+@pytest.mark.parametrize("data", ["", " ", "\n"])
+def test_an_empty_payload_is_an_empty_chunk_not_an_error(data: str) -> None:
+    # issue 12, bug 3: "data:" alone is an event with empty data (SSE spec), e.g. a keep-alive
+    assert parse_chunk(data) == ChunkInfo()

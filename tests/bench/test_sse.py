@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from servescope.bench.sse import SseEvent, SseParser
+from servescope.bench.sse import SseEvent, SseLimitError, SseParser
 
 LLAMACPP = Path(__file__).parent / "engine" / "fixtures"
 CHAT = (LLAMACPP / "llamacpp_chat_stream.txt").read_bytes()
@@ -199,3 +199,48 @@ def test_empty_input() -> None:
 @pytest.mark.parametrize("chunk", [b"\n", b"\n\n\n", b"\r\n\r\n"])
 def test_blank_lines_only(chunk: bytes) -> None:
     assert parse_whole(chunk) == []
+
+
+# ---- limits (issue 13): nothing a server sends grows the parser without bound ---------------
+
+
+def test_an_empty_data_field_is_an_event_with_empty_data() -> None:
+    # The SSE spec: "data:" alone appends an empty line to the data buffer; the event is dispatched.
+    assert parse_whole(b"data:\n\n") == [SseEvent("")]
+    assert parse_whole(b"data: a\n\ndata:\n\ndata: b\n\n") == [SseEvent("a"), SseEvent(""), SseEvent("b")]
+
+
+def test_a_line_past_the_limit_is_refused() -> None:
+    p = SseParser(max_line_bytes=1000)
+    p.feed(b"data: " + b"x" * 900)
+    with pytest.raises(SseLimitError, match="SERVESCOPE_MAX_SSE_LINE_BYTES"):
+        p.feed(b"x" * 200)
+
+
+def test_data_lines_without_the_blank_line_are_refused_past_the_event_limit() -> None:
+    p = SseParser(max_event_bytes=1000)
+    with pytest.raises(SseLimitError, match="SERVESCOPE_MAX_SSE_EVENT_BYTES"):
+        for _ in range(100):
+            p.feed(b"data: " + b"y" * 50 + b"\n")
+
+
+def test_events_under_the_limits_pass_however_many() -> None:
+    p = SseParser(max_line_bytes=200, max_event_bytes=200)
+    events = []
+    for _ in range(1000):
+        events += p.feed(b"data: " + b"z" * 100 + b"\n\n")
+    assert len(events) == 1000
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.binary(max_size=300), max_size=30))
+def test_any_bytes_either_parse_or_hit_a_limit_and_the_buffer_stays_bounded(pieces: list[bytes]) -> None:
+    p = SseParser(max_line_bytes=512, max_event_bytes=512)
+    try:
+        for piece in pieces:
+            for event in p.feed(piece):
+                assert isinstance(event.data, str)
+            assert len(p._buf) <= 512  # noqa: SLF001 - the bound is the point of the test
+        p.close()
+    except SseLimitError:
+        pass

@@ -176,13 +176,13 @@ def test_leading_document_marker_is_one_document(write: WriteFn) -> None:
 def test_deeply_nested_json_does_not_crash(write: WriteFn) -> None:
     depth = 100_000
     message = only_issue(load(write("deep.json", "[" * depth + "]" * depth)))
-    assert message == "is nested too deeply to be a document"
+    assert message.startswith("is nested too deeply to be a document")
 
 
 def test_deeply_nested_json_objects_do_not_crash(write: WriteFn) -> None:
     depth = 100_000
     message = only_issue(load(write("deep.json", '{"a":' * depth + "1" + "}" * depth)))
-    assert message == "is nested too deeply to be a document"
+    assert message.startswith("is nested too deeply to be a document")
 
 
 @pytest.mark.parametrize(
@@ -192,11 +192,11 @@ def test_deeply_nested_json_objects_do_not_crash(write: WriteFn) -> None:
 )
 def test_deeply_nested_yaml_does_not_crash(write: WriteFn, text: str) -> None:
     # (Deep YAML flow *sequences* are avoided here only because PyYAML scans them in quadratic time.)
-    assert only_issue(load(write("deep.yaml", text))) == "is nested too deeply to be a document"
+    assert only_issue(load(write("deep.yaml", text))).startswith("is nested too deeply to be a document")
 
 
 def test_moderately_nested_value_is_an_ordinary_type_error(write: WriteFn) -> None:
-    text = '{"kind": "EvaluationRun", "name": ' + "[" * 500 + "]" * 500 + "}"
+    text = '{"kind": "EvaluationRun", "name": ' + "[" * 50 + "]" * 50 + "}"  # under limits.MAX_DOCUMENT_DEPTH
     loaded = load(write("doc.json", text))
     assert ("error", "name") in triples(loaded.issues)
     assert all("\n" not in i.message and len(i.message) < 300 for i in loaded.issues)

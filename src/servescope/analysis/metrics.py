@@ -72,6 +72,10 @@ class Columns:
     sources: set[str] = field(default_factory=set)
     # (stage, category, message, request id, http status) of each failed request
     failed: list[tuple[str, str, str, str, int | None]] = field(default_factory=list)
+    # Sends again after a send that never reached the server (RequestRecord.attempts - 1),
+    # and the requests that needed one; None when no record says (simulated, old records).
+    resends: int | None = None
+    resent_requests: int | None = None
 
     def extend(self, other: Columns) -> None:
         for name, dtype in _COLUMN_DTYPES:
@@ -86,6 +90,9 @@ class Columns:
                 setattr(self, name, np.concatenate((np.asarray(mine, dtype=dtype), np.asarray(theirs, dtype=dtype))))
         self.sources |= other.sources
         self.failed += other.failed
+        if other.resends is not None:
+            self.resends = (self.resends or 0) + other.resends
+            self.resent_requests = (self.resent_requests or 0) + (other.resent_requests or 0)
 
     def add(self, r: RequestRecord) -> None:
         if r.phase != "measured":
@@ -97,6 +104,9 @@ class Columns:
         self.end_ns.append(nan if r.end_ns is None else r.end_ns)
         self.input_tokens.append(nan if r.input_tokens is None else r.input_tokens)
         self.output_tokens.append(nan if r.output_tokens is None else r.output_tokens)
+        if r.attempts is not None:
+            self.resends = (self.resends or 0) + max(0, r.attempts - 1)
+            self.resent_requests = (self.resent_requests or 0) + (r.attempts > 1)
         if r.ok:
             if r.chunk_ns:
                 self.chunk_flat.extend(r.chunk_ns)
@@ -174,6 +184,9 @@ def aggregate_columns(cols: Columns, *, token_source_hint: str | None = None) ->
         "mean_isl": float(in_ok.mean()) if in_ok.size else None,
         "mean_osl": float(out_ok.mean()) if out_ok.size else None,
     }
+    if cols.resends is not None:
+        metrics["resends"] = cols.resends
+        metrics["resent_requests"] = cols.resent_requests
     groups: dict[tuple[str, str], list[tuple[str, str, str, str, int | None]]] = {}
     for f in cols.failed:
         groups.setdefault((f[0], f[1]), []).append(f)

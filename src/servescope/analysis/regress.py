@@ -53,7 +53,9 @@ class RegressReport:
 
     @property
     def ok(self) -> bool:
-        return not self.differences
+        """No difference, and something was compared: a guard that compared nothing (a wrong
+        path, an empty folder, only live runs) must not pass."""
+        return not self.differences and self.compared > 0
 
 
 def load_results(folder: Path) -> tuple[dict[Key, Result], list[str]]:

@@ -4,6 +4,13 @@ The per-chunk loop is the hot path: it stamps ``perf_counter_ns`` once per read
 from the socket, feeds the SSE parser and parses each event — nothing else.
 Every way a request can fail ends in the record with a stage and a category;
 nothing raises out of ``send``.
+
+Bounded whatever the server does (``servescope.limits``): an error answer is read up
+to ``MAX_ERROR_BODY_BYTES``, a stream up to ``MAX_RESPONSE_BYTES``, and the SSE parser
+refuses an endless line or event; each is a ``malformed-output`` failure, so a request's
+memory is bounded by those limits. Every text a record keeps (error messages, server
+bodies, output) passes ``redaction.redact`` with the API key, so a server that echoes
+the ``Authorization`` header cannot put the key on disk.
 """
 
 from __future__ import annotations
@@ -14,10 +21,12 @@ from typing import Any
 
 import aiohttp
 
+from servescope import limits
 from servescope.bench.endpoint import Endpoint, classify_http_error
 from servescope.bench.openai_stream import parse_chunk
-from servescope.bench.sse import SseParser
+from servescope.bench.sse import SseLimitError, SseParser
 from servescope.documents.record import RequestRecord
+from servescope.redaction import redact
 
 # Request bodies are sent as pre-encoded bytes so JSON encoding is not timed.
 _json_dumps: Any
@@ -33,7 +42,8 @@ except ImportError:  # pragma: no cover
         return json.dumps(obj, separators=(",", ":")).encode()
 
 
-# Sends of a request that never reached the server (see _stream).
+# Sends of a request that never reached the server (see _stream); each is counted in
+# record.attempts and the Result's resends.
 _SEND_ATTEMPTS = 4
 
 
@@ -72,7 +82,29 @@ async def send(
     except asyncio.CancelledError:
         _fail(record, "stream", "cancelled", "cancelled (run interrupted)", t0_ns)
         raise
+    finally:
+        _redact(record, endpoint)
     return record
+
+
+def _redact(record: RequestRecord, endpoint: Endpoint) -> None:
+    secrets = (endpoint.api_key,)
+    if record.error:
+        record.error = redact(record.error, secrets)
+    if record.output_text:
+        record.output_text = redact(record.output_text, secrets)
+
+
+async def _read_capped(resp: aiohttp.ClientResponse, cap: int) -> tuple[bytes, bool]:
+    """At most ``cap`` bytes of the body; (bytes, whether there was more)."""
+    parts: list[bytes] = []
+    size = 0
+    async for data in resp.content.iter_any():
+        parts.append(data)
+        size += len(data)
+        if size > cap:
+            return b"".join(parts)[:cap], True
+    return b"".join(parts), False
 
 
 def _fail(record: RequestRecord, stage: str, category: str, message: str, t0_ns: int) -> None:
@@ -95,6 +127,7 @@ async def _stream(
     perf = time.perf_counter_ns
     for attempt in range(_SEND_ATTEMPTS):
         record.sent_ns = perf() - t0_ns
+        record.attempts = attempt + 1
         try:
             resp = await session.post(endpoint.url, data=payload, headers=endpoint.headers())
         except aiohttp.ClientConnectorError as exc:  # refused, unreachable: nothing to retry
@@ -116,10 +149,16 @@ async def _stream(
     async with resp:
         record.http_status = resp.status
         if resp.status >= 400:
-            text = (await resp.read()).decode("utf-8", errors="replace")
+            try:
+                raw, _ = await _read_capped(resp, limits.MAX_ERROR_BODY_BYTES)
+            except (aiohttp.ClientPayloadError, aiohttp.ClientConnectionError, OSError):
+                raw = b""
+            text = redact(raw.decode("utf-8", errors="replace"), (endpoint.api_key,))  # before it is cut
             _fail(record, "send", classify_http_error(resp.status, text), f"HTTP {resp.status}: {text[:300]}", t0_ns)
             return
         parser = SseParser()
+        max_bytes = limits.MAX_RESPONSE_BYTES
+        received = 0
         chunks = record.chunk_ns
         texts: list[str] = []
         n_token_chunks = 0
@@ -128,13 +167,18 @@ async def _stream(
         try:
             async for data in resp.content.iter_any():
                 now = perf() - t0_ns
+                received += len(data)
+                if received > max_bytes:
+                    _fail(record, "stream", "malformed-output",
+                          f"response passed {max_bytes:,} bytes (SERVESCOPE_MAX_RESPONSE_BYTES); stopped reading", t0_ns)
+                    return
                 for event in parser.feed(data):
                     info = parse_chunk(event.data)
                     if info.done:
                         finished = True
                         continue
                     if info.error is not None or event.event == "error":
-                        msg = info.error or event.data[:300]
+                        msg = redact(info.error or event.data, (endpoint.api_key,))[:300]
                         cat = classify_http_error(info.error_code or 500, msg)
                         _fail(record, "stream", "context-overflow" if cat == "context-overflow" else "stream-error", msg, t0_ns)
                         record.end_ns = now
@@ -152,10 +196,18 @@ async def _stream(
                         record.server_timings = info.timings
                     if info.finish_reason is not None:
                         record.finish_reason = info.finish_reason
+        except SseLimitError as exc:
+            _fail(record, "stream", "malformed-output", f"stream refused: {exc}", t0_ns)
+            return
         except (aiohttp.ClientPayloadError, aiohttp.ClientConnectionError, OSError) as exc:
             _fail(record, "stream", "connection", f"stream broken: {type(exc).__name__}: {exc}", t0_ns)
             return
-        for event in parser.close():
+        try:
+            tail = parser.close()
+        except SseLimitError as exc:
+            _fail(record, "stream", "malformed-output", f"stream refused: {exc}", t0_ns)
+            return
+        for event in tail:
             info = parse_chunk(event.data)
             if info.done:
                 finished = True

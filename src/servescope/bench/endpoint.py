@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 
 from servescope.documents.failures import CONTEXT_OVERFLOW_MARKERS, classify_http_error
 from servescope.errors import EndpointError
+from servescope.redaction import redact
 
 __all__ = ["CONTEXT_OVERFLOW_MARKERS", "Api", "Endpoint", "classify_http_error", "normalize_base_url"]
 
@@ -21,7 +22,7 @@ def normalize_base_url(url: str) -> str:
     raw = url.strip()
     parts = urlsplit(raw)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise EndpointError(f"endpoint {url!r} is not an http(s) URL; give e.g. http://127.0.0.1:8000/v1")
+        raise EndpointError(f"endpoint {redact(url)!r} is not an http(s) URL; give e.g. http://127.0.0.1:8000/v1")
     if parts.username or parts.password:
         raise EndpointError("endpoint URL must not carry credentials; pass the key with --api-key-env VAR")
     path = parts.path.rstrip("/")

@@ -35,8 +35,14 @@ def _error_text(err: Any) -> tuple[str, int | None]:
 
 
 def parse_chunk(data: str) -> ChunkInfo:
-    """Parse one SSE ``data`` payload; never raises (bad JSON → error)."""
-    if data.strip() == "[DONE]":
+    """Parse one SSE ``data`` payload; never raises (bad JSON → error).
+
+    An empty payload (a bare ``data:`` line, which the SSE spec makes an event with
+    empty data) says nothing: an empty chunk, not an error."""
+    stripped = data.strip()
+    if not stripped:
+        return ChunkInfo()
+    if stripped == "[DONE]":
         return ChunkInfo(done=True)
     try:
         obj = json.loads(data)

@@ -28,6 +28,7 @@ from servescope.bench.execute import LoadSpec, OnRecord, PointOutcome
 from servescope.bench.recorder import RecordWriter
 from servescope.bench.request_fields import request_extras
 from servescope.bench.result import RunIdentity, build_evaluation_run, build_result
+from servescope.bench.run_checks import check_run_options
 from servescope.bench.runners import RUNNERS, RunContext
 from servescope.bench.scrape import MetricsSampler
 from servescope.catalog.plan import PlannedPoint, plan
@@ -310,6 +311,7 @@ def run_event_loop(coro: Any) -> Any:
 
 def run_workload(opts: RunOptions, progress: Progress | None = None, catalog: Catalog | None = None) -> RunArtifacts:
     """Plan, run and record one workload (library entry point of ``servescope run``)."""
+    check_run_options(opts)  # before anything is loaded, started or written
     prog = progress or Progress()
     status = prog.on_status or (lambda _msg: None)
     cat = catalog or Catalog.load()

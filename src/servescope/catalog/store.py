@@ -5,6 +5,11 @@ A catalog root is a folder with any of ``workloads/``, ``datasets/``,
 The packaged root ships inside servescope; user roots come from
 ``SERVESCOPE_CATALOG_PATH`` (``os.pathsep``-separated) or are passed in. Later
 roots add to earlier ones; an id defined twice is a catalog error.
+
+A file of a user root that is not a valid document (or is hostile: an alias bomb, a
+huge list) is skipped and kept in ``broken`` with its reason; the document loader
+bounds what reading it costs (``servescope.limits``), so one bad file never stalls a
+command. ``catalog list`` prints them, and an unknown id names them.
 """
 
 from __future__ import annotations
@@ -64,6 +69,7 @@ class Catalog:
     roots: list[Path] = field(default_factory=list)
     entries: dict[str, dict[str, Entry]] = field(default_factory=lambda: {k: {} for k in SUBDIRS})
     broken: list[Path] = field(default_factory=list)
+    broken_reasons: dict[Path, str] = field(default_factory=dict)
 
     @classmethod
     def load(cls, roots: Iterable[Path] | None = None, *, include_packaged: bool = True) -> Catalog:
@@ -85,6 +91,16 @@ class Catalog:
                     self.add(sub, loaded.document, path)
                 else:
                     self.broken.append(path)
+                    first = next((i for i in loaded.issues if i.level == "error"), None)
+                    self.broken_reasons[path] = (
+                        (f"{first.path}: " if first.path else "") + first.message
+                        if first is not None
+                        else f"is a {type(loaded.document).__name__}, not a {model.__name__} (it sits in {sub}/)"
+                    )
+
+    def broken_lines(self) -> list[str]:
+        """One line per skipped file: ``PATH: skipped: reason``."""
+        return [f"{path}: skipped: {self.broken_reasons.get(path, 'not a valid document')}" for path in self.broken]
 
     def add(self, sub: str, doc: Document, path: Path) -> None:
         key = doc_key(doc)
@@ -99,7 +115,14 @@ class Catalog:
         entry = self.entries[sub].get(key)
         if entry is None:
             known = ", ".join(sorted(self.entries[sub])) or "none"
-            raise CatalogError(f"unknown {sub[:-1] if sub != 'hardware' else 'hardware'} {key!r}; known: {known}")
+            skipped = [p for p in self.broken if sub in p.parts]
+            note = (
+                f"; {len(skipped)} file(s) in {sub}/ were skipped as invalid, e.g. {skipped[0]}: "
+                f"{self.broken_reasons.get(skipped[0], 'not a valid document')}"
+                if skipped
+                else ""
+            )
+            raise CatalogError(f"unknown {sub[:-1] if sub != 'hardware' else 'hardware'} {key!r}; known: {known}{note}")
         return entry
 
     def workload(self, key: str) -> Workload:

@@ -13,6 +13,10 @@ from servescope.documents import Dataset, Document, Workload
 
 def workload_rows(catalog: Catalog | None = None) -> list[dict[str, Any]]:
     cat = catalog if catalog is not None else Catalog.load()
+    return _rows(cat)
+
+
+def _rows(cat: Catalog) -> list[dict[str, Any]]:
     rows = []
     for key in cat.ids("workloads"):
         w = cat.workload(key)

@@ -54,8 +54,12 @@ def validate_paths(
     """Validate every document; ``extra_checks`` come from higher layers (the
     predictor's plausibility physics) so the catalog never imports them."""
     cat = catalog if catalog is not None else Catalog.load()
+    paths = list(paths)
     files = expand(paths)
     report = Report()
+    for raw in paths:  # a folder named but holding no document: a gate must not pass on nothing
+        if Path(raw).is_dir() and not any(True for _ in document_files(Path(raw))):
+            report.files.append(Loaded(source=str(raw), issues=[error("", "no documents found (no .yaml, .yml or .json files in it)")]))
     loaded_all = []
     for source, path in files:
         loaded = load(path)

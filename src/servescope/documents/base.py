@@ -16,12 +16,16 @@ from typing import Annotated, Any, Literal, Self
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationInfo, model_validator
 
+
 Level = Literal["error", "warning"]
 
 NonEmptyStr = Annotated[str, StringConstraints(strip_whitespace=False, min_length=1, pattern=r"\S")]
 UnitFloat = Annotated[float, Field(ge=0.0, le=1.0)]
 NonNegFloat = Annotated[float, Field(ge=0.0)]
-NonNegInt = Annotated[int, Field(ge=0)]
+# Integers a consumer can hold: counts and sizes fit int64 and convert to float exactly
+# (numpy columns, JSON readers in other languages); 2^64 is refused where it is read.
+MAX_SAFE_INT = 2**53 - 1
+NonNegInt = Annotated[int, Field(ge=0, le=MAX_SAFE_INT)]
 
 
 def _iso_date(value: str) -> str:

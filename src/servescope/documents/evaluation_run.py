@@ -11,6 +11,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from servescope import limits
 from servescope.documents.base import (
     Document,
     IsoDate,
@@ -26,7 +27,7 @@ from servescope.documents.base import (
 class EvaluationPoint(StrictModel):
     """One concurrency level, as measured."""
 
-    concurrency: int = Field(ge=1, description="Simultaneous requests the harness kept in flight, at least 1.")
+    concurrency: int = Field(ge=1, le=limits.MAX_CONCURRENCY, description="Simultaneous requests the harness kept in flight, at least 1.")
     completed_requests: int | None = Field(default=None, ge=0, description="Requests finished at this level.")
     output_tokens_per_sec: float | None = Field(default=None, ge=0.0, description="Output throughput, tokens/s.")
     input_tokens_per_sec: float | None = Field(default=None, description="Input throughput, tokens/s.")

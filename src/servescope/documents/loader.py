@@ -4,6 +4,13 @@ Everything that can go wrong with a file (missing, a folder, too big, binary,
 empty, not YAML/JSON, duplicate keys, not a mapping, no or unknown ``kind``,
 wrong fields) becomes an ``Issue`` with a one-line message; nothing here lets a
 traceback reach the user.
+
+Hostile input is bounded before it costs anything (``servescope.limits``): the size is
+checked before parsing; YAML is scanned event by event first, counting every value
+an alias would expand to, the nesting depth and the items of each list, so an alias
+bomb or a 19 MB list of scalars is refused in milliseconds, before a node tree or a
+Python object exists; JSON is walked the same way after parsing. A file lists at most
+``MAX_ISSUES_PER_FILE`` errors, then says how many more there were.
 """
 
 from __future__ import annotations
@@ -15,6 +22,8 @@ from typing import Any, TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
+
+from servescope import limits
 
 from servescope.documents.base import Document, Issue, error, format_loc
 from servescope.documents.dataset import Dataset
@@ -28,7 +37,7 @@ from servescope.documents.workload import WORKLOAD_KINDS, Workload
 
 _D = TypeVar("_D", bound=Document)
 
-MAX_DOCUMENT_BYTES = 20 * 1024 * 1024
+MAX_DOCUMENT_BYTES = limits.MAX_DOCUMENT_BYTES  # kept for importers of the old name
 
 DOCUMENT_KINDS: dict[str, type[Document]] = {
     "EvaluationRun": EvaluationRun,
@@ -45,6 +54,83 @@ DOCUMENT_KINDS: dict[str, type[Document]] = {
 
 class DuplicateKeyError(ValueError):
     pass
+
+
+class DocumentTooLargeError(ValueError):
+    """Past a limit of ``servescope.limits``; the message names the limit and its variable."""
+
+
+def _too_large(what: str, limit: int, env: str) -> DocumentTooLargeError:
+    return DocumentTooLargeError(f"{what} (limit {limit:,}; raise it with {env} if the document is genuine)")
+
+
+def _check_yaml_budget(text: str) -> None:
+    """Scan the YAML events once, before anything is built: expanded values, depth, list items.
+
+    An alias counts as every value of what it names, so ``&a [*b, *b, ...]`` chains grow
+    the count as they would grow the data; nothing is expanded to count it."""
+    max_nodes, max_depth, max_items = limits.MAX_DOCUMENT_NODES, limits.MAX_DOCUMENT_DEPTH, limits.MAX_LIST_ITEMS
+    loader = _StrictYamlLoader(text)
+    anchors: dict[str, int] = {}
+    stack: list[list[Any]] = []  # [anchor, node count at its start, items so far, is mapping]
+    total = 0
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            if isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent, yaml.CollectionStartEvent)) and stack:
+                top = stack[-1]
+                top[2] += 1
+                if top[2] > (2 * max_items if top[3] else max_items):
+                    raise _too_large(
+                        f"has a {'mapping' if top[3] else 'list'} of more than {max_items:,} items",
+                        max_items,
+                        "SERVESCOPE_MAX_LIST_ITEMS",
+                    )
+            if isinstance(event, yaml.ScalarEvent):
+                total += 1
+                if event.anchor:
+                    anchors[event.anchor] = 1
+            elif isinstance(event, yaml.AliasEvent):
+                total += anchors.get(event.anchor, 1)  # an unknown alias: the composer's error says so
+            elif isinstance(event, yaml.CollectionStartEvent):
+                total += 1
+                stack.append([event.anchor, total, 0, isinstance(event, yaml.MappingStartEvent)])
+                if len(stack) > max_depth:
+                    raise _too_large(f"is nested too deeply to be a document (more than {max_depth} levels)", max_depth, "SERVESCOPE_MAX_DOCUMENT_DEPTH")
+            elif isinstance(event, yaml.CollectionEndEvent):
+                anchor, start, _, _ = stack.pop()
+                if anchor:
+                    anchors[anchor] = total - start + 1
+            if total > max_nodes:
+                raise _too_large(
+                    f"expands to more than {max_nodes:,} values (YAML aliases count as what they repeat)",
+                    max_nodes,
+                    "SERVESCOPE_MAX_DOCUMENT_NODES",
+                )
+    finally:
+        loader.dispose()
+
+
+def _check_data_budget(data: Any) -> None:
+    """The same limits on parsed JSON (built already, but bounded by the file size)."""
+    max_nodes, max_depth, max_items = limits.MAX_DOCUMENT_NODES, limits.MAX_DOCUMENT_DEPTH, limits.MAX_LIST_ITEMS
+    total = 0
+    pending: list[tuple[Any, int]] = [(data, 1)]
+    while pending:
+        value, depth = pending.pop()
+        total += 1
+        if total > max_nodes:
+            raise _too_large(f"holds more than {max_nodes:,} values", max_nodes, "SERVESCOPE_MAX_DOCUMENT_NODES")
+        if isinstance(value, (dict, list)):
+            if depth > max_depth:
+                raise _too_large(f"is nested too deeply to be a document (more than {max_depth} levels)", max_depth, "SERVESCOPE_MAX_DOCUMENT_DEPTH")
+            if len(value) > max_items:
+                raise _too_large(
+                    f"has a {'mapping' if isinstance(value, dict) else 'list'} of more than {max_items:,} items",
+                    max_items,
+                    "SERVESCOPE_MAX_LIST_ITEMS",
+                )
+            pending.extend((v, depth + 1) for v in (value.values() if isinstance(value, dict) else value))
 
 
 def _no_duplicates_json(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -111,14 +197,17 @@ def parse_text(text: str, suffix: str) -> Any:
     """Parse JSON or YAML text; raises ValueError with a one-line reason."""
     if suffix == ".json":
         try:
-            return json.loads(text, object_pairs_hook=_no_duplicates_json)
+            data = json.loads(text, object_pairs_hook=_no_duplicates_json)
         except DuplicateKeyError:
             raise
         except json.JSONDecodeError as exc:
             raise ValueError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from exc
+        _check_data_budget(data)
+        return data
     try:
+        _check_yaml_budget(text)
         docs = list(yaml.load_all(text, Loader=_StrictYamlLoader))  # noqa: S506 - SafeLoader subclass
-    except DuplicateKeyError:
+    except (DuplicateKeyError, DocumentTooLargeError):
         raise
     except yaml.MarkedYAMLError as exc:
         if "maximum nesting depth" in str(exc.problem):  # libyaml's own limit: the same answer as a RecursionError
@@ -240,8 +329,22 @@ def load(path: str | Path) -> Loaded:
     loaded.data = data
     doc, issues = parse_document(data)
     loaded.document = doc
-    loaded.issues.extend(issues)
+    loaded.issues.extend(cap_issues(issues))
     return loaded
+
+
+def cap_issues(issues: list[Issue], limit: int | None = None) -> list[Issue]:
+    """The first ``limit`` errors (every warning up to the same limit), then one line counting the rest."""
+    cap = limits.MAX_ISSUES_PER_FILE if limit is None else limit
+    if len(issues) <= cap:
+        return issues
+    kept, dropped = issues[:cap], issues[cap:]
+    n_errors = sum(1 for i in dropped if i.level == "error")
+    n_warnings = len(dropped) - n_errors
+    parts = [f"{n} more {word}{'s' if n != 1 else ''}" for n, word in ((n_errors, "error"), (n_warnings, "warning")) if n]
+    summary = Issue("error" if n_errors else "warning", "", f"... and {' and '.join(parts)} (the first {cap} are listed; "
+                    "fix those and validate again, or raise SERVESCOPE_MAX_ISSUES_PER_FILE)")
+    return [*kept, summary]
 
 
 def load_document(path: str | Path, model: type[_D]) -> _D:

@@ -47,6 +47,9 @@ class RequestRecord:
     output_text: str | None = None
     expected: str | None = None
     server_timings: dict[str, Any] | None = None
+    # Sends of this request: > 1 when a send never reached the server (a pooled connection
+    # it had closed) and was sent again; None in records written before it was counted.
+    attempts: int | None = None
 
     @property
     def ttft_ns(self) -> int | None:

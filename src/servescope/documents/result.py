@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from servescope import limits
 from servescope.documents.base import (
     Document,
     Issue,
@@ -104,6 +105,12 @@ class Metrics(StrictModel):
     prefix_cache_hit_rate: UnitFloat | None = None
     preemptions: NonNegInt | None = None
     goodput_requests_per_sec: NonNegFloat | None = None
+    resends: NonNegInt | None = Field(
+        default=None,
+        description="Sends repeated because the previous send never reached the server (a pooled connection it had "
+        "closed); the time they took stays inside each request's latency. Null when not counted.",
+    )
+    resent_requests: NonNegInt | None = Field(default=None, description="Requests sent more than once (see resends).")
     # Simulated only (metrics-contract.txt): null in explicit mode.
     device_utilization: list[UnitFloat] | None = None
     device_queue_length_mean: list[NonNegFloat] | None = None
@@ -132,14 +139,14 @@ class Failure(StrictModel):
     message: str
     sample_request_id: str | None = None
     http_status: int | None = None
-    concurrency: int | None = Field(default=None, ge=1, description="Sweep point it happened at, if any.")
+    concurrency: int | None = Field(default=None, ge=1, le=limits.MAX_CONCURRENCY, description="Sweep point it happened at, if any.")
 
 
 class ResultPoint(StrictModel):
     """One point of a sweep (a concurrency, or a context length)."""
 
-    concurrency: int = Field(ge=1)
-    context_tokens: int | None = Field(default=None, ge=1)
+    concurrency: int = Field(ge=1, le=limits.MAX_CONCURRENCY)
+    context_tokens: int | None = Field(default=None, ge=1, le=limits.MAX_TOKENS)
     requested_requests: int | None = Field(default=None, ge=0)
     metrics: Metrics
     status: Literal["ok", "failed", "partial", "skipped"] = "ok"

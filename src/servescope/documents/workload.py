@@ -9,10 +9,11 @@ runner reads only ``params``, never the prose.
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
+from servescope import limits
 from servescope.documents.base import Document, IsoDate, Issue, NonEmptyStr, StrictModel, error
 
 WorkloadKind = Literal["serving", "sweep", "prefill", "longctx", "eval", "image"]
@@ -96,10 +97,10 @@ class WorkloadParams(StrictModel):
     """Everything a runner needs. Nominal token counts pick prompts; the real
     counts are measured and recorded in the result."""
 
-    concurrency: int | None = Field(default=None, ge=1, description="Requests kept in flight.")
-    num_requests: int | None = Field(default=None, ge=1, description="Measured requests (per point for sweeps).")
-    input_tokens: int | None = Field(default=None, ge=1, description="Nominal prompt length, picks prompts.")
-    output_tokens: int | None = Field(default=None, ge=1, description="max_tokens sent with each request.")
+    concurrency: int | None = Field(default=None, ge=1, le=limits.MAX_CONCURRENCY, description="Requests kept in flight.")
+    num_requests: int | None = Field(default=None, ge=1, le=limits.MAX_REQUESTS, description="Measured requests (per point for sweeps).")
+    input_tokens: int | None = Field(default=None, ge=1, le=limits.MAX_TOKENS, description="Nominal prompt length, picks prompts.")
+    output_tokens: int | None = Field(default=None, ge=1, le=limits.MAX_TOKENS, description="max_tokens sent with each request.")
     seed: int | None = Field(default=None, ge=0)
     warmup_requests: int | None = Field(default=None, ge=0, description="Sent first, excluded from metrics.")
     temperature: float | None = Field(default=None, ge=0.0)
@@ -109,7 +110,7 @@ class WorkloadParams(StrictModel):
     dataset_categories: list[str] | None = None
     dataset_target_tokens: int | None = Field(default=None, ge=1)
     requests_per_concurrency: int | None = Field(
-        default=None, ge=1, description="Sweeps: per point max(num_requests, concurrency * this)."
+        default=None, ge=1, le=limits.MAX_REQUESTS, description="Sweeps: per point max(num_requests, concurrency * this)."
     )
     group_by: str | None = Field(default=None, description="Row field whose groups are sent back to back.")
     warmup_per_group: int | None = Field(default=None, ge=0)
@@ -123,7 +124,7 @@ class WorkloadParams(StrictModel):
     reasoning: str | None = Field(default=None, description='"default" leaves the engine default alone.')
     needle_check: bool | None = Field(default=None, description="longctx: check the needle answer.")
     needle_depth: float | None = Field(default=None, ge=0.0, le=1.0, description="Where the needle sits, 0..1.")
-    context_tokens: int | None = Field(default=None, ge=1, description="longctx: haystack length.")
+    context_tokens: int | None = Field(default=None, ge=1, le=limits.MAX_TOKENS, description="longctx: haystack length.")
     width: int | None = Field(default=None, ge=1)
     height: int | None = Field(default=None, ge=1)
     steps: int | None = Field(default=None, ge=1)
@@ -136,7 +137,7 @@ class Sweep(StrictModel):
     """Exactly one axis with its values."""
 
     axis: SweepAxis
-    values: list[int] = Field(min_length=1)
+    values: list[Annotated[int, Field(le=max(limits.MAX_CONCURRENCY, limits.MAX_TOKENS))]] = Field(min_length=1)
 
     def check(self) -> list[Issue]:
         issues = []

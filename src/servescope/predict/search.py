@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
+from servescope import limits
 from servescope.analysis.stats import percentile as _percentile
 from servescope.analysis.stats import weighted_percentile
 from servescope.catalog.store import Catalog
@@ -285,6 +286,11 @@ def search(
     (Linux; same result as one process)."""
     global _JOB
     started = time.perf_counter()
+    if not 1 <= devices <= limits.MAX_GPUS:
+        raise ValueError(f"--gpus {devices:,}: give 1..{limits.MAX_GPUS:,} devices (SERVESCOPE_MAX_GPUS)")
+    for seqs in max_num_seqs:
+        if not 1 <= seqs <= limits.MAX_SIMULATED_CONCURRENCY:
+            raise ValueError(f"max_num_seqs {seqs:,}: give 1..{limits.MAX_SIMULATED_CONCURRENCY:,} (SERVESCOPE_MAX_SIMULATED_CONCURRENCY)")
     cat = catalog or Catalog.load()
     slo_list = parse_slos(slos) if isinstance(slos, str) else list(slos)
     mdl = cat.model(model)
@@ -300,7 +306,14 @@ def search(
     dtype_list = parse_dtypes(weight_dtypes) if isinstance(weight_dtypes, str) else list(weight_dtypes)
     job = _Job(cat, mdl, hw, devices, slo_list, workload, engine_list, dtype_list, list(max_num_seqs),
                sorted(set(levels)), percentile, seed, reuse)  # fmt: skip
+    for level in levels:
+        if not 1 <= level <= limits.MAX_SIMULATED_CONCURRENCY:
+            raise ValueError(f"concurrency {level:,}: give 1..{limits.MAX_SIMULATED_CONCURRENCY:,} (SERVESCOPE_MAX_SIMULATED_CONCURRENCY)")
     tps = tp_choices(devices, mdl.num_attention_heads)
+    candidates = len(engine_list) * len(dtype_list) * len(tps) * len(max_num_seqs)
+    if candidates > limits.MAX_SEARCH_CANDIDATES:
+        raise ValueError(f"this search would try {candidates:,} configurations, above the limit of "
+                         f"{limits.MAX_SEARCH_CANDIDATES:,} (SERVESCOPE_MAX_SEARCH_CANDIDATES); give fewer choices")  # fmt: skip
     n = min(workers, len(tps))
     if n > 1 and "fork" in mp.get_all_start_methods():
         _JOB = job

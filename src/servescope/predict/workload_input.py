@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from servescope import limits
 from servescope.catalog.arrivals import arrival_offsets_ns
 from servescope.catalog.plan import PlannedPoint, PlannedRequest
 from servescope.predict.deployment import Deployment
@@ -98,6 +99,29 @@ class SyntheticWorkload:
                 f"--harness {rep.name}: its default request count is not pinned here; give --num-requests "
                 "(the count that run measured)"
             )
+        self.check_budget()
+
+    def simulated_requests(self) -> int:
+        """Requests the simulation would create (warm-up, measured, cool-down), counted without creating any."""
+        if self.stages:
+            return sum(self.requests_at(1, p) for p in range(len(self.stages)))
+        if self.offline:
+            return self.requests_at(1)
+        return sum(self.warmup_at(c) + self.requests_at(c) + self.cooldown_at(c) for c in self.levels)
+
+    def check_budget(self) -> None:
+        """Refuse, before anything is allocated, what would exhaust memory (``servescope.limits``)."""
+        for c in self.concurrency:
+            if c > limits.MAX_SIMULATED_CONCURRENCY:
+                raise ValueError(f"concurrency {c:,} is above the simulator's limit of {limits.MAX_SIMULATED_CONCURRENCY:,} "
+                                 "(SERVESCOPE_MAX_SIMULATED_CONCURRENCY)")  # fmt: skip
+        for name, value in (("isl", self.isl), ("osl", self.osl)):
+            if value > limits.MAX_TOKENS:
+                raise ValueError(f"{name} {value:,} is above the limit of {limits.MAX_TOKENS:,} tokens (SERVESCOPE_MAX_TOKENS)")
+        total = self.simulated_requests()
+        if total > limits.MAX_SIMULATED_REQUESTS:
+            raise ValueError(f"this would simulate {total:,} requests, above the limit of {limits.MAX_SIMULATED_REQUESTS:,} "
+                             "(SERVESCOPE_MAX_SIMULATED_REQUESTS); give fewer --num-requests or levels")  # fmt: skip
 
     @property
     def replay(self) -> Replay:

@@ -21,6 +21,10 @@ a queued streaming request receives no bytes, not even headers, until its slot s
 Prompt caching (reuse of a slot's KV for a shared prefix) is on unless
 ``prompt_cache=False`` (``--no-cache-prompt``).
 
+The server dies with the process that started it (``lifetime``: a parent-death signal
+on Linux, and a pid file in ``<cache>/embedded/`` that the next start, ``engine status``
+and ``engine stop`` use to find and stop a server whose parent is gone).
+
 ``LLAMA_ARG_*`` variables are removed from the server's environment: llama.cpp reads them as
 defaults for every flag not given, which would silently change the configuration under test.
 """
@@ -39,6 +43,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any, Self
 
+from servescope.bench.engine import lifetime
 from servescope.bench.engine.binary import LlamaServerBinary, find_llama_server
 from servescope.bench.engine.paths import resolve_cache_dir
 from servescope.bench.engine.tiny_model import MODEL_NAME, ensure_tiny_model
@@ -180,8 +185,9 @@ def terminate(process: subprocess.Popen[bytes], timeout_s: float = 10.0) -> int:
     return process.wait()
 
 
-def _finalize(process: subprocess.Popen[bytes], log_file: IO[bytes] | None) -> None:
+def _finalize(process: subprocess.Popen[bytes], log_file: IO[bytes] | None, cache_dir: Path | None = None) -> None:
     terminate(process, timeout_s=5.0)
+    lifetime.unregister(process.pid, cache_dir)
     if log_file is not None:
         log_file.close()
 
@@ -213,6 +219,7 @@ class LlamaServer:
         if self._running is not None:
             return self
         cfg = self.config
+        lifetime.reap_orphans(cfg.cache_dir)  # servers left by a servescope that was killed
         self.binary = find_llama_server(cfg.cache_dir)
         self.model_path = cfg.model if cfg.model is not None else ensure_tiny_model(cfg.cache_dir)
         if not Path(self.model_path).is_file():
@@ -240,12 +247,14 @@ class LlamaServer:
         log_file = open(log_path, "wb")  # noqa: SIM115 - closed in stop() / the finalizer
         try:
             process = subprocess.Popen(
-                argv, stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT, env=env
+                argv, stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT, env=env,
+                preexec_fn=lifetime.die_with_parent(),  # noqa: PLW1509 - only prctl + getppid run in the child
             )
         except OSError as exc:
             log_file.close()
             raise EngineError(f"cannot start {argv[0]}: {exc}") from exc
-        finalizer = weakref.finalize(self, _finalize, process, log_file)
+        lifetime.register(process.pid, port, cfg.cache_dir)
+        finalizer = weakref.finalize(self, _finalize, process, log_file, cfg.cache_dir)
         base_url = f"http://{cfg.host}:{port}"
         try:
             waited = wait_until_healthy(base_url, process.poll, cfg.startup_timeout_s, log_path)
@@ -263,6 +272,7 @@ class LlamaServer:
         try:
             return terminate(running.process, self.config.stop_timeout_s)
         finally:
+            lifetime.unregister(running.process.pid, self.config.cache_dir)
             if running.log_file is not None:
                 running.log_file.close()
 

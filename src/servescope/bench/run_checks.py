@@ -1,0 +1,97 @@
+"""Every option of ``servescope run`` checked before anything starts.
+
+Nothing is launched, asked or written until the options make sense: a rate, timeout or
+shape that is not a finite positive number, a port outside 1..65535, an unset
+``--api-key-env`` variable, an ``--out`` that names a file, a concurrency past
+``limits.MAX_CONCURRENCY`` — each is one ``UsageError`` line (exit 2). Checks that
+need the workload or the endpoint (request fields, engine flags) stay where those are
+known, still before the first request.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from servescope import limits
+from servescope.errors import EndpointError, UsageError
+from servescope.redaction import redact
+
+if TYPE_CHECKING:
+    from servescope.bench.run import RunOptions
+
+ARRIVALS = ("poisson", "gamma", "constant")
+APIS = ("chat", "completions")
+
+
+def positive_number(value: float | None, option: str, example: str, *, maximum: float | None = None) -> None:
+    """``value`` is None or a finite number > 0 (and <= ``maximum``), else one line."""
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise UsageError(f"{option} {value!r}: give a finite number > 0, e.g. {example}")
+    if maximum is not None and value > maximum:
+        raise UsageError(f"{option} {value:g} is above the limit of {maximum:g}")
+
+
+def check_endpoint_url(url: str) -> None:
+    """An http(s) URL with a host and, if given, a port in 1..65535; credentials are never echoed."""
+    from servescope.bench.endpoint import normalize_base_url
+
+    try:
+        normalize_base_url(url)
+        port = urlsplit(url.strip()).port
+    except EndpointError as exc:
+        raise UsageError(f"--endpoint: {exc}") from None
+    except ValueError:
+        raise UsageError(f"--endpoint {redact(url)!r}: the port must be a number in 1..65535") from None
+    if port is not None and not 1 <= port <= 65535:
+        raise UsageError(f"--endpoint {redact(url)!r}: the port must be in 1..65535")
+    if not urlsplit(url.strip()).hostname:
+        raise UsageError(f"--endpoint {redact(url)!r}: no host; give e.g. http://127.0.0.1:8000/v1")
+
+
+def check_out_dir(out: Path) -> None:
+    """``--out`` is a folder, or can become one (no file in the way)."""
+    for folder in (out, *out.parents):
+        if folder.exists():
+            if not folder.is_dir():
+                what = "--out" if folder == out else f"--out {out}: {folder}"
+                raise UsageError(f"{what} is a file, not a folder; give a folder for the run folders (it is created if missing)")
+            if not os.access(folder, os.W_OK | os.X_OK):
+                raise UsageError(f"--out {out}: {folder} is not writable")
+            return
+
+
+def check_run_options(opts: RunOptions) -> None:
+    """Raise ``UsageError`` (one line) for the first option that cannot be acted on."""
+    if opts.api not in APIS:
+        raise UsageError(f"--api {opts.api!r}: use chat or completions")
+    if opts.arrival not in ARRIVALS:
+        raise UsageError(f"--arrival {opts.arrival!r}: use poisson, gamma or constant")
+    positive_number(opts.rate, "--rate", "--rate 4 (requests per second)", maximum=1e6)
+    if opts.rate is None and opts.arrival != "poisson":
+        raise UsageError(f"--arrival {opts.arrival} needs --rate (without a rate the load is a closed loop)")
+    positive_number(opts.gamma_shape, "--gamma-shape", "--gamma-shape 0.5 (1 = Poisson)", maximum=1e6)
+    if opts.gamma_shape != 1.0 and opts.arrival != "gamma":
+        raise UsageError(f"--gamma-shape {opts.gamma_shape:g} only shapes --arrival gamma (the arrivals are {opts.arrival})")
+    positive_number(opts.timeout_s, "--timeout", "--timeout 600 (seconds per request)", maximum=7 * 24 * 3600)
+    positive_number(opts.scrape_interval_s, "--scrape-interval", "--scrape-interval 0.5", maximum=3600)
+    for level in opts.concurrency or []:
+        if not 1 <= level <= limits.MAX_CONCURRENCY:
+            raise UsageError(f"--concurrency {level}: give levels in 1..{limits.MAX_CONCURRENCY:,} (SERVESCOPE_MAX_CONCURRENCY)")
+    if opts.embedded_parallel is not None and not 1 <= opts.embedded_parallel <= 1024:
+        raise UsageError(f"--parallel {opts.embedded_parallel}: give 1..1024 slots")
+    if not 16 <= opts.embedded_ctx_per_slot <= 10_000_000:
+        raise UsageError(f"--ctx-per-slot {opts.embedded_ctx_per_slot}: give 16..10,000,000 tokens")
+    if opts.endpoint is not None:
+        check_endpoint_url(opts.endpoint)
+    if opts.api_key_env is not None and not os.environ.get(opts.api_key_env):
+        raise UsageError(f"--api-key-env {opts.api_key_env}: that environment variable is not set or empty")
+    check_out_dir(Path(opts.out_dir))
+
+
+__all__ = ["check_endpoint_url", "check_out_dir", "check_run_options", "positive_number"]
