@@ -29,7 +29,7 @@ def _facet(facet: Facet, cov: CoverageMap, site: Site) -> str:
         for hw, engine in cov.columns:
             cc = facet.cells[Cell(model, hw, engine)]
             counts = cc.counts
-            shown = " · ".join(f"{n} {k[:4]}" for k, n in counts.items() if n) or "—"
+            shown = " · ".join(f"{n} {k}" for k, n in counts.items() if n) or "—"
             why = "".join(f"<li>{esc(line)}</li>" for line in cc.why())
             runs = "".join(f"<li>{link(r.page, r.name)}</li>" for r in cc.runs[:20])
             more = f"<li>… {len(cc.runs) - 20} more</li>" if len(cc.runs) > 20 else ""

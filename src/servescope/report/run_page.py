@@ -70,6 +70,7 @@ def _links(run: Run, site: Site) -> str:
     newer = site.staleness.superseded.get(run.workload_id or "")
     if newer:
         successors = [r for r in site.runs if r.workload_id == newer[0] and r.cell == run.cell]
+        successors.sort(key=lambda r: (r.evidence != run.evidence, r.name))  # a measurement's successor is a measurement first
         target = successors[0].page if successors else site.workload_pages.get(newer[0])
         text = f"superseded by {newer[0]}" + (f" ({len(successors)} run(s) of it on this model, hardware and engine)" if successors else "")
         out.append("<p class=\"successor\">This run's workload is "

@@ -55,7 +55,8 @@ def _write(path: Path, text: str) -> None:
 def write_report(paths: Iterable[Path], out_dir: Path, catalog: Catalog | None = None) -> ReportFiles:
     found = collect_inputs(list(paths), catalog)
     if not found.documents:
-        raise UsageError("no Result, Prediction or EvaluationRun found in the given paths; give run folders or document files")
+        why = f"; left out: {found.problems[0]}" + (f" (+{len(found.problems) - 1} more)" if len(found.problems) > 1 else "") if found.problems else ""
+        raise UsageError(f"no Result, Prediction or EvaluationRun found in the given paths; give run folders or document files{why}")
     if out_dir.exists() and not out_dir.is_dir():
         raise UsageError(f"{out_dir}: exists and is not a folder; give a folder for the report")
     runs = [to_run(doc, src, found.scenarios) for doc, src in found.documents]
