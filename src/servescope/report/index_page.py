@@ -77,7 +77,9 @@ def _summary(results: list[Result]) -> str:
 def render_index(cov: CoverageMap, site: Site) -> str:
     results = [r.doc for r in site.runs if isinstance(r.doc, Result)]
     kinds = {k: sum(1 for r in site.runs if r.evidence == k) for k in ("measured", "imported", "predicted")}
-    parts = [f"<p>{len(site.runs)} run(s): " + ", ".join(f"{n} {k}" for k, n in kinds.items()) + ".</p>"]
+    parts = [f"<p>{len(site.runs)} run(s): " + ", ".join(f"{n} {k}" for k, n in kinds.items()) + "."
+             + (f" {site.twins} EvaluationRun(s) are the compact tables of Results shown here and are not counted again." if site.twins else "")
+             + "</p>"]
     if site.problems:
         parts.append('<h2>Left out</h2><ul class="problems">' + "".join(f"<li>{esc(p)}</li>" for p in site.problems) + "</ul>")
     legend = "".join(f'<span class="cell {k}">{esc(label)}</span>' for k, label in LEGEND)

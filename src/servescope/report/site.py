@@ -60,9 +60,14 @@ def write_report(paths: Iterable[Path], out_dir: Path, catalog: Catalog | None =
     if out_dir.exists() and not out_dir.is_dir():
         raise UsageError(f"{out_dir}: exists and is not a folder; give a folder for the report")
     runs = [to_run(doc, src, found.scenarios) for doc, src in found.documents]
+    # `servescope run` and `servescope import` write each measurement twice: the Result and its
+    # compact EvaluationRun (named by the run_id). Count the measurement once, as its Result.
+    result_ids = {(r.name, r.workload_id) for r in runs if r.doc_kind == "Result"}
+    twins = [r for r in runs if r.doc_kind == "EvaluationRun" and (r.name, r.workload_id) in result_ids]
+    runs = [r for r in runs if r not in twins]
     seen = {r.workload_id for r in runs if r.workload_id}
     staleness = Staleness(superseded_by(found.workloads, seen), newest_engines(runs))
-    site = Site(runs, staleness, pair_runs(runs), found.workloads, problems=list(found.problems))
+    site = Site(runs, staleness, pair_runs(runs), found.workloads, problems=list(found.problems), twins=len(twins))
     workload_ids = sorted({r.workload_id or "no workload" for r in runs})
     site.workload_pages = {wid: f"workloads/{slug(wid, Path(wid))}.html" for wid in workload_ids}
 
