@@ -1,4 +1,4 @@
-"""The fixture set written once, its report built once, and one browser for the session."""
+"""The fixture set written once, its report built once, and one browser per test module."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def site(fixture_set: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")  # playwright's sync API holds the main thread's event loop while it is open
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Watch]]:
     with chromium(tmp_path_factory.mktemp("chromium-profile")) as ctx:
         yield ctx

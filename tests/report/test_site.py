@@ -84,3 +84,13 @@ def test_cli_refuses_inputs_without_documents_in_one_line(tmp_path: Path) -> Non
         if folder != "empty":  # and says why in the same line
             assert {"broken": f"left out: {broken / 'result.json'}: ", "missing": "no such file or folder"}[folder] in proc.stderr
     assert not (tmp_path / "site").exists()
+
+
+def test_public_surface_and_nothing_but_the_cli_imports_the_report() -> None:
+    import servescope.report
+
+    assert servescope.report.__all__ == sorted(servescope.report.__all__) == ["ReportFiles", "write_report"]
+    src = Path(servescope.report.__file__).parents[1]
+    importers = [p.relative_to(src).as_posix() for p in src.rglob("*.py")
+                 if "servescope.report" in p.read_text(encoding="utf-8") and "report" not in p.relative_to(src).parts[:1]]
+    assert importers == ["cli_report.py"]

@@ -45,14 +45,16 @@ def link(href: str, text: object, cls: str | None = None) -> str:
 
 
 def page(title: str, body: str, *, depth: int) -> str:
+    """A whole page; Plotly (4.8 MB of JS to parse) is loaded only where a chart is."""
     up = "../" * depth
+    plotly = f'<script src="{up}assets/plotly.min.js" defer></script>\n' if 'class="chart-spec"' in body else ""
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         f'<meta http-equiv="Content-Security-Policy" content="{esc(CSP)}">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{esc(title)} — servescope report</title>\n"
         f'<link rel="stylesheet" href="{up}assets/report.css">\n'
-        f'<script src="{up}assets/plotly.min.js" defer></script>\n'
+        f"{plotly}"
         f'<script src="{up}assets/report.js" defer></script>\n'
         "</head>\n<body>\n"
         f'<nav><a href="{up}index.html">servescope report</a></nav>\n<main>\n<h1>{esc(title)}</h1>\n'
