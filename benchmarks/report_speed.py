@@ -21,7 +21,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from servescope.documents import Distribution, Metadata, Metrics, Result, ResultPoint, config_id
+from servescope.documents import (
+    Distribution,
+    Metadata,
+    Metrics,
+    Result,
+    ResultPoint,
+    config_id,
+)
 from servescope.documents.result import HardwareIdentity, Identity, ModelIdentity
 from servescope.report import write_report
 

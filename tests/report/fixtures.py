@@ -32,7 +32,13 @@ from servescope.documents import (
     Workload,
     config_id,
 )
-from servescope.documents.result import HardwareIdentity, Identity, ModelIdentity, ScoreItem, Scores
+from servescope.documents.result import (
+    HardwareIdentity,
+    Identity,
+    ModelIdentity,
+    ScoreItem,
+    Scores,
+)
 
 V1 = "serve-report-c4-v1"
 V2 = "serve-report-c4-v2"
@@ -78,7 +84,7 @@ def result(run_id: str, wid: str, *, model: str, hardware: str, engine: str, ver
     return Result(
         run_id=run_id, workload_id=wid, scenario=scenario, config_id=config_id(engine, version, args), timing_mode="explicit",
         engine=Identity(id=engine, version=version), model=ModelIdentity(id=model), hardware=HardwareIdentity(id=hardware),
-        args=args, resolved_params={"concurrency": points[0][0]}, metrics=top, points=pts if len(pts) > 1 else pts,
+        args=args, resolved_params={"concurrency": points[0][0]}, metrics=top, points=pts,
         failures=failures, throughput=completed, blocked_by_reason_code=blocked, scores=scores,
         metadata=Metadata(pipeline_mode="llm_live", non_deterministic=True, harness="servescope", harness_version="0.1.0",
                           servescope_version="0.1.0", started_at=started),

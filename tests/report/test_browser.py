@@ -143,3 +143,15 @@ def test_summary_table_sorts(page: Any, site: Path) -> None:
     header.click()
     again = table.locator("tbody tr").first.locator("td").nth(3).inner_text()
     assert (first, again) == ("1", "2")
+
+
+def test_prediction_error_chart_shows_each_paired_point(page: Any, site: Path) -> None:
+    page.goto(next((site / "workloads").glob(f"{V2}-*.html")).as_uri())
+    page.wait_for_selector(".chart .main-svg")
+    errors = page.evaluate(
+        "() => Array.from(document.querySelectorAll('.chart')).filter(c => c.layout && c.layout.title.text.startsWith('Prediction error'))"
+        ".flatMap(c => c.data.map(t => [t.name, t.x, t.y.map(v => Math.round(v * 10) / 10)]))"
+    )
+    # the fixture's prediction is +10 % on tok/s at every point, and TTFT mean 0.9 x 2 x p50 against (p50 + 3 p50) / 2
+    assert ["tiny-v2-prediction vs tiny-v2-run — tok/s", [1, 2, 4], [10.0, 10.0, 10.0]] in errors
+    assert ["tiny-v2-prediction vs tiny-v2-run — TTFT", [1, 2, 4], [-10.0, -10.0, -10.0]] in errors

@@ -141,15 +141,41 @@ def sweep_figures(series: list[Series], pairings: list[Pairing]) -> list[tuple[d
                 texts = [_hover(r, p, f"{label} {stat} {y:,.2f} ms", errors, f"{metric}_ms") for (r, p), y in zip(pts, ys, strict=True)]
                 traces.append(_trace(s, [_x(p, axis) for _, p in pts], ys, texts, name=f"{s.name} — {stat}", dash=dash, symbol=symbol))
         figures.append(({"data": traces, "layout": _layout(f"{label} by {x_title}", x_title, f"{label} ms", log_x=log_x, log_y=_wide(values))},
-                        f"Results: p50 (solid) and p99 (dotted); EvaluationRuns and Predictions carry only the mean. "
-                        f"Errors in the hover are on means ({label} mean)."))
+                        (f"Results: p50 (solid) and p99 (dotted); EvaluationRuns and Predictions carry only the mean. "
+                         f"Errors in the hover are on means ({label} mean).")))
     return figures
+
+
+def error_figure(pairings: list[Pairing]) -> tuple[dict[str, Any], str] | None:
+    """Signed error % of each prediction against each measurement it was paired
+    with, per metric, at every paired concurrency (0 = exact)."""
+    traces = []
+    for i, pairing in enumerate(pairings):
+        color = COLORS[i % len(COLORS)]
+        for j, metric in enumerate(("output_tokens_per_sec", "ttft_ms", "itl_ms", "e2e_ms")):
+            pts = [p for p in pairing.comparison.pairs if p.metric == metric and p.error_pct is not None]
+            if not pts:
+                continue
+            name = f"{esc(pairing.predicted.name)} vs {esc(pairing.measured.name)} — {METRIC_NAMES[metric]}"
+            texts = [f"<b>{esc(pairing.predicted.name)}</b> vs <b>{esc(pairing.measured.name)}</b><br>concurrency {p.concurrency}<br>"
+                     f"{METRIC_NAMES[metric]} mean: predicted {p.a:,.2f}, measured {p.b:,.2f}<br>error {p.error_pct:+.1f}%" for p in pts]
+            traces.append({"type": "scatter", "mode": "lines+markers", "name": name, "x": [p.concurrency for p in pts],
+                           "y": [p.error_pct for p in pts], "text": texts, "hovertemplate": "%{text}<extra></extra>",
+                           "line": {"color": color, "dash": ("solid", "dot", "dash", "dashdot")[j]},
+                           "marker": {"color": color, "symbol": ("circle", "diamond", "square", "triangle-up")[j], "size": 8}})
+    if not traces:
+        return None
+    xs = [float(p.concurrency) for pairing in pairings for p in pairing.comparison.pairs]
+    layout = _layout("Prediction error by concurrency", "concurrency", "error % (predicted − measured) / measured",
+                     log_x=_wide(xs), log_y=False)
+    return {"data": traces, "layout": layout}, "Per paired point and metric, on means; 0 is an exact prediction."
 
 
 def pareto_figure(series: list[Series]) -> tuple[dict[str, Any], str] | None:
     """Output tok/s against mean ITL, every point of every configuration; the line
     joins the measured (and imported) points no other measured point beats on both."""
-    traces, measured = [], []
+    traces: list[dict[str, Any]] = []
+    measured: list[tuple[float, float]] = []
     for s in series:
         pts = [(r, p) for r, p in s.points if p.itl_mean is not None and p.output_tokens_per_sec is not None]
         if not pts:
@@ -160,7 +186,7 @@ def pareto_figure(series: list[Series]) -> tuple[dict[str, Any], str] | None:
         trace["mode"] = "markers"
         traces.append(trace)
         if not s.predicted:
-            measured.extend((p.itl_mean, p.output_tokens_per_sec) for _, p in pts)
+            measured.extend((p.itl_mean, p.output_tokens_per_sec) for _, p in pts if p.itl_mean is not None and p.output_tokens_per_sec is not None)
     if not traces:
         return None
     frontier: list[tuple[float, float]] = []
@@ -180,12 +206,15 @@ def eval_rows(runs: list[Run]) -> list[tuple[Run, float, int, tuple[float, float
     Items are the scored items when listed, else the completed requests."""
     out = []
     for r in runs:
-        if not isinstance(r.doc, Result) or r.doc.scores is None or r.doc.scores.accuracy is None:
+        if not isinstance(r.doc, Result) or r.doc.scores is None:
             continue
         sc = r.doc.scores
+        accuracy = sc.accuracy
+        if accuracy is None:
+            continue
         n = len(sc.items) if sc.items else (r.doc.metrics.completed_requests or 0)
-        ci = rate_ci(round(sc.accuracy * n), n) if n else None
-        out.append((r, sc.accuracy, n, ci, sc.avg_latency_ms))
+        ci = rate_ci(round(accuracy * n), n) if n else None
+        out.append((r, accuracy, n, ci, sc.avg_latency_ms))
     return out
 
 

@@ -12,7 +12,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from servescope.catalog.store import Catalog
-from servescope.documents import EvaluationRun, Prediction, Result, Scenario, Workload, load
+from servescope.documents import (
+    EvaluationRun,
+    Prediction,
+    Result,
+    Scenario,
+    Workload,
+    load,
+)
 from servescope.errors import ServescopeError
 
 SUFFIXES = (".json", ".yaml", ".yml")

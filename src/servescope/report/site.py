@@ -19,7 +19,12 @@ from servescope.catalog.store import Catalog
 from servescope.documents import Result
 from servescope.errors import UsageError
 from servescope.report.context import Site
-from servescope.report.coverage import Staleness, build_coverage, newest_engines, superseded_by
+from servescope.report.coverage import (
+    Staleness,
+    build_coverage,
+    newest_engines,
+    superseded_by,
+)
 from servescope.report.evidence import slug, to_run
 from servescope.report.index_page import render_index
 from servescope.report.inputs import collect_inputs
@@ -40,7 +45,7 @@ class ReportFiles:
 
 
 def plotly_js() -> Path:
-    import plotly
+    import plotly  # type: ignore[import-untyped]
 
     path = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
     if not path.is_file():

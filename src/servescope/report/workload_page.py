@@ -3,7 +3,14 @@ measurements, the Pareto view, eval accuracy, and its runs."""
 
 from __future__ import annotations
 
-from servescope.report.charts import build_series, eval_figures, eval_rows, pareto_figure, sweep_figures
+from servescope.report.charts import (
+    build_series,
+    error_figure,
+    eval_figures,
+    eval_rows,
+    pareto_figure,
+    sweep_figures,
+)
 from servescope.report.context import Site
 from servescope.report.html import Charts, esc, fmt, link, page, table
 
@@ -30,9 +37,9 @@ def render_workload(workload_id: str, site: Site) -> str:
     if serving:
         parts.append('<h2>Sweep</h2><div class="charts">')
         parts += [charts.div(fig, cap) for fig, cap in sweep_figures(serving, pairings)]
-        pareto = pareto_figure(serving)
-        if pareto:
-            parts.append(charts.div(*pareto))
+        for extra in (error_figure(pairings), pareto_figure(serving)):
+            if extra:
+                parts.append(charts.div(*extra))
         parts.append("</div>")
     evals = eval_figures(runs)
     if evals:
