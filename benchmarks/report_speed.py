@@ -4,9 +4,9 @@ long its pages take to load in headless Chromium.
     .venv/bin/python benchmarks/report_speed.py [--results 1000] [--out benchmarks/results/report_speed.json]
 
 The Results are built with the document models: 10 workloads x 10 configurations
-(model x hardware x engine) x 10 repeats, each a 4-point concurrency sweep; one
-repeat in ten is a simulated Result (a prediction), so the pairing of predictions
-with measurements is exercised too. Generation time = `write_report` from reading
+(model x hardware x engine) x 10 repeats, each a 4-point concurrency sweep; the
+tenth repeat of each configuration is a simulated Result (a prediction), paired with
+the nine measured ones, so pairing and the error chart are exercised too. Generation time = `write_report` from reading
 the files to the last page written (the goal: < 5 s). Page load = `goto` until
 the load event and every chart's SVG is drawn, in Debian's chromium driven by
 playwright (goal: usable, i.e. a few seconds at most)."""
@@ -47,7 +47,7 @@ def make_result(i: int) -> Result:
     model = MODELS[config % len(MODELS)]
     hardware, engine = HARDWARE[config // len(MODELS)]
     version = "0.29.0" if engine == "vllm" else "0.5.2"
-    simulated = i % 10 == 9
+    simulated = i // 100 == 9  # the tenth repeat of every configuration: paired with the nine measured
     args = {"--max-num-seqs": 64 * (1 + config)}
     points = []
     for c in CONCURRENCY:

@@ -147,28 +147,31 @@ def sweep_figures(series: list[Series], pairings: list[Pairing]) -> list[tuple[d
 
 
 def error_figure(pairings: list[Pairing]) -> tuple[dict[str, Any], str] | None:
-    """Signed error % of each prediction against each measurement it was paired
-    with, per metric, at every paired concurrency (0 = exact)."""
+    """Signed error % of every prediction against every measurement it was paired
+    with, one trace per metric (so a hundred pairings stay four legend entries);
+    each point's hover names its pair."""
     traces = []
-    for i, pairing in enumerate(pairings):
-        color = COLORS[i % len(COLORS)]
-        for j, metric in enumerate(("output_tokens_per_sec", "ttft_ms", "itl_ms", "e2e_ms")):
-            pts = [p for p in pairing.comparison.pairs if p.metric == metric and p.error_pct is not None]
-            if not pts:
-                continue
-            name = f"{esc(pairing.predicted.name)} vs {esc(pairing.measured.name)} — {METRIC_NAMES[metric]}"
-            texts = [f"<b>{esc(pairing.predicted.name)}</b> vs <b>{esc(pairing.measured.name)}</b><br>concurrency {p.concurrency}<br>"
-                     f"{METRIC_NAMES[metric]} mean: predicted {p.a:,.2f}, measured {p.b:,.2f}<br>error {p.error_pct:+.1f}%" for p in pts]
-            traces.append({"type": "scatter", "mode": "lines+markers", "name": name, "x": [p.concurrency for p in pts],
-                           "y": [p.error_pct for p in pts], "text": texts, "hovertemplate": "%{text}<extra></extra>",
-                           "line": {"color": color, "dash": ("solid", "dot", "dash", "dashdot")[j]},
-                           "marker": {"color": color, "symbol": ("circle", "diamond", "square", "triangle-up")[j], "size": 8}})
+    for j, metric in enumerate(("output_tokens_per_sec", "ttft_ms", "itl_ms", "e2e_ms")):
+        xs, ys, texts = [], [], []
+        for pairing in pairings:
+            for p in pairing.comparison.pairs:
+                if p.metric != metric or p.error_pct is None:
+                    continue
+                xs.append(p.concurrency)
+                ys.append(p.error_pct)
+                texts.append(f"<b>{esc(pairing.predicted.name)}</b> vs <b>{esc(pairing.measured.name)}</b><br>concurrency "
+                             f"{p.concurrency}<br>{METRIC_NAMES[metric]} mean: predicted {p.a:,.2f}, measured {p.b:,.2f}"
+                             f"<br>error {p.error_pct:+.1f}%")
+        if xs:
+            traces.append({"type": "scatter", "mode": "markers", "name": METRIC_NAMES[metric], "x": xs, "y": ys, "text": texts,
+                           "hovertemplate": "%{text}<extra></extra>",
+                           "marker": {"color": COLORS[j], "symbol": ("circle", "diamond", "square", "triangle-up")[j], "size": 8}})
     if not traces:
         return None
-    xs = [float(p.concurrency) for pairing in pairings for p in pairing.comparison.pairs]
+    xs_all = [float(x) for t in traces for x in t["x"]]
     layout = _layout("Prediction error by concurrency", "concurrency", "error % (predicted − measured) / measured",
-                     log_x=_wide(xs), log_y=False)
-    return {"data": traces, "layout": layout}, "Per paired point and metric, on means; 0 is an exact prediction."
+                     log_x=_wide(xs_all), log_y=False)
+    return {"data": traces, "layout": layout}, "Every paired point, per metric, on means; 0 is an exact prediction."
 
 
 def pareto_figure(series: list[Series]) -> tuple[dict[str, Any], str] | None:

@@ -34,9 +34,9 @@ class Cell:
     engine: str
 
 
-@dataclass
+@dataclass(eq=False)
 class Run:
-    """A document as the report sees it."""
+    """A document as the report sees it (compared by identity: one Run per document file)."""
 
     doc: Result | Prediction | EvaluationRun
     source: Path

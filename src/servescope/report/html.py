@@ -6,6 +6,7 @@ Pages allow scripts from the site's own files only (the CSP meta tag)."""
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import math
@@ -18,7 +19,7 @@ CSP = (
 
 
 def esc(value: object) -> str:
-    return html.escape("" if value is None else str(value), quote=True)
+    return html.escape(value if isinstance(value, str) else "" if value is None else str(value), quote=True)
 
 
 def json_for_script(data: Any) -> str:
@@ -32,10 +33,10 @@ def fmt(value: object, digits: int = 4) -> str:
         return "—"
     if isinstance(value, bool):
         return str(value).lower()
-    if isinstance(value, float):
-        if math.isnan(value) or math.isinf(value):
-            return esc(repr(value))
-        return esc(f"{value:.{digits}g}")
+    if isinstance(value, float):  # a formatted number holds no character that needs escaping
+        return repr(value) if math.isnan(value) or math.isinf(value) else f"{value:.{digits}g}"
+    if isinstance(value, int):
+        return str(value)
     return esc(value)
 
 
@@ -92,12 +93,18 @@ def sort_cell(shown: str, key: float | str | None) -> str:
     return f'<td data-sort="{esc(k)}">{shown}</td>'
 
 
+@functools.lru_cache(maxsize=4096)
+def _key(name: str) -> str:
+    """A field name as a table header: the same few hundred names on every page."""
+    return f"<tr><th>{esc(name)}</th><td>"
+
+
 def fields(value: Any) -> str:
     """Every field of a document, nested, as definition tables (null shown as null)."""
     if isinstance(value, dict):
         if not value:
             return '<span class="null">{}</span>'
-        rows = "".join(f"<tr><th>{esc(k)}</th><td>{fields(v)}</td></tr>" for k, v in value.items())
+        rows = "".join(_key(str(k)) + fields(v) + "</td></tr>" for k, v in value.items())
         return f'<table class="fields">{rows}</table>'
     if isinstance(value, list):
         if not value:
@@ -107,4 +114,4 @@ def fields(value: Any) -> str:
         return "<ol start=\"0\">" + "".join(f"<li>{fields(v)}</li>" for v in value) + "</ol>"
     if value is None:
         return '<span class="null">null</span>'
-    return fmt(value, 6) if isinstance(value, float) else esc(value if not isinstance(value, bool) else str(value).lower())
+    return fmt(value, 6)
