@@ -105,3 +105,34 @@ def test_a_missing_browser_fails_in_one_line_and_never_skips(tmp_path: Path) -> 
                           check=False, capture_output=True, text=True, timeout=300, env=env, cwd=Path(__file__).parents[2])
     assert proc.returncode == 1 and "skipped" not in proc.stdout
     assert f"SERVESCOPE_CHROMIUM={tmp_path / 'no-chromium'}: no such file; install Debian's chromium" in proc.stdout
+
+
+def test_a_broken_result_file_is_listed_and_plain_json_is_not(fixture_set: Path, tmp_path: Path) -> None:
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    (inputs / "result.json").write_text('{"kind": "Result", ', encoding="utf-8")  # cut short: it may have been a result
+    (inputs / "other-tool.json").write_text('{"latency": [1, 2]}', encoding="utf-8")
+    found = collect_inputs([inputs, fixture_set])
+    assert len(found.problems) == 1 and found.problems[0].startswith(f"{inputs / 'result.json'}: ")
+
+
+def test_a_second_report_replaces_the_first_and_a_foreign_folder_is_refused(fixture_set: Path, tmp_path: Path) -> None:
+    import pytest
+
+    from servescope.errors import UsageError
+    from servescope.report import write_report
+
+    out = tmp_path / "site"
+    write_report([fixture_set], out)
+    first_pages = {p.name for p in (out / "runs").iterdir()}
+    only_v1 = tmp_path / "v1"
+    only_v1.mkdir()
+    (only_v1 / "a-v1.json").write_text((fixture_set / "runs" / "a-v1.json").read_text())
+    write_report([only_v1], out)
+    assert len(first_pages) == 8 and [p.name.startswith("tiny-v1-run-") for p in (out / "runs").iterdir()] == [True]
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("mine")
+    with pytest.raises(UsageError, match="is not empty and holds no earlier report"):
+        write_report([fixture_set], foreign)
+    assert (foreign / "notes.txt").read_text() == "mine"

@@ -63,7 +63,10 @@ def collect_inputs(paths: Iterable[Path], catalog: Catalog | None = None) -> Inp
             loaded = load(f)
             doc = loaded.document
             if not loaded.ok:
-                if doc is not None or (loaded.data or {}).get("kind") in ("Result", "Prediction", "EvaluationRun"):
+                # a file that cannot be read or parsed might have been a result: say so. Plain
+                # JSON/YAML without a kind (another tool's file) is simply not a document.
+                kind = loaded.data.get("kind") if isinstance(loaded.data, dict) else None
+                if loaded.data is None or doc is not None or kind in ("Result", "Prediction", "EvaluationRun"):
                     first = next(i for i in loaded.issues if i.level == "error")
                     found.problems.append(first.format(str(f)) + " (left out of the report)")
                 continue

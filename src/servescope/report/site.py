@@ -33,6 +33,7 @@ from servescope.report.run_page import render_run
 from servescope.report.workload_page import render_workload
 
 ASSETS = ("report.js", "report.css")
+SITE_FOLDERS = ("assets", "runs", "workloads", "summary")
 
 
 @dataclass
@@ -64,6 +65,11 @@ def write_report(paths: Iterable[Path], out_dir: Path, catalog: Catalog | None =
         raise UsageError(f"no Result, Prediction or EvaluationRun found in the given paths; give run folders or document files{why}")
     if out_dir.exists() and not out_dir.is_dir():
         raise UsageError(f"{out_dir}: exists and is not a folder; give a folder for the report")
+    if out_dir.is_dir() and any(out_dir.iterdir()):
+        if not (out_dir / "index.html").is_file():
+            raise UsageError(f"{out_dir}: is not empty and holds no earlier report; give a new or empty folder for the report")
+        for sub in SITE_FOLDERS:  # an earlier report: its pages go, so none of a run no longer given stays behind
+            shutil.rmtree(out_dir / sub, ignore_errors=True)
     runs = [to_run(doc, src, found.scenarios) for doc, src in found.documents]
     # `servescope run` and `servescope import` write each measurement twice: the Result and its
     # compact EvaluationRun (named by the run_id). Count the measurement once, as its Result.
