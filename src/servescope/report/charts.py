@@ -150,9 +150,12 @@ def error_figure(pairings: list[Pairing]) -> tuple[dict[str, Any], str] | None:
     """Signed error % of every prediction against every measurement it was paired
     with, one trace per metric (so a hundred pairings stay four legend entries);
     each point's hover names its pair."""
-    traces = []
+    traces: list[dict[str, Any]] = []
+    xs_all: list[float] = []
     for j, metric in enumerate(("output_tokens_per_sec", "ttft_ms", "itl_ms", "e2e_ms")):
-        xs, ys, texts = [], [], []
+        xs: list[int] = []
+        ys: list[float] = []
+        texts: list[str] = []
         for pairing in pairings:
             for p in pairing.comparison.pairs:
                 if p.metric != metric or p.error_pct is None:
@@ -162,13 +165,13 @@ def error_figure(pairings: list[Pairing]) -> tuple[dict[str, Any], str] | None:
                 texts.append(f"<b>{esc(pairing.predicted.name)}</b> vs <b>{esc(pairing.measured.name)}</b><br>concurrency "
                              f"{p.concurrency}<br>{METRIC_NAMES[metric]} mean: predicted {p.a:,.2f}, measured {p.b:,.2f}"
                              f"<br>error {p.error_pct:+.1f}%")
+        xs_all.extend(float(x) for x in xs)
         if xs:
             traces.append({"type": "scatter", "mode": "markers", "name": METRIC_NAMES[metric], "x": xs, "y": ys, "text": texts,
                            "hovertemplate": "%{text}<extra></extra>",
                            "marker": {"color": COLORS[j], "symbol": ("circle", "diamond", "square", "triangle-up")[j], "size": 8}})
     if not traces:
         return None
-    xs_all = [float(x) for t in traces for x in t["x"]]
     layout = _layout("Prediction error by concurrency", "concurrency", "error % (predicted − measured) / measured",
                      log_x=_wide(xs_all), log_y=False)
     return {"data": traces, "layout": layout}, "Every paired point, per metric, on means; 0 is an exact prediction."
