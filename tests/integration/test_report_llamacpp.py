@@ -42,3 +42,21 @@ def test_report_of_a_real_sweep_opens_clean_in_chromium(llama: LlamaServer, ites
         page.screenshot(path=str(tmp_path / "run.png"), full_page=True)
         watch.assert_clean()
         assert watch.requests and all(u.startswith("file://") for u in watch.requests)
+
+
+def test_a_partial_run_is_reported_from_its_records(llama: LlamaServer, itest_catalog: Catalog, tmp_path: Path) -> None:
+    import os
+    import shutil
+
+    run_workload(RunOptions("serve-itest-c4-v1", endpoint=llama.openai_base_url, out_dir=tmp_path / "runs"), catalog=itest_catalog)
+    [run_dir] = list((tmp_path / "runs").iterdir())
+    for name in ("result.json", "evaluation-run.json"):  # as if it had been killed before writing them
+        (run_dir / name).unlink()
+    env = {**os.environ, "SERVESCOPE_CATALOG_PATH": str(itest_catalog.roots[-1])}
+    proc = subprocess.run([sys.executable, "-m", "servescope", "report", "--in", str(tmp_path / "runs"), "--out", str(tmp_path / "site")],
+                          check=False, capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert f"{run_dir / 'records.jsonl'}: partial run, reported from its records" in proc.stdout
+    [page] = list((tmp_path / "site" / "runs").glob("serve-itest-c4-v1-*.html"))
+    assert "records.jsonl" in page.read_text(encoding="utf-8")
+    shutil.rmtree(tmp_path / "runs")

@@ -157,3 +157,16 @@ def test_prediction_error_chart_shows_each_paired_point(page: Any, site: Path) -
     assert by_metric["tok/s"][:2] == ([1, 2, 4], [10.0, 10.0, 10.0])
     assert by_metric["TTFT"][:2] == ([1, 2, 4], [-10.0, -10.0, -10.0])
     assert "<b>tiny-v2-prediction</b> vs <b>tiny-v2-run</b>" in by_metric["tok/s"][2]
+
+
+def test_eval_accuracy_chart_draws_the_wilson_interval(page: Any, site: Path) -> None:
+    page.goto(next((site / "workloads").glob("eval-report-v1-*.html")).as_uri())
+    page.wait_for_selector(".chart .main-svg")
+    accuracy = page.evaluate(
+        "() => Array.from(document.querySelectorAll('.chart')).filter(c => c.layout.title.text.startsWith('Eval accuracy'))"
+        ".map(c => [c.data[0].y[0], c.data[0].error_y.array[0], c.data[0].error_y.arrayminus[0]])"
+    )
+    [(acc, up, down)] = accuracy
+    assert (acc, round(acc + up, 4), round(acc - down, 4)) == (0.75, 0.8881, 0.5313)  # 15 of 20, Wilson by hand
+    chart = page.locator(".chart", has=page.locator(".gtitle", has_text="Eval accuracy"))
+    assert chart.locator(".errorbar").count() == 1
