@@ -9,7 +9,7 @@ export LLAMA_CPP_BUILD_JOBS ?= 2
 export CMAKE_ARGS ?= -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF
 PIP_FLAGS := --disable-pip-version-check $(if $(WHEELS),--find-links $(abspath $(WHEELS)),)
 
-.PHONY: demo test venv dev schemas clean
+.PHONY: demo test venv dev schemas clean browser
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,7 +26,8 @@ venv: $(VENV)/.installed
 dev: $(VENV)/.installed-dev
 
 # The main job: check the catalog, then measure a concurrency sweep on the embedded
-# llama.cpp engine (a tiny model generated locally; loopback only) and validate what it wrote.
+# llama.cpp engine (a tiny model generated locally; loopback only), validate what it wrote and
+# write its report (a static site; the last line printed is the path of its index.html).
 DEMO_WORKLOAD ?= sweep-parallel-1-8-i128-o64-v1
 DEMO_OUT ?= runs/demo
 demo: $(VENV)/.installed
@@ -34,8 +35,13 @@ demo: $(VENV)/.installed
 	rm -rf $(DEMO_OUT)
 	$(BIN)/servescope run $(DEMO_WORKLOAD) --out $(DEMO_OUT) --scenario tiny-llama-on-cpu
 	$(BIN)/servescope validate $(DEMO_OUT)
+	$(BIN)/servescope report --in $(DEMO_OUT) --out $(DEMO_OUT)/report
 
-test: $(VENV)/.installed-dev
+# The report's browser tests need Debian's chromium: installed here when missing and we are root.
+browser:
+	@scripts/ensure-chromium.sh
+
+test: $(VENV)/.installed-dev browser
 	$(BIN)/python -m pytest
 
 schemas: $(VENV)/.installed

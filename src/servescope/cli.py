@@ -44,6 +44,10 @@ app.command("calibrate")(calibrate_command)
 app.command("search")(search_command)
 app.command("probe")(probe_command)
 
+from servescope.cli_report import report_command  # noqa: E402
+
+app.command("report")(report_command)
+
 # Tables stay readable when piped (rich would otherwise assume 80 columns).
 _WIDTH = None if sys.stdout.isatty() else 160
 out = Console(highlight=False, soft_wrap=True, width=_WIDTH)

@@ -1,0 +1,250 @@
+"""Plotly figures (plain dicts) of one workload: throughput, TTFT and ITL against
+concurrency with predictions drawn as dashed curves over measured markers, the
+throughput-vs-latency (Pareto) view, and eval accuracy with Wilson intervals.
+
+Hover text carries document strings, so each is HTML-escaped before Plotly sees
+it (Plotly renders a small tag subset in hover labels)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from servescope.analysis.stats import rate_ci
+from servescope.documents import Result
+from servescope.report.evidence import Run
+from servescope.report.html import esc
+from servescope.report.pairing import Pairing
+from servescope.report.points import ChartPoint, chart_points, x_axis
+
+COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22")
+METRIC_NAMES = {"output_tokens_per_sec": "tok/s", "ttft_ms": "TTFT", "itl_ms": "ITL", "e2e_ms": "E2E"}
+
+
+def _layout(title: str, x_title: str, y_title: str, *, log_x: bool, log_y: bool) -> dict[str, Any]:
+    return {
+        "title": {"text": esc(title)},
+        "xaxis": {"title": {"text": x_title}, "type": "log" if log_x else "linear"},
+        "yaxis": {"title": {"text": y_title}, "type": "log" if log_y else "linear"},
+        "hovermode": "closest",
+        "margin": {"l": 60, "r": 20, "t": 40, "b": 50},
+        "legend": {"orientation": "h", "y": -0.25},
+        "font": {"family": "system-ui, sans-serif"},
+    }
+
+
+def _wide(values: list[float]) -> bool:
+    """Log axes where useful: positive values spanning more than a factor of 8."""
+    pos = [v for v in values if v is not None and v > 0]
+    return len(pos) >= 2 and min(pos) > 0 and max(pos) / min(pos) > 8
+
+
+
+class Series:
+    """Runs of one configuration (repeats) and the points they contribute."""
+
+    def __init__(self, runs: list[Run], color: str) -> None:
+        self.runs = runs
+        self.color = color
+        self.points: list[tuple[Run, ChartPoint]] = [(r, p) for r in runs for p in chart_points(r)]
+        self.points.sort(key=lambda rp: (rp[1].context_tokens or 0, rp[1].concurrency))
+
+    @property
+    def first(self) -> Run:
+        return self.runs[0]
+
+    @property
+    def predicted(self) -> bool:
+        return self.first.evidence == "predicted"
+
+    @property
+    def distributions(self) -> bool:
+        return isinstance(self.first.doc, Result)
+
+    @property
+    def name(self) -> str:
+        n = len(self.runs)
+        return esc(self.first.label + (f" ×{n}" if n > 1 else ""))
+
+
+def build_series(runs: list[Run]) -> list[Series]:
+    groups: dict[tuple[str, ...], list[Run]] = defaultdict(list)
+    for r in runs:
+        groups[r.series_key].append(r)
+    keys = sorted(groups)
+    return [Series(sorted(groups[k], key=lambda r: r.name), COLORS[i % len(COLORS)]) for i, k in enumerate(keys)]
+
+
+def _hover(run: Run, point: ChartPoint, line: str, errors: dict[int, list[Pairing]], metric: str) -> str:
+    parts = [f"<b>{esc(run.name)}</b>", esc(run.label), f"concurrency {point.concurrency}"]
+    if point.context_tokens:
+        parts.append(f"context {point.context_tokens} tokens")
+    parts.append(line)
+    if point.status != "ok":
+        parts.append(f"point status: {esc(point.status)}")
+    for pairing in errors.get(id(run), []):
+        err = pairing.point_errors(point.concurrency).get(metric)
+        if err is not None:
+            parts.append(f"predicted by {esc(pairing.predicted.name)}: error {err:+.1f}% (mean {METRIC_NAMES.get(metric, metric)})")
+    return "<br>".join(parts)
+
+
+def _trace(series: Series, xs: list[Any], ys: list[Any], texts: list[str], *, name: str, dash: str = "solid",
+           symbol: str = "circle") -> dict[str, Any]:
+    predicted = series.predicted
+    return {
+        "type": "scatter",
+        "mode": "lines+markers" if predicted or len(series.runs) == 1 else "markers",
+        "name": name,
+        "x": xs,
+        "y": ys,
+        "text": texts,
+        "hovertemplate": "%{text}<extra></extra>",
+        "line": {"color": series.color, "dash": "dash" if predicted else dash},
+        "marker": {"color": series.color, "symbol": f"{symbol}-open" if predicted else symbol, "size": 8},
+    }
+
+
+def _x(point: ChartPoint, axis: str) -> int:
+    return point.context_tokens or point.concurrency if axis == "context_tokens" else point.concurrency
+
+
+def sweep_figures(series: list[Series], pairings: list[Pairing]) -> list[tuple[dict[str, Any], str]]:
+    """(figure, caption) for throughput, TTFT and ITL against the sweep axis."""
+    errors: dict[int, list[Pairing]] = defaultdict(list)
+    for p in pairings:
+        errors[id(p.measured)].append(p)
+    all_points = [p for s in series for _, p in s.points]
+    axis = x_axis(all_points)
+    x_title = "context tokens" if axis == "context_tokens" else "concurrency"
+    log_x = _wide([float(_x(p, axis)) for p in all_points])
+    figures = []
+
+    traces = []
+    for s in series:
+        pts = [(r, p) for r, p in s.points if p.output_tokens_per_sec is not None]
+        texts = [_hover(r, p, f"output {p.output_tokens_per_sec:,.1f} tok/s", errors, "output_tokens_per_sec") for r, p in pts]
+        traces.append(_trace(s, [_x(p, axis) for _, p in pts], [p.output_tokens_per_sec for _, p in pts], texts, name=s.name))
+    figures.append(({"data": traces, "layout": _layout("Output throughput", x_title, "output tok/s", log_x=log_x, log_y=False)},
+                    "Markers: measured or imported runs; dashed lines with open markers: predictions."))
+
+    for metric, label in (("ttft", "TTFT"), ("itl", "ITL")):
+        traces, values = [], []
+        for s in series:
+            stats = (("p50", "solid", "circle"), ("p99", "dot", "diamond")) if s.distributions else (("mean", "solid", "square"),)
+            for stat, dash, symbol in stats:
+                pts = [(r, p) for r, p in s.points if getattr(p, f"{metric}_{stat}") is not None]
+                if not pts:
+                    continue
+                ys = [getattr(p, f"{metric}_{stat}") for _, p in pts]
+                values.extend(ys)
+                texts = [_hover(r, p, f"{label} {stat} {y:,.2f} ms", errors, f"{metric}_ms") for (r, p), y in zip(pts, ys, strict=True)]
+                traces.append(_trace(s, [_x(p, axis) for _, p in pts], ys, texts, name=f"{s.name} — {stat}", dash=dash, symbol=symbol))
+        figures.append(({"data": traces, "layout": _layout(f"{label} by {x_title}", x_title, f"{label} ms", log_x=log_x, log_y=_wide(values))},
+                        (f"Results: p50 (solid) and p99 (dotted); EvaluationRuns and Predictions carry only the mean. "
+                         f"Errors in the hover are on means ({label} mean).")))
+    return figures
+
+
+def error_figure(pairings: list[Pairing]) -> tuple[dict[str, Any], str] | None:
+    """Signed error % of every prediction against every measurement it was paired
+    with, one trace per metric (so a hundred pairings stay four legend entries);
+    each point's hover names its pair."""
+    traces: list[dict[str, Any]] = []
+    xs_all: list[float] = []
+    for j, metric in enumerate(("output_tokens_per_sec", "ttft_ms", "itl_ms", "e2e_ms")):
+        xs: list[int] = []
+        ys: list[float] = []
+        texts: list[str] = []
+        for pairing in pairings:
+            for p in pairing.comparison.pairs:
+                if p.metric != metric or p.error_pct is None:
+                    continue
+                xs.append(p.concurrency)
+                ys.append(p.error_pct)
+                texts.append(f"<b>{esc(pairing.predicted.name)}</b> vs <b>{esc(pairing.measured.name)}</b><br>concurrency "
+                             f"{p.concurrency}<br>{METRIC_NAMES[metric]} mean: predicted {p.a:,.2f}, measured {p.b:,.2f}"
+                             f"<br>error {p.error_pct:+.1f}%")
+        xs_all.extend(float(x) for x in xs)
+        if xs:
+            traces.append({"type": "scatter", "mode": "markers", "name": METRIC_NAMES[metric], "x": xs, "y": ys, "text": texts,
+                           "hovertemplate": "%{text}<extra></extra>",
+                           "marker": {"color": COLORS[j], "symbol": ("circle", "diamond", "square", "triangle-up")[j], "size": 8}})
+    if not traces:
+        return None
+    layout = _layout("Prediction error by concurrency", "concurrency", "error % (predicted − measured) / measured",
+                     log_x=_wide(xs_all), log_y=False)
+    return {"data": traces, "layout": layout}, "Every paired point, per metric, on means; 0 is an exact prediction."
+
+
+def pareto_figure(series: list[Series]) -> tuple[dict[str, Any], str] | None:
+    """Output tok/s against mean ITL, every point of every configuration; the line
+    joins the measured (and imported) points no other measured point beats on both."""
+    traces: list[dict[str, Any]] = []
+    measured: list[tuple[float, float]] = []
+    for s in series:
+        pts = [(r, p) for r, p in s.points if p.itl_mean is not None and p.output_tokens_per_sec is not None]
+        if not pts:
+            continue
+        texts = [f"<b>{esc(r.name)}</b><br>{esc(r.label)}<br>concurrency {p.concurrency}<br>ITL mean {p.itl_mean:,.2f} ms"
+                 f"<br>output {p.output_tokens_per_sec:,.1f} tok/s" for r, p in pts]
+        trace = _trace(s, [p.itl_mean for _, p in pts], [p.output_tokens_per_sec for _, p in pts], texts, name=s.name)
+        trace["mode"] = "markers"
+        traces.append(trace)
+        if not s.predicted:
+            measured.extend((p.itl_mean, p.output_tokens_per_sec) for _, p in pts if p.itl_mean is not None and p.output_tokens_per_sec is not None)
+    if not traces:
+        return None
+    frontier: list[tuple[float, float]] = []
+    for x, y in sorted(measured, key=lambda xy: (xy[0], -xy[1])):
+        if not frontier or y > frontier[-1][1]:
+            frontier.append((x, y))
+    if frontier:
+        traces.append({"type": "scatter", "mode": "lines", "name": "Pareto frontier (measured)", "x": [f[0] for f in frontier],
+                       "y": [f[1] for f in frontier], "hoverinfo": "skip", "line": {"color": "#444", "width": 1}})
+    layout = _layout("Throughput vs latency", "ITL mean ms (lower is better)", "output tok/s",
+                     log_x=_wide([x for x, _ in measured]), log_y=False)
+    return {"data": traces, "layout": layout}, "Each marker is one sweep point of one configuration; open markers are predictions."
+
+
+def eval_rows(runs: list[Run]) -> list[tuple[Run, float, int, tuple[float, float] | None, float | None]]:
+    """(run, accuracy, items, Wilson 95 % interval, avg latency ms) of each scored Result.
+    Items are the scored items when listed, else the completed requests."""
+    out = []
+    for r in runs:
+        if not isinstance(r.doc, Result) or r.doc.scores is None:
+            continue
+        sc = r.doc.scores
+        accuracy = sc.accuracy
+        if accuracy is None:
+            continue
+        n = len(sc.items) if sc.items else (r.doc.metrics.completed_requests or 0)
+        ci = rate_ci(round(accuracy * n), n) if n else None
+        out.append((r, accuracy, n, ci, sc.avg_latency_ms))
+    return out
+
+
+def eval_figures(runs: list[Run]) -> list[tuple[dict[str, Any], str]]:
+    rows = eval_rows(runs)
+    if not rows:
+        return []
+    names = [esc(r.name) for r, *_ in rows]
+    acc = {
+        "type": "scatter", "mode": "markers", "name": "accuracy", "x": names, "y": [a for _, a, *_ in rows],
+        "error_y": {"type": "data", "symmetric": False,
+                    "array": [(ci[1] - a) if ci else 0 for _, a, _, ci, _ in rows],
+                    "arrayminus": [(a - ci[0]) if ci else 0 for _, a, _, ci, _ in rows]},
+        "text": [f"<b>{esc(r.name)}</b><br>accuracy {a:.3f} of {n} items<br>"
+                 + (f"Wilson 95%: {ci[0]:.3f}–{ci[1]:.3f}" if ci else "no items: no interval") for r, a, n, ci, _ in rows],
+        "hovertemplate": "%{text}<extra></extra>",
+    }
+    lat = {"type": "bar", "name": "avg latency ms", "x": names, "y": [lat for *_, lat in rows],
+           "text": [f"<b>{esc(r.name)}</b><br>avg latency {'—' if lat is None else f'{lat:,.1f} ms'}" for r, *_, lat in rows],
+           "hovertemplate": "%{text}<extra></extra>"}
+    acc_layout = _layout("Eval accuracy (Wilson 95% interval)", "run", "accuracy", log_x=False, log_y=False)
+    acc_layout["xaxis"]["type"] = "category"
+    acc_layout["yaxis"]["range"] = [0, 1.02]
+    lat_layout = _layout("Eval latency", "run", "avg latency ms", log_x=False, log_y=False)
+    lat_layout["xaxis"]["type"] = "category"
+    return [({"data": [acc], "layout": acc_layout}, "Accuracy over the scored items; bars are 95% Wilson score intervals."),
+            ({"data": [lat], "layout": lat_layout}, "scores.avg_latency_ms of each run.")]

@@ -1,0 +1,68 @@
+"""The points a run contributes to its workload's charts, one per sweep point.
+
+A Result carries distributions, so its TTFT and ITL are drawn as p50 and p99;
+an EvaluationRun or a Prediction carries means only (shared/seeds/evaluation-run.txt),
+so theirs are drawn as means and labelled so. Nothing is converted into what it
+is not: a missing statistic stays missing (None) and the chart leaves a gap."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from servescope.documents import EvaluationRun, Prediction, Result
+from servescope.documents.result import Metrics
+from servescope.report.evidence import Run
+
+
+@dataclass
+class ChartPoint:
+    concurrency: int
+    context_tokens: int | None
+    output_tokens_per_sec: float | None
+    ttft_p50: float | None = None
+    ttft_p99: float | None = None
+    itl_p50: float | None = None
+    itl_p99: float | None = None
+    ttft_mean: float | None = None
+    itl_mean: float | None = None
+    status: str = "ok"
+
+
+def _stat(dist: Any, name: str) -> float | None:
+    return None if dist is None else getattr(dist, name)
+
+
+def _from_metrics(concurrency: int, context: int | None, m: Metrics, status: str = "ok") -> ChartPoint:
+    return ChartPoint(
+        concurrency, context, m.output_tokens_per_sec,
+        ttft_p50=_stat(m.ttft_ms, "p50"), ttft_p99=_stat(m.ttft_ms, "p99"),
+        itl_p50=_stat(m.itl_ms, "p50"), itl_p99=_stat(m.itl_ms, "p99"),
+        ttft_mean=_stat(m.ttft_ms, "mean"), itl_mean=_stat(m.itl_ms, "mean"), status=status,
+    )
+
+
+def result_concurrency(r: Result) -> int:
+    conc = r.resolved_params.get("concurrency")
+    conc = conc[0] if isinstance(conc, list) and conc else conc
+    return int(conc) if isinstance(conc, int | float) and not isinstance(conc, bool) and conc >= 1 else 1
+
+
+def chart_points(run: Run) -> list[ChartPoint]:
+    doc = run.doc
+    if isinstance(doc, Result):
+        if doc.points:
+            return [_from_metrics(p.concurrency, p.context_tokens, p.metrics, p.status) for p in doc.points]
+        return [_from_metrics(result_concurrency(doc), None, doc.metrics)]
+    assert isinstance(doc, EvaluationRun | Prediction)
+    return [
+        ChartPoint(p.concurrency, None, p.output_tokens_per_sec, ttft_mean=p.ttft_ms, itl_mean=p.itl_ms)
+        for p in doc.points
+    ]
+
+
+def x_axis(points: list[ChartPoint]) -> str:
+    """context_tokens when a sweep varies the context at one concurrency (longctx), else concurrency."""
+    if points and all(p.context_tokens for p in points) and len({p.concurrency for p in points}) == 1:
+        return "context_tokens"
+    return "concurrency"
