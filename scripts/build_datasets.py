@@ -30,9 +30,9 @@ import hashlib
 import json
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "src" / "servescope" / "data" / "datasets"
@@ -634,7 +634,7 @@ class Writer:
     deck: list[str] = field(default_factory=list)
 
     @classmethod
-    def start(cls, topic: Topic, rng: random.Random) -> "Writer":
+    def start(cls, topic: Topic, rng: random.Random) -> Writer:
         fixed = {name: fill(rng.choice(topic.slots[name]), rng, topic.slots) for name in topic.anchors}
         return cls(topic, rng, fixed)
 

@@ -12,7 +12,6 @@ import pytest
 
 from tests.documents.conftest import SEED_EVALUATION_RUN_YAML
 
-
 SEED = SEED_EVALUATION_RUN_YAML
 
 

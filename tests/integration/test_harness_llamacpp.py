@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from servescope.bench.engine import LlamaServer, ServerConfig
 from servescope.bench.recorder import read_header, read_records
 from servescope.bench.recover import result_from_records
 from servescope.bench.run import RunOptions, run_workload
 from servescope.catalog.store import Catalog
 from servescope.catalog.validate import validate_paths
-from servescope.bench.engine import LlamaServer, ServerConfig
 
 pytestmark = pytest.mark.integration
 
