@@ -1412,7 +1412,7 @@ def build_haystack() -> list[dict[str, object]]:
     pairs = [(c, lm) for c in COLOURS for lm in LANDMARKS]
     rng.shuffle(pairs)
     codes = rng.sample(range(1000, 10000), 20)
-    for i, ((colour, landmark), code) in enumerate(zip(pairs[:20], codes), start=1):
+    for i, ((colour, landmark), code) in enumerate(zip(pairs[:20], codes, strict=True), start=1):
         rows.append(row(f"needle-{i:02d}", f"The secret code for the {colour} {landmark} is {code}.",
                         category="needle", needle=f"What is the secret code for the {colour} {landmark}?",
                         answer=str(code)))

@@ -85,7 +85,7 @@ def test_longctx_needle_and_overflow_are_failures_not_omissions(llama: LlamaServ
     cats = {(f.stage, f.category) for f in art.result.failures}
     assert cats == {("score", "malformed-output"), ("send", "context-overflow")}
     assert {f.concurrency for f in art.result.failures} == {1}  # located at their sweep point
-    overflow = [f for f in art.result.failures if f.category == "context-overflow"][0]
+    overflow = next(f for f in art.result.failures if f.category == "context-overflow")
     assert overflow.http_status == 400 and "exceeds the available context size" in overflow.message
     assert pts[1].status == "failed"
     _valid([art.result_path, art.evaluation_run_path], itest_catalog)

@@ -51,7 +51,7 @@ class Simulation:
         self.measured: dict[int, PhaseOutcome] = {}
         self._window: tuple[int, int] | None = None  # (point, start ns) of the open measured window
         self._windowed: set[int] = set()
-        overhead_ns = int(round(deployment.calibration.request_overhead_s * 1e9))
+        overhead_ns = round(deployment.calibration.request_overhead_s * 1e9)
         self.driver = LoadDriver(phases, overhead_ns, self._window_end)
         self.events = 0
 
