@@ -61,7 +61,7 @@ def _no_duplicates_json(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 _SafeBase: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class _StrictYamlLoader(_SafeBase):  # type: ignore[misc,valid-type]
+class _StrictYamlLoader(_SafeBase):  # type: ignore[misc]
     """SafeLoader that refuses duplicate keys and keeps dates as strings
     (``date: 2026-09-20`` stays the string the seed means)."""
 
@@ -73,7 +73,7 @@ def _construct_mapping(loader: _StrictYamlLoader, node: yaml.MappingNode, deep: 
     out: dict[Any, Any] = {}
     own_keys: set[Any] = set()
     for index, (key_node, value_node) in enumerate(node.value):
-        key = loader.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+        key = loader.construct_object(key_node, deep=deep)
         try:
             hash(key)
         except TypeError as exc:
@@ -82,7 +82,7 @@ def _construct_mapping(loader: _StrictYamlLoader, node: yaml.MappingNode, deep: 
             if key in own_keys:
                 raise DuplicateKeyError(f"duplicate key {key!r} at line {key_node.start_mark.line + 1}")
             own_keys.add(key)
-        out[key] = loader.construct_object(value_node, deep=deep)  # type: ignore[no-untyped-call]
+        out[key] = loader.construct_object(value_node, deep=deep)
     return out
 
 

@@ -96,6 +96,7 @@ class Simulation:
     def run(self) -> SimOutcome:
         heap: list[tuple[int, int, int, Event]] = []
         seq = 0
+        ev: Event
         for ev in [PhaseStart(0)]:
             heapq.heappush(heap, (ev.time, ev.priority, seq, ev))
             seq += 1
