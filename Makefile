@@ -35,11 +35,14 @@ demo: $(VENV)/.installed
 	$(BIN)/servescope run $(DEMO_WORKLOAD) --out $(DEMO_OUT) --scenario tiny-llama-on-cpu
 	$(BIN)/servescope validate $(DEMO_OUT)
 
+# Lint and type-check first (both configured in pyproject.toml): a finding fails the target.
 test: $(VENV)/.installed-dev
+	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 schemas: $(VENV)/.installed
 	$(BIN)/servescope schema --out schemas
 
 clean:
-	rm -rf $(VENV) .pytest_cache build *.egg-info src/*.egg-info
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info src/*.egg-info
