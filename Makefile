@@ -41,11 +41,14 @@ demo: $(VENV)/.installed
 browser:
 	@scripts/ensure-chromium.sh
 
+# Lint and type-check first (both configured in pyproject.toml): a finding fails the target.
 test: $(VENV)/.installed-dev browser
+	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 schemas: $(VENV)/.installed
 	$(BIN)/servescope schema --out schemas
 
 clean:
-	rm -rf $(VENV) .pytest_cache build *.egg-info src/*.egg-info
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info src/*.egg-info

@@ -59,7 +59,7 @@ async def _bare_load(port: int, conc: int, n: int, tokens: int) -> None:
         while left[0] > 0:
             left[0] -= 1
             done: asyncio.Future[None] = loop.create_future()
-            tr, _ = await loop.create_connection(lambda: _Bare(done), "127.0.0.1", port)
+            tr, _ = await loop.create_connection(lambda done=done: _Bare(done), "127.0.0.1", port)
             tr.write(req)
             await done
             tr.close()

@@ -500,7 +500,7 @@ def run_aiperf(aiperf_bin: str, tokenizer: Path, srv: TruthServer, lv: Level, ta
                 pairing.count_mismatch += 1
                 continue
             pairing.matched += 1
-            pairing.itl_err_ns.extend(int(round(c * 1e6)) - (s[k + 1] - s[k]) for k, c in enumerate(icl))
+            pairing.itl_err_ns.extend(round(c * 1e6) - (s[k + 1] - s[k]) for k, c in enumerate(icl))
     _server_side(o, log, ids, server_cpu)
     if o.extra.get("window_ns"):
         a, b = o.extra["window_ns"]

@@ -55,7 +55,7 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -359,7 +359,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     out = Path(args.out) / "gpu_check.json"
     out.parent.mkdir(parents=True, exist_ok=True)
-    report: Row = {"started": datetime.now(timezone.utc).isoformat(timespec="seconds"), "plan": asdict(plan),
+    report: Row = {"started": datetime.now(UTC).isoformat(timespec="seconds"), "plan": asdict(plan),
                    "env": {"python": platform.python_version(), "torch": torch.__version__, "cuda": torch.version.cuda,
                            "device": torch.cuda.get_device_name() if plan.device == "cuda" else platform.machine()}}
 

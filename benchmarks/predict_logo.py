@@ -154,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     def point_errors(names: list[str], cal_of: Any) -> dict[str, list[float]]:
         out: dict[str, list[float]] = {m: [] for m in METRICS}
         for n in names:
-            run, scen, dep, cases = prepared[n]
+            _run, scen, dep, cases = prepared[n]
             ev = evaluate(scen, cases, cal_of(scen, dep), METRICS, cat, model=dep.model, hardware=dep.hardware)
             for m in METRICS:
                 out[m] += [abs(p - q) / q for p, q in zip(ev.predicted[m], ev.measured[m], strict=True)]
@@ -174,18 +174,18 @@ def main(argv: list[str] | None = None) -> int:
             label = "as shipped (the group takes no part in either fit)"
         elif how == "trt-emptied":
             shipped = Calibration()
-            errs = point_errors(members, lambda scen, dep: dep.calibration.with_factors({k: getattr(shipped, k) for k in TRT_FIT}))
+            errs = point_errors(members, lambda scen, dep, shipped=shipped: dep.calibration.with_factors({k: getattr(shipped, k) for k in TRT_FIT}))
             label = "GPU defaults as shipped, TensorRT-LLM factors emptied"
         elif how == "trt-refit":
             cal, _ = fit_factors([prepared[n] for n in train], cat, TRT_FIT, Calibration(), a.max_evaluations)
             fitted = {k: float(f"{getattr(cal, k):.4g}") for k in TRT_FIT}
-            errs = point_errors(members, lambda scen, dep: dep.calibration.with_factors(fitted) if scen.engine.id.lower() in TRT_ENGINES else dep.calibration)
+            errs = point_errors(members, lambda scen, dep, fitted=fitted: dep.calibration.with_factors(fitted) if scen.engine.id.lower() in TRT_ENGINES else dep.calibration)
             label = f"TensorRT-LLM factors refitted on {len(train)} remaining runs"
         elif how == "refit":
             used = spread(train, a.train_runs)
             cal, _ = fit_factors([prepared[n] for n in used], cat, FIT, A_PRIORI, a.max_evaluations)
             fitted = {k: float(f"{getattr(cal, k):.4g}") for k in FIT}
-            errs = point_errors(members, lambda scen, dep: nim(cal, scen))
+            errs = point_errors(members, lambda scen, dep, cal=cal: nim(cal, scen))
             train = used
             label = f"GPU defaults refitted on {len(used)} runs outside the group ({sum(len(by_name[n].points) for n in used)} points)"
         else:

@@ -82,10 +82,10 @@ import json
 import os
 import platform
 import shlex
-import statistics
 import shutil
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import textwrap

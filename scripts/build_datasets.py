@@ -30,9 +30,9 @@ import hashlib
 import json
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "src" / "servescope" / "data" / "datasets"
@@ -634,7 +634,7 @@ class Writer:
     deck: list[str] = field(default_factory=list)
 
     @classmethod
-    def start(cls, topic: Topic, rng: random.Random) -> "Writer":
+    def start(cls, topic: Topic, rng: random.Random) -> Writer:
         fixed = {name: fill(rng.choice(topic.slots[name]), rng, topic.slots) for name in topic.anchors}
         return cls(topic, rng, fixed)
 
@@ -1412,7 +1412,7 @@ def build_haystack() -> list[dict[str, object]]:
     pairs = [(c, lm) for c in COLOURS for lm in LANDMARKS]
     rng.shuffle(pairs)
     codes = rng.sample(range(1000, 10000), 20)
-    for i, ((colour, landmark), code) in enumerate(zip(pairs[:20], codes), start=1):
+    for i, ((colour, landmark), code) in enumerate(zip(pairs[:20], codes, strict=True), start=1):
         rows.append(row(f"needle-{i:02d}", f"The secret code for the {colour} {landmark} is {code}.",
                         category="needle", needle=f"What is the secret code for the {colour} {landmark}?",
                         answer=str(code)))

@@ -12,7 +12,6 @@ import pytest
 
 from tests.documents.conftest import SEED_EVALUATION_RUN_YAML
 
-
 SEED = SEED_EVALUATION_RUN_YAML
 
 
@@ -107,8 +106,8 @@ def test_bad_input_gets_clear_lines_not_tracebacks(tmp_path: Path, name: str) ->
     proc = run("validate", str(path))
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr + proc.stdout
-    lines = [l for l in proc.stderr.splitlines() if l.strip()]
-    assert lines and all(re.match(rf"^{re.escape(str(path))}: \S+: error: .+", l) for l in lines), lines
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert lines and all(re.match(rf"^{re.escape(str(path))}: \S+: error: .+", line) for line in lines), lines
 
 
 def test_missing_file_and_huge_file(tmp_path: Path) -> None:

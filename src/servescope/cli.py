@@ -12,7 +12,7 @@ import os
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -21,6 +21,10 @@ from rich.table import Table
 from servescope import __version__
 from servescope.errors import ServescopeError
 from servescope.redaction import redact
+
+if TYPE_CHECKING:  # imported lazily at run time: the CLI starts without them
+    from servescope.catalog.store import Catalog
+    from servescope.documents.base import Document, Issue
 
 app = typer.Typer(
     name="servescope",
@@ -74,13 +78,13 @@ def _root(
     """servescope: predict it, measure it, compare both honestly."""
 
 
-def _plausibility(doc: object, catalog: object) -> list:  # type: ignore[type-arg]
+def _plausibility(doc: Document, catalog: Catalog) -> list[Issue]:
     """The predictor's physics on measurements whose scenario is known."""
     from servescope.documents import EvaluationRun, Result
     from servescope.predict.plausibility import plausibility_issues
 
     if isinstance(doc, (Result, EvaluationRun)):
-        return plausibility_issues(doc, catalog=catalog)  # type: ignore[arg-type]
+        return plausibility_issues(doc, catalog=catalog)
     return []
 
 

@@ -8,13 +8,20 @@ import datetime as dt
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
 
 from servescope.errors import ServescopeError
+
+if TYPE_CHECKING:  # imported lazily at run time: the CLI starts without them
+    from servescope.documents import EvaluationRun, Result
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 
 class BadArgument(ServescopeError):
@@ -44,7 +51,7 @@ def _is_file_name(text: str) -> bool:
     return text.lower().endswith((".yaml", ".yml", ".json")) or "/" in text or os.sep in text
 
 
-def _load_measured(path: Path):  # type: ignore[no-untyped-def]
+def _load_measured(path: Path) -> EvaluationRun | Result:
     from servescope.documents import EvaluationRun, Result, load
 
     loaded = load(path)
@@ -56,11 +63,11 @@ def _load_measured(path: Path):  # type: ignore[no-untyped-def]
     return loaded.document
 
 
-def _value_errors_as_one_line(fn):  # type: ignore[no-untyped-def]
+def _value_errors_as_one_line(fn: Callable[_P, _R]) -> Callable[_P, _R]:
     import functools
 
     @functools.wraps(fn)
-    def wrapper(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         try:
             return fn(*args, **kwargs)
         except ValueError as exc:

@@ -164,7 +164,7 @@ def run_command(
 
 
 def _run_with_progress(console: Console, opts: Any, progress_cls: Any, run_workload: Any) -> Any:
-    stats = {"tokens": 0, "failed": 0, "t0": None}
+    stats: dict[str, float] = {"tokens": 0, "failed": 0, "t0": 0.0}  # t0 0: not started
     import time
 
     with Progress(

@@ -97,5 +97,5 @@ def test_static_png_plot(tmp_path: Path) -> None:
 def test_unknown_plot_suffix_is_refused(tmp_path: Path) -> None:
     from servescope.errors import ServescopeError
 
-    with pytest.raises(ServescopeError, match="use .html"):
+    with pytest.raises(ServescopeError, match=r"use \.html"):
         plot(compare(predicted(), measured()), str(tmp_path / "plot.gif"))

@@ -13,8 +13,8 @@ import pytest
 from servescope.analysis.summarize import (
     GROUP_KEYS,
     V03_STATS,
-    summary_rows,
     group_results,
+    summary_rows,
     v02_columns,
     v03_columns,
     write_summary,

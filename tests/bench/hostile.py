@@ -60,7 +60,7 @@ class HostileServer:
             while True:
                 head = await reader.readuntil(b"\r\n\r\n")
                 lines = head.decode("latin-1").split("\r\n")
-                method, path, _ = lines[0].split(" ", 2)
+                method, _path, _ = lines[0].split(" ", 2)
                 headers = {k.strip().lower(): v.strip() for k, _, v in (ln.partition(":") for ln in lines[1:] if ln)}
                 body = await reader.readexactly(int(headers.get("content-length", "0")))
                 self.connections += 1

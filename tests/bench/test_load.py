@@ -20,7 +20,7 @@ def test_first_offset_is_zero_and_offsets_never_go_back(arrival: str) -> None:
     offs = arrival_offsets_ns(500, 20.0, arrival, shape=0.5, seed=1)  # type: ignore[arg-type]
     assert len(offs) == 500
     assert offs[0] == 0
-    assert all(b >= a for a, b in zip(offs, offs[1:], strict=False))
+    assert all(b >= a for a, b in itertools.pairwise(offs))
     assert all(isinstance(o, int) for o in offs)
 
 

@@ -73,7 +73,7 @@ def test_ignore_eos_to_an_engine_not_known_to_accept_it_is_refused(engine: str) 
 
 
 def test_min_tokens_is_refused_on_llama_cpp_which_has_no_such_field() -> None:
-    with pytest.raises(UsageError, match="sets min_tokens but engine 'llama.cpp' is not known to accept it.*--engine vllm[|]sglang"):
+    with pytest.raises(UsageError, match=r"sets min_tokens but engine 'llama\.cpp' is not known to accept it.*--engine vllm[|]sglang"):
         request_extras(params(min_tokens=8), "llama.cpp", None)
 
 

@@ -34,7 +34,7 @@ def with_values(text: str, values: dict[str, float]) -> str:
     out = text
     for name, value in values.items():
         pattern = re.compile(rf"^({re.escape(name)}(?:\{{[^}}]*\}})?) \S+$", re.MULTILINE)
-        out, n = pattern.subn(lambda m: f"{m.group(1)} {value!r}", out)
+        out, n = pattern.subn(lambda m, value=value: f"{m.group(1)} {value!r}", out)
         assert n >= 1, f"{name} not in the fixture"
     return out
 

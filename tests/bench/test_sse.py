@@ -6,6 +6,7 @@ everything else is a plain string written here.
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -35,7 +36,7 @@ def parse_pieces(pieces: list[bytes]) -> list[SseEvent]:
 def split_at(raw: bytes, cuts: list[int]) -> list[bytes]:
     points = sorted({c % (len(raw) + 1) for c in cuts})
     bounds = [0, *points, len(raw)]
-    return [raw[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+    return [raw[a:b] for a, b in itertools.pairwise(bounds)]
 
 
 # ---- the real transcripts -----------------------------------------------------

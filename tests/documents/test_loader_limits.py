@@ -137,7 +137,7 @@ def test_a_bomb_in_a_user_catalog_is_skipped_and_named(tmp_path: Path) -> None:
     assert cat.broken == [bomb]
     assert "expands to more than" in cat.broken_lines()[0]
     assert cat.ids("workloads")  # the packaged ones are all there
-    with pytest.raises(CatalogError, match="skipped as invalid, e.g. .*bomb.yaml"):
+    with pytest.raises(CatalogError, match=r"skipped as invalid, e\.g\. .*bomb\.yaml"):
         cat.workload("bomb")
 
 

@@ -69,7 +69,7 @@ def test_api_key_is_used_and_never_written(engine_cache: Path, itest_catalog: Ca
 
 def test_failed_bar_gives_nonzero_exit(llama: LlamaServer, itest_catalog: Catalog, tmp_path: Path) -> None:
     proc = cli("run", "longctx-itest-v1", "--endpoint", llama.openai_base_url, "--out", str(tmp_path), catalog=itest_catalog)
-    out, err = proc.communicate(timeout=120)
+    _out, err = proc.communicate(timeout=120)
     assert proc.returncode == 4
     assert "no request completed" in err and "Traceback" not in err
     assert list(tmp_path.glob("*/result.json"))  # the failed run is still recorded

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from servescope.bench.engine import LlamaServer, ServerConfig
 from servescope.bench.recorder import read_header, read_records
 from servescope.bench.recover import result_from_records
 from servescope.bench.run import RunOptions, run_workload
 from servescope.catalog.store import Catalog
 from servescope.catalog.validate import validate_paths
-from servescope.bench.engine import LlamaServer, ServerConfig
 
 pytestmark = pytest.mark.integration
 
@@ -85,7 +85,7 @@ def test_longctx_needle_and_overflow_are_failures_not_omissions(llama: LlamaServ
     cats = {(f.stage, f.category) for f in art.result.failures}
     assert cats == {("score", "malformed-output"), ("send", "context-overflow")}
     assert {f.concurrency for f in art.result.failures} == {1}  # located at their sweep point
-    overflow = [f for f in art.result.failures if f.category == "context-overflow"][0]
+    overflow = next(f for f in art.result.failures if f.category == "context-overflow")
     assert overflow.http_status == 400 and "exceeds the available context size" in overflow.message
     assert pts[1].status == "failed"
     _valid([art.result_path, art.evaluation_run_path], itest_catalog)

@@ -42,7 +42,7 @@ def test_ignore_eos_makes_the_engine_generate_exactly_max_tokens(llama: LlamaSer
 
 
 def test_min_tokens_is_refused_on_llama_cpp_before_any_request(llama: LlamaServer, itest_catalog: Catalog, tmp_path: Path) -> None:
-    with pytest.raises(UsageError, match="sets min_tokens but engine 'llama.cpp' is not known to accept it"):
+    with pytest.raises(UsageError, match=r"sets min_tokens but engine 'llama\.cpp' is not known to accept it"):
         run_workload(RunOptions("serve-itest-min-tokens-v1", endpoint=llama.openai_base_url, out_dir=tmp_path), catalog=itest_catalog)
     assert not list(tmp_path.iterdir())  # no run folder: nothing was sent or written
 

@@ -35,7 +35,7 @@ def _records(out: Path) -> list[dict[str, object]]:
 def test_endless_data_lines_end_every_request_in_bounded_memory(itest_catalog: Catalog, tmp_path: Path) -> None:
     out = tmp_path / "runs"
     with hostile_server("endless-data-lines") as srv:
-        code, stdout, stderr, rss_mb = run_measured(
+        code, _stdout, stderr, rss_mb = run_measured(
             "run", "serve-itest-c4-v1", "--endpoint", srv.base_url, "--model", "hostile", "--no-scrape", "--out", str(out),
             catalog=itest_catalog,
         )

@@ -40,7 +40,7 @@ def test_stages_are_one_point_each(catalog: Catalog) -> None:
     # one arrival process: stage 2 starts when stage 1's 10 s are over, each with its own seed
     assert sorted(by_point[0]) == arrival_offsets_ns(40, 4.0, "poisson", seed=3)
     assert sorted(by_point[1]) == [10_000_000_000 + o for o in arrival_offsets_ns(60, 12.0, "poisson", seed=4)]
-    assert all(r.concurrency == p.concurrency for p, idx in zip(points, (0, 1)) for r in run.records if r.point == idx)
+    assert all(r.concurrency == p.concurrency for p, idx in zip(points, (0, 1), strict=True) for r in run.records if r.point == idx)
     assert run.result.resolved_params["stages"] == [{"rate": 4.0, "seconds": 10.0}, {"rate": 12.0, "seconds": 5.0}]
     assert [pt.metrics.requested_rate for pt in run.result.points or []] == [4.0, 12.0]
     Prediction.model_validate(run.prediction.dump())

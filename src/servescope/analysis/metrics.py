@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -48,6 +48,14 @@ class Aggregate:
     e2e_s: list[float] = field(default_factory=list)
 
 
+# A column of Columns: a list while built row by row (``add``, the records reader, the
+# simulator), a numpy array once read from a records index or merged. Which of the two
+# a given Columns holds is a run-time fact mypy cannot follow (a union would reject
+# every ``append`` of the row-by-row builders), so the type is left open; readers go
+# through ``np.asarray``.
+Column: TypeAlias = Any
+
+
 def _dist(values: np.ndarray, *, owned: bool = False) -> dict[str, Any] | None:
     return describe(values, overwrite=owned) if values.size else None
 
@@ -59,16 +67,16 @@ class Columns:
     reader of a records file appends to the lists itself)."""
 
     # Lists when built record by record; numpy arrays when read from a records index.
-    ok: list[bool] | np.ndarray = field(default_factory=list)
-    start_ns: list[int] | np.ndarray = field(default_factory=list)
-    first_ns: list[float] | np.ndarray = field(default_factory=list)  # nan = no token
-    end_ns: list[float] | np.ndarray = field(default_factory=list)  # nan = never ended
-    input_tokens: list[float] | np.ndarray = field(default_factory=list)  # nan = unknown
-    output_tokens: list[float] | np.ndarray = field(default_factory=list)
-    chunk_flat: list[int] | np.ndarray = field(default_factory=list)  # chunk times of completed requests, concatenated
-    chunk_len: list[int] | np.ndarray = field(default_factory=list)
+    ok: Column = field(default_factory=list)  # bool
+    start_ns: Column = field(default_factory=list)  # int
+    first_ns: Column = field(default_factory=list)  # float; nan = no token
+    end_ns: Column = field(default_factory=list)  # float; nan = never ended
+    input_tokens: Column = field(default_factory=list)  # float; nan = unknown
+    output_tokens: Column = field(default_factory=list)  # float
+    chunk_flat: Column = field(default_factory=list)  # int: chunk times of completed requests, concatenated
+    chunk_len: Column = field(default_factory=list)  # int
     # chunk gaps already taken per request (a records index stores them so): pooled with those of chunk_flat
-    itl_gaps_ns: list[int] | np.ndarray = field(default_factory=list)
+    itl_gaps_ns: Column = field(default_factory=list)  # int
     sources: set[str] = field(default_factory=set)
     # (stage, category, message, request id, http status) of each failed request
     failed: list[tuple[str, str, str, str, int | None]] = field(default_factory=list)

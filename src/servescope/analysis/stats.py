@@ -17,8 +17,8 @@ here, more than summarizing a million records.
 from __future__ import annotations
 
 import math
-from statistics import NormalDist
 from collections.abc import Sequence
+from statistics import NormalDist
 from typing import Literal
 
 import numpy as np

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
 
 from servescope.bench.client import send
 from servescope.bench.endpoint import Endpoint
-from servescope.bench.load import LoadOutcome, arrival_offsets_ns, closed_loop, open_loop
-from servescope.bench.recorder import RecordWriter
+from servescope.bench.load import arrival_offsets_ns, closed_loop, open_loop
 from servescope.bench.outcome import PointOutcome
+from servescope.bench.recorder import RecordWriter
 from servescope.bench.scrape import MetricsSampler
 from servescope.catalog.plan import PlannedPoint, PlannedRequest
 from servescope.documents.record import RequestRecord

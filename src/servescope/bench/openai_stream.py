@@ -51,7 +51,7 @@ def parse_chunk(data: str) -> ChunkInfo:
     if not isinstance(obj, dict):
         return ChunkInfo(error=f"malformed stream chunk: {data[:80]!r}")
     info = ChunkInfo()
-    if "error" in obj and obj["error"]:
+    if obj.get("error"):
         info.error, info.error_code = _error_text(obj["error"])
         return info
     usage = obj.get("usage")

@@ -23,6 +23,7 @@ another writer are never lost.
 
 from __future__ import annotations
 
+import itertools
 import json
 import struct
 from array import array
@@ -130,7 +131,7 @@ class RecordWriter:
                   self._gap_pos, len(chunks), 0)
         # gaps first, then the row that counts them: a row on disk always has its gaps
         if len(chunks) > 1:
-            self._gaps.write(array("q", [b - a for a, b in zip(chunks, chunks[1:], strict=False)]).tobytes())
+            self._gaps.write(array("q", [b - a for a, b in itertools.pairwise(chunks)]).tobytes())
             self._gaps.flush()
             self._gap_pos += len(chunks) - 1
         self._rows.write(row)

@@ -28,7 +28,6 @@ from servescope.documents.record import RequestRecord
 from servescope.documents.result import Slo
 
 
-
 @dataclass
 class RunIdentity:
     run_id: str

@@ -139,7 +139,7 @@ def summarize_window(snapshots: list[EngineSnapshot]) -> EngineWindow:
             out.prefix_cache_hit_rate = min(1.0, max(0.0, rates[-1]))
     p0, p1 = _first(first, PREEMPTIONS), _first(last, PREEMPTIONS)
     if p0 is not None and p1 is not None:
-        out.preemptions = max(0, int(round(p1 - p0)))
+        out.preemptions = max(0, round(p1 - p0))
     out.raw_delta = {k: last[k] - first[k] for k in last if k in first and k.startswith(("llamacpp:", "vllm:", "sglang:"))}
     return out
 

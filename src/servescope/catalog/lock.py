@@ -60,7 +60,7 @@ def add_to_lock(lock_path: Path, docs: list[Document]) -> list[str]:
         section = LOCKED_KINDS.get(type(doc))
         if section is None:
             continue
-        key = str(getattr(doc, "id"))
+        key = str(getattr(doc, "id"))  # noqa: B009 - every locked kind has an id; Document, the type here, has none
         if key in lock[section]:
             continue
         lock[section][key] = lock_entry(doc)

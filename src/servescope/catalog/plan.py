@@ -135,7 +135,7 @@ def haystack_prompt(passages: list[DatasetRow], target_tokens: int, needle: Data
         total += row.tokens_nominal or max(1, len(row.text.split()) * 13 // 10)
         i += 1
     if needle is not None:
-        at = int(round(depth * len(body)))
+        at = round(depth * len(body))
         body.insert(at, needle.text)
         total += needle.tokens_nominal or 0
         question = needle.needle or ""

@@ -65,7 +65,7 @@ def validate_paths(
         loaded = load(path)
         loaded.source = source
         loaded_all.append((loaded, path))
-    extra_datasets = {l.document.id for l, _ in loaded_all if isinstance(l.document, Dataset)}
+    extra_datasets = {ld.document.id for ld, _ in loaded_all if isinstance(ld.document, Dataset)}
     for loaded, path in loaded_all:
         if loaded.document is not None:
             try:

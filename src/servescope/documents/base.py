@@ -16,7 +16,6 @@ from typing import Annotated, Any, Literal, Self
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationInfo, model_validator
 
-
 Level = Literal["error", "warning"]
 
 NonEmptyStr = Annotated[str, StringConstraints(strip_whitespace=False, min_length=1, pattern=r"\S")]

@@ -24,7 +24,6 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from servescope import limits
-
 from servescope.documents.base import Document, Issue, error, format_loc
 from servescope.documents.dataset import Dataset
 from servescope.documents.evaluation_run import EvaluationRun
@@ -91,7 +90,7 @@ def _check_yaml_budget(text: str) -> None:
                 if event.anchor:
                     anchors[event.anchor] = 1
             elif isinstance(event, yaml.AliasEvent):
-                total += anchors.get(event.anchor, 1)  # an unknown alias: the composer's error says so
+                total += anchors.get(event.anchor or "", 1)  # an unknown alias: the composer's error says so
             elif isinstance(event, yaml.CollectionStartEvent):
                 total += 1
                 stack.append([event.anchor, total, 0, isinstance(event, yaml.MappingStartEvent)])
@@ -147,7 +146,7 @@ def _no_duplicates_json(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 _SafeBase: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class _StrictYamlLoader(_SafeBase):  # type: ignore[misc,valid-type]
+class _StrictYamlLoader(_SafeBase):  # type: ignore[misc]
     """SafeLoader that refuses duplicate keys and keeps dates as strings
     (``date: 2026-09-20`` stays the string the seed means)."""
 
@@ -159,7 +158,7 @@ def _construct_mapping(loader: _StrictYamlLoader, node: yaml.MappingNode, deep: 
     out: dict[Any, Any] = {}
     own_keys: set[Any] = set()
     for index, (key_node, value_node) in enumerate(node.value):
-        key = loader.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+        key = loader.construct_object(key_node, deep=deep)
         try:
             hash(key)
         except TypeError as exc:
@@ -168,7 +167,7 @@ def _construct_mapping(loader: _StrictYamlLoader, node: yaml.MappingNode, deep: 
             if key in own_keys:
                 raise DuplicateKeyError(f"duplicate key {key!r} at line {key_node.start_mark.line + 1}")
             own_keys.add(key)
-        out[key] = loader.construct_object(value_node, deep=deep)  # type: ignore[no-untyped-call]
+        out[key] = loader.construct_object(value_node, deep=deep)
     return out
 
 

@@ -13,6 +13,7 @@ The metrics-contract fields are mapped to serving (shared/DESIGN.md):
 
 from __future__ import annotations
 
+import itertools
 from typing import Any, Literal
 
 from pydantic import Field
@@ -69,12 +70,11 @@ class Distribution(StrictModel):
     def check(self) -> list[Issue]:
         issues = []
         present = [(k, getattr(self, k)) for k in PERCENTILE_ORDER if getattr(self, k) is not None]
-        for (ka, va), (kb, vb) in zip(present, present[1:], strict=False):
+        for (ka, va), (kb, vb) in itertools.pairwise(present):
             if va > vb + 1e-9 * max(1.0, abs(vb)):
                 issues.append(error(kb, f"percentiles out of order: {ka}={va} > {kb}={vb}"))
-        if self.mean is not None and self.min is not None and self.max is not None:
-            if not (self.min - 1e-9 <= self.mean <= self.max + 1e-9):
-                issues.append(error("mean", f"mean {self.mean} lies outside [min {self.min}, max {self.max}]"))
+        if self.mean is not None and self.min is not None and self.max is not None and not (self.min - 1e-9 <= self.mean <= self.max + 1e-9):
+            issues.append(error("mean", f"mean {self.mean} lies outside [min {self.min}, max {self.max}]"))
         return issues
 
 
@@ -351,7 +351,6 @@ class Result(Document):
                 issues.append(error(f"violations_by_invariant_id.{key}", "names no SLO in slos[]"))
         if self.on_time_rate is not None and not self.slos:
             issues.append(error("on_time_rate", "needs slos[] (it is the share of requests within every SLO)"))
-        if self.p50_turnaround_s is not None and self.p95_turnaround_s is not None:
-            if self.p50_turnaround_s > self.p95_turnaround_s + 1e-9:
-                issues.append(error("p95_turnaround_s", "p50_turnaround_s exceeds p95_turnaround_s"))
+        if self.p50_turnaround_s is not None and self.p95_turnaround_s is not None and self.p50_turnaround_s > self.p95_turnaround_s + 1e-9:
+            issues.append(error("p95_turnaround_s", "p50_turnaround_s exceeds p95_turnaround_s"))
         return issues

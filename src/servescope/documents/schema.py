@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from servescope.documents.dataset import Dataset, DatasetRow
 from servescope.documents.evaluation_run import EvaluationRun
 from servescope.documents.hardware import Hardware
@@ -17,7 +19,7 @@ from servescope.documents.scenario import Scenario
 from servescope.documents.workload import Workload
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
-SCHEMA_MODELS = {
+SCHEMA_MODELS: dict[str, type[BaseModel]] = {
     "evaluation-run": EvaluationRun,
     "prediction": Prediction,
     "result": Result,

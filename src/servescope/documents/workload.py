@@ -161,7 +161,7 @@ class Workload(Document):
     """A pinned, immutable workload (id ``<kind>-<shape>-vN``)."""
 
     id: NonEmptyStr
-    kind: WorkloadKind  # type: ignore[assignment]
+    kind: WorkloadKind
     name: NonEmptyStr
     description: str = ""
     notes: str | None = None

@@ -47,8 +47,8 @@ from servescope.predict.hf_config import model_from_config, read_model_config
 from servescope.predict.max_rate import MaxRateOutcome, NoRateError, max_rate, predict_max_rate
 from servescope.predict.plausibility import plausibility_issues
 from servescope.predict.probe import probe, to_hardware
-from servescope.predict.search import SearchOutcome, format_search, parse_slos, search
 from servescope.predict.replay import REPLAYS, Replay
+from servescope.predict.search import SearchOutcome, format_search, parse_slos, search
 from servescope.predict.step_time import StepTimeModel
 from servescope.predict.workload_input import LoadOptions, SyntheticWorkload
 

@@ -19,7 +19,6 @@ args (``--max-num-seqs 256``), then the engine's own defaults:
 from __future__ import annotations
 
 import re
-
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,16 +27,16 @@ from servescope.catalog.store import Catalog
 from servescope.documents import Hardware, Model, Scenario
 from servescope.documents.config_id import normalize_dtype
 from servescope.documents.prediction import Calibration as CalibrationDocument
+from servescope.errors import CatalogError
 from servescope.predict.architecture import Architecture, architecture
 from servescope.predict.calibration import Calibration, apply, default_calibration
-from servescope.predict.dtypes import from_torch_dtype, kv_dtype_for
 from servescope.predict.coverage import review
+from servescope.predict.dtypes import from_torch_dtype, kv_dtype_for
 from servescope.predict.engine_flags import first, kv_dtype_flag, normalized
 from servescope.predict.hf_config import read_model_config
 from servescope.predict.kv_capacity import V0_RUNTIME_RESERVE_BYTES, KvCapacity, kv_capacity
 from servescope.predict.step_time import StepTimeModel
 from servescope.predict.tokens import Encoder, load_encoder
-from servescope.errors import CatalogError
 
 GIB = 1024**3
 _LLAMA_CPP = ("llama.cpp", "llamacpp", "llama-cpp", "ollama")

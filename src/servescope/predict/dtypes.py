@@ -56,7 +56,7 @@ def from_torch_dtype(name: str | None) -> str | None:
     """HF ``torch_dtype`` (``bfloat16``) → servescope dtype (``bf16``)."""
     if name is None:
         return None
-    return _HF_TORCH_DTYPES.get(name.lower().removeprefix("torch."), None)
+    return _HF_TORCH_DTYPES.get(name.lower().removeprefix("torch."))
 
 
 def kv_dtype_for(kv_dtype: str, weight_dtype: str, model_dtype: str | None = None) -> str:

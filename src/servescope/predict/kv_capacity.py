@@ -119,7 +119,7 @@ def kv_capacity(
         else:
             usable = memory * gpu_memory_utilization
             pool = max(0.0, usable - weights - acts - reserve)
-        blocks = int(math.floor(pool / (block_size * per_token))) if per_token > 0 else 0
+        blocks = math.floor(pool / (block_size * per_token)) if per_token > 0 else 0
         if max_tokens is not None and blocks * block_size > max_tokens:
             blocks = -(-max_tokens // block_size)
             pool = blocks * block_size * per_token

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from servescope.documents import Hardware
+from servescope.documents.hardware import Source
 
 
 @dataclass(frozen=True)
@@ -117,8 +118,8 @@ def to_hardware(result: ProbeResult, *, hw_id: str | None = None, date: str | No
         figures="measured",
         cores=result.cores,
         sources=[
-            {"field": "memory_bandwidth_gb_s, peak_tflops", "source": how},
-            {"field": "memory_gb", "source": "MemTotal of /proc/meminfo"},
+            Source(field="memory_bandwidth_gb_s, peak_tflops", source=how),
+            Source(field="memory_gb", source="MemTotal of /proc/meminfo"),
         ],
         notes="Achievable rates of this machine, not datasheet peaks; rerun `servescope probe` on the machine you predict.",
     )

@@ -67,7 +67,7 @@ def peak_flops(hardware: Hardware, dtype: str, notes: list[str] | None = None) -
     """Dense peak FLOP/s of ``hardware`` in ``dtype``; derived from another dtype when the datasheet lacks it."""
     peaks = hardware.peak_tflops
     if dtype in peaks:
-        return float(peaks[dtype]) * 1e12  # type: ignore[index]
+        return float(peaks[dtype]) * 1e12
     if dtype == "fp16" and "bf16" in peaks:
         return float(peaks["bf16"]) * 1e12
     if dtype == "bf16" and "fp16" in peaks:
@@ -77,9 +77,9 @@ def peak_flops(hardware: Hardware, dtype: str, notes: list[str] | None = None) -
         if have not in peaks or want is None:
             continue
         if hardware.device_type == "cpu":
-            tflops = float(peaks[have])  # type: ignore[index]  # vector units: no width speed-up assumed
+            tflops = float(peaks[have])  # vector units: no width speed-up assumed
         else:
-            tflops = float(peaks[have]) * want / RATE_VS_BF16[have]  # type: ignore[index]
+            tflops = float(peaks[have]) * want / RATE_VS_BF16[have]
         if notes is not None:
             notes.append(f"{hardware.id}: no {dtype} peak in its datasheet; derived {tflops:.1f} TFLOP/s from {have}")
         return tflops * 1e12

@@ -25,7 +25,7 @@ class LoadOptions:
     """Closed loop at each point's concurrency unless ``rate`` is set (open loop)."""
 
     rate: float | None = None
-    arrival: str = "poisson"
+    arrival: str = "poisson"  # from the CLI as typed; arrival_offsets_ns refuses an unknown one
     gamma_shape: float = 1.0
     seed: int = 0
 
@@ -289,7 +289,7 @@ def phases_from_plan(
                 index += 1
             offsets = None
             if name == "measured" and load.rate is not None:
-                offsets = arrival_offsets_ns(len(reqs), load.rate, load.arrival, load.gamma_shape, load.seed)
+                offsets = arrival_offsets_ns(len(reqs), load.rate, load.arrival, load.gamma_shape, load.seed)  # type: ignore[arg-type]
             phases.append(Phase(point.index, name, reqs, point.concurrency, offsets))
     return phases
 
@@ -327,7 +327,7 @@ def phases_synthetic(spec: SyntheticWorkload, dep: Deployment, load: LoadOptions
         for p, (rate, seconds) in enumerate(spec.stages):
             n = spec.requests_at(1, p)
             reqs.extend(requests(p, 1, "measured", "m", n))
-            offs = arrival_offsets_ns(n, rate, load.arrival, load.gamma_shape, load.seed + p)
+            offs = arrival_offsets_ns(n, rate, load.arrival, load.gamma_shape, load.seed + p)  # type: ignore[arg-type]
             offsets.extend(start_ns + o for o in offs)
             start_ns += round(seconds * 1e9)
         return [Phase(0, "measured", reqs, 1, offsets)]

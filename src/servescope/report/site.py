@@ -46,7 +46,7 @@ class ReportFiles:
 
 
 def plotly_js() -> Path:
-    import plotly  # type: ignore[import-untyped]
+    import plotly
 
     path = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
     if not path.is_file():

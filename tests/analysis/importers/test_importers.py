@@ -295,7 +295,7 @@ def test_inference_perf_reports_folder(tmp_path: Path) -> None:
 def test_inference_perf_single_stage_and_refused_summary(tmp_path: Path) -> None:
     run = import_export("inference-perf", IPERF / "stage_1_lifecycle_metrics.json", SCENARIO)
     assert [(p.concurrency, p.completed_requests) for p in run.points] == [(4, 15)]
-    with pytest.raises(DocumentError, match="summary_lifecycle_metrics.json"):
+    with pytest.raises(DocumentError, match=r"summary_lifecycle_metrics\.json"):
         import_export("inference-perf", IPERF / "summary_lifecycle_metrics.json", SCENARIO)
 
 

@@ -248,7 +248,7 @@ class LlamaServer:
         try:
             process = subprocess.Popen(
                 argv, stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT, env=env,
-                preexec_fn=lifetime.die_with_parent(),  # noqa: PLW1509 - only prctl + getppid run in the child
+                preexec_fn=lifetime.die_with_parent(),
             )
         except OSError as exc:
             log_file.close()

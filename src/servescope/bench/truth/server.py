@@ -406,7 +406,8 @@ class TruthApp:
             entry["outcome"] = "context-overflow"
             self._finish(entry)
             return web.json_response(context_overflow_body(n_req, n_ctx), status=400, headers=hdrs)
-        model = body.get("model") if isinstance(body.get("model"), str) else self.model
+        requested_model = body.get("model")
+        model = requested_model if isinstance(requested_model, str) else self.model
         chunks = self.chunks(chat, model)
         offsets = opts.offsets_ns(n, rid)
         entry["schedule_ns"] = offsets
@@ -518,8 +519,9 @@ async def serve(
     await site.start()
     server = site._server  # noqa: SLF001 - the only way to learn the bound port when port == 0
     bound = port
-    if server is not None and getattr(server, "sockets", None):
-        bound = server.sockets[0].getsockname()[1]
+    sockets = getattr(server, "sockets", None)  # asyncio.Server's; the AbstractServer type has none
+    if sockets:
+        bound = sockets[0].getsockname()[1]
     if ready is not None:
         ready(bound)
     stop = asyncio.Event()

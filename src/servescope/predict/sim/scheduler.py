@@ -31,7 +31,7 @@ simulation's cost grow with events, not tokens.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import numpy as np
 
@@ -65,7 +65,10 @@ def make_scheduler(name: str) -> Scheduler:
         raise ValueError(f"unknown scheduler {name!r}; known: {', '.join(sorted(SCHEDULERS))}") from None
 
 
-def _ceil_div(a: np.ndarray | int, b: int) -> np.ndarray | int:
+_IntOrArray = TypeVar("_IntOrArray", np.ndarray, int)
+
+
+def _ceil_div(a: _IntOrArray, b: int) -> _IntOrArray:
     return -(-a // b)
 
 
@@ -135,12 +138,12 @@ class VllmV1Scheduler:
                 hit = 0
                 if pool.prefix_caching and req.computed == 0 and req.block_hashes:
                     hit = pool.hits(req.block_hashes, (req.target - 1) // bs)
-                base = hit * bs if req.computed == 0 else req.computed
-                todo = req.target - base
+                begin = hit * bs if req.computed == 0 else req.computed
+                todo = req.target - begin
                 q = min(todo, budget)
                 if not eng.enable_chunked_prefill and q < todo:
                     break
-                new_blocks = int(_ceil_div(base + q, bs)) - hit
+                new_blocks = int(_ceil_div(begin + q, bs)) - hit
                 hashes = req.block_hashes[:hit]
                 if new_blocks > pool.free - (pool.idle_among(hashes) if hit else 0):
                     break
@@ -149,7 +152,7 @@ class VllmV1Scheduler:
                     pool.acquire(hashes)
                 _take(pool, new_blocks)
                 req.hashed = list(hashes)
-                req.computed = base
+                req.computed = begin
                 if not req.hit_counted:
                     req.hit_counted = True
                     req.cached_tokens = hit * bs
@@ -173,7 +176,7 @@ class VllmV1Scheduler:
             window = model.arch.sliding_window
             keys_slide = float(np.minimum(ctx + 1, window).sum()) if window and dec.size else 0.0
             prefill = [(q, r.slot_req[s].computed) for s, q in chunks]  # type: ignore[union-attr]
-            finishing = sum(1 for s, q in chunks if r.slot_req[s].computed + q >= r.slot_req[s].target)  # type: ignore[union-attr]
+            finishing = sum(1 for s, q in chunks if r.slot_req[s].computed + q >= r.slot_req[s].target)  # type: ignore[union-attr,misc]  # misc: mypy misreads sum() once the union-attr is ignored
             head_s = model.step_time(int(dec.size), keys_full, keys_slide, prefill, int(dec.size) + finishing)
         # KV blocks in use: u0 during the first iteration, from u1 (the first decode-only
         # iteration's blocks taken) to u2 (all taken) over the rest; block-time is the trapezoid.

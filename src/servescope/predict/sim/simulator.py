@@ -51,7 +51,7 @@ class Simulation:
         self.measured: dict[int, PhaseOutcome] = {}
         self._window: tuple[int, int] | None = None  # (point, start ns) of the open measured window
         self._windowed: set[int] = set()
-        overhead_ns = int(round(deployment.calibration.request_overhead_s * 1e9))
+        overhead_ns = round(deployment.calibration.request_overhead_s * 1e9)
         self.driver = LoadDriver(phases, overhead_ns, self._window_end)
         self.events = 0
 
@@ -96,6 +96,7 @@ class Simulation:
     def run(self) -> SimOutcome:
         heap: list[tuple[int, int, int, Event]] = []
         seq = 0
+        ev: Event
         for ev in [PhaseStart(0)]:
             heapq.heappush(heap, (ev.time, ev.priority, seq, ev))
             seq += 1
