@@ -158,13 +158,19 @@ def main(argv: list[str] | None = None) -> int:
     prepared = {p[0].name: p for p in prepare(cat, runs)}
     by_name = {r.name: r for r in runs}
 
+    cache: dict[tuple[str, str], dict[str, list[float]]] = {}  # (run, calibration) -> errors per metric
+
     def point_errors(names: list[str], cal_of: Any) -> dict[str, list[float]]:
         out: dict[str, list[float]] = {m: [] for m in METRICS}
         for n in names:
             _run, scen, dep, cases = prepared[n]
-            ev = evaluate(scen, cases, cal_of(scen, dep), METRICS, cat, model=dep.model, hardware=dep.hardware)
+            cal = cal_of(scen, dep)
+            key = (n, json.dumps(cal.as_dict(), sort_keys=True))
+            if key not in cache:
+                ev = evaluate(scen, cases, cal, METRICS, cat, model=dep.model, hardware=dep.hardware)
+                cache[key] = {m: [abs(p - q) / q for p, q in zip(ev.predicted[m], ev.measured[m], strict=True)] for m in METRICS}
             for m in METRICS:
-                out[m] += [abs(p - q) / q for p, q in zip(ev.predicted[m], ev.measured[m], strict=True)]
+                out[m] += cache[key][m]
         return out
 
     def nim(cal: Calibration, scen: Any) -> Calibration:  # NIM's prebuilt engines launch no iteration kernel by kernel
