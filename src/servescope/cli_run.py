@@ -95,6 +95,7 @@ def run_command(
     timeout: Annotated[float | None, typer.Option(help="Per-request timeout in seconds (default: the workload's).")] = None,
     parallel: Annotated[int | None, typer.Option(help="Embedded engine: --parallel slots (default: the highest concurrency, at most 64).")] = None,
     ctx_per_slot: Annotated[int, typer.Option(help="Embedded engine: context tokens per slot.")] = 4096,
+    engine_model: Annotated[str | None, typer.Option(help="Embedded engine: the model to serve, servescope-tiny-llama (default, random weights) or smollm2-135m (a real instruct model, fetched once).")] = None,
     min_success_rate: Annotated[float, typer.Option(help="Exit non-zero when the success rate is below this.")] = 0.95,
     compare_prefix_cache: Annotated[bool, typer.Option(help="Run twice, prefix cache on then off, and report the TTFT ratio.")] = False,
     scrape: Annotated[bool, typer.Option("--scrape/--no-scrape", help="Read the engine's /metrics (KV usage, prefix hits, preemptions) from a thread during the run.")] = True,
@@ -126,7 +127,7 @@ def run_command(
         scenario=scenario, out_dir=out, engine_id=engine, engine_version=engine_version,
         engine_args=[engine_args] if engine_args else [], rate=rate, arrival=arrival, gamma_shape=gamma_shape,
         concurrency=levels, timeout_s=timeout, slos=parse_slos(slo), embedded_parallel=parallel, embedded_ctx_per_slot=ctx_per_slot,
-        scrape_metrics=scrape, scrape_interval_s=scrape_interval,
+        scrape_metrics=scrape, scrape_interval_s=scrape_interval, engine_model=engine_model,
     )
     if not (math.isfinite(min_success_rate) and 0.0 <= min_success_rate <= 1.0):
         raise UsageError(f"--min-success-rate {min_success_rate!r}: give a share in 0..1, e.g. 0.95")
@@ -201,11 +202,14 @@ def engine_start(
     parallel: Annotated[int, typer.Option(help="Slots (concurrent sequences).")] = 4,
     ctx_per_slot: Annotated[int, typer.Option(help="Context tokens per slot.")] = 4096,
     threads: Annotated[int, typer.Option(help="CPU threads.")] = 1,
+    engine_model: Annotated[str, typer.Option(help="The model to serve: servescope-tiny-llama (random weights, for timing) or smollm2-135m (a real instruct model, fetched once).")] = "servescope-tiny-llama",
 ) -> None:
-    """Start the embedded engine in the background (builds the tiny model on first use)."""
+    """Start the embedded engine in the background (builds or fetches its model on first use)."""
     from servescope.bench.engine import start_detached
+    from servescope.bench.engine.models import check_engine_model, ensure_engine_model
 
-    st = start_detached(parallel=parallel, ctx_per_slot=ctx_per_slot, threads=threads)
+    check_engine_model(engine_model)
+    st = start_detached(parallel=parallel, ctx_per_slot=ctx_per_slot, threads=threads, model=ensure_engine_model(engine_model), alias=engine_model)
     _console().print(f"{st.message}\nendpoint: {st.state.openai_base_url if st.state else '-'}  model: {st.state.model_name if st.state else '-'}")
 
 

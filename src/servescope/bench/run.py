@@ -68,6 +68,7 @@ class RunOptions:
     slos: list[Slo] = field(default_factory=list)
     embedded_parallel: int | None = None
     embedded_ctx_per_slot: int = 4096
+    engine_model: str | None = None  # embedded engine only: a name of bench.engine.models (default: the tiny model)
     scrape_metrics: bool = True
     scrape_interval_s: float = 0.5  # first interval; doubles while a scrape takes > 10 % of it
     run_id: str | None = None
@@ -123,13 +124,18 @@ def _check_config(engine_id: str, engine_version: str | None, args: dict[str, An
 def _embedded_engine(opts: RunOptions, points: list[PlannedPoint], status: Callable[[str], None]) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
     """Start the embedded llama.cpp engine sized for the run; yields (url, model, version, args)."""
     from servescope.bench.engine import LlamaServer, ServerConfig, find_llama_server, llama_server_version
+    from servescope.bench.engine.models import DEFAULT_ENGINE_MODEL, ensure_engine_model
 
+    model_name = opts.engine_model or DEFAULT_ENGINE_MODEL
+    status(f"preparing engine model {model_name}")
+    model_path = ensure_engine_model(model_name)
     max_conc = max(p.concurrency for p in points)
     parallel = opts.embedded_parallel or min(max_conc, 64)
     status(f"starting the embedded llama.cpp engine (--parallel {parallel}, ctx {opts.embedded_ctx_per_slot}/slot)")
     binary = find_llama_server()
     version = llama_server_version(binary)
-    with LlamaServer(ServerConfig(parallel=parallel, ctx_per_slot=opts.embedded_ctx_per_slot)) as server:
+    config = ServerConfig(model=model_path, alias=model_name, parallel=parallel, ctx_per_slot=opts.embedded_ctx_per_slot)
+    with LlamaServer(config) as server:
         yield server.openai_base_url, server.model_name, version, _embedded_args(server.argv)
 
 
@@ -321,6 +327,12 @@ def run_workload(opts: RunOptions, progress: Progress | None = None, catalog: Ca
     rows = cat.dataset_rows(workload.dataset_id)
     points = plan(workload, rows, opts.concurrency)
     command = _engine_command(opts)
+    if opts.engine_model is not None:
+        from servescope.bench.engine.models import check_engine_model
+
+        check_engine_model(opts.engine_model)
+        if opts.endpoint is not None:
+            raise UsageError("--engine-model picks the embedded engine's model; with --endpoint the server's own model is measured (use --model)")
     if opts.endpoint is None:
         if opts.engine_args:
             raise UsageError("--engine-args describes a server you started (give its --endpoint); "
