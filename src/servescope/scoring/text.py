@@ -1,0 +1,66 @@
+"""Text helpers every scorer shares: strip thinking, find the last anchored answer,
+read a brace-balanced ``\\boxed{...}``."""
+
+from __future__ import annotations
+
+import re
+
+_THINK_BLOCK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.DOTALL | re.IGNORECASE)
+_THINK_OPEN = re.compile(r"<(think|thinking|reasoning)>", re.IGNORECASE)
+_THINK_CLOSE = re.compile(r"</(think|thinking|reasoning)>", re.IGNORECASE)
+
+# "Answer: X", "The answer is X", "final answer: X" — the last one wins (a late correction).
+ANSWER_ANCHOR = re.compile(
+    r"(?:final\s+answer|answer)\s*(?:\bis\b|[:：=]|[-–](?!\d))+\s*(?=(?P<rest>[^\n]*))",
+    re.IGNORECASE,
+)
+
+
+def strip_thinking(text: str) -> str:
+    """Drop ``<think>...</think>`` blocks; an unterminated ``<think>`` drops everything after it,
+    a stray closing tag drops everything before it (templates that open the block themselves)."""
+    out = _THINK_BLOCK.sub("", text or "")
+    closes = list(_THINK_CLOSE.finditer(out))
+    if closes:
+        out = out[closes[-1].end():]
+    opened = _THINK_OPEN.search(out)
+    if opened:
+        out = out[: opened.start()]
+    return out.strip()
+
+
+def boxed(text: str) -> str | None:
+    """The content of the last ``\\boxed{...}`` (or ``\\fbox{...}``), braces balanced."""
+    last = None
+    for m in re.finditer(r"\\(?:boxed|fbox)\s*\{", text):
+        depth, i = 1, m.end()
+        while i < len(text) and depth:
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            i += 1
+        if depth == 0:
+            last = text[m.end(): i - 1]
+    return last
+
+
+def anchored(text: str) -> str | None:
+    """What follows the last answer anchor, or the last ``\\boxed{}``, whichever is later."""
+    best: tuple[int, str] | None = None
+    for m in ANSWER_ANCHOR.finditer(text):
+        rest = m.group("rest").strip()
+        if rest:
+            best = (m.start(), rest)
+    box = None
+    for m in re.finditer(r"\\(?:boxed|fbox)\s*\{", text):
+        box = m.start()
+    if box is not None and (best is None or box > best[0]):
+        inner = boxed(text[box:])
+        if inner is not None:
+            return inner.strip()
+    return best[1] if best else None
+
+
+def normalize(text: str) -> str:
+    """Casefold, collapse whitespace, drop surrounding punctuation and quotes, markdown bold."""
+    t = (text or "").replace("**", "").replace("__", "").casefold()
+    t = re.sub(r"\s+", " ", t).strip()
+    return t.strip(" .,:;!?\"'`()[]{}")

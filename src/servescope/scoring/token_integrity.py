@@ -1,0 +1,64 @@
+"""token-integrity: a long templated generation came back with no spliced token.
+
+The row asks for ``args.lines`` lines of the form ``<n><sep> <word>`` (``args.word``,
+e.g. ``17. ok``). A *spliced token* is a piece of text inside a line that started in
+that form but does not belong there: a second number, a foreign word, a fragment
+glued to the word ("okay" for "ok", "ok17"). That is the signature of KV-cache or
+batching corruption: text from another position or stream landing mid-line.
+What is *not* a splice, and is counted separately: lines that are missing, repeated
+or out of order (``counting``) and lines that left the template entirely (``drift``;
+a small model wandering off into prose). accuracy = share of generations with no
+splice; a clean run is not proof of absence (workloads.txt), so the result reports
+the run, not the absence.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from servescope.scoring.base import Args, Output, Score
+from servescope.scoring.text import strip_thinking
+
+_LINE_START = re.compile(r"^\s*(\d+)\s*[.:)]?\s*")
+
+
+@dataclass(frozen=True)
+class Integrity:
+    lines: int
+    splices: list[str]
+    drift: int
+    counting: int
+
+
+def inspect(text: str, word: str) -> Integrity:
+    splices: list[str] = []
+    drift = counting = 0
+    previous = 0
+    lines = [ln for ln in strip_thinking(text).splitlines() if ln.strip()]
+    for ln in lines:
+        m = _LINE_START.match(ln)
+        if m is None:
+            drift += 1
+            continue
+        n = int(m.group(1))
+        if n != previous + 1:
+            counting += 1
+        previous = n
+        rest = ln[m.end():].strip().rstrip(".")
+        if rest.casefold() != word.casefold():
+            splices.append(ln.strip()[:60])
+    return Integrity(len(lines), splices, drift, counting)
+
+
+def score(output: Output, expected: object, args: Args) -> Score:
+    word = str(args.get("word", "ok"))
+    found = inspect(output.text, word)
+    want = int(args.get("lines", 0) or 0)
+    detail = f"{found.lines} lines (asked {want}), {len(found.splices)} spliced, {found.drift} drift, {found.counting} counting"
+    if found.splices:
+        detail += f"; first splice: {found.splices[0]!r}"
+    if found.lines == 0:
+        return Score(False, 0.0, None, detail="no lines came back")
+    clean = not found.splices
+    return Score(clean, 1.0 if clean else 0.0, f"{found.lines} lines", strict=clean and found.drift == 0 and found.counting == 0 and found.lines == want, detail=detail)

@@ -1,0 +1,75 @@
+"""tool-call: the model called the expected function(s) with the expected arguments.
+
+``expected`` is ``{"name": ..., "arguments": {...}}`` (arguments compared as a subset),
+a list of such calls for a chain (in order), or ``{"clarify": true}`` when the right
+move is to ask a question instead of calling anything. Arguments are read with
+``json.loads`` of ``tool_calls[].function.arguments``; invalid JSON is a wrong answer,
+never a crash. Strict: real ``tool_calls``; flexible: a ``{"name", "arguments"}``
+object written in the text by a model whose server has no tool-call parser.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from servescope.scoring.base import Args, Output, Score, verdict, wrong
+from servescope.scoring.json_match import first_json, same
+from servescope.scoring.text import strip_thinking
+
+
+def parse_calls(output: Output) -> tuple[list[tuple[str, Any]], str | None]:
+    """The calls as (name, arguments), and the reason they could not be read, if any."""
+    calls = []
+    for call in output.tool_calls:
+        fn = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
+            return [], "a tool call without function.name"
+        raw = fn.get("arguments", "{}")
+        try:
+            arguments = json.loads(raw) if isinstance(raw, str) else raw
+        except ValueError:
+            return [], f"invalid JSON in the arguments of {fn['name']}: {str(raw)[:60]!r}"
+        calls.append((fn["name"], arguments))
+    return calls, None
+
+
+def _from_text(text: str) -> list[tuple[str, Any]]:
+    found = first_json(text)
+    if found is None:
+        return []
+    value = found[0]
+    items = value if isinstance(value, list) else [value]
+    calls = []
+    for item in items:
+        if isinstance(item, dict) and isinstance(item.get("name"), str):
+            args = item.get("arguments", item.get("parameters", {}))
+            calls.append((item["name"], args))
+    return calls
+
+
+def _matches(calls: list[tuple[str, Any]], want: list[dict[str, Any]]) -> bool:
+    if len(calls) < len(want):
+        return False
+    return all(name == w.get("name") and same(args, w.get("arguments", {}), subset=True) for (name, args), w in zip(calls, want, strict=False))
+
+
+def score(output: Output, expected: object, args: Args) -> Score:
+    calls, problem = parse_calls(output)
+    if problem is not None:
+        return wrong(problem, strict=False)
+    text = strip_thinking(output.text)
+    if isinstance(expected, dict) and expected.get("clarify"):
+        asked = "?" in text
+        return verdict(not calls and asked, text[:80] or None, strict=not calls and asked, detail="expects a clarifying question")
+    want = expected if isinstance(expected, list) else [expected]
+    if not all(isinstance(w, dict) and "name" in w for w in want):
+        return wrong(f"expected tool call {expected!r} has no name")
+    if calls:
+        predicted = json.dumps([{"name": n, "arguments": a} for n, a in calls], ensure_ascii=False)[:200]
+        return verdict(_matches(calls, want), predicted, strict=True)  # type: ignore[arg-type]
+    in_text = _from_text(text)
+    if not in_text:
+        return wrong("no tool call", text[:80] or None, strict=False)
+    predicted = json.dumps([{"name": n, "arguments": a} for n, a in in_text], ensure_ascii=False)[:200]
+    return verdict(_matches(in_text, want), predicted, strict=False)  # type: ignore[arg-type]
