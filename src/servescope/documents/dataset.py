@@ -8,7 +8,7 @@ catalog validator recomputes it. Immutable like a workload: a change is a -v2.
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -35,6 +35,15 @@ class DatasetRow(StrictModel):
     answer: str | None = None
     needle: str | None = None
     scorer: str | None = None
+    # Eval rows (kind: eval): how hard, a conversation instead of the single prompt in
+    # ``text``, tools offered, a structured expected answer, scorer arguments, and
+    # whether the question cannot be answered (the right answer is to abstain).
+    difficulty: str | None = None
+    messages: list[dict[str, Any]] | None = None
+    tools: list[dict[str, Any]] | None = None
+    expected: Any = None
+    score_args: dict[str, Any] | None = None
+    unanswerable: bool | None = None
 
 
 class Dataset(Document):

@@ -47,6 +47,7 @@ EvalScorer = Literal[
     "code-exec",
     "tool-call",
     "token-integrity",
+    "abstain",
     "ocr",
     "clip",
     "rgba",
