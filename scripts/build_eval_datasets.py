@@ -345,7 +345,34 @@ def longgen_rows() -> list[dict[str, Any]]:
     return rows
 
 
+# -- code (run against tests in the sandbox) -------------------------------------------------
+CODE_TASKS = [
+    ("add", "returns the sum of two numbers a and b", "def add(a, b)", ["add(2, 3) == 5", "add(-1, 1) == 0"]),
+    ("is_even", "returns True when the integer n is even and False otherwise", "def is_even(n)", ["is_even(4) is True", "is_even(7) is False"]),
+    ("reverse_string", "returns the string s reversed", "def reverse_string(s)", ["reverse_string('abc') == 'cba'", "reverse_string('') == ''"]),
+    ("maximum", "returns the largest number in a non-empty list xs without using max()", "def maximum(xs)", ["maximum([3, 9, 2]) == 9", "maximum([-5, -2]) == -2"]),
+    ("count_vowels", "returns how many vowels (a, e, i, o, u) the lower-case string s contains", "def count_vowels(s)", ["count_vowels('banana') == 3", "count_vowels('xyz') == 0"]),
+    ("factorial", "returns n factorial for an integer n >= 0", "def factorial(n)", ["factorial(0) == 1", "factorial(5) == 120"]),
+    ("fizzbuzz", "returns 'Fizz' for multiples of 3, 'Buzz' for multiples of 5, 'FizzBuzz' for both, else str(n)", "def fizzbuzz(n)", ["fizzbuzz(9) == 'Fizz'", "fizzbuzz(10) == 'Buzz'", "fizzbuzz(15) == 'FizzBuzz'", "fizzbuzz(7) == '7'"]),
+    ("square_all", "returns a new list with every number of xs squared", "def square_all(xs)", ["square_all([1, 2, 3]) == [1, 4, 9]", "square_all([]) == []"]),
+    ("is_palindrome", "returns True when the string s reads the same backwards", "def is_palindrome(s)", ["is_palindrome('level') is True", "is_palindrome('abc') is False"]),
+    ("sum_digits", "returns the sum of the decimal digits of the integer n >= 0", "def sum_digits(n)", ["sum_digits(123) == 6", "sum_digits(0) == 0"]),
+    ("first_word", "returns the first word of the sentence s", "def first_word(s)", ["first_word('hello big world') == 'hello'", "first_word('one') == 'one'"]),
+    ("celsius_to_f", "converts a temperature c in Celsius to Fahrenheit", "def celsius_to_f(c)", ["celsius_to_f(0) == 32", "celsius_to_f(100) == 212"]),
+]
+
+
+def code_rows() -> list[dict[str, Any]]:
+    rows = []
+    for i, (name, what, sig, asserts) in enumerate(CODE_TASKS):
+        text = f"Write a Python function `{sig}` that {what}. Reply with the code in a ```python block."
+        rows.append(row(f"code1-{i:03d}", "function", "easy" if len(asserts) <= 2 else "medium", text, "code_exec",
+                        score_args={"tests": "\n".join(f"assert {a}" for a in asserts)}))
+    return rows
+
+
 DATASETS: dict[str, tuple[str, str, Any]] = {
+    "eval-code-v1": ("Small Python functions, run against tests", "12 function-writing tasks; the answer's code runs with the row's asserts in the sandbox (code_exec).", code_rows),
     "eval-math-v1": ("Arithmetic and word problems", "Templated arithmetic, fractions, percentages, money and negatives with computed answers (numeric scorer).", lambda: math_rows(1)),
     "eval-math-v2": ("Harder arithmetic and multi-step word problems", "Like eval-math-v1 with larger operands and two-step word problems.", lambda: math_rows(2)),
     "eval-reasoning-v1": ("Ordering, calendar, sequence and parity puzzles", "Templated puzzles with computed answers (exact, numeric, mc).", lambda: reasoning_rows(1)),

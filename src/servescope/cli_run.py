@@ -75,6 +75,21 @@ def summary_table(result: Any) -> Table:
     return table
 
 
+def format_scores(scores: Any) -> str:
+    """One line: accuracy with its Wilson interval, strict accuracy, success rate, latency."""
+    def pct(v: float | None) -> str:
+        return "-" if v is None else f"{100 * v:.1f} %"
+
+    text = (f"accuracy {pct(scores.accuracy)} ({scores.correct_count}/{scores.item_count}, 95 % CI {pct(scores.accuracy_ci_low)}"
+            f"-{pct(scores.accuracy_ci_high)}), strict {pct(scores.strict_accuracy)}, success rate {pct(scores.success_rate)}, "
+            f"avg latency {_fmt(scores.avg_latency_ms)} ms")
+    if scores.abstention is not None:
+        text += f", abstention {pct(scores.abstention)}"
+    if scores.note:
+        text += f"\n{scores.note}"
+    return text
+
+
 def run_command(
     workload: Annotated[str, typer.Argument(help="Workload id from the catalog (see `servescope catalog list`).")],
     endpoint: Annotated[str | None, typer.Option(help="Base URL, with or without /v1. Default: start the embedded engine.")] = None,
@@ -97,6 +112,7 @@ def run_command(
     ctx_per_slot: Annotated[int, typer.Option(help="Embedded engine: context tokens per slot.")] = 4096,
     engine_model: Annotated[str | None, typer.Option(help="Embedded engine: the model to serve, servescope-tiny-llama (default, random weights) or smollm2-135m (a real instruct model, fetched once).")] = None,
     min_success_rate: Annotated[float, typer.Option(help="Exit non-zero when the success rate is below this.")] = 0.95,
+    unsafe_code_exec: Annotated[bool, typer.Option("--unsafe-code-exec", help="Eval code-exec: run generated code WITHOUT a sandbox when none works (a disposable machine only).")] = False,
     compare_prefix_cache: Annotated[bool, typer.Option(help="Run twice, prefix cache on then off, and report the TTFT ratio.")] = False,
     scrape: Annotated[bool, typer.Option("--scrape/--no-scrape", help="Read the engine's /metrics (KV usage, prefix hits, preemptions) from a thread during the run.")] = True,
     scrape_interval: Annotated[float, typer.Option(help="Seconds between /metrics reads at first; doubles while a read takes over 10 % of it.")] = 0.5,
@@ -127,11 +143,17 @@ def run_command(
         scenario=scenario, out_dir=out, engine_id=engine, engine_version=engine_version,
         engine_args=[engine_args] if engine_args else [], rate=rate, arrival=arrival, gamma_shape=gamma_shape,
         concurrency=levels, timeout_s=timeout, slos=parse_slos(slo), embedded_parallel=parallel, embedded_ctx_per_slot=ctx_per_slot,
-        scrape_metrics=scrape, scrape_interval_s=scrape_interval, engine_model=engine_model,
+        scrape_metrics=scrape, scrape_interval_s=scrape_interval, engine_model=engine_model, unsafe_code_exec=unsafe_code_exec,
     )
     if not (math.isfinite(min_success_rate) and 0.0 <= min_success_rate <= 1.0):
         raise UsageError(f"--min-success-rate {min_success_rate!r}: give a share in 0..1, e.g. 0.95")
     check_run_options(opts)  # every option, before the engine starts or anything is written
+    if unsafe_code_exec:
+        import os
+
+        from servescope.scoring.code_exec import UNSAFE_ENV
+
+        os.environ[UNSAFE_ENV] = "1"  # what the code-exec scorer reads
     user_body = parse_extra_body(extra_body) if extra_body is not None else {}
     variants: list[tuple[str, dict[str, Any] | None]] = [("prefix cache on", None)]
     if compare_prefix_cache:
@@ -151,6 +173,8 @@ def run_command(
         artifacts = _run_with_progress(console, opts, RunProgress, run_workload)
         results.append(artifacts.result)
         console.print(summary_table(artifacts.result))
+        if artifacts.result.scores is not None:
+            console.print(format_scores(artifacts.result.scores))
         console.print(f"records: {artifacts.records_path}\nresult: {artifacts.result_path}\nevaluation run: {artifacts.evaluation_run_path}")
     if compare_prefix_cache and len(results) == 2:
         on, off = (r.metrics.ttft_ms.p50 if r.metrics.ttft_ms else None for r in results)

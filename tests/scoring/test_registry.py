@@ -9,7 +9,7 @@ from servescope.scoring.text import anchored, boxed, strip_thinking
 
 def test_kebab_and_snake_case_are_one_scorer() -> None:
     assert canonical_name("tool-call") == canonical_name("tool_call") == "tool_call"
-    assert known("token-integrity") and known("token_integrity")
+    assert known("token-integrity") and known("token_integrity") and known("code-exec")
 
 
 def test_unknown_scorer_is_a_wrong_item_not_a_crash() -> None:

@@ -161,6 +161,7 @@ async def _stream(
         received = 0
         chunks = record.chunk_ns
         texts: list[str] = []
+        calls: dict[int, dict[str, Any]] = {}  # tool-call fragments by index (kept with the text)
         n_token_chunks = 0
         usage: dict[str, Any] | None = None
         finished = False
@@ -183,13 +184,15 @@ async def _stream(
                         _fail(record, "stream", "context-overflow" if cat == "context-overflow" else "stream-error", msg, t0_ns)
                         record.end_ns = now
                         return
-                    if info.content or info.reasoning:
+                    if info.content or info.reasoning or info.tool_calls:
                         if record.first_token_ns is None:
                             record.first_token_ns = now
                         chunks.append(now)
                         n_token_chunks += 1
                         if keep_text and info.content:
                             texts.append(info.content)
+                        if keep_text and info.tool_calls:
+                            _merge_tool_calls(calls, info.tool_calls)
                     if info.usage is not None:
                         usage = info.usage
                     if info.timings is not None:
@@ -216,6 +219,8 @@ async def _stream(
         record.end_ns = perf() - t0_ns
     if keep_text:
         record.output_text = "".join(texts)
+        if calls:
+            record.tool_calls = [calls[i] for i in sorted(calls)]
     if usage:
         record.output_tokens = usage.get("completion_tokens")
         record.input_tokens = usage.get("prompt_tokens")
@@ -230,3 +235,18 @@ async def _stream(
         _fail(record, "stream", "connection", "stream ended before completion (no finish_reason, usage or [DONE])", t0_ns)
     elif record.first_token_ns is None:
         _fail(record, "first-token", "malformed-output", "stream completed without any token", t0_ns)
+
+
+def _merge_tool_calls(calls: dict[int, dict[str, Any]], fragments: list[dict[str, Any]]) -> None:
+    """Streamed tool calls arrive in pieces: the name once, the arguments string in parts."""
+    for frag in fragments:
+        index = frag.get("index", len(calls))
+        slot = calls.setdefault(int(index) if isinstance(index, int) else len(calls), {"type": "function", "function": {"name": "", "arguments": ""}})
+        if isinstance(frag.get("id"), str):
+            slot["id"] = frag["id"]
+        fn = frag.get("function")
+        if isinstance(fn, dict):
+            if isinstance(fn.get("name"), str):
+                slot["function"]["name"] += fn["name"]
+            if isinstance(fn.get("arguments"), str):
+                slot["function"]["arguments"] += fn["arguments"]

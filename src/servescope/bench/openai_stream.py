@@ -24,6 +24,7 @@ class ChunkInfo:
     error: str | None = None
     error_code: int | None = None
     done: bool = False
+    tool_calls: list[dict[str, Any]] | None = None  # delta.tool_calls fragments, as sent
 
 
 def _error_text(err: Any) -> tuple[str, int | None]:
@@ -71,6 +72,9 @@ def parse_chunk(data: str) -> ChunkInfo:
             reasoning = delta.get("reasoning_content") or delta.get("reasoning")
             if isinstance(reasoning, str):
                 info.reasoning = reasoning
+            calls = delta.get("tool_calls")
+            if isinstance(calls, list) and calls:
+                info.tool_calls = [c for c in calls if isinstance(c, dict)]
         else:
             text = choice.get("text")
             if isinstance(text, str):

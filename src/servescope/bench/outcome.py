@@ -8,6 +8,7 @@ Result from a records file imports no HTTP client.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from servescope.analysis.metrics import Columns
 from servescope.bench.load import LoadOutcome
@@ -33,6 +34,8 @@ class PointOutcome:
     engine: EngineWindow = field(default_factory=EngineWindow)
     # Set instead of ``records`` when a records file was read straight into columns.
     prebuilt: Columns | None = None
+    # kind: eval — the scores block of this point (servescope.scoring.aggregate).
+    scores: dict[str, Any] | None = None
 
     def columns(self) -> Columns:
         if self.prebuilt is not None:

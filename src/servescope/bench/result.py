@@ -143,6 +143,7 @@ def build_result(
         "resolved_params": resolved_params,
         "metrics": metrics,
         "points": points,
+        "scores": next((o.scores for o in outcomes if o.scores is not None), None),
         **contract_fields(agg, records, slos or [], failures),
         "p95_turnaround_s_note": "explicit timing: E2E of completed requests, measured at the client",
         "metadata": {

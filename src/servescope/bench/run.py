@@ -68,6 +68,7 @@ class RunOptions:
     slos: list[Slo] = field(default_factory=list)
     embedded_parallel: int | None = None
     embedded_ctx_per_slot: int = 4096
+    unsafe_code_exec: bool = False  # eval code-exec without a sandbox (scoring.sandbox.UnsafeRunner)
     engine_model: str | None = None  # embedded engine only: a name of bench.engine.models (default: the tiny model)
     scrape_metrics: bool = True
     scrape_interval_s: float = 0.5  # first interval; doubles while a scrape takes > 10 % of it
@@ -231,6 +232,9 @@ async def _run_async(
         extras = request_extras(workload.params, engine_id, opts.extra_body, workload_id=workload.id)
         # Request-level switches change what runs: they belong in the fingerprint.
         engine_args = {**engine_args, **extras.args}
+        if workload.params.reasoning is not None:
+            # Reasoning settings move scores and latency more than most flags (workloads.txt): fingerprinted.
+            engine_args["reasoning"] = workload.params.reasoning
         _check_config(engine_id, engine_version, engine_args)
         run_id = opts.run_id or f"{workload.id}-{dt.datetime.now(dt.UTC).strftime('%Y%m%dT%H%M%SZ')}-{uuid.uuid4().hex[:6]}"
         run_dir = opts.out_dir / run_id
@@ -327,6 +331,10 @@ def run_workload(opts: RunOptions, progress: Progress | None = None, catalog: Ca
     rows = cat.dataset_rows(workload.dataset_id)
     points = plan(workload, rows, opts.concurrency)
     command = _engine_command(opts)
+    if workload.kind == "eval":
+        from servescope.bench.runners.eval import preflight
+
+        preflight(workload, points, opts.unsafe_code_exec)
     if opts.engine_model is not None:
         from servescope.bench.engine.models import check_engine_model
 

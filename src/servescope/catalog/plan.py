@@ -26,6 +26,7 @@ class PlannedRequest:
     phase: str = "measured"
     group: str | None = None
     expected: str | None = None
+    row: DatasetRow | None = None  # eval: the whole row (messages, tools, expected answer, scorer)
 
 
 @dataclass
@@ -176,7 +177,11 @@ def plan(workload: Workload, rows: list[DatasetRow], concurrency_override: list[
     """The planned points of a workload, in the order they run."""
     p = workload.params
     warm = p.warmup_requests or 0
-    if workload.kind in ("eval", "image"):
+    if workload.kind == "eval":
+        from servescope.catalog.eval_plan import eval_points
+
+        return eval_points(workload, rows, concurrency_override)
+    if workload.kind == "image":
         raise ValueError(f"workload kind {workload.kind} has no serving plan")
     if workload.kind in ("prefill", "longctx"):
         if workload.sweep is not None and workload.sweep.axis == "context_tokens":

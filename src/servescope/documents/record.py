@@ -50,6 +50,8 @@ class RequestRecord:
     # Sends of this request: > 1 when a send never reached the server (a pooled connection
     # it had closed) and was sent again; None in records written before it was counted.
     attempts: int | None = None
+    tool_calls: list[dict[str, Any]] | None = None  # eval: the streamed calls, reassembled
+    score: dict[str, Any] | None = None  # eval: the scorer's verdict, written with the record
 
     @property
     def ttft_ns(self) -> int | None:

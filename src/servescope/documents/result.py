@@ -157,20 +157,44 @@ class ScoreItem(StrictModel):
     id: NonEmptyStr
     correct: bool | None = None
     score: float | None = None
-    predicted: str | None = None
+    strict: bool | None = Field(default=None, description="Also given in the asked-for form (null: the scorer has no strict form).")
+    predicted: str | None = Field(default=None, description="What was read from the answer, at most 500 characters.")
     expected: str | None = None
     latency_ms: NonNegFloat | None = None
     category: str | None = None
+    difficulty: str | None = None
+    scorer: str | None = None
+    detail: str | None = None
+
+
+class RateWithInterval(StrictModel):
+    accuracy: UnitFloat | None = None
+    n: NonNegInt
+    ci_low: UnitFloat | None = None
+    ci_high: UnitFloat | None = None
 
 
 class Scores(StrictModel):
-    """Eval scores: the three names workloads.txt requires for kind: eval."""
+    """Eval scores: the three names workloads.txt requires for kind: eval.
+
+    ``accuracy`` counts a failed request as a wrong item; ``success_rate`` is the
+    share that completed at all, right or wrong. Intervals are Wilson 95 %."""
 
     accuracy: UnitFloat | None = None
+    accuracy_ci_low: UnitFloat | None = None
+    accuracy_ci_high: UnitFloat | None = None
+    strict_accuracy: UnitFloat | None = None
     success_rate: UnitFloat | None = None
     avg_latency_ms: NonNegFloat | None = None
     scorer: str | None = None
+    correct_count: NonNegInt | None = None
+    item_count: NonNegInt | None = None
     by_category: dict[str, UnitFloat] | None = None
+    by_difficulty: dict[str, UnitFloat] | None = None
+    by_category_detail: dict[str, RateWithInterval] | None = None
+    abstention: UnitFloat | None = Field(default=None, description="Unanswerable items where the model said so.")
+    false_abstention: UnitFloat | None = Field(default=None, description="Answerable items where it abstained anyway.")
+    note: str | None = None
     items: list[ScoreItem] | None = None
 
 

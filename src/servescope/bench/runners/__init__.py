@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from servescope.bench.execute import PointOutcome
-from servescope.bench.runners import longctx, prefill, serving, sweep
+from servescope.bench.runners import eval, longctx, prefill, serving, sweep
 from servescope.bench.runners.base import RunContext
 from servescope.catalog.plan import PlannedPoint
 from servescope.documents import Workload
@@ -17,6 +17,7 @@ RUNNERS: dict[str, Runner] = {
     "sweep": sweep.run,
     "prefill": prefill.run,
     "longctx": longctx.run,
+    "eval": eval.run,
 }
 
 __all__ = ["RUNNERS", "RunContext", "Runner"]

@@ -1,0 +1,109 @@
+"""kind: eval — send each row (its messages and tools), score the answer, record both.
+
+Each request ends in a record written to ``records.jsonl`` with its score beside the
+timing (``record.score``), the moment it is scored. Wrong answers are not failed
+requests: ``success_rate`` is the share that completed at all (workloads.txt); a
+request that failed (timeout, HTTP error, ...) is a failure with its category and an
+unanswered item in the scores. The row's own scorer wins over the workload's.
+The ``scores`` block is built by :mod:`servescope.scoring.aggregate` and travels on
+the point outcome to the one result builder.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from servescope.bench.client import send
+from servescope.bench.load import closed_loop
+from servescope.bench.outcome import PointOutcome
+from servescope.bench.runners.base import RunContext
+from servescope.catalog.plan import PlannedPoint, PlannedRequest
+from servescope.documents import Workload
+from servescope.documents.record import RequestRecord
+from servescope.scoring import canonical_name, known, score_item
+from servescope.scoring.aggregate import ScoredItem, scores_block
+from servescope.scoring.base import Output
+
+
+def request_body(ctx: RunContext, workload: Workload, req: PlannedRequest) -> dict[str, Any]:
+    row = req.row
+    body = ctx.endpoint.body(req.prompt, req.max_tokens, workload.params.temperature or 0.0, workload.params.seed, ctx.extra_body)
+    if row is not None and ctx.endpoint.api == "chat":
+        if row.messages:
+            body["messages"] = row.messages
+        if row.tools:
+            body["tools"] = row.tools
+    return body
+
+
+def row_scorer(workload: Workload, req: PlannedRequest) -> str:
+    """The row's own scorer wins over the workload's (workloads.txt)."""
+    workload_scorer = workload.eval.scorer if workload.eval else "exact"
+    return (req.row.scorer if req.row is not None and req.row.scorer else None) or workload_scorer
+
+
+def preflight(workload: Workload, points: list[PlannedPoint], unsafe_code_exec: bool = False) -> None:
+    """Refuse before anything is sent: an unknown scorer, or code to run and no sandbox."""
+    names = {row_scorer(workload, r) for p in points for r in p.requests}
+    unknown = sorted(n for n in names if not known(n))
+    if unknown:
+        raise ValueError(f"workload {workload.id}: unknown scorer(s) {', '.join(unknown)}")
+    if any(canonical_name(n) == "code_exec" for n in names):
+        from servescope.scoring.sandbox import find_sandbox
+
+        find_sandbox(unsafe=unsafe_code_exec)  # a UsageError in one line when none works
+
+
+async def _scored(workload: Workload, req: PlannedRequest, record: RequestRecord) -> ScoredItem:
+    row = req.row
+    assert row is not None  # eval plans always carry the row
+    scorer = row_scorer(workload, req)
+    expected = row.expected if row.expected is not None else row.answer
+    score = None
+    if record.ok:
+        output = Output(record.output_text or "", record.tool_calls or [], record.finish_reason)
+        if canonical_name(scorer) == "code_exec":  # seconds in a subprocess: off the loop that stamps tokens
+            score = await asyncio.to_thread(score_item, scorer, output, expected, row.score_args or {})
+        else:
+            score = score_item(scorer, output, expected, row.score_args or {})
+        record.score = {"scorer": scorer, "correct": score.correct, "score": score.score, "strict": score.strict,
+                        "predicted": score.predicted, "detail": score.detail, "abstained": score.abstained}
+    latency = record.e2e_ns / 1e6 if record.ok and record.e2e_ns is not None else None
+    return ScoredItem(row.id, row.category, row.difficulty, scorer, record.ok, score, expected, latency, bool(row.unanswerable))
+
+
+async def run(ctx: RunContext, workload: Workload, points: list[PlannedPoint]) -> list[PointOutcome]:
+    if any(r.row is None for p in points for r in p.requests):
+        raise ValueError(f"workload {workload.id}: an eval plan must carry its dataset rows")
+    workload_scorer = workload.eval.scorer if workload.eval else "exact"
+    outcomes = []
+    for point in points:
+        if ctx.on_point is not None:
+            ctx.on_point(point)
+        outcome = PointOutcome(point)
+        items: dict[str, ScoredItem] = {}
+
+        async def one(req: PlannedRequest, start_abs_ns: int, point: PlannedPoint = point, outcome: PointOutcome = outcome,
+                      items: dict[str, ScoredItem] = items) -> None:
+            record = RequestRecord(request_id=req.request_id, phase="measured", concurrency=point.concurrency, point=point.index,
+                                   prompt_id=req.prompt_id, start_ns=start_abs_ns - ctx.t0_ns)
+            await send(ctx.session, ctx.endpoint, request_body(ctx, workload, req), record, t0_ns=ctx.t0_ns,
+                       timeout_s=ctx.timeout_s, keep_text=True)
+            items[req.request_id] = await _scored(workload, req, record)
+            ctx.writer.write(record)
+            outcome.records.append(record)
+            if ctx.on_record is not None:
+                ctx.on_record(record)
+
+        if ctx.sampler is not None:
+            await ctx.sampler.start()
+        try:
+            outcome.load = await closed_loop(point.requests, point.concurrency, one)
+        finally:
+            if ctx.sampler is not None:
+                outcome.engine = await ctx.sampler.stop()
+        ordered = [items[r.request_id] for r in point.requests if r.request_id in items]
+        outcome.scores = scores_block(ordered, workload_scorer)
+        outcomes.append(outcome)
+    return outcomes

@@ -1,0 +1,91 @@
+"""From scored items to the Result's ``scores`` block (simple-evals keeps this in one place).
+
+accuracy = correct items / items sent: a request that failed is an item not answered,
+so it counts as wrong here and is listed in ``failures[]`` (success_rate says how many
+completed at all). Intervals are Wilson (``analysis.stats.rate_ci``). ``abstention`` is
+the share of unanswerable items where the model said it could not answer;
+``false_abstention`` the share of answerable items of such a suite where it did.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from servescope.analysis.stats import rate_ci
+from servescope.scoring.base import Score
+
+ITEM_TEXT_LIMIT = 500
+INTEGRITY_NOTE = ("token integrity: a clean run is not proof of absence (at a one-in-five per-generation rate a clean pass "
+                  "is plausible for an affected build); report the run, not the absence")
+
+
+@dataclass(frozen=True)
+class ScoredItem:
+    id: str
+    category: str | None
+    difficulty: str | None
+    scorer: str
+    completed: bool
+    score: Score | None  # None when the request failed before an answer
+    expected: Any
+    latency_ms: float | None
+    unanswerable: bool = False
+
+
+def _cut(value: Any) -> str | None:
+    if value is None:
+        return None
+    text = value if isinstance(value, str) else repr(value)
+    return text[:ITEM_TEXT_LIMIT]
+
+
+def _rate(hits: int, n: int) -> dict[str, Any]:
+    ci = rate_ci(hits, n)
+    return {"accuracy": hits / n if n else None, "n": n, "ci_low": ci[0] if ci else None, "ci_high": ci[1] if ci else None}
+
+
+def scores_block(items: list[ScoredItem], workload_scorer: str) -> dict[str, Any]:
+    n = len(items)
+    correct = [bool(i.score and i.score.correct) for i in items]
+    strict_known = [i for i in items if i.score is not None and i.score.strict is not None]
+    completed = [i for i in items if i.completed]
+    latencies = [i.latency_ms for i in completed if i.latency_ms is not None]
+    groups: dict[str, dict[str, list[bool]]] = {"by_category": defaultdict(list), "by_difficulty": defaultdict(list)}
+    for item, ok in zip(items, correct, strict=True):
+        groups["by_category"][item.category or "(none)"].append(ok)
+        groups["by_difficulty"][item.difficulty or "(none)"].append(ok)
+    overall = _rate(sum(correct), n)
+    block: dict[str, Any] = {
+        "accuracy": overall["accuracy"],
+        "accuracy_ci_low": overall["ci_low"],
+        "accuracy_ci_high": overall["ci_high"],
+        "strict_accuracy": (sum(1 for i in strict_known if i.score and i.score.strict) / len(strict_known)) if strict_known else None,
+        "success_rate": len(completed) / n if n else None,
+        "avg_latency_ms": sum(latencies) / len(latencies) if latencies else None,
+        "scorer": workload_scorer,
+        "correct_count": sum(correct),
+        "item_count": n,
+        "by_category": {k: sum(v) / len(v) for k, v in sorted(groups["by_category"].items())},
+        "by_difficulty": {k: sum(v) / len(v) for k, v in sorted(groups["by_difficulty"].items())},
+        "by_category_detail": {k: _rate(sum(v), len(v)) for k, v in sorted(groups["by_category"].items())},
+    }
+    unanswerable = [i for i in items if i.unanswerable]
+    if unanswerable:
+        said = sum(1 for i in unanswerable if i.score and i.score.abstained)
+        answerable = [i for i in items if not i.unanswerable]
+        block["abstention"] = said / len(unanswerable)
+        block["false_abstention"] = (sum(1 for i in answerable if i.score and i.score.abstained) / len(answerable)) if answerable else None
+    if workload_scorer.replace("_", "-") == "token-integrity":
+        block["note"] = INTEGRITY_NOTE
+    block["items"] = [
+        {
+            "id": i.id, "correct": bool(i.score and i.score.correct), "score": i.score.score if i.score else None,
+            "strict": i.score.strict if i.score else None, "predicted": _cut(i.score.predicted if i.score else None),
+            "expected": _cut(i.expected), "latency_ms": i.latency_ms, "category": i.category, "difficulty": i.difficulty,
+            "scorer": i.scorer, "detail": _cut(i.score.detail if i.score else "request failed; see failures[]"),
+        }
+        for i in items
+    ]
+    return block

@@ -1,0 +1,44 @@
+"""code-exec: the generated code passes the row's tests, run in the sandbox.
+
+The code is the last fenced block of the answer (```python ... ```), or the whole
+answer when it has none; the row's ``args.tests`` (plain ``assert`` lines) are
+appended and the lot runs in :mod:`servescope.scoring.sandbox`. Exit status 0 within
+the limits = correct. Without a working sandbox this refuses (``UsageError``) unless
+``SERVESCOPE_UNSAFE_CODE_EXEC=1`` (what ``--unsafe-code-exec`` sets). Strict: the code
+came in a fence as asked.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from servescope.scoring.base import Args, Output, Score, verdict, wrong
+from servescope.scoring.sandbox import Limits, find_sandbox
+from servescope.scoring.text import strip_thinking
+
+UNSAFE_ENV = "SERVESCOPE_UNSAFE_CODE_EXEC"
+_FENCE = re.compile(r"```(?:python|py)?[ \t]*\n(.*?)```", re.DOTALL | re.IGNORECASE)
+
+
+def extract_code(text: str) -> tuple[str, bool]:
+    """(the code, whether it came in a fence)."""
+    blocks = _FENCE.findall(text)
+    if blocks:
+        return blocks[-1], True
+    return text, False
+
+
+def score(output: Output, expected: object, args: Args) -> Score:
+    tests = str(args.get("tests") or "")
+    if not tests.strip():
+        return wrong("the row has no tests")
+    code, fenced = extract_code(strip_thinking(output.text))
+    if not code.strip():
+        return wrong("no code in the answer", strict=False)
+    runner = find_sandbox(unsafe=os.environ.get(UNSAFE_ENV) == "1")
+    result = runner.run(code + "\n\n" + tests + "\n", Limits(wall_s=float(args.get("timeout_s", 10.0))))
+    if result.timed_out:
+        return wrong("timed out in the sandbox", code[:200], strict=False)
+    last = (result.stderr.strip().splitlines() or [""])[-1][:200]
+    return verdict(result.passed, code[:200], strict=fenced, detail=None if result.passed else f"exit {result.returncode}: {last}")
