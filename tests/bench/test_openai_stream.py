@@ -219,3 +219,15 @@ def test_llamacpp_context_overflow_body_parses_as_error_with_code() -> None:
 def test_an_empty_payload_is_an_empty_chunk_not_an_error(data: str) -> None:
     # issue 12, bug 3: "data:" alone is an event with empty data (SSE spec), e.g. a keep-alive
     assert parse_chunk(data) == ChunkInfo()
+
+
+def test_tool_call_deltas_are_parsed_and_reassembled() -> None:
+    from servescope.bench.client import _merge_tool_calls
+
+    first = parse_chunk('{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"get_weather","arguments":"{\\"ci"}}]}}]}')
+    second = parse_chunk('{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"ty\\": \\"Oslo\\"}"}}]}}]}')
+    calls: dict = {}
+    for info in (first, second):
+        assert info.tool_calls
+        _merge_tool_calls(calls, info.tool_calls)
+    assert calls[0]["function"] == {"name": "get_weather", "arguments": '{"city": "Oslo"}'} and calls[0]["id"] == "c1"

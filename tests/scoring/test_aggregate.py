@@ -1,0 +1,48 @@
+"""The scores block, against hand-computed values."""
+
+from __future__ import annotations
+
+import pytest
+
+from servescope.scoring.aggregate import ITEM_TEXT_LIMIT, ScoredItem, scores_block
+from servescope.scoring.base import Score
+
+
+def item(i: int, ok: bool | None, cat: str = "a", diff: str = "easy", strict: bool | None = None, unans: bool = False,
+         abstained: bool | None = None, latency: float = 100.0) -> ScoredItem:
+    score = None if ok is None else Score(ok, 1.0 if ok else 0.0, "x" * 900, strict=strict, abstained=abstained)
+    return ScoredItem(f"r{i}", cat, diff, "exact", ok is not None, score, "y", latency if ok is not None else None, unans)
+
+
+def test_accuracy_counts_failed_requests_as_wrong_and_success_rate_as_not_completed() -> None:
+    items = [item(0, True, latency=100), item(1, True, latency=300), item(2, False, latency=200), item(3, None)]
+    block = scores_block(items, "exact")
+    assert block["accuracy"] == 0.5 and block["correct_count"] == 2 and block["item_count"] == 4
+    assert block["success_rate"] == 0.75
+    assert block["avg_latency_ms"] == 200.0
+    # Wilson 95 % for 2/4: centre (0.5 + 1.92/4)/(1 + 3.84/4) = 0.5, half-width 0.3488...
+    assert block["accuracy_ci_low"] == pytest.approx(0.1500, abs=1e-3)
+    assert block["accuracy_ci_high"] == pytest.approx(0.8500, abs=1e-3)
+
+
+def test_by_category_difficulty_and_strict() -> None:
+    items = [item(0, True, "a", "easy", True), item(1, True, "b", "hard", False), item(2, False, "b", "hard", False)]
+    block = scores_block(items, "exact")
+    assert block["by_category"] == {"a": 1.0, "b": 0.5}
+    assert block["by_difficulty"] == {"easy": 1.0, "hard": 0.5}
+    assert block["strict_accuracy"] == pytest.approx(1 / 3)
+    assert block["by_category_detail"]["b"]["n"] == 2
+
+
+def test_abstention_and_false_abstention() -> None:
+    items = [item(0, True, unans=True, abstained=True), item(1, False, unans=True, abstained=False),
+             item(2, False, abstained=True), item(3, True, abstained=False)]
+    block = scores_block(items, "contains")
+    assert block["abstention"] == 0.5 and block["false_abstention"] == 0.5
+
+
+def test_items_are_truncated_and_integrity_suites_carry_the_note() -> None:
+    block = scores_block([item(0, True)], "token-integrity")
+    assert len(block["items"][0]["predicted"]) == ITEM_TEXT_LIMIT
+    assert "not proof of absence" in block["note"]
+    assert "note" not in scores_block([item(0, True)], "exact")
