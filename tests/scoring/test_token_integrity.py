@@ -25,6 +25,8 @@ CASES = [
     (planted(73, "73. o"), False),  # a token lost mid-line
     (CLEAN.replace("73. ok\n", ""), True),  # a missing line is counting, not a splice
     (CLEAN + "\nThat is all the lines you asked for.", True),  # prose after: drift, not a splice
+    ("Sure! Here are the lines you asked for.", False),  # not a long generation: too short to judge, never a pass
+    ("\n".join(f"{n}. ok" for n in range(1, 100)), False),  # 99 of 150 lines: too short to judge
 ]
 
 

@@ -8,8 +8,11 @@ batching corruption: text from another position or stream landing mid-line.
 What is *not* a splice, and is counted separately: lines that are missing, repeated
 or out of order (``counting``) and lines that left the template entirely (``drift``;
 a small model wandering off into prose). accuracy = share of generations with no
-splice; a clean run is not proof of absence (workloads.txt), so the result reports
-the run, not the absence.
+splice among the *long* ones: a generation that came back with fewer than
+:data:`MIN_LINE_SHARE` of the asked lines in the template form shows nothing about
+integrity and scores 0 with the reason ("too short to judge"), rather than passing.
+A clean run is not proof of absence (workloads.txt), so the result reports the run,
+not the absence.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from dataclasses import dataclass
 from servescope.scoring.base import Args, Output, Score
 from servescope.scoring.text import strip_thinking
 
+MIN_LINE_SHARE = 0.9
 _LINE_START = re.compile(r"^\s*(\d+)\s*[.:)]?\s*")
 
 
@@ -60,5 +64,8 @@ def score(output: Output, expected: object, args: Args) -> Score:
         detail += f"; first splice: {found.splices[0]!r}"
     if found.lines == 0:
         return Score(False, 0.0, None, detail="no lines came back")
+    templated = found.lines - found.drift
+    if want and templated < MIN_LINE_SHARE * want:
+        return Score(False, 0.0, f"{found.lines} lines", strict=False, detail=f"too short to judge: {templated} of {want} lines in the template form; " + detail)
     clean = not found.splices
     return Score(clean, 1.0 if clean else 0.0, f"{found.lines} lines", strict=clean and found.drift == 0 and found.counting == 0 and found.lines == want, detail=detail)
