@@ -319,9 +319,8 @@ def rag_rows() -> list[dict[str, Any]]:
         passage = (f"{name}'s workshop opened in {city} in {year}. It builds one product, a {item}, and employs {staff} people. "
                    f"The workshop sells mostly to schools and closes every August for repairs.")
         if i % 2 == 0:
-            q, ans, scorer, unans = rng.choice([(f"In what year did the workshop open?", str(year)), (f"How many people does the workshop employ?", str(staff)),
-                                                (f"In which city is the workshop?", city), (f"What product does the workshop build?", item)]) + ("contains", None)
-            q, ans = q, ans
+            q, ans, scorer, unans = rng.choice([("In what year did the workshop open?", str(year)), ("How many people does the workshop employ?", str(staff)),
+                                                ("In which city is the workshop?", city), ("What product does the workshop build?", item)]) + ("contains", None)
             cat = "answerable"
         else:
             q = rng.choice(["What is the workshop's yearly revenue?", "Who founded the company that supplies its wood?",
@@ -364,7 +363,7 @@ CODE_TASKS = [
 
 def code_rows() -> list[dict[str, Any]]:
     rows = []
-    for i, (name, what, sig, asserts) in enumerate(CODE_TASKS):
+    for i, (_name, what, sig, asserts) in enumerate(CODE_TASKS):
         text = f"Write a Python function `{sig}` that {what}. Reply with the code in a ```python block."
         rows.append(row(f"code1-{i:03d}", "function", "easy" if len(asserts) <= 2 else "medium", text, "code_exec",
                         score_args={"tests": "\n".join(f"assert {a}" for a in asserts)}))
