@@ -1,8 +1,11 @@
 """Summaries of many Results, in the file set of shared/seeds/metrics-contract.txt
 adapted to serving (shared/DESIGN.md).
 
-Results are grouped by (workload_id, config_id, harness) — the seed's (task,
-agent_baseline_id, partner_id); repeats of one group are its episodes. Files:
+Results are grouped by (workload_id, config_id, harness, load) — the seed's (task,
+agent_baseline_id, partner_id), plus the load point: ``run --concurrency`` and
+``run --rate`` change neither the workload id nor the config_id, and runs at two
+load points are two questions, never repeats of one. Repeats of one group are its
+episodes. Files:
 
 - ``summary_v0.2.csv``: group keys, ``n_episodes``, then ``<metric>_mean`` and
   ``<metric>_std`` for every metric — the stable tier the regression guard reads;
@@ -30,7 +33,7 @@ from typing import Any, Literal
 from servescope.analysis.stats import mean_ci, percentile, rate_ci
 from servescope.documents import Result
 
-GROUP_KEYS: tuple[str, ...] = ("workload_id", "config_id", "harness")
+GROUP_KEYS: tuple[str, ...] = ("workload_id", "config_id", "harness", "load")
 
 # (column stem, integer?) — the order of the columns, fixed.
 METRICS: tuple[tuple[str, bool], ...] = (
@@ -112,18 +115,39 @@ def episode_metrics(r: Result) -> dict[str, float | int | None]:
     }
 
 
-def group_key(r: Result) -> tuple[str, str, str]:
-    return (r.workload_id, r.config_id, r.metadata.harness)
+def load_point(r: Result) -> str:
+    """The load a Result was measured (or simulated) at: its concurrencies in plan
+    order, and the requested arrival rate of an open-loop run — ``c=8``,
+    ``c=1,2,4,8``, ``c=8 rate=5/s``; empty when the Result does not say."""
+    concs: list[int] = [p.concurrency for p in r.points] if r.points else []
+    if not concs:
+        planned = r.resolved_params.get("points")
+        if isinstance(planned, list):
+            concs = [int(p["concurrency"]) for p in planned if isinstance(p, dict) and isinstance(p.get("concurrency"), int | float)]
+    if not concs:
+        single = r.resolved_params.get("concurrency")
+        concs = [int(single)] if isinstance(single, int | float) else []
+    parts = ["c=" + ",".join(str(c) for c in dict.fromkeys(concs))] if concs else []
+    if r.metrics.requested_rate is not None:
+        parts.append(f"rate={r.metrics.requested_rate:g}/s")
+    return " ".join(parts)
+
+
+GroupKey = tuple[str, str, str, str]
+
+
+def group_key(r: Result) -> GroupKey:
+    return (r.workload_id, r.config_id, r.metadata.harness, load_point(r))
 
 
 @dataclass
 class Group:
-    key: tuple[str, str, str]
+    key: GroupKey
     results: list[Result] = field(default_factory=list)
 
 
 def group_results(results: Iterable[Result]) -> list[Group]:
-    groups: dict[tuple[str, str, str], Group] = {}
+    groups: dict[GroupKey, Group] = {}
     for r in results:
         groups.setdefault(group_key(r), Group(group_key(r))).results.append(r)
     for g in groups.values():  # order inside a group never depends on input order
@@ -199,7 +223,7 @@ def _md_num(value: Any) -> str:
 
 def render_markdown(groups: list[Group], rows_v02: list[dict[str, Any]]) -> str:
     cols = v02_columns()
-    lines = ["# servescope summary", "", "Aggregates over episodes (repeats) of each (workload_id, config_id, harness); "
+    lines = ["# servescope summary", "", "Aggregates over episodes (repeats) of each (workload_id, config_id, harness, load); "
              "mean and sample std (ddof = 1). Empty (—) = not measured or not computable.", ""]
     lines.append("| " + " | ".join(cols) + " |")
     lines.append("|" + "---|" * len(cols))
