@@ -17,6 +17,7 @@ from servescope.bench.recover import result_from_records
 from servescope.bench.run import RunOptions, run_workload
 from servescope.catalog.store import Catalog
 from servescope.catalog.validate import validate_paths
+from servescope.documents.result import Slo
 
 pytestmark = pytest.mark.integration
 
@@ -126,6 +127,22 @@ def test_server_killed_mid_run(engine_cache: Path, itest_catalog: Catalog, tmp_p
     rebuilt = result_from_records(art.records_path, itest_catalog)  # type: ignore[attr-defined]
     assert rebuilt.metrics.completed_requests == len(ok)
     assert rebuilt.metrics.failed_requests == len(bad)
+
+
+def test_records_alone_rebuild_on_time_rate_and_achieved_rate(llama: LlamaServer, itest_catalog: Catalog, tmp_path: Path) -> None:
+    """What summarize does for a run that wrote no result.json: the records file (its
+    header and its lines) must give the same SLO and load figures as the finished run."""
+    slos = [Slo(id="ttft_ms<=1e9", metric="ttft_ms", threshold=1e9), Slo(id="itl_ms<1", metric="itl_ms", op="<", threshold=1.0)]
+    art = run_workload(RunOptions("serve-itest-c4-v1", endpoint=llama.openai_base_url, out_dir=tmp_path, rate=50.0, slos=slos),
+                       catalog=itest_catalog)
+    assert art.result.on_time_rate is not None and art.result.metrics.achieved_rate is not None
+    rebuilt = result_from_records(art.records_path, itest_catalog)
+    assert rebuilt.slos == art.result.slos
+    assert rebuilt.on_time_rate == art.result.on_time_rate
+    assert rebuilt.violations_by_invariant_id == art.result.violations_by_invariant_id
+    assert rebuilt.metrics.requested_rate == art.result.metrics.requested_rate == 50.0
+    assert rebuilt.metrics.achieved_rate == art.result.metrics.achieved_rate
+    assert rebuilt.metrics.model_dump() == art.result.metrics.model_dump()
 
 
 def test_result_files_are_json_documents(llama: LlamaServer, itest_catalog: Catalog, tmp_path: Path) -> None:

@@ -1,10 +1,14 @@
 """Per-request records to disk as each request ends.
 
 One JSON object per line, written and flushed to the OS the moment a request
-finishes; the first line is a run header (``{"header": {...}}``: what is being
-run, where, with which flags) so the file describes itself, so ``kill -9`` at any
-moment loses no finished request and a partial run can still be summarised.
-``read_records`` tolerates a torn last line.
+finishes; the first line is a run header (``{"header": {...}}``: the run spec of
+``bench.run_spec`` — what is being run, where, with which flags, load and SLOs)
+so the file describes itself, so ``kill -9`` at any moment loses no finished
+request and a partial run can still be summarised. After the last request of
+each point a ``{"point_done": {...}}`` line gives what only the end of a point
+knows (the achieved arrival rate, the engine's counters over the point); after
+the run, a ``{"tokenized": {...}}`` line may give input token counts found with
+the engine's ``/tokenize``. ``read_records`` tolerates a torn last line.
 
 Beside ``records.jsonl`` the writer keeps a columnar index, so a million records
 summarise in a second instead of re-parsing gigabytes of JSON:
@@ -36,6 +40,9 @@ import numpy as np
 
 from servescope.documents.record import RequestRecord
 
+HEADER_KEY = "header"
+POINT_DONE_KEY = "point_done"
+TOKENIZED_KEY = "tokenized"
 ROWS_SUFFIX = ".rows.bin"
 GAPS_SUFFIX = ".gaps.bin"
 
@@ -106,7 +113,13 @@ class RecordWriter:
         self.count = 0
 
     def write_header(self, header: dict[str, Any]) -> None:
-        self.write_extra("header", header)
+        self.write_extra(HEADER_KEY, header)
+
+    def write_point_done(self, point: int, achieved_rate: float | None, kv_utilization: float | None,
+                         prefix_cache_hit_rate: float | None, preemptions: int | None) -> None:
+        """The end of a point: what recovery cannot compute from the request lines."""
+        self.write_extra(POINT_DONE_KEY, {"point": point, "achieved_rate": achieved_rate, "kv_utilization": kv_utilization,
+                                          "prefix_cache_hit_rate": prefix_cache_hit_rate, "preemptions": preemptions})
 
     def write_extra(self, key: str, payload: dict[str, Any]) -> None:
         """A non-request line (``{"header": ...}``, ``{"tokenized": ...}``)."""

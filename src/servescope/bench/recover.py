@@ -19,8 +19,20 @@ import numpy as np
 
 from servescope.analysis.metrics import Columns
 from servescope.bench.outcome import PointOutcome
-from servescope.bench.recorder import NULL_I64, ROW_DTYPE, TOKEN_SOURCES, index_paths
+from servescope.bench.load import LoadOutcome
+from servescope.bench.outcome import EngineWindow
+from servescope.bench.recorder import (
+    HEADER_KEY,
+    NULL_I64,
+    POINT_DONE_KEY,
+    ROW_DTYPE,
+    TOKEN_SOURCES,
+    TOKENIZED_KEY,
+    index_paths,
+    read_records,
+)
 from servescope.bench.result import RunIdentity, build_result
+from servescope.bench.run_spec import RunSpec
 from servescope.catalog.plan import PlannedPoint
 from servescope.catalog.store import Catalog
 from servescope.documents import Result
@@ -42,6 +54,7 @@ class _LineReader:
     def __init__(self) -> None:
         self.header: dict[str, Any] | None = None
         self.tokenized: dict[str, int] = {}
+        self.points_done: dict[int, dict[str, Any]] = {}
         self.points: dict[int, Columns] = {}
         self.missing_input: list[tuple[int, int, str]] = []  # (point, row, prompt id) of completed rows without a count
         self.first_start: int | None = None
@@ -71,10 +84,12 @@ class _LineReader:
         if not isinstance(d, dict):
             return
         if "request_id" not in d:
-            if "header" in d and self.header is None:
-                self.header = d["header"]
-            elif "tokenized" in d:
-                self.tokenized = dict((d["tokenized"] or {}).get("input_tokens") or {})
+            if HEADER_KEY in d and self.header is None:
+                self.header = d[HEADER_KEY]
+            elif TOKENIZED_KEY in d:
+                self.tokenized = dict((d[TOKENIZED_KEY] or {}).get("input_tokens") or {})
+            elif POINT_DONE_KEY in d and isinstance(d[POINT_DONE_KEY], dict) and isinstance(d[POINT_DONE_KEY].get("point"), int):
+                self.points_done[d[POINT_DONE_KEY]["point"]] = d[POINT_DONE_KEY]
             return
         start = d.get("start_ns") or 0
         end = d.get("end_ns")
@@ -195,6 +210,11 @@ def read_columns(records_path: Path) -> tuple[dict[str, Any] | None, dict[int, C
 
     Rows of the columnar index are read as arrays; everything else (the header, the
     tokenized line, any line the index does not cover, failed requests) as JSON."""
+    reader, points, wall = _read(records_path)
+    return reader.header, points, wall
+
+
+def _read(records_path: Path) -> tuple[_LineReader, dict[int, Columns], float]:
     size = records_path.stat().st_size
     rows, gaps = _read_index(records_path, size)
     reader = _LineReader()
@@ -230,40 +250,49 @@ def read_columns(records_path: Path) -> tuple[dict[str, Any] | None, dict[int, C
         if ended.size:
             last_end = max(last_end, int(ended.max()))
     wall = (last_end - first_start) / 1e9 if first_start is not None and last_end > first_start else 0.0
-    return reader.header, points, wall
+    return reader, points, wall
 
 
 def result_from_records(records_path: Path, catalog: Catalog | None = None) -> Result:
-    header, columns, wall = read_columns(records_path)
-    if header is None:
+    reader, columns, wall = _read(records_path)
+    if reader.header is None:
         raise DocumentError(str(records_path), "has no run header line; is it a servescope records file?")
+    spec = RunSpec.from_header(str(records_path), reader.header)
     cat = catalog or Catalog.load()
-    workload = cat.workload(str(header["workload_id"]))
-    resolved = dict(header.get("resolved_params") or {})
+    workload = cat.workload(spec.workload_id)
+    resolved = dict(spec.resolved_params)
     planned = {i: p for i, p in enumerate(resolved.get("points", []))}
     outcomes = []
     for idx in sorted(set(columns) | set(planned)):
-        spec = planned.get(idx, {})
-        point = PlannedPoint(index=idx, concurrency=int(spec.get("concurrency") or 1), context_tokens=spec.get("context_tokens"))
-        outcomes.append(PointOutcome(point, prebuilt=columns.get(idx, Columns())))
-    engine = header.get("engine") or {}
+        plan_of = planned.get(idx, {})
+        point = PlannedPoint(index=idx, concurrency=int(plan_of.get("concurrency") or 1), context_tokens=plan_of.get("context_tokens"))
+        done = reader.points_done.get(idx)  # absent for the point a killed run was in: its rate is not known
+        load = LoadOutcome(0, 0, 0, done.get("achieved_rate")) if done else None
+        engine = EngineWindow(done.get("kv_utilization"), done.get("prefix_cache_hit_rate"), done.get("preemptions")) if done else EngineWindow()
+        outcomes.append(PointOutcome(point, load=load, engine=engine, prebuilt=columns.get(idx, Columns())))
     ident = RunIdentity(
-        run_id=str(header["run_id"]),
-        engine_id=str(engine.get("id") or "unknown"),
-        engine_version=engine.get("version"),
-        model_id=str(header.get("model") or "unknown"),
-        scenario=header.get("scenario"),
-        endpoint=header.get("endpoint"),
-        args=dict(header.get("args") or {}),
-        allow_network=header.get("allow_network"),  # absent from headers written before it was recorded
+        run_id=spec.run_id,
+        engine_id=spec.engine.id or "unknown",
+        engine_version=spec.engine.version,
+        model_id=spec.model or "unknown",
+        scenario=spec.scenario,
+        endpoint=spec.endpoint,
+        args=dict(spec.args),
+        allow_network=spec.allow_network,
     )
+    # The SLO check reads each request's own times (its largest chunk gap for itl_ms):
+    # only then is every line parsed into a record.
+    slo_records = list(read_records(records_path)) if spec.slos else None
     return build_result(
         workload,
         outcomes,
         ident,
         resolved_params=resolved,
-        started_at=str(header.get("started_at") or ""),
+        started_at=spec.started_at,
         finished_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         wall_s=max(wall, 0.0),
         records_file=records_path.name,
+        slos=spec.slos,
+        requested_rate=spec.requested_rate,
+        slo_records=slo_records,
     )

@@ -89,7 +89,10 @@ def build_result(
     slos: list[Slo] | None = None,
     requested_rate: float | None = None,
     engine_scrape: dict[str, Any] | None = None,
+    slo_records: list[RequestRecord] | None = None,
 ) -> Result:
+    """``slo_records``: the records the SLOs are checked on when ``outcomes`` carry
+    columns instead of records (a run rebuilt from its records file)."""
     records: list[RequestRecord] = [r for o in outcomes for r in o.records]
     point_columns = [o.columns() for o in outcomes]
     if len(point_columns) == 1:
@@ -143,7 +146,7 @@ def build_result(
         "resolved_params": resolved_params,
         "metrics": metrics,
         "points": points,
-        **contract_fields(agg, records, slos or [], failures),
+        **contract_fields(agg, records if slo_records is None else slo_records, slos or [], failures),
         "p95_turnaround_s_note": "explicit timing: E2E of completed requests, measured at the client",
         "metadata": {
             "pipeline_mode": "llm_live",

@@ -29,6 +29,7 @@ from servescope.bench.recorder import RecordWriter
 from servescope.bench.request_fields import request_extras
 from servescope.bench.result import RunIdentity, build_evaluation_run, build_result
 from servescope.bench.run_checks import check_run_options
+from servescope.bench.run_spec import EngineIdent, RunSpec
 from servescope.bench.runners import RUNNERS, RunContext
 from servescope.bench.scrape import MetricsSampler
 from servescope.catalog.plan import PlannedPoint, plan
@@ -245,11 +246,13 @@ async def _run_async(
             run_id=run_id, engine_id=engine_id, engine_version=engine_version, model_id=endpoint.model or "unknown",
             scenario=opts.scenario, endpoint=endpoint.base_url, args=engine_args, allow_network=allow_network,
         )
-        header = {"run_id": run_id, "workload_id": workload.id, "started_at": started, "endpoint": endpoint.base_url,
-                  "model": endpoint.model, "engine": {"id": engine_id, "version": engine_version}, "args": engine_args,
-                  "scenario": opts.scenario, "resolved_params": resolved, "allow_network": allow_network}
-        if command is not None and (command.launcher or command.model):
-            header["engine_command"] = {"launcher": command.launcher, "model": command.model}
+        spec = RunSpec(
+            run_id=run_id, workload_id=workload.id, started_at=started, endpoint=endpoint.base_url, model=endpoint.model,
+            engine=EngineIdent(id=engine_id, version=engine_version), args=engine_args, scenario=opts.scenario,
+            resolved_params=resolved, allow_network=allow_network, slos=opts.slos, requested_rate=opts.rate,
+            engine_command={"launcher": command.launcher, "model": command.model}
+            if command is not None and (command.launcher or command.model) else None,
+        )
         if progress.on_start:
             progress.on_start(sum(len(p.requests) for p in points))
         t_start = time.perf_counter()
@@ -257,7 +260,7 @@ async def _run_async(
         sampler = MetricsSampler(endpoint.base_url, opts.scrape_interval_s, headers=endpoint.auth_headers()) if opts.scrape_metrics else None
         timeout = opts.timeout_s or workload.params.timeout_s or 600.0
         with RecordWriter(records_path) as writer:
-            writer.write_header(header)
+            writer.write_header(spec.header())
             ctx = RunContext(
                 session=session, endpoint=endpoint, writer=writer, t0_ns=time.perf_counter_ns(), timeout_s=timeout,
                 load=LoadSpec(opts.rate, opts.arrival, opts.gamma_shape, workload.params.seed or 0),

@@ -1,0 +1,68 @@
+"""The run spec: what one ``servescope run`` is — its identity, its load, its SLOs
+and its resolved parameters — as one typed value.
+
+It is written as the header line of ``records.jsonl`` (``{"header": {...}}``)
+before the first request is sent, and read back by recovery, so a run that never
+wrote ``result.json`` (killed, interrupted, still going) is rebuilt with the same
+SLOs and requested rate as the finished run. Headers written before a field was
+recorded still read: every field a header may lack has a default, and keys this
+version does not know are ignored (a newer writer's header still reads).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from servescope.documents.result import Slo
+from servescope.errors import DocumentError
+
+
+class EngineIdent(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    id: str | None = None
+    version: str | None = None
+
+
+class RunSpec(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    run_id: str
+    workload_id: str
+    started_at: str = ""
+    endpoint: str | None = None
+    model: str | None = None
+    engine: EngineIdent = Field(default_factory=EngineIdent)
+    args: dict[str, Any] = Field(default_factory=dict)
+    scenario: str | None = None
+    resolved_params: dict[str, Any] = Field(default_factory=dict)
+    # None in headers written before it was recorded: unknown, not "no network"
+    allow_network: bool | None = None
+    engine_command: dict[str, Any] | None = None
+    slos: list[Slo] = Field(default_factory=list)
+    # open loop: the requested arrival rate per second; None = closed loop
+    requested_rate: float | None = None
+
+    def header(self) -> dict[str, Any]:
+        """The header line's payload (``engine_command`` only when there is one)."""
+        data = self.model_dump(mode="json")
+        if data["engine_command"] is None:
+            del data["engine_command"]
+        return data
+
+    @classmethod
+    def from_header(cls, source: str, header: dict[str, Any]) -> RunSpec:
+        """The spec a header line gives, or one clear line naming the file and field."""
+        try:
+            spec = cls.model_validate(header)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "header"
+            raise DocumentError(source, f"run header: {where}: {first['msg']}") from None
+        if spec.requested_rate is None and isinstance(spec.resolved_params.get("rate"), int | float):
+            # headers written before requested_rate was its own field kept it here
+            spec.requested_rate = float(spec.resolved_params["rate"])
+        return spec
+
