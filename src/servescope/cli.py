@@ -159,10 +159,13 @@ def summarize(
         err.print(line, markup=False)
     for path in found.partial:
         out.print(f"{path}: partial run, summarized from its records", markup=False)
+    for path, dropped in found.dropped.items():
+        reasons = ", ".join(f"{n} {why}" for why, n in dropped.items())
+        out.print(f"{path}: {sum(dropped.values())} record(s) dropped: {reasons}", markup=False)
     if not found.results:
         err.print("error: no Result found in the given paths", markup=False)
         raise typer.Exit(1)
-    files = write_summary(found.results, out_dir, basename)
+    files = write_summary(found.results, out_dir, basename, partial_runs=found.partial_runs)
     out.print(f"{files.results} result(s) in {files.groups} group(s)")
     for p in (files.v02, files.v03, files.csv, files.markdown):
         out.print(str(p), markup=False)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import struct
 from array import array
 from collections.abc import Iterator
@@ -163,8 +164,37 @@ class RecordWriter:
         self.close()
 
 
-def read_records(path: Path) -> Iterator[RequestRecord]:
-    """Records of a (possibly partial) run; a torn final line is skipped."""
+_INT64_MAX = (1 << 63) - 1
+
+
+def _is_time(v: Any) -> bool:
+    return type(v) is int and 0 <= v <= _INT64_MAX
+
+
+def unusable_reason(d: dict[str, Any]) -> str | None:
+    """Why a request line cannot be used (one reason), or None. Our writer never
+    writes such a line; another writer, an edit or a damaged disk can."""
+    if d.get("phase", "measured") not in ("measured", "warmup"):
+        return "unknown-phase"
+    if not _is_time(d.get("start_ns", 0)) or any(d.get(k) is not None and not _is_time(d[k]) for k in ("first_token_ns", "end_ns")):
+        return "bad-timestamp"
+    chunks = d.get("chunk_ns")
+    if chunks is not None and not (isinstance(chunks, list) and all(_is_time(c) for c in chunks)):
+        return "bad-timestamp"
+    for k in ("input_tokens", "output_tokens"):
+        v = d.get(k)
+        if v is None or (type(v) is int and 0 <= v <= _INT64_MAX):
+            continue
+        return "nan-token-count" if isinstance(v, float) and math.isnan(v) else "bad-token-count"
+    p = d.get("point")
+    if p is not None and not (type(p) is int and 0 <= p < 1 << 31):
+        return "bad-point"
+    return None
+
+
+def read_records(path: Path, dropped: dict[str, int] | None = None) -> Iterator[RequestRecord]:
+    """Records of a (possibly partial) run; a torn final line is skipped, and so is
+    a line that cannot be used (``unusable_reason``), counted in ``dropped``."""
     with path.open(encoding="utf-8") as fh:
         for line in fh:
             if not line.strip():
@@ -174,7 +204,11 @@ def read_records(path: Path) -> Iterator[RequestRecord]:
             except json.JSONDecodeError:
                 continue  # the line being written when the process died
             if isinstance(data, dict) and "request_id" in data:
-                yield RequestRecord.from_dict(data)
+                reason = unusable_reason(data)
+                if reason is None:
+                    yield RequestRecord.from_dict(data)
+                elif dropped is not None:
+                    dropped[reason] = dropped.get(reason, 0) + 1
 
 
 def read_extra(path: Path, key: str) -> dict[str, Any] | None:

@@ -11,7 +11,9 @@ summarise in about a second (benchmarks/summarize_records.py).
 from __future__ import annotations
 
 import datetime as dt
+import json
 import math
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +32,7 @@ from servescope.bench.recorder import (
     TOKENIZED_KEY,
     index_paths,
     read_records,
+    unusable_reason,
 )
 from servescope.bench.result import RunIdentity, build_result
 from servescope.bench.run_spec import RunSpec
@@ -55,6 +58,7 @@ class _LineReader:
         self.header: dict[str, Any] | None = None
         self.tokenized: dict[str, int] = {}
         self.points_done: dict[int, dict[str, Any]] = {}
+        self.dropped: dict[str, int] = {}  # request lines that cannot be used, by reason
         self.points: dict[int, Columns] = {}
         self.missing_input: list[tuple[int, int, str]] = []  # (point, row, prompt id) of completed rows without a count
         self.first_start: int | None = None
@@ -80,7 +84,9 @@ class _LineReader:
         try:
             d = _loads(line)
         except _DecodeError:
-            return  # the line being written when the process died
+            d = _stdlib_or_none(line)  # NaN is what Python's json writes for a float NaN; orjson refuses it
+            if d is None:
+                return  # the line being written when the process died
         if not isinstance(d, dict):
             return
         if "request_id" not in d:
@@ -90,6 +96,10 @@ class _LineReader:
                 self.tokenized = dict((d[TOKENIZED_KEY] or {}).get("input_tokens") or {})
             elif POINT_DONE_KEY in d and isinstance(d[POINT_DONE_KEY], dict) and isinstance(d[POINT_DONE_KEY].get("point"), int):
                 self.points_done[d[POINT_DONE_KEY]["point"]] = d[POINT_DONE_KEY]
+            return
+        reason = unusable_reason(d)
+        if reason is not None:
+            self.dropped[reason] = self.dropped.get(reason, 0) + 1
             return
         start = d.get("start_ns") or 0
         end = d.get("end_ns")
@@ -125,6 +135,13 @@ class _LineReader:
         else:
             c.failed.append((d.get("stage") or "stream", d.get("category") or "other", d.get("error") or "",
                              d["request_id"], d.get("http_status")))
+
+
+def _stdlib_or_none(line: bytes) -> Any:
+    try:
+        return json.loads(line)
+    except ValueError:
+        return None
 
 
 def _read_index(records_path: Path, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -253,7 +270,19 @@ def _read(records_path: Path) -> tuple[_LineReader, dict[int, Columns], float]:
     return reader, points, wall
 
 
+@dataclass
+class Recovered:
+    result: Result
+    # request lines left out of the result, by reason (unknown-phase, bad-timestamp, nan-token-count, ...)
+    dropped: dict[str, int] = field(default_factory=dict)
+
+
 def result_from_records(records_path: Path, catalog: Catalog | None = None) -> Result:
+    return recover(records_path, catalog).result
+
+
+def recover(records_path: Path, catalog: Catalog | None = None) -> Recovered:
+    """The Result of a records file alone, and what of the file it could not use."""
     reader, columns, wall = _read(records_path)
     if reader.header is None:
         raise DocumentError(str(records_path), "has no run header line; is it a servescope records file?")
@@ -283,7 +312,7 @@ def result_from_records(records_path: Path, catalog: Catalog | None = None) -> R
     # The SLO check reads each request's own times (its largest chunk gap for itl_ms):
     # only then is every line parsed into a record.
     slo_records = list(read_records(records_path)) if spec.slos else None
-    return build_result(
+    result = build_result(
         workload,
         outcomes,
         ident,
@@ -296,3 +325,4 @@ def result_from_records(records_path: Path, catalog: Catalog | None = None) -> R
         requested_rate=spec.requested_rate,
         slo_records=slo_records,
     )
+    return Recovered(result, dict(sorted(reader.dropped.items())))
