@@ -184,7 +184,7 @@ def compare(
     b: Annotated[Path, typer.Argument(help="B: the reference (e.g. the measured EvaluationRun).")],
     fmt: Annotated[CompareFormat, typer.Option("--format", help="text, json, csv or md.")] = CompareFormat.text,
     force: Annotated[bool, typer.Option(help="Compare even when scenarios or workloads differ (and say so).")] = False,
-    plot: Annotated[Path | None, typer.Option(help="Write predicted-vs-measured curves over concurrency (.html; .png needs kaleido).")] = None,
+    plot: Annotated[Path | None, typer.Option(help="Write predicted-vs-measured curves over concurrency (.html: plotly; .png/.svg/.pdf: matplotlib, the plot extra).")] = None,
 ) -> None:
     """Compare two tables point by point: A, B, signed error %, MAPE and max error per metric."""
     from servescope.analysis import compare as cmp

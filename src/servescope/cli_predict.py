@@ -15,17 +15,13 @@ from typing import TYPE_CHECKING, Annotated, ParamSpec, TypeVar
 import typer
 from rich.console import Console
 
-from servescope.errors import ServescopeError
+from servescope.errors import BadArgument
 
 if TYPE_CHECKING:  # imported lazily at run time: the CLI starts without them
     from servescope.documents import EvaluationRun, Result
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
-
-
-class BadArgument(ServescopeError):
-    exit_code = 2
 
 
 def _console() -> Console:

@@ -14,17 +14,11 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from servescope.errors import ServescopeError, UsageError
+from servescope.errors import RunFailedBar, UsageError
 
 engine_app = typer.Typer(help="Manage the embedded llama.cpp engine (tiny local model, loopback only).", no_args_is_help=True)
 
 _SLO_RE = re.compile(r"^\s*(ttft_ms|itl_ms|tpot_ms|e2e_ms)\s*(<=|<)\s*([0-9.]+)\s*$")
-
-
-class RunFailedBar(ServescopeError):
-    """The run completed but failed its bar (success rate, nothing completed)."""
-
-    exit_code = 4
 
 
 def parse_slos(spec: str | None) -> list[Any]:

@@ -10,12 +10,12 @@ knows (the achieved arrival rate, the engine's counters over the point); after
 the run, a ``{"tokenized": {...}}`` line may give input token counts found with
 the engine's ``/tokenize``. ``read_records`` tolerates a torn last line.
 
-Beside ``records.jsonl`` the writer keeps a columnar index, so a million records
-summarise in a second instead of re-parsing gigabytes of JSON:
+Beside ``records.jsonl`` the writer keeps a columnar index (``index_paths``), so a
+million records summarise in a second instead of re-parsing gigabytes of JSON:
 
-- ``records.rows.bin``: one fixed-size row (``ROW_DTYPE``) per request — where its
+- ``records.jsonl.rows.bin``: one fixed-size row (``ROW_DTYPE``) per request — where its
   line sits in the JSONL file, its times, token counts and number of chunks;
-- ``records.gaps.bin``: the gaps between consecutive chunks of every request
+- ``records.jsonl.gaps.bin``: the gaps between consecutive chunks of every request
   (int64 ns, concatenated) — the pooled ITL sample, ready to use.
 
 The JSONL file stays the record of truth: the index is written after the line,

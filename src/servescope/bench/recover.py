@@ -2,8 +2,8 @@
 is still going. Every finished request is in the records file (written as each
 ends); the header line says what was run, so nothing else is needed.
 
-Requests the writer indexed (``records.rows.bin`` / ``records.chunks.bin``, see
-``bench.recorder``) are read as arrays; the rest of the file is parsed as JSON
+Requests the writer indexed (``records.jsonl.rows.bin`` / ``records.jsonl.gaps.bin``,
+see ``bench.recorder``) are read as arrays; the rest of the file is parsed as JSON
 straight into metric columns (no object per request). A million records
 summarise in about a second (benchmarks/summarize_records.py).
 """

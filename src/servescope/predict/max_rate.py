@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 from servescope.catalog.store import Catalog
 from servescope.documents import Scenario
-from servescope.errors import ServescopeError
+from servescope.errors import NoRateError, ServescopeError
 from servescope.predict.api import (
     CalibrationInput,
     PredictionRun,
@@ -49,10 +49,6 @@ from servescope.predict.workload_input import SyntheticWorkload
 MAX_RATE_REQUESTS = 1000
 MAX_RATE_SECONDS = 60.0
 MAX_RATE_TOLERANCE = 0.02
-
-
-class NoRateError(ServescopeError):
-    """No Poisson rate the search tried meets the limits (exit code 1)."""
 
 
 @dataclass
