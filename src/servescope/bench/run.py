@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
-import json
 import os
 import time
 import uuid
@@ -279,10 +278,10 @@ async def _run_async(
         engine_scrape=sampler.stats.as_metadata() if sampler is not None else None,
     )
     result_path = run_dir / "result.json"
-    result_path.write_text(json.dumps(result.dump(), indent=2) + "\n", encoding="utf-8")
+    result.write_json(result_path)
     evrun = build_evaluation_run(result, name=run_id, scenario=opts.scenario or f"{engine_id}-{endpoint.model}", date=started[:10])
     ev_path = run_dir / "evaluation-run.json"
-    ev_path.write_text(json.dumps(evrun.dump(), indent=2) + "\n", encoding="utf-8")
+    evrun.write_json(ev_path)
     return RunArtifacts(run_dir, records_path, result_path, ev_path, result, evrun)
 
 
