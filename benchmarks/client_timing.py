@@ -201,7 +201,7 @@ def client_main(spec: dict[str, Any]) -> int:
     from servescope.bench.client import make_session, send
     from servescope.bench.endpoint import Endpoint
     from servescope.bench.load import closed_loop
-    from servescope.bench.recorder import RecordWriter
+    from servescope.bench.records import RecordWriter
     from servescope.documents.record import RequestRecord
 
     raise_nofile_limit()

@@ -49,7 +49,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from servescope.bench.client import make_session
 from servescope.bench.endpoint import Endpoint
 from servescope.bench.execute import LoadSpec, run_point
-from servescope.bench.recorder import RecordWriter
+from servescope.bench.records import RecordWriter
 from servescope.bench.scrape import MetricsSampler
 from servescope.bench.truth.contrast import OnLoopSampler
 from servescope.bench.truth.errors import Pairing

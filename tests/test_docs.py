@@ -13,8 +13,8 @@ from pathlib import Path
 
 import servescope
 from servescope import errors
-from servescope.bench import recorder, recover
-from servescope.bench.recorder import index_paths
+from servescope.bench import records, recover
+from servescope.bench.records import index_paths
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "src" / "servescope"
@@ -44,9 +44,10 @@ def test_readme_layout_names_paths_that_exist_where_it_puts_them() -> None:
 
 def test_the_records_files_named_in_docstrings_are_the_files_written() -> None:
     written = {"records.jsonl", *(p.name for p in index_paths(Path("records.jsonl")))}
-    for module in (recorder, recover):
+    for module in (records, recover):
         named = set(re.findall(r"(?<![/\w])records(?:\.[a-z]+)+", module.__doc__ or ""))
-        assert named and named <= written, f"{module.__name__} names {sorted(named - written)}; written: {sorted(written)}"
+        assert named <= written, f"{module.__name__} names {sorted(named - written)}; written: {sorted(written)}"
+        assert named or module is not records  # the format's own module names its files
 
 
 def test_compare_plot_help_names_what_draws_the_images() -> None:

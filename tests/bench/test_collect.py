@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from servescope.bench.collect import collect_results
-from servescope.bench.recorder import RecordWriter
+from servescope.bench.records import RecordWriter
 from servescope.documents.record import RequestRecord
 from tests.bench.test_recover import HEADER, _ok
 
@@ -76,3 +76,11 @@ def test_summarize_cli_marks_partial_runs_and_reports_drops(tmp_path: Path) -> N
     v03 = (tmp_path / "out" / "summary_v0.3.csv").read_text().splitlines()
     header = v03[0].split(",")
     assert v03[1].split(",")[header.index("n_partial")] == "1"
+
+
+def test_summarize_and_recovery_import_no_http_client() -> None:
+    code = ("import sys, servescope.bench.collect, servescope.bench.recover, servescope.analysis.summarize; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('aiohttp', 'servescope') "
+            "and (m.startswith('aiohttp') or m in ('servescope.bench.client', 'servescope.bench.execute'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60).stdout
+    assert out.strip() == "[]"

@@ -13,7 +13,7 @@ from servescope.bench.client import send
 from servescope.bench.endpoint import Endpoint
 from servescope.bench.load import arrival_offsets_ns, closed_loop, open_loop
 from servescope.bench.outcome import PointOutcome
-from servescope.bench.recorder import RecordWriter
+from servescope.bench.records import RecordWriter
 from servescope.bench.scrape import MetricsSampler
 from servescope.catalog.plan import PlannedPoint, PlannedRequest
 from servescope.documents.record import RequestRecord

@@ -24,7 +24,7 @@ import aiohttp
 from servescope.bench.client import make_session
 from servescope.bench.endpoint import Api, Endpoint
 from servescope.bench.execute import LoadSpec, OnRecord, PointOutcome
-from servescope.bench.recorder import RecordWriter
+from servescope.bench.records import RecordWriter
 from servescope.bench.request_fields import request_extras
 from servescope.bench.result import RunIdentity, build_evaluation_run, build_result
 from servescope.bench.run_checks import check_run_options

@@ -10,7 +10,7 @@ import aiohttp
 
 from servescope.bench.endpoint import Endpoint
 from servescope.bench.execute import LoadSpec, OnRecord, PointOutcome, run_point
-from servescope.bench.recorder import RecordWriter
+from servescope.bench.records import RecordWriter
 from servescope.bench.scrape import MetricsSampler
 from servescope.catalog.plan import PlannedPoint
 from servescope.documents import Workload
