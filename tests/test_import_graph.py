@@ -87,3 +87,9 @@ def test_documents_import_nothing_of_ours_but_documents_and_errors() -> None:
     upward = {(m, t) for m, targets in _graph().items() if m.startswith("servescope.documents")
               for t in targets if not t.startswith(("servescope.documents", "servescope.errors")) and t != "servescope"}
     assert not upward, sorted(upward)
+
+
+def test_the_product_never_imports_its_test_tooling() -> None:
+    users = sorted(m for m, targets in _graph().items() if not m.startswith("servescope.testing")
+                   and any(t.startswith("servescope.testing") for t in targets))
+    assert not users, users

@@ -23,9 +23,9 @@ from servescope.bench.execute import LoadSpec, run_point
 from servescope.bench.outcome import PointOutcome
 from servescope.bench.records import RecordWriter
 from servescope.bench.scrape import MetricsSampler
-from servescope.bench.truth.contrast import OnLoopSampler
-from servescope.bench.truth.errors import Pairing
-from servescope.bench.truth.server import TruthServer
+from servescope.testing.truth.contrast import OnLoopSampler
+from servescope.testing.truth.errors import Pairing
+from servescope.testing.truth.server import TruthServer
 from servescope.catalog.plan import PlannedPoint, PlannedRequest
 
 pytestmark = pytest.mark.integration

@@ -156,7 +156,7 @@ def test_mid_stream_error_is_a_recorded_failure(itest_catalog: Catalog, tmp_path
     """llama.cpp reports errors as HTTP statuses before streaming and cannot be made to
     fail mid-stream, so this case runs against the loopback timing-truth server with
     its fault switch on: every stream sends 3 tokens, then a `data: {"error": ...}` event."""
-    from servescope.bench.truth.server import TruthServer
+    from servescope.testing.truth.server import TruthServer
 
     with TruthServer(itl_ms=1.0, ttft_ms=2.0, error_after=3) as srv:
         art = run_workload(RunOptions("serve-itest-c4-v1", endpoint=srv.base_url, out_dir=tmp_path, scrape_metrics=False), catalog=itest_catalog)
