@@ -5,6 +5,7 @@ inside functions and under TYPE_CHECKING."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "servescope"
@@ -93,3 +94,17 @@ def test_the_product_never_imports_its_test_tooling() -> None:
     users = sorted(m for m, targets in _graph().items() if not m.startswith("servescope.testing")
                    and any(t.startswith("servescope.testing") for t in targets))
     assert not users, users
+
+
+def test_workload_depends_on_documents_only() -> None:
+    wrong = sorted((m, t) for m, targets in _graph().items() if m.startswith("servescope.workload") for t in targets
+                   if not t.startswith(("servescope.workload", "servescope.documents", "servescope.catalog", "servescope.errors")))
+    assert not wrong, wrong
+
+
+def test_bench_and_predict_build_no_document_themselves() -> None:
+    # Result / EvaluationRun / Prediction are made by analysis.results, the one builder
+    makers = re.compile(r"\b(Result|EvaluationRun|Prediction|PredictionPoint|EvaluationPoint)(\.model_validate)?\(|\"kind\": \"(Result|EvaluationRun|Prediction)\"")
+    found = [f"{p.relative_to(PACKAGE)}:{i}" for sub in ("bench", "predict") for p in sorted((PACKAGE / sub).rglob("*.py"))
+             for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if makers.search(line)]
+    assert not found, found

@@ -7,7 +7,7 @@ from typing import Any
 
 from servescope.bench.outcome import PointOutcome
 from servescope.bench.result import RunIdentity, build_result
-from servescope.catalog.plan import PlannedPoint
+from servescope.workload.plan import PlannedPoint
 from servescope.documents import Result, Workload
 from servescope.documents.record import RequestRecord
 

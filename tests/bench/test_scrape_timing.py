@@ -26,7 +26,7 @@ from servescope.bench.scrape import MetricsSampler
 from servescope.testing.truth.contrast import OnLoopSampler
 from servescope.testing.truth.errors import Pairing
 from servescope.testing.truth.server import TruthServer
-from servescope.catalog.plan import PlannedPoint, PlannedRequest
+from servescope.workload.plan import PlannedPoint, PlannedRequest
 
 pytestmark = pytest.mark.integration
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from servescope.catalog.lock import changed_fields, read_lock
-from servescope.catalog.plan import plan
+from servescope.workload.plan import plan
 from servescope.catalog.store import Catalog, packaged_root
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from servescope.analysis.metrics import aggregate
-from servescope.catalog.arrivals import arrival_offsets_ns
+from servescope.workload.arrivals import arrival_offsets_ns
 from servescope.catalog.store import Catalog
 from servescope.documents import Prediction, Result
 from servescope.documents.record import RequestRecord

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from servescope.catalog.arrivals import arrival_offsets_ns
+from servescope.workload.arrivals import arrival_offsets_ns
 from servescope.catalog.store import Catalog
 from servescope.documents import Prediction
 from servescope.predict.api import predict

@@ -15,7 +15,7 @@ from servescope.bench.load import arrival_offsets_ns, closed_loop, open_loop
 from servescope.bench.outcome import PointOutcome
 from servescope.bench.records import RecordWriter
 from servescope.bench.scrape import MetricsSampler
-from servescope.catalog.plan import PlannedPoint, PlannedRequest
+from servescope.workload.plan import PlannedPoint, PlannedRequest
 from servescope.documents.record import RequestRecord
 
 OnRecord = Callable[[RequestRecord], None]

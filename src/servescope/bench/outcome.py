@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from servescope.analysis.metrics import Columns
 from servescope.bench.load import LoadOutcome
-from servescope.catalog.plan import PlannedPoint
+from servescope.workload.plan import PlannedPoint
 from servescope.documents.record import RequestRecord
 
 

@@ -31,7 +31,7 @@ from servescope.bench.run_checks import check_run_options
 from servescope.bench.run_spec import EngineIdent, RunSpec
 from servescope.bench.runners import RUNNERS, RunContext
 from servescope.bench.scrape import MetricsSampler
-from servescope.catalog.plan import PlannedPoint, plan
+from servescope.workload.plan import PlannedPoint, plan
 from servescope.catalog.store import Catalog
 from servescope.documents import EvaluationRun, Result, Workload
 from servescope.documents.config_id import config_id, parse_flags

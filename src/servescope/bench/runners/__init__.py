@@ -2,7 +2,7 @@
 
 Most kinds need nothing beyond the shared loop over planned points
 (``base.run_points``): what differs between them is the plan
-(``catalog.plan``), not the running —
+(``workload.plan``), not the running —
 
 - serving: one load level; warmup excluded; ``repeat`` sends each measured prompt
   that many times. Grouped workloads (serve-prefix-c16-v1) send the rows of one
@@ -26,7 +26,7 @@ from collections.abc import Awaitable, Callable
 from servescope.bench.execute import PointOutcome
 from servescope.bench.runners import longctx
 from servescope.bench.runners.base import RunContext, run_points
-from servescope.catalog.plan import PlannedPoint
+from servescope.workload.plan import PlannedPoint
 from servescope.documents import Workload
 
 Runner = Callable[[RunContext, Workload, list[PlannedPoint]], Awaitable[list[PointOutcome]]]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from servescope.bench.execute import PointOutcome
 from servescope.bench.runners.base import RunContext, run_points
-from servescope.catalog.plan import PlannedPoint
+from servescope.workload.plan import PlannedPoint
 from servescope.documents import Workload
 
 
