@@ -10,6 +10,7 @@ simulated), and the requested and achieved arrival rates. From it:
 - ``metrics_of``: the typed ``Metrics`` block of a run or of one point;
 - ``result_point`` / ``point_status``: a Result's per-point block;
 - ``build_result``: the ``Result`` (the producer gives its identity and metadata);
+  ``result_document``: the same shape from a harness's summaries (importers);
 - ``evaluation_row`` / ``prediction_row``: the compact table's rows of a ``Metrics``
   block, for ``EvaluationRun`` (``build_evaluation_run``) and ``Prediction``
   (``build_prediction``) — one mapping, so a measured and a predicted row of the
@@ -108,6 +109,30 @@ def build_result(
 ) -> Result:
     """The Result of an outcome. ``failures``: grouped per point (a sweep), or None for
     ``aggregate``'s own groups; ``slo_records``: the requests the SLOs are checked on."""
+    return result_document(
+        ident,
+        metrics=metrics,
+        points=points,
+        contract=contract_fields(aggregate, slo_records, slos or [], failures),
+        resolved_params=resolved_params,
+        metadata=metadata,
+        turnaround_note=turnaround_note,
+    )
+
+
+def result_document(
+    ident: ResultIdentity,
+    *,
+    metrics: Metrics | dict[str, Any],
+    points: list[dict[str, Any]] | None,
+    contract: dict[str, Any],
+    resolved_params: dict[str, Any],
+    metadata: dict[str, Any],
+    turnaround_note: str,
+) -> Result:
+    """The Result's shape, for every producer: ``build_result`` for an outcome with
+    its requests, an importer for a harness's summaries (``contract``: failures,
+    throughput, turnaround and, with SLOs, on_time_rate and violations)."""
     doc = {
         "kind": "Result",
         "run_id": ident.run_id,
@@ -123,7 +148,7 @@ def build_result(
         "resolved_params": resolved_params,
         "metrics": metrics,
         "points": points,
-        **contract_fields(aggregate, slo_records, slos or [], failures),
+        **contract,
         "p95_turnaround_s_note": turnaround_note,
         "metadata": metadata,
     }
