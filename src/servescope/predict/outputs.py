@@ -21,7 +21,7 @@ import numpy as np
 
 from servescope import __version__
 from servescope.analysis import results
-from servescope.analysis.metrics import Aggregate, Columns, aggregate_columns
+from servescope.analysis.metrics import Aggregate, Columns, FastStats, aggregate_columns, timeline_stats
 from servescope.analysis.results import EngineFigures, ResultIdentity, metrics_of, result_point
 from servescope.documents import Prediction, Result, config_id
 from servescope.documents.engine_command import redact_flags
@@ -265,33 +265,10 @@ def build_result(
     )
 
 
-@dataclass
-class FastStats:
-    """Per-point latency samples computed from iteration end times, without
-    building records: the same definitions as ``analysis.metrics`` (TTFT = first
-    token - start, E2E = last token - start, TPOT = (E2E - TTFT)/(tokens - 1),
-    ITL = every gap between consecutive tokens of a request, pooled), for
-    configuration search where records would cost more than the simulation."""
-
-    ttft_ms: np.ndarray
-    e2e_ms: np.ndarray
-    tpot_ms: np.ndarray
-    itl_gaps_ms: np.ndarray
-    itl_weights: np.ndarray
-    output_tokens: int
-    window_s: float
-    failed: int
-
-    def itl_samples(self) -> np.ndarray:
-        return np.repeat(self.itl_gaps_ms, self.itl_weights)
-
-    @property
-    def output_tokens_per_sec(self) -> float | None:
-        return self.output_tokens / self.window_s if self.window_s > 0 else None
-
-
 def fast_stats(outcome: SimOutcome, point: int) -> FastStats:
-    """``FastStats`` of the measured requests of ``point``."""
+    """``FastStats`` of the measured requests of ``point``: the simulation's iteration
+    end times and the segments of iterations that produced each request's tokens,
+    handed to ``analysis.metrics.timeline_stats`` (the formulas, without records)."""
     reqs = [r for r in outcome.requests if r.point == point and r.phase == "measured"]
     ok = [r for r in reqs if r.failure is None]
     first_start = min((r.start_ns for r in reqs), default=0)
@@ -306,53 +283,18 @@ def fast_stats(outcome: SimOutcome, point: int) -> FastStats:
             seg_rep.append(r.replica)
             seg_a.append(a)
             seg_b.append(b)
-    n_ok = len(ok)
-    if not n_ok:
-        empty = np.zeros(0)
-        return FastStats(empty, empty, empty, empty, np.zeros(0, dtype=np.int64), 0, 0.0, len(reqs))
-    sreq = np.asarray(seg_req, dtype=np.int64)
-    srep = np.asarray(seg_rep, dtype=np.int64)
-    sa = np.asarray(seg_a, dtype=np.int64)
-    sb = np.asarray(seg_b, dtype=np.int64)
     # iteration end times of every replica laid end to end, so (replica, iteration) is one index
     offsets = np.zeros(len(outcome.replicas) + 1, dtype=np.int64)
     offsets[1:] = np.cumsum([rep.n_steps for rep in outcome.replicas])
-    ends = np.concatenate([rep.step_ends[: rep.n_steps] for rep in outcome.replicas])
-    ga, gb = sa + offsets[srep], sb + offsets[srep]
-    starts_at = np.flatnonzero(np.r_[True, sreq[1:] != sreq[:-1]])  # first segment of each request
-    stops_at = np.r_[starts_at[1:], sreq.size] - 1
-    first = ends[ga[starts_at]]
-    last = ends[gb[stops_at]]
-    n = np.bincount(sreq, weights=sb - sa + 1, minlength=n_ok).astype(np.int64)
-    start = np.asarray([r.start_ns for r in ok], dtype=np.int64)
-    ttft = (first - start) / 1e6
-    e2e = (last - start) / 1e6
-    many = n > 1
-    tpot = (last[many] - first[many]) / 1e6 / (n[many] - 1)
-    # pooled ITL: the gap before iteration j counts once per request producing tokens in
-    # both j - 1 and j (a difference array over each segment's interior), plus the
-    # gaps between one request's segments (it waited, preempted)
-    diff = np.zeros(ends.size + 1, dtype=np.int64)
-    np.add.at(diff, ga + 1, 1)
-    np.add.at(diff, gb + 1, -1)
-    w = np.cumsum(diff)[: ends.size]
-    g = np.zeros(ends.size)
-    g[1:] = np.diff(ends) / 1e6
-    inner = w > 0
-    inner[offsets[:-1]] = False  # no gap before a replica's first iteration
-    gaps = [g[inner]]
-    weights = [w[inner]]
-    between = np.flatnonzero(sreq[1:] == sreq[:-1])
-    if between.size:
-        gaps.append((ends[ga[between + 1]] - ends[gb[between]]) / 1e6)
-        weights.append(np.ones(between.size, dtype=np.int64))
-    return FastStats(
-        ttft_ms=ttft,
-        e2e_ms=e2e,
-        tpot_ms=tpot,
-        itl_gaps_ms=np.concatenate(gaps),
-        itl_weights=np.concatenate(weights),
-        output_tokens=int(n.sum()),
-        window_s=(int(last.max()) - first_start) / 1e9,
-        failed=len(reqs) - n_ok,
+    ends = np.concatenate([rep.step_ends[: rep.n_steps] for rep in outcome.replicas]) if outcome.replicas else np.zeros(0, np.int64)
+    srep = np.asarray(seg_rep, dtype=np.int64)
+    return timeline_stats(
+        ends,
+        offsets[:-1],
+        np.asarray(seg_req, dtype=np.int64),
+        np.asarray(seg_a, dtype=np.int64) + offsets[srep] if srep.size else np.zeros(0, np.int64),
+        np.asarray(seg_b, dtype=np.int64) + offsets[srep] if srep.size else np.zeros(0, np.int64),
+        np.asarray([r.start_ns for r in ok], dtype=np.int64),
+        first_start,
+        len(reqs),
     )

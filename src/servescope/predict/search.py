@@ -39,7 +39,8 @@ from servescope.documents import Hardware, Model, Scenario, Workload
 from servescope.errors import ServescopeError
 from servescope.predict.api import Prepared, prepare, run_simulation
 from servescope.predict.deployment import deploy
-from servescope.predict.outputs import FastStats, fast_stats
+from servescope.analysis.metrics import FastStats
+from servescope.predict.outputs import fast_stats
 from servescope.predict.workload_input import SyntheticWorkload
 
 _SLO = re.compile(r"^\s*(?:(mean|p\d{1,2}(?:\.\d+)?)_)?(ttft_ms|itl_ms|tpot_ms|e2e_ms)\s*(<=|<)\s*([0-9]*\.?[0-9]+)\s*$")
