@@ -23,6 +23,7 @@ import numpy as np
 
 from servescope.analysis.stats import describe, percentile
 from servescope.documents.record import RequestRecord
+from servescope.documents.slo import holds
 
 NS_PER_MS = 1_000_000
 
@@ -273,7 +274,7 @@ def slo_outcome(
         good = r.ok
         for sid, metric, op, threshold in slos:
             value = _request_metric(r, metric)
-            bad = (not r.ok) or value is None or (value > threshold if op == "<=" else value >= threshold)
+            bad = (not r.ok) or not holds(value, op, threshold)
             if bad:
                 violations[sid] += 1
                 good = False

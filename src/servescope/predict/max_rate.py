@@ -43,7 +43,8 @@ from servescope.predict.api import (
 )
 from servescope.predict.deployment import Deployment
 from servescope.predict.outputs import fast_stats
-from servescope.predict.search import SloSpec, statistic
+from servescope.documents.slo import SloSpec
+from servescope.predict.search import statistic
 from servescope.predict.workload_input import SyntheticWorkload
 
 MAX_RATE_REQUESTS = 1000
