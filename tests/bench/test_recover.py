@@ -11,8 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from servescope.analysis.metrics import Columns, aggregate_columns
-from servescope.bench.records import ROW_DTYPE, RecordWriter, index_paths
-from servescope.bench.records import read_columns
+from servescope.bench.records import ROW_DTYPE, RecordWriter, index_paths, read_columns
 from servescope.bench.recover import result_from_records
 from servescope.documents.record import RequestRecord
 from servescope.errors import DocumentError

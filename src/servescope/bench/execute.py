@@ -15,8 +15,8 @@ from servescope.bench.load import arrival_offsets_ns, closed_loop, open_loop
 from servescope.bench.outcome import PointOutcome
 from servescope.bench.records import RecordWriter
 from servescope.bench.scrape import MetricsSampler
-from servescope.workload.plan import PlannedPoint, PlannedRequest
 from servescope.documents.record import RequestRecord
+from servescope.workload.plan import PlannedPoint, PlannedRequest
 
 OnRecord = Callable[[RequestRecord], None]
 

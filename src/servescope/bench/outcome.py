@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 
 from servescope.analysis.metrics import Columns
 from servescope.bench.load import LoadOutcome
-from servescope.workload.plan import PlannedPoint
 from servescope.documents.record import RequestRecord
+from servescope.workload.plan import PlannedPoint
 
 
 @dataclass

@@ -18,10 +18,10 @@ from servescope.bench.outcome import EngineWindow, PointOutcome
 from servescope.bench.records import read_columns, read_file, read_records
 from servescope.bench.result import RunIdentity, build_result
 from servescope.bench.run_spec import RunSpec
-from servescope.workload.plan import PlannedPoint
 from servescope.catalog.store import Catalog
 from servescope.documents import Result
 from servescope.errors import DocumentError
+from servescope.workload.plan import PlannedPoint
 
 __all__ = ["Recovered", "read_columns", "recover", "result_from_records"]
 

@@ -31,7 +31,6 @@ from servescope.bench.run_checks import check_run_options
 from servescope.bench.run_spec import EngineIdent, RunSpec
 from servescope.bench.runners import RUNNERS, RunContext
 from servescope.bench.scrape import MetricsSampler
-from servescope.workload.plan import PlannedPoint, plan
 from servescope.catalog.store import Catalog
 from servescope.documents import EvaluationRun, Result, Workload
 from servescope.documents.config_id import config_id, parse_flags
@@ -42,6 +41,7 @@ from servescope.documents.engine_command import (
 )
 from servescope.documents.result import Slo
 from servescope.errors import EndpointError, UsageError
+from servescope.workload.plan import PlannedPoint, plan
 
 # Flags of the embedded engine's command line that say nothing about what runs.
 _EMBEDDED_DROP = {"--model", "--alias", "--host", "--port"}

@@ -34,7 +34,7 @@ from typing import Any
 
 from servescope.documents import Hardware, Model, Scenario
 from servescope.documents.config_id import normalize_dtype, normalize_engine
-from servescope.errors import NotModelledError, UsageError
+from servescope.errors import NotModelledError
 from servescope.predict.architecture import Architecture
 from servescope.predict.dtypes import BYTES_PER_ELEMENT
 from servescope.predict.engine_flags import (

@@ -32,7 +32,8 @@ from dataclasses import dataclass, field
 
 from servescope.catalog.store import Catalog
 from servescope.documents import Scenario
-from servescope.errors import NoRateError, ServescopeError
+from servescope.documents.slo import SloSpec
+from servescope.errors import NoRateError
 from servescope.predict.api import (
     CalibrationInput,
     PredictionRun,
@@ -43,7 +44,6 @@ from servescope.predict.api import (
 )
 from servescope.predict.deployment import Deployment
 from servescope.predict.outputs import fast_stats
-from servescope.documents.slo import SloSpec
 from servescope.predict.search import statistic
 from servescope.predict.workload_input import SyntheticWorkload
 

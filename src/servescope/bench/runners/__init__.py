@@ -26,8 +26,8 @@ from collections.abc import Awaitable, Callable
 from servescope.bench.execute import PointOutcome
 from servescope.bench.runners import longctx
 from servescope.bench.runners.base import RunContext, run_points
-from servescope.workload.plan import PlannedPoint
 from servescope.documents import Workload
+from servescope.workload.plan import PlannedPoint
 
 Runner = Callable[[RunContext, Workload, list[PlannedPoint]], Awaitable[list[PointOutcome]]]
 

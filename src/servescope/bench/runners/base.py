@@ -12,8 +12,8 @@ from servescope.bench.endpoint import Endpoint
 from servescope.bench.execute import LoadSpec, OnRecord, PointOutcome, run_point
 from servescope.bench.records import RecordWriter
 from servescope.bench.scrape import MetricsSampler
-from servescope.workload.plan import PlannedPoint
 from servescope.documents import Workload
+from servescope.workload.plan import PlannedPoint
 
 
 @dataclass

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from servescope.bench.execute import PointOutcome
 from servescope.bench.runners.base import RunContext, run_points
-from servescope.workload.plan import PlannedPoint
 from servescope.documents import Workload
 from servescope.errors import CatalogError
+from servescope.workload.plan import PlannedPoint
 
 
 async def run(ctx: RunContext, workload: Workload, points: list[PlannedPoint]) -> list[PointOutcome]:

@@ -29,7 +29,9 @@ class SimState(Protocol):
     idle_wakeup_pending: list[bool]
     router: Router
     scheduler: Scheduler
-    driver: Driver
+
+    @property
+    def driver(self) -> Driver: ...
 
     def measured_arrival(self, req: SimRequest, now: int) -> None: ...
 
