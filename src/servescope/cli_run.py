@@ -20,12 +20,14 @@ engine_app = typer.Typer(help="Manage the embedded llama.cpp engine (tiny local 
 
 def parse_slos(spec: str | None) -> list[Any]:
     """``ttft_ms<=500,itl_ms<=30`` → SLOs with ids like ``ttft_ms<=500`` (``documents.slo``)."""
-    from servescope.documents.slo import parse_request_slos
+    from servescope.documents.slo import SloSyntaxError, parse_request_slos
 
     try:
         return parse_request_slos(spec)
-    except ValueError as exc:
-        raise UsageError(f"--slo: {exc}") from None
+    except SloSyntaxError as exc:
+        raise UsageError(f"--slo {exc.part!r}: write SLOs like ttft_ms<=500,itl_ms<=30") from None
+    except ValueError as exc:  # a statistic prefix: a search's, not a run's
+        raise UsageError(f"--slo {exc}") from None
 
 
 def _console() -> Console:

@@ -19,8 +19,10 @@ the CLI turns each into one line and an exit code, never a traceback::
     └── UsageError           an option servescope cannot act on (a malformed
         │                    --engine-args or --extra-body, a request field the
         │                    engine is not known to accept); exit code 2
-        └── NotModelledError a scenario asks for something the simulator does not
-                             model; exit code 2
+        ├── NotModelledError a scenario asks for something the simulator does not
+        │                    model; exit code 2
+        └── LimitSettingError a ``SERVESCOPE_MAX_*`` variable that is not a positive
+                             integer; exit code 2
 
 Lower-level exceptions (OSError, yaml.YAMLError, aiohttp errors) are mapped with
 ``raise ... from exc`` so the cause stays available to a debugger.
@@ -88,6 +90,10 @@ class NotModelledError(UsageError):
     """A scenario asks for something the simulator does not model (exit code 2)."""
 
 
+class LimitSettingError(UsageError):
+    """A ``SERVESCOPE_MAX_*`` variable that is not a positive integer."""
+
+
 __all__ = [
     "BadArgument",
     "CatalogError",
@@ -95,6 +101,7 @@ __all__ = [
     "DocumentError",
     "EndpointError",
     "EngineError",
+    "LimitSettingError",
     "NoRateError",
     "NotModelledError",
     "RunFailedBar",

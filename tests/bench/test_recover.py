@@ -52,6 +52,7 @@ def records(draw: st.DrawFn) -> RequestRecord:
         stage=None if ok else draw(st.sampled_from(["send", "stream"])),
         category=None if ok else draw(st.sampled_from(["http-error", "timeout"])),
         error=None if ok else "boom",
+        attempts=draw(st.sampled_from([None, 1, 1, 2, 5])),
     )
 
 

@@ -41,4 +41,4 @@ def test_run_slo_with_a_malformed_number_is_one_usage_line() -> None:
                           check=False)
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr
-    assert "cannot read SLO" in proc.stderr
+    assert "--slo 'ttft_ms<=1.2.3': write SLOs like" in proc.stderr

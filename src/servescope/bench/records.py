@@ -81,7 +81,7 @@ ROW_DTYPE = np.dtype(
         ("output_tokens", "<i8"),
         ("gap_start", "<u8"),  # index of its first chunk gap in the gaps file; it has n_chunks - 1 of them
         ("n_chunks", "<u4"),
-        ("_pad", "<u4"),
+        ("attempts", "<u4"),  # sends of the request (RequestRecord.attempts); 0 = not recorded (older files: padding)
     ]
 )
 NULL_I64 = np.iinfo(np.int64).min
@@ -159,7 +159,7 @@ class RecordWriter:
         row = _ROW_STRUCT.pack(offset, length, -1 if record.point is None else record.point, 0 if record.phase == "measured" else 1,
                   int(bool(record.ok)), source if source != 255 else 0, int(needs_json), int(record.start_ns or 0),
                   _i64(record.first_token_ns), _i64(record.end_ns), _i64(record.input_tokens), _i64(record.output_tokens),
-                  self._gap_pos, len(chunks), 0)
+                  self._gap_pos, len(chunks), min(record.attempts or 0, 0xFFFFFFFF))
         # gaps first, then the row that counts them: a row on disk always has its gaps
         if len(chunks) > 1:
             self._gaps.write(array("q", [b - a for a, b in itertools.pairwise(chunks)]).tobytes())
@@ -206,6 +206,9 @@ def unusable_reason(d: dict[str, Any]) -> str | None:
     p = d.get("point")
     if p is not None and not (type(p) is int and 0 <= p < 1 << 31):
         return "bad-point"
+    a = d.get("attempts")
+    if a is not None and not (type(a) is int and 1 <= a <= 0xFFFFFFFF):
+        return "bad-attempts"
     return None
 
 
@@ -326,6 +329,10 @@ class _LineReader:
         ot = d.get("output_tokens")
         c.input_tokens.append(nan if it is None else it)
         c.output_tokens.append(nan if ot is None else ot)
+        attempts = d.get("attempts")
+        if attempts is not None:
+            c.resends = (c.resends or 0) + max(0, attempts - 1)
+            c.resent_requests = (c.resent_requests or 0) + (attempts > 1)
         if ok:
             chunks = d.get("chunk_ns")
             if chunks:
@@ -414,6 +421,11 @@ def _indexed_columns(rows: np.ndarray, gaps: np.ndarray) -> dict[int, Columns]:
             else:
                 offsets = np.repeat(starts - (np.cumsum(lens) - lens), lens)
                 c.itl_gaps_ns = gaps[offsets + np.arange(offsets.size)]
+        attempts = col("attempts").astype(np.int64)
+        known = attempts > 0
+        if known.any():
+            c.resends = int((attempts[known] - 1).sum())
+            c.resent_requests = int((attempts[known] > 1).sum())
         codes = np.flatnonzero(np.bincount(col("source")[ok], minlength=1)).tolist()
         c.sources = {s for s in (TOKEN_SOURCES[k] for k in codes if k < len(TOKEN_SOURCES)) if s}
         out[idx] = c

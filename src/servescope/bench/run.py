@@ -15,20 +15,20 @@ import os
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 
 from servescope.bench.client import make_session
-from servescope.bench.endpoint import Api, Endpoint
+from servescope.bench.endpoint import Endpoint
 from servescope.bench.execute import LoadSpec, OnRecord, PointOutcome
 from servescope.bench.records import RecordWriter
 from servescope.bench.request_fields import request_extras
 from servescope.bench.result import RunIdentity, build_evaluation_run, build_result
 from servescope.bench.run_checks import check_run_options
-from servescope.bench.run_spec import EngineIdent, RunSpec
+from servescope.bench.run_spec import EngineIdent, RunOptions, RunSpec
 from servescope.bench.runners import RUNNERS, RunContext
 from servescope.bench.scrape import MetricsSampler
 from servescope.catalog.store import Catalog
@@ -39,39 +39,11 @@ from servescope.documents.engine_command import (
     command_for_engine,
     redact_flags,
 )
-from servescope.documents.result import Slo
 from servescope.errors import EndpointError, UsageError
 from servescope.workload.plan import PlannedPoint, plan
 
 # Flags of the embedded engine's command line that say nothing about what runs.
 _EMBEDDED_DROP = {"--model", "--alias", "--host", "--port"}
-
-
-@dataclass
-class RunOptions:
-    workload_id: str
-    endpoint: str | None = None
-    model: str | None = None
-    api: Api = "chat"
-    api_key_env: str | None = None
-    scenario: str | None = None
-    out_dir: Path = Path("runs")
-    engine_id: str | None = None
-    engine_version: str | None = None
-    # The engine's flags or its pasted command line (words, or one string); see documents.engine_command.
-    engine_args: list[str] = field(default_factory=list)
-    rate: float | None = None
-    arrival: str = "poisson"
-    gamma_shape: float = 1.0
-    concurrency: list[int] | None = None
-    timeout_s: float | None = None
-    slos: list[Slo] = field(default_factory=list)
-    embedded_parallel: int | None = None
-    embedded_ctx_per_slot: int = 4096
-    scrape_metrics: bool = True
-    scrape_interval_s: float = 0.5  # first interval; doubles while a scrape takes > 10 % of it
-    run_id: str | None = None
-    extra_body: dict[str, Any] | None = None  # merged into every request, recorded in args (bench.request_fields)
 
 
 @dataclass

@@ -1,4 +1,5 @@
-"""The run spec: what one ``servescope run`` is — its identity, its load, its SLOs
+"""What one ``servescope run`` is asked (``RunOptions``: the command line, as the
+library takes it) and what it is (``RunSpec``) — its identity, its load, its SLOs
 and its resolved parameters — as one typed value.
 
 It is written as the header line of ``records.jsonl`` (``{"header": {...}}``)
@@ -11,12 +12,42 @@ version does not know are ignored (a newer writer's header still reads).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from servescope.bench.endpoint import Api
 from servescope.documents.result import Slo
 from servescope.errors import DocumentError
+
+
+@dataclass
+class RunOptions:
+    workload_id: str
+    endpoint: str | None = None
+    model: str | None = None
+    api: Api = "chat"
+    api_key_env: str | None = None
+    scenario: str | None = None
+    out_dir: Path = Path("runs")
+    engine_id: str | None = None
+    engine_version: str | None = None
+    # The engine's flags or its pasted command line (words, or one string); see documents.engine_command.
+    engine_args: list[str] = field(default_factory=list)
+    rate: float | None = None
+    arrival: str = "poisson"
+    gamma_shape: float = 1.0
+    concurrency: list[int] | None = None
+    timeout_s: float | None = None
+    slos: list[Slo] = field(default_factory=list)
+    embedded_parallel: int | None = None
+    embedded_ctx_per_slot: int = 4096
+    scrape_metrics: bool = True
+    scrape_interval_s: float = 0.5  # first interval; doubles while a scrape takes > 10 % of it
+    run_id: str | None = None
+    extra_body: dict[str, Any] | None = None  # merged into every request, recorded in args (bench.request_fields)
 
 
 class EngineIdent(BaseModel):

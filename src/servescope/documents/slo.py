@@ -24,6 +24,14 @@ SLO_METRICS: tuple[str, ...] = ("ttft_ms", "itl_ms", "tpot_ms", "e2e_ms")
 _SLO = re.compile(r"^\s*(?:(mean|p\d{1,2}(?:\.\d+)?)_)?(ttft_ms|itl_ms|tpot_ms|e2e_ms)\s*(<=|<)\s*([0-9]*\.?[0-9]+)\s*$")
 
 
+class SloSyntaxError(ValueError):
+    """A part of an SLO list that is not an SLO (``part``: as written)."""
+
+    def __init__(self, part: str, message: str) -> None:
+        super().__init__(message)
+        self.part = part
+
+
 def holds(value: float | None, op: str, threshold: float) -> bool:
     """Whether ``value`` meets ``op threshold``; an unmeasured value never does."""
     if value is None:
@@ -75,9 +83,10 @@ def parse_slos(text: str) -> list[SloSpec]:
             continue
         m = _SLO.match(part)
         if not m or (m.group(1) not in (None, "mean") and not 0 < float(m.group(1)[1:]) < 100):
-            raise ValueError(
+            raise SloSyntaxError(
+                part.strip(),
                 f"cannot read SLO {part.strip()!r}; write e.g. ttft_ms<=500 or p99_ttft_ms<=2000 "
-                "(ttft_ms, itl_ms, tpot_ms, e2e_ms; optional prefix mean_ or pNN_)"
+                "(ttft_ms, itl_ms, tpot_ms, e2e_ms; optional prefix mean_ or pNN_)",
             )
         out.append(SloSpec(m.group(2), m.group(3), float(m.group(4)), m.group(1), m.group(4)))
     return out
