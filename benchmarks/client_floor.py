@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from servescope.bench.truth.server import TruthServer, raise_nofile_limit
+from servescope.testing.truth.server import TruthServer, raise_nofile_limit
 
 HERE = Path(__file__).resolve().parent
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Client timing accuracy: servescope's streaming client (and aiperf) against the timing-truth server.
 
-The truth server (``servescope.bench.truth.server``, its own process) writes every
+The truth server (``servescope.testing.truth.server``, its own process) writes every
 token at a scheduled time and logs ``perf_counter_ns()`` just before the write.
 Each client runs in its own process(es) on the same machine, stamps receipts with
 its own ``perf_counter_ns`` (CLOCK_MONOTONIC on Linux: one clock for every process),
@@ -48,8 +48,8 @@ from typing import Any
 
 import numpy as np
 
-from servescope.bench.truth.errors import Pairing, abs_summary, schedule_lateness_ns
-from servescope.bench.truth.server import TruthServer, raise_nofile_limit
+from servescope.testing.truth.errors import Pairing, abs_summary, schedule_lateness_ns
+from servescope.testing.truth.server import TruthServer, raise_nofile_limit
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results" / "client_timing.json"
@@ -201,7 +201,7 @@ def client_main(spec: dict[str, Any]) -> int:
     from servescope.bench.client import make_session, send
     from servescope.bench.endpoint import Endpoint
     from servescope.bench.load import closed_loop
-    from servescope.bench.recorder import RecordWriter
+    from servescope.bench.records import RecordWriter
     from servescope.documents.record import RequestRecord
 
     raise_nofile_limit()

@@ -414,8 +414,8 @@ def server_env(a: argparse.Namespace) -> dict[str, str]:
 def write_workload_prompts(workload_id: str, path: Path) -> int:
     """The workload's measured prompts, in servescope's order, as a ``vllm bench serve``
     custom dataset (one ``{"prompt": ...}`` per line), so both tools send the same text."""
-    from servescope.catalog.plan import plan
     from servescope.catalog.store import Catalog
+    from servescope.workload.plan import plan
 
     cat = Catalog.load()
     workload = cat.workload(workload_id)

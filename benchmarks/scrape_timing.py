@@ -1,14 +1,14 @@
 #!/usr/bin/env python
 """Does reading the engine's ``/metrics`` disturb token timing?
 
-The timing-truth server (``servescope.bench.truth.server``, its own process)
+The timing-truth server (``servescope.testing.truth.server``, its own process)
 writes every token at a scheduled time, logs ``perf_counter_ns()`` just before
 each write, and serves a recorded real vLLM 0.32 ``/metrics`` page (52 KB,
 tests/bench/fixtures/vllm_0.32_cpu_metrics.txt). servescope measures it through
 ``bench.execute.run_point`` — the path every ``servescope run`` takes, records
 written as they finish — with the progress bar the CLI draws (rich, to a
 terminal-like sink), and each token's receipt stamp is held against the log
-(``bench.truth.errors.Pairing``):
+(``testing.truth.errors.Pairing``):
 
     ITL error = (client gap k) - (server gap k); bunched = client gaps < 0.1 ms
     (the server's gaps are 10 ms, so a bunched gap is tokens stamped together).
@@ -49,12 +49,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from servescope.bench.client import make_session
 from servescope.bench.endpoint import Endpoint
 from servescope.bench.execute import LoadSpec, run_point
-from servescope.bench.recorder import RecordWriter
+from servescope.bench.records import RecordWriter
 from servescope.bench.scrape import MetricsSampler
-from servescope.bench.truth.contrast import OnLoopSampler
-from servescope.bench.truth.errors import Pairing
-from servescope.bench.truth.server import TruthServer
-from servescope.catalog.plan import PlannedPoint, PlannedRequest
+from servescope.testing.truth.contrast import OnLoopSampler
+from servescope.testing.truth.errors import Pairing
+from servescope.testing.truth.server import TruthServer
+from servescope.workload.plan import PlannedPoint, PlannedRequest
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent

@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from servescope.bench.recorder import RecordWriter
+from servescope.bench.records import RecordWriter
 from servescope.bench.recover import result_from_records
 from servescope.documents.record import RequestRecord
 

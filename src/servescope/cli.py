@@ -159,10 +159,13 @@ def summarize(
         err.print(line, markup=False)
     for path in found.partial:
         out.print(f"{path}: partial run, summarized from its records", markup=False)
+    for path, dropped in found.dropped.items():
+        reasons = ", ".join(f"{n} {why}" for why, n in dropped.items())
+        out.print(f"{path}: {sum(dropped.values())} record(s) dropped: {reasons}", markup=False)
     if not found.results:
         err.print("error: no Result found in the given paths", markup=False)
         raise typer.Exit(1)
-    files = write_summary(found.results, out_dir, basename)
+    files = write_summary(found.results, out_dir, basename, partial_runs=found.partial_runs)
     out.print(f"{files.results} result(s) in {files.groups} group(s)")
     for p in (files.v02, files.v03, files.csv, files.markdown):
         out.print(str(p), markup=False)
@@ -181,7 +184,7 @@ def compare(
     b: Annotated[Path, typer.Argument(help="B: the reference (e.g. the measured EvaluationRun).")],
     fmt: Annotated[CompareFormat, typer.Option("--format", help="text, json, csv or md.")] = CompareFormat.text,
     force: Annotated[bool, typer.Option(help="Compare even when scenarios or workloads differ (and say so).")] = False,
-    plot: Annotated[Path | None, typer.Option(help="Write predicted-vs-measured curves over concurrency (.html; .png needs kaleido).")] = None,
+    plot: Annotated[Path | None, typer.Option(help="Write predicted-vs-measured curves over concurrency (.html: plotly; .png/.svg/.pdf: matplotlib, the plot extra).")] = None,
 ) -> None:
     """Compare two tables point by point: A, B, signed error %, MAPE and max error per metric."""
     from servescope.analysis import compare as cmp

@@ -15,17 +15,13 @@ from typing import TYPE_CHECKING, Annotated, ParamSpec, TypeVar
 import typer
 from rich.console import Console
 
-from servescope.errors import ServescopeError
+from servescope.errors import BadArgument
 
 if TYPE_CHECKING:  # imported lazily at run time: the CLI starts without them
     from servescope.documents import EvaluationRun, Result
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
-
-
-class BadArgument(ServescopeError):
-    exit_code = 2
 
 
 def _console() -> Console:
@@ -203,8 +199,8 @@ def predict_command(
         )
     folder = out / run.prediction.name
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "prediction.json").write_text(json.dumps(run.prediction.dump(), indent=2) + "\n", encoding="utf-8")
-    (folder / "result.json").write_text(json.dumps(run.result.dump(), indent=2) + "\n", encoding="utf-8")
+    run.prediction.write_json(folder / "prediction.json")
+    run.result.write_json(folder / "result.json")
     with (folder / "records.jsonl").open("w", encoding="utf-8") as fh:
         for rec in run.records:
             fh.write(rec.to_json() + "\n")
@@ -241,7 +237,7 @@ def calibrate_command(
         fitted_from=str(measured), date=dt.date.today().isoformat(),
     )
     path = out or Path(f"calibration-{scenario}.json")
-    path.write_text(json.dumps(outcome.document.dump(), indent=2) + "\n", encoding="utf-8")
+    outcome.document.write_json(path)
     console = _console()
     console.print(f"{'metric':<24} {'MAPE before %':>14} {'MAPE after %':>13}", markup=False)
     for m, before in outcome.document.mape_before.items():

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.console import Console
+
+
+def _consoles() -> tuple[Console, Console]:
+    """(stdout, stderr) consoles as ``servescope.cli`` makes them; not imported from
+    it, so the command module does not import the app that imports it."""
+    width = None if sys.stdout.isatty() else 160
+    return (Console(highlight=False, soft_wrap=True, width=width),
+            Console(stderr=True, highlight=False, soft_wrap=True, width=width))
 
 
 def report_command(
@@ -13,8 +23,9 @@ def report_command(
     out_dir: Annotated[Path, typer.Option("--out", help="Folder to write the site into (index.html, assets/, runs/, workloads/, summary/).")],
 ) -> None:
     """Write a static HTML report (opens from disk; no server, no network): coverage map, charts, run pages, summary."""
-    from servescope.cli import err, out
     from servescope.report import write_report
+
+    out, err = _consoles()
 
     files = write_report(inputs, out_dir)
     for line in files.problems:

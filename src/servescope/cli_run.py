@@ -5,7 +5,6 @@ only parses, draws and prints."""
 from __future__ import annotations
 
 import math
-import re
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -14,36 +13,21 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from servescope.errors import ServescopeError, UsageError
+from servescope.errors import RunFailedBar, UsageError
 
 engine_app = typer.Typer(help="Manage the embedded llama.cpp engine (tiny local model, loopback only).", no_args_is_help=True)
 
-_SLO_RE = re.compile(r"^\s*(ttft_ms|itl_ms|tpot_ms|e2e_ms)\s*(<=|<)\s*([0-9.]+)\s*$")
-
-
-class RunFailedBar(ServescopeError):
-    """The run completed but failed its bar (success rate, nothing completed)."""
-
-    exit_code = 4
-
 
 def parse_slos(spec: str | None) -> list[Any]:
-    """``ttft_ms<=500,itl_ms<=30`` → SLOs with ids like ``ttft_ms<=500``."""
-    from servescope.documents.result import Slo
+    """``ttft_ms<=500,itl_ms<=30`` → SLOs with ids like ``ttft_ms<=500`` (``documents.slo``)."""
+    from servescope.documents.slo import SloSyntaxError, parse_request_slos
 
-    if not spec:
-        return []
-    slos = []
-    for part in spec.split(","):
-        m = _SLO_RE.match(part)
-        try:
-            threshold = float(m.group(3)) if m else math.nan
-        except ValueError:
-            threshold = math.nan
-        if not m or not math.isfinite(threshold):
-            raise UsageError(f"--slo {part!r}: write SLOs like ttft_ms<=500,itl_ms<=30")
-        slos.append(Slo(id=f"{m.group(1)}{m.group(2)}{m.group(3)}", metric=m.group(1), op=m.group(2), threshold=threshold))  # type: ignore[arg-type]
-    return slos
+    try:
+        return parse_request_slos(spec)
+    except SloSyntaxError as exc:
+        raise UsageError(f"--slo {exc.part!r}: write SLOs like ttft_ms<=500,itl_ms<=30") from None
+    except ValueError as exc:  # a statistic prefix: a search's, not a run's
+        raise UsageError(f"--slo {exc}") from None
 
 
 def _console() -> Console:

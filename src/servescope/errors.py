@@ -10,9 +10,19 @@ the CLI turns each into one line and an exit code, never a traceback::
     │                        or a catalog that breaks its own rules
     ├── EndpointError        the endpoint under test misbehaved or is unreachable
     ├── EngineError          the local engine could not be built, started or stopped
+    ├── CompareRefused       two documents that answer different questions
+    │                        (``compare`` without --force)
+    ├── NoRateError          no arrival rate the max-rate search tried meets the limits
+    ├── RunFailedBar         the run completed but failed its bar (success rate,
+    │                        nothing completed); exit code 4
+    ├── BadArgument          a predict/search option that cannot be used; exit code 2
     └── UsageError           an option servescope cannot act on (a malformed
-                             --engine-args or --extra-body, a request field the
-                             engine is not known to accept); exit code 2
+        │                    --engine-args or --extra-body, a request field the
+        │                    engine is not known to accept); exit code 2
+        ├── NotModelledError a scenario asks for something the simulator does not
+        │                    model; exit code 2
+        └── LimitSettingError a ``SERVESCOPE_MAX_*`` variable that is not a positive
+                             integer; exit code 2
 
 Lower-level exceptions (OSError, yaml.YAMLError, aiohttp errors) are mapped with
 ``raise ... from exc`` so the cause stays available to a debugger.
@@ -56,4 +66,45 @@ class UsageError(ServescopeError):
     exit_code = 2
 
 
-__all__ = ["CatalogError", "DocumentError", "EndpointError", "EngineError", "ServescopeError", "UsageError"]
+class CompareRefused(ServescopeError):
+    """Two documents that answer different questions."""
+
+
+class NoRateError(ServescopeError):
+    """No Poisson rate the search tried meets the limits (exit code 1)."""
+
+
+class RunFailedBar(ServescopeError):
+    """The run completed but failed its bar (success rate, nothing completed)."""
+
+    exit_code = 4
+
+
+class BadArgument(ServescopeError):
+    """A ``predict``/``search`` option that cannot be used (exit code 2)."""
+
+    exit_code = 2
+
+
+class NotModelledError(UsageError):
+    """A scenario asks for something the simulator does not model (exit code 2)."""
+
+
+class LimitSettingError(UsageError):
+    """A ``SERVESCOPE_MAX_*`` variable that is not a positive integer."""
+
+
+__all__ = [
+    "BadArgument",
+    "CatalogError",
+    "CompareRefused",
+    "DocumentError",
+    "EndpointError",
+    "EngineError",
+    "LimitSettingError",
+    "NoRateError",
+    "NotModelledError",
+    "RunFailedBar",
+    "ServescopeError",
+    "UsageError",
+]

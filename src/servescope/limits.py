@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from servescope.errors import UsageError
+from servescope.errors import LimitSettingError
 
 
 @dataclass(frozen=True)
@@ -26,10 +26,6 @@ class Limit:
 
 
 _REGISTRY: list[Limit] = []
-
-
-class LimitSettingError(UsageError):
-    """A ``SERVESCOPE_MAX_*`` variable that is not a positive integer."""
 
 
 def _limit(name: str, default: int, what: str) -> int:

@@ -4,9 +4,20 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from servescope.analysis.metrics import FailureGroup, aggregate, slo_outcome, turnaround_s
+from servescope.analysis.metrics import (
+    Columns,
+    FailureGroup,
+    aggregate,
+    aggregate_columns,
+    slo_outcome,
+    timeline_stats,
+    turnaround_s,
+)
 from servescope.documents.record import RequestRecord
 
 MS = 1_000_000  # ns
@@ -235,3 +246,68 @@ def test_slo_without_slos_or_measured_records() -> None:
 def test_unknown_slo_metric_raises() -> None:
     with pytest.raises(ValueError, match="unknown SLO metric"):
         slo_outcome([R1], [("a", "gpu_util", "<=", 1.0)])
+
+
+# ---- timeline_stats: the fast statistics agree with the formulas -----------------------
+
+
+@st.composite
+def token_timelines(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, list[list[tuple[int, int]]], list[int], int]:
+    """Iteration end times of 1-3 timelines, and requests that each produced tokens in
+    one or more runs of iterations of one timeline (a preempted request has several)."""
+    lengths = draw(st.lists(st.integers(1, 12), min_size=1, max_size=3))
+    ends: list[int] = []
+    timeline_starts = []
+    for n in lengths:
+        timeline_starts.append(len(ends))
+        t = draw(st.integers(0, 10**6))
+        for _ in range(n):
+            t += draw(st.integers(1, 10**7))
+            ends.append(t)
+    requests: list[list[tuple[int, int]]] = []
+    starts: list[int] = []
+    for _ in range(draw(st.integers(0, 6))):
+        tl = draw(st.integers(0, len(lengths) - 1))
+        base, n = timeline_starts[tl], lengths[tl]
+        cuts = sorted(draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=4, unique=True)))
+        segs = [(base + a, base + b) for a, b in zip(cuts[::2], cuts[1::2] + [cuts[-1]] * (len(cuts) % 2), strict=False)]
+        segs = [s for i, s in enumerate(segs) if i == 0 or s[0] > segs[i - 1][1]]
+        requests.append(segs)
+        starts.append(max(0, ends[segs[0][0]] - draw(st.integers(1, 10**7))))  # sent before its first token
+    failed = draw(st.integers(0, 2))
+    return np.asarray(ends, dtype=np.int64), np.asarray(timeline_starts, dtype=np.int64), requests, starts, failed
+
+
+@settings(max_examples=200, deadline=None)
+@given(token_timelines())
+def test_timeline_stats_agree_with_aggregate_columns(tl: tuple[np.ndarray, np.ndarray, list[list[tuple[int, int]]], list[int], int]) -> None:
+    ends, timeline_starts, requests, starts, failed = tl
+    cols = Columns()
+    seg_req, seg_first, seg_last = [], [], []
+    for i, (segs, start) in enumerate(zip(requests, starts, strict=True)):
+        chunks = [int(ends[j]) for a, b in segs for j in range(a, b + 1)]
+        cols.add(RequestRecord(request_id=f"r{i}", start_ns=start, first_token_ns=chunks[0], end_ns=chunks[-1],
+                               chunk_ns=chunks, output_tokens=len(chunks)))
+        for a, b in segs:
+            seg_req.append(i)
+            seg_first.append(a)
+            seg_last.append(b)
+    fail_start = min(starts, default=0)
+    for k in range(failed):
+        cols.add(RequestRecord(request_id=f"f{k}", start_ns=fail_start, ok=False, stage="send", category="http-error"))
+    fs = timeline_stats(ends, timeline_starts, np.asarray(seg_req, dtype=np.int64), np.asarray(seg_first, dtype=np.int64),
+                        np.asarray(seg_last, dtype=np.int64), np.asarray(starts, dtype=np.int64), fail_start, len(requests) + failed)
+    agg = aggregate_columns(cols).metrics
+    assert fs.failed == agg["failed_requests"]
+    assert fs.output_tokens == (agg["output_tokens_total"] or 0)
+    for name, values in (("ttft_ms", fs.ttft_ms), ("e2e_ms", fs.e2e_ms), ("tpot_ms", fs.tpot_ms), ("itl_ms", fs.itl_samples())):
+        dist = agg[name]
+        if dist is None:
+            assert values.size == 0, name
+            continue
+        assert values.size == dist["count"], name
+        assert math.isclose(float(np.mean(values)), dist["mean"], rel_tol=1e-9, abs_tol=1e-9), name
+        assert math.isclose(float(np.max(values)), dist["max"], rel_tol=1e-9, abs_tol=1e-9), name
+        assert math.isclose(float(np.min(values)), dist["min"], rel_tol=1e-9, abs_tol=1e-9), name
+    if requests:
+        assert agg["duration_s"] is not None and math.isclose(fs.window_s, agg["duration_s"], rel_tol=1e-12)

@@ -11,7 +11,7 @@ from servescope.documents import Result, config_id
 
 
 def sim_result(run_id: str, completed: int = 10, failed: int = 0, ttft: float = 50.0, seed: int = 0,
-               workload: str = "serve-x-v1", deterministic: bool = True) -> dict[str, Any]:
+               workload: str = "serve-x-v1", deterministic: bool = True, concurrency: int | None = None) -> dict[str, Any]:
     doc: dict[str, Any] = {
         "kind": "Result", "run_id": run_id, "workload_id": workload, "scenario": "s",
         "config_id": config_id("vllm", "0.6", {}), "timing_mode": "simulated",
@@ -23,6 +23,8 @@ def sim_result(run_id: str, completed: int = 10, failed: int = 0, ttft: float = 
         "throughput": completed,
         "metadata": {"pipeline_mode": "deterministic" if deterministic else "llm_live", "non_deterministic": not deterministic, "seed": seed},
     }
+    if concurrency is not None:
+        doc["resolved_params"] = {"points": [{"concurrency": concurrency}], "concurrency": concurrency}
     Result.model_validate(doc)
     return doc
 
@@ -71,3 +73,15 @@ def test_live_runs_are_skipped(tmp_path: Path) -> None:
     write(tmp_path / "new", "live.json", sim_result("live", completed=3, deterministic=False))
     report = regress(tmp_path / "base", tmp_path / "new")
     assert report.ok and any("non-deterministic" in s for s in report.skipped)
+
+
+def test_results_at_two_load_points_are_both_guarded(tmp_path: Path) -> None:
+    # `predict --concurrency N` changes neither the workload, the config nor the seed: only the
+    # load point tells the two apart, and a change at one of them must not go unguarded
+    write(tmp_path / "base", "c1.json", sim_result("a", concurrency=1))
+    write(tmp_path / "base", "c8.json", sim_result("b", concurrency=8))
+    write(tmp_path / "new", "c1.json", sim_result("a", concurrency=1))
+    write(tmp_path / "new", "c8.json", sim_result("b", concurrency=8, completed=9, failed=1))
+    report = regress(tmp_path / "base", tmp_path / "new")
+    assert report.compared == 2 and not report.skipped
+    assert not report.ok and all("c=8" in d for d in report.differences)

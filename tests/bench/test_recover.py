@@ -11,9 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from servescope.analysis.metrics import Columns, aggregate_columns
-from servescope.bench.recorder import ROW_DTYPE, RecordWriter, index_paths
-from servescope.bench.recover import read_columns, result_from_records
+from servescope.bench.records import ROW_DTYPE, RecordWriter, index_paths, read_columns
+from servescope.bench.recover import result_from_records
 from servescope.documents.record import RequestRecord
+from servescope.errors import DocumentError
 
 HEADER = {
     "run_id": "r", "workload_id": "serve-chat-c64-i1k-o256-v1", "started_at": "2026-11-30T00:00:00+00:00",
@@ -51,6 +52,7 @@ def records(draw: st.DrawFn) -> RequestRecord:
         stage=None if ok else draw(st.sampled_from(["send", "stream"])),
         category=None if ok else draw(st.sampled_from(["http-error", "timeout"])),
         error=None if ok else "boom",
+        attempts=draw(st.sampled_from([None, 1, 1, 2, 5])),
     )
 
 
@@ -174,3 +176,39 @@ def test_result_from_an_indexed_file(tmp_path: Path) -> None:
     again = result_from_records(path)
     assert again.metrics.itl_ms == result.metrics.itl_ms
     assert again.metrics.ttft_ms == result.metrics.ttft_ms
+
+
+def test_a_header_without_slos_or_rate_fields_still_gives_the_requested_rate(tmp_path: Path) -> None:
+    # headers written before the run spec kept the rate only in resolved_params
+    path = tmp_path / "records.jsonl"
+    old = {**HEADER, "resolved_params": {**HEADER["resolved_params"], "rate": 4.0}}  # type: ignore[dict-item]
+    with RecordWriter(path) as w:
+        w.write_header(old)
+        for i in range(3):
+            w.write(_ok(i))
+    result = result_from_records(path)
+    assert result.metrics.requested_rate == 4.0
+    assert result.metrics.achieved_rate is None  # no point_done line: the point never ended, its rate is not known
+    assert result.slos == [] and result.on_time_rate is None
+
+
+def test_point_done_line_gives_the_achieved_rate_and_engine_counters(tmp_path: Path) -> None:
+    path = tmp_path / "records.jsonl"
+    with RecordWriter(path) as w:
+        w.write_header({**HEADER, "requested_rate": 5.0, "slos": [{"id": "t", "metric": "ttft_ms", "threshold": 1e6}]})
+        for i in range(3):
+            w.write(_ok(i))
+        w.write_point_done(0, 4.5, 0.25, None, 2)
+    result = result_from_records(path)
+    assert (result.metrics.requested_rate, result.metrics.achieved_rate) == (5.0, 4.5)
+    assert (result.metrics.kv_utilization, result.metrics.preemptions) == (0.25, 2)
+    assert result.on_time_rate == 1.0 and result.violations_by_invariant_id == {"t": 0}
+
+
+def test_a_bad_header_is_one_line_naming_the_file_and_field(tmp_path: Path) -> None:
+    path = tmp_path / "records.jsonl"
+    with RecordWriter(path) as w:
+        w.write_header({**HEADER, "slos": [{"id": "t", "metric": "nope", "threshold": 1}]})
+    with pytest.raises(DocumentError) as err:
+        result_from_records(path)
+    assert str(path) in str(err.value) and "slos.0.metric" in str(err.value)

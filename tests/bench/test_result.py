@@ -7,9 +7,9 @@ from typing import Any
 
 from servescope.bench.outcome import PointOutcome
 from servescope.bench.result import RunIdentity, build_result
-from servescope.catalog.plan import PlannedPoint
 from servescope.documents import Result, Workload
 from servescope.documents.record import RequestRecord
+from servescope.workload.plan import PlannedPoint
 
 SWEEP: dict[str, Any] = {
     "id": "sweep-unit-v1", "kind": "sweep", "name": "unit sweep", "dataset_id": "prompts-mixed-v1",

@@ -21,12 +21,12 @@ from servescope.bench.client import make_session
 from servescope.bench.endpoint import Endpoint
 from servescope.bench.execute import LoadSpec, run_point
 from servescope.bench.outcome import PointOutcome
-from servescope.bench.recorder import RecordWriter
+from servescope.bench.records import RecordWriter
 from servescope.bench.scrape import MetricsSampler
-from servescope.bench.truth.contrast import OnLoopSampler
-from servescope.bench.truth.errors import Pairing
-from servescope.bench.truth.server import TruthServer
-from servescope.catalog.plan import PlannedPoint, PlannedRequest
+from servescope.testing.truth.contrast import OnLoopSampler
+from servescope.testing.truth.errors import Pairing
+from servescope.testing.truth.server import TruthServer
+from servescope.workload.plan import PlannedPoint, PlannedRequest
 
 pytestmark = pytest.mark.integration
 

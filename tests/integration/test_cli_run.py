@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from servescope.bench.engine import LlamaServer, ServerConfig
-from servescope.bench.recorder import read_records
+from servescope.bench.records import read_records
 from servescope.bench.run import RunOptions, run_workload
 from servescope.catalog.store import Catalog
 

@@ -15,7 +15,7 @@ import pytest
 
 from servescope.bench.engine import LlamaServer, ServerConfig, find_llama_server
 from servescope.bench.engine.models import ensure_engine_model
-from servescope.bench.recorder import read_records
+from servescope.bench.records import read_records
 from servescope.bench.run import RunArtifacts, RunOptions, run_workload
 from servescope.catalog.store import Catalog
 from servescope.catalog.validate import validate_paths

@@ -12,11 +12,12 @@ from pathlib import Path
 import pytest
 
 from servescope.bench.engine import LlamaServer, ServerConfig
-from servescope.bench.recorder import read_header, read_records
+from servescope.bench.records import read_header, read_records
 from servescope.bench.recover import result_from_records
 from servescope.bench.run import RunOptions, run_workload
 from servescope.catalog.store import Catalog
 from servescope.catalog.validate import validate_paths
+from servescope.documents.result import Slo
 
 pytestmark = pytest.mark.integration
 
@@ -128,6 +129,22 @@ def test_server_killed_mid_run(engine_cache: Path, itest_catalog: Catalog, tmp_p
     assert rebuilt.metrics.failed_requests == len(bad)
 
 
+def test_records_alone_rebuild_on_time_rate_and_achieved_rate(llama: LlamaServer, itest_catalog: Catalog, tmp_path: Path) -> None:
+    """What summarize does for a run that wrote no result.json: the records file (its
+    header and its lines) must give the same SLO and load figures as the finished run."""
+    slos = [Slo(id="ttft_ms<=1e9", metric="ttft_ms", threshold=1e9), Slo(id="itl_ms<1", metric="itl_ms", op="<", threshold=1.0)]
+    art = run_workload(RunOptions("serve-itest-c4-v1", endpoint=llama.openai_base_url, out_dir=tmp_path, rate=50.0, slos=slos),
+                       catalog=itest_catalog)
+    assert art.result.on_time_rate is not None and art.result.metrics.achieved_rate is not None
+    rebuilt = result_from_records(art.records_path, itest_catalog)
+    assert rebuilt.slos == art.result.slos
+    assert rebuilt.on_time_rate == art.result.on_time_rate
+    assert rebuilt.violations_by_invariant_id == art.result.violations_by_invariant_id
+    assert rebuilt.metrics.requested_rate == art.result.metrics.requested_rate == 50.0
+    assert rebuilt.metrics.achieved_rate == art.result.metrics.achieved_rate
+    assert rebuilt.metrics.model_dump() == art.result.metrics.model_dump()
+
+
 def test_result_files_are_json_documents(llama: LlamaServer, itest_catalog: Catalog, tmp_path: Path) -> None:
     art = run_workload(RunOptions("serve-itest-c4-v1", endpoint=llama.base_url + "/v1/", out_dir=tmp_path), catalog=itest_catalog)
     data = json.loads(art.result_path.read_text())
@@ -139,7 +156,7 @@ def test_mid_stream_error_is_a_recorded_failure(itest_catalog: Catalog, tmp_path
     """llama.cpp reports errors as HTTP statuses before streaming and cannot be made to
     fail mid-stream, so this case runs against the loopback timing-truth server with
     its fault switch on: every stream sends 3 tokens, then a `data: {"error": ...}` event."""
-    from servescope.bench.truth.server import TruthServer
+    from servescope.testing.truth.server import TruthServer
 
     with TruthServer(itl_ms=1.0, ttft_ms=2.0, error_after=3) as srv:
         art = run_workload(RunOptions("serve-itest-c4-v1", endpoint=srv.base_url, out_dir=tmp_path, scrape_metrics=False), catalog=itest_catalog)

@@ -10,7 +10,7 @@ import pytest
 
 from servescope.bench.engine import LlamaServer, ServerConfig
 from servescope.bench.engine.tokenizer import load_vocab
-from servescope.bench.recorder import read_header, read_records
+from servescope.bench.records import read_header, read_records
 from servescope.bench.run import RunOptions, run_workload
 from servescope.catalog.store import Catalog
 from servescope.documents import config_id

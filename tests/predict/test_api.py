@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from servescope.analysis.metrics import aggregate
-from servescope.catalog.arrivals import arrival_offsets_ns
 from servescope.catalog.store import Catalog
 from servescope.documents import Prediction, Result
 from servescope.documents.record import RequestRecord
@@ -17,6 +16,7 @@ from servescope.predict.api import format_table, predict, prepare, run_simulatio
 from servescope.predict.deployment import deploy
 from servescope.predict.outputs import fast_stats
 from servescope.predict.workload_input import SyntheticWorkload
+from servescope.workload.arrivals import arrival_offsets_ns
 from tests.predict.conftest import scenario
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from servescope.catalog.arrivals import arrival_offsets_ns
 from servescope.catalog.store import Catalog
 from servescope.documents import Prediction
 from servescope.predict.api import predict
 from servescope.predict.workload_input import OFFLINE_REQUESTS, SyntheticWorkload
+from servescope.workload.arrivals import arrival_offsets_ns
 from tests.predict.conftest import scenario
 
 

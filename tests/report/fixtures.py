@@ -122,8 +122,9 @@ def documents() -> dict[str, Any]:
             points=[EvaluationPoint(concurrency=c, output_tokens_per_sec=t * 15, ttft_ms=f, itl_ms=i) for c, t, f, i in sweep]),
         "d-old-engine.json": result("a100-old-vllm", V2, model="llama-3.1-8b", hardware="a100-80gb", engine="vllm",
                                     version="0.27.0", scenario=None, points=[(4, 900.0, 30.0, 8.0)]),
+        # the same engine, version and load points as tiny-v2-run: the summary's one group of two episodes
         "e-evil-model.json": result("evil-model-run", V2, model=f"evil {EVIL}", hardware="generic-cpu", engine="llama.cpp",
-                                    version="b4567", scenario=None, points=[(4, 50.0, 30.0, 8.0)]),
+                                    version="b4567", scenario=None, points=sweep),
         "f-eval.json": result("eval-run", "eval-report-v1", model="servescope-tiny-llama", hardware="generic-cpu", engine="llama.cpp",
                               version="b4567", scenario=None, points=[(4, 50.0, 30.0, 8.0)],
                               scores=Scores(accuracy=0.75, success_rate=1.0, avg_latency_ms=120.0, scorer="exact",

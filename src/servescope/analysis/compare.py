@@ -19,7 +19,7 @@ from typing import Any
 
 from servescope.analysis.tables import table_of
 from servescope.documents import EvaluationRun, Prediction, Result
-from servescope.errors import ServescopeError
+from servescope.errors import CompareRefused, ServescopeError
 
 COMPARED_METRICS: tuple[str, ...] = (
     "ttft_ms",
@@ -31,10 +31,6 @@ COMPARED_METRICS: tuple[str, ...] = (
     "prefix_cache_hit_rate",
     "preemptions",
 )
-
-
-class CompareRefused(ServescopeError):
-    """Two documents that answer different questions."""
 
 
 @dataclass

@@ -4,8 +4,10 @@ Only deterministic runs are compared (simulated runs are; live measurements are
 not, and are skipped with a note), and only integers and structs — completed
 and failed requests, token counts, preemptions, failures by category, SLO
 violations by id — so float noise across platforms never fails the guard.
-Results are keyed by identifiers (workload, config, scenario, seed), never by
-their position in a folder; points by concurrency and context length.
+Results are keyed by identifiers (workload, config, scenario, seed, load point —
+``analysis.summarize.load_point``: two runs at two concurrencies are two
+results), never by their position in a folder; points by concurrency and
+context length.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from servescope.analysis.summarize import load_point
 from servescope.documents import Result, load
 
 INTEGER_FIELDS: tuple[str, ...] = (
@@ -26,11 +29,12 @@ INTEGER_FIELDS: tuple[str, ...] = (
     "preemptions",
 )
 
-Key = tuple[str, str, str, str]
+Key = tuple[str, str, str, str, str]
 
 
 def result_key(r: Result) -> Key:
-    return (r.workload_id, r.config_id, r.scenario or "", str(r.metadata.seed if r.metadata.seed is not None else ""))
+    return (r.workload_id, r.config_id, r.scenario or "", str(r.metadata.seed if r.metadata.seed is not None else ""),
+            load_point(r))
 
 
 def guarded_values(r: Result) -> dict[str, Any]:

@@ -1,17 +1,24 @@
 """Summaries of many Results, in the file set of shared/seeds/metrics-contract.txt
 adapted to serving (shared/DESIGN.md).
 
-Results are grouped by (workload_id, config_id, harness) — the seed's (task,
-agent_baseline_id, partner_id); repeats of one group are its episodes. Files:
+Results are grouped by (workload_id, config_id, harness, load) — the seed's (task,
+agent_baseline_id, partner_id), plus the load point: ``run --concurrency`` and
+``run --rate`` change neither the workload id nor the config_id, and runs at two
+load points are two questions, never repeats of one. Repeats of one group are its
+episodes. Files:
 
 - ``summary_v0.2.csv``: group keys, ``n_episodes``, then ``<metric>_mean`` and
   ``<metric>_std`` for every metric — the stable tier the regression guard reads;
 - ``summary_v0.3.csv``: the same rows and columns, then ``_p50``, ``_p90``,
   ``_mean_ci_lower``, ``_mean_ci_upper`` per metric (empty when n < 2), then
-  binomial CIs for ``success_rate`` and ``on_time_rate`` (pooled over requests);
+  binomial CIs for ``success_rate`` and ``on_time_rate`` (pooled over requests),
+  then ``n_partial``: how many of the group's episodes are partial runs (rebuilt
+  from the records of a run that wrote no result.json);
 - ``summary.csv``: identical to ``summary_v0.2.csv``;
 - ``summary.md``: a table of the v0.2 aggregates, a Run info section when
-  durations exist, and an LLM economics table when any result has an ``llm`` block.
+  durations exist, a Partial runs section (with the records each left out, by
+  reason) when any episode is partial, and an LLM economics table when any
+  result has an ``llm`` block.
 
 Column order is fixed here and never depends on the inputs' order; rows are
 sorted by their keys. An empty cell means "not computable", never zero.
@@ -22,7 +29,7 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -30,7 +37,7 @@ from typing import Any, Literal
 from servescope.analysis.stats import mean_ci, percentile, rate_ci
 from servescope.documents import Result
 
-GROUP_KEYS: tuple[str, ...] = ("workload_id", "config_id", "harness")
+GROUP_KEYS: tuple[str, ...] = ("workload_id", "config_id", "harness", "load")
 
 # (column stem, integer?) — the order of the columns, fixed.
 METRICS: tuple[tuple[str, bool], ...] = (
@@ -73,7 +80,7 @@ def v02_columns() -> list[str]:
 
 
 def v03_columns() -> list[str]:
-    return [*v02_columns(), *(f"{m}_{s}" for m, _ in METRICS for s in V03_STATS), *RATE_CI_COLUMNS]
+    return [*v02_columns(), *(f"{m}_{s}" for m, _ in METRICS for s in V03_STATS), *RATE_CI_COLUMNS, "n_partial"]
 
 
 def _dist(d: Any, stat: str) -> float | None:
@@ -112,18 +119,39 @@ def episode_metrics(r: Result) -> dict[str, float | int | None]:
     }
 
 
-def group_key(r: Result) -> tuple[str, str, str]:
-    return (r.workload_id, r.config_id, r.metadata.harness)
+def load_point(r: Result) -> str:
+    """The load a Result was measured (or simulated) at: its concurrencies in plan
+    order, and the requested arrival rate of an open-loop run — ``c=8``,
+    ``c=1,2,4,8``, ``c=8 rate=5/s``; empty when the Result does not say."""
+    concs: list[int] = [p.concurrency for p in r.points] if r.points else []
+    if not concs:
+        planned = r.resolved_params.get("points")
+        if isinstance(planned, list):
+            concs = [int(p["concurrency"]) for p in planned if isinstance(p, dict) and isinstance(p.get("concurrency"), int | float)]
+    if not concs:
+        single = r.resolved_params.get("concurrency")
+        concs = [int(single)] if isinstance(single, int | float) else []
+    parts = ["c=" + ",".join(str(c) for c in dict.fromkeys(concs))] if concs else []
+    if r.metrics.requested_rate is not None:
+        parts.append(f"rate={r.metrics.requested_rate:g}/s")
+    return " ".join(parts)
+
+
+GroupKey = tuple[str, str, str, str]
+
+
+def group_key(r: Result) -> GroupKey:
+    return (r.workload_id, r.config_id, r.metadata.harness, load_point(r))
 
 
 @dataclass
 class Group:
-    key: tuple[str, str, str]
+    key: GroupKey
     results: list[Result] = field(default_factory=list)
 
 
 def group_results(results: Iterable[Result]) -> list[Group]:
-    groups: dict[tuple[str, str, str], Group] = {}
+    groups: dict[GroupKey, Group] = {}
     for r in results:
         groups.setdefault(group_key(r), Group(group_key(r))).results.append(r)
     for g in groups.values():  # order inside a group never depends on input order
@@ -141,7 +169,8 @@ def _mean_std(values: list[float]) -> tuple[float | None, float | None]:
     return mean, math.sqrt(var)
 
 
-def summary_rows(groups: list[Group], tier: Literal["v0.2", "v0.3"]) -> list[dict[str, Any]]:
+def summary_rows(groups: list[Group], tier: Literal["v0.2", "v0.3"],
+                 partial_runs: Mapping[str, object] | None = None) -> list[dict[str, Any]]:
     rows = []
     for g in groups:
         row: dict[str, Any] = dict(zip(GROUP_KEYS, g.key, strict=True))
@@ -170,6 +199,7 @@ def summary_rows(groups: list[Group], tier: Literal["v0.2", "v0.3"]) -> list[dic
             k_t = sum(round((r.on_time_rate or 0.0) * (r.metrics.total_requests or 0)) for r in timed)
             ci = rate_ci(k_t, n_t) if n_t else None
             row["on_time_rate_ci_lower"], row["on_time_rate_ci_upper"] = ci if ci else (None, None)
+            row["n_partial"] = sum(r.run_id in (partial_runs or {}) for r in g.results)
         rows.append(row)
     return rows
 
@@ -197,9 +227,10 @@ def _md_num(value: Any) -> str:
     return str(value)
 
 
-def render_markdown(groups: list[Group], rows_v02: list[dict[str, Any]]) -> str:
+def render_markdown(groups: list[Group], rows_v02: list[dict[str, Any]],
+                    partial_runs: Mapping[str, Mapping[str, int]] | None = None) -> str:
     cols = v02_columns()
-    lines = ["# servescope summary", "", "Aggregates over episodes (repeats) of each (workload_id, config_id, harness); "
+    lines = ["# servescope summary", "", "Aggregates over episodes (repeats) of each (workload_id, config_id, harness, load); "
              "mean and sample std (ddof = 1). Empty (—) = not measured or not computable.", ""]
     lines.append("| " + " | ".join(cols) + " |")
     lines.append("|" + "---|" * len(cols))
@@ -216,6 +247,15 @@ def render_markdown(groups: list[Group], rows_v02: list[dict[str, Any]]) -> str:
             lines.append(f"| {r.run_id} | {r.workload_id} | {_md_num(wall)} | {_md_num(rps)} |")
         lines += ["", f"_{len(timed)} result(s) with wall-clock durations; requests_per_second = measured requests / "
                   "run_duration_wall_s (the wall time includes warmup)._"]
+    partial = sorted((r for r in results if r.run_id in (partial_runs or {})), key=lambda r: r.run_id)
+    if partial:
+        lines += ["", "## Partial runs", "", "| run_id | workload_id | measured requests | records left out |", "|---|---|---|---|"]
+        for r in partial:
+            dropped = (partial_runs or {})[r.run_id]
+            left_out = ", ".join(f"{why}: {n}" for why, n in sorted(dropped.items())) or "none"
+            lines.append(f"| {r.run_id} | {r.workload_id} | {_md_num(r.metrics.total_requests)} | {left_out} |")
+        lines += ["", f"_{len(partial)} result(s) rebuilt from the records of runs that wrote no result.json (killed, "
+                  "interrupted or still going): their requests in flight at the end are not in them._"]
     econ = [r for r in results if r.llm is not None]
     if econ:
         lines += ["", "## LLM economics", "", "| run_id | calls | tokens | mean latency ms | p95 latency ms | error rate | "
@@ -240,11 +280,14 @@ class SummaryFiles:
     results: int
 
 
-def write_summary(results: Iterable[Result], out_dir: Path, basename: str = "summary") -> SummaryFiles:
+def write_summary(results: Iterable[Result], out_dir: Path, basename: str = "summary",
+                  partial_runs: Mapping[str, Mapping[str, int]] | None = None) -> SummaryFiles:
+    """``partial_runs``: run_id -> records left out by reason, for each Result rebuilt
+    from the records of a run that wrote no result.json."""
     results = list(results)
     groups = group_results(results)
     rows2 = summary_rows(groups, "v0.2")
-    rows3 = summary_rows(groups, "v0.3")
+    rows3 = summary_rows(groups, "v0.3", partial_runs)
     out_dir.mkdir(parents=True, exist_ok=True)
     v02 = render_csv(rows2, v02_columns())
     paths = SummaryFiles(
@@ -258,5 +301,5 @@ def write_summary(results: Iterable[Result], out_dir: Path, basename: str = "sum
     paths.v02.write_text(v02, encoding="utf-8")
     paths.csv.write_text(v02, encoding="utf-8")
     paths.v03.write_text(render_csv(rows3, v03_columns()), encoding="utf-8")
-    paths.markdown.write_text(render_markdown(groups, rows2), encoding="utf-8")
+    paths.markdown.write_text(render_markdown(groups, rows2, partial_runs), encoding="utf-8")
     return paths

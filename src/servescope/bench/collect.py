@@ -1,6 +1,8 @@
 """Gather Results from files and folders, including runs that never finished:
 a run folder with ``records.jsonl`` but no ``result.json`` (killed, interrupted,
-still going) is rebuilt from its records."""
+still going) is rebuilt from its records. A file that cannot be read is reported
+by name and the others are still gathered; request lines a records file holds but
+that cannot be used are counted by reason, never dropped silently."""
 
 from __future__ import annotations
 
@@ -8,10 +10,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from servescope.bench.recover import result_from_records
+from servescope.bench.recover import recover
 from servescope.catalog.store import Catalog
 from servescope.documents import Result, load
-from servescope.errors import ServescopeError
+from servescope.errors import DocumentError, ServescopeError
 
 
 @dataclass
@@ -19,6 +21,10 @@ class Collected:
     results: list[Result] = field(default_factory=list)
     partial: list[Path] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    # records file -> request lines it holds that could not be used, by reason
+    dropped: dict[Path, dict[str, int]] = field(default_factory=dict)
+    # run_id -> dropped lines by reason, for every run rebuilt from its records
+    partial_runs: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 def _result_files(path: Path) -> Iterable[Path]:
@@ -55,8 +61,16 @@ def collect_results(paths: Iterable[Path], catalog: Catalog | None = None) -> Co
                 continue
             try:
                 cat = cat or Catalog.load()
-                out.results.append(result_from_records(rec, cat))
-                out.partial.append(rec)
+                got = recover(rec, cat)
+            except DocumentError as exc:
+                out.problems.append(f"{exc} (skipped)" if str(exc).startswith(str(rec)) else f"{rec}: {exc} (skipped)")
+                continue
             except (ServescopeError, ValueError, KeyError, OSError) as exc:
-                out.problems.append(f"{rec}: cannot rebuild a result from the records: {exc}")
+                out.problems.append(f"{rec}: cannot rebuild a result from the records: {exc} (skipped)")
+                continue
+            out.results.append(got.result)
+            out.partial.append(rec)
+            out.partial_runs[got.result.run_id] = got.dropped
+            if got.dropped:
+                out.dropped[rec] = got.dropped
     return out

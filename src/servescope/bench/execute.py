@@ -13,10 +13,10 @@ from servescope.bench.client import send
 from servescope.bench.endpoint import Endpoint
 from servescope.bench.load import arrival_offsets_ns, closed_loop, open_loop
 from servescope.bench.outcome import PointOutcome
-from servescope.bench.recorder import RecordWriter
+from servescope.bench.records import RecordWriter
 from servescope.bench.scrape import MetricsSampler
-from servescope.catalog.plan import PlannedPoint, PlannedRequest
 from servescope.documents.record import RequestRecord
+from servescope.workload.plan import PlannedPoint, PlannedRequest
 
 OnRecord = Callable[[RequestRecord], None]
 

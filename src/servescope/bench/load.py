@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from servescope.catalog.arrivals import Arrival, arrival_offsets_ns
+from servescope.workload.arrivals import Arrival, arrival_offsets_ns
 
 T = TypeVar("T")
 

@@ -12,8 +12,8 @@ from typing import Any
 
 from servescope.analysis.metrics import Columns
 from servescope.bench.load import LoadOutcome
-from servescope.catalog.plan import PlannedPoint
 from servescope.documents.record import RequestRecord
+from servescope.workload.plan import PlannedPoint
 
 
 @dataclass

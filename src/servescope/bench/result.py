@@ -1,5 +1,6 @@
-"""Turn a run's records into its documents: a ``Result`` (full distributions,
-failures, provenance) and an ``EvaluationRun`` (one row per concurrency).
+"""A run's outcome, as the harness knows it, handed to the one builder
+(``analysis.results``): a ``Result`` (full distributions, failures, provenance);
+its ``EvaluationRun`` (one row per concurrency) is ``build_evaluation_run``.
 
 ``model.dtype`` / ``kv_dtype`` / ``quantization`` are the ones ``config_id`` reads:
 given, or taken from the engine's args (``--dtype float32`` → ``fp32``).
@@ -20,10 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from servescope import __version__
-from servescope.analysis.metrics import Aggregate, Columns, aggregate_columns, contract_fields, failures_by_concurrency
-from servescope.analysis.tables import result_points
+from servescope.analysis import results
+from servescope.analysis.metrics import Columns, aggregate_columns, failures_by_concurrency
+from servescope.analysis.results import EngineFigures, ResultIdentity, build_evaluation_run, metrics_of, result_point
 from servescope.bench.outcome import EngineWindow, PointOutcome
-from servescope.documents import EvaluationRun, Result, Workload, canonical_config, config_id
+from servescope.documents import Result, Workload, canonical_config, config_id
 from servescope.documents.record import RequestRecord
 from servescope.documents.result import Slo
 
@@ -54,17 +56,6 @@ def git_commit() -> str | None:
     return out.stdout.strip() or None if out.returncode == 0 else None
 
 
-def _metrics_block(agg: Aggregate, engine: EngineWindow | None, requested_rate: float | None = None, achieved_rate: float | None = None) -> dict[str, Any]:
-    m = dict(agg.metrics)
-    if engine is not None:
-        m["kv_utilization"] = engine.kv_utilization
-        m["prefix_cache_hit_rate"] = engine.prefix_cache_hit_rate
-        m["preemptions"] = engine.preemptions
-    m["requested_rate"] = requested_rate
-    m["achieved_rate"] = achieved_rate
-    return m
-
-
 def _merge_engine(windows: list[EngineWindow]) -> EngineWindow:
     kv = [w.kv_utilization for w in windows if w.kv_utilization is not None]
     hr = [w.prefix_cache_hit_rate for w in windows if w.prefix_cache_hit_rate is not None]
@@ -89,7 +80,10 @@ def build_result(
     slos: list[Slo] | None = None,
     requested_rate: float | None = None,
     engine_scrape: dict[str, Any] | None = None,
+    slo_records: list[RequestRecord] | None = None,
 ) -> Result:
+    """``slo_records``: the records the SLOs are checked on when ``outcomes`` carry
+    columns instead of records (a run rebuilt from its records file)."""
     records: list[RequestRecord] = [r for o in outcomes for r in o.records]
     point_columns = [o.columns() for o in outcomes]
     if len(point_columns) == 1:
@@ -104,7 +98,6 @@ def build_result(
     if requested_rate is not None:
         rates = [o.load.achieved_rate for o in outcomes if o.load and o.load.achieved_rate]
         achieved = sum(rates) / len(rates) if rates else None
-    metrics = _metrics_block(agg, engine, requested_rate, achieved)
     points = None
     failures = None
     if len(outcomes) > 1 or workload.kind == "sweep" or workload.sweep is not None:
@@ -113,40 +106,34 @@ def build_result(
         for o, cols in zip(outcomes, point_columns, strict=True):
             pagg = aggregate_columns(cols)
             per_point.append((o.point.concurrency, pagg.failures))
-            completed = pagg.metrics["completed_requests"]
-            total = pagg.metrics["total_requests"]
-            status = "ok" if completed == total and total else ("failed" if not completed else "partial")
-            points.append(
-                {
-                    "concurrency": o.point.concurrency,
-                    "context_tokens": o.point.context_tokens,
-                    "requested_requests": o.point.measured,
-                    "metrics": _metrics_block(pagg, o.engine),
-                    "status": status,
-                }
-            )
+            points.append(result_point(o.point.concurrency, o.point.context_tokens, o.point.measured, metrics_of(pagg, _figures(o.engine))))
         failures = failures_by_concurrency(per_point)
     canon = canonical_config(ident.engine_id, ident.engine_version or "", ident.args, ident.dtype, ident.kv_dtype, ident.quantization)
-    cid = config_id(ident.engine_id, ident.engine_version or "", ident.args, ident.dtype, ident.kv_dtype, ident.quantization)
-    doc = {
-        "kind": "Result",
-        "run_id": ident.run_id,
-        "workload_id": workload.id,
-        "scenario": ident.scenario,
-        "config_id": cid,
-        "timing_mode": "explicit",
-        "endpoint": ident.endpoint,
-        "engine": {"id": ident.engine_id, "version": ident.engine_version},
-        "model": {"id": ident.model_id, "dtype": canon["dtype"], "kv_dtype": canon["kv_dtype"], "quantization": canon["quantization"]},
-        "hardware": {"id": ident.hardware_id, "count": 1} if ident.hardware_id else None,
-        "args": ident.args,
-        "resolved_params": resolved_params,
-        "metrics": metrics,
-        "points": points,
-        "scores": next((o.scores for o in outcomes if o.scores is not None), None),
-        **contract_fields(agg, records, slos or [], failures),
-        "p95_turnaround_s_note": "explicit timing: E2E of completed requests, measured at the client",
-        "metadata": {
+    rid = ResultIdentity(
+        run_id=ident.run_id,
+        workload_id=workload.id,
+        config_id=config_id(ident.engine_id, ident.engine_version or "", ident.args, ident.dtype, ident.kv_dtype, ident.quantization),
+        timing_mode="explicit",
+        engine_id=ident.engine_id,
+        engine_version=ident.engine_version,
+        model={"id": ident.model_id, "dtype": canon["dtype"], "kv_dtype": canon["kv_dtype"], "quantization": canon["quantization"]},
+        scenario=ident.scenario,
+        endpoint=ident.endpoint,
+        hardware={"id": ident.hardware_id, "count": 1} if ident.hardware_id else None,
+        args=ident.args,
+    )
+    return results.build_result(
+        rid,
+        aggregate=agg,
+        metrics=metrics_of(agg, _figures(engine), requested_rate, achieved),
+        points=points,
+        failures=failures,
+        slo_records=records if slo_records is None else slo_records,
+        slos=slos,
+        resolved_params=resolved_params,
+        turnaround_note="explicit timing: E2E of completed requests, measured at the client",
+        scores=next((o.scores for o in outcomes if o.scores is not None), None),
+        metadata={
             "pipeline_mode": "llm_live",
             "non_deterministic": True,
             "llm_backend_id": ident.endpoint,
@@ -165,21 +152,11 @@ def build_result(
             "seed": workload.params.seed,
             "engine_scrape": engine_scrape,
         },
-    }
-    return Result.model_validate(doc)
-
-
-def build_evaluation_run(result: Result, name: str, scenario: str, date: str) -> EvaluationRun:
-    """One row per concurrency (see ``analysis.tables.result_points``)."""
-    points, notes = result_points(result)
-    return EvaluationRun(
-        name=name,
-        scenario=scenario,
-        harness="servescope",
-        harness_version=__version__,
-        engine_version=result.engine.version or "unknown",
-        date=date,
-        workload=result.workload_id,
-        notes=notes,
-        points=points,
     )
+
+
+def _figures(window: EngineWindow) -> EngineFigures:
+    return EngineFigures(window.kv_utilization, window.prefix_cache_hit_rate, window.preemptions)
+
+
+__all__ = ["RunIdentity", "build_evaluation_run", "build_result", "git_commit"]

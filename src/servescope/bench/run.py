@@ -11,27 +11,26 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
-import json
 import os
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 
 from servescope.bench.client import make_session
-from servescope.bench.endpoint import Api, Endpoint
+from servescope.bench.endpoint import Endpoint
 from servescope.bench.execute import LoadSpec, OnRecord, PointOutcome
-from servescope.bench.recorder import RecordWriter
+from servescope.bench.records import RecordWriter
 from servescope.bench.request_fields import request_extras
 from servescope.bench.result import RunIdentity, build_evaluation_run, build_result
 from servescope.bench.run_checks import check_run_options
+from servescope.bench.run_spec import EngineIdent, RunOptions, RunSpec
 from servescope.bench.runners import RUNNERS, RunContext
 from servescope.bench.scrape import MetricsSampler
-from servescope.catalog.plan import PlannedPoint, plan
 from servescope.catalog.store import Catalog
 from servescope.documents import EvaluationRun, Result, Workload
 from servescope.documents.config_id import config_id, parse_flags
@@ -40,40 +39,11 @@ from servescope.documents.engine_command import (
     command_for_engine,
     redact_flags,
 )
-from servescope.documents.result import Slo
 from servescope.errors import EndpointError, UsageError
+from servescope.workload.plan import PlannedPoint, plan
 
 # Flags of the embedded engine's command line that say nothing about what runs.
 _EMBEDDED_DROP = {"--model", "--alias", "--host", "--port"}
-
-
-@dataclass
-class RunOptions:
-    workload_id: str
-    endpoint: str | None = None
-    model: str | None = None
-    api: Api = "chat"
-    api_key_env: str | None = None
-    scenario: str | None = None
-    out_dir: Path = Path("runs")
-    engine_id: str | None = None
-    engine_version: str | None = None
-    # The engine's flags or its pasted command line (words, or one string); see documents.engine_command.
-    engine_args: list[str] = field(default_factory=list)
-    rate: float | None = None
-    arrival: str = "poisson"
-    gamma_shape: float = 1.0
-    concurrency: list[int] | None = None
-    timeout_s: float | None = None
-    slos: list[Slo] = field(default_factory=list)
-    embedded_parallel: int | None = None
-    embedded_ctx_per_slot: int = 4096
-    unsafe_code_exec: bool = False  # eval code-exec without a sandbox (scoring.sandbox.UnsafeRunner)
-    engine_model: str | None = None  # embedded engine only: a name of bench.engine.models (default: the tiny model)
-    scrape_metrics: bool = True
-    scrape_interval_s: float = 0.5  # first interval; doubles while a scrape takes > 10 % of it
-    run_id: str | None = None
-    extra_body: dict[str, Any] | None = None  # merged into every request, recorded in args (bench.request_fields)
 
 
 @dataclass
@@ -255,11 +225,13 @@ async def _run_async(
             run_id=run_id, engine_id=engine_id, engine_version=engine_version, model_id=endpoint.model or "unknown",
             scenario=opts.scenario, endpoint=endpoint.base_url, args=engine_args, allow_network=allow_network,
         )
-        header = {"run_id": run_id, "workload_id": workload.id, "started_at": started, "endpoint": endpoint.base_url,
-                  "model": endpoint.model, "engine": {"id": engine_id, "version": engine_version}, "args": engine_args,
-                  "scenario": opts.scenario, "resolved_params": resolved, "allow_network": allow_network}
-        if command is not None and (command.launcher or command.model):
-            header["engine_command"] = {"launcher": command.launcher, "model": command.model}
+        spec = RunSpec(
+            run_id=run_id, workload_id=workload.id, started_at=started, endpoint=endpoint.base_url, model=endpoint.model,
+            engine=EngineIdent(id=engine_id, version=engine_version), args=engine_args, scenario=opts.scenario,
+            resolved_params=resolved, allow_network=allow_network, slos=opts.slos, requested_rate=opts.rate,
+            engine_command={"launcher": command.launcher, "model": command.model}
+            if command is not None and (command.launcher or command.model) else None,
+        )
         if progress.on_start:
             progress.on_start(sum(len(p.requests) for p in points))
         t_start = time.perf_counter()
@@ -267,7 +239,7 @@ async def _run_async(
         sampler = MetricsSampler(endpoint.base_url, opts.scrape_interval_s, headers=endpoint.auth_headers()) if opts.scrape_metrics else None
         timeout = opts.timeout_s or workload.params.timeout_s or 600.0
         with RecordWriter(records_path) as writer:
-            writer.write_header(header)
+            writer.write_header(spec.header())
             ctx = RunContext(
                 session=session, endpoint=endpoint, writer=writer, t0_ns=time.perf_counter_ns(), timeout_s=timeout,
                 load=LoadSpec(opts.rate, opts.arrival, opts.gamma_shape, workload.params.seed or 0),
@@ -286,10 +258,10 @@ async def _run_async(
         engine_scrape=sampler.stats.as_metadata() if sampler is not None else None,
     )
     result_path = run_dir / "result.json"
-    result_path.write_text(json.dumps(result.dump(), indent=2) + "\n", encoding="utf-8")
+    result.write_json(result_path)
     evrun = build_evaluation_run(result, name=run_id, scenario=opts.scenario or f"{engine_id}-{endpoint.model}", date=started[:10])
     ev_path = run_dir / "evaluation-run.json"
-    ev_path.write_text(json.dumps(evrun.dump(), indent=2) + "\n", encoding="utf-8")
+    evrun.write_json(ev_path)
     return RunArtifacts(run_dir, records_path, result_path, ev_path, result, evrun)
 
 

@@ -21,7 +21,7 @@ from servescope.errors import EndpointError, UsageError
 from servescope.redaction import redact
 
 if TYPE_CHECKING:
-    from servescope.bench.run import RunOptions
+    from servescope.bench.run_spec import RunOptions
 
 ARRIVALS = ("poisson", "gamma", "constant")
 APIS = ("chat", "completions")

@@ -15,6 +15,16 @@ from typing import Any
 
 from servescope.documents import Dataset, Document, Workload
 
+
+def sha256_file(path: Path) -> str:
+    """The sha256 of a file's bytes (hex), read a MiB at a time."""
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
 EDITABLE_FIELDS = frozenset({"name", "description", "notes"})
 LOCK_FILE_NAME = "catalog.lock.json"
 LOCKED_KINDS: dict[type[Document], str] = {Workload: "workloads", Dataset: "datasets"}

@@ -4,7 +4,6 @@ Result carrying what its workload requires)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from pathlib import Path
@@ -12,7 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from servescope.catalog.lock import LOCK_FILE_NAME, changed_fields, read_lock
+from servescope.catalog.lock import LOCK_FILE_NAME, changed_fields, read_lock, sha256_file
 from servescope.catalog.store import Catalog, packaged_root
 from servescope.documents import Dataset, DatasetRow, Document, Issue, Result, Scenario, Workload
 from servescope.documents.base import error, format_loc, warning
@@ -21,14 +20,6 @@ from servescope.documents.workload import ID_PATTERN
 from servescope.errors import CatalogError
 
 MAX_ROW_ISSUES = 5
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def _lock_paths(path: Path) -> list[Path]:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from servescope.catalog.lock import sha256_file
 from servescope.documents import Dataset, DatasetRow, Document, Hardware, Model, Scenario, Workload, load
 from servescope.errors import CatalogError
 
@@ -148,8 +149,6 @@ class Catalog:
         entry = self._get("datasets", key)
         ds: Dataset = entry.document  # type: ignore[assignment]
         rows_path = entry.path.parent / ds.rows_file
-        from servescope.catalog.rules import sha256_file
-
         digest = sha256_file(rows_path)
         if digest != ds.rows_sha256:
             raise CatalogError(f"{rows_path}: sha256 {digest} differs from the pinned {ds.rows_sha256}")

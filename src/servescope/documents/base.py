@@ -11,7 +11,9 @@ pydantic to defer them (context ``defer_checks``) so it can report them all.
 from __future__ import annotations
 
 import datetime as _dt
+import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated, Any, Literal, Self
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationInfo, model_validator
@@ -109,4 +111,10 @@ class Document(StrictModel):
     def dump(self) -> dict[str, Any]:
         """The document as plain JSON-able data, nulls kept (a null is a statement)."""
         return self.model_dump(mode="json", by_alias=True)
+
+    def write_json(self, path: Path) -> Path:
+        """The one way a document is written to disk (``run``, ``predict``, ``search``):
+        JSON, two-space indent, one final newline, UTF-8."""
+        path.write_text(json.dumps(self.dump(), indent=2) + "\n", encoding="utf-8")
+        return path
 

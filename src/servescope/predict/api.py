@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any
 
 from servescope.analysis.metrics import Columns, aggregate_columns
-from servescope.catalog.plan import PlannedPoint, plan
 from servescope.catalog.store import Catalog
 from servescope.documents import Prediction, Result, Scenario, Workload, load_document
 from servescope.documents.prediction import Calibration as CalibrationDocument
@@ -49,6 +48,7 @@ from servescope.predict.workload_input import (
     phases_from_plan,
     phases_synthetic,
 )
+from servescope.workload.plan import PlannedPoint, plan
 
 CalibrationInput = CalibrationDocument | dict[str, float] | str | Path | None
 

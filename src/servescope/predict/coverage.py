@@ -34,7 +34,7 @@ from typing import Any
 
 from servescope.documents import Hardware, Model, Scenario
 from servescope.documents.config_id import normalize_dtype, normalize_engine
-from servescope.errors import UsageError
+from servescope.errors import NotModelledError
 from servescope.predict.architecture import Architecture
 from servescope.predict.dtypes import BYTES_PER_ELEMENT
 from servescope.predict.engine_flags import (
@@ -50,10 +50,6 @@ from servescope.predict.engine_flags import (
     normalized,
     read_flags,
 )
-
-
-class NotModelledError(UsageError):
-    """A scenario asks for something the simulator does not model (exit code 2)."""
 
 
 @dataclass(frozen=True)

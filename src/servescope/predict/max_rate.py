@@ -32,7 +32,8 @@ from dataclasses import dataclass, field
 
 from servescope.catalog.store import Catalog
 from servescope.documents import Scenario
-from servescope.errors import ServescopeError
+from servescope.documents.slo import SloSpec
+from servescope.errors import NoRateError
 from servescope.predict.api import (
     CalibrationInput,
     PredictionRun,
@@ -43,16 +44,12 @@ from servescope.predict.api import (
 )
 from servescope.predict.deployment import Deployment
 from servescope.predict.outputs import fast_stats
-from servescope.predict.search import SloSpec, statistic
+from servescope.predict.search import statistic
 from servescope.predict.workload_input import SyntheticWorkload
 
 MAX_RATE_REQUESTS = 1000
 MAX_RATE_SECONDS = 60.0
 MAX_RATE_TOLERANCE = 0.02
-
-
-class NoRateError(ServescopeError):
-    """No Poisson rate the search tried meets the limits (exit code 1)."""
 
 
 @dataclass

@@ -14,21 +14,19 @@ import platform
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 
 from servescope import __version__
-from servescope.analysis.metrics import (
-    Aggregate,
-    Columns,
-    aggregate_columns,
-    contract_fields,
-)
-from servescope.documents import Prediction, PredictionPoint, Result, config_id
+from servescope.analysis import results
+from servescope.analysis.metrics import Aggregate, Columns, FastStats, aggregate_columns, timeline_stats
+from servescope.analysis.results import EngineFigures, ResultIdentity, metrics_of, result_point
+from servescope.documents import Prediction, Result, config_id
 from servescope.documents.engine_command import redact_flags
 from servescope.documents.record import RequestRecord
-from servescope.documents.result import Slo
+from servescope.documents.result import Metrics, Slo
 from servescope.predict.deployment import Deployment
 from servescope.predict.sim.replica import ReplicaStats
 from servescope.predict.sim.simulator import PhaseOutcome, SimOutcome
@@ -120,18 +118,6 @@ def build_columns(outcome: SimOutcome) -> dict[int, Columns]:
     return by_point
 
 
-@dataclass
-class EngineFigures:
-    """What the replicas did over a measured window."""
-
-    kv_utilization: float | None
-    prefix_cache_hit_rate: float | None
-    preemptions: int
-    device_utilization: list[float]
-    queue_length_mean: list[float]
-    queue_length_max: list[int]
-
-
 def engine_figures(dep: Deployment, phases: list[PhaseOutcome]) -> EngineFigures | None:
     """Time-weighted over one or more measured windows."""
     if not phases:
@@ -155,14 +141,6 @@ def engine_figures(dep: Deployment, phases: list[PhaseOutcome]) -> EngineFigures
     )
 
 
-def _mean(dist: dict[str, Any] | None) -> float | None:
-    return None if not dist else dist.get("mean")
-
-
-def _p50(dist: dict[str, Any] | None) -> float | None:
-    return None if not dist else dist.get("p50")
-
-
 def peak_in_flight(cols: Columns) -> int:
     """The most requests in flight at once (scheduled send to last byte; a request
     ending as another starts is not counted twice), at least 1."""
@@ -182,44 +160,6 @@ def relabel_concurrency(outcome: SimOutcome, point: int, concurrency: int) -> in
     return concurrency
 
 
-def prediction_point(concurrency: int, agg: Aggregate, fig: EngineFigures | None, rate: float | None = None) -> PredictionPoint:
-    m = agg.metrics
-    return PredictionPoint(
-        concurrency=concurrency,
-        request_rate=rate,
-        completed_requests=m["completed_requests"],
-        output_tokens_per_sec=m["output_tokens_per_sec"],
-        input_tokens_per_sec=m["input_tokens_per_sec"],
-        ttft_ms=_mean(m["ttft_ms"]),
-        itl_ms=_mean(m["itl_ms"]),
-        ttft_p50_ms=_p50(m["ttft_ms"]),
-        itl_p50_ms=_p50(m["itl_ms"]),
-        e2e_ms=_mean(m["e2e_ms"]),
-        tpot_ms=_mean(m["tpot_ms"]),
-        mean_isl=round(m["mean_isl"]) if m["mean_isl"] is not None else None,
-        mean_osl=round(m["mean_osl"]) if m["mean_osl"] is not None else None,
-        kv_utilization=fig.kv_utilization if fig else None,
-        prefix_cache_hit_rate=fig.prefix_cache_hit_rate if fig else None,
-        preemptions=fig.preemptions if fig else None,
-        device_utilization=fig.device_utilization if fig else None,
-        queue_length_mean=fig.queue_length_mean if fig else None,
-        queue_length_max=fig.queue_length_max if fig else None,
-    )
-
-
-def _metrics_block(agg: Aggregate, fig: EngineFigures | None, rate: float | None) -> dict[str, Any]:
-    m = dict(agg.metrics)
-    m["kv_utilization"] = fig.kv_utilization if fig else None
-    m["prefix_cache_hit_rate"] = fig.prefix_cache_hit_rate if fig else None
-    m["preemptions"] = fig.preemptions if fig else None
-    m["device_utilization"] = fig.device_utilization if fig else None
-    m["device_queue_length_mean"] = fig.queue_length_mean if fig else None
-    m["device_queue_length_max"] = fig.queue_length_max if fig else None
-    m["requested_rate"] = rate
-    m["achieved_rate"] = rate
-    return m
-
-
 @dataclass
 class PointView:
     index: int
@@ -229,6 +169,11 @@ class PointView:
     aggregate: Aggregate
     figures: EngineFigures | None
     rate: float | None = None
+
+    @cached_property
+    def metrics(self) -> Metrics:
+        # a simulation sends at exactly the requested rate: the achieved rate is the requested one
+        return metrics_of(self.aggregate, self.figures, self.rate, self.rate)
 
 
 def build_prediction(
@@ -241,25 +186,18 @@ def build_prediction(
     date: str | None,
     warnings: list[str] | None = None,
 ) -> Prediction:
-    points: list[PredictionPoint] = []
-    seen: set[int] = set()
-    for v in views:
-        if v.concurrency in seen:
-            continue  # a context-length sweep repeats a concurrency; the first row stands (as in EvaluationRun)
-        seen.add(v.concurrency)
-        points.append(prediction_point(v.concurrency, v.aggregate, v.figures, v.rate))
-    return Prediction(
+    """The Prediction of a simulation (``analysis.results.build_prediction``)."""
+    return results.build_prediction(
+        [(v.concurrency, v.metrics) for v in views],
         name=name,
         scenario=dep.scenario.name,
         workload=workload,
         predictor=PREDICTOR,
-        predictor_version=__version__,
         engine_version=dep.scenario.engine.version,
         calibration=dep.calibration_name,
         seed=seed,
         date=date,
         warnings=list(dep.warnings if warnings is None else warnings),
-        points=points,
     )
 
 
@@ -276,7 +214,8 @@ def build_result(
     rate: float | None,
     slos: list[Slo] | None = None,
 ) -> Result:
-    """The simulated counterpart of ``bench.result.build_result``."""
+    """The simulated Result (``analysis.results.build_result``): deterministic,
+    ``timing_mode: simulated``, with what only a simulation knows."""
     if len(views) == 1:
         agg = views[0].aggregate
     else:
@@ -285,42 +224,32 @@ def build_result(
             every.extend(v.columns)
         agg = aggregate_columns(every)
     fig = engine_figures(dep, [outcome.measured[p] for p in sorted(outcome.measured)])
-    metrics = _metrics_block(agg, fig, rate)
-    points = None
-    if len(views) > 1:
-        points = []
-        for v in views:
-            c, t = v.aggregate.metrics["completed_requests"], v.aggregate.metrics["total_requests"]
-            points.append(
-                {
-                    "concurrency": v.concurrency,
-                    "context_tokens": v.context_tokens,
-                    "requested_requests": t,
-                    "metrics": _metrics_block(v.aggregate, v.figures, v.rate),
-                    "status": "ok" if c == t and t else ("failed" if not c else "partial"),
-                }
-            )
+    points = [result_point(v.concurrency, v.context_tokens, v.aggregate.metrics["total_requests"], v.metrics)
+              for v in views] if len(views) > 1 else None
     s = dep.scenario
-    cid = config_id(s.engine.id, s.engine.version, s.engine.args, s.weight_dtype, s.kv_dtype, s.quantization)
-    doc = {
-        "kind": "Result",
-        "run_id": run_id,
-        "workload_id": workload_id,
-        "scenario": s.name,
-        "config_id": cid,
-        "timing_mode": "simulated",
-        "endpoint": None,
-        "engine": {"id": s.engine.id, "version": s.engine.version},
-        "model": {"id": dep.model.id, "dtype": s.weight_dtype, "kv_dtype": s.kv_dtype, "quantization": s.quantization},
-        "hardware": {"id": dep.hardware.id, "count": s.count},
-        "args": redact_flags(s.engine.args),  # a scenario's credentials are never copied into a result
-        "resolved_params": resolved,
-        "metrics": metrics,
-        "points": points,
-        **contract_fields(agg, records, slos or []),
-        "p95_turnaround_s_note": "simulated timing: E2E from the simulated send to the last simulated token, "
+    ident = ResultIdentity(
+        run_id=run_id,
+        workload_id=workload_id,
+        config_id=config_id(s.engine.id, s.engine.version, s.engine.args, s.weight_dtype, s.kv_dtype, s.quantization),
+        timing_mode="simulated",
+        engine_id=s.engine.id,
+        engine_version=s.engine.version,
+        model={"id": dep.model.id, "dtype": s.weight_dtype, "kv_dtype": s.kv_dtype, "quantization": s.quantization},
+        scenario=s.name,
+        hardware={"id": dep.hardware.id, "count": s.count},
+        args=redact_flags(s.engine.args),  # a scenario's credentials are never copied into a result
+    )
+    return results.build_result(
+        ident,
+        aggregate=agg,
+        metrics=metrics_of(agg, fig, rate, rate),
+        points=points,
+        slo_records=records,
+        slos=slos,
+        resolved_params=resolved,
+        turnaround_note="simulated timing: E2E from the simulated send to the last simulated token, "
         "queueing and device time included",
-        "metadata": {
+        metadata={
             "pipeline_mode": "deterministic",
             "non_deterministic": False,
             "llm_backend_id": None,
@@ -333,37 +262,13 @@ def build_result(
             "harness_version": __version__,
             "seed": seed,
         },
-    }
-    return Result.model_validate(doc)
-
-
-@dataclass
-class FastStats:
-    """Per-point latency samples computed from iteration end times, without
-    building records: the same definitions as ``analysis.metrics`` (TTFT = first
-    token - start, E2E = last token - start, TPOT = (E2E - TTFT)/(tokens - 1),
-    ITL = every gap between consecutive tokens of a request, pooled), for
-    configuration search where records would cost more than the simulation."""
-
-    ttft_ms: np.ndarray
-    e2e_ms: np.ndarray
-    tpot_ms: np.ndarray
-    itl_gaps_ms: np.ndarray
-    itl_weights: np.ndarray
-    output_tokens: int
-    window_s: float
-    failed: int
-
-    def itl_samples(self) -> np.ndarray:
-        return np.repeat(self.itl_gaps_ms, self.itl_weights)
-
-    @property
-    def output_tokens_per_sec(self) -> float | None:
-        return self.output_tokens / self.window_s if self.window_s > 0 else None
+    )
 
 
 def fast_stats(outcome: SimOutcome, point: int) -> FastStats:
-    """``FastStats`` of the measured requests of ``point``."""
+    """``FastStats`` of the measured requests of ``point``: the simulation's iteration
+    end times and the segments of iterations that produced each request's tokens,
+    handed to ``analysis.metrics.timeline_stats`` (the formulas, without records)."""
     reqs = [r for r in outcome.requests if r.point == point and r.phase == "measured"]
     ok = [r for r in reqs if r.failure is None]
     first_start = min((r.start_ns for r in reqs), default=0)
@@ -378,53 +283,18 @@ def fast_stats(outcome: SimOutcome, point: int) -> FastStats:
             seg_rep.append(r.replica)
             seg_a.append(a)
             seg_b.append(b)
-    n_ok = len(ok)
-    if not n_ok:
-        empty = np.zeros(0)
-        return FastStats(empty, empty, empty, empty, np.zeros(0, dtype=np.int64), 0, 0.0, len(reqs))
-    sreq = np.asarray(seg_req, dtype=np.int64)
-    srep = np.asarray(seg_rep, dtype=np.int64)
-    sa = np.asarray(seg_a, dtype=np.int64)
-    sb = np.asarray(seg_b, dtype=np.int64)
     # iteration end times of every replica laid end to end, so (replica, iteration) is one index
     offsets = np.zeros(len(outcome.replicas) + 1, dtype=np.int64)
     offsets[1:] = np.cumsum([rep.n_steps for rep in outcome.replicas])
-    ends = np.concatenate([rep.step_ends[: rep.n_steps] for rep in outcome.replicas])
-    ga, gb = sa + offsets[srep], sb + offsets[srep]
-    starts_at = np.flatnonzero(np.r_[True, sreq[1:] != sreq[:-1]])  # first segment of each request
-    stops_at = np.r_[starts_at[1:], sreq.size] - 1
-    first = ends[ga[starts_at]]
-    last = ends[gb[stops_at]]
-    n = np.bincount(sreq, weights=sb - sa + 1, minlength=n_ok).astype(np.int64)
-    start = np.asarray([r.start_ns for r in ok], dtype=np.int64)
-    ttft = (first - start) / 1e6
-    e2e = (last - start) / 1e6
-    many = n > 1
-    tpot = (last[many] - first[many]) / 1e6 / (n[many] - 1)
-    # pooled ITL: the gap before iteration j counts once per request producing tokens in
-    # both j - 1 and j (a difference array over each segment's interior), plus the
-    # gaps between one request's segments (it waited, preempted)
-    diff = np.zeros(ends.size + 1, dtype=np.int64)
-    np.add.at(diff, ga + 1, 1)
-    np.add.at(diff, gb + 1, -1)
-    w = np.cumsum(diff)[: ends.size]
-    g = np.zeros(ends.size)
-    g[1:] = np.diff(ends) / 1e6
-    inner = w > 0
-    inner[offsets[:-1]] = False  # no gap before a replica's first iteration
-    gaps = [g[inner]]
-    weights = [w[inner]]
-    between = np.flatnonzero(sreq[1:] == sreq[:-1])
-    if between.size:
-        gaps.append((ends[ga[between + 1]] - ends[gb[between]]) / 1e6)
-        weights.append(np.ones(between.size, dtype=np.int64))
-    return FastStats(
-        ttft_ms=ttft,
-        e2e_ms=e2e,
-        tpot_ms=tpot,
-        itl_gaps_ms=np.concatenate(gaps),
-        itl_weights=np.concatenate(weights),
-        output_tokens=int(n.sum()),
-        window_s=(int(last.max()) - first_start) / 1e9,
-        failed=len(reqs) - n_ok,
+    ends = np.concatenate([rep.step_ends[: rep.n_steps] for rep in outcome.replicas]) if outcome.replicas else np.zeros(0, np.int64)
+    srep = np.asarray(seg_rep, dtype=np.int64)
+    return timeline_stats(
+        ends,
+        offsets[:-1],
+        np.asarray(seg_req, dtype=np.int64),
+        np.asarray(seg_a, dtype=np.int64) + offsets[srep] if srep.size else np.zeros(0, np.int64),
+        np.asarray(seg_b, dtype=np.int64) + offsets[srep] if srep.size else np.zeros(0, np.int64),
+        np.asarray([r.start_ns for r in ok], dtype=np.int64),
+        first_start,
+        len(reqs),
     )

@@ -25,71 +25,27 @@ its own statistic: ``p99_ttft_ms<=2000``, ``mean_tpot_ms<=50``.
 from __future__ import annotations
 
 import multiprocessing as mp
-import re
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from servescope import limits
+from servescope.analysis.metrics import FastStats
 from servescope.analysis.stats import percentile as _percentile
 from servescope.analysis.stats import weighted_percentile
 from servescope.catalog.store import Catalog
 from servescope.documents import Hardware, Model, Scenario, Workload
+from servescope.documents.slo import SloSpec, parse_slos
 from servescope.errors import ServescopeError
 from servescope.predict.api import Prepared, prepare, run_simulation
 from servescope.predict.deployment import deploy
-from servescope.predict.outputs import FastStats, fast_stats
+from servescope.predict.outputs import fast_stats
 from servescope.predict.workload_input import SyntheticWorkload
 
-_SLO = re.compile(r"^\s*(?:(mean|p\d{1,2}(?:\.\d+)?)_)?(ttft_ms|itl_ms|tpot_ms|e2e_ms)\s*(<=|<)\s*([0-9]*\.?[0-9]+)\s*$")
 DEFAULT_SEQS: tuple[int, ...] = (32, 64, 128, 256, 512)
 DEFAULT_ENGINE: tuple[str, str] = ("vllm", "0.11.0")
 _DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4")
-
-
-@dataclass(frozen=True)
-class SloSpec:
-    metric: str
-    op: str
-    threshold: float
-    stat: str | None = None
-    """``mean``, ``pNN`` (e.g. ``p99``), or None: the statistic the caller applies by default."""
-
-    def ok(self, value: float | None) -> bool:
-        if value is None:
-            return False
-        return value <= self.threshold if self.op == "<=" else value < self.threshold
-
-    def percentile(self, default: float | None) -> float | None:
-        """The percentile this SLO is checked on (None: the mean)."""
-        if self.stat is None:
-            return default
-        return None if self.stat == "mean" else float(self.stat[1:])
-
-    @property
-    def name(self) -> str:
-        """The statistic checked: ``ttft_ms``, ``p99_ttft_ms``, ``mean_tpot_ms``."""
-        return f"{self.stat + '_' if self.stat else ''}{self.metric}"
-
-    def __str__(self) -> str:
-        return f"{self.name}{self.op}{self.threshold:g}"
-
-
-def parse_slos(text: str) -> list[SloSpec]:
-    """``"ttft_ms<=500,itl_ms<=30"`` or ``"p99_ttft_ms<=2000,mean_tpot_ms<=50"`` → SLOs."""
-    out = []
-    for part in text.split(","):
-        if not part.strip():
-            continue
-        m = _SLO.match(part)
-        if not m or (m.group(1) not in (None, "mean") and not 0 < float(m.group(1)[1:]) < 100):
-            raise ValueError(
-                f"cannot read SLO {part.strip()!r}; write e.g. ttft_ms<=500 or p99_ttft_ms<=2000 "
-                "(ttft_ms, itl_ms, tpot_ms, e2e_ms; optional prefix mean_ or pNN_)"
-            )
-        out.append(SloSpec(m.group(2), m.group(3), float(m.group(4)), m.group(1)))
-    return out
 
 
 def statistic(stats: FastStats, metric: str, pct: float | None) -> float | None:

@@ -1,4 +1,4 @@
-"""What the simulator sends: a workload's planned points (``catalog.plan``, the
+"""What the simulator sends: a workload's planned points (``workload.plan``, the
 same plan the harness sends) or a synthetic ``--isl/--osl`` workload, turned
 into phases of ``SimRequest``s with prompt lengths and prefix-cache hashes."""
 
@@ -11,13 +11,13 @@ from typing import Any
 import numpy as np
 
 from servescope import limits
-from servescope.catalog.arrivals import arrival_offsets_ns
-from servescope.catalog.plan import PlannedPoint, PlannedRequest
 from servescope.predict.deployment import Deployment
 from servescope.predict.replay import Replay, replay, symmetric
 from servescope.predict.sim.load import Phase
 from servescope.predict.sim.request import SimRequest
 from servescope.predict.tokens import hashes_from_ids, hashes_from_text
+from servescope.workload.arrivals import arrival_offsets_ns
+from servescope.workload.plan import PlannedPoint, PlannedRequest
 
 
 @dataclass(frozen=True)

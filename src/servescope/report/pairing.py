@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from servescope.analysis.compare import CompareRefused, Comparison, compare
+from servescope.analysis.compare import Comparison, compare
+from servescope.errors import CompareRefused
 from servescope.report.evidence import Run
 
 

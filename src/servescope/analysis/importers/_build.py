@@ -24,6 +24,7 @@ from pydantic import ValidationError
 from servescope import __version__
 from servescope.analysis.importers._common import UNKNOWN_ENGINE, fail
 from servescope.analysis.importers._model import Imported, ImportedPoint
+from servescope.analysis.results import ResultIdentity, result_document
 from servescope.documents import EvaluationPoint, EvaluationRun, Result
 from servescope.documents.config_id import config_id, is_secret_flag
 from servescope.documents.engine_command import REDACTED
@@ -238,45 +239,48 @@ def build_result(
         "command": redacted_command(imported.command),
         "notes": notes,
     }
-    doc: dict[str, Any] = {
-        "kind": "Result",
-        "run_id": run_name(imported, scenario),
-        "workload_id": workload or f"{imported.harness}-export",
-        "scenario": scenario,
-        "timing_mode": "explicit",
-        "endpoint": public_url(imported.endpoint),
-        "engine": {"id": engine_id, "version": engine_version},
-        "model": {"id": imported.model_id or "unknown"},
-        "args": {},
-        "resolved_params": resolved,
-        "metrics": top,
-        "points": result_points,
-        "failures": failures,
-        "throughput": top.get("completed_requests"),
-        "p50_turnaround_s": p50,
-        "p95_turnaround_s": p95,
-        "p95_turnaround_s_note": (
-            f"explicit timing, imported: E2E percentiles of completed requests as {imported.harness} computed them "
-            "(null where it did not report them, or across several points)"
-        ),
-        "blocked_by_reason_code": dict(sorted(reasons.items())),
-        "metadata": {
-            "pipeline_mode": "llm_live",
-            "non_deterministic": True,
-            "llm_backend_id": public_url(imported.endpoint),
-            "python_version": imported.python_version,
-            "platform": imported.platform,
-            "servescope_version": __version__,
-            "harness": imported.harness,
-            "harness_version": imported.harness_version,
-            "started_at": imported.started_at,
-            "finished_at": imported.finished_at,
-            "seed": imported.seed,
-        },
-    }
     try:
-        doc["config_id"] = config_id(engine_id, engine_version or "", {})
-        return Result.model_validate(doc)
+        ident = ResultIdentity(
+            run_id=run_name(imported, scenario),
+            workload_id=workload or f"{imported.harness}-export",
+            config_id=config_id(engine_id, engine_version or "", {}),
+            timing_mode="explicit",
+            engine_id=engine_id,
+            engine_version=engine_version,
+            model={"id": imported.model_id or "unknown"},
+            scenario=scenario,
+            endpoint=public_url(imported.endpoint),
+        )
+        return result_document(
+            ident,
+            metrics=top,
+            points=result_points,
+            contract={
+                "failures": failures,
+                "throughput": top.get("completed_requests"),
+                "p50_turnaround_s": p50,
+                "p95_turnaround_s": p95,
+                "blocked_by_reason_code": dict(sorted(reasons.items())),
+            },
+            resolved_params=resolved,
+            turnaround_note=(
+                f"explicit timing, imported: E2E percentiles of completed requests as {imported.harness} computed them "
+                "(null where it did not report them, or across several points)"
+            ),
+            metadata={
+                "pipeline_mode": "llm_live",
+                "non_deterministic": True,
+                "llm_backend_id": public_url(imported.endpoint),
+                "python_version": imported.python_version,
+                "platform": imported.platform,
+                "servescope_version": __version__,
+                "harness": imported.harness,
+                "harness_version": imported.harness_version,
+                "started_at": imported.started_at,
+                "finished_at": imported.finished_at,
+                "seed": imported.seed,
+            },
+        )
     except ValidationError as exc:
         raise fail(path, f"does not make a valid Result: {_first_error(exc)}") from exc
     except ValueError as exc:

@@ -10,10 +10,10 @@ import aiohttp
 
 from servescope.bench.endpoint import Endpoint
 from servescope.bench.execute import LoadSpec, OnRecord, PointOutcome, run_point
-from servescope.bench.recorder import RecordWriter
+from servescope.bench.records import RecordWriter
 from servescope.bench.scrape import MetricsSampler
-from servescope.catalog.plan import PlannedPoint
 from servescope.documents import Workload
+from servescope.workload.plan import PlannedPoint
 
 
 @dataclass
@@ -37,20 +37,22 @@ async def run_points(ctx: RunContext, workload: Workload, points: list[PlannedPo
     for point in points:
         if ctx.on_point is not None:
             ctx.on_point(point)
-        outcomes.append(
-            await run_point(
-                ctx.session,
-                ctx.endpoint,
-                point,
-                ctx.writer,
-                t0_ns=ctx.t0_ns,
-                timeout_s=ctx.timeout_s,
-                temperature=workload.params.temperature or 0.0,
-                seed=workload.params.seed,
-                load=ctx.load,
-                sampler=ctx.sampler,
-                on_record=ctx.on_record,
-                extra_body=ctx.extra_body,
-            )
+        outcome = await run_point(
+            ctx.session,
+            ctx.endpoint,
+            point,
+            ctx.writer,
+            t0_ns=ctx.t0_ns,
+            timeout_s=ctx.timeout_s,
+            temperature=workload.params.temperature or 0.0,
+            seed=workload.params.seed,
+            load=ctx.load,
+            sampler=ctx.sampler,
+            on_record=ctx.on_record,
+            extra_body=ctx.extra_body,
         )
+        engine = outcome.engine
+        ctx.writer.write_point_done(point.index, outcome.load.achieved_rate if outcome.load else None, engine.kv_utilization,
+                                    engine.prefix_cache_hit_rate, engine.preemptions)
+        outcomes.append(outcome)
     return outcomes

@@ -18,12 +18,12 @@ from servescope.bench.client import send
 from servescope.bench.load import closed_loop
 from servescope.bench.outcome import PointOutcome
 from servescope.bench.runners.base import RunContext
-from servescope.catalog.plan import PlannedPoint, PlannedRequest
 from servescope.documents import Workload
 from servescope.documents.record import RequestRecord
 from servescope.scoring import canonical_name, known, score_item
 from servescope.scoring.aggregate import ScoredItem, scores_block
 from servescope.scoring.base import Output
+from servescope.workload.plan import PlannedPoint, PlannedRequest
 
 
 def request_body(ctx: RunContext, workload: Workload, req: PlannedRequest) -> dict[str, Any]:

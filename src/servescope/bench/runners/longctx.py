@@ -7,12 +7,14 @@ from __future__ import annotations
 
 from servescope.bench.execute import PointOutcome
 from servescope.bench.runners.base import RunContext, run_points
-from servescope.catalog.plan import PlannedPoint
 from servescope.documents import Workload
+from servescope.errors import CatalogError
+from servescope.workload.plan import PlannedPoint
 
 
 async def run(ctx: RunContext, workload: Workload, points: list[PlannedPoint]) -> list[PointOutcome]:
     missing = [r.request_id for p in points for r in p.requests if workload.params.needle_check and r.expected is None]
     if missing:
-        raise ValueError(f"workload {workload.id}: needle_check is on but {len(missing)} requests have no expected answer")
+        raise CatalogError(f"workload {workload.id}: needle_check is on but {len(missing)} requests have no expected answer "
+                           "(its dataset rows need an expected answer)")
     return await run_points(ctx, workload, points)

@@ -5,13 +5,37 @@ idle replica plans its next iteration, so the plan sees both."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar, Protocol
 
-from servescope.predict.sim.replica import PlannedStep
+from servescope.predict.sim.replica import PlannedStep, Replica
 from servescope.predict.sim.request import SimRequest
+from servescope.predict.sim.router import Router
+from servescope.predict.sim.scheduler import Scheduler
 
-if TYPE_CHECKING:
-    from servescope.predict.sim.simulator import Simulation
+
+class Driver(Protocol):
+    """What events ask of the load driver (``sim.load.LoadDriver``)."""
+
+    def start_next(self, now: int) -> list[Event]: ...
+
+    def completed(self, req: SimRequest, now: int) -> list[Event]: ...
+
+
+class SimState(Protocol):
+    """What events read and change of the simulation (``sim.simulator.Simulation``):
+    named here, so events need not import the simulator that imports them."""
+
+    replicas: list[Replica]
+    idle_wakeup_pending: list[bool]
+    router: Router
+    scheduler: Scheduler
+
+    @property
+    def driver(self) -> Driver: ...
+
+    def measured_arrival(self, req: SimRequest, now: int) -> None: ...
+
+    def admission_check(self, req: SimRequest) -> tuple[str, str, str, int | None] | None: ...
 
 
 class Event:
@@ -21,7 +45,7 @@ class Event:
     def __init__(self, time: int) -> None:
         self.time = time
 
-    def handle(self, sim: Simulation) -> list[Event]:
+    def handle(self, sim: SimState) -> list[Event]:
         raise NotImplementedError
 
 
@@ -36,7 +60,7 @@ class StepEnd(Event):
         self.replica = replica
         self.step = step
 
-    def handle(self, sim: Simulation) -> list[Event]:
+    def handle(self, sim: SimState) -> list[Event]:
         rep = sim.replicas[self.replica]
         if rep.pending is not self.step or rep.epoch != self.step.epoch:
             return []  # superseded by a truncated run
@@ -60,7 +84,7 @@ class Arrival(Event):
         super().__init__(time)
         self.request = request
 
-    def handle(self, sim: Simulation) -> list[Event]:
+    def handle(self, sim: SimState) -> list[Event]:
         req = self.request
         req.arrival_ns = self.time
         if req.phase == "measured":
@@ -96,7 +120,7 @@ class StepStart(Event):
         super().__init__(time)
         self.replica = replica
 
-    def handle(self, sim: Simulation) -> list[Event]:
+    def handle(self, sim: SimState) -> list[Event]:
         sim.idle_wakeup_pending[self.replica] = False
         rep = sim.replicas[self.replica]
         if rep.pending is not None:
@@ -113,5 +137,5 @@ class PhaseStart(Event):
     __slots__ = ()
     priority = 3
 
-    def handle(self, sim: Simulation) -> list[Event]:
+    def handle(self, sim: SimState) -> list[Event]:
         return sim.driver.start_next(self.time)

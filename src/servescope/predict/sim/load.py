@@ -11,7 +11,7 @@ requests), closed loop or open loop.
   simulation ends there: the cool-down requests still in flight change nothing
   measured and are not simulated to their end (nor written to the records).
 - Open loop: request i is sent at ``offsets_ns[i]`` after the phase starts and
-  latency starts at that scheduled time (``catalog.arrivals``, the schedule the
+  latency starts at that scheduled time (``workload.arrivals``, the schedule the
   harness sends by, so the same seed gives the same arrivals).
 
 A request reaches the engine ``request_overhead`` after it is sent. The

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from servescope.catalog.plan import plan
 from servescope.catalog.store import Catalog
+from servescope.workload.plan import plan
 
 
 def test_eval_plan_is_one_request_per_row_in_file_order_with_the_row() -> None:

@@ -178,8 +178,6 @@ def plan(workload: Workload, rows: list[DatasetRow], concurrency_override: list[
     p = workload.params
     warm = p.warmup_requests or 0
     if workload.kind == "eval":
-        from servescope.catalog.eval_plan import eval_points
-
         return eval_points(workload, rows, concurrency_override)
     if workload.kind == "image":
         raise ValueError(f"workload kind {workload.kind} has no serving plan")
@@ -202,3 +200,38 @@ def plan(workload: Workload, rows: list[DatasetRow], concurrency_override: list[
         return points
     levels = concurrency_override or [p.concurrency or 1]
     return [_simple_point(workload, picked, i, c, p.num_requests or 1, warm, 0) for i, c in enumerate(levels)]
+
+
+# --- eval: one request per dataset row, in file order. Rows are filtered by
+# ``params.dataset_categories`` and capped at ``num_requests``; each planned request
+# carries its whole row (the eval runner sends its messages and tools and scores
+# against its expected answer). Eval concurrency changes only the wall clock
+# (workloads.txt), so an override is one point per level.
+
+
+def eval_rows(workload: Workload, rows: list[DatasetRow]) -> list[DatasetRow]:
+    p = workload.params
+    picked = [r for r in rows if not p.dataset_categories or r.category in p.dataset_categories]
+    if not picked:
+        raise ValueError(f"workload {workload.id}: no row of dataset {workload.dataset_id} matches categories={p.dataset_categories}")
+    if p.shuffle:
+        picked = picked[:]
+        random.Random(p.seed or 0).shuffle(picked)
+    return picked[: p.num_requests or len(picked)]
+
+
+def eval_points(workload: Workload, rows: list[DatasetRow], concurrency_override: list[int] | None = None) -> list[PlannedPoint]:
+    chosen = eval_rows(workload, rows)
+    max_tokens = workload.params.output_tokens or DEFAULT_OUTPUT_TOKENS
+    points = []
+    for index, concurrency in enumerate(concurrency_override or [workload.params.concurrency or 1]):
+        point = PlannedPoint(index=index, concurrency=concurrency)
+        for i, row in enumerate(chosen):
+            point.requests.append(
+                PlannedRequest(
+                    request_id=f"p{index}-m{i:05d}", prompt=row.text, prompt_id=row.id, max_tokens=max_tokens,
+                    input_tokens_nominal=row.tokens_nominal, phase="measured", row=row,
+                )
+            )
+        points.append(point)
+    return points

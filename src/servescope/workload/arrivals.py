@@ -35,4 +35,5 @@ def arrival_offsets_ns(n: int, rate: float, arrival: Arrival = "poisson", shape:
     else:
         raise ValueError(f"unknown arrival pattern {arrival!r}")
     gaps[0] = 0.0
-    return np.rint(np.cumsum(gaps) * 1e9).astype(np.int64).tolist()
+    offsets: list[int] = np.rint(np.cumsum(gaps) * 1e9).astype(np.int64).tolist()
+    return offsets

@@ -42,7 +42,7 @@ The log: one entry per request (``recv_ns``, ``headers_ns``, ``token_ns[]``,
 as JSONL to ``truth-<worker>.jsonl`` as each request ends (several worker
 processes share one port with SO_REUSEPORT; each has its own file and memory).
 
-Run: ``python -m servescope.bench.truth.server --port 8000 --itl-ms 10`` or, in
+Run: ``python -m servescope.testing.truth.server --port 8000 --itl-ms 10`` or, in
 tests, ``with TruthServer(itl_ms=10) as srv: srv.base_url``.
 """
 
@@ -553,7 +553,7 @@ def _cli_options(a: argparse.Namespace) -> Options:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m servescope.bench.truth.server", description="Timing-truth OpenAI-compatible streaming server (loopback test tooling).")
+    p = argparse.ArgumentParser(prog="python -m servescope.testing.truth.server", description="Timing-truth OpenAI-compatible streaming server (loopback test tooling).")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=0, help="0 = any free port (printed as READY <port>)")
     p.add_argument("--workers", type=int, default=1, help="worker processes sharing the port with SO_REUSEPORT")
@@ -605,7 +605,7 @@ def _run_workers(a: argparse.Namespace, argv: list[str]) -> int:
     procs: list[subprocess.Popen[str]] = []
     try:
         for w in range(1, a.workers + 1):
-            cmd = [sys.executable, "-m", "servescope.bench.truth.server", *argv, "--port", str(port), "--worker-index", str(w)]
+            cmd = [sys.executable, "-m", "servescope.testing.truth.server", *argv, "--port", str(port), "--worker-index", str(w)]
             procs.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True))
         for p in procs:
             line = p.stdout.readline() if p.stdout else ""
@@ -685,7 +685,7 @@ class TruthServer:
 
     def command(self) -> list[str]:
         o = self.options
-        cmd = [sys.executable, "-m", "servescope.bench.truth.server", "--host", self.host, "--port", "0", "--workers", str(self.workers)]
+        cmd = [sys.executable, "-m", "servescope.testing.truth.server", "--host", self.host, "--port", "0", "--workers", str(self.workers)]
         cmd += ["--model", self.model, "--token-text", self.token_text]
         assert self.log_dir is not None
         cmd += ["--log-dir", str(self.log_dir)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from servescope.bench.recorder import RecordWriter, read_header, read_records
+from servescope.bench.records import RecordWriter, read_header, read_records
 from servescope.documents.record import RequestRecord
 
 

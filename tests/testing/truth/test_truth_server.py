@@ -16,9 +16,9 @@ import pytest
 
 from servescope.bench.client import make_session, send
 from servescope.bench.endpoint import Endpoint
-from servescope.bench.truth.errors import Pairing, abs_summary, schedule_lateness_ns
-from servescope.bench.truth.server import Options, TruthServer, context_overflow_body, read_log_dir
 from servescope.documents.record import RequestRecord
+from servescope.testing.truth.errors import Pairing, abs_summary, schedule_lateness_ns
+from servescope.testing.truth.server import Options, TruthServer, context_overflow_body, read_log_dir
 
 pytestmark = pytest.mark.integration
 

@@ -1,0 +1,488 @@
+"""The records format, in one place: the writer, the columnar index, the readers.
+
+Per-request records go to disk as each request ends.
+
+One JSON object per line, written and flushed to the OS the moment a request
+finishes; the first line is a run header (``{"header": {...}}``: the run spec of
+``bench.run_spec`` — what is being run, where, with which flags, load and SLOs)
+so the file describes itself, so ``kill -9`` at any moment loses no finished
+request and a partial run can still be summarised. After the last request of
+each point a ``{"point_done": {...}}`` line gives what only the end of a point
+knows (the achieved arrival rate, the engine's counters over the point); after
+the run, a ``{"tokenized": {...}}`` line may give input token counts found with
+the engine's ``/tokenize``. ``read_records`` tolerates a torn last line.
+
+Beside ``records.jsonl`` the writer keeps a columnar index (``index_paths``), so a
+million records summarise in a second instead of re-parsing gigabytes of JSON:
+
+- ``records.jsonl.rows.bin``: one fixed-size row (``ROW_DTYPE``) per request — where its
+  line sits in the JSONL file, its times, token counts and number of chunks;
+- ``records.jsonl.gaps.bin``: the gaps between consecutive chunks of every request
+  (int64 ns, concatenated) — the pooled ITL sample, ready to use.
+
+The JSONL file stays the record of truth: the index is written after the line,
+the reader checks it against the JSONL file and parses (as JSON) every part of
+the file the index does not cover, and every row that needs text (a failure
+message, a prompt id) — so a torn index, a missing one, or lines appended by
+another writer are never lost.
+
+Readers: ``read_records`` (RequestRecord objects, for tests and tools),
+``read_header`` / ``read_extra`` (one non-request line), and ``read_file`` /
+``read_columns`` (straight into metric columns, no object per request: a million
+records summarise in about a second, benchmarks/summarize_records.py). A request
+line that cannot be used (``unusable_reason``: unknown phase, bad timestamps, NaN
+token counts, ...) is counted by reason, never used and never dropped silently.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import struct
+from array import array
+from collections.abc import Iterator
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import numpy as np
+
+from servescope.analysis.metrics import Columns
+from servescope.documents.record import RequestRecord
+
+try:
+    from orjson import JSONDecodeError as _DecodeError
+    from orjson import loads as _loads
+except ImportError:  # pragma: no cover - orjson is a dependency; stdlib keeps working without it
+    from json import JSONDecodeError as _DecodeError  # type: ignore[assignment]
+    from json import loads as _loads  # type: ignore[assignment]
+
+HEADER_KEY = "header"
+POINT_DONE_KEY = "point_done"
+TOKENIZED_KEY = "tokenized"
+ROWS_SUFFIX = ".rows.bin"
+GAPS_SUFFIX = ".gaps.bin"
+
+# Little-endian, packed: 76 bytes a request.
+ROW_DTYPE = np.dtype(
+    [
+        ("offset", "<u8"),  # byte offset of the record's line in the JSONL file
+        ("length", "<u4"),  # its length in bytes, newline included
+        ("point", "<i4"),
+        ("phase", "u1"),  # 0 measured, 1 warmup
+        ("ok", "u1"),
+        ("source", "u1"),  # index into TOKEN_SOURCES
+        ("needs_json", "u1"),  # 1: read the line itself (failure text, prompt id to resolve, unknown source)
+        ("start_ns", "<i8"),
+        ("first_ns", "<i8"),  # NULL_I64 = no token
+        ("end_ns", "<i8"),  # NULL_I64 = never ended
+        ("input_tokens", "<i8"),  # NULL_I64 = unknown
+        ("output_tokens", "<i8"),
+        ("gap_start", "<u8"),  # index of its first chunk gap in the gaps file; it has n_chunks - 1 of them
+        ("n_chunks", "<u4"),
+        ("attempts", "<u4"),  # sends of the request (RequestRecord.attempts); 0 = not recorded (older files: padding)
+    ]
+)
+NULL_I64 = np.iinfo(np.int64).min
+TOKEN_SOURCES: tuple[str | None, ...] = (None, "server-usage", "tokenize-endpoint", "stream-count", "simulated", "mixed")
+_SOURCE_CODE = {s: i for i, s in enumerate(TOKEN_SOURCES)}
+_ROW_STRUCT = struct.Struct("<QIiBBBBqqqqqQII")  # the same layout as ROW_DTYPE, packed per request without numpy
+assert _ROW_STRUCT.size == ROW_DTYPE.itemsize
+
+
+def index_paths(records_path: Path) -> tuple[Path, Path]:
+    """(rows, gaps) index files of a records file."""
+    return records_path.with_name(records_path.name + ROWS_SUFFIX), records_path.with_name(records_path.name + GAPS_SUFFIX)
+
+
+def _last_byte(path: Path) -> bytes:
+    with path.open("rb") as fh:
+        fh.seek(-1, 2)
+        return fh.read(1)
+
+
+def _open_aligned(path: Path, unit: int) -> Any:
+    fh = path.open("ab")
+    size = fh.tell()
+    if size % unit:
+        fh.truncate(size - size % unit)
+        fh.seek(0, 2)
+    return fh
+
+
+def _i64(v: int | None) -> int:
+    return NULL_I64 if v is None else int(v)
+
+
+class RecordWriter:
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._fh = path.open("ab")
+        self._pos = self._fh.tell()
+        if self._pos and _last_byte(path) != b"\n":
+            self._write_line("\n")  # end a line torn by a killed writer, so ours stays whole
+        rows_path, gaps_path = index_paths(path)
+        # a killed writer may leave part of a row or gap: cut it, so what we append stays aligned
+        self._rows = _open_aligned(rows_path, ROW_DTYPE.itemsize)
+        self._gaps = _open_aligned(gaps_path, 8)
+        self._gap_pos = self._gaps.tell() // 8
+        self.count = 0
+
+    def write_header(self, header: dict[str, Any]) -> None:
+        self.write_extra(HEADER_KEY, header)
+
+    def write_point_done(self, point: int, achieved_rate: float | None, kv_utilization: float | None,
+                         prefix_cache_hit_rate: float | None, preemptions: int | None) -> None:
+        """The end of a point: what recovery cannot compute from the request lines."""
+        self.write_extra(POINT_DONE_KEY, {"point": point, "achieved_rate": achieved_rate, "kv_utilization": kv_utilization,
+                                          "prefix_cache_hit_rate": prefix_cache_hit_rate, "preemptions": preemptions})
+
+    def write_extra(self, key: str, payload: dict[str, Any]) -> None:
+        """A non-request line (``{"header": ...}``, ``{"tokenized": ...}``)."""
+        self._write_line(json.dumps({key: payload}, separators=(",", ":")) + "\n")
+
+    def _write_line(self, line: str) -> tuple[int, int]:
+        data = line.encode("utf-8")
+        self._fh.write(data)
+        self._fh.flush()
+        offset = self._pos
+        self._pos += len(data)
+        return offset, len(data)
+
+    def write(self, record: RequestRecord) -> None:
+        offset, length = self._write_line(record.to_json() + "\n")
+        source = _SOURCE_CODE.get(record.token_count_source, 255)
+        needs_json = (not record.ok) or source == 255 or (record.input_tokens is None and record.prompt_id is not None)
+        chunks = record.chunk_ns
+        row = _ROW_STRUCT.pack(offset, length, -1 if record.point is None else record.point, 0 if record.phase == "measured" else 1,
+                  int(bool(record.ok)), source if source != 255 else 0, int(needs_json), int(record.start_ns or 0),
+                  _i64(record.first_token_ns), _i64(record.end_ns), _i64(record.input_tokens), _i64(record.output_tokens),
+                  self._gap_pos, len(chunks), min(record.attempts or 0, 0xFFFFFFFF))
+        # gaps first, then the row that counts them: a row on disk always has its gaps
+        if len(chunks) > 1:
+            self._gaps.write(array("q", [b - a for a, b in itertools.pairwise(chunks)]).tobytes())
+            self._gaps.flush()
+            self._gap_pos += len(chunks) - 1
+        self._rows.write(row)
+        self._rows.flush()
+        self.count += 1
+
+    def close(self) -> None:
+        for fh in (self._fh, self._rows, self._gaps):
+            if not fh.closed:
+                fh.close()
+
+    def __enter__(self) -> RecordWriter:
+        return self
+
+    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+
+_INT64_MAX = (1 << 63) - 1
+
+
+def _is_time(v: Any) -> bool:
+    return type(v) is int and 0 <= v <= _INT64_MAX
+
+
+def unusable_reason(d: dict[str, Any]) -> str | None:
+    """Why a request line cannot be used (one reason), or None. Our writer never
+    writes such a line; another writer, an edit or a damaged disk can."""
+    if d.get("phase", "measured") not in ("measured", "warmup"):
+        return "unknown-phase"
+    if not _is_time(d.get("start_ns", 0)) or any(d.get(k) is not None and not _is_time(d[k]) for k in ("first_token_ns", "end_ns")):
+        return "bad-timestamp"
+    chunks = d.get("chunk_ns")
+    if chunks is not None and not (isinstance(chunks, list) and all(_is_time(c) for c in chunks)):
+        return "bad-timestamp"
+    for k in ("input_tokens", "output_tokens"):
+        v = d.get(k)
+        if v is None or (type(v) is int and 0 <= v <= _INT64_MAX):
+            continue
+        return "nan-token-count" if isinstance(v, float) and math.isnan(v) else "bad-token-count"
+    p = d.get("point")
+    if p is not None and not (type(p) is int and 0 <= p < 1 << 31):
+        return "bad-point"
+    a = d.get("attempts")
+    if a is not None and not (type(a) is int and 1 <= a <= 0xFFFFFFFF):
+        return "bad-attempts"
+    return None
+
+
+def read_records(path: Path, dropped: dict[str, int] | None = None) -> Iterator[RequestRecord]:
+    """Records of a (possibly partial) run; a torn final line is skipped, and so is
+    a line that cannot be used (``unusable_reason``), counted in ``dropped``."""
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # the line being written when the process died
+            if isinstance(data, dict) and "request_id" in data:
+                reason = unusable_reason(data)
+                if reason is None:
+                    yield RequestRecord.from_dict(data)
+                elif dropped is not None:
+                    dropped[reason] = dropped.get(reason, 0) + 1
+
+
+def read_extra(path: Path, key: str) -> dict[str, Any] | None:
+    """The last ``{key: ...}`` line of a records file (e.g. ``tokenized``)."""
+    found = None
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            if line.startswith(f'{{"{key}":'):
+                try:
+                    found = json.loads(line)[key]
+                except (json.JSONDecodeError, KeyError):
+                    continue
+    return found if isinstance(found, dict) else None
+
+
+def read_header(path: Path) -> dict[str, Any] | None:
+    """The run header of a records file, if its first line is one."""
+    with path.open(encoding="utf-8") as fh:
+        first = fh.readline()
+    try:
+        data = json.loads(first)
+    except json.JSONDecodeError:
+        return None
+    header = data.get("header") if isinstance(data, dict) else None
+    return header if isinstance(header, dict) else None
+
+
+class _LineReader:
+    """The JSON path: what a records line says, appended to list columns. Used for
+    every part of the file the columnar index does not cover and for every row
+    that needs its text (failures, prompt ids to resolve)."""
+
+    def __init__(self) -> None:
+        self.header: dict[str, Any] | None = None
+        self.tokenized: dict[str, int] = {}
+        self.points_done: dict[int, dict[str, Any]] = {}
+        self.dropped: dict[str, int] = {}  # request lines that cannot be used, by reason
+        self.points: dict[int, Columns] = {}
+        self.missing_input: list[tuple[int, int, str]] = []  # (point, row, prompt id) of completed rows without a count
+        self.first_start: int | None = None
+        self.last_end = 0
+
+    def span(self, fh: Any, begin: int, stop: int, block: int = 8 << 20) -> None:
+        """Every line in bytes [begin, stop) of the file, read a block at a time."""
+        fh.seek(begin)
+        rest = b""
+        while begin < stop:
+            data = rest + fh.read(min(block, stop - begin))
+            begin += len(data) - len(rest)
+            cut = data.rfind(b"\n") + 1 if begin < stop else len(data)
+            for line in data[:cut].split(b"\n"):
+                if line.strip():
+                    self.line(line)
+            rest = data[cut:]
+            if not data:
+                break
+
+    def line(self, line: bytes) -> None:
+        nan = math.nan
+        try:
+            d = _loads(line)
+        except _DecodeError:
+            d = _stdlib_or_none(line)  # NaN is what Python's json writes for a float NaN; orjson refuses it
+            if d is None:
+                return  # the line being written when the process died
+        if not isinstance(d, dict):
+            return
+        if "request_id" not in d:
+            if HEADER_KEY in d and self.header is None:
+                self.header = d[HEADER_KEY]
+            elif TOKENIZED_KEY in d:
+                self.tokenized = dict((d[TOKENIZED_KEY] or {}).get("input_tokens") or {})
+            elif POINT_DONE_KEY in d and isinstance(d[POINT_DONE_KEY], dict) and isinstance(d[POINT_DONE_KEY].get("point"), int):
+                self.points_done[d[POINT_DONE_KEY]["point"]] = d[POINT_DONE_KEY]
+            return
+        reason = unusable_reason(d)
+        if reason is not None:
+            self.dropped[reason] = self.dropped.get(reason, 0) + 1
+            return
+        start = d.get("start_ns") or 0
+        end = d.get("end_ns")
+        self.first_start = start if self.first_start is None else min(self.first_start, start)
+        if end is not None and end > self.last_end:
+            self.last_end = end
+        if d.get("phase") != "measured":
+            return
+        idx = d.get("point") or 0
+        c = self.points.get(idx)
+        if c is None:
+            c = self.points[idx] = Columns()
+        ok = bool(d.get("ok"))
+        c.ok.append(ok)
+        c.start_ns.append(start)
+        ft = d.get("first_token_ns")
+        c.first_ns.append(nan if ft is None else ft)
+        c.end_ns.append(nan if end is None else end)
+        it = d.get("input_tokens")
+        ot = d.get("output_tokens")
+        c.input_tokens.append(nan if it is None else it)
+        c.output_tokens.append(nan if ot is None else ot)
+        attempts = d.get("attempts")
+        if attempts is not None:
+            c.resends = (c.resends or 0) + max(0, attempts - 1)
+            c.resent_requests = (c.resent_requests or 0) + (attempts > 1)
+        if ok:
+            chunks = d.get("chunk_ns")
+            if chunks:
+                c.chunk_flat.extend(chunks)
+                c.chunk_len.append(len(chunks))
+            src = d.get("token_count_source")
+            if src:
+                c.sources.add(src)
+            if it is None and d.get("prompt_id"):
+                self.missing_input.append((idx, len(c.ok) - 1, d["prompt_id"]))
+        else:
+            c.failed.append((d.get("stage") or "stream", d.get("category") or "other", d.get("error") or "",
+                             d["request_id"], d.get("http_status")))
+
+
+def _stdlib_or_none(line: bytes) -> Any:
+    try:
+        return json.loads(line)
+    except ValueError:
+        return None
+
+
+def _read_index(records_path: Path, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of the columnar index that agree with the JSONL file, and the chunk
+    gaps; empty when there is no index or it does not match the file."""
+    rows_path, gaps_path = index_paths(records_path)
+    empty = (np.zeros(0, dtype=ROW_DTYPE), np.zeros(0, dtype=np.int64))
+    if not rows_path.is_file() or not gaps_path.is_file():
+        return empty
+    raw = rows_path.read_bytes()
+    rows = np.frombuffer(raw[: len(raw) - len(raw) % ROW_DTYPE.itemsize], dtype=ROW_DTYPE)
+    n_gap_values = gaps_path.stat().st_size // 8
+    # mapped, not read: a contiguous run's gaps are then used in place, read once by the ITL formula
+    gaps = np.memmap(gaps_path, dtype="<i8", mode="r", shape=(n_gap_values,)) if n_gap_values else np.zeros(0, dtype=np.int64)
+    if not rows.size:
+        return empty
+    ends = rows["offset"] + rows["length"]
+    n_gaps = np.maximum(rows["n_chunks"].astype(np.int64) - 1, 0)
+    fits = (ends <= size) & (rows["gap_start"].astype(np.int64) + n_gaps <= gaps.size)
+    keep = int(np.argmin(fits)) if not fits.all() else rows.size  # the prefix a killed writer left whole
+    rows = rows[:keep]
+    if not rows.size or np.any(rows["offset"][1:] < ends[: keep - 1]):
+        return empty
+    with records_path.open("rb") as fh:  # spot-check both ends: the lines are where the index says
+        for r in (rows[0], rows[-1]):
+            fh.seek(int(r["offset"]))
+            line = fh.read(int(r["length"]))
+            if not (line.startswith(b'{"request_id":') and line.endswith(b"\n")):
+                return empty
+    return rows, gaps
+
+
+def _indexed_columns(rows: np.ndarray, gaps: np.ndarray) -> dict[int, Columns]:
+    """Measured columns per point straight from index rows that need no JSON."""
+    out: dict[int, Columns] = {}
+    usable = (rows["needs_json"] == 0) & (rows["phase"] == 0)
+    if not usable.any():
+        return out
+    point = np.where(rows["point"] < 0, 0, rows["point"])
+    used = point[usable]
+    # one point (a serving run) is the common case: no sort of a million ids for it
+    indices = [int(used[0])] if used.min() == used.max() else np.unique(used).tolist()
+    for idx in indices:
+        sel = usable & (point == idx)
+        every = bool(sel.all())
+
+        def col(name: str, sel: np.ndarray = sel, every: bool = every) -> np.ndarray:
+            return rows[name] if every else rows[name][sel]
+
+        ok = col("ok").astype(bool)
+        c = Columns(
+            ok=ok,
+            start_ns=col("start_ns"),
+            first_ns=_nullable(col("first_ns")),
+            end_ns=_nullable(col("end_ns")),
+            input_tokens=_nullable(col("input_tokens")),
+            output_tokens=_nullable(col("output_tokens")),
+        )
+        n_chunks = col("n_chunks")
+        has_gaps = ok & (n_chunks > 1)
+        if has_gaps.any():
+            starts = col("gap_start")[has_gaps].astype(np.int64)
+            lens = n_chunks[has_gaps].astype(np.int64) - 1
+            if np.array_equal(starts[1:], starts[:-1] + lens[:-1]):  # contiguous: one slice, no gather
+                c.itl_gaps_ns = gaps[starts[0]: starts[-1] + lens[-1]]
+            else:
+                offsets = np.repeat(starts - (np.cumsum(lens) - lens), lens)
+                c.itl_gaps_ns = gaps[offsets + np.arange(offsets.size)]
+        attempts = col("attempts").astype(np.int64)
+        known = attempts > 0
+        if known.any():
+            c.resends = int((attempts[known] - 1).sum())
+            c.resent_requests = int((attempts[known] > 1).sum())
+        codes = np.flatnonzero(np.bincount(col("source")[ok], minlength=1)).tolist()
+        c.sources = {s for s in (TOKEN_SOURCES[k] for k in codes if k < len(TOKEN_SOURCES)) if s}
+        out[idx] = c
+    return out
+
+
+def _nullable(col: np.ndarray) -> np.ndarray:
+    out = col.astype(np.float64)
+    out[col == NULL_I64] = np.nan
+    return out
+
+
+def read_columns(records_path: Path) -> tuple[dict[str, Any] | None, dict[int, Columns], float]:
+    """(header, measured columns per point, wall seconds) of a records file.
+
+    Rows of the columnar index are read as arrays; everything else (the header, the
+    tokenized line, any line the index does not cover, failed requests) as JSON."""
+    reader, points, wall = read_file(records_path)
+    return reader.header, points, wall
+
+
+def read_file(records_path: Path) -> tuple[_LineReader, dict[int, Columns], float]:
+    """Everything a records file says: its reader (header, point_done and tokenized
+    lines, dropped lines by reason), measured columns per point, and wall seconds."""
+    size = records_path.stat().st_size
+    rows, gaps = _read_index(records_path, size)
+    reader = _LineReader()
+    slow = rows[rows["needs_json"] != 0]
+    # JSON work in file order: the gaps between indexed lines, and indexed lines that need their text
+    spans: list[tuple[int, int]] = [(int(o), int(o + n)) for o, n in zip(slow["offset"], slow["length"], strict=True)]
+    if rows.size:
+        offsets = rows["offset"].astype(np.int64)
+        line_gap_starts = np.concatenate(([0], offsets + rows["length"]))
+        line_gap_ends = np.concatenate((offsets, [size]))
+        uncovered = line_gap_ends > line_gap_starts
+        spans += list(zip(line_gap_starts[uncovered].tolist(), line_gap_ends[uncovered].tolist(), strict=True))
+    else:
+        spans.append((0, size))
+    with records_path.open("rb") as fh:
+        for begin, stop in sorted(spans):
+            reader.span(fh, begin, stop)
+    points = reader.points
+    for idx, row, prompt_id in reader.missing_input:  # before merging: rows index the JSON columns
+        if prompt_id in reader.tokenized:
+            points[idx].input_tokens[row] = float(reader.tokenized[prompt_id])
+            points[idx].sources.add("tokenize-endpoint")
+    for idx, cols in _indexed_columns(rows, gaps).items():
+        if idx in points:
+            cols.extend(points[idx])  # indexed rows first, then the JSON ones; order does not change a metric
+        points[idx] = cols
+    first_start = reader.first_start
+    last_end = reader.last_end
+    if rows.size:
+        fs = int(rows["start_ns"].min())
+        first_start = fs if first_start is None else min(first_start, fs)
+        ended = rows["end_ns"][rows["end_ns"] != NULL_I64]
+        if ended.size:
+            last_end = max(last_end, int(ended.max()))
+    wall = (last_end - first_start) / 1e9 if first_start is not None and last_end > first_start else 0.0
+    return reader, points, wall

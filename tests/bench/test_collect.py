@@ -1,0 +1,86 @@
+"""summarize's gathering: a bad records file is reported by name and the rest goes
+on; every record that cannot be used is counted by reason; partial runs are marked."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from servescope.bench.collect import collect_results
+from servescope.bench.records import RecordWriter
+from servescope.documents.record import RequestRecord
+from tests.bench.test_recover import HEADER, _ok
+
+
+def _run_dir(root: Path, name: str, extra_lines: list[str] = (), n_ok: int = 3, header: dict | None = None) -> Path:  # type: ignore[assignment]
+    path = root / name / "records.jsonl"
+    with RecordWriter(path) as w:
+        w.write_header({**(header or HEADER), "run_id": name})
+        for i in range(n_ok):
+            w.write(_ok(i))
+    with path.open("a", encoding="utf-8") as fh:  # lines no writer of ours makes: appended by hand, outside the index
+        for line in extra_lines:
+            fh.write(line + "\n")
+    return path
+
+
+def _line(**fields: object) -> str:
+    base = RequestRecord(request_id="x", point=0, start_ns=100, first_token_ns=103, end_ns=109, chunk_ns=[103, 109],
+                         input_tokens=5, output_tokens=2)
+    data = json.loads(base.to_json())
+    data.update(fields)
+    return json.dumps(data)  # allow_nan: NaN as Python writes it
+
+
+def test_bad_records_are_counted_by_reason_and_the_rest_is_used(tmp_path: Path) -> None:
+    _run_dir(tmp_path, "a", [
+        _line(request_id="n1", input_tokens=float("nan")),
+        _line(request_id="n2", output_tokens=float("nan")),
+        _line(request_id="p", phase="cooldown"),
+        _line(request_id="t1", start_ns="soon"),
+        _line(request_id="t2", end_ns=10**30),
+        _line(request_id="t3", start_ns=1e300),
+        _line(request_id="good"),
+    ])
+    found = collect_results([tmp_path])
+    assert found.problems == []
+    [result] = found.results
+    assert result.metrics.total_requests == 4  # three from the writer, one good hand-written line
+    [(path, dropped)] = found.dropped.items()
+    assert path.name == "records.jsonl"
+    assert dropped == {"nan-token-count": 2, "unknown-phase": 1, "bad-timestamp": 3}
+
+
+def test_a_bad_records_file_is_named_and_the_others_are_summarized(tmp_path: Path) -> None:
+    _run_dir(tmp_path, "good")
+    bad = _run_dir(tmp_path, "bad", header={**HEADER, "resolved_params": "not a mapping"})
+    found = collect_results([tmp_path])
+    assert [r.run_id for r in found.results] == ["good"]
+    [problem] = found.problems
+    assert problem.startswith(str(bad)) and "resolved_params" in problem
+
+
+def test_summarize_cli_marks_partial_runs_and_reports_drops(tmp_path: Path) -> None:
+    _run_dir(tmp_path / "runs", "a", [_line(request_id="p", phase="cooldown"), _line(request_id="t", start_ns="x")])
+    _run_dir(tmp_path / "runs", "b", header={**HEADER, "resolved_params": []})
+    proc = subprocess.run([sys.executable, "-m", "servescope", "summarize", "--in", str(tmp_path / "runs"),
+                           "--out", str(tmp_path / "out")], capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert f"{tmp_path / 'runs' / 'b' / 'records.jsonl'}: " in proc.stderr
+    assert "2 record(s) dropped: 1 bad-timestamp, 1 unknown-phase" in proc.stdout
+    md = (tmp_path / "out" / "summary.md").read_text()
+    assert "## Partial runs" in md and "| a |" in md and "bad-timestamp: 1, unknown-phase: 1" in md
+    v03 = (tmp_path / "out" / "summary_v0.3.csv").read_text().splitlines()
+    header = v03[0].split(",")
+    assert v03[1].split(",")[header.index("n_partial")] == "1"
+
+
+def test_summarize_and_recovery_import_no_http_client() -> None:
+    code = ("import sys, servescope.bench.collect, servescope.bench.recover, servescope.analysis.summarize; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('aiohttp', 'servescope') "
+            "and (m.startswith('aiohttp') or m in ('servescope.bench.client', 'servescope.bench.execute'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60).stdout
+    assert out.strip() == "[]"
