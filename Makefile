@@ -41,9 +41,10 @@ demo: $(VENV)/.installed
 browser:
 	@scripts/ensure-chromium.sh
 
-# Lint and type-check first (both configured in pyproject.toml): a finding fails the target.
+# Lint, format check and type-check first (configured in pyproject.toml): a finding fails the target.
 test: $(VENV)/.installed-dev browser
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
 

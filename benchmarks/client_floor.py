@@ -101,7 +101,18 @@ def main(argv: list[str] | None = None) -> int:
             for loop in loops:
                 for kind in ("servescope", "bare"):
                     if kind == "servescope":
-                        spec = {"url": srv.base_url, "concurrency": conc, "requests": n, "warmup": 0, "max_tokens": tokens, "id_prefix": f"f{rep}{loop}", "out": f"/tmp/client-floor-{os.getpid()}.jsonl", "timeout_s": 60, "time_limit_s": 120, "loop": loop}
+                        spec = {
+                            "url": srv.base_url,
+                            "concurrency": conc,
+                            "requests": n,
+                            "warmup": 0,
+                            "max_tokens": tokens,
+                            "id_prefix": f"f{rep}{loop}",
+                            "out": f"/tmp/client-floor-{os.getpid()}.jsonl",
+                            "timeout_s": 60,
+                            "time_limit_s": 120,
+                            "loop": loop,
+                        }
                         cmd = [sys.executable, str(HERE / "client_timing.py"), "--client-spec", json.dumps(spec)]
                     else:
                         spec = {"port": srv.port, "concurrency": conc, "requests": n, "max_tokens": tokens, "loop": loop}
@@ -114,7 +125,9 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{kind:10} {loop:7} {us:6.1f} us CPU per token", flush=True)
     summary = {k: {"runs_us": v, "mean_us": sum(v) / len(v)} for k, v in res.items()}
     a.out.parent.mkdir(parents=True, exist_ok=True)
-    a.out.write_text(json.dumps({"load": {"streams": conc, "requests": n, "tokens": tokens, "itl_ms": 25, "jitter_ms": 12.5}, "cpu_us_per_token": summary}, indent=1) + "\n")
+    a.out.write_text(
+        json.dumps({"load": {"streams": conc, "requests": n, "tokens": tokens, "itl_ms": 25, "jitter_ms": 12.5}, "cpu_us_per_token": summary}, indent=1) + "\n"
+    )
     for k, v in summary.items():
         print(f"{k:20} mean {v['mean_us']:6.1f} us/token  {v['runs_us']}")
     return 0

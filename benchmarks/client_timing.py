@@ -233,7 +233,15 @@ def client_main(spec: dict[str, Any]) -> int:
             ru1, w1 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter_ns()
         await session.close()
         cpu = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
-        return {"t0_ns": t0, "load_start_ns": w0, "load_end_ns": w1, "cpu_s": cpu, "user_s": ru1.ru_utime - ru0.ru_utime, "sys_s": ru1.ru_stime - ru0.ru_stime, "timed_out": timed_out}
+        return {
+            "t0_ns": t0,
+            "load_start_ns": w0,
+            "load_end_ns": w1,
+            "cpu_s": cpu,
+            "user_s": ru1.ru_utime - ru0.ru_utime,
+            "sys_s": ru1.ru_stime - ru0.ru_stime,
+            "timed_out": timed_out,
+        }
 
     if spec.get("loop") == "uvloop":
         import uvloop  # optional: an experiment, not what servescope ships
@@ -351,7 +359,16 @@ def _server_side(out: Outcome, log: dict[str, dict[str, Any]], ids: list[str], s
     out.extra["window_ns"] = [first, last]
 
 
-def run_servescope(srv: TruthServer, lv: Level, tag: str, work: Path, server_cpu: TreeCpu | None, profile: Path | None = None, loop: str = "asyncio", uvloop_path: str | None = None) -> Outcome:
+def run_servescope(
+    srv: TruthServer,
+    lv: Level,
+    tag: str,
+    work: Path,
+    server_cpu: TreeCpu | None,
+    profile: Path | None = None,
+    loop: str = "asyncio",
+    uvloop_path: str | None = None,
+) -> Outcome:
     out_path = work / f"{tag}-servescope-{loop}.jsonl"
     spec = {
         "url": srv.base_url,
@@ -423,7 +440,9 @@ def _content_of(packet_value: str) -> bool:
     return bool(d.get("content") or c0.get("text"))
 
 
-def run_aiperf(aiperf_bin: str, tokenizer: Path, srv: TruthServer, lv: Level, tag: str, work: Path, server_cpu: TreeCpu | None, export_level: str = "raw") -> Outcome:
+def run_aiperf(
+    aiperf_bin: str, tokenizer: Path, srv: TruthServer, lv: Level, tag: str, work: Path, server_cpu: TreeCpu | None, export_level: str = "raw"
+) -> Outcome:
     art = work / f"{tag}-aiperf"
     shutil.rmtree(art, ignore_errors=True)
     limit = max(60.0, 4 * lv.expected_s() + 90)
@@ -471,7 +490,9 @@ def run_aiperf(aiperf_bin: str, tokenizer: Path, srv: TruthServer, lv: Level, ta
                 o.failed += 1
                 o.failures[str(d.get("status"))] = o.failures.get(str(d.get("status")), 0) + 1
                 continue
-            stamps = [r["perf_ns"] for r in d.get("responses", []) if any(p.get("name") == "data" and _content_of(p.get("value", "")) for p in r.get("packets", []))]
+            stamps = [
+                r["perf_ns"] for r in d.get("responses", []) if any(p.get("name") == "data" and _content_of(p.get("value", "")) for p in r.get("packets", []))
+            ]
             o.ok += 1
             ids.append(rid)
             pairing.add(rid, stamps, log.get(rid))
@@ -582,7 +603,11 @@ def measure(lv: Level, work: Path, tag: str, fn: Any, workers: int) -> Outcome:
             break
     best = min(attempts, key=lambda o: o.extra.get("other_load_cores") or 0.0)
     best.extra["attempts"] = [
-        {"other_load_cores": a.extra.get("other_load_cores"), "ttft_p50_ms": (a.pairing.summary()["ttft_abs_error_ms"] or {}).get("p50"), "itl_p50_ms": (a.pairing.summary()["itl_abs_error_ms"] or {}).get("p50")}
+        {
+            "other_load_cores": a.extra.get("other_load_cores"),
+            "ttft_p50_ms": (a.pairing.summary()["ttft_abs_error_ms"] or {}).get("p50"),
+            "itl_p50_ms": (a.pairing.summary()["itl_abs_error_ms"] or {}).get("p50"),
+        }
         for a in attempts
     ]
     return best
@@ -612,7 +637,13 @@ def search(client: str, run_fn: Any, levels: list[Level], work: Path, workers: i
                 c = (lv.concurrency + levels[k - 1].concurrency) // 2
                 step(f"{k}-mid", Level(c, lv.itl_ms, lv.tokens, max(3 * c, 96), c, ttft_ms=lv.ttft_ms, jitter_ms=lv.jitter_ms, tokens_sd=lv.tokens_sd))
             break
-    return {"threshold_ms": threshold_ms, "steps": steps, "best": best, "sustained_tok_s": best["through_tok_s"] if best else None, "sustained_at_streams": best["concurrency"] if best else None}
+    return {
+        "threshold_ms": threshold_ms,
+        "steps": steps,
+        "best": best,
+        "sustained_tok_s": best["through_tok_s"] if best else None,
+        "sustained_at_streams": best["concurrency"] if best else None,
+    }
 
 
 def _has_uvloop(path: str) -> bool:
@@ -629,13 +660,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--aiperf-bin", default="/tmp/aiperf-venv/bin/aiperf")
     ap.add_argument("--levels", default="1,64,256,1024")
     ap.add_argument("--search-streams", default="16,32,64,128,192,256,384,512", help="concurrent streams per search step (ITL 10 ms each)")
-    ap.add_argument("--uvloop-path", default=None, help="a folder holding the uvloop package: adds a 'servescope+uvloop' client (an experiment; servescope ships the asyncio loop)")
+    ap.add_argument(
+        "--uvloop-path",
+        default=None,
+        help="a folder holding the uvloop package: adds a 'servescope+uvloop' client (an experiment; servescope ships the asyncio loop)",
+    )
     ap.add_argument("--server-workers", type=int, default=1)
     ap.add_argument("--out", type=Path, default=RESULTS)
     ap.add_argument("--profile", type=Path, default=None, help="cProfile servescope's client at the largest level into this file")
     ap.add_argument("--work", type=Path, default=None, help="keep records, logs and aiperf artifacts here (default: a temporary folder)")
-    ap.add_argument("--wait-quiet", type=float, default=120.0, help="before each run wait up to this many seconds for the machine to be idle (< 0.3 busy cores); 0 = don't")
-    ap.add_argument("--retries", type=int, default=2, help="re-run a measurement (at most this often) when other processes took > --max-other-load cores during it")
+    ap.add_argument(
+        "--wait-quiet", type=float, default=120.0, help="before each run wait up to this many seconds for the machine to be idle (< 0.3 busy cores); 0 = don't"
+    )
+    ap.add_argument(
+        "--retries", type=int, default=2, help="re-run a measurement (at most this often) when other processes took > --max-other-load cores during it"
+    )
     ap.add_argument("--max-other-load", type=float, default=0.25)
     a = ap.parse_args(argv)
     if a.client_spec:
@@ -646,7 +685,10 @@ def main(argv: list[str] | None = None) -> int:
     raise_nofile_limit()
     use_aiperf = not a.skip_aiperf
     if use_aiperf and not Path(a.aiperf_bin).exists():
-        print(f"aiperf not found at {a.aiperf_bin}; create it with: python3 -m venv /tmp/aiperf-venv && /tmp/aiperf-venv/bin/pip install aiperf  (or pass --skip-aiperf)", file=sys.stderr)
+        print(
+            f"aiperf not found at {a.aiperf_bin}; create it with: python3 -m venv /tmp/aiperf-venv && /tmp/aiperf-venv/bin/pip install aiperf  (or pass --skip-aiperf)",
+            file=sys.stderr,
+        )
         return 2
     tmp = None
     if a.work:

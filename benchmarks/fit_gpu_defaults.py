@@ -54,8 +54,13 @@ TRT_FIT = ("memory_bw_eff", "gemm_eff", "layer_overhead_s", "eager_layer_s")
 #: The values the step model had before any fit (engineering defaults, see calibration.FACTOR_DOCS;
 #: the host floor of prefill iterations was not modelled: 0).
 A_PRIORI = Calibration(memory_bw_eff=0.85, gemm_eff=0.70, layer_overhead_s=2e-6, request_overhead_s=1e-3, eager_layer_s=0.0)
-BOUNDS = {"memory_bw_eff": (0.3, 1.0), "gemm_eff": (0.1, 1.0), "layer_overhead_s": (1e-7, 5e-4), "request_overhead_s": (1e-4, 0.2),
-          "eager_layer_s": (1e-6, 4e-3)}
+BOUNDS = {
+    "memory_bw_eff": (0.3, 1.0),
+    "gemm_eff": (0.1, 1.0),
+    "layer_overhead_s": (1e-7, 5e-4),
+    "request_overhead_s": (1e-4, 0.2),
+    "eager_layer_s": (1e-6, 4e-3),
+}
 #: Where a factor whose prior is 0 starts the (log-space) search.
 START = {"eager_layer_s": 2.5e-4}
 OUT = Path(__file__).parent / "results" / "fit_gpu_defaults.json"
@@ -107,9 +112,9 @@ def log_mape(errs: dict[str, list[float]]) -> dict[str, float]:
     return {m: round(100 * float(np.mean([abs(math.exp(e) - 1) for e in v])), 2) for m, v in errs.items() if v}
 
 
-def fit_factors(train: list[Prepared], cat: Catalog, fit_names: tuple[str, ...], base: Calibration,
-                max_evaluations: int = 60) -> tuple[Calibration, int]:
+def fit_factors(train: list[Prepared], cat: Catalog, fit_names: tuple[str, ...], base: Calibration, max_evaluations: int = 60) -> tuple[Calibration, int]:
     """Least squares in log space over ``fit_names`` (bounded by ``BOUNDS``), from ``base``."""
+
     def with_x(x: np.ndarray) -> Calibration:
         return base.with_factors({f: math.exp(v) for f, v in zip(fit_names, x, strict=True)})
 

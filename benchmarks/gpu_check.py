@@ -82,16 +82,50 @@ class Plan:
     reps: int
 
 
-LLAMA_31_8B = {"hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
-               "head_dim": 128, "intermediate_size": 14336, "vocab_size": 128256}
-TINY_LLAMA = {"hidden_size": 128, "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2,
-              "head_dim": 32, "intermediate_size": 384, "vocab_size": 2048}
-FULL = Plan("cuda", "bf16", "llama-3.1-8b", "h200", LLAMA_31_8B,
-            gemm=((4096, 4096, 4096), (8192, 8192, 8192)) + tuple((m, k, k) for k in (4096, 8192) for m in (16, 256, 2048)),
-            copy_mib=2048, prefill=((1, 512), (1, 2048), (4, 2048), (1, 8192)),
-            decode=tuple((b, ctx) for ctx in (512, 4096) for b in (1, 16, 64)), warmup=3, reps=10)
-SMOKE = Plan("cpu", "fp32", "servescope-tiny-llama", "generic-cpu", TINY_LLAMA, gemm=((256, 256, 256), (16, 128, 128)),
-             copy_mib=16, prefill=((1, 16), (2, 32)), decode=((1, 16), (4, 64)), warmup=1, reps=3)
+LLAMA_31_8B = {
+    "hidden_size": 4096,
+    "num_hidden_layers": 32,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "head_dim": 128,
+    "intermediate_size": 14336,
+    "vocab_size": 128256,
+}
+TINY_LLAMA = {
+    "hidden_size": 128,
+    "num_hidden_layers": 4,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "head_dim": 32,
+    "intermediate_size": 384,
+    "vocab_size": 2048,
+}
+FULL = Plan(
+    "cuda",
+    "bf16",
+    "llama-3.1-8b",
+    "h200",
+    LLAMA_31_8B,
+    gemm=((4096, 4096, 4096), (8192, 8192, 8192)) + tuple((m, k, k) for k in (4096, 8192) for m in (16, 256, 2048)),
+    copy_mib=2048,
+    prefill=((1, 512), (1, 2048), (4, 2048), (1, 8192)),
+    decode=tuple((b, ctx) for ctx in (512, 4096) for b in (1, 16, 64)),
+    warmup=3,
+    reps=10,
+)
+SMOKE = Plan(
+    "cpu",
+    "fp32",
+    "servescope-tiny-llama",
+    "generic-cpu",
+    TINY_LLAMA,
+    gemm=((256, 256, 256), (16, 128, 128)),
+    copy_mib=16,
+    prefill=((1, 16), (2, 32)),
+    decode=((1, 16), (4, 64)),
+    warmup=1,
+    reps=3,
+)
 TORCH_DTYPES = {"bf16": torch.bfloat16, "fp32": torch.float32}
 # Calibration factors a bare forward pass does not pay: an engine's scheduling and host launch costs.
 ENGINE_OVERHEADS = ("step_overhead_s", "layer_overhead_s", "token_overhead_s", "output_token_overhead_s", "eager_layer_s")
@@ -144,6 +178,7 @@ def device_ms(plan: Plan, fn: Callable[[], object]) -> Row:
         events = [e for e in prof.key_averages() if e.device_type != DeviceType.CPU]
         name = "self_device_time_total" if hasattr(events[0], "self_device_time_total") else "self_cuda_time_total"
         return {"device_ms": sum(float(getattr(e, name)) for e in events) / 1e3}
+
     return attempt(profiled)
 
 
@@ -171,14 +206,16 @@ def copy_ceiling(plan: Plan) -> Row:
     dst = torch.empty_like(src)
     s = median_s(plan, lambda: dst.copy_(src))
     r = median_s(plan, lambda: src.view(torch.float32).sum())
-    return {"bytes": nbytes, "copy_ms": s * 1e3, "copy_rw_gb_s": 2 * nbytes / s / 1e9, "copy_read_gb_s": nbytes / s / 1e9,
-            "read_stream_gb_s": nbytes / r / 1e9}
+    return {"bytes": nbytes, "copy_ms": s * 1e3, "copy_rw_gb_s": 2 * nbytes / s / 1e9, "copy_read_gb_s": nbytes / s / 1e9, "read_stream_gb_s": nbytes / r / 1e9}
 
 
 def measure_ceilings(plan: Plan) -> Row:
     with torch.inference_mode():  # each attempt's lambda runs at once: the loop variables are current
-        rows = [{"dtype": d, "shape": [m, k, n]} | attempt(lambda: gemm(plan, m, k, n, d))  # noqa: B023
-                for d in (plan.dtype, "fp8") for m, k, n in plan.gemm]
+        rows = [
+            {"dtype": d, "shape": [m, k, n]} | attempt(lambda: gemm(plan, m, k, n, d))  # noqa: B023
+            for d in (plan.dtype, "fp8")
+            for m, k, n in plan.gemm
+        ]
         return {"gemm": rows, "copy": attempt(lambda: copy_ceiling(plan))}
 
 
@@ -206,8 +243,8 @@ def filled_cache(plan: Plan, batch: int, context: int) -> Any:
 
     def layers() -> Any:  # one layer's tensors at a time, so the cache is never held twice
         for _ in range(s["num_hidden_layers"]):
-            yield tuple(torch.randn(batch, s["num_key_value_heads"], context, s["head_dim"], dtype=dt, device=plan.device)
-                        for _ in range(2))
+            yield tuple(torch.randn(batch, s["num_key_value_heads"], context, s["head_dim"], dtype=dt, device=plan.device) for _ in range(2))
+
     try:
         cache = DynamicCache(layers())
     except Exception:  # noqa: BLE001 - a transformers whose constructor takes no per-layer tensors
@@ -230,9 +267,14 @@ def measure_model(plan: Plan, deadline: float, rows: list[Row], save: Callable[[
     cache_kw = "cache" if "cache" in params else "past_key_values"  # renamed in later transformers 5 releases
     keep = {"logits_to_keep": 1} if "logits_to_keep" in params else {}
     sync()
-    info: Row = {"transformers": transformers.__version__, "build_s": time.perf_counter() - t0,
-                 "hf_params": sum(p.numel() for p in model.parameters()), "cache_kwarg": cache_kw, "logits_to_keep": bool(keep),
-                 "attn_implementation": getattr(model.config, "_attn_implementation", None)}
+    info: Row = {
+        "transformers": transformers.__version__,
+        "build_s": time.perf_counter() - t0,
+        "hf_params": sum(p.numel() for p in model.parameters()),
+        "cache_kwarg": cache_kw,
+        "logits_to_keep": bool(keep),
+        "attn_implementation": getattr(model.config, "_attn_implementation", None),
+    }
     s, elem = plan.shape, torch.tensor([], dtype=TORCH_DTYPES[plan.dtype]).element_size()
     kv_per_token = 2 * s["num_hidden_layers"] * s["num_key_value_heads"] * s["head_dim"] * elem
     vocab = s["vocab_size"]
@@ -287,16 +329,18 @@ def predict(plan: Plan, ceilings: Row, info: Row, rows: list[Row]) -> Row:
     best = max((g["tflops"] for g in ceilings["gemm"] if g.get("dtype") == plan.dtype and "tflops" in g), default=None)
     copy_gb_s = ceilings["copy"].get("copy_rw_gb_s")
     if best and copy_gb_s:
-        cals["ceilings"] = device_only.with_factors({"gemm_eff": best * 1e12 / peak_flops(hw, plan.dtype),
-                                                     "memory_bw_eff": copy_gb_s / hw.memory_bandwidth_gb_s})
+        cals["ceilings"] = device_only.with_factors(
+            {"gemm_eff": best * 1e12 / peak_flops(hw, plan.dtype), "memory_bw_eff": copy_gb_s / hw.memory_bandwidth_gb_s}
+        )
     models = {n: StepTimeModel(arch, hw, c, tp=1, weight_dtype=plan.dtype, kv_dtype=plan.dtype) for n, c in cals.items()}
     explain = models.get("ceilings", models["device_only"])
     for row in rows:
         if "measured_ms" not in row:
             continue
         b = row["batch"]
-        step: Row = ({"prefill": [(row["len"], 0)] * b, "logits": b} if row["kind"] == "prefill"
-                     else {"decode_tokens": b, "decode_keys_full": b * row["keys_per_seq"]})
+        step: Row = (
+            {"prefill": [(row["len"], 0)] * b, "logits": b} if row["kind"] == "prefill" else {"decode_tokens": b, "decode_keys_full": b * row["keys_per_seq"]}
+        )
         row["predicted_ms"] = {n: m.step_time(**step) * 1e3 for n, m in models.items()}
         row["ratio"] = {n: p / row["measured_ms"] for n, p in row["predicted_ms"].items()}
         if row.get("device_ms"):
@@ -310,10 +354,15 @@ def predict(plan: Plan, ceilings: Row, info: Row, rows: list[Row]) -> Row:
         for n in models:
             summary[f"{kind}/{n}/mape_vs_measured_pct"] = mape([(r["predicted_ms"][n], r["measured_ms"]) for r in done])
             summary[f"{kind}/{n}/mape_vs_device_pct"] = mape([(r["predicted_ms"][n], r["device_ms"]) for r in done if r.get("device_ms")])
-    return {"model_fields_match": fields == plan.shape, "catalog_fields": fields, "catalog_params": arch.total_params,
-            "hf_params": info.get("hf_params"), "datasheet": {"peak_tflops": peak_flops(hw, plan.dtype) / 1e12,
-                                                              "bandwidth_gb_s": hw.memory_bandwidth_gb_s},
-            "calibrations": {n: c.as_dict() for n, c in cals.items()}, "summary": summary}
+    return {
+        "model_fields_match": fields == plan.shape,
+        "catalog_fields": fields,
+        "catalog_params": arch.total_params,
+        "hf_params": info.get("hf_params"),
+        "datasheet": {"peak_tflops": peak_flops(hw, plan.dtype) / 1e12, "bandwidth_gb_s": hw.memory_bandwidth_gb_s},
+        "calibrations": {n: c.as_dict() for n, c in cals.items()},
+        "summary": summary,
+    }
 
 
 # --- output ---------------------------------------------------------------------
@@ -328,14 +377,19 @@ def format_report(report: Row) -> str:
         what = f"gemm {g['dtype']:>4} {'x'.join(map(str, g['shape'])):>16}"
         lines.append(f"{what}  {fmt(g.get('tflops'), '8.1f')} TFLOP/s {fmt(g.get('gb_s'), '8.0f')} GB/s  {g.get('error', '')}")
     c = report["ceilings"]["copy"]
-    lines.append(f"copy {fmt(c.get('copy_rw_gb_s'), '.0f')} GB/s read+write ({fmt(c.get('copy_read_gb_s'), '.0f')} read only); "
-                 f"read stream {fmt(c.get('read_stream_gb_s'), '.0f')} GB/s  {c.get('error', '')}")
+    lines.append(
+        f"copy {fmt(c.get('copy_rw_gb_s'), '.0f')} GB/s read+write ({fmt(c.get('copy_read_gb_s'), '.0f')} read only); "
+        f"read stream {fmt(c.get('read_stream_gb_s'), '.0f')} GB/s  {c.get('error', '')}"
+    )
     names = ("engine", "device_only", "ceilings")
     lines.append(f"\n{'kind':8}{'b':>4}{'len':>6}{'measured':>10}{'device':>9}" + "".join(f"{n:>13}" for n in names) + "  (ms)")
     for r in report.get("rows", []):
         pred = r.get("predicted_ms", {})
-        lines.append(f"{r['kind']:8}{r['batch']:>4}{r['len']:>6}{fmt(r.get('measured_ms'), '10.2f')}{fmt(r.get('device_ms'), '9.2f')}"
-                     + "".join(f"{fmt(pred.get(n), '13.2f')}" for n in names) + f"  {r.get('error', '')}")
+        lines.append(
+            f"{r['kind']:8}{r['batch']:>4}{r['len']:>6}{fmt(r.get('measured_ms'), '10.2f')}{fmt(r.get('device_ms'), '9.2f')}"
+            + "".join(f"{fmt(pred.get(n), '13.2f')}" for n in names)
+            + f"  {r.get('error', '')}"
+        )
     pred_info = report.get("prediction", {})
     lines.append(f"\n{'MAPE %':24}{'vs measured':>12}{'vs device':>12}")
     for kind in ("prefill", "decode"):
@@ -359,9 +413,16 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     out = Path(args.out) / "gpu_check.json"
     out.parent.mkdir(parents=True, exist_ok=True)
-    report: Row = {"started": datetime.now(UTC).isoformat(timespec="seconds"), "plan": asdict(plan),
-                   "env": {"python": platform.python_version(), "torch": torch.__version__, "cuda": torch.version.cuda,
-                           "device": torch.cuda.get_device_name() if plan.device == "cuda" else platform.machine()}}
+    report: Row = {
+        "started": datetime.now(UTC).isoformat(timespec="seconds"),
+        "plan": asdict(plan),
+        "env": {
+            "python": platform.python_version(),
+            "torch": torch.__version__,
+            "cuda": torch.version.cuda,
+            "device": torch.cuda.get_device_name() if plan.device == "cuda" else platform.machine(),
+        },
+    }
 
     def save(stage: str) -> None:
         report["elapsed_s"] = time.perf_counter() - started

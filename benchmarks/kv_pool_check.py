@@ -33,10 +33,16 @@ OUT = HERE / "results" / "kv_pool_check.json"
 
 #: Knobs of the sources file -> engine flags of a Scenario (canonical names).
 KNOBS = {
-    "gpu_memory_utilization": "gpu-memory-utilization", "mem_fraction_static": "mem-fraction-static",
-    "free_gpu_memory_fraction": "free-gpu-memory-fraction", "max_tokens": "max-tokens",
-    "max_model_len": "max-model-len", "context_length": "context-length", "max_seq_len": "max-seq-len",
-    "max_num_seqs": "max-num-seqs", "max_num_batched_tokens": "max-num-batched-tokens", "block_size": "block-size",
+    "gpu_memory_utilization": "gpu-memory-utilization",
+    "mem_fraction_static": "mem-fraction-static",
+    "free_gpu_memory_fraction": "free-gpu-memory-fraction",
+    "max_tokens": "max-tokens",
+    "max_model_len": "max-model-len",
+    "context_length": "context-length",
+    "max_seq_len": "max-seq-len",
+    "max_num_seqs": "max-num-seqs",
+    "max_num_batched_tokens": "max-num-batched-tokens",
+    "block_size": "block-size",
     "tokens_per_block": "block-size",
 }
 #: Where a source states no engine version, the release its date and log format place it at
@@ -53,24 +59,43 @@ def assumed_version(entry: dict[str, Any]) -> str:
 
 
 def scenario_of(entry: dict[str, Any]) -> Scenario:
-    args = {flag: entry["knobs"][knob] for knob, flag in KNOBS.items()
-            if isinstance(entry.get("knobs", {}).get(knob), (int, float)) and not isinstance(entry["knobs"][knob], bool)}
-    return Scenario.model_validate({
-        "kind": "Scenario", "name": entry["id"], "model": entry["model"], "hardware": entry["hardware"],
-        "count": entry["tp"] * entry.get("pp", 1), "tp": entry["tp"], "pp": entry.get("pp", 1),
-        "engine": {"id": entry["engine"], "version": assumed_version(entry), "args": args},
-        "weight_dtype": entry["weight_dtype"], "kv_dtype": entry["kv_dtype"],
-    })
+    args = {
+        flag: entry["knobs"][knob]
+        for knob, flag in KNOBS.items()
+        if isinstance(entry.get("knobs", {}).get(knob), (int, float)) and not isinstance(entry["knobs"][knob], bool)
+    }
+    return Scenario.model_validate(
+        {
+            "kind": "Scenario",
+            "name": entry["id"],
+            "model": entry["model"],
+            "hardware": entry["hardware"],
+            "count": entry["tp"] * entry.get("pp", 1),
+            "tp": entry["tp"],
+            "pp": entry.get("pp", 1),
+            "engine": {"id": entry["engine"], "version": assumed_version(entry), "args": args},
+            "weight_dtype": entry["weight_dtype"],
+            "kv_dtype": entry["kv_dtype"],
+        }
+    )
 
 
 def check(catalog: Catalog | None = None, sources: Path = SOURCES) -> list[dict[str, Any]]:
     cat = catalog or Catalog.load([])
     rows = []
     for entry in json.loads(sources.read_text(encoding="utf-8"))["configurations"]:
-        row: dict[str, Any] = {"id": entry["id"], "engine": entry["engine"], "started": entry["started"],
-                               "logged_tokens": entry["logged"].get("kv_cache_tokens"), "source": entry["source"]}
-        missing = [what for what, key, kind in (("model", "model", "models"), ("hardware", "hardware", "hardware"))
-                   if not entry.get(key) or entry[key] not in cat.ids(kind)]
+        row: dict[str, Any] = {
+            "id": entry["id"],
+            "engine": entry["engine"],
+            "started": entry["started"],
+            "logged_tokens": entry["logged"].get("kv_cache_tokens"),
+            "source": entry["source"],
+        }
+        missing = [
+            what
+            for what, key, kind in (("model", "model", "models"), ("hardware", "hardware", "hardware"))
+            if not entry.get(key) or entry[key] not in cat.ids(kind)
+        ]
         if missing:
             row["skipped"] = f"the catalog has no {' or '.join(missing)} for it ({entry.get('model')}, {entry.get('hardware')})"
             rows.append(row)
@@ -84,11 +109,19 @@ def check(catalog: Catalog | None = None, sources: Path = SOURCES) -> list[dict[
             rows.append(row)
             continue
         kv = dep.kv
-        row.update(predicted_tokens=kv.tokens, refused=None,
-                   warned=[w for w in dep.warnings if "refuse to start" in w],
-                   breakdown_gib={"device": round(kv.device_memory_bytes / 2**30, 2), "usable": round(kv.usable_bytes / 2**30, 2),
-                                  "weights": round(kv.weight_bytes / 2**30, 2), "activations": round(kv.activation_bytes / 2**30, 2),
-                                  "reserve": round(kv.reserve_bytes / 2**30, 2), "kv_pool": round(kv.kv_pool_bytes / 2**30, 2)})
+        row.update(
+            predicted_tokens=kv.tokens,
+            refused=None,
+            warned=[w for w in dep.warnings if "refuse to start" in w],
+            breakdown_gib={
+                "device": round(kv.device_memory_bytes / 2**30, 2),
+                "usable": round(kv.usable_bytes / 2**30, 2),
+                "weights": round(kv.weight_bytes / 2**30, 2),
+                "activations": round(kv.activation_bytes / 2**30, 2),
+                "reserve": round(kv.reserve_bytes / 2**30, 2),
+                "kv_pool": round(kv.kv_pool_bytes / 2**30, 2),
+            },
+        )
         if row["logged_tokens"]:
             row["error_pct"] = round(100 * (kv.tokens - row["logged_tokens"]) / row["logged_tokens"], 1)
         rows.append(row)
@@ -104,9 +137,14 @@ def main(argv: list[str] | None = None) -> int:
         if "skipped" in r:
             print(f"{r['id']:<58} skipped: {r['skipped']}")
             continue
-        outcome = ("refused: " + r["refused"][:90]) if r["refused"] else (
-            f"predicted {r['predicted_tokens']:>9,} logged {r['logged_tokens'] or 0:>9,} ({r.get('error_pct', float('nan')):+.1f} %)"
-            + ("  warned: may refuse to start" if r["warned"] else ""))
+        outcome = (
+            ("refused: " + r["refused"][:90])
+            if r["refused"]
+            else (
+                f"predicted {r['predicted_tokens']:>9,} logged {r['logged_tokens'] or 0:>9,} ({r.get('error_pct', float('nan')):+.1f} %)"
+                + ("  warned: may refuse to start" if r["warned"] else "")
+            )
+        )
         print(f"{r['id']:<58} {'started' if r['started'] else 'REFUSED':<8} {outcome}")
     if a.json:
         OUT.parent.mkdir(parents=True, exist_ok=True)

@@ -46,7 +46,9 @@ def subset(run: EvaluationRun, keep: set[int], suffix: str) -> EvaluationRun:
     return run.model_copy(update={"name": f"{run.name}-{suffix}", "points": [p for p in run.points if p.concurrency in keep]})
 
 
-def score(scenario: Any, run: EvaluationRun, cat: Catalog, factors: dict[str, float] | None = None, *, faithful: bool = False) -> tuple[dict[str, float], dict[str, Any]]:
+def score(
+    scenario: Any, run: EvaluationRun, cat: Catalog, factors: dict[str, float] | None = None, *, faithful: bool = False
+) -> tuple[dict[str, float], dict[str, Any]]:
     """MAPE of the prediction of ``run``. ``faithful`` replays an external run the
     way servescope's harness runs a workload (all clients start at once, exact
     lengths, no warmup) instead of calibrate's steady-state replay."""

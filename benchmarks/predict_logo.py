@@ -63,15 +63,38 @@ MIN_POINTS = 5
 
 #: Hardware generation of each catalog device (by id prefix, longest first).
 GENERATIONS = {
-    "h100": "Hopper", "h200": "Hopper", "h20": "Hopper", "h800": "Hopper", "gh200": "Hopper",
-    "b200": "Blackwell", "b300": "Blackwell", "gb200": "Blackwell", "gb10": "Blackwell",
-    "rtx-pro-6000": "Blackwell", "rtx-5090": "Blackwell",
-    "l40s": "Ada", "l40": "Ada", "l4": "Ada", "l20": "Ada", "rtx-4090": "Ada",
-    "a100": "Ampere", "a10g": "Ampere", "a10": "Ampere", "rtx-3090": "Ampere",
-    "mi300x": "CDNA3", "mi325x": "CDNA3", "mi355x": "CDNA4",
+    "h100": "Hopper",
+    "h200": "Hopper",
+    "h20": "Hopper",
+    "h800": "Hopper",
+    "gh200": "Hopper",
+    "b200": "Blackwell",
+    "b300": "Blackwell",
+    "gb200": "Blackwell",
+    "gb10": "Blackwell",
+    "rtx-pro-6000": "Blackwell",
+    "rtx-5090": "Blackwell",
+    "l40s": "Ada",
+    "l40": "Ada",
+    "l4": "Ada",
+    "l20": "Ada",
+    "rtx-4090": "Ada",
+    "a100": "Ampere",
+    "a10g": "Ampere",
+    "a10": "Ampere",
+    "rtx-3090": "Ampere",
+    "mi300x": "CDNA3",
+    "mi325x": "CDNA3",
+    "mi355x": "CDNA4",
 }
-ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "trt-llm": "TensorRT-LLM", "tensorrt-llm": "TensorRT-LLM",
-                "trtllm": "TensorRT-LLM", "nim": "NIM (TensorRT-LLM)"}
+ENGINE_NAMES = {
+    "vllm": "vLLM",
+    "sglang": "SGLang",
+    "trt-llm": "TensorRT-LLM",
+    "tensorrt-llm": "TensorRT-LLM",
+    "trtllm": "TensorRT-LLM",
+    "nim": "NIM (TensorRT-LLM)",
+}
 
 
 def generation(hardware_id: str) -> str:
@@ -192,7 +215,9 @@ def main(argv: list[str] | None = None) -> int:
         elif how == "trt-refit":
             cal, _ = fit_factors([prepared[n] for n in train], cat, TRT_FIT, Calibration(), a.max_evaluations)
             fitted = {k: float(f"{getattr(cal, k):.4g}") for k in TRT_FIT}
-            errs = point_errors(members, lambda scen, dep, fitted=fitted: dep.calibration.with_factors(fitted) if scen.engine.id.lower() in TRT_ENGINES else dep.calibration)
+            errs = point_errors(
+                members, lambda scen, dep, fitted=fitted: dep.calibration.with_factors(fitted) if scen.engine.id.lower() in TRT_ENGINES else dep.calibration
+            )
             label = f"TensorRT-LLM factors refitted on {len(train)} remaining runs"
         elif how == "refit":
             used = spread(train, a.train_runs)
@@ -207,16 +232,33 @@ def main(argv: list[str] | None = None) -> int:
         points = max(len(v) for v in errs.values())
         mape = {m: round(100 * float(np.mean(v)), 1) for m, v in errs.items() if v}
         misses = [m for m, goal in GOALS.items() if m in mape and mape[m] > goal] if points >= MIN_POINTS else []
-        rows.append({"dimension": dim, "group": value, "runs": len(names), "points": points, "how": label,
-                     "training_runs": train, "fitted": fitted, "mape": mape, "misses_goal": misses,
-                     "seconds": round(time.monotonic() - t_group, 1)})
-        print(f"{dim:<20} {value:<24} {points:>4} pts  " + "  ".join(f"{m} {mape.get(m, float('nan')):5.1f}%" for m in METRICS)
-              + f"  [{label}]" + (f"  MISSES {', '.join(misses)}" if misses else ""), flush=True)
+        rows.append(
+            {
+                "dimension": dim,
+                "group": value,
+                "runs": len(names),
+                "points": points,
+                "how": label,
+                "training_runs": train,
+                "fitted": fitted,
+                "mape": mape,
+                "misses_goal": misses,
+                "seconds": round(time.monotonic() - t_group, 1),
+            }
+        )
+        print(
+            f"{dim:<20} {value:<24} {points:>4} pts  "
+            + "  ".join(f"{m} {mape.get(m, float('nan')):5.1f}%" for m in METRICS)
+            + f"  [{label}]"
+            + (f"  MISSES {', '.join(misses)}" if misses else ""),
+            flush=True,
+        )
     doc = {
         "what": "leave-one-group-out MAPE on the public validation set (benchmarks/predict_logo.py)",
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "elapsed_s": round(time.monotonic() - t0, 1),
-        "goals_pct": GOALS, "min_points_for_goal": MIN_POINTS,
+        "goals_pct": GOALS,
+        "min_points_for_goal": MIN_POINTS,
         "a_priori": {k: getattr(A_PRIORI, k) for k in FIT},
         "runs": {n: d for n, d in sorted(dims.items())},
         "groups": rows,

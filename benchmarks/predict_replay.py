@@ -85,8 +85,10 @@ def main() -> None:
         print(f"## {label}")
         for i in range(0, len(rows), 2):
             a, b = rows[i], rows[i + 1]
-            print(f"  {a['variant']:<36} TTFT {a['ttft_ms']:9.1f} / {b['ttft_ms']:9.1f}  TPOT {a['tpot_ms']:7.2f} / "
-                  f"{b['tpot_ms']:7.2f}  tok/s {a['output_tokens_per_sec']:9.1f} / {b['output_tokens_per_sec']:9.1f}")
+            print(
+                f"  {a['variant']:<36} TTFT {a['ttft_ms']:9.1f} / {b['ttft_ms']:9.1f}  TPOT {a['tpot_ms']:7.2f} / "
+                f"{b['tpot_ms']:7.2f}  tok/s {a['output_tokens_per_sec']:9.1f} / {b['output_tokens_per_sec']:9.1f}"
+            )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
     print(f"wrote {args.out}")

@@ -91,7 +91,12 @@ def main() -> None:
     scen = Scenario(name="bench-llama-8b-h100-tp1", model="llama-3.1-8b", hardware="h100-sxm", engine={"id": "vllm", "version": "0.11.0"})  # type: ignore[arg-type]
     dep = deploy(scen, catalog=cat)
     report: dict[str, Any] = {
-        "machine": {"cpus": os.cpu_count(), "cpu": platform.processor() or platform.machine(), "python": platform.python_version(), "load_avg_1m": os.getloadavg()[0]},
+        "machine": {
+            "cpus": os.cpu_count(),
+            "cpu": platform.processor() or platform.machine(),
+            "python": platform.python_version(),
+            "load_avg_1m": os.getloadavg()[0],
+        },
         "scenario": "llama-3.1-8b on 1 x h100-sxm, vLLM defaults (1024 seqs, 8192 batched tokens)",
     }
     print("## 10,000 requests (ISL 1024, OSL 256)")
@@ -99,8 +104,10 @@ def main() -> None:
     headline = [stages(dep, 10_000, c, 1024, 256, repeats, h) for c in ((64,) if args.quick else (8, 64, 256))]
     report["ten_thousand"] = headline
     for r in headline:
-        print(f"  c={r['concurrency']:>4}: sim {r['sim_s']:.3f} s, +records {r['records_s']:.3f} s, full {r['full_s']:.3f} s "
-              f"({r['events']} events, {r['simulated_requests']} requests simulated)")
+        print(
+            f"  c={r['concurrency']:>4}: sim {r['sim_s']:.3f} s, +records {r['records_s']:.3f} s, full {r['full_s']:.3f} s "
+            f"({r['events']} events, {r['simulated_requests']} requests simulated)"
+        )
 
     print("## growth with requests (c=64)")
     sizes = (1000, 10_000) if args.quick else (1000, 2500, 5000, 10_000, 20_000)
@@ -114,8 +121,9 @@ def main() -> None:
     growth_c = [stages(dep, 10_000, c, 1024, 256, repeats, h) for c in levels]
     report["growth_concurrency"] = growth_c
     for r in growth_c:
-        print(f"  c={r['concurrency']:>5}: sim {r['sim_s']:.3f} s, full {r['full_s']:.3f} s ({r['events']} events, "
-              f"{r['simulated_requests']} requests simulated)")
+        print(
+            f"  c={r['concurrency']:>5}: sim {r['sim_s']:.3f} s, full {r['full_s']:.3f} s ({r['events']} events, {r['simulated_requests']} requests simulated)"
+        )
 
     print("## configurations searched per second")
     searches = []
@@ -146,7 +154,9 @@ def main() -> None:
             "simulated_configurations_per_s": round((best.configurations - len(best.skipped)) / best.wall_s, 1),
         }
         searches.append(row)
-        print(f"  {model} on {gpus} GPUs, {work.id}, {workers} process(es): {row['configurations']} configs ({row['simulations']} sims) in {row['wall_s']} s = {row['configurations_per_s']}/s")
+        print(
+            f"  {model} on {gpus} GPUs, {work.id}, {workers} process(es): {row['configurations']} configs ({row['simulations']} sims) in {row['wall_s']} s = {row['configurations_per_s']}/s"
+        )
     report["search"] = searches
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")

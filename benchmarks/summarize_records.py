@@ -28,9 +28,17 @@ def write_records(path: Path, n: int, chunks: int = 32, seed: int = 0) -> None:
     """Through the harness's own RecordWriter, so the file and its columnar index
     are what a real run leaves."""
     rng = random.Random(seed)
-    header = {"run_id": "bench-run", "workload_id": "serve-chat-c64-i1k-o256-v1", "started_at": "2026-11-30T00:00:00+00:00",
-              "endpoint": "http://127.0.0.1:1", "model": "m", "engine": {"id": "vllm", "version": "0.6.3"}, "args": {},
-              "scenario": None, "resolved_params": {"concurrency": 64, "points": [{"concurrency": 64, "context_tokens": None, "measured": n}]}}
+    header = {
+        "run_id": "bench-run",
+        "workload_id": "serve-chat-c64-i1k-o256-v1",
+        "started_at": "2026-11-30T00:00:00+00:00",
+        "endpoint": "http://127.0.0.1:1",
+        "model": "m",
+        "engine": {"id": "vllm", "version": "0.6.3"},
+        "args": {},
+        "scenario": None,
+        "resolved_params": {"concurrency": 64, "points": [{"concurrency": 64, "context_tokens": None, "measured": n}]},
+    }
     with RecordWriter(path) as writer:
         writer.write_header(header)
         t = 0
@@ -41,12 +49,27 @@ def write_records(path: Path, n: int, chunks: int = 32, seed: int = 0) -> None:
             for _ in range(chunks - 1):
                 times.append(times[-1] + rng.randint(5_000_000, 15_000_000))
             ok = i % 1000 != 999  # one request in a thousand fails, as a real long run has a few
-            writer.write(RequestRecord(
-                request_id=f"r{i}", phase="measured", concurrency=64, point=0, start_ns=start, sent_ns=start,
-                first_token_ns=first if ok else None, end_ns=times[-1] + 100_000, chunk_ns=times if ok else [],
-                input_tokens=1000, output_tokens=chunks if ok else None, token_count_source="server-usage", ok=ok,
-                http_status=200 if ok else 503, stage=None if ok else "send", category=None if ok else "http-error",
-                error=None if ok else "Service Unavailable"))
+            writer.write(
+                RequestRecord(
+                    request_id=f"r{i}",
+                    phase="measured",
+                    concurrency=64,
+                    point=0,
+                    start_ns=start,
+                    sent_ns=start,
+                    first_token_ns=first if ok else None,
+                    end_ns=times[-1] + 100_000,
+                    chunk_ns=times if ok else [],
+                    input_tokens=1000,
+                    output_tokens=chunks if ok else None,
+                    token_count_source="server-usage",
+                    ok=ok,
+                    http_status=200 if ok else 503,
+                    stage=None if ok else "send",
+                    category=None if ok else "http-error",
+                    error=None if ok else "Service Unavailable",
+                )
+            )
             t += 1_000_000
 
 
@@ -73,11 +96,13 @@ def main() -> None:
         cli_s = []
         for _ in range(args.repeat):
             t0 = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "servescope", "summarize", "--in", str(Path(tmp) / "runs"), "--out", str(Path(tmp) / "out")],
-                           check=True, capture_output=True)
+            subprocess.run(
+                [sys.executable, "-m", "servescope", "summarize", "--in", str(Path(tmp) / "runs"), "--out", str(Path(tmp) / "out")],
+                check=True,
+                capture_output=True,
+            )
             cli_s.append(round(time.perf_counter() - t0, 2))
-        print(json.dumps({"requests": args.requests, "indexed": not args.no_index, "result_from_records_s": round(lib_s, 2),
-                          "summarize_cli_s": cli_s}))
+        print(json.dumps({"requests": args.requests, "indexed": not args.no_index, "result_from_records_s": round(lib_s, 2), "summarize_cli_s": cli_s}))
 
 
 if __name__ == "__main__":

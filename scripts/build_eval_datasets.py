@@ -47,7 +47,11 @@ def math_rows(version: int) -> list[dict[str, Any]]:
         elif kind == "mul":
             q, ans = f"What is {a} × {c}?", str(a * c)
         elif kind == "word":
-            q = f"A shelf holds {c} boxes and each box holds {b} pencils. {a} pencils are taken out. How many pencils are left?" if hard else f"Sam has {a} apples and buys {b} more. How many apples does Sam have now?"
+            q = (
+                f"A shelf holds {c} boxes and each box holds {b} pencils. {a} pencils are taken out. How many pencils are left?"
+                if hard
+                else f"Sam has {a} apples and buys {b} more. How many apples does Sam have now?"
+            )
             ans = str(c * b - a) if hard else str(a + b)
         elif kind == "fraction":
             num, den = rng.randint(1, 5), rng.choice([2, 4, 5, 8])
@@ -101,33 +105,54 @@ def reasoning_rows(version: int) -> list[dict[str, Any]]:
 
 # -- knowledge (authored common facts) ---------------------------------------------------
 KNOWLEDGE = [
-    ("geography", "What is the capital of France?", "Paris", []), ("geography", "What is the capital of Japan?", "Tokyo", []),
-    ("geography", "What is the capital of Italy?", "Rome", []), ("geography", "What is the capital of Egypt?", "Cairo", []),
-    ("geography", "What is the capital of Canada?", "Ottawa", []), ("geography", "What is the largest ocean on Earth?", "Pacific", ["Pacific Ocean"]),
-    ("geography", "On which continent is Kenya?", "Africa", []), ("geography", "What is the capital of Spain?", "Madrid", []),
-    ("geography", "What is the capital of Germany?", "Berlin", []), ("geography", "What is the longest river in South America?", "Amazon", ["Amazon River"]),
-    ("science", "What is the chemical symbol for gold?", "Au", []), ("science", "What is the chemical symbol for sodium?", "Na", []),
+    ("geography", "What is the capital of France?", "Paris", []),
+    ("geography", "What is the capital of Japan?", "Tokyo", []),
+    ("geography", "What is the capital of Italy?", "Rome", []),
+    ("geography", "What is the capital of Egypt?", "Cairo", []),
+    ("geography", "What is the capital of Canada?", "Ottawa", []),
+    ("geography", "What is the largest ocean on Earth?", "Pacific", ["Pacific Ocean"]),
+    ("geography", "On which continent is Kenya?", "Africa", []),
+    ("geography", "What is the capital of Spain?", "Madrid", []),
+    ("geography", "What is the capital of Germany?", "Berlin", []),
+    ("geography", "What is the longest river in South America?", "Amazon", ["Amazon River"]),
+    ("science", "What is the chemical symbol for gold?", "Au", []),
+    ("science", "What is the chemical symbol for sodium?", "Na", []),
     ("science", "What gas do plants absorb from the air for photosynthesis?", "carbon dioxide", ["CO2"]),
-    ("science", "Which planet is known as the Red Planet?", "Mars", []), ("science", "What is the largest planet in the solar system?", "Jupiter", []),
-    ("science", "How many legs does a spider have?", "8", ["eight"]), ("science", "What is H2O commonly called?", "water", []),
+    ("science", "Which planet is known as the Red Planet?", "Mars", []),
+    ("science", "What is the largest planet in the solar system?", "Jupiter", []),
+    ("science", "How many legs does a spider have?", "8", ["eight"]),
+    ("science", "What is H2O commonly called?", "water", []),
     ("science", "What is the boiling point of water at sea level in degrees Celsius?", "100", []),
-    ("science", "Which organ pumps blood through the human body?", "heart", ["the heart"]), ("science", "What is the closest star to Earth?", "Sun", ["the Sun"]),
-    ("math-facts", "How many sides does a hexagon have?", "6", ["six"]), ("math-facts", "How many degrees are in a right angle?", "90", []),
-    ("math-facts", "What is the square root of 81?", "9", ["nine"]), ("math-facts", "How many minutes are in an hour?", "60", ["sixty"]),
-    ("math-facts", "How many days are in a leap year?", "366", []), ("math-facts", "How many centimeters are in a meter?", "100", []),
-    ("language", "What is the plural of 'mouse'?", "mice", []), ("language", "What is the opposite of 'hot'?", "cold", []),
-    ("language", "What is the past tense of 'go'?", "went", []), ("language", "How many letters are in the English alphabet?", "26", ["twenty-six"]),
-    ("everyday", "How many hours are in a day?", "24", ["twenty-four"]), ("everyday", "What color do you get by mixing blue and yellow?", "green", []),
-    ("everyday", "How many months are in a year?", "12", ["twelve"]), ("everyday", "What is frozen water called?", "ice", []),
-    ("everyday", "Which month comes after June?", "July", []), ("everyday", "How many wheels does a bicycle have?", "2", ["two"]),
-    ("everyday", "What do bees make?", "honey", []), ("everyday", "What is the first day of the week in the ISO calendar?", "Monday", []),
-    ("science", "What force keeps us on the ground?", "gravity", []), ("geography", "What is the capital of Australia?", "Canberra", []),
+    ("science", "Which organ pumps blood through the human body?", "heart", ["the heart"]),
+    ("science", "What is the closest star to Earth?", "Sun", ["the Sun"]),
+    ("math-facts", "How many sides does a hexagon have?", "6", ["six"]),
+    ("math-facts", "How many degrees are in a right angle?", "90", []),
+    ("math-facts", "What is the square root of 81?", "9", ["nine"]),
+    ("math-facts", "How many minutes are in an hour?", "60", ["sixty"]),
+    ("math-facts", "How many days are in a leap year?", "366", []),
+    ("math-facts", "How many centimeters are in a meter?", "100", []),
+    ("language", "What is the plural of 'mouse'?", "mice", []),
+    ("language", "What is the opposite of 'hot'?", "cold", []),
+    ("language", "What is the past tense of 'go'?", "went", []),
+    ("language", "How many letters are in the English alphabet?", "26", ["twenty-six"]),
+    ("everyday", "How many hours are in a day?", "24", ["twenty-four"]),
+    ("everyday", "What color do you get by mixing blue and yellow?", "green", []),
+    ("everyday", "How many months are in a year?", "12", ["twelve"]),
+    ("everyday", "What is frozen water called?", "ice", []),
+    ("everyday", "Which month comes after June?", "July", []),
+    ("everyday", "How many wheels does a bicycle have?", "2", ["two"]),
+    ("everyday", "What do bees make?", "honey", []),
+    ("everyday", "What is the first day of the week in the ISO calendar?", "Monday", []),
+    ("science", "What force keeps us on the ground?", "gravity", []),
+    ("geography", "What is the capital of Australia?", "Canberra", []),
 ]
 
 
 def knowledge_rows() -> list[dict[str, Any]]:
-    return [row(f"know1-{i:03d}", cat, "easy", q + " Answer in one or two words.", "exact", answer=a, score_args={"aliases": al} if al else None)
-            for i, (cat, q, a, al) in enumerate(KNOWLEDGE)]
+    return [
+        row(f"know1-{i:03d}", cat, "easy", q + " Answer in one or two words.", "exact", answer=a, score_args={"aliases": al} if al else None)
+        for i, (cat, q, a, al) in enumerate(KNOWLEDGE)
+    ]
 
 
 # -- json extraction ---------------------------------------------------------------------
@@ -141,12 +166,12 @@ def json_rows() -> list[dict[str, Any]]:
     for i in range(40):
         if i % 2 == 0:
             name, age, city = rng.choice(NAMES), rng.randint(18, 80), rng.choice(CITIES)
-            text = f"Extract a JSON object with keys name, age and city from: \"{name} is {age} years old and lives in {city}.\" Reply with JSON only."
+            text = f'Extract a JSON object with keys name, age and city from: "{name} is {age} years old and lives in {city}." Reply with JSON only.'
             exp: dict[str, Any] = {"name": name, "age": age, "city": city}
             cat = "person"
         else:
             item, price, qty = rng.choice(ITEMS), rng.randint(5, 500), rng.randint(1, 9)
-            text = f"Extract a JSON object with keys item, price and quantity from: \"Order: {qty} x {item} at {price} dollars each.\" Reply with JSON only."
+            text = f'Extract a JSON object with keys item, price and quantity from: "Order: {qty} x {item} at {price} dollars each." Reply with JSON only.'
             exp = {"item": item, "price": price, "quantity": qty}
             cat = "order"
         rows.append(row(f"json1-{i:03d}", cat, "easy", text, "json", expected=exp))
@@ -155,8 +180,14 @@ def json_rows() -> list[dict[str, Any]]:
 
 # -- tools -------------------------------------------------------------------------------
 def fn(name: str, desc: str, props: dict[str, str], required: list[str]) -> dict[str, Any]:
-    return {"type": "function", "function": {"name": name, "description": desc, "parameters": {
-        "type": "object", "properties": {k: {"type": v} for k, v in props.items()}, "required": required}}}
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": desc,
+            "parameters": {"type": "object", "properties": {k: {"type": v} for k, v in props.items()}, "required": required},
+        },
+    }
 
 
 WEATHER = fn("get_weather", "Current weather for a city.", {"city": "string", "unit": "string"}, ["city"])
@@ -189,44 +220,111 @@ def tools_small_rows() -> list[dict[str, Any]]:
     all_tools = [WEATHER, CONVERT, TIMER]
     for i in range(6):
         mins = rng.randint(2, 9)
-        rows.append(row(f"tsmall1-derive-{i}", "derive_args", "medium", f"Set a timer for {mins} minutes for the tea.", "tool_call",
-                        tools=[TIMER], expected={"name": "set_timer", "arguments": {"seconds": mins * 60}}))
+        rows.append(
+            row(
+                f"tsmall1-derive-{i}",
+                "derive_args",
+                "medium",
+                f"Set a timer for {mins} minutes for the tea.",
+                "tool_call",
+                tools=[TIMER],
+                expected={"name": "set_timer", "arguments": {"seconds": mins * 60}},
+            )
+        )
     for i in range(6):
         city, amt = rng.choice(CITIES), rng.randint(2, 90)
-        text, exp = ((f"Is it raining in {city} right now?", {"name": "get_weather", "arguments": {"city": city}}) if i % 2 == 0
-                     else (f"How many yen is {amt} dollars?", {"name": "convert_currency", "arguments": {"amount": amt, "from": "USD", "to": "JPY"}}))
+        text, exp = (
+            (f"Is it raining in {city} right now?", {"name": "get_weather", "arguments": {"city": city}})
+            if i % 2 == 0
+            else (f"How many yen is {amt} dollars?", {"name": "convert_currency", "arguments": {"amount": amt, "from": "USD", "to": "JPY"}})
+        )
         rows.append(row(f"tsmall1-pick-{i}", "pick_tool", "medium", text, "tool_call", tools=all_tools, expected=exp))
-    for i, text in enumerate(["What's the weather like?", "Convert some money to euros for me.", "Set a timer.", "Check the weather there.", "Convert 50 for me.", "Start a timer for the thing."]):
-        rows.append(row(f"tsmall1-clarify-{i}", "clarify", "medium", text + " Ask me if something is missing.", "tool_call", tools=all_tools, expected={"clarify": True}))
+    for i, text in enumerate(
+        [
+            "What's the weather like?",
+            "Convert some money to euros for me.",
+            "Set a timer.",
+            "Check the weather there.",
+            "Convert 50 for me.",
+            "Start a timer for the thing.",
+        ]
+    ):
+        rows.append(
+            row(
+                f"tsmall1-clarify-{i}", "clarify", "medium", text + " Ask me if something is missing.", "tool_call", tools=all_tools, expected={"clarify": True}
+            )
+        )
     for i in range(6):
         topic, doc_id = rng.choice(["invoices", "holidays", "backups", "pricing"]), rng.randint(10, 99)
         messages = [
             {"role": "user", "content": f"Find the document about {topic} and open it."},
-            {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "search_docs", "arguments": json.dumps({"query": topic})}}]},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "search_docs", "arguments": json.dumps({"query": topic})}}],
+            },
             {"role": "tool", "tool_call_id": "c1", "content": json.dumps({"ids": [doc_id]})},
         ]
-        rows.append(row(f"tsmall1-chain-{i}", "chain", "hard", f"Find the document about {topic} and open it.", "tool_call",
-                        tools=[SEARCH, OPEN], messages=messages, expected={"name": "open_doc", "arguments": {"doc_id": doc_id}}))
+        rows.append(
+            row(
+                f"tsmall1-chain-{i}",
+                "chain",
+                "hard",
+                f"Find the document about {topic} and open it.",
+                "tool_call",
+                tools=[SEARCH, OPEN],
+                messages=messages,
+                expected={"name": "open_doc", "arguments": {"doc_id": doc_id}},
+            )
+        )
     for i in range(6):
         city, temp = rng.choice(CITIES), rng.randint(-5, 35)
         messages = [
             {"role": "user", "content": f"What's the temperature in {city}?"},
-            {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": json.dumps({"city": city})}}]},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": json.dumps({"city": city})}}],
+            },
             {"role": "tool", "tool_call_id": "c1", "content": json.dumps({"city": city, "temperature_c": temp, "sky": "clear"})},
         ]
-        rows.append(row(f"tsmall1-use-{i}", "use_result", "medium", f"What's the temperature in {city}?", "numeric",
-                        tools=[WEATHER], messages=messages, answer=str(temp)))
+        rows.append(
+            row(
+                f"tsmall1-use-{i}",
+                "use_result",
+                "medium",
+                f"What's the temperature in {city}?",
+                "numeric",
+                tools=[WEATHER],
+                messages=messages,
+                answer=str(temp),
+            )
+        )
     for i in range(6):
         first, second = rng.sample(CITIES, 2)
         messages = [
             {"role": "user", "content": f"What's the weather in {first}?"},
-            {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": json.dumps({"city": first})}}]},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": json.dumps({"city": first})}}],
+            },
             {"role": "tool", "tool_call_id": "c1", "content": json.dumps({"city": first, "temperature_c": 20})},
             {"role": "assistant", "content": f"It is 20 °C in {first}."},
             {"role": "user", "content": f"Sorry, I meant {second}, not {first}."},
         ]
-        rows.append(row(f"tsmall1-revise-{i}", "revise", "hard", f"Sorry, I meant {second}, not {first}.", "tool_call",
-                        tools=[WEATHER], messages=messages, expected={"name": "get_weather", "arguments": {"city": second}}))
+        rows.append(
+            row(
+                f"tsmall1-revise-{i}",
+                "revise",
+                "hard",
+                f"Sorry, I meant {second}, not {first}.",
+                "tool_call",
+                tools=[WEATHER],
+                messages=messages,
+                expected={"name": "get_weather", "arguments": {"city": second}},
+            )
+        )
     return rows
 
 
@@ -242,7 +340,11 @@ def format_rows() -> list[dict[str, Any]]:
         ("lowercase", "Write one sentence about {t} using only lowercase letters.", [{"rule": "lowercase"}]),
         ("bullets", "List exactly 3 facts about {t} as bullet points starting with '- '.", [{"rule": "bullet_count", "value": 3}]),
         ("no_commas", "Write two sentences about {t} without using any commas.", [{"rule": "no_commas"}]),
-        ("ends_with", "Write a sentence about {t} that ends with the word 'done'.", [{"rule": "ends_with", "value": "done"}, {"rule": "max_words", "value": 40}]),
+        (
+            "ends_with",
+            "Write a sentence about {t} that ends with the word 'done'.",
+            [{"rule": "ends_with", "value": "done"}, {"rule": "max_words", "value": 40}],
+        ),
         ("json", "Give a JSON object with keys 'topic' and 'mood' for {t}. Reply with JSON only.", [{"rule": "json"}]),
         ("uppercase", "Write a short title for a story about {t} in capital letters only.", [{"rule": "uppercase"}, {"rule": "max_words", "value": 10}]),
         ("starts_with", "Write a sentence about {t} that starts with 'Today'.", [{"rule": "starts_with", "value": "Today"}]),
@@ -255,28 +357,42 @@ def format_rows() -> list[dict[str, Any]]:
 
 # -- multilingual ------------------------------------------------------------------------
 MULTI = [
-    ("fr", "Quelle est la capitale de la France ? Réponds en un mot.", "Paris"), ("es", "¿Cuál es la capital de España? Responde con una palabra.", "Madrid"),
-    ("de", "Was ist die Hauptstadt von Deutschland? Antworte mit einem Wort.", "Berlin"), ("it", "Qual è la capitale d'Italia? Rispondi con una parola.", "Roma"),
-    ("fr", "Combien font deux plus trois ? Réponds avec un nombre.", "5"), ("es", "¿Cuánto es cuatro más cuatro? Responde con un número.", "8"),
-    ("de", "Wie viel ist zehn minus drei? Antworte mit einer Zahl.", "7"), ("pt", "Qual é a capital de Portugal? Responda com uma palavra.", "Lisboa"),
-    ("fr", "Traduire en anglais : « chat ». Un seul mot.", "cat"), ("es", "Traduce al inglés: «perro». Una sola palabra.", "dog"),
-    ("de", "Übersetze ins Englische: „Wasser“. Ein Wort.", "water"), ("it", "Traduci in inglese: «libro». Una parola.", "book"),
-    ("fr", "Quelle planète est appelée la planète rouge ? Un mot.", "Mars"), ("es", "¿Cuántos días tiene una semana? Responde con un número.", "7"),
-    ("de", "Welche Farbe hat der Himmel an einem klaren Tag? Ein Wort.", "blau"), ("pt", "Quantas horas tem um dia? Responda com um número.", "24"),
-    ("fr", "Quelle est la capitale du Japon ? Un mot.", "Tokyo"), ("es", "¿Cuál es la capital de Italia? Una palabra.", "Roma"),
-    ("de", "Wie viele Beine hat eine Katze? Antworte mit einer Zahl.", "4"), ("it", "Quanto fa sei per due? Rispondi con un numero.", "12"),
+    ("fr", "Quelle est la capitale de la France ? Réponds en un mot.", "Paris"),
+    ("es", "¿Cuál es la capital de España? Responde con una palabra.", "Madrid"),
+    ("de", "Was ist die Hauptstadt von Deutschland? Antworte mit einem Wort.", "Berlin"),
+    ("it", "Qual è la capitale d'Italia? Rispondi con una parola.", "Roma"),
+    ("fr", "Combien font deux plus trois ? Réponds avec un nombre.", "5"),
+    ("es", "¿Cuánto es cuatro más cuatro? Responde con un número.", "8"),
+    ("de", "Wie viel ist zehn minus drei? Antworte mit einer Zahl.", "7"),
+    ("pt", "Qual é a capital de Portugal? Responda com uma palavra.", "Lisboa"),
+    ("fr", "Traduire en anglais : « chat ». Un seul mot.", "cat"),
+    ("es", "Traduce al inglés: «perro». Una sola palabra.", "dog"),
+    ("de", "Übersetze ins Englische: „Wasser“. Ein Wort.", "water"),
+    ("it", "Traduci in inglese: «libro». Una parola.", "book"),
+    ("fr", "Quelle planète est appelée la planète rouge ? Un mot.", "Mars"),
+    ("es", "¿Cuántos días tiene una semana? Responde con un número.", "7"),
+    ("de", "Welche Farbe hat der Himmel an einem klaren Tag? Ein Wort.", "blau"),
+    ("pt", "Quantas horas tem um dia? Responda com um número.", "24"),
+    ("fr", "Quelle est la capitale du Japon ? Un mot.", "Tokyo"),
+    ("es", "¿Cuál es la capital de Italia? Una palabra.", "Roma"),
+    ("de", "Wie viele Beine hat eine Katze? Antworte mit einer Zahl.", "4"),
+    ("it", "Quanto fa sei per due? Rispondi con un numero.", "12"),
 ]
 
 
 def multilingual_rows() -> list[dict[str, Any]]:
     aliases = {"Roma": ["Rome"], "Lisboa": ["Lisbon"], "blau": ["blue"]}
-    return [row(f"multi1-{i:03d}", lang, "easy", q, "numeric" if a.isdigit() else "exact", answer=a,
-                score_args={"aliases": aliases[a]} if a in aliases else None) for i, (lang, q, a) in enumerate(MULTI)]
+    return [
+        row(f"multi1-{i:03d}", lang, "easy", q, "numeric" if a.isdigit() else "exact", answer=a, score_args={"aliases": aliases[a]} if a in aliases else None)
+        for i, (lang, q, a) in enumerate(MULTI)
+    ]
 
 
 # -- long context (needle in generated filler) ---------------------------------------------
-FILLER = ("The archive keeps its ledgers in numbered boxes along the north wall. Each morning a clerk checks the humidity "
-          "and writes the reading in a small notebook. Visitors sign in at the desk and receive a paper badge. ")
+FILLER = (
+    "The archive keeps its ledgers in numbered boxes along the north wall. Each morning a clerk checks the humidity "
+    "and writes the reading in a small notebook. Visitors sign in at the desk and receive a paper badge. "
+)
 
 
 def longctx_rows() -> list[dict[str, Any]]:
@@ -298,14 +414,21 @@ def longctx_rows() -> list[dict[str, Any]]:
 def hallucination_rows() -> list[dict[str, Any]]:
     rng = random.Random(7001)
     first = ["Velmora", "Quintaris", "Oskbridge", "Tarnvale", "Drelmouth", "Yssaric", "Corvalen", "Brisk Hollow"]
-    kinds = [("Institute", "In what year was the {n} Institute founded?"), ("river", "How long is the {n} river in kilometers?"),
-             ("prize", "Who won the {n} Prize in 1987?"), ("novel", "Who wrote the novel '{n} Winter'?")]
+    kinds = [
+        ("Institute", "In what year was the {n} Institute founded?"),
+        ("river", "How long is the {n} river in kilometers?"),
+        ("prize", "Who won the {n} Prize in 1987?"),
+        ("novel", "Who wrote the novel '{n} Winter'?"),
+    ]
     rows = []
     for i in range(24):
         n = rng.choice(first)
         cat, q = kinds[i % len(kinds)]
-        rows.append(row(f"halluc1-{i:03d}", cat, "medium", q.format(n=n) + " If you do not know or it does not exist, say you don't know.",
-                        "abstain", unanswerable=True))
+        rows.append(
+            row(
+                f"halluc1-{i:03d}", cat, "medium", q.format(n=n) + " If you do not know or it does not exist, say you don't know.", "abstain", unanswerable=True
+            )
+        )
     return rows
 
 
@@ -316,17 +439,31 @@ def rag_rows() -> list[dict[str, Any]]:
     for i in range(30):
         name, city, year, staff = rng.choice(NAMES), rng.choice(CITIES), rng.randint(1950, 2020), rng.randint(5, 400)
         item = rng.choice(ITEMS)
-        passage = (f"{name}'s workshop opened in {city} in {year}. It builds one product, a {item}, and employs {staff} people. "
-                   f"The workshop sells mostly to schools and closes every August for repairs.")
+        passage = (
+            f"{name}'s workshop opened in {city} in {year}. It builds one product, a {item}, and employs {staff} people. "
+            f"The workshop sells mostly to schools and closes every August for repairs."
+        )
         if i % 2 == 0:
-            q, ans, scorer, unans = rng.choice([("In what year did the workshop open?", str(year)), ("How many people does the workshop employ?", str(staff)),
-                                                ("In which city is the workshop?", city), ("What product does the workshop build?", item)]) + ("contains", None)
+            q, ans, scorer, unans = rng.choice(
+                [
+                    ("In what year did the workshop open?", str(year)),
+                    ("How many people does the workshop employ?", str(staff)),
+                    ("In which city is the workshop?", city),
+                    ("What product does the workshop build?", item),
+                ]
+            ) + ("contains", None)
             cat = "answerable"
         else:
-            q = rng.choice(["What is the workshop's yearly revenue?", "Who founded the company that supplies its wood?",
-                            "What is the name of the workshop's manager?", "How many schools buy from the workshop?"])
+            q = rng.choice(
+                [
+                    "What is the workshop's yearly revenue?",
+                    "Who founded the company that supplies its wood?",
+                    "What is the name of the workshop's manager?",
+                    "How many schools buy from the workshop?",
+                ]
+            )
             ans, scorer, unans, cat = None, "abstain", True, "unanswerable"
-        text = (f"Answer from the passage only. If the passage does not say, reply 'The passage does not say.'\n\nPassage: {passage}\n\nQuestion: {q}")
+        text = f"Answer from the passage only. If the passage does not say, reply 'The passage does not say.'\n\nPassage: {passage}\n\nQuestion: {q}"
         rows.append(row(f"rag1-{i:03d}", cat, "medium", text, scorer, answer=ans, unanswerable=unans))
     return rows
 
@@ -337,10 +474,11 @@ def longgen_rows() -> list[dict[str, Any]]:
     rows = []
     for i in range(36):
         lines = rng.randint(150, 290)
-        text = (f"Count from 1 to {lines}. Write one line per number in exactly this form: the number, a period, a space, "
-                f"and the word ok. For example:\n1. ok\n2. ok\n3. ok\nWrite all {lines} lines and nothing else.")
-        rows.append(row(f"longgen1-{i:03d}", "count", "medium" if lines < 220 else "hard", text, "token_integrity",
-                        score_args={"word": "ok", "lines": lines}))
+        text = (
+            f"Count from 1 to {lines}. Write one line per number in exactly this form: the number, a period, a space, "
+            f"and the word ok. For example:\n1. ok\n2. ok\n3. ok\nWrite all {lines} lines and nothing else."
+        )
+        rows.append(row(f"longgen1-{i:03d}", "count", "medium" if lines < 220 else "hard", text, "token_integrity", score_args={"word": "ok", "lines": lines}))
     return rows
 
 
@@ -349,12 +487,32 @@ CODE_TASKS = [
     ("add", "returns the sum of two numbers a and b", "def add(a, b)", ["add(2, 3) == 5", "add(-1, 1) == 0"]),
     ("is_even", "returns True when the integer n is even and False otherwise", "def is_even(n)", ["is_even(4) is True", "is_even(7) is False"]),
     ("reverse_string", "returns the string s reversed", "def reverse_string(s)", ["reverse_string('abc') == 'cba'", "reverse_string('') == ''"]),
-    ("maximum", "returns the largest number in a non-empty list xs without using max()", "def maximum(xs)", ["maximum([3, 9, 2]) == 9", "maximum([-5, -2]) == -2"]),
-    ("count_vowels", "returns how many vowels (a, e, i, o, u) the lower-case string s contains", "def count_vowels(s)", ["count_vowels('banana') == 3", "count_vowels('xyz') == 0"]),
+    (
+        "maximum",
+        "returns the largest number in a non-empty list xs without using max()",
+        "def maximum(xs)",
+        ["maximum([3, 9, 2]) == 9", "maximum([-5, -2]) == -2"],
+    ),
+    (
+        "count_vowels",
+        "returns how many vowels (a, e, i, o, u) the lower-case string s contains",
+        "def count_vowels(s)",
+        ["count_vowels('banana') == 3", "count_vowels('xyz') == 0"],
+    ),
     ("factorial", "returns n factorial for an integer n >= 0", "def factorial(n)", ["factorial(0) == 1", "factorial(5) == 120"]),
-    ("fizzbuzz", "returns 'Fizz' for multiples of 3, 'Buzz' for multiples of 5, 'FizzBuzz' for both, else str(n)", "def fizzbuzz(n)", ["fizzbuzz(9) == 'Fizz'", "fizzbuzz(10) == 'Buzz'", "fizzbuzz(15) == 'FizzBuzz'", "fizzbuzz(7) == '7'"]),
+    (
+        "fizzbuzz",
+        "returns 'Fizz' for multiples of 3, 'Buzz' for multiples of 5, 'FizzBuzz' for both, else str(n)",
+        "def fizzbuzz(n)",
+        ["fizzbuzz(9) == 'Fizz'", "fizzbuzz(10) == 'Buzz'", "fizzbuzz(15) == 'FizzBuzz'", "fizzbuzz(7) == '7'"],
+    ),
     ("square_all", "returns a new list with every number of xs squared", "def square_all(xs)", ["square_all([1, 2, 3]) == [1, 4, 9]", "square_all([]) == []"]),
-    ("is_palindrome", "returns True when the string s reads the same backwards", "def is_palindrome(s)", ["is_palindrome('level') is True", "is_palindrome('abc') is False"]),
+    (
+        "is_palindrome",
+        "returns True when the string s reads the same backwards",
+        "def is_palindrome(s)",
+        ["is_palindrome('level') is True", "is_palindrome('abc') is False"],
+    ),
     ("sum_digits", "returns the sum of the decimal digits of the integer n >= 0", "def sum_digits(n)", ["sum_digits(123) == 6", "sum_digits(0) == 0"]),
     ("first_word", "returns the first word of the sentence s", "def first_word(s)", ["first_word('hello big world') == 'hello'", "first_word('one') == 'one'"]),
     ("celsius_to_f", "converts a temperature c in Celsius to Fahrenheit", "def celsius_to_f(c)", ["celsius_to_f(0) == 32", "celsius_to_f(100) == 212"]),
@@ -365,27 +523,83 @@ def code_rows() -> list[dict[str, Any]]:
     rows = []
     for i, (_name, what, sig, asserts) in enumerate(CODE_TASKS):
         text = f"Write a Python function `{sig}` that {what}. Reply with the code in a ```python block."
-        rows.append(row(f"code1-{i:03d}", "function", "easy" if len(asserts) <= 2 else "medium", text, "code_exec",
-                        score_args={"tests": "\n".join(f"assert {a}" for a in asserts)}))
+        rows.append(
+            row(
+                f"code1-{i:03d}",
+                "function",
+                "easy" if len(asserts) <= 2 else "medium",
+                text,
+                "code_exec",
+                score_args={"tests": "\n".join(f"assert {a}" for a in asserts)},
+            )
+        )
     return rows
 
 
 DATASETS: dict[str, tuple[str, str, Any]] = {
-    "eval-code-v1": ("Small Python functions, run against tests", "12 function-writing tasks; the answer's code runs with the row's asserts in the sandbox (code_exec).", code_rows),
-    "eval-math-v1": ("Arithmetic and word problems", "Templated arithmetic, fractions, percentages, money and negatives with computed answers (numeric scorer).", lambda: math_rows(1)),
-    "eval-math-v2": ("Harder arithmetic and multi-step word problems", "Like eval-math-v1 with larger operands and two-step word problems.", lambda: math_rows(2)),
-    "eval-reasoning-v1": ("Ordering, calendar, sequence and parity puzzles", "Templated puzzles with computed answers (exact, numeric, mc).", lambda: reasoning_rows(1)),
+    "eval-code-v1": (
+        "Small Python functions, run against tests",
+        "12 function-writing tasks; the answer's code runs with the row's asserts in the sandbox (code_exec).",
+        code_rows,
+    ),
+    "eval-math-v1": (
+        "Arithmetic and word problems",
+        "Templated arithmetic, fractions, percentages, money and negatives with computed answers (numeric scorer).",
+        lambda: math_rows(1),
+    ),
+    "eval-math-v2": (
+        "Harder arithmetic and multi-step word problems",
+        "Like eval-math-v1 with larger operands and two-step word problems.",
+        lambda: math_rows(2),
+    ),
+    "eval-reasoning-v1": (
+        "Ordering, calendar, sequence and parity puzzles",
+        "Templated puzzles with computed answers (exact, numeric, mc).",
+        lambda: reasoning_rows(1),
+    ),
     "eval-reasoning-v2": ("Longer orderings, far calendar jumps, quadratic sequences", "Like eval-reasoning-v1, harder.", lambda: reasoning_rows(2)),
-    "eval-knowledge-v1": ("Common-knowledge questions", "Authored one-word questions about geography, science, language and everyday facts (exact with aliases).", knowledge_rows),
-    "eval-json-v1": ("JSON extraction from a sentence", "Templated sentences about people and orders; the answer is a JSON object (json subset scorer).", json_rows),
+    "eval-knowledge-v1": (
+        "Common-knowledge questions",
+        "Authored one-word questions about geography, science, language and everyday facts (exact with aliases).",
+        knowledge_rows,
+    ),
+    "eval-json-v1": (
+        "JSON extraction from a sentence",
+        "Templated sentences about people and orders; the answer is a JSON object (json subset scorer).",
+        json_rows,
+    ),
     "eval-tools-v1": ("Tool calls that copy arguments", "One tool offered; the arguments are in the request (tool_call scorer).", tools_rows),
-    "eval-tools-small-v1": ("Tool use harder than copying arguments", "derive_args, pick_tool, clarify, chain, use_result and revise rows, the last three multi-turn with tool results.", tools_small_rows),
-    "eval-format-v1": ("Instruction following: format rules", "Per-row rules (word limits, case, bullets, JSON, start/end words) checked by the instruction scorer.", format_rows),
-    "eval-multilingual-v1": ("Questions in French, Spanish, German, Italian, Portuguese", "Capitals, arithmetic and translations (exact with aliases, numeric).", multilingual_rows),
+    "eval-tools-small-v1": (
+        "Tool use harder than copying arguments",
+        "derive_args, pick_tool, clarify, chain, use_result and revise rows, the last three multi-turn with tool results.",
+        tools_small_rows,
+    ),
+    "eval-format-v1": (
+        "Instruction following: format rules",
+        "Per-row rules (word limits, case, bullets, JSON, start/end words) checked by the instruction scorer.",
+        format_rows,
+    ),
+    "eval-multilingual-v1": (
+        "Questions in French, Spanish, German, Italian, Portuguese",
+        "Capitals, arithmetic and translations (exact with aliases, numeric).",
+        multilingual_rows,
+    ),
     "eval-longctx-v1": ("Needle in a long generated filler", "A vault code at depth 0.1/0.5/0.9 of 20-80 filler paragraphs (needle scorer).", longctx_rows),
-    "eval-hallucination-v1": ("Closed-book questions about invented entities", "Every entity is invented: the right answer is to say so (abstain scorer).", hallucination_rows),
-    "eval-rag-grounded-v1": ("Reading a passage without inventing", "Invented passages; half the questions are answerable from the passage (contains), half are not (abstain).", rag_rows),
-    "eval-longgen-integrity-v1": ("Long templated generations (150-290 lines)", "Count to N as 'n. ok' lines; scored for spliced tokens (token_integrity).", longgen_rows),
+    "eval-hallucination-v1": (
+        "Closed-book questions about invented entities",
+        "Every entity is invented: the right answer is to say so (abstain scorer).",
+        hallucination_rows,
+    ),
+    "eval-rag-grounded-v1": (
+        "Reading a passage without inventing",
+        "Invented passages; half the questions are answerable from the passage (contains), half are not (abstain).",
+        rag_rows,
+    ),
+    "eval-longgen-integrity-v1": (
+        "Long templated generations (150-290 lines)",
+        "Count to N as 'n. ok' lines; scored for spliced tokens (token_integrity).",
+        longgen_rows,
+    ),
 }
 
 
@@ -395,9 +609,20 @@ def write(out: Path) -> None:
         rows = build()
         blob = "".join(json.dumps(r, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n" for r in rows).encode()
         (out / f"{did}.jsonl").write_bytes(blob)
-        manifest = {"kind": "Dataset", "id": did, "name": name, "description": desc, "notes": None, "rows_file": f"{did}.jsonl",
-                    "rows_sha256": hashlib.sha256(blob).hexdigest(), "row_count": len(rows), "license": LICENSE,
-                    "immutable": True, "created": CREATED, "supersedes": did.replace("-v2", "-v1") if did.endswith("-v2") else None}
+        manifest = {
+            "kind": "Dataset",
+            "id": did,
+            "name": name,
+            "description": desc,
+            "notes": None,
+            "rows_file": f"{did}.jsonl",
+            "rows_sha256": hashlib.sha256(blob).hexdigest(),
+            "row_count": len(rows),
+            "license": LICENSE,
+            "immutable": True,
+            "created": CREATED,
+            "supersedes": did.replace("-v2", "-v1") if did.endswith("-v2") else None,
+        }
         (out / f"{did}.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 

@@ -37,24 +37,32 @@ def _dump(path: Path, doc: dict[str, object]) -> None:
 def main() -> None:
     source = json.loads(SOURCE.read_text(encoding="utf-8"))
     about = source["_about"]
-    _dump(OUT / "scenarios" / f"{SCENARIO}.yaml", {
-        "kind": "Scenario",
-        "name": SCENARIO,
-        "description": "Llama 3.3 70B Instruct in bf16 on 4 x H200 with tensor parallelism 4, served by SGLang (version not "
-                       "stated), as benchmarked by DataCrunch (datacrunch-research/h200-benchmarks).",
-        "model": "llama-3.3-70b",
-        "hardware": "h200",
-        "count": 4,
-        "tp": 4,
-        "engine": {"id": "sglang", "version": "unstated",
-                   "args": {"--tp-size": 4, "--disable-radix-cache": True, "--enable-torch-compile": True},
-                   "enable_prefix_caching": False},
-        "weight_dtype": "bf16",
-        "kv_dtype": "auto",
-        "notes": (f"Server: {about['server']}. Source script: {about['script']}. Not stated, engine defaults assumed: "
-                  "mem_fraction_static, max_running_requests, chunked prefill size, the H200 form factor (SXM 141 GB, "
-                  "as the repository's README says '4 x H200 141GB')."),
-    })
+    _dump(
+        OUT / "scenarios" / f"{SCENARIO}.yaml",
+        {
+            "kind": "Scenario",
+            "name": SCENARIO,
+            "description": "Llama 3.3 70B Instruct in bf16 on 4 x H200 with tensor parallelism 4, served by SGLang (version not "
+            "stated), as benchmarked by DataCrunch (datacrunch-research/h200-benchmarks).",
+            "model": "llama-3.3-70b",
+            "hardware": "h200",
+            "count": 4,
+            "tp": 4,
+            "engine": {
+                "id": "sglang",
+                "version": "unstated",
+                "args": {"--tp-size": 4, "--disable-radix-cache": True, "--enable-torch-compile": True},
+                "enable_prefix_caching": False,
+            },
+            "weight_dtype": "bf16",
+            "kv_dtype": "auto",
+            "notes": (
+                f"Server: {about['server']}. Source script: {about['script']}. Not stated, engine defaults assumed: "
+                "mem_fraction_static, max_running_requests, chunked prefill size, the H200 form factor (SXM 141 GB, "
+                "as the repository's README says '4 x H200 141GB')."
+            ),
+        },
+    )
     seen: dict[str, int] = {}
     for line in source["lines"]:
         n = line["completed"]
@@ -65,35 +73,45 @@ def main() -> None:
         base = f"{SCENARIO}-{case}-burst-n{n}"
         seen[base] = seen.get(base, 0) + 1
         name = base if seen[base] == 1 else f"{base}-repeat{seen[base]}"
-        dataset = ("ShareGPT" if case == "sharegpt" else
-                   f"random --random-input {line['random_input_len']} --random-output {line['random_output_len']}, range "
-                   "ratio 0.0 (lengths uniform in [1, L])")
-        _dump(OUT / "runs" / f"{name}.yaml", {
-            "kind": "EvaluationRun",
-            "name": name,
-            "scenario": SCENARIO,
-            "harness": "sglang-bench-serving",
-            "engine_version": "unstated",
-            "notes": [
-                f"Source: DataCrunch, {about['output_file']} (the line with dataset {line['dataset_name']}, "
-                f"random_input_len {line['random_input_len']}, random_output_len {line['random_output_len']}, completed "
-                f"{n}, duration {line['duration']} s)" + (" - the second of two runs of this command in the file."
-                                                          if seen[base] > 1 else "."),
-                f"Offline burst: sglang.bench_serving --num-prompt {n} at request rate inf, no max concurrency (the "
-                f"file's 'max_concurrency': null): all {n} requests sent at t = 0; concurrency here is that number. "
-                f"Dataset: {dataset}.",
-                "Columns: ttft_p50_ms = median_ttft_ms and itl_p50_ms = median_itl_ms (medians: the file has no means; "
-                "scored against the predicted medians), "
-                f"output_tokens_per_sec = output_throughput; mean E2E latency {line['mean_e2e_latency_ms']} ms.",
-                f"mean_isl/mean_osl = total_input_tokens {line['total_input_tokens']} / total_output_tokens "
-                f"{line['total_output_tokens']} divided by the {n} completed requests, rounded.",
-            ],
-            "points": [{
-                "concurrency": n, "completed_requests": n, "output_tokens_per_sec": round(line["output_throughput"], 3),
-                "ttft_p50_ms": round(line["median_ttft_ms"], 3), "itl_p50_ms": round(line["median_itl_ms"], 3),
-                "mean_isl": round(line["total_input_tokens"] / n), "mean_osl": round(line["total_output_tokens"] / n),
-            }],
-        })
+        dataset = (
+            "ShareGPT"
+            if case == "sharegpt"
+            else f"random --random-input {line['random_input_len']} --random-output {line['random_output_len']}, range ratio 0.0 (lengths uniform in [1, L])"
+        )
+        _dump(
+            OUT / "runs" / f"{name}.yaml",
+            {
+                "kind": "EvaluationRun",
+                "name": name,
+                "scenario": SCENARIO,
+                "harness": "sglang-bench-serving",
+                "engine_version": "unstated",
+                "notes": [
+                    f"Source: DataCrunch, {about['output_file']} (the line with dataset {line['dataset_name']}, "
+                    f"random_input_len {line['random_input_len']}, random_output_len {line['random_output_len']}, completed "
+                    f"{n}, duration {line['duration']} s)" + (" - the second of two runs of this command in the file." if seen[base] > 1 else "."),
+                    f"Offline burst: sglang.bench_serving --num-prompt {n} at request rate inf, no max concurrency (the "
+                    f"file's 'max_concurrency': null): all {n} requests sent at t = 0; concurrency here is that number. "
+                    f"Dataset: {dataset}.",
+                    "Columns: ttft_p50_ms = median_ttft_ms and itl_p50_ms = median_itl_ms (medians: the file has no means; "
+                    "scored against the predicted medians), "
+                    f"output_tokens_per_sec = output_throughput; mean E2E latency {line['mean_e2e_latency_ms']} ms.",
+                    f"mean_isl/mean_osl = total_input_tokens {line['total_input_tokens']} / total_output_tokens "
+                    f"{line['total_output_tokens']} divided by the {n} completed requests, rounded.",
+                ],
+                "points": [
+                    {
+                        "concurrency": n,
+                        "completed_requests": n,
+                        "output_tokens_per_sec": round(line["output_throughput"], 3),
+                        "ttft_p50_ms": round(line["median_ttft_ms"], 3),
+                        "itl_p50_ms": round(line["median_itl_ms"], 3),
+                        "mean_isl": round(line["total_input_tokens"] / n),
+                        "mean_osl": round(line["total_output_tokens"] / n),
+                    }
+                ],
+            },
+        )
     print(f"{len(source['lines'])} runs, 1 scenario written to {OUT}")
 
 

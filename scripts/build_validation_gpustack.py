@@ -39,7 +39,8 @@ OUT = ROOT / "src" / "servescope" / "data" / "validation"
 ENGINE_WORDS = {"vllm": "vLLM", "sglang": "SGLang", "trt-llm": "TensorRT-LLM"}
 MODEL_WORDS = {"qwen3-32b": "Qwen3-32B", "qwen3-235b-a22b": "Qwen3-235B-A22B-Instruct-2507", "gpt-oss-120b": "gpt-oss-120b"}
 CHECKPOINT = {  # what each page serves; the catalog model holds the architecture
-    ("qwen3-32b", "bf16"): "Qwen/Qwen3-32B", ("qwen3-32b", "fp8"): "Qwen/Qwen3-32B-FP8",
+    ("qwen3-32b", "bf16"): "Qwen/Qwen3-32B",
+    ("qwen3-32b", "fp8"): "Qwen/Qwen3-32B-FP8",
     ("qwen3-235b-a22b", "bf16"): "Qwen/Qwen3-235B-A22B-Instruct-2507",
     ("qwen3-235b-a22b", "fp8"): "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8",
     ("gpt-oss-120b", "bf16"): "openai/gpt-oss-120b",
@@ -59,8 +60,9 @@ def _scenario(name: str, d: dict, about: dict) -> dict[str, object]:
     checkpoint = d.get("checkpoint") or CHECKPOINT[(d["model"], d["weight_dtype"])]
     not_stated = about["not_stated_on_any_page"]
     if hardware != "h100-sxm":  # the A100 page names the device and its count
-        not_stated = not_stated.replace("the number of GPUs where no -tp/-pp flag is given (1 assumed: the engines' default), "
-                                        "H100 form factor (SXM assumed), ", "")
+        not_stated = not_stated.replace(
+            "the number of GPUs where no -tp/-pp flag is given (1 assumed: the engines' default), H100 form factor (SXM assumed), ", ""
+        )
     engine: dict[str, object] = {"id": d["engine"], "version": d["version"], "args": d["args"]}
     for key in ("max_model_len", "max_num_batched_tokens"):
         if key in d:
@@ -69,8 +71,10 @@ def _scenario(name: str, d: dict, about: dict) -> dict[str, object]:
         engine["enable_chunked_prefill"] = True
     model_note = ""
     if d["model"] == "qwen3-235b-a22b":
-        model_note = (" The page serves the Instruct-2507 release; the catalog model qwen3-235b-a22b has the same layer "
-                      "shapes (the 2507 config.json differs in max_position_embeddings, 262144).")
+        model_note = (
+            " The page serves the Instruct-2507 release; the catalog model qwen3-235b-a22b has the same layer "
+            "shapes (the 2507 config.json differs in max_position_embeddings, 262144)."
+        )
     if d["model"] == "gpt-oss-120b":
         model_note = " MoE expert weights in the checkpoint's mxfp4, the rest bf16 (the catalog model's quantization)."
     ep = " Expert parallelism on (--enable-expert-parallel): EP size = tp." if d["args"].get("--enable-expert-parallel") else ""
@@ -78,7 +82,7 @@ def _scenario(name: str, d: dict, about: dict) -> dict[str, object]:
         "kind": "Scenario",
         "name": name,
         "description": f"{MODEL_WORDS[d['model']]} in {d['weight_dtype']} on {count} x {HARDWARE_WORDS[hardware]} (tp {d['tp']}, pp {d['pp']}) "
-                       f"served by {ENGINE_WORDS[d['engine']]} {d['version']}, as benchmarked by GPUStack's Performance Lab.",
+        f"served by {ENGINE_WORDS[d['engine']]} {d['version']}, as benchmarked by GPUStack's Performance Lab.",
         "model": d["model"],
         "hardware": hardware,
         "count": count,
@@ -88,10 +92,12 @@ def _scenario(name: str, d: dict, about: dict) -> dict[str, object]:
         "weight_dtype": d["weight_dtype"],
         "kv_dtype": "auto",
         **({"quantization": d["quantization"]} if "quantization" in d else {}),
-        "notes": (f"Source: {about['pages'][d['page']]} - serving command `{d['command']}` (checkpoint {checkpoint}), "
-                  "engine versions from the page's 'Engine Version' list, hardware "
-                  f"{about['hardware_stated'].get(d['page'], about['hardware_stated']['default'])}."
-                  f"{model_note}{ep}{' ' + d['extra_note'] if 'extra_note' in d else ''} Not stated on the page: {not_stated}"),
+        "notes": (
+            f"Source: {about['pages'][d['page']]} - serving command `{d['command']}` (checkpoint {checkpoint}), "
+            "engine versions from the page's 'Engine Version' list, hardware "
+            f"{about['hardware_stated'].get(d['page'], about['hardware_stated']['default'])}."
+            f"{model_note}{ep}{' ' + d['extra_note'] if 'extra_note' in d else ''} Not stated on the page: {not_stated}"
+        ),
     }
 
 
@@ -108,36 +114,54 @@ def main() -> None:
         mean_isl, mean_osl = round(r["total_input"] / n), round(r["total_generated"] / n)
         suffix = f"burst-n{n}" if burst else f"c{concurrency}"
         name = f"{r['deployment']}-{r['case']}-{suffix}".replace("-sharegpt-c4-c4", "-sharegpt-c4")
-        dataset = ("ShareGPT (ShareGPT_V3_unfiltered_cleaned_split.json)" if r["case"].startswith("sharegpt") else
-                   "random --random-input-len {} --random-output-len {} --seed 42".format(*r["case"].split("-")[1:]))
-        mode = (f"Offline burst: no --request-rate (vLLM's default, inf) and no --max-concurrency, so all {n} requests "
-                "were sent at t = 0; concurrency here is "
-                + (f"the block's measured 'Peak concurrent requests: {r['peak_concurrent']}'." if r["peak_concurrent"] else
-                   f"the number of requests ({n}); this vLLM release prints no peak-concurrency line.")
-                if burst else
-                f"Closed loop: --max-concurrency {concurrency}, {n} requests.")
-        _dump(OUT / "runs" / f"{name}.yaml", {
-            "kind": "EvaluationRun",
-            "name": name,
-            "scenario": r["deployment"],
-            "harness": "vllm-bench-serve",
-            "engine_version": d["version"],
-            "notes": [
-                f"Source: GPUStack Performance Lab, {about['pages'][d['page']]}, section '{r['section']}', the "
-                f"'Serving Benchmark Result' block; client vllm bench serve --backend openai-chat, dataset {dataset}, "
-                "no --ignore-eos. The page states no date.",
-                mode,
-                f"Numbers as printed: ttft_ms = Mean TTFT (median {r['ttft'][1]}, p99 {r['ttft'][2]}), itl_ms = Mean ITL "
-                f"(Mean TPOT {r['tpot_mean']}), output_tokens_per_sec = Output token throughput; benchmark duration "
-                f"{r['duration_s']} s.",
-                f"mean_isl/mean_osl = Total input tokens {r['total_input']} / Total generated tokens {r['total_generated']} "
-                f"divided by the {n} successful requests, rounded (a division, the only arithmetic here).",
-            ],
-            "points": [{
-                "concurrency": concurrency, "completed_requests": n, "output_tokens_per_sec": r["output_tps"],
-                "ttft_ms": r["ttft"][0], "itl_ms": r["itl_mean"], "mean_isl": mean_isl, "mean_osl": mean_osl,
-            }],
-        })
+        dataset = (
+            "ShareGPT (ShareGPT_V3_unfiltered_cleaned_split.json)"
+            if r["case"].startswith("sharegpt")
+            else "random --random-input-len {} --random-output-len {} --seed 42".format(*r["case"].split("-")[1:])
+        )
+        mode = (
+            f"Offline burst: no --request-rate (vLLM's default, inf) and no --max-concurrency, so all {n} requests "
+            "were sent at t = 0; concurrency here is "
+            + (
+                f"the block's measured 'Peak concurrent requests: {r['peak_concurrent']}'."
+                if r["peak_concurrent"]
+                else f"the number of requests ({n}); this vLLM release prints no peak-concurrency line."
+            )
+            if burst
+            else f"Closed loop: --max-concurrency {concurrency}, {n} requests."
+        )
+        _dump(
+            OUT / "runs" / f"{name}.yaml",
+            {
+                "kind": "EvaluationRun",
+                "name": name,
+                "scenario": r["deployment"],
+                "harness": "vllm-bench-serve",
+                "engine_version": d["version"],
+                "notes": [
+                    f"Source: GPUStack Performance Lab, {about['pages'][d['page']]}, section '{r['section']}', the "
+                    f"'Serving Benchmark Result' block; client vllm bench serve --backend openai-chat, dataset {dataset}, "
+                    "no --ignore-eos. The page states no date.",
+                    mode,
+                    f"Numbers as printed: ttft_ms = Mean TTFT (median {r['ttft'][1]}, p99 {r['ttft'][2]}), itl_ms = Mean ITL "
+                    f"(Mean TPOT {r['tpot_mean']}), output_tokens_per_sec = Output token throughput; benchmark duration "
+                    f"{r['duration_s']} s.",
+                    f"mean_isl/mean_osl = Total input tokens {r['total_input']} / Total generated tokens {r['total_generated']} "
+                    f"divided by the {n} successful requests, rounded (a division, the only arithmetic here).",
+                ],
+                "points": [
+                    {
+                        "concurrency": concurrency,
+                        "completed_requests": n,
+                        "output_tokens_per_sec": r["output_tps"],
+                        "ttft_ms": r["ttft"][0],
+                        "itl_ms": r["itl_mean"],
+                        "mean_isl": mean_isl,
+                        "mean_osl": mean_osl,
+                    }
+                ],
+            },
+        )
     print(f"{len(source['results'])} runs, {len(deployments)} scenarios written to {OUT}")
 
 

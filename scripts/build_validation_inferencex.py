@@ -43,8 +43,7 @@ def _dump(path: Path, doc: dict[str, object]) -> None:
 def _engine_knobs(engine: str, max_concurrency: int, isl: int, osl: int, tp: int) -> dict[str, object]:
     """What InferenceX's launch scripts set (SemiAnalysisAI/InferenceX benchmarks/70b_*_slurm.sh)."""
     if engine == "vllm":  # --max-num-seqs=$CONC, max-num-batched-tokens 8192, no prefix caching, --gpu-memory-utilization=0.9
-        return {"max_num_seqs": max_concurrency, "max_num_batched_tokens": 8192, "gpu_memory_utilization": 0.9,
-                "enable_prefix_caching": False}
+        return {"max_num_seqs": max_concurrency, "max_num_batched_tokens": 8192, "gpu_memory_utilization": 0.9, "enable_prefix_caching": False}
     # trtllm-serve --max_num_tokens $MAX_MODEL_LEN, kv_cache_config.enable_block_reuse false, and for 1k1k
     # below TP 8: batch_wait_timeout_iters 20, batch_wait_max_tokens_ratio 0.9
     args: dict[str, object] = {"--max_num_tokens": isl + osl + 200}
@@ -71,31 +70,38 @@ def main() -> None:
         if engine == "trt-llm":  # its flags depend on the lengths: one scenario per workload label
             scen_name += f"-i{isl}-o{osl}"
         if scen_name not in written:
-            _dump(OUT / "scenarios" / f"{scen_name}.yaml", {
-                "kind": "Scenario",
-                "name": scen_name,
-                "description": f"Llama 3.1 70B Instruct in {dtype} on {tp} x {gpu.upper()} with tensor parallelism {tp}, served by "
-                               f"{'vLLM' if engine == 'vllm' else 'TensorRT-LLM'}, as measured by SemiAnalysis InferenceX.",
-                "model": "llama-3.1-70b",
-                "hardware": HARDWARE[gpu],
-                "count": tp,
-                "tp": tp,
-                "engine": {"id": engine, "version": "unstated", **_engine_knobs(engine, top_level[e["scenario"]], isl, osl, tp)},
-                "weight_dtype": dtype,
-                "kv_dtype": "fp8",
-                "notes": (f"From the deployment name {e['scenario']} in NVIDIA's AISimulate accuracy artifact as vendored in "
-                          f"inference-sim/inference-sim@{COMMIT[:12]}: GPU, {dtype} weights, engine, tp. The engine version is not "
-                          "stated. Flags as InferenceX's launch scripts set them (SemiAnalysisAI/InferenceX benchmarks/70b_*_slurm.sh; "
-                          "which script version ran each point is not stated): "
-                          + ("fp8 KV cache, prefix caching off, max_num_batched_tokens 8192, max_num_seqs = the concurrency "
-                             "(here: the largest level), gpu_memory_utilization 0.9"
-                             if engine == "vllm" else
-                             "fp8 KV cache, block reuse off, --max_num_tokens $MAX_MODEL_LEN (its value for these runs is "
-                             "not stated; assumed ISL + OSL + 200 as InferenceX's scripts for other models compute it), and "
-                             "for 1k1k below TP 8 batch_wait_timeout_iters 20 / batch_wait_max_tokens_ratio 0.9 (modelled); "
-                             "not modelled: stream_interval 10")
-                          + (", H100 SXM assumed." if gpu == "h100" else ".")),
-            })
+            _dump(
+                OUT / "scenarios" / f"{scen_name}.yaml",
+                {
+                    "kind": "Scenario",
+                    "name": scen_name,
+                    "description": f"Llama 3.1 70B Instruct in {dtype} on {tp} x {gpu.upper()} with tensor parallelism {tp}, served by "
+                    f"{'vLLM' if engine == 'vllm' else 'TensorRT-LLM'}, as measured by SemiAnalysis InferenceX.",
+                    "model": "llama-3.1-70b",
+                    "hardware": HARDWARE[gpu],
+                    "count": tp,
+                    "tp": tp,
+                    "engine": {"id": engine, "version": "unstated", **_engine_knobs(engine, top_level[e["scenario"]], isl, osl, tp)},
+                    "weight_dtype": dtype,
+                    "kv_dtype": "fp8",
+                    "notes": (
+                        f"From the deployment name {e['scenario']} in NVIDIA's AISimulate accuracy artifact as vendored in "
+                        f"inference-sim/inference-sim@{COMMIT[:12]}: GPU, {dtype} weights, engine, tp. The engine version is not "
+                        "stated. Flags as InferenceX's launch scripts set them (SemiAnalysisAI/InferenceX benchmarks/70b_*_slurm.sh; "
+                        "which script version ran each point is not stated): "
+                        + (
+                            "fp8 KV cache, prefix caching off, max_num_batched_tokens 8192, max_num_seqs = the concurrency "
+                            "(here: the largest level), gpu_memory_utilization 0.9"
+                            if engine == "vllm"
+                            else "fp8 KV cache, block reuse off, --max_num_tokens $MAX_MODEL_LEN (its value for these runs is "
+                            "not stated; assumed ISL + OSL + 200 as InferenceX's scripts for other models compute it), and "
+                            "for 1k1k below TP 8 batch_wait_timeout_iters 20 / batch_wait_max_tokens_ratio 0.9 (modelled); "
+                            "not modelled: stream_interval 10"
+                        )
+                        + (", H100 SXM assumed." if gpu == "h100" else ".")
+                    ),
+                },
+            )
             written.add(scen_name)
         # the client draws lengths uniformly from [int(0.8 L), L] (see predict.calibrate.HARNESS_REPLAYS)
         mean_isl, mean_osl = round((int(0.8 * isl) + isl) / 2), round((int(0.8 * osl) + osl) / 2)
@@ -122,8 +128,13 @@ def main() -> None:
                 "expected means of that draw, not measured ones.",
             ],
             "points": [
-                {"concurrency": c, "ttft_ms": round(ttft[str(c)] / 1000, 3), "itl_ms": round(tpot[str(c)] / 1000, 3),
-                 "mean_isl": mean_isl, "mean_osl": mean_osl}
+                {
+                    "concurrency": c,
+                    "ttft_ms": round(ttft[str(c)] / 1000, 3),
+                    "itl_ms": round(tpot[str(c)] / 1000, 3),
+                    "mean_isl": mean_isl,
+                    "mean_osl": mean_osl,
+                }
                 for c in levels
             ],
         }

@@ -41,20 +41,31 @@ def _dump(path: Path, doc: dict[str, object]) -> None:
 
 def _engine(engine: str, max_concurrency: int) -> tuple[dict[str, object], str]:
     if engine == "vllm":
-        return ({"args": {"--async-scheduling": True, "--max-cudagraph-capture-size": 2048},
-                 "max_num_seqs": max_concurrency, "max_num_batched_tokens": 8192, "gpu_memory_utilization": 0.9,
-                 "enable_prefix_caching": False, "max_model_len": 10240},
-                f"flags as {VLLM_SCRIPT} sets them (async scheduling, prefix caching off, max-num-batched-tokens 8192, "
-                "max-model-len 10240, max-cudagraph-capture-size 2048, gpu-memory-utilization 0.9, max-num-seqs = the "
-                "concurrency (here: the largest level), VLLM_MXFP4_USE_MARLIN=1); the H200 and B200 scripts were not "
-                "checked and are assumed the same")
-    return ({"args": {"--max_num_tokens": 20000, "free_gpu_memory_fraction": 0.85, "enable_block_reuse": False,
-                      "moe_backend": "TRITON", "stream_interval": 20},
-             "max_num_seqs": max_concurrency, "enable_prefix_caching": False},
-            f"flags as {TRT_SCRIPT} sets them (--max_num_tokens 20000, --max_batch_size = the concurrency, kv_cache_config "
-            "free_gpu_memory_fraction 0.85 / enable_block_reuse false / dtype auto, moe backend TRITON, stream_interval 20, "
-            "cuda graphs with padding); its ep_size and enable_attention_dp come from the run's config and are not "
-            "stated; the B200 script was not checked and is assumed the same")
+        return (
+            {
+                "args": {"--async-scheduling": True, "--max-cudagraph-capture-size": 2048},
+                "max_num_seqs": max_concurrency,
+                "max_num_batched_tokens": 8192,
+                "gpu_memory_utilization": 0.9,
+                "enable_prefix_caching": False,
+                "max_model_len": 10240,
+            },
+            f"flags as {VLLM_SCRIPT} sets them (async scheduling, prefix caching off, max-num-batched-tokens 8192, "
+            "max-model-len 10240, max-cudagraph-capture-size 2048, gpu-memory-utilization 0.9, max-num-seqs = the "
+            "concurrency (here: the largest level), VLLM_MXFP4_USE_MARLIN=1); the H200 and B200 scripts were not "
+            "checked and are assumed the same",
+        )
+    return (
+        {
+            "args": {"--max_num_tokens": 20000, "free_gpu_memory_fraction": 0.85, "enable_block_reuse": False, "moe_backend": "TRITON", "stream_interval": 20},
+            "max_num_seqs": max_concurrency,
+            "enable_prefix_caching": False,
+        },
+        f"flags as {TRT_SCRIPT} sets them (--max_num_tokens 20000, --max_batch_size = the concurrency, kv_cache_config "
+        "free_gpu_memory_fraction 0.85 / enable_block_reuse false / dtype auto, moe backend TRITON, stream_interval 20, "
+        "cuda graphs with padding); its ep_size and enable_attention_dp come from the run's config and are not "
+        "stated; the B200 script was not checked and is assumed the same",
+    )
 
 
 def main() -> None:
@@ -72,24 +83,29 @@ def main() -> None:
         scen_name = f"ix-{engine}-gpt-oss-120b-mxfp4-{gpu}-tp{tp}"
         knobs, flags_note = _engine(engine, top_level[e["scenario"]])
         if scen_name not in written:
-            _dump(OUT / "scenarios" / f"{scen_name}.yaml", {
-                "kind": "Scenario",
-                "name": scen_name,
-                "description": f"gpt-oss-120b (mxfp4 MoE experts) on {tp} x {gpu.upper()} with tensor parallelism {tp}, served "
-                               f"by {'vLLM' if engine == 'vllm' else 'TensorRT-LLM'}, as measured by SemiAnalysis InferenceX.",
-                "model": "gpt-oss-120b",
-                "hardware": HARDWARE[gpu],
-                "count": tp,
-                "tp": tp,
-                "engine": {"id": engine, "version": "unstated", **knobs},
-                "weight_dtype": "bf16",
-                "kv_dtype": "auto",
-                "notes": (f"From the deployment name {e['scenario']} in NVIDIA's AISimulate accuracy artifact as vendored in "
-                          f"inference-sim/inference-sim@{COMMIT[:12]}: GPU, 'fp4' (the checkpoint's mxfp4 MoE experts; "
-                          "attention and the rest bf16, the catalog model's quantization), engine, tp. The engine version is "
-                          f"not stated. Which script version ran each point is not stated; {flags_note}. KV cache: the "
-                          "engine default (bf16). " + ("H100 SXM assumed." if gpu == "h100" else "")).strip(),
-            })
+            _dump(
+                OUT / "scenarios" / f"{scen_name}.yaml",
+                {
+                    "kind": "Scenario",
+                    "name": scen_name,
+                    "description": f"gpt-oss-120b (mxfp4 MoE experts) on {tp} x {gpu.upper()} with tensor parallelism {tp}, served "
+                    f"by {'vLLM' if engine == 'vllm' else 'TensorRT-LLM'}, as measured by SemiAnalysis InferenceX.",
+                    "model": "gpt-oss-120b",
+                    "hardware": HARDWARE[gpu],
+                    "count": tp,
+                    "tp": tp,
+                    "engine": {"id": engine, "version": "unstated", **knobs},
+                    "weight_dtype": "bf16",
+                    "kv_dtype": "auto",
+                    "notes": (
+                        f"From the deployment name {e['scenario']} in NVIDIA's AISimulate accuracy artifact as vendored in "
+                        f"inference-sim/inference-sim@{COMMIT[:12]}: GPU, 'fp4' (the checkpoint's mxfp4 MoE experts; "
+                        "attention and the rest bf16, the catalog model's quantization), engine, tp. The engine version is "
+                        f"not stated. Which script version ran each point is not stated; {flags_note}. KV cache: the "
+                        "engine default (bf16). " + ("H100 SXM assumed." if gpu == "h100" else "")
+                    ).strip(),
+                },
+            )
             written.add(scen_name)
         isl, osl = LABELS[e["label"]]
         mean_isl, mean_osl = round((int(0.8 * isl) + isl) / 2), round((int(0.8 * osl) + osl) / 2)
@@ -114,8 +130,13 @@ def main() -> None:
                 "not measured ones (the range ratio of these runs is not stated).",
             ],
             "points": [
-                {"concurrency": c, "ttft_ms": round(ttft[str(c)] / 1000, 3), "itl_ms": round(tpot[str(c)] / 1000, 3),
-                 "mean_isl": mean_isl, "mean_osl": mean_osl}
+                {
+                    "concurrency": c,
+                    "ttft_ms": round(ttft[str(c)] / 1000, 3),
+                    "itl_ms": round(tpot[str(c)] / 1000, 3),
+                    "mean_isl": mean_isl,
+                    "mean_osl": mean_osl,
+                }
                 for c in sorted(int(k) for k in ttft)
             ],
         }

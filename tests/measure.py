@@ -7,7 +7,7 @@ forked from a large pytest process reports the parent's size. ``VmHWM`` in
 
 from __future__ import annotations
 
-PEAK_KB = '''
+PEAK_KB = """
 def peak_kb():
     try:
         with open("/proc/self/status") as fh:
@@ -18,10 +18,12 @@ def peak_kb():
         pass
     import resource
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-'''
+"""
 
 # Runs the servescope CLI in this interpreter; the last stderr line is its own peak RSS.
-RUN_CLI_MEASURED = PEAK_KB + '''
+RUN_CLI_MEASURED = (
+    PEAK_KB
+    + """
 import runpy, sys
 sys.argv = ["servescope", *sys.argv[1:]]
 code = 0
@@ -31,4 +33,5 @@ except SystemExit as exc:
     code = exc.code
 sys.stderr.write(f"\\nmaxrss_kb={peak_kb()}\\n")
 sys.exit(code)
-'''
+"""
+)

@@ -16,9 +16,7 @@ SEED = SEED_EVALUATION_RUN_YAML
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "servescope", *args], capture_output=True, text=True, timeout=120, check=False
-    )
+    return subprocess.run([sys.executable, "-m", "servescope", *args], capture_output=True, text=True, timeout=120, check=False)
 
 
 def test_version() -> None:
@@ -170,8 +168,7 @@ def test_config_id_takes_a_pasted_command_line(pasted: list[str]) -> None:
     [
         (["vllm", "0.32", "--", "serve", "m", "--dtype", "float32"], "'serve' is neither a flag nor an engine launcher"),
         (["sglang", "0.4", "--", "vllm", "serve", "m"], "is a vllm command line but the engine given is 'sglang'"),
-        (["vllm", "0.32", "--", "--enable-prefix-caching", "--no-enable-prefix-caching"],
-         "'enable-prefix-caching' given twice with different values"),
+        (["vllm", "0.32", "--", "--enable-prefix-caching", "--no-enable-prefix-caching"], "'enable-prefix-caching' given twice with different values"),
         (["vllm", "0.32", "--", "--max-num-seqs '64"], "cannot split"),
     ],
 )
@@ -186,8 +183,10 @@ def test_config_id_bad_command_line_is_one_line(args: list[str], message: str) -
         (["--extra-body", "[1]"], "--extra-body must be a JSON object"),
         (["--engine-args", "serve m --dtype float32"], "'serve' is neither a flag nor an engine launcher"),
         (["--engine-args", "vllm serve m", "--engine", "sglang"], "is a vllm command line but the engine given is 'sglang'"),
-        (["--engine-args", "--enable-prefix-caching --no-enable-prefix-caching", "--engine", "vllm"],
-         "'enable-prefix-caching' given twice with different values"),
+        (
+            ["--engine-args", "--enable-prefix-caching --no-enable-prefix-caching", "--engine", "vllm"],
+            "'enable-prefix-caching' given twice with different values",
+        ),
     ],
 )
 def test_run_bad_request_or_engine_options_are_one_line_before_anything_is_sent(args: list[str], message: str) -> None:

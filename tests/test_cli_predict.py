@@ -28,8 +28,12 @@ def test_predict_workload_writes_valid_documents(tmp_path: Path) -> None:
 
 def test_predict_is_byte_identical_for_a_seed(tmp_path: Path) -> None:
     for name in ("a", "b"):
-        assert run("predict", "llama-3.1-8b-on-h100", "--concurrency", "1,8", "--isl", "512", "--osl", "64",
-                   "--num-requests", "16", "--out", str(tmp_path / name)).returncode == 0
+        assert (
+            run(
+                "predict", "llama-3.1-8b-on-h100", "--concurrency", "1,8", "--isl", "512", "--osl", "64", "--num-requests", "16", "--out", str(tmp_path / name)
+            ).returncode
+            == 0
+        )
     [fa] = list((tmp_path / "a").rglob("prediction.json"))
     [fb] = list((tmp_path / "b").rglob("prediction.json"))
     assert fa.read_bytes() == fb.read_bytes()
@@ -37,7 +41,11 @@ def test_predict_is_byte_identical_for_a_seed(tmp_path: Path) -> None:
 
 def test_calibrate_then_predict_with_it(tmp_path: Path) -> None:
     measured = {
-        "kind": "EvaluationRun", "name": "m", "scenario": "tiny-llama-on-cpu", "harness": "servescope", "engine_version": "x",
+        "kind": "EvaluationRun",
+        "name": "m",
+        "scenario": "tiny-llama-on-cpu",
+        "harness": "servescope",
+        "engine_version": "x",
         "workload": "sweep-parallel-1-8-i128-o64-v1",
         "points": [
             {"concurrency": 1, "ttft_ms": 18.7, "itl_ms": 1.5, "output_tokens_per_sec": 574.2, "mean_isl": 180, "mean_osl": 64},
@@ -60,17 +68,36 @@ def test_calibrate_then_predict_with_it(tmp_path: Path) -> None:
 
 
 def test_search_ranks_configurations() -> None:
-    proc = run("search", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--gpus", "2", "--slo", "ttft_ms<=500,itl_ms<=30",
-               "--isl", "512", "--osl", "128", "--concurrency", "16", "--max-num-seqs", "32,64")
+    proc = run(
+        "search",
+        "--model",
+        "llama-3.1-8b",
+        "--hardware",
+        "h100-sxm",
+        "--gpus",
+        "2",
+        "--slo",
+        "ttft_ms<=500,itl_ms<=30",
+        "--isl",
+        "512",
+        "--osl",
+        "128",
+        "--concurrency",
+        "16",
+        "--max-num-seqs",
+        "32,64",
+    )
     assert proc.returncode == 0, proc.stderr
     assert "configurations/s" in proc.stdout and "tp" in proc.stdout
 
 
 def test_bad_arguments_are_one_line() -> None:
-    for args in (("predict", "no-such-scenario", "serve-chat-c8-i1k-o256-v1"),
-                 ("predict", "tiny-llama-on-cpu"),
-                 ("predict", "tiny-llama-on-cpu", "--concurrency", "0", "--isl", "1", "--osl", "1"),
-                 ("search", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--gpus", "2", "--slo", "fast please", "--isl", "1", "--osl", "1")):
+    for args in (
+        ("predict", "no-such-scenario", "serve-chat-c8-i1k-o256-v1"),
+        ("predict", "tiny-llama-on-cpu"),
+        ("predict", "tiny-llama-on-cpu", "--concurrency", "0", "--isl", "1", "--osl", "1"),
+        ("search", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--gpus", "2", "--slo", "fast please", "--isl", "1", "--osl", "1"),
+    ):
         proc = run(*args)
         assert proc.returncode in (1, 2), args
         assert "Traceback" not in proc.stderr and proc.stderr.strip().count("\n") == 0, (args, proc.stderr)
@@ -213,10 +240,46 @@ def test_bad_mode_arguments_are_one_line() -> None:
         ((*base, "--stages", "5:60", "--num-requests", "9"), "leave --num-requests out"),
         ((*base, "--max-rate", "--slo", "p99_ttft_ms<=0.0001", "--num-requests", "50"), "no Poisson rate meets"),
         (("predict", "llama-3.1-8b-on-h100", "serve-chat-c8-i1k-o256-v1", "--harness", "vllm"), "catalog workload"),
-        (("search", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--gpus", "1", "--slo", "ttft_ms<=9",
-          "--isl", "8", "--osl", "8", "--engines", "vllm"), "ENGINE@VERSION"),
-        (("search", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--gpus", "1", "--slo", "ttft_ms<=9",
-          "--isl", "8", "--osl", "8", "--dtypes", "fp9"), "--dtypes: fp9"),
+        (
+            (
+                "search",
+                "--model",
+                "llama-3.1-8b",
+                "--hardware",
+                "h100-sxm",
+                "--gpus",
+                "1",
+                "--slo",
+                "ttft_ms<=9",
+                "--isl",
+                "8",
+                "--osl",
+                "8",
+                "--engines",
+                "vllm",
+            ),
+            "ENGINE@VERSION",
+        ),
+        (
+            (
+                "search",
+                "--model",
+                "llama-3.1-8b",
+                "--hardware",
+                "h100-sxm",
+                "--gpus",
+                "1",
+                "--slo",
+                "ttft_ms<=9",
+                "--isl",
+                "8",
+                "--osl",
+                "8",
+                "--dtypes",
+                "fp9",
+            ),
+            "--dtypes: fp9",
+        ),
     ]
     for args, needle in cases:
         proc = run(*args)

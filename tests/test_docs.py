@@ -71,8 +71,7 @@ def test_every_servescope_error_is_defined_in_errors_py_and_in_its_tree() -> Non
         cls = todo.pop()
         found.add(cls)
         todo += cls.__subclasses__()
-    elsewhere = sorted(f"{c.__module__}.{c.__qualname__}" for c in found if c.__module__ != "servescope.errors"
-                       and c.__module__.startswith("servescope"))
+    elsewhere = sorted(f"{c.__module__}.{c.__qualname__}" for c in found if c.__module__ != "servescope.errors" and c.__module__.startswith("servescope"))
     assert not elsewhere, f"ServescopeErrors defined outside errors.py: {elsewhere}"
     tree = errors.__doc__ or ""
     not_in_tree = sorted(c.__name__ for c in found if c.__module__ == "servescope.errors" and c.__name__ not in tree)

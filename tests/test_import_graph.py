@@ -87,26 +87,38 @@ def test_the_scan_finds_a_cycle_when_there_is_one() -> None:
 def test_documents_import_nothing_of_ours_but_documents_and_the_leaves() -> None:
     # the leaves: errors, limits (the size limits every loader shares), redaction
     leaves = ("servescope.documents", "servescope.errors", "servescope.limits", "servescope.redaction")
-    upward = {(m, t) for m, targets in _graph().items() if m.startswith("servescope.documents")
-              for t in targets if not t.startswith(leaves) and t != "servescope"}
+    upward = {
+        (m, t) for m, targets in _graph().items() if m.startswith("servescope.documents") for t in targets if not t.startswith(leaves) and t != "servescope"
+    }
     assert not upward, sorted(upward)
 
 
 def test_the_product_never_imports_its_test_tooling() -> None:
-    users = sorted(m for m, targets in _graph().items() if not m.startswith("servescope.testing")
-                   and any(t.startswith("servescope.testing") for t in targets))
+    users = sorted(m for m, targets in _graph().items() if not m.startswith("servescope.testing") and any(t.startswith("servescope.testing") for t in targets))
     assert not users, users
 
 
 def test_workload_depends_on_documents_only() -> None:
-    wrong = sorted((m, t) for m, targets in _graph().items() if m.startswith("servescope.workload") for t in targets
-                   if not t.startswith(("servescope.workload", "servescope.documents", "servescope.catalog", "servescope.errors")))
+    wrong = sorted(
+        (m, t)
+        for m, targets in _graph().items()
+        if m.startswith("servescope.workload")
+        for t in targets
+        if not t.startswith(("servescope.workload", "servescope.documents", "servescope.catalog", "servescope.errors"))
+    )
     assert not wrong, wrong
 
 
 def test_bench_and_predict_build_no_document_themselves() -> None:
     # Result / EvaluationRun / Prediction are made by analysis.results, the one builder
-    makers = re.compile(r"\b(Result|EvaluationRun|Prediction|PredictionPoint|EvaluationPoint)(\.model_validate)?\(|\"kind\": \"(Result|EvaluationRun|Prediction)\"")
-    found = [f"{p.relative_to(PACKAGE)}:{i}" for sub in ("bench", "predict") for p in sorted((PACKAGE / sub).rglob("*.py"))
-             for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if makers.search(line)]
+    makers = re.compile(
+        r"\b(Result|EvaluationRun|Prediction|PredictionPoint|EvaluationPoint)(\.model_validate)?\(|\"kind\": \"(Result|EvaluationRun|Prediction)\""
+    )
+    found = [
+        f"{p.relative_to(PACKAGE)}:{i}"
+        for sub in ("bench", "predict")
+        for p in sorted((PACKAGE / sub).rglob("*.py"))
+        for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if makers.search(line)
+    ]
     assert not found, found

@@ -71,9 +71,7 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: Annotated[
-        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
-    ] = False,
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
 ) -> None:
     """servescope: predict it, measure it, compare both honestly."""
 
@@ -90,12 +88,8 @@ def _plausibility(doc: Document, catalog: Catalog) -> list[Issue]:
 
 @app.command()
 def validate(
-    paths: Annotated[
-        list[Path] | None, typer.Argument(help="Document files or folders (searched recursively).")
-    ] = None,
-    catalog: Annotated[
-        bool, typer.Option("--catalog", help="Also validate the whole catalog (packaged + SERVESCOPE_CATALOG_PATH).")
-    ] = False,
+    paths: Annotated[list[Path] | None, typer.Argument(help="Document files or folders (searched recursively).")] = None,
+    catalog: Annotated[bool, typer.Option("--catalog", help="Also validate the whole catalog (packaged + SERVESCOPE_CATALOG_PATH).")] = False,
     fmt: Annotated[OutputFormat, typer.Option("--format", help="text or json.")] = OutputFormat.text,
     strict: Annotated[bool, typer.Option(help="Treat warnings as errors.")] = False,
 ) -> None:
@@ -125,17 +119,13 @@ def validate(
             err.print(f"error: no documents found in {', '.join(map(str, targets))} (no .yaml, .yml or .json files); "
                       "nothing was validated", markup=False)  # fmt: skip
         verdict = "[red]invalid[/red]" if failed else "[green]valid[/green]"
-        out.print(
-            f"{len(report.files)} file(s): {report.errors} error(s), {report.warnings} warning(s) — {verdict}"
-        )
+        out.print(f"{len(report.files)} file(s): {report.errors} error(s), {report.warnings} warning(s) — {verdict}")
     raise typer.Exit(1 if failed else 0)
 
 
 @app.command()
 def schema(
-    out_dir: Annotated[Path, typer.Option("--out", help="Folder to write <kind>.schema.json files into.")] = Path(
-        "schemas"
-    ),
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder to write <kind>.schema.json files into.")] = Path("schemas"),
 ) -> None:
     """Write the JSON Schemas (draft 2020-12) of every document kind."""
     from servescope.documents.schema import write_schemas
@@ -184,7 +174,9 @@ def compare(
     b: Annotated[Path, typer.Argument(help="B: the reference (e.g. the measured EvaluationRun).")],
     fmt: Annotated[CompareFormat, typer.Option("--format", help="text, json, csv or md.")] = CompareFormat.text,
     force: Annotated[bool, typer.Option(help="Compare even when scenarios or workloads differ (and say so).")] = False,
-    plot: Annotated[Path | None, typer.Option(help="Write predicted-vs-measured curves over concurrency (.html: plotly; .png/.svg/.pdf: matplotlib, the plot extra).")] = None,
+    plot: Annotated[
+        Path | None, typer.Option(help="Write predicted-vs-measured curves over concurrency (.html: plotly; .png/.svg/.pdf: matplotlib, the plot extra).")
+    ] = None,
 ) -> None:
     """Compare two tables point by point: A, B, signed error %, MAPE and max error per metric."""
     from servescope.analysis import compare as cmp
@@ -221,7 +213,9 @@ def compare(
         for col in ("metric", "points", "MAPE %", "max |error| %"):
             summary.add_column(col, justify="left" if col == "metric" else "right")
         for m in c.per_metric:
-            summary.add_row(m.metric, str(m.points), "-" if m.mape_pct is None else f"{m.mape_pct:.1f}", "-" if m.max_abs_pct is None else f"{m.max_abs_pct:.1f}")
+            summary.add_row(
+                m.metric, str(m.points), "-" if m.mape_pct is None else f"{m.mape_pct:.1f}", "-" if m.max_abs_pct is None else f"{m.max_abs_pct:.1f}"
+            )
         out.print(summary)
         if c.unpaired_a or c.unpaired_b:
             out.print(f"unpaired concurrencies: A {c.unpaired_a}, B {c.unpaired_b}")
@@ -267,7 +261,14 @@ def import_cmd(
     engine: Annotated[str | None, typer.Option(help="Engine measured, e.g. vllm (default: unknown).")] = None,
     engine_version: Annotated[str | None, typer.Option(help="Engine release measured (default: unknown).")] = None,
     workload: Annotated[str | None, typer.Option(help="The servescope workload the run reproduced (default: <harness>-export).")] = None,
-    output: Annotated[Path | None, typer.Option("--out", "-o", help="Folder for result.json and evaluation-run.json; a .json/.yaml file name writes the EvaluationRun there and the Result beside it (<stem>.result.json); default: print the EvaluationRun.")] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Folder for result.json and evaluation-run.json; a .json/.yaml file name writes the EvaluationRun there and the Result beside it (<stem>.result.json); default: print the EvaluationRun.",
+        ),
+    ] = None,
 ) -> None:
     """Turn another harness's export into a Result and an EvaluationRun (definitions noted where they differ)."""
     from servescope.analysis.importers import READERS, import_documents
@@ -371,8 +372,7 @@ def main() -> None:
         if os.environ.get("SERVESCOPE_DEBUG"):
             raise
         err.print(
-            f"internal error: {type(exc).__name__}: {redact(str(exc))} (a servescope bug; rerun with SERVESCOPE_DEBUG=1 "
-            "for the traceback and report it)",
+            f"internal error: {type(exc).__name__}: {redact(str(exc))} (a servescope bug; rerun with SERVESCOPE_DEBUG=1 for the traceback and report it)",
             markup=False,
         )
         sys.exit(3)

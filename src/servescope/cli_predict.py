@@ -115,13 +115,17 @@ def predict_command(
     isl: Annotated[int | None, typer.Option(help="Synthetic workload: input tokens per request.")] = None,
     osl: Annotated[int | None, typer.Option(help="Synthetic workload: output tokens per request.")] = None,
     num_requests: Annotated[int | None, typer.Option(help="Synthetic workload: measured requests per point.")] = None,
-    harness: Annotated[str, typer.Option(help="Replay a closed-loop point as this client runs it: steady (default), burst, vllm, inferencex, aiperf, genai-perf, guidellm.")] = "steady",
+    harness: Annotated[
+        str, typer.Option(help="Replay a closed-loop point as this client runs it: steady (default), burst, vllm, inferencex, aiperf, genai-perf, guidellm.")
+    ] = "steady",
     warmup_requests: Annotated[int | None, typer.Option(help="Synthetic closed loop: warm-up requests (default: the harness's).")] = None,
     range_ratio: Annotated[float | None, typer.Option(help="Synthetic workload: lengths uniform in L(1±r) (default: the harness's; steady 0.1).")] = None,
     rate: Annotated[float | None, typer.Option(help="Open loop: requests per second (alone: one point labelled by its rate).")] = None,
     arrival: Annotated[str, typer.Option(help="poisson, gamma or constant.")] = "poisson",
     gamma_shape: Annotated[float, typer.Option(help="Gamma arrivals: shape.")] = 1.0,
-    max_throughput: Annotated[bool, typer.Option("--max-throughput", help="Offline: every request at t = 0 (trtllm-bench, MLPerf Offline); reports output tok/s.")] = False,
+    max_throughput: Annotated[
+        bool, typer.Option("--max-throughput", help="Offline: every request at t = 0 (trtllm-bench, MLPerf Offline); reports output tok/s.")
+    ] = False,
     max_rate: Annotated[bool, typer.Option("--max-rate", help="The highest Poisson rate meeting --slo (bisection over simulated probes).")] = False,
     slo: Annotated[str | None, typer.Option(help="--max-rate limits, e.g. 'p99_ttft_ms<=2000,p99_tpot_ms<=100' (no prefix: p99).")] = None,
     tolerance: Annotated[float, typer.Option(help="--max-rate: stop when the rate is known within this fraction of capacity.")] = 0.02,
@@ -167,8 +171,17 @@ def predict_command(
             raise BadArgument("--tolerance: give a fraction in (0, 1), e.g. 0.02")
         assert isl is not None and osl is not None
         run, found = predict_max_rate(
-            scen, isl, osl, parse_slos(slo), num_requests=num_requests, tolerance=tolerance,  # type: ignore[arg-type]
-            harness=harness, range_ratio=range_ratio, arrival=arrival, seed=seed, **common,  # type: ignore[arg-type]
+            scen,  # type: ignore[arg-type]
+            isl,
+            osl,
+            parse_slos(slo),
+            num_requests=num_requests,
+            tolerance=tolerance,
+            harness=harness,
+            range_ratio=range_ratio,
+            arrival=arrival,
+            seed=seed,
+            **common,  # type: ignore[arg-type]
         )
         lines = [f"highest Poisson rate meeting {slo}: {found.rate:.4g} req/s"
                  + (" (the offline capacity: throughput, not latency, is the limit)" if found.at_capacity else
@@ -194,8 +207,14 @@ def predict_command(
         else:
             wl = workload
         run = predict(
-            scen, wl, concurrency=levels, rate=rate, arrival=arrival,  # type: ignore[arg-type]
-            gamma_shape=gamma_shape, seed=seed, **common,  # type: ignore[arg-type]
+            scen,  # type: ignore[arg-type]
+            wl,  # type: ignore[arg-type]
+            concurrency=levels,
+            rate=rate,
+            arrival=arrival,
+            gamma_shape=gamma_shape,
+            seed=seed,
+            **common,  # type: ignore[arg-type]
         )
     folder = out / run.prediction.name
     folder.mkdir(parents=True, exist_ok=True)
@@ -231,10 +250,12 @@ def calibrate_command(
 
     doc = _load_measured(measured)
     outcome = calibrate(
-        scenario, doc,
+        scenario,
+        doc,
         factors=[f.strip() for f in factors.split(",")] if factors else DEFAULT_FIT,
         metrics=[m.strip() for m in metrics.split(",")] if metrics else DEFAULT_METRICS,
-        fitted_from=str(measured), date=dt.date.today().isoformat(),
+        fitted_from=str(measured),
+        date=dt.date.today().isoformat(),
     )
     path = out or Path(f"calibration-{scenario}.json")
     outcome.document.write_json(path)
@@ -287,10 +308,16 @@ def search_command(
             raise BadArgument("--harness replays a synthetic --isl/--osl workload; a catalog workload runs its own plan")
         wl = workload
     outcome = search(
-        model, hardware, gpus, slo, wl,  # type: ignore[arg-type]
-        engines=engine_list, weight_dtypes=dtype_list,
+        model,
+        hardware,
+        gpus,
+        slo,
+        wl,  # type: ignore[arg-type]
+        engines=engine_list,
+        weight_dtypes=dtype_list,
         max_num_seqs=_ints(max_num_seqs, "--max-num-seqs") or DEFAULT_SEQS,
-        concurrency=levels if workload is not None else None, percentile=percentile,
+        concurrency=levels if workload is not None else None,
+        percentile=percentile,
         workers=workers or os.cpu_count() or 1,
     )
     _console().print(format_search(outcome, top=top), markup=False)
@@ -309,5 +336,4 @@ def probe_command(
         print(text, end="")
     else:
         out.write_text(text, encoding="utf-8")
-        _console().print(f"{out}: {hw.id}: {hw.memory_bandwidth_gb_s:.1f} GB/s, "
-                         f"{max(hw.peak_tflops.values()):.3f} TFLOP/s", markup=False)
+        _console().print(f"{out}: {hw.id}: {hw.memory_bandwidth_gb_s:.1f} GB/s, {max(hw.peak_tflops.values()):.3f} TFLOP/s", markup=False)

@@ -14,12 +14,13 @@ def _consoles() -> tuple[Console, Console]:
     """(stdout, stderr) consoles as ``servescope.cli`` makes them; not imported from
     it, so the command module does not import the app that imports it."""
     width = None if sys.stdout.isatty() else 160
-    return (Console(highlight=False, soft_wrap=True, width=width),
-            Console(stderr=True, highlight=False, soft_wrap=True, width=width))
+    return (Console(highlight=False, soft_wrap=True, width=width), Console(stderr=True, highlight=False, soft_wrap=True, width=width))
 
 
 def report_command(
-    inputs: Annotated[list[Path], typer.Option("--in", help="Result, Prediction, EvaluationRun (and Workload, Scenario) files or folders, searched recursively.")],
+    inputs: Annotated[
+        list[Path], typer.Option("--in", help="Result, Prediction, EvaluationRun (and Workload, Scenario) files or folders, searched recursively.")
+    ],
     out_dir: Annotated[Path, typer.Option("--out", help="Folder to write the site into (index.html, assets/, runs/, workloads/, summary/).")],
 ) -> None:
     """Write a static HTML report (opens from disk; no server, no network): coverage map, charts, run pages, summary."""

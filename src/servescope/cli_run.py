@@ -45,28 +45,39 @@ def summary_table(result: Any) -> Table:
     table = Table(title=f"{result.workload_id} — {result.engine.id} {result.engine.version or ''} — {result.model.id}")
     for col in ("conc", "ctx", "ok/total", "out tok/s", "TTFT p50", "TTFT p90", "ITL p50", "TPOT p50", "E2E p50", "failures"):
         table.add_column(col, justify="right")
-    blocks = [(p.concurrency, p.context_tokens, p.metrics) for p in result.points] if result.points else [
-        (result.resolved_params.get("concurrency"), result.resolved_params.get("context_tokens"), result.metrics)
-    ]
+    blocks = (
+        [(p.concurrency, p.context_tokens, p.metrics) for p in result.points]
+        if result.points
+        else [(result.resolved_params.get("concurrency"), result.resolved_params.get("context_tokens"), result.metrics)]
+    )
     for conc, ctx, m in blocks:
         failed = m.failed_requests or 0
         table.add_row(
-            str(conc), str(ctx) if ctx else "-", f"{m.completed_requests}/{m.total_requests}",
-            _fmt(m.output_tokens_per_sec), _fmt(m.ttft_ms.p50 if m.ttft_ms else None), _fmt(m.ttft_ms.p90 if m.ttft_ms else None),
-            _fmt(m.itl_ms.p50 if m.itl_ms else None, 2), _fmt(m.tpot_ms.p50 if m.tpot_ms else None, 2),
-            _fmt(m.e2e_ms.p50 if m.e2e_ms else None), f"[red]{failed}[/red]" if failed else "0",
+            str(conc),
+            str(ctx) if ctx else "-",
+            f"{m.completed_requests}/{m.total_requests}",
+            _fmt(m.output_tokens_per_sec),
+            _fmt(m.ttft_ms.p50 if m.ttft_ms else None),
+            _fmt(m.ttft_ms.p90 if m.ttft_ms else None),
+            _fmt(m.itl_ms.p50 if m.itl_ms else None, 2),
+            _fmt(m.tpot_ms.p50 if m.tpot_ms else None, 2),
+            _fmt(m.e2e_ms.p50 if m.e2e_ms else None),
+            f"[red]{failed}[/red]" if failed else "0",
         )
     return table
 
 
 def format_scores(scores: Any) -> str:
     """One line: accuracy with its Wilson interval, strict accuracy, success rate, latency."""
+
     def pct(v: float | None) -> str:
         return "-" if v is None else f"{100 * v:.1f} %"
 
-    text = (f"accuracy {pct(scores.accuracy)} ({scores.correct_count}/{scores.item_count}, 95 % CI {pct(scores.accuracy_ci_low)}"
-            f"-{pct(scores.accuracy_ci_high)}), strict {pct(scores.strict_accuracy)}, success rate {pct(scores.success_rate)}, "
-            f"avg latency {_fmt(scores.avg_latency_ms)} ms")
+    text = (
+        f"accuracy {pct(scores.accuracy)} ({scores.correct_count}/{scores.item_count}, 95 % CI {pct(scores.accuracy_ci_low)}"
+        f"-{pct(scores.accuracy_ci_high)}), strict {pct(scores.strict_accuracy)}, success rate {pct(scores.success_rate)}, "
+        f"avg latency {_fmt(scores.avg_latency_ms)} ms"
+    )
     if scores.abstention is not None:
         text += f", abstention {pct(scores.abstention)}"
     if scores.note:
@@ -89,16 +100,32 @@ def run_command(
     slo: Annotated[str | None, typer.Option(help="SLOs per request, e.g. ttft_ms<=500,tpot_ms<=30.")] = None,
     engine: Annotated[str | None, typer.Option(help="Engine name for the record (default: detected).")] = None,
     engine_version: Annotated[str | None, typer.Option(help="Engine version for the record (default: detected).")] = None,
-    engine_args: Annotated[str | None, typer.Option(help="The engine's flags or its command line, quoted, for config_id, e.g. '--max-num-seqs 64' or 'vllm serve MODEL --max-num-seqs 64' (credentials are redacted).")] = None,
-    extra_body: Annotated[str | None, typer.Option(help="A JSON object merged into every request body, e.g. '{\"ignore_eos\": true}'; recorded as request.<key> args.")] = None,
+    engine_args: Annotated[
+        str | None,
+        typer.Option(
+            help="The engine's flags or its command line, quoted, for config_id, e.g. '--max-num-seqs 64' or 'vllm serve MODEL --max-num-seqs 64' (credentials are redacted)."
+        ),
+    ] = None,
+    extra_body: Annotated[
+        str | None, typer.Option(help="A JSON object merged into every request body, e.g. '{\"ignore_eos\": true}'; recorded as request.<key> args.")
+    ] = None,
     timeout: Annotated[float | None, typer.Option(help="Per-request timeout in seconds (default: the workload's).")] = None,
     parallel: Annotated[int | None, typer.Option(help="Embedded engine: --parallel slots (default: the highest concurrency, at most 64).")] = None,
     ctx_per_slot: Annotated[int, typer.Option(help="Embedded engine: context tokens per slot.")] = 4096,
-    engine_model: Annotated[str | None, typer.Option(help="Embedded engine: the model to serve, servescope-tiny-llama (default, random weights) or smollm2-135m (a real instruct model, fetched once).")] = None,
+    engine_model: Annotated[
+        str | None,
+        typer.Option(
+            help="Embedded engine: the model to serve, servescope-tiny-llama (default, random weights) or smollm2-135m (a real instruct model, fetched once)."
+        ),
+    ] = None,
     min_success_rate: Annotated[float, typer.Option(help="Exit non-zero when the success rate is below this.")] = 0.95,
-    unsafe_code_exec: Annotated[bool, typer.Option("--unsafe-code-exec", help="Eval code-exec: run generated code WITHOUT a sandbox when none works (a disposable machine only).")] = False,
+    unsafe_code_exec: Annotated[
+        bool, typer.Option("--unsafe-code-exec", help="Eval code-exec: run generated code WITHOUT a sandbox when none works (a disposable machine only).")
+    ] = False,
     compare_prefix_cache: Annotated[bool, typer.Option(help="Run twice, prefix cache on then off, and report the TTFT ratio.")] = False,
-    scrape: Annotated[bool, typer.Option("--scrape/--no-scrape", help="Read the engine's /metrics (KV usage, prefix hits, preemptions) from a thread during the run.")] = True,
+    scrape: Annotated[
+        bool, typer.Option("--scrape/--no-scrape", help="Read the engine's /metrics (KV usage, prefix hits, preemptions) from a thread during the run.")
+    ] = True,
     scrape_interval: Annotated[float, typer.Option(help="Seconds between /metrics reads at first; doubles while a read takes over 10 % of it.")] = 0.5,
 ) -> None:
     """Measure a workload against an endpoint (default: the embedded llama.cpp engine)."""
@@ -123,11 +150,28 @@ def run_command(
         if not levels or min(levels) < 1:
             raise UsageError(f"--concurrency {concurrency!r}: give integers ≥ 1 like 1,4,8")
     opts = RunOptions(
-        workload_id=workload, endpoint=endpoint, model=model, api=api, api_key_env=api_key_env,  # type: ignore[arg-type]
-        scenario=scenario, out_dir=out, engine_id=engine, engine_version=engine_version,
-        engine_args=[engine_args] if engine_args else [], rate=rate, arrival=arrival, gamma_shape=gamma_shape,
-        concurrency=levels, timeout_s=timeout, slos=parse_slos(slo), embedded_parallel=parallel, embedded_ctx_per_slot=ctx_per_slot,
-        scrape_metrics=scrape, scrape_interval_s=scrape_interval, engine_model=engine_model, unsafe_code_exec=unsafe_code_exec,
+        workload_id=workload,
+        endpoint=endpoint,
+        model=model,
+        api=api,  # type: ignore[arg-type]
+        api_key_env=api_key_env,
+        scenario=scenario,
+        out_dir=out,
+        engine_id=engine,
+        engine_version=engine_version,
+        engine_args=[engine_args] if engine_args else [],
+        rate=rate,
+        arrival=arrival,
+        gamma_shape=gamma_shape,
+        concurrency=levels,
+        timeout_s=timeout,
+        slos=parse_slos(slo),
+        embedded_parallel=parallel,
+        embedded_ctx_per_slot=ctx_per_slot,
+        scrape_metrics=scrape,
+        scrape_interval_s=scrape_interval,
+        engine_model=engine_model,
+        unsafe_code_exec=unsafe_code_exec,
     )
     if not (math.isfinite(min_success_rate) and 0.0 <= min_success_rate <= 1.0):
         raise UsageError(f"--min-success-rate {min_success_rate!r}: give a share in 0..1, e.g. 0.95")
@@ -177,11 +221,17 @@ def _run_with_progress(console: Console, opts: Any, progress_cls: Any, run_workl
     import time
 
     with Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-        TextColumn("{task.fields[tps]} tok/s"), TextColumn("failures {task.fields[failed]}"), TimeElapsedColumn(),
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[tps]} tok/s"),
+        TextColumn("failures {task.fields[failed]}"),
+        TimeElapsedColumn(),
         # Two redraws a second: a redraw holds the GIL ~1 ms, and the loop stamping
         # tokens waits for it (rich's default is ten).
-        console=console, transient=False, refresh_per_second=2,
+        console=console,
+        transient=False,
+        refresh_per_second=2,
     ) as bar:
         task = bar.add_task("starting", total=None, tps="-", failed=0)
 
@@ -210,7 +260,9 @@ def engine_start(
     parallel: Annotated[int, typer.Option(help="Slots (concurrent sequences).")] = 4,
     ctx_per_slot: Annotated[int, typer.Option(help="Context tokens per slot.")] = 4096,
     threads: Annotated[int, typer.Option(help="CPU threads.")] = 1,
-    engine_model: Annotated[str, typer.Option(help="The model to serve: servescope-tiny-llama (random weights, for timing) or smollm2-135m (a real instruct model, fetched once).")] = "servescope-tiny-llama",
+    engine_model: Annotated[
+        str, typer.Option(help="The model to serve: servescope-tiny-llama (random weights, for timing) or smollm2-135m (a real instruct model, fetched once).")
+    ] = "servescope-tiny-llama",
 ) -> None:
     """Start the embedded engine in the background (builds or fetches its model on first use)."""
     from servescope.bench.engine import start_detached

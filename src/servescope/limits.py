@@ -45,9 +45,7 @@ def _limit(name: str, default: int, what: str) -> int:
 
 # --- documents (documents/loader.py) --------------------------------------------------------
 MAX_DOCUMENT_BYTES = _limit("MAX_DOCUMENT_BYTES", 20 * 1024 * 1024, "size of one document file, checked before parsing")
-MAX_DOCUMENT_NODES = _limit(
-    "MAX_DOCUMENT_NODES", 1_000_000, "values in one document after YAML aliases are expanded (alias bombs stop here)"
-)
+MAX_DOCUMENT_NODES = _limit("MAX_DOCUMENT_NODES", 1_000_000, "values in one document after YAML aliases are expanded (alias bombs stop here)")
 MAX_DOCUMENT_DEPTH = _limit("MAX_DOCUMENT_DEPTH", 64, "nesting depth of lists and mappings in one document")
 MAX_LIST_ITEMS = _limit("MAX_LIST_ITEMS", 200_000, "items in one list (or keys in one mapping) of a document")
 MAX_ISSUES_PER_FILE = _limit("MAX_ISSUES_PER_FILE", 50, "errors listed per file; the rest are counted as 'N more errors'")
@@ -64,9 +62,7 @@ MAX_RESPONSE_BYTES = _limit("MAX_RESPONSE_BYTES", 64 * 1024 * 1024, "bytes read 
 MAX_ERROR_BODY_BYTES = _limit("MAX_ERROR_BODY_BYTES", 64 * 1024, "bytes read from an HTTP error answer")
 
 # --- what predict and search may be asked to simulate (cli_predict.py) ----------------------
-MAX_SIMULATED_REQUESTS = _limit(
-    "MAX_SIMULATED_REQUESTS", 5_000_000, "requests one prediction simulates (all points together)"
-)
+MAX_SIMULATED_REQUESTS = _limit("MAX_SIMULATED_REQUESTS", 5_000_000, "requests one prediction simulates (all points together)")
 MAX_SIMULATED_CONCURRENCY = _limit("MAX_SIMULATED_CONCURRENCY", 100_000, "concurrency of one simulated point")
 MAX_SEARCH_CANDIDATES = _limit("MAX_SEARCH_CANDIDATES", 100_000, "deployments one search may try")
 MAX_GPUS = _limit("MAX_GPUS", 4096, "devices one search may spend (search --gpus)")

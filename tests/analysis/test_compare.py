@@ -14,7 +14,11 @@ from servescope.documents import EvaluationRun, Prediction
 
 def measured(**over: object) -> EvaluationRun:
     doc = {
-        "kind": "EvaluationRun", "name": "measured", "scenario": "s", "harness": "servescope", "engine_version": "1",
+        "kind": "EvaluationRun",
+        "name": "measured",
+        "scenario": "s",
+        "harness": "servescope",
+        "engine_version": "1",
         "workload": "serve-x-v1",
         "points": [
             {"concurrency": 1, "ttft_ms": 100.0, "itl_ms": 10.0, "output_tokens_per_sec": 100.0},
@@ -27,8 +31,12 @@ def measured(**over: object) -> EvaluationRun:
 
 def predicted(**over: object) -> Prediction:
     doc = {
-        "kind": "Prediction", "name": "predicted", "scenario": "s", "workload": "serve-x-v1",
-        "predictor": "servescope-sim", "predictor_version": "0.1.0",
+        "kind": "Prediction",
+        "name": "predicted",
+        "scenario": "s",
+        "workload": "serve-x-v1",
+        "predictor": "servescope-sim",
+        "predictor_version": "0.1.0",
         "points": [
             {"concurrency": 1, "ttft_ms": 110.0, "itl_ms": 9.0, "output_tokens_per_sec": 100.0},
             {"concurrency": 8, "ttft_ms": 150.0, "itl_ms": 25.0, "output_tokens_per_sec": 500.0},
@@ -42,8 +50,12 @@ def test_pairs_errors_and_mape() -> None:
     c = compare(predicted(), measured())
     got = {(p.concurrency, p.metric): p.error_pct for p in c.pairs}
     assert got == {
-        (1, "ttft_ms"): pytest.approx(10.0), (1, "itl_ms"): pytest.approx(-10.0), (1, "output_tokens_per_sec"): 0.0,
-        (8, "ttft_ms"): pytest.approx(-25.0), (8, "itl_ms"): pytest.approx(25.0), (8, "output_tokens_per_sec"): pytest.approx(25.0),
+        (1, "ttft_ms"): pytest.approx(10.0),
+        (1, "itl_ms"): pytest.approx(-10.0),
+        (1, "output_tokens_per_sec"): 0.0,
+        (8, "ttft_ms"): pytest.approx(-25.0),
+        (8, "itl_ms"): pytest.approx(25.0),
+        (8, "output_tokens_per_sec"): pytest.approx(25.0),
     }
     per = {m.metric: (m.points, m.mape_pct, m.max_abs_pct) for m in c.per_metric}
     assert per["ttft_ms"] == (2, pytest.approx(17.5), pytest.approx(25.0))

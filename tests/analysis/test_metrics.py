@@ -286,8 +286,7 @@ def test_timeline_stats_agree_with_aggregate_columns(tl: tuple[np.ndarray, np.nd
     seg_req, seg_first, seg_last = [], [], []
     for i, (segs, start) in enumerate(zip(requests, starts, strict=True)):
         chunks = [int(ends[j]) for a, b in segs for j in range(a, b + 1)]
-        cols.add(RequestRecord(request_id=f"r{i}", start_ns=start, first_token_ns=chunks[0], end_ns=chunks[-1],
-                               chunk_ns=chunks, output_tokens=len(chunks)))
+        cols.add(RequestRecord(request_id=f"r{i}", start_ns=start, first_token_ns=chunks[0], end_ns=chunks[-1], chunk_ns=chunks, output_tokens=len(chunks)))
         for a, b in segs:
             seg_req.append(i)
             seg_first.append(a)
@@ -295,8 +294,16 @@ def test_timeline_stats_agree_with_aggregate_columns(tl: tuple[np.ndarray, np.nd
     fail_start = min(starts, default=0)
     for k in range(failed):
         cols.add(RequestRecord(request_id=f"f{k}", start_ns=fail_start, ok=False, stage="send", category="http-error"))
-    fs = timeline_stats(ends, timeline_starts, np.asarray(seg_req, dtype=np.int64), np.asarray(seg_first, dtype=np.int64),
-                        np.asarray(seg_last, dtype=np.int64), np.asarray(starts, dtype=np.int64), fail_start, len(requests) + failed)
+    fs = timeline_stats(
+        ends,
+        timeline_starts,
+        np.asarray(seg_req, dtype=np.int64),
+        np.asarray(seg_first, dtype=np.int64),
+        np.asarray(seg_last, dtype=np.int64),
+        np.asarray(starts, dtype=np.int64),
+        fail_start,
+        len(requests) + failed,
+    )
     agg = aggregate_columns(cols).metrics
     assert fs.failed == agg["failed_requests"]
     assert fs.output_tokens == (agg["output_tokens_total"] or 0)

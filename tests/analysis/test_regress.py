@@ -10,14 +10,32 @@ from servescope.analysis.regress import regress
 from servescope.documents import Result, config_id
 
 
-def sim_result(run_id: str, completed: int = 10, failed: int = 0, ttft: float = 50.0, seed: int = 0,
-               workload: str = "serve-x-v1", deterministic: bool = True, concurrency: int | None = None) -> dict[str, Any]:
+def sim_result(
+    run_id: str,
+    completed: int = 10,
+    failed: int = 0,
+    ttft: float = 50.0,
+    seed: int = 0,
+    workload: str = "serve-x-v1",
+    deterministic: bool = True,
+    concurrency: int | None = None,
+) -> dict[str, Any]:
     doc: dict[str, Any] = {
-        "kind": "Result", "run_id": run_id, "workload_id": workload, "scenario": "s",
-        "config_id": config_id("vllm", "0.6", {}), "timing_mode": "simulated",
-        "engine": {"id": "vllm", "version": "0.6"}, "model": {"id": "m"},
-        "metrics": {"total_requests": completed + failed, "completed_requests": completed, "failed_requests": failed,
-                    "output_tokens_total": completed * 8, "ttft_ms": {"p50": ttft}},
+        "kind": "Result",
+        "run_id": run_id,
+        "workload_id": workload,
+        "scenario": "s",
+        "config_id": config_id("vllm", "0.6", {}),
+        "timing_mode": "simulated",
+        "engine": {"id": "vllm", "version": "0.6"},
+        "model": {"id": "m"},
+        "metrics": {
+            "total_requests": completed + failed,
+            "completed_requests": completed,
+            "failed_requests": failed,
+            "output_tokens_total": completed * 8,
+            "ttft_ms": {"p50": ttft},
+        },
         "failures": [{"stage": "admission", "category": "rejected", "count": failed, "message": "queue full"}] if failed else [],
         "blocked_by_reason_code": {"rejected": failed} if failed else {},
         "throughput": completed,

@@ -22,28 +22,46 @@ from servescope.analysis.summarize import (
 from servescope.documents import Result, config_id
 
 
-def make_result(run_id: str, workload: str = "serve-x-v1", parallel: int = 4, completed: int = 10, failed: int = 0,
-                ttft_p50: float | None = 100.0, tps: float | None = 500.0, started: str = "2026-11-30T00:00:00+00:00",
-                llm: dict[str, Any] | None = None, on_time: float | None = None,
-                concurrency: int | list[int] = 8, rate: float | None = None) -> Result:
+def make_result(
+    run_id: str,
+    workload: str = "serve-x-v1",
+    parallel: int = 4,
+    completed: int = 10,
+    failed: int = 0,
+    ttft_p50: float | None = 100.0,
+    tps: float | None = 500.0,
+    started: str = "2026-11-30T00:00:00+00:00",
+    llm: dict[str, Any] | None = None,
+    on_time: float | None = None,
+    concurrency: int | list[int] = 8,
+    rate: float | None = None,
+) -> Result:
     args = {"--parallel": parallel}
     failures = [{"stage": "send", "category": "http-error", "count": failed, "message": "boom"}] if failed else []
     doc: dict[str, Any] = {
-        "kind": "Result", "run_id": run_id, "workload_id": workload,
-        "config_id": config_id("llama.cpp", "1", args), "timing_mode": "explicit",
-        "engine": {"id": "llama.cpp", "version": "1"}, "model": {"id": "tiny"}, "args": args,
+        "kind": "Result",
+        "run_id": run_id,
+        "workload_id": workload,
+        "config_id": config_id("llama.cpp", "1", args),
+        "timing_mode": "explicit",
+        "engine": {"id": "llama.cpp", "version": "1"},
+        "model": {"id": "tiny"},
+        "args": args,
         "metrics": {
-            "total_requests": completed + failed, "completed_requests": completed, "failed_requests": failed,
-            "success_rate": completed / (completed + failed), "output_tokens_total": completed * 16,
+            "total_requests": completed + failed,
+            "completed_requests": completed,
+            "failed_requests": failed,
+            "success_rate": completed / (completed + failed),
+            "output_tokens_total": completed * 16,
             "output_tokens_per_sec": tps,
             "ttft_ms": None if ttft_p50 is None else {"count": completed, "p50": ttft_p50, "min": 1.0, "max": 1000.0},
             "requested_rate": rate,
         },
         "resolved_params": {"points": [{"concurrency": c} for c in ([concurrency] if isinstance(concurrency, int) else concurrency)]},
-        "failures": failures, "throughput": completed,
+        "failures": failures,
+        "throughput": completed,
         "blocked_by_reason_code": {"http-error": failed} if failed else {},
-        "metadata": {"pipeline_mode": "llm_live", "non_deterministic": True, "started_at": started,
-                     "run_duration_wall_s": 10.0},
+        "metadata": {"pipeline_mode": "llm_live", "non_deterministic": True, "started_at": started, "run_duration_wall_s": 10.0},
     }
     if on_time is not None:
         doc["slos"] = [{"id": "ttft", "metric": "ttft_ms", "threshold": 500.0}]
@@ -111,8 +129,13 @@ def test_groups_by_workload_config_and_harness() -> None:
 def test_runs_at_different_load_points_are_not_repeats(tmp_path: Path) -> None:
     # `run --concurrency N` and `run --rate R` change neither the workload id nor config_id:
     # only the load point tells such runs apart, and they must never be pooled as episodes.
-    results = [make_result("a", concurrency=1), make_result("b", concurrency=16), make_result("c", concurrency=1),
-               make_result("d", concurrency=1, rate=5.0), make_result("e", concurrency=[1, 2, 4])]
+    results = [
+        make_result("a", concurrency=1),
+        make_result("b", concurrency=16),
+        make_result("c", concurrency=1),
+        make_result("d", concurrency=1, rate=5.0),
+        make_result("e", concurrency=[1, 2, 4]),
+    ]
     groups = {g.key[3]: [r.run_id for r in g.results] for g in group_results(results)}
     assert groups == {"c=1": ["a", "c"], "c=16": ["b"], "c=1 rate=5/s": ["d"], "c=1,2,4": ["e"]}
     rows = read_csv(write_summary(results, tmp_path).v02)

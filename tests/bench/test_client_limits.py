@@ -69,8 +69,9 @@ def test_a_request_that_never_gets_through_says_how_often_it_was_sent() -> None:
 
 
 def test_the_metrics_count_resends_and_resent_requests() -> None:
-    records = [RequestRecord(request_id=str(i), start_ns=0, sent_ns=0, first_token_ns=5, end_ns=9, output_tokens=1,
-                             attempts=a) for i, a in enumerate([1, 3, 2, 1])]
+    records = [
+        RequestRecord(request_id=str(i), start_ns=0, sent_ns=0, first_token_ns=5, end_ns=9, output_tokens=1, attempts=a) for i, a in enumerate([1, 3, 2, 1])
+    ]
     metrics = aggregate(records).metrics
     assert metrics["resends"] == 3 and metrics["resent_requests"] == 2
     # records written before attempts were counted: unknown, not zero

@@ -27,23 +27,26 @@ def _run_dir(root: Path, name: str, extra_lines: list[str] = (), n_ok: int = 3, 
 
 
 def _line(**fields: object) -> str:
-    base = RequestRecord(request_id="x", point=0, start_ns=100, first_token_ns=103, end_ns=109, chunk_ns=[103, 109],
-                         input_tokens=5, output_tokens=2)
+    base = RequestRecord(request_id="x", point=0, start_ns=100, first_token_ns=103, end_ns=109, chunk_ns=[103, 109], input_tokens=5, output_tokens=2)
     data = json.loads(base.to_json())
     data.update(fields)
     return json.dumps(data)  # allow_nan: NaN as Python writes it
 
 
 def test_bad_records_are_counted_by_reason_and_the_rest_is_used(tmp_path: Path) -> None:
-    _run_dir(tmp_path, "a", [
-        _line(request_id="n1", input_tokens=float("nan")),
-        _line(request_id="n2", output_tokens=float("nan")),
-        _line(request_id="p", phase="cooldown"),
-        _line(request_id="t1", start_ns="soon"),
-        _line(request_id="t2", end_ns=10**30),
-        _line(request_id="t3", start_ns=1e300),
-        _line(request_id="good"),
-    ])
+    _run_dir(
+        tmp_path,
+        "a",
+        [
+            _line(request_id="n1", input_tokens=float("nan")),
+            _line(request_id="n2", output_tokens=float("nan")),
+            _line(request_id="p", phase="cooldown"),
+            _line(request_id="t1", start_ns="soon"),
+            _line(request_id="t2", end_ns=10**30),
+            _line(request_id="t3", start_ns=1e300),
+            _line(request_id="good"),
+        ],
+    )
     found = collect_results([tmp_path])
     assert found.problems == []
     [result] = found.results
@@ -65,8 +68,13 @@ def test_a_bad_records_file_is_named_and_the_others_are_summarized(tmp_path: Pat
 def test_summarize_cli_marks_partial_runs_and_reports_drops(tmp_path: Path) -> None:
     _run_dir(tmp_path / "runs", "a", [_line(request_id="p", phase="cooldown"), _line(request_id="t", start_ns="x")])
     _run_dir(tmp_path / "runs", "b", header={**HEADER, "resolved_params": []})
-    proc = subprocess.run([sys.executable, "-m", "servescope", "summarize", "--in", str(tmp_path / "runs"),
-                           "--out", str(tmp_path / "out")], capture_output=True, text=True, timeout=120, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "servescope", "summarize", "--in", str(tmp_path / "runs"), "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
     assert f"{tmp_path / 'runs' / 'b' / 'records.jsonl'}: " in proc.stderr
@@ -79,8 +87,10 @@ def test_summarize_cli_marks_partial_runs_and_reports_drops(tmp_path: Path) -> N
 
 
 def test_summarize_and_recovery_import_no_http_client() -> None:
-    code = ("import sys, servescope.bench.collect, servescope.bench.recover, servescope.analysis.summarize; "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('aiohttp', 'servescope') "
-            "and (m.startswith('aiohttp') or m in ('servescope.bench.client', 'servescope.bench.execute'))))")
+    code = (
+        "import sys, servescope.bench.collect, servescope.bench.recover, servescope.analysis.summarize; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('aiohttp', 'servescope') "
+        "and (m.startswith('aiohttp') or m in ('servescope.bench.client', 'servescope.bench.execute'))))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60).stdout
     assert out.strip() == "[]"

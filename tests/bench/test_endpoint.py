@@ -163,7 +163,7 @@ def test_real_llamacpp_overflow_body_is_context_overflow() -> None:
     [
         # vLLM (OpenAI-compatible server), older and newer wording
         '{"object":"error","message":"This model\'s maximum context length is 4096 tokens. However, you requested '
-        '5000 tokens (4000 in the messages, 1000 in the completion). Please reduce the length of the messages or '
+        "5000 tokens (4000 in the messages, 1000 in the completion). Please reduce the length of the messages or "
         'completion.","type":"BadRequestError","param":null,"code":400}',
         "'max_tokens' or 'max_completion_tokens' is too large: 1000. This model's maximum context length is 4096 "
         "tokens and your request has 3500 input tokens (1000 > 4096 - 3500).",

@@ -224,7 +224,9 @@ def test_an_empty_payload_is_an_empty_chunk_not_an_error(data: str) -> None:
 def test_tool_call_deltas_are_parsed_and_reassembled() -> None:
     from servescope.bench.client import _merge_tool_calls
 
-    first = parse_chunk('{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"get_weather","arguments":"{\\"ci"}}]}}]}')
+    first = parse_chunk(
+        '{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"get_weather","arguments":"{\\"ci"}}]}}]}'
+    )
     second = parse_chunk('{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"ty\\": \\"Oslo\\"}"}}]}}]}')
     calls: dict = {}
     for info in (first, second):

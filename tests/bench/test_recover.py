@@ -17,9 +17,15 @@ from servescope.documents.record import RequestRecord
 from servescope.errors import DocumentError
 
 HEADER = {
-    "run_id": "r", "workload_id": "serve-chat-c64-i1k-o256-v1", "started_at": "2026-11-30T00:00:00+00:00",
-    "endpoint": "http://127.0.0.1:1", "model": "m", "engine": {"id": "vllm", "version": "0.6.3"}, "args": {},
-    "scenario": None, "resolved_params": {"concurrency": 64, "points": [{"concurrency": 64, "context_tokens": None, "measured": 8}]},
+    "run_id": "r",
+    "workload_id": "serve-chat-c64-i1k-o256-v1",
+    "started_at": "2026-11-30T00:00:00+00:00",
+    "endpoint": "http://127.0.0.1:1",
+    "model": "m",
+    "engine": {"id": "vllm", "version": "0.6.3"},
+    "args": {},
+    "scenario": None,
+    "resolved_params": {"concurrency": 64, "points": [{"concurrency": 64, "context_tokens": None, "measured": 8}]},
 }
 
 
@@ -72,8 +78,11 @@ def _drop_index(path: Path) -> None:
 
 def _summary(cols: Columns) -> dict[str, object]:
     agg = aggregate_columns(cols)
-    return {"metrics": agg.metrics, "failures": [(f.stage, f.category, f.count, f.sample_request_id) for f in agg.failures],
-            "by_reason": agg.blocked_by_reason_code}
+    return {
+        "metrics": agg.metrics,
+        "failures": [(f.stage, f.category, f.count, f.sample_request_id) for f in agg.failures],
+        "by_reason": agg.blocked_by_reason_code,
+    }
 
 
 def _same(a: object, b: object) -> bool:
@@ -109,9 +118,17 @@ def test_index_gives_what_the_json_gives(tmp_path_factory: pytest.TempPathFactor
 
 
 def _ok(i: int, point: int = 0) -> RequestRecord:
-    return RequestRecord(request_id=f"r{i}", point=point, start_ns=i * 10, first_token_ns=i * 10 + 3, end_ns=i * 10 + 9,
-                         chunk_ns=[i * 10 + 3, i * 10 + 5, i * 10 + 9], input_tokens=5, output_tokens=3,
-                         token_count_source="server-usage")
+    return RequestRecord(
+        request_id=f"r{i}",
+        point=point,
+        start_ns=i * 10,
+        first_token_ns=i * 10 + 3,
+        end_ns=i * 10 + 9,
+        chunk_ns=[i * 10 + 3, i * 10 + 5, i * 10 + 9],
+        input_tokens=5,
+        output_tokens=3,
+        token_count_source="server-usage",
+    )
 
 
 @pytest.mark.parametrize("cut", ["row", "gaps", "jsonl"])
@@ -164,8 +181,9 @@ def test_an_index_that_does_not_match_the_file_is_ignored(tmp_path: Path) -> Non
 
 def test_result_from_an_indexed_file(tmp_path: Path) -> None:
     path = tmp_path / "records.jsonl"
-    failed = RequestRecord(request_id="bad", point=0, start_ns=1, end_ns=2, ok=False, stage="send", category="http-error",
-                           error="Service Unavailable", http_status=503)
+    failed = RequestRecord(
+        request_id="bad", point=0, start_ns=1, end_ns=2, ok=False, stage="send", category="http-error", error="Service Unavailable", http_status=503
+    )
     _write(path, [_ok(i) for i in range(8)] + [failed])
     result = result_from_records(path)
     assert result.metrics.completed_requests == 8

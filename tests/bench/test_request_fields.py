@@ -25,8 +25,12 @@ def test_extra_body_is_a_json_object() -> None:
 
 @pytest.mark.parametrize(
     ("text", "message"),
-    [("{ignore_eos: true}", "--extra-body is not valid JSON"), ("[1, 2]", "--extra-body must be a JSON object"),
-     ("true", "--extra-body must be a JSON object"), ("", "--extra-body is not valid JSON")],
+    [
+        ("{ignore_eos: true}", "--extra-body is not valid JSON"),
+        ("[1, 2]", "--extra-body must be a JSON object"),
+        ("true", "--extra-body must be a JSON object"),
+        ("", "--extra-body is not valid JSON"),
+    ],
 )
 def test_bad_extra_body_is_one_clear_line(text: str, message: str) -> None:
     with pytest.raises(UsageError, match=message) as info:

@@ -12,25 +12,47 @@ from servescope.documents.record import RequestRecord
 from servescope.workload.plan import PlannedPoint
 
 SWEEP: dict[str, Any] = {
-    "id": "sweep-unit-v1", "kind": "sweep", "name": "unit sweep", "dataset_id": "prompts-mixed-v1",
+    "id": "sweep-unit-v1",
+    "kind": "sweep",
+    "name": "unit sweep",
+    "dataset_id": "prompts-mixed-v1",
     "params": {"concurrency": 1, "num_requests": 4, "output_tokens": 8, "seed": 0},
-    "sweep": {"axis": "concurrency", "values": [1, 2]}, "immutable": True, "created": "2026-12-01",
+    "sweep": {"axis": "concurrency", "values": [1, 2]},
+    "immutable": True,
+    "created": "2026-12-01",
 }
-SERVING: dict[str, Any] = {**SWEEP, "id": "serve-unit-v1", "kind": "serving", "sweep": None,
-                           "params": {**SWEEP["params"], "concurrency": 2}}
+SERVING: dict[str, Any] = {**SWEEP, "id": "serve-unit-v1", "kind": "serving", "sweep": None, "params": {**SWEEP["params"], "concurrency": 2}}
 
 
 def _ok(i: int, point: int, conc: int) -> RequestRecord:
     start = i * 10_000_000
-    return RequestRecord(request_id=f"r{point}-{i}", concurrency=conc, point=point, start_ns=start, sent_ns=start,
-                         first_token_ns=start + 1_000_000, end_ns=start + 5_000_000,
-                         chunk_ns=[start + 1_000_000, start + 3_000_000, start + 5_000_000],
-                         input_tokens=10, output_tokens=3, token_count_source="server-usage")
+    return RequestRecord(
+        request_id=f"r{point}-{i}",
+        concurrency=conc,
+        point=point,
+        start_ns=start,
+        sent_ns=start,
+        first_token_ns=start + 1_000_000,
+        end_ns=start + 5_000_000,
+        chunk_ns=[start + 1_000_000, start + 3_000_000, start + 5_000_000],
+        input_tokens=10,
+        output_tokens=3,
+        token_count_source="server-usage",
+    )
 
 
 def _failed(i: int, point: int, conc: int, category: str = "timeout", stage: str = "stream") -> RequestRecord:
-    return RequestRecord(request_id=f"f{point}-{i}", concurrency=conc, point=point, start_ns=i, sent_ns=i, ok=False,
-                         stage=stage, category=category, error=f"{category} at c={conc}")
+    return RequestRecord(
+        request_id=f"f{point}-{i}",
+        concurrency=conc,
+        point=point,
+        start_ns=i,
+        sent_ns=i,
+        ok=False,
+        stage=stage,
+        category=category,
+        error=f"{category} at c={conc}",
+    )
 
 
 def _outcome(index: int, conc: int, records: list[RequestRecord], context: int | None = None) -> PointOutcome:
@@ -40,13 +62,11 @@ def _outcome(index: int, conc: int, records: list[RequestRecord], context: int |
 def _build(workload: dict[str, Any], outcomes: list[PointOutcome], **ident: Any) -> Result:
     wl = Workload.model_validate(workload)
     identity = RunIdentity(run_id="r", engine_id=ident.pop("engine_id", "vllm"), engine_version="0.32", model_id="m", **ident)
-    return build_result(wl, outcomes, identity, resolved_params={}, started_at="s", finished_at="f", wall_s=1.0,
-                        records_file="records.jsonl")
+    return build_result(wl, outcomes, identity, resolved_params={}, started_at="s", finished_at="f", wall_s=1.0, records_file="records.jsonl")
 
 
 def test_dtype_kv_dtype_and_quantization_come_from_the_args() -> None:
-    res = _build(SERVING, [_outcome(0, 2, [_ok(0, 0, 2)])],
-                 args={"--dtype": "float32", "--kv-cache-dtype": "fp8_e4m3", "--quantization": "AWQ"})
+    res = _build(SERVING, [_outcome(0, 2, [_ok(0, 0, 2)])], args={"--dtype": "float32", "--kv-cache-dtype": "fp8_e4m3", "--quantization": "AWQ"})
     assert (res.model.dtype, res.model.kv_dtype, res.model.quantization) == ("fp32", "fp8", "awq")
     assert res.check() == []  # the recorded fields and args give the recorded config_id
 
@@ -78,8 +98,10 @@ def test_sweep_failures_are_one_entry_per_stage_category_and_concurrency() -> No
 
 def test_points_at_one_concurrency_share_a_failure_entry() -> None:
     # longctx: the points differ by context length, not by concurrency
-    outcomes = [_outcome(0, 1, [_failed(0, 0, 1, "context-overflow", "send")], context=512),
-                _outcome(1, 1, [_failed(0, 1, 1, "context-overflow", "send")], context=4096)]
+    outcomes = [
+        _outcome(0, 1, [_failed(0, 0, 1, "context-overflow", "send")], context=512),
+        _outcome(1, 1, [_failed(0, 1, 1, "context-overflow", "send")], context=4096),
+    ]
     wl = {**SWEEP, "id": "sweep-unit-ctx-v1"}
     res = _build(wl, outcomes)
     assert [(f.concurrency, f.category, f.count) for f in res.failures] == [(1, "context-overflow", 2)]

@@ -155,7 +155,10 @@ def test_a_slow_parse_does_not_reach_the_loop(monkeypatch: pytest.MonkeyPatch, t
 
     monkeypatch.setattr(scrape, "parse_exposition", slow)
     summary, samplers = _best(
-        {"metrics_file": VLLM_PAGE}, tmp_path, "slow", lambda url: MetricsSampler(url, interval_s=0.05, max_interval_s=0.05),
+        {"metrics_file": VLLM_PAGE},
+        tmp_path,
+        "slow",
+        lambda url: MetricsSampler(url, interval_s=0.05, max_interval_s=0.05),
         good_enough=_passes(baseline),
     )
     _check_truthful(summary, baseline)

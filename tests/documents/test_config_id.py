@@ -47,15 +47,13 @@ GOLDEN: list[tuple[tuple[Any, ...], dict[str, Any], str, str]] = [
     (
         ("vllm", "0.6.3", {"--max-model-len": 8192}),
         {"dtype": "bf16", "kv_dtype": "fp8", "quantization": "awq"},
-        '{"dtype":"bf16","engine":"vllm","flags":{"max-model-len":8192},"kv_dtype":"fp8",'
-        '"quantization":"awq","version":"0.6.3"}',
+        '{"dtype":"bf16","engine":"vllm","flags":{"max-model-len":8192},"kv_dtype":"fp8","quantization":"awq","version":"0.6.3"}',
         "c6f9e33bdd888350",
     ),
     (
         ("llama.cpp", "b4000", {"--ctx-size": 8192, "--n-gpu-layers": 99, "--parallel": 4}),
         {},
-        '{"dtype":null,"engine":"llama.cpp","flags":{"ctx-size":8192,"n-gpu-layers":99,"parallel":4},'
-        '"kv_dtype":null,"quantization":null,"version":"b4000"}',
+        '{"dtype":null,"engine":"llama.cpp","flags":{"ctx-size":8192,"n-gpu-layers":99,"parallel":4},"kv_dtype":null,"quantization":null,"version":"b4000"}',
         "995ae8413d54d051",
     ),
     (
@@ -73,9 +71,7 @@ def test_golden_ids(args: tuple[Any, ...], kwargs: dict[str, Any], blob: str, ex
 
 
 @pytest.mark.parametrize(("args", "kwargs", "blob", "expected"), GOLDEN)
-def test_golden_id_is_sha256_of_the_documented_canonical_json(
-    args: tuple[Any, ...], kwargs: dict[str, Any], blob: str, expected: str
-) -> None:
+def test_golden_id_is_sha256_of_the_documented_canonical_json(args: tuple[Any, ...], kwargs: dict[str, Any], blob: str, expected: str) -> None:
     # The blob is hand-written; this checks step 6 of the docstring independently of config_id.
     assert hashlib.sha256(blob.encode()).hexdigest()[:16] == expected
 
@@ -151,9 +147,7 @@ SAME_VLLM: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
 
 
 @pytest.mark.parametrize(("label", "one", "other"), SAME_VLLM, ids=[c[0] for c in SAME_VLLM])
-def test_same_vllm_setup_written_differently_gives_one_id(
-    label: str, one: dict[str, Any], other: dict[str, Any]
-) -> None:
+def test_same_vllm_setup_written_differently_gives_one_id(label: str, one: dict[str, Any], other: dict[str, Any]) -> None:
     assert vllm_id(one) == vllm_id(other)
 
 
@@ -468,8 +462,17 @@ def test_legacy_rule_gives_the_golden_ids(args: tuple[Any, ...], kwargs: dict[st
 
 def test_legacy_rule_is_the_one_the_committed_demo_baseline_was_written_with() -> None:
     # args and id as servescope wrote them for tiny-llama-on-cpu before issue 10
-    args = {"--cont-batching": None, "--ctx-size": "32768", "--metrics": None, "--no-kv-unified": None, "--no-webui": None,
-            "--parallel": "8", "--slots": None, "--threads": "1", "--threads-batch": "1"}
+    args = {
+        "--cont-batching": None,
+        "--ctx-size": "32768",
+        "--metrics": None,
+        "--no-kv-unified": None,
+        "--no-webui": None,
+        "--parallel": "8",
+        "--slots": None,
+        "--threads": "1",
+        "--threads-batch": "1",
+    }
     version = "0.6.0-dev (build 0, commit unknown)"
     assert legacy_config_id("llama.cpp", version, args, "fp32", "fp16") == "a361709790b9d8d0"
     assert config_id("llama.cpp", version, args, "fp32", "fp16") != "a361709790b9d8d0"

@@ -24,10 +24,8 @@ FLAGS = ["--max-num-seqs", "64", "--dtype", "float32"]
         (["vllm", "serve", "meta-llama/Llama-3.1-8B", *FLAGS], "vllm", "vllm serve", "meta-llama/Llama-3.1-8B"),
         (["/opt/venv/bin/vllm", "serve", "m", *FLAGS], "vllm", "vllm serve", "m"),
         (["vllm", "serve", *FLAGS, "--model", "m"], "vllm", "vllm serve", "m"),
-        (["python", "-m", "vllm.entrypoints.openai.api_server", "--model", "m", *FLAGS], "vllm",
-         "python -m vllm.entrypoints.openai.api_server", "m"),
-        (["python3.11", "-u", "-m", "vllm.entrypoints.openai.api_server", "--model=m", *FLAGS], "vllm",
-         "python -m vllm.entrypoints.openai.api_server", "m"),
+        (["python", "-m", "vllm.entrypoints.openai.api_server", "--model", "m", *FLAGS], "vllm", "python -m vllm.entrypoints.openai.api_server", "m"),
+        (["python3.11", "-u", "-m", "vllm.entrypoints.openai.api_server", "--model=m", *FLAGS], "vllm", "python -m vllm.entrypoints.openai.api_server", "m"),
         (["python3", "-m", "sglang.launch_server", "--model-path", "m", *FLAGS], "sglang", "python -m sglang.launch_server", "m"),
         (["./build/bin/llama-server", "-m", "m", *FLAGS], "llama.cpp", "llama-server", "m"),
         (["text-generation-launcher", "--model-id", "m", *FLAGS], "tgi", "text-generation-launcher", "m"),
@@ -35,9 +33,7 @@ FLAGS = ["--max-num-seqs", "64", "--dtype", "float32"]
         ([*FLAGS, "--model", "m"], None, None, "m"),
     ],
 )
-def test_pasted_command_lines_give_engine_model_and_the_same_flags(
-    argv: list[str], engine: str | None, launcher: str | None, model: str | None
-) -> None:
+def test_pasted_command_lines_give_engine_model_and_the_same_flags(argv: list[str], engine: str | None, launcher: str | None, model: str | None) -> None:
     cmd = parse_engine_command(argv)
     assert (cmd.engine, cmd.launcher, cmd.model) == (engine, launcher, model)
     assert cmd.flags == {"--max-num-seqs": "64", "--dtype": "float32"}
@@ -93,8 +89,20 @@ def test_an_environment_assignment_is_refused_without_echoing_its_value() -> Non
 
 @pytest.mark.parametrize(
     "name",
-    ["--api-key", "--api_key", "--hf-token", "-hft", "--token", "--admin-api-key", "--ssl-keyfile-password",
-     "--client-secret", "--password", "--secret-file", "request.api_key", "--HF_TOKEN"],
+    [
+        "--api-key",
+        "--api_key",
+        "--hf-token",
+        "-hft",
+        "--token",
+        "--admin-api-key",
+        "--ssl-keyfile-password",
+        "--client-secret",
+        "--password",
+        "--secret-file",
+        "request.api_key",
+        "--HF_TOKEN",
+    ],
 )
 def test_credential_flags_are_secret(name: str) -> None:
     assert is_secret_flag(name)
@@ -102,8 +110,18 @@ def test_credential_flags_are_secret(name: str) -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["--max-num-batched-tokens", "--long-prefill-token-threshold", "--tokenizer", "--max-total-tokens", "--ssl-keyfile",
-     "--kv-cache-dtype", "--cache-type-k", "request.max_tokens", "--skip-tokenizer-init", "--max-batch-prefill-tokens"],
+    [
+        "--max-num-batched-tokens",
+        "--long-prefill-token-threshold",
+        "--tokenizer",
+        "--max-total-tokens",
+        "--ssl-keyfile",
+        "--kv-cache-dtype",
+        "--cache-type-k",
+        "request.max_tokens",
+        "--skip-tokenizer-init",
+        "--max-batch-prefill-tokens",
+    ],
 )
 def test_runnable_flags_with_token_or_key_in_their_name_are_not_secret(name: str) -> None:
     assert not is_secret_flag(name)

@@ -412,9 +412,7 @@ def test_throughput_without_ttft_or_itl_draws_a_warning_at_the_point() -> None:
 
 
 def test_warning_does_not_make_the_file_fail(load_text: Callable[..., Loaded]) -> None:
-    text = "\n".join(
-        line for line in SEED_EVALUATION_RUN_YAML.splitlines() if line not in ("    ttft_ms: 168.6", "    itl_ms: 6.0")
-    )
+    text = "\n".join(line for line in SEED_EVALUATION_RUN_YAML.splitlines() if line not in ("    ttft_ms: 168.6", "    itl_ms: 6.0"))
     loaded = load_text(text + "\n")
     assert triples(loaded.issues) == [("warning", "points[0]")]
     assert loaded.ok
@@ -476,19 +474,13 @@ def test_distinct_concurrencies_with_finite_non_negative_numbers_are_valid(point
     issues = issues_of(minimal(points))
     assert errors(issues) == []
     # The only possible issue is the seed's warning, exactly where it applies.
-    expected_warnings = [
-        f"points[{i}]"
-        for i, p in enumerate(points)
-        if "output_tokens_per_sec" in p and "ttft_ms" not in p and "itl_ms" not in p
-    ]
+    expected_warnings = [f"points[{i}]" for i, p in enumerate(points) if "output_tokens_per_sec" in p and "ttft_ms" not in p and "itl_ms" not in p]
     assert [i.path for i in issues] == expected_warnings
 
 
 @settings(max_examples=75, deadline=None)
 @given(points=valid_points(), data=st.data())
-def test_adding_a_duplicate_concurrency_gives_exactly_one_duplicate_error(
-    points: list[dict[str, Any]], data: st.DataObject
-) -> None:
+def test_adding_a_duplicate_concurrency_gives_exactly_one_duplicate_error(points: list[dict[str, Any]], data: st.DataObject) -> None:
     source = data.draw(st.integers(min_value=0, max_value=len(points) - 1), label="source")
     at = data.draw(st.integers(min_value=0, max_value=len(points)), label="insert at")
     duplicate = {"concurrency": points[source]["concurrency"], "ttft_ms": 1.0}

@@ -60,9 +60,7 @@ def test_directory(tmp_path: Path) -> None:
     assert "is a folder" in only_issue(load(tmp_path / "runs.yaml"))
 
 
-@pytest.mark.parametrize(
-    "content", [b"\x00", b"kind: EvaluationRun\x00\n", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", bytes(range(256))]
-)
+@pytest.mark.parametrize("content", [b"\x00", b"kind: EvaluationRun\x00\n", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", bytes(range(256))])
 def test_binary_file(write: WriteFn, content: bytes) -> None:
     assert "binary file" in only_issue(load(write("doc.yaml", content)))
 
@@ -296,9 +294,7 @@ def test_load_document_returns_the_typed_document(write: WriteFn) -> None:
         ("run.yaml", "kind: Foo\n", "unknown kind 'Foo'"),
     ],
 )
-def test_load_document_raises_document_error_on_a_bad_file(
-    write: WriteFn, name: str, content: str, message: str
-) -> None:
+def test_load_document_raises_document_error_on_a_bad_file(write: WriteFn, name: str, content: str, message: str) -> None:
     path = write(name, content)
     with pytest.raises(DocumentError) as info:
         load_document(path, EvaluationRun)
@@ -357,14 +353,10 @@ def test_arbitrary_bytes_never_raise(tmp_path_factory: pytest.TempPathFactory, c
 
 @settings(max_examples=60, deadline=None)
 @given(
-    text=st.text(
-        alphabet=st.sampled_from(list("kind:EvaluationRun-[]{},\"' \n\t0123456789.&*!|>#?%@`")), max_size=200
-    ),
+    text=st.text(alphabet=st.sampled_from(list("kind:EvaluationRun-[]{},\"' \n\t0123456789.&*!|>#?%@`")), max_size=200),
     suffix=st.sampled_from([".yaml", ".json"]),
 )
-def test_arbitrary_yaml_ish_text_never_raises(
-    tmp_path_factory: pytest.TempPathFactory, text: str, suffix: str
-) -> None:
+def test_arbitrary_yaml_ish_text_never_raises(tmp_path_factory: pytest.TempPathFactory, text: str, suffix: str) -> None:
     path = tmp_path_factory.mktemp("fuzz") / f"doc{suffix}"
     path.write_text(text, encoding="utf-8")
     loaded = load(path)

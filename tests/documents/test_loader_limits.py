@@ -29,7 +29,9 @@ def alias_bomb(levels: int = 18, width: int = 9) -> str:
     return "\n".join(lines) + "\n"
 
 
-_MEASURE = PEAK_KB + """
+_MEASURE = (
+    PEAK_KB
+    + """
 import json, sys, time
 t = time.perf_counter()
 from servescope.documents import load
@@ -37,6 +39,7 @@ loaded = load(sys.argv[1])
 print(json.dumps({"s": time.perf_counter() - t, "rss_mb": peak_kb() / 1024,
                   "issues": [i.message for i in loaded.issues]}))
 """
+)
 
 
 def _measure_load(path: Path) -> dict[str, object]:

@@ -72,9 +72,7 @@ def test_timing_mode_must_be_simulated(mode: str) -> None:
     assert triples(issues_of(prediction(timing_mode=mode))) == [("error", "timing_mode")]
 
 
-@pytest.mark.parametrize(
-    ("values", "bad_index"), [([0.5, 1.01], 1), ([-0.01, 0.5], 0), ([0.2, 0.3, 7.0], 2), ([float("nan")], 0)]
-)
+@pytest.mark.parametrize(("values", "bad_index"), [([0.5, 1.01], 1), ([-0.01, 0.5], 0), ([0.2, 0.3, 7.0], 2), ([float("nan")], 0)])
 def test_device_utilization_outside_unit_interval_is_an_error(values: list[float], bad_index: int) -> None:
     issues = issues_of(with_point(0, device_utilization=values))
     assert triples(issues) == [("error", f"points[0].device_utilization[{bad_index}]")]
@@ -85,9 +83,7 @@ def test_device_utilization_bounds_are_inclusive() -> None:
 
 
 def test_negative_queue_lengths_are_errors() -> None:
-    assert triples(issues_of(with_point(0, queue_length_mean=[0.5, -0.5]))) == [
-        ("error", "points[0].queue_length_mean[1]")
-    ]
+    assert triples(issues_of(with_point(0, queue_length_mean=[0.5, -0.5]))) == [("error", "points[0].queue_length_mean[1]")]
     assert triples(issues_of(with_point(0, queue_length_max=[-1]))) == [("error", "points[0].queue_length_max[0]")]
 
 

@@ -67,9 +67,7 @@ def with_metrics(**over: Any) -> dict[str, Any]:
 
 def test_config_id_fixture_was_computed_from_the_same_inputs() -> None:
     # Recomputing with every input spelled differently must give the id stored in RESULT.
-    assert RESULT["config_id"] == config_id(
-        "vLLM", "v0.6.3", {"max_num_seqs": "64", "--enable-prefix-caching": None}, dtype="bfloat16", kv_dtype="fp8_e4m3"
-    )
+    assert RESULT["config_id"] == config_id("vLLM", "v0.6.3", {"max_num_seqs": "64", "--enable-prefix-caching": None}, dtype="bfloat16", kv_dtype="fp8_e4m3")
 
 
 def test_minimal_valid_result_passes(write: WriteFn) -> None:
@@ -329,9 +327,7 @@ def test_unknown_metric_is_an_error() -> None:
 
 
 def test_non_finite_metric_is_an_error() -> None:
-    assert triples(issues_of(with_metrics(output_tokens_per_sec=float("inf")))) == [
-        ("error", "metrics.output_tokens_per_sec")
-    ]
+    assert triples(issues_of(with_metrics(output_tokens_per_sec=float("inf")))) == [("error", "metrics.output_tokens_per_sec")]
 
 
 def test_building_an_inconsistent_result_from_python_raises() -> None:

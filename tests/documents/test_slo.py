@@ -13,8 +13,7 @@ from servescope.documents.slo import holds, parse_request_slos, parse_slos
 
 def test_a_runs_slos_keep_their_id_as_written() -> None:
     slos = parse_request_slos("ttft_ms<=500.0, itl_ms<30")
-    assert [(s.id, s.metric, s.op, s.threshold) for s in slos] == [("ttft_ms<=500.0", "ttft_ms", "<=", 500.0),
-                                                                    ("itl_ms<30", "itl_ms", "<", 30.0)]
+    assert [(s.id, s.metric, s.op, s.threshold) for s in slos] == [("ttft_ms<=500.0", "ttft_ms", "<=", 500.0), ("itl_ms<30", "itl_ms", "<", 30.0)]
     assert parse_request_slos(None) == [] and parse_request_slos("") == []
 
 
@@ -36,9 +35,13 @@ def test_holds_is_the_one_comparison() -> None:
 
 def test_run_slo_with_a_malformed_number_is_one_usage_line() -> None:
     # once read by a regex that let "1.2.3" through to float(): an internal error (exit 3)
-    proc = subprocess.run([sys.executable, "-m", "servescope", "run", "serve-chat-c8-i1k-o256-v1", "--endpoint",
-                           "http://127.0.0.1:9/v1", "--slo", "ttft_ms<=1.2.3"], capture_output=True, text=True, timeout=60,
-                          check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "servescope", "run", "serve-chat-c8-i1k-o256-v1", "--endpoint", "http://127.0.0.1:9/v1", "--slo", "ttft_ms<=1.2.3"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr
     assert "--slo 'ttft_ms<=1.2.3': write SLOs like" in proc.stderr

@@ -21,13 +21,10 @@ pytestmark = pytest.mark.integration
 
 def cli(*args: str, catalog: Catalog, env: dict[str, str] | None = None, **kw: object) -> subprocess.Popen[str]:
     full_env = {**os.environ, "SERVESCOPE_CATALOG_PATH": str(catalog.roots[-1]), **(env or {})}
-    return subprocess.Popen([sys.executable, "-m", "servescope", *args], env=full_env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, **kw)  # type: ignore[call-overload]
+    return subprocess.Popen([sys.executable, "-m", "servescope", *args], env=full_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)  # type: ignore[call-overload]
 
 
-def test_kill_9_loses_no_finished_request_and_summarize_reads_the_partial_run(
-    llama: LlamaServer, itest_catalog: Catalog, tmp_path: Path
-) -> None:
+def test_kill_9_loses_no_finished_request_and_summarize_reads_the_partial_run(llama: LlamaServer, itest_catalog: Catalog, tmp_path: Path) -> None:
     proc = cli("run", "serve-itest-long-c2-v1", "--endpoint", llama.openai_base_url, "--out", str(tmp_path / "runs"), catalog=itest_catalog)
     deadline = time.monotonic() + 60
     records: list[Path] = []
@@ -56,8 +53,18 @@ def test_api_key_is_used_and_never_written(engine_cache: Path, itest_catalog: Ca
         _, err = denied.communicate(timeout=120)
         assert denied.returncode != 0 and "Traceback" not in err
         assert "HTTP 401" in err and "--api-key-env" in err
-        ok = cli("run", "serve-itest-c4-v1", "--endpoint", server.openai_base_url, "--api-key-env", "ITEST_KEY",
-                 "--out", str(tmp_path / "runs"), catalog=itest_catalog, env={"ITEST_KEY": secret})
+        ok = cli(
+            "run",
+            "serve-itest-c4-v1",
+            "--endpoint",
+            server.openai_base_url,
+            "--api-key-env",
+            "ITEST_KEY",
+            "--out",
+            str(tmp_path / "runs"),
+            catalog=itest_catalog,
+            env={"ITEST_KEY": secret},
+        )
         out, err = ok.communicate(timeout=120)
         assert ok.returncode == 0, err
     written = [p for p in (tmp_path / "runs").rglob("*") if p.is_file()]

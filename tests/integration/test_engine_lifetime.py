@@ -52,13 +52,14 @@ def _wait_for(pred: object, timeout_s: float) -> bool:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-def test_kill_9_of_run_leaves_no_llama_server_within_5_s(
-    llama: LlamaServer, engine_cache: Path, itest_catalog: Catalog, tmp_path: Path
-) -> None:
+def test_kill_9_of_run_leaves_no_llama_server_within_5_s(llama: LlamaServer, engine_cache: Path, itest_catalog: Catalog, tmp_path: Path) -> None:
     env = {**os.environ, "SERVESCOPE_CATALOG_PATH": str(itest_catalog.roots[-1]), "SERVESCOPE_CACHE_DIR": str(engine_cache)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "servescope", "run", "serve-itest-long-c2-v1", "--out", str(tmp_path / "runs"), "--no-scrape"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         # the server is on record where `engine status` and the next run look for it ...
@@ -96,8 +97,7 @@ def test_an_orphan_is_found_and_stopped_by_engine_status(llama: LlamaServer, eng
         assert _alive(orphan)
         assert any(e.pid == orphan and not e.parent_alive for e in embedded_servers(engine_cache))
         env = {**os.environ, "SERVESCOPE_CACHE_DIR": str(engine_cache)}
-        status = subprocess.run([sys.executable, "-m", "servescope", "engine", "status"], env=env, capture_output=True,
-                                text=True, timeout=60)
+        status = subprocess.run([sys.executable, "-m", "servescope", "engine", "status"], env=env, capture_output=True, text=True, timeout=60)
         assert f"stopped an orphaned embedded llama-server (pid {orphan}" in status.stdout
         assert _wait_for(lambda: not _alive(orphan), 5.0)
         assert all(e.pid != orphan for e in embedded_servers(engine_cache))

@@ -23,20 +23,59 @@ from servescope.errors import EngineError
 
 pytestmark = pytest.mark.integration
 
-BASE = {"kind": "eval", "immutable": True, "created": "2026-12-01", "supersedes": None, "description": "eval integration subset",
-        "metrics_required": ["accuracy", "success_rate", "avg_latency_ms"]}
+BASE = {
+    "kind": "eval",
+    "immutable": True,
+    "created": "2026-12-01",
+    "supersedes": None,
+    "description": "eval integration subset",
+    "metrics_required": ["accuracy", "success_rate", "avg_latency_ms"],
+}
 SUBSETS = [
-    {"id": "eval-itest-knowledge-v1", "name": "knowledge subset", "dataset_id": "eval-knowledge-v1", "eval": {"scorer": "exact"},
-     "params": {"concurrency": 4, "num_requests": 4, "output_tokens": 16, "seed": 0, "temperature": 0.0, "timeout_s": 300, "reasoning": "default"}},
-    {"id": "eval-itest-tools-v1", "name": "tools-small subset (multi-turn)", "dataset_id": "eval-tools-small-v1", "eval": {"scorer": "tool-call"},
-     "params": {"concurrency": 4, "num_requests": 4, "output_tokens": 32, "seed": 0, "temperature": 0.0, "timeout_s": 300,
-                "dataset_categories": ["chain", "revise", "use_result"], "shuffle": True}},
-    {"id": "eval-itest-rag-v1", "name": "grounded subset", "dataset_id": "eval-rag-grounded-v1", "eval": {"scorer": "contains"},
-     "params": {"concurrency": 4, "num_requests": 4, "output_tokens": 24, "seed": 0, "temperature": 0.0, "timeout_s": 300}},
-    {"id": "eval-itest-code-v1", "name": "code subset", "dataset_id": "eval-code-v1", "eval": {"scorer": "code-exec"},
-     "params": {"concurrency": 2, "num_requests": 2, "output_tokens": 80, "seed": 0, "temperature": 0.0, "timeout_s": 300}},
-    {"id": "eval-itest-cli-v1", "name": "one question through the CLI", "dataset_id": "eval-knowledge-v1", "eval": {"scorer": "exact"},
-     "params": {"concurrency": 1, "num_requests": 1, "output_tokens": 12, "seed": 0, "temperature": 0.0, "timeout_s": 300, "reasoning": "default"}},
+    {
+        "id": "eval-itest-knowledge-v1",
+        "name": "knowledge subset",
+        "dataset_id": "eval-knowledge-v1",
+        "eval": {"scorer": "exact"},
+        "params": {"concurrency": 4, "num_requests": 4, "output_tokens": 16, "seed": 0, "temperature": 0.0, "timeout_s": 300, "reasoning": "default"},
+    },
+    {
+        "id": "eval-itest-tools-v1",
+        "name": "tools-small subset (multi-turn)",
+        "dataset_id": "eval-tools-small-v1",
+        "eval": {"scorer": "tool-call"},
+        "params": {
+            "concurrency": 4,
+            "num_requests": 4,
+            "output_tokens": 32,
+            "seed": 0,
+            "temperature": 0.0,
+            "timeout_s": 300,
+            "dataset_categories": ["chain", "revise", "use_result"],
+            "shuffle": True,
+        },
+    },
+    {
+        "id": "eval-itest-rag-v1",
+        "name": "grounded subset",
+        "dataset_id": "eval-rag-grounded-v1",
+        "eval": {"scorer": "contains"},
+        "params": {"concurrency": 4, "num_requests": 4, "output_tokens": 24, "seed": 0, "temperature": 0.0, "timeout_s": 300},
+    },
+    {
+        "id": "eval-itest-code-v1",
+        "name": "code subset",
+        "dataset_id": "eval-code-v1",
+        "eval": {"scorer": "code-exec"},
+        "params": {"concurrency": 2, "num_requests": 2, "output_tokens": 80, "seed": 0, "temperature": 0.0, "timeout_s": 300},
+    },
+    {
+        "id": "eval-itest-cli-v1",
+        "name": "one question through the CLI",
+        "dataset_id": "eval-knowledge-v1",
+        "eval": {"scorer": "exact"},
+        "params": {"concurrency": 1, "num_requests": 1, "output_tokens": 12, "seed": 0, "temperature": 0.0, "timeout_s": 300, "reasoning": "default"},
+    },
 ]
 RUN_HERE = [w["id"] for w in SUBSETS if w["id"] != "eval-itest-cli-v1"]
 

@@ -133,8 +133,7 @@ def test_records_alone_rebuild_on_time_rate_and_achieved_rate(llama: LlamaServer
     """What summarize does for a run that wrote no result.json: the records file (its
     header and its lines) must give the same SLO and load figures as the finished run."""
     slos = [Slo(id="ttft_ms<=1e9", metric="ttft_ms", threshold=1e9), Slo(id="itl_ms<1", metric="itl_ms", op="<", threshold=1.0)]
-    art = run_workload(RunOptions("serve-itest-c4-v1", endpoint=llama.openai_base_url, out_dir=tmp_path, rate=50.0, slos=slos),
-                       catalog=itest_catalog)
+    art = run_workload(RunOptions("serve-itest-c4-v1", endpoint=llama.openai_base_url, out_dir=tmp_path, rate=50.0, slos=slos), catalog=itest_catalog)
     assert art.result.on_time_rate is not None and art.result.metrics.achieved_rate is not None
     rebuilt = result_from_records(art.records_path, itest_catalog)
     assert rebuilt.slos == art.result.slos

@@ -23,8 +23,14 @@ def test_report_of_a_real_sweep_opens_clean_in_chromium(llama: LlamaServer, ites
     import os
 
     env = {**os.environ, "SERVESCOPE_CATALOG_PATH": str(itest_catalog.roots[-1])}
-    proc = subprocess.run([sys.executable, "-m", "servescope", "report", "--in", str(tmp_path / "runs"), "--out", str(tmp_path / "site")],
-                          check=False, capture_output=True, text=True, timeout=120, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-m", "servescope", "report", "--in", str(tmp_path / "runs"), "--out", str(tmp_path / "site")],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr
     index = Path(proc.stdout.strip().splitlines()[-1])
     assert index == (tmp_path / "site" / "index.html").resolve()
@@ -53,8 +59,14 @@ def test_a_partial_run_is_reported_from_its_records(llama: LlamaServer, itest_ca
     for name in ("result.json", "evaluation-run.json"):  # as if it had been killed before writing them
         (run_dir / name).unlink()
     env = {**os.environ, "SERVESCOPE_CATALOG_PATH": str(itest_catalog.roots[-1])}
-    proc = subprocess.run([sys.executable, "-m", "servescope", "report", "--in", str(tmp_path / "runs"), "--out", str(tmp_path / "site")],
-                          check=False, capture_output=True, text=True, timeout=120, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-m", "servescope", "report", "--in", str(tmp_path / "runs"), "--out", str(tmp_path / "site")],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr
     assert f"{run_dir / 'records.jsonl'}: partial run, reported from its records" in proc.stdout
     [page] = list((tmp_path / "site" / "runs").glob("serve-itest-c4-v1-*.html"))

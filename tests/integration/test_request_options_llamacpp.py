@@ -26,10 +26,10 @@ def _eos_first() -> dict[str, object]:
 
 
 def test_ignore_eos_makes_the_engine_generate_exactly_max_tokens(llama: LlamaServer, itest_catalog: Catalog, tmp_path: Path) -> None:
-    control = run_workload(RunOptions("serve-itest-eos-control-v1", endpoint=llama.openai_base_url, out_dir=tmp_path,
-                                      extra_body=_eos_first()), catalog=itest_catalog)
-    ignored = run_workload(RunOptions("serve-itest-eos-v1", endpoint=llama.openai_base_url, out_dir=tmp_path,
-                                      extra_body=_eos_first()), catalog=itest_catalog)
+    control = run_workload(
+        RunOptions("serve-itest-eos-control-v1", endpoint=llama.openai_base_url, out_dir=tmp_path, extra_body=_eos_first()), catalog=itest_catalog
+    )
+    ignored = run_workload(RunOptions("serve-itest-eos-v1", endpoint=llama.openai_base_url, out_dir=tmp_path, extra_body=_eos_first()), catalog=itest_catalog)
     stopped = [r.output_tokens for r in read_records(control.records_path)]
     full = [r.output_tokens for r in read_records(ignored.records_path)]
     assert stopped and all(n is not None and n < 16 for n in stopped)  # the bias works: EOS comes first
@@ -50,11 +50,23 @@ def test_min_tokens_is_refused_on_llama_cpp_before_any_request(llama: LlamaServe
 def test_a_secret_in_engine_args_is_written_nowhere(engine_cache: Path, itest_catalog: Catalog, tmp_path: Path) -> None:
     key, hf_token, other = "sk-live-4b1d0e77", "hf_zz81QqLmNOPsecret", "pw-9911-secret"
     with LlamaServer(ServerConfig(parallel=4, ctx_per_slot=1024, cache_dir=engine_cache, extra_args=("--api-key", key))) as server:
-        pasted = (f"llama-server -m /models/tiny.gguf --parallel 4 --api-key {key} --hf-token {hf_token} "
-                  f"--ssl-keyfile-password={other} -hft {hf_token}")
-        proc = cli("run", "serve-itest-c4-v1", "--endpoint", server.openai_base_url, "--api-key-env", "ITEST_SECRET_KEY",
-                   "--engine-args", pasted, "--extra-body", json.dumps({"api_key": other}), "--out", str(tmp_path / "runs"),
-                   catalog=itest_catalog, env={"ITEST_SECRET_KEY": key})
+        pasted = f"llama-server -m /models/tiny.gguf --parallel 4 --api-key {key} --hf-token {hf_token} --ssl-keyfile-password={other} -hft {hf_token}"
+        proc = cli(
+            "run",
+            "serve-itest-c4-v1",
+            "--endpoint",
+            server.openai_base_url,
+            "--api-key-env",
+            "ITEST_SECRET_KEY",
+            "--engine-args",
+            pasted,
+            "--extra-body",
+            json.dumps({"api_key": other}),
+            "--out",
+            str(tmp_path / "runs"),
+            catalog=itest_catalog,
+            env={"ITEST_SECRET_KEY": key},
+        )
         out, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err
     written = [p for p in (tmp_path / "runs").rglob("*") if p.is_file()]
@@ -67,8 +79,14 @@ def test_a_secret_in_engine_args_is_written_nowhere(engine_cache: Path, itest_ca
         assert secret not in out + err
     result = json.loads(next(p for p in written if p.name == "result.json").read_text())
     assert result["engine"]["id"] == "llama.cpp"  # inferred from the command line
-    assert result["args"] == {"--parallel": "4", "--api-key": "<redacted>", "--hf-token": "<redacted>",
-                              "--ssl-keyfile-password": "<redacted>", "-hft": "<redacted>", "request.api_key": "<redacted>"}
+    assert result["args"] == {
+        "--parallel": "4",
+        "--api-key": "<redacted>",
+        "--hf-token": "<redacted>",
+        "--ssl-keyfile-password": "<redacted>",
+        "-hft": "<redacted>",
+        "request.api_key": "<redacted>",
+    }
     assert result["engine"]["version"]  # detected with the key (/props needs it too)
     assert result["config_id"] == config_id("llama.cpp", result["engine"]["version"], {"--parallel": 4})
     header = read_header(next(p for p in written if p.name == "records.jsonl"))
@@ -79,8 +97,7 @@ def test_the_embedded_engine_on_loopback_does_not_use_the_network(
     engine_cache: Path, itest_catalog: Catalog, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SERVESCOPE_CACHE_DIR", str(engine_cache))
-    art = run_workload(RunOptions("serve-itest-eos-v1", out_dir=tmp_path, embedded_parallel=2, embedded_ctx_per_slot=1024),
-                       catalog=itest_catalog)
+    art = run_workload(RunOptions("serve-itest-eos-v1", out_dir=tmp_path, embedded_parallel=2, embedded_ctx_per_slot=1024), catalog=itest_catalog)
     assert art.result.metadata.allow_network is False
     assert art.result.engine.id == "llama.cpp" and art.result.metrics.completed_requests == 6
     assert all(r.output_tokens == 16 for r in read_records(art.records_path))

@@ -36,7 +36,15 @@ def test_endless_data_lines_end_every_request_in_bounded_memory(itest_catalog: C
     out = tmp_path / "runs"
     with hostile_server("endless-data-lines") as srv:
         code, _stdout, stderr, rss_mb = run_measured(
-            "run", "serve-itest-c4-v1", "--endpoint", srv.base_url, "--model", "hostile", "--no-scrape", "--out", str(out),
+            "run",
+            "serve-itest-c4-v1",
+            "--endpoint",
+            srv.base_url,
+            "--model",
+            "hostile",
+            "--no-scrape",
+            "--out",
+            str(out),
             catalog=itest_catalog,
         )
     assert code == 4, stderr  # ran, recorded, failed its bar: no request completed
@@ -55,8 +63,19 @@ def test_a_key_echoed_by_the_server_is_in_no_file_and_no_stream(itest_catalog: C
     for mode in ("echo-headers", "echo-headers-in-stream"):
         with hostile_server(mode) as srv:
             code, stdout, stderr, _ = run_measured(
-                "run", "serve-itest-c4-v1", "--endpoint", srv.base_url, "--model", "hostile", "--api-key-env", "HOSTILE_KEY",
-                "--no-scrape", "--out", str(out / mode), catalog=itest_catalog, env={"HOSTILE_KEY": KEY},
+                "run",
+                "serve-itest-c4-v1",
+                "--endpoint",
+                srv.base_url,
+                "--model",
+                "hostile",
+                "--api-key-env",
+                "HOSTILE_KEY",
+                "--no-scrape",
+                "--out",
+                str(out / mode),
+                catalog=itest_catalog,
+                env={"HOSTILE_KEY": KEY},
             )
             assert any(h.get("authorization") == f"Bearer {KEY}" for h in srv.seen_headers)  # it was sent and echoed
         assert code == 4, stderr
@@ -69,9 +88,7 @@ def test_a_key_echoed_by_the_server_is_in_no_file_and_no_stream(itest_catalog: C
     assert leaks == []
 
 
-@pytest.mark.parametrize(
-    "url", ["ftp://alice:hunter2-secret@127.0.0.1:9/v1", "http://alice:hunter2-secret@127.0.0.1:9/v1"]
-)
+@pytest.mark.parametrize("url", ["ftp://alice:hunter2-secret@127.0.0.1:9/v1", "http://alice:hunter2-secret@127.0.0.1:9/v1"])
 def test_credentials_in_an_endpoint_url_are_never_echoed(itest_catalog: Catalog, tmp_path: Path, url: str) -> None:
     code, stdout, stderr, _ = run_measured("run", "serve-itest-c4-v1", "--endpoint", url, "--out", str(tmp_path), catalog=itest_catalog)
     assert code in (1, 2)

@@ -46,7 +46,18 @@ def test_gemma4_kv_sharing_and_head_dims(catalog: Catalog) -> None:
 
 @pytest.mark.parametrize(
     "model_id",
-    ["llama-3.1-8b", "llama-3.1-70b", "llama-3.3-70b", "qwen2.5-7b", "qwen3-32b", "qwen3-30b-a3b", "qwen3-235b-a22b", "mixtral-8x7b", "mistral-nemo-12b", "gpt-oss-120b"],
+    [
+        "llama-3.1-8b",
+        "llama-3.1-70b",
+        "llama-3.3-70b",
+        "qwen2.5-7b",
+        "qwen3-32b",
+        "qwen3-30b-a3b",
+        "qwen3-235b-a22b",
+        "mixtral-8x7b",
+        "mistral-nemo-12b",
+        "gpt-oss-120b",
+    ],
 )
 def test_counts_match_published_totals(catalog: Catalog, model_id: str) -> None:
     """The architecture arithmetic reproduces each publisher's total within 1.5 %."""

@@ -25,12 +25,17 @@ def measured(catalog: Catalog) -> EvaluationRun:
         harness="servescope-sim",
         engine_version="x",
         workload="sweep-parallel-1-8-i128-o64-v1",
-        points=[EvaluationPoint(**p.model_dump(include={"concurrency", "ttft_ms", "itl_ms", "output_tokens_per_sec", "mean_isl", "mean_osl"})) for p in run.prediction.points],
+        points=[
+            EvaluationPoint(**p.model_dump(include={"concurrency", "ttft_ms", "itl_ms", "output_tokens_per_sec", "mean_isl", "mean_osl"}))
+            for p in run.prediction.points
+        ],
     )
 
 
 def test_fit_recovers_the_truth(catalog: Catalog, measured: EvaluationRun) -> None:
-    out = calibrate("tiny-llama-on-cpu", measured, catalog=catalog, factors=("step_overhead_s", "output_token_overhead_s"), max_evaluations=40, date="2026-11-30")
+    out = calibrate(
+        "tiny-llama-on-cpu", measured, catalog=catalog, factors=("step_overhead_s", "output_token_overhead_s"), max_evaluations=40, date="2026-11-30"
+    )
     doc = out.document
     assert out.before.mape()["itl_ms"] > 30
     assert all(v < 2.0 for v in doc.mape_after.values()), doc.mape_after

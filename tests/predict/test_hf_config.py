@@ -112,8 +112,7 @@ LLAMA4_SCOUT = {
 # on every second layer (interleave_moe_layer_step 2), dense MLPs between.
 LLAMA4_MAVERICK = {
     **LLAMA4_SCOUT,
-    "text_config": {**LLAMA4_SCOUT["text_config"], "num_local_experts": 128, "interleave_moe_layer_step": 2,
-                    "max_position_embeddings": 1048576},
+    "text_config": {**LLAMA4_SCOUT["text_config"], "num_local_experts": 128, "interleave_moe_layer_step": 2, "max_position_embeddings": 1048576},
 }
 # deepseek-ai/DeepSeek-V3/config.json: MLA (q_lora_rank, kv_lora_rank, qk_*_head_dim,
 # v_head_dim), 3 dense layers first (first_k_dense_replace), one shared expert of
@@ -270,9 +269,7 @@ def _counts(cfg: dict[str, object]) -> tuple[float, float, float]:
         (GPT_OSS_120B, 116.8, 5.1, False, 0.015, "gpt-oss model card"),
     ],
 )
-def test_published_parameter_counts(
-    cfg: dict[str, object], total_b: float, active_b: float, active_counts_embedding: bool, tol: float, source: str
-) -> None:
+def test_published_parameter_counts(cfg: dict[str, object], total_b: float, active_b: float, active_counts_embedding: bool, tol: float, source: str) -> None:
     total, active, emb = _counts(cfg)
     assert total == pytest.approx(total_b, rel=tol), source
     # active figures are published to two significant digits (3.3B, 5.1B, 17B, 22B): 3 %
@@ -322,9 +319,18 @@ def test_gemma3_defaults_and_sliding_pattern() -> None:
 
 def test_gemma2_alternates_sliding_layers() -> None:
     # google/gemma-2-9b/config.json: every other layer slides (4096 tokens), no layer_types field
-    cfg = {"architectures": ["Gemma2ForCausalLM"], "model_type": "gemma2", "hidden_size": 3584, "intermediate_size": 14336,
-           "num_hidden_layers": 42, "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 256,
-           "sliding_window": 4096, "vocab_size": 256000}
+    cfg = {
+        "architectures": ["Gemma2ForCausalLM"],
+        "model_type": "gemma2",
+        "hidden_size": 3584,
+        "intermediate_size": 14336,
+        "num_hidden_layers": 42,
+        "num_attention_heads": 16,
+        "num_key_value_heads": 8,
+        "head_dim": 256,
+        "sliding_window": 4096,
+        "vocab_size": 256000,
+    }
     assert model_from_config(cfg, model_id="g2").sliding_window_layers == 21
 
 
@@ -357,10 +363,18 @@ def test_hybrid_linear_attention_is_refused() -> None:
     # Qwen/Qwen3.5-35B-A3B-style config.json: layer_types mixes linear_attention
     # (Gated DeltaNet) and full_attention; linear_* give the recurrent state's shape
     layer_types = ["linear_attention"] * 3 + ["full_attention"]
-    cfg = {"architectures": ["Qwen3_5MoeForConditionalGeneration"],
-           "text_config": {**QWEN3_30B_A3B, "num_hidden_layers": 40, "layer_types": layer_types * 10,
-                           "full_attention_interval": 4, "linear_num_value_heads": 32, "linear_key_head_dim": 128,
-                           "shared_expert_intermediate_size": 512}}
+    cfg = {
+        "architectures": ["Qwen3_5MoeForConditionalGeneration"],
+        "text_config": {
+            **QWEN3_30B_A3B,
+            "num_hidden_layers": 40,
+            "layer_types": layer_types * 10,
+            "full_attention_interval": 4,
+            "linear_num_value_heads": 32,
+            "linear_key_head_dim": 128,
+            "shared_expert_intermediate_size": 512,
+        },
+    }
     _refused(cfg, "layer_types", "30 of 40", "linear_attention", "not simulated")
 
 
@@ -402,8 +416,16 @@ def test_refusal_names_the_file(tmp_path: Path) -> None:
 def test_ungated_mlp_families() -> None:
     # EleutherAI/pythia-6.9b/config.json (GPTNeoXForCausalLM: dense_h_to_4h and dense_4h_to_h, no gate);
     # the Pythia paper (arXiv:2304.01373) Table 1 lists 6,857,302,016 parameters
-    cfg = {"architectures": ["GPTNeoXForCausalLM"], "model_type": "gpt_neox", "hidden_size": 4096, "intermediate_size": 16384,
-           "num_hidden_layers": 32, "num_attention_heads": 32, "vocab_size": 50432, "tie_word_embeddings": False}
+    cfg = {
+        "architectures": ["GPTNeoXForCausalLM"],
+        "model_type": "gpt_neox",
+        "hidden_size": 4096,
+        "intermediate_size": 16384,
+        "num_hidden_layers": 32,
+        "num_attention_heads": 32,
+        "vocab_size": 50432,
+        "tie_word_embeddings": False,
+    }
     m = model_from_config(cfg, model_id="pythia")
     assert m.gated_mlp is False
     assert architecture(m).total_params == pytest.approx(6_857_302_016, rel=0.005)

@@ -19,8 +19,37 @@ def test_probe_describes_this_machine() -> None:
 
 # Accelerators users run that the catalog first lacked (issue 11, item 5)
 NEW_HARDWARE = ["rtx-pro-6000", "rtx-pro-6000-ws", "h20", "l20", "a10g", "rtx-5090", "mi325x", "mi355x", "b300"]
-HARDWARE = ["h100-sxm", "h100-pcie", "h200", "a100-40gb", "a100-80gb", "l40s", "l4", "b200", "mi300x", "gb10", "rtx-4090", "rtx-3090", "apple-m2-max", "generic-cpu", *NEW_HARDWARE]
-MODELS = ["llama-3.1-8b", "llama-3.1-70b", "llama-3.3-70b", "qwen2.5-7b", "qwen3-32b", "qwen3-30b-a3b", "qwen3-235b-a22b", "mixtral-8x7b", "mistral-nemo-12b", "gemma-4-e2b-it", "gpt-oss-120b", "servescope-tiny-llama"]
+HARDWARE = [
+    "h100-sxm",
+    "h100-pcie",
+    "h200",
+    "a100-40gb",
+    "a100-80gb",
+    "l40s",
+    "l4",
+    "b200",
+    "mi300x",
+    "gb10",
+    "rtx-4090",
+    "rtx-3090",
+    "apple-m2-max",
+    "generic-cpu",
+    *NEW_HARDWARE,
+]
+MODELS = [
+    "llama-3.1-8b",
+    "llama-3.1-70b",
+    "llama-3.3-70b",
+    "qwen2.5-7b",
+    "qwen3-32b",
+    "qwen3-30b-a3b",
+    "qwen3-235b-a22b",
+    "mixtral-8x7b",
+    "mistral-nemo-12b",
+    "gemma-4-e2b-it",
+    "gpt-oss-120b",
+    "servescope-tiny-llama",
+]
 
 
 def test_catalog_has_every_entry(catalog: Catalog) -> None:
@@ -33,11 +62,28 @@ def test_catalog_has_every_entry(catalog: Catalog) -> None:
         assert catalog.model(mid).sources, f"{mid} names no source"
 
 
-@pytest.mark.parametrize("model_id, hardware_id", [("llama-3.1-8b", "h100-sxm"), ("qwen3-30b-a3b", "h200"), ("gpt-oss-120b", "h100-sxm"), ("gemma-4-e2b-it", "l4"), ("mistral-nemo-12b", "gb10"), ("qwen2.5-7b", "rtx-4090"), ("mixtral-8x7b", "mi300x"),
-    # one per accelerator added for issue 11: a model its users serve on one device
-    ("qwen3-32b", "rtx-pro-6000"), ("llama-3.1-8b", "rtx-pro-6000-ws"), ("qwen3-30b-a3b", "h20"), ("qwen2.5-7b", "l20"),
-    ("qwen2.5-7b", "a10g"), ("qwen2.5-7b", "rtx-5090"), ("llama-3.3-70b", "mi325x"), ("llama-3.1-70b", "mi355x"),
-    ("gpt-oss-120b", "b300")])
+@pytest.mark.parametrize(
+    "model_id, hardware_id",
+    [
+        ("llama-3.1-8b", "h100-sxm"),
+        ("qwen3-30b-a3b", "h200"),
+        ("gpt-oss-120b", "h100-sxm"),
+        ("gemma-4-e2b-it", "l4"),
+        ("mistral-nemo-12b", "gb10"),
+        ("qwen2.5-7b", "rtx-4090"),
+        ("mixtral-8x7b", "mi300x"),
+        # one per accelerator added for issue 11: a model its users serve on one device
+        ("qwen3-32b", "rtx-pro-6000"),
+        ("llama-3.1-8b", "rtx-pro-6000-ws"),
+        ("qwen3-30b-a3b", "h20"),
+        ("qwen2.5-7b", "l20"),
+        ("qwen2.5-7b", "a10g"),
+        ("qwen2.5-7b", "rtx-5090"),
+        ("llama-3.3-70b", "mi325x"),
+        ("llama-3.1-70b", "mi355x"),
+        ("gpt-oss-120b", "b300"),
+    ],
+)
 def test_catalog_models_deploy(catalog: Catalog, model_id: str, hardware_id: str) -> None:
     from servescope.documents import Scenario
 

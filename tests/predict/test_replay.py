@@ -57,6 +57,7 @@ def test_steady_state_breaks_the_lock_step_waves(catalog: Catalog) -> None:
 def test_longer_warmups_change_little(catalog: Catalog, conc: int, isl: int, osl: int) -> None:
     """With the stationary start one request per client is warm-up enough: 8 per
     client moves TTFT by a few per cent, about what the seed does."""
+
     def ttft(warm: int) -> float:
         spec = SyntheticWorkload((conc,), isl, osl, warmup_requests=warm)
         value = predict(_dense_32b(), spec, catalog=catalog).prediction.points[0].ttft_ms

@@ -213,8 +213,9 @@ def _mixed_requests(seed: int, n: int, conc: int) -> list[SimRequest]:
         (None, {"batch_wait_iters": 4, "batch_wait_tokens": 400}, 5, True),
     ],
 )
-def test_planning_runs_ahead_changes_nothing(catalog: Catalog, monkeypatch: pytest.MonkeyPatch, blocks: int | None,
-                                             engine: dict[str, int], concurrency: int, open_loop: bool) -> None:
+def test_planning_runs_ahead_changes_nothing(
+    catalog: Catalog, monkeypatch: pytest.MonkeyPatch, blocks: int | None, engine: dict[str, int], concurrency: int, open_loop: bool
+) -> None:
     """The scheduler plans a prefill and the decode-only iterations after it as one
     step (cut at the next boundary when a request arrives). Deciding every iteration
     afresh (MAX_RUN = 0) must give the same token times, preemptions and failures."""

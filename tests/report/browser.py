@@ -19,11 +19,19 @@ from typing import Any
 import pytest
 
 FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
-INSTALL = ("install Debian's chromium (apt-get install -y chromium; `make test` does it when run as root on Debian) "
-           "or point SERVESCOPE_CHROMIUM at a Chromium/Chrome binary")
+INSTALL = (
+    "install Debian's chromium (apt-get install -y chromium; `make test` does it when run as root on Debian) "
+    "or point SERVESCOPE_CHROMIUM at a Chromium/Chrome binary"
+)
 
 
 def chromium_path() -> str:

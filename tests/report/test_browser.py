@@ -86,9 +86,7 @@ def test_prediction_error_is_in_the_measured_points_tooltip(page: Any, site: Pat
     page.goto((site / "index.html").as_uri())
     page.get_by_role("link", name=V2).first.click()
     page.wait_for_selector(".chart .main-svg")
-    texts = page.evaluate(
-        "() => Array.from(document.querySelectorAll('.chart')).flatMap(c => (c.data || []).flatMap(t => t.text || []))"
-    )
+    texts = page.evaluate("() => Array.from(document.querySelectorAll('.chart')).flatMap(c => (c.data || []).flatMap(t => t.text || []))")
     assert any("predicted by tiny-v2-prediction: error +10.0%" in t for t in texts)
 
 
@@ -112,8 +110,12 @@ def test_prediction_page_links_to_the_measurement(page: Any, site: Path) -> None
 
 
 def test_script_in_document_text_renders_inert(page: Any, site: Path) -> None:
-    pages = [site / "index.html", next((site / "runs").glob("tiny-v2-run-*.html")),
-             next((site / "runs").glob("evil-model-run-*.html")), *(site / "workloads").glob("*.html")]
+    pages = [
+        site / "index.html",
+        next((site / "runs").glob("tiny-v2-run-*.html")),
+        next((site / "runs").glob("evil-model-run-*.html")),
+        *(site / "workloads").glob("*.html"),
+    ]
     for p in pages:
         page.goto(p.as_uri())
         page.wait_for_load_state("load")

@@ -91,8 +91,11 @@ def test_public_surface_and_nothing_but_the_cli_imports_the_report() -> None:
 
     assert servescope.report.__all__ == sorted(servescope.report.__all__) == ["ReportFiles", "write_report"]
     src = Path(servescope.report.__file__).parents[1]
-    importers = [p.relative_to(src).as_posix() for p in src.rglob("*.py")
-                 if "servescope.report" in p.read_text(encoding="utf-8") and "report" not in p.relative_to(src).parts[:1]]
+    importers = [
+        p.relative_to(src).as_posix()
+        for p in src.rglob("*.py")
+        if "servescope.report" in p.read_text(encoding="utf-8") and "report" not in p.relative_to(src).parts[:1]
+    ]
     assert importers == ["cli_report.py"]
 
 
@@ -100,9 +103,15 @@ def test_a_missing_browser_fails_in_one_line_and_never_skips(tmp_path: Path) -> 
     import os
 
     env = {**os.environ, "SERVESCOPE_CHROMIUM": str(tmp_path / "no-chromium")}
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           "tests/report/test_browser.py::test_summary_table_sorts"],
-                          check=False, capture_output=True, text=True, timeout=300, env=env, cwd=Path(__file__).parents[2])
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/report/test_browser.py::test_summary_table_sorts"],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        cwd=Path(__file__).parents[2],
+    )
     assert proc.returncode == 1 and "skipped" not in proc.stdout
     assert f"SERVESCOPE_CHROMIUM={tmp_path / 'no-chromium'}: no such file; install Debian's chromium" in proc.stdout
 

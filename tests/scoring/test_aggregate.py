@@ -8,8 +8,16 @@ from servescope.scoring.aggregate import ITEM_TEXT_LIMIT, ScoredItem, scores_blo
 from servescope.scoring.base import Score
 
 
-def item(i: int, ok: bool | None, cat: str = "a", diff: str = "easy", strict: bool | None = None, unans: bool = False,
-         abstained: bool | None = None, latency: float = 100.0) -> ScoredItem:
+def item(
+    i: int,
+    ok: bool | None,
+    cat: str = "a",
+    diff: str = "easy",
+    strict: bool | None = None,
+    unans: bool = False,
+    abstained: bool | None = None,
+    latency: float = 100.0,
+) -> ScoredItem:
     score = None if ok is None else Score(ok, 1.0 if ok else 0.0, "x" * 900, strict=strict, abstained=abstained)
     return ScoredItem(f"r{i}", cat, diff, "exact", ok is not None, score, "y", latency if ok is not None else None, unans)
 
@@ -35,8 +43,12 @@ def test_by_category_difficulty_and_strict() -> None:
 
 
 def test_abstention_and_false_abstention() -> None:
-    items = [item(0, True, unans=True, abstained=True), item(1, False, unans=True, abstained=False),
-             item(2, False, abstained=True), item(3, True, abstained=False)]
+    items = [
+        item(0, True, unans=True, abstained=True),
+        item(1, False, unans=True, abstained=False),
+        item(2, False, abstained=True),
+        item(3, True, abstained=False),
+    ]
     block = scores_block(items, "contains")
     assert block["abstention"] == 0.5 and block["false_abstention"] == 0.5
 

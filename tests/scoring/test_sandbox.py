@@ -77,11 +77,13 @@ def _orphans() -> list[int]:
 
 
 def escape_orphan(run: Callable[[str], object], tmp: Path) -> bool:
-    run(textwrap.dedent(f"""
+    run(
+        textwrap.dedent(f"""
         import subprocess
         subprocess.Popen(['sleep', '{MARK}'], start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         print('parent exits')
-    """))
+    """)
+    )
     time.sleep(0.5)
     orphans = _orphans()
     for pid in orphans:  # clean up what the unsafe run left behind, by pid

@@ -78,7 +78,8 @@ def compare(a: EvaluationRun | Prediction | Result, b: EvaluationRun | Predictio
     if id_a["harness"] != id_b["harness"]:
         out.warnings.append(
             f"A comes from {id_a['harness']!r} and B from {id_b['harness']!r}, which may define metrics differently"
-            + "".join(f"; A: {n}" for n in id_a["notes"]) + "".join(f"; B: {n}" for n in id_b["notes"])
+            + "".join(f"; A: {n}" for n in id_a["notes"])
+            + "".join(f"; B: {n}" for n in id_b["notes"])
         )
     by_b = {p.concurrency: p for p in rows_b}
     by_a = {p.concurrency: p for p in rows_a}
@@ -144,8 +145,7 @@ def plot(c: Comparison, path: str) -> None:
         for i, metric in enumerate(metrics, start=1):
             xs = [p.concurrency for p in series[metric]]
             fig.add_trace(go.Scatter(x=xs, y=[p.a for p in series[metric]], name=f"A {metric}", mode="lines+markers"), row=i, col=1)
-            fig.add_trace(go.Scatter(x=xs, y=[p.b for p in series[metric]], name=f"B {metric}", mode="lines+markers",
-                                     line={"dash": "dash"}), row=i, col=1)
+            fig.add_trace(go.Scatter(x=xs, y=[p.b for p in series[metric]], name=f"B {metric}", mode="lines+markers", line={"dash": "dash"}), row=i, col=1)
             fig.update_xaxes(type="log", row=i, col=1)
         fig.update_layout(height=260 * len(metrics), title=title)
         fig.write_html(path, include_plotlyjs=True, full_html=True)
@@ -159,8 +159,7 @@ def plot(c: Comparison, path: str) -> None:
         import matplotlib.pyplot as plt
         import matplotlib.ticker
     except ImportError as exc:
-        raise ServescopeError(f"--plot {path}: static images need matplotlib (pip install 'servescope[plot]'); "
-                              "or write an .html plot") from exc
+        raise ServescopeError(f"--plot {path}: static images need matplotlib (pip install 'servescope[plot]'); or write an .html plot") from exc
     fig, axes = plt.subplots(len(metrics), 1, figsize=(7, 2.6 * len(metrics)), sharex=True, squeeze=False)
     for ax, metric in zip(axes[:, 0], metrics, strict=True):
         xs = [p.concurrency for p in series[metric]]

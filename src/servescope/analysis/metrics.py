@@ -126,9 +126,17 @@ class Columns:
             self.failed.append((r.stage or "stream", r.category or "other", r.error or "", r.request_id, r.http_status))
 
 
-_COLUMN_DTYPES = (("ok", bool), ("start_ns", np.int64), ("first_ns", np.float64), ("end_ns", np.float64),
-                  ("input_tokens", np.float64), ("output_tokens", np.float64), ("chunk_flat", np.int64), ("chunk_len", np.int64),
-                  ("itl_gaps_ns", np.int64))
+_COLUMN_DTYPES = (
+    ("ok", bool),
+    ("start_ns", np.int64),
+    ("first_ns", np.float64),
+    ("end_ns", np.float64),
+    ("input_tokens", np.float64),
+    ("output_tokens", np.float64),
+    ("chunk_flat", np.int64),
+    ("chunk_len", np.int64),
+    ("itl_gaps_ns", np.int64),
+)
 
 
 def aggregate(records: Iterable[RequestRecord], *, token_source_hint: str | None = None) -> Aggregate:
@@ -200,15 +208,13 @@ def aggregate_columns(cols: Columns, *, token_source_hint: str | None = None) ->
     for f in cols.failed:
         groups.setdefault((f[0], f[1]), []).append(f)
     failures = [
-        FailureGroup(stage=stage, category=cat, count=len(fs), message=(fs[0][2] or cat)[:500],
-                     sample_request_id=fs[0][3], http_status=fs[0][4])
+        FailureGroup(stage=stage, category=cat, count=len(fs), message=(fs[0][2] or cat)[:500], sample_request_id=fs[0][3], http_status=fs[0][4])
         for (stage, cat), fs in sorted(groups.items())
     ]
     by_reason: dict[str, int] = {}
     for f in cols.failed:
         by_reason[f[1]] = by_reason.get(f[1], 0) + 1
-    return Aggregate(metrics=metrics, failures=failures, blocked_by_reason_code=dict(sorted(by_reason.items())),
-                     e2e_s=(e2e / 1000).tolist())
+    return Aggregate(metrics=metrics, failures=failures, blocked_by_reason_code=dict(sorted(by_reason.items())), e2e_s=(e2e / 1000).tolist())
 
 
 def failures_by_concurrency(per_point: Iterable[tuple[int, list[FailureGroup]]]) -> list[FailureGroup]:
@@ -226,9 +232,7 @@ def failures_by_concurrency(per_point: Iterable[tuple[int, list[FailureGroup]]])
     return [merged[k] for k in sorted(merged, key=lambda k: (k[2], k[0], k[1]))]
 
 
-def contract_fields(
-    agg: Aggregate, records: Iterable[RequestRecord], slos: list[Any], failures: list[FailureGroup] | None = None
-) -> dict[str, Any]:
+def contract_fields(agg: Aggregate, records: Iterable[RequestRecord], slos: list[Any], failures: list[FailureGroup] | None = None) -> dict[str, Any]:
     """The metrics-contract fields of a Result, mapped to serving (shared/DESIGN.md):
     ``failures[]`` (``agg``'s groups unless ``failures`` gives them, e.g. per sweep
     point) and ``blocked_by_reason_code`` from failed requests, ``throughput``
@@ -238,8 +242,15 @@ def contract_fields(
     p50, p95 = turnaround_s(agg.e2e_s)
     return {
         "failures": [
-            {"stage": f.stage, "category": f.category, "count": f.count, "message": f.message,
-             "sample_request_id": f.sample_request_id, "http_status": f.http_status, "concurrency": f.concurrency}
+            {
+                "stage": f.stage,
+                "category": f.category,
+                "count": f.count,
+                "message": f.message,
+                "sample_request_id": f.sample_request_id,
+                "http_status": f.http_status,
+                "concurrency": f.concurrency,
+            }
             for f in (agg.failures if failures is None else failures)
         ],
         "throughput": agg.metrics["completed_requests"],
@@ -257,9 +268,7 @@ def turnaround_s(e2e_s: list[float]) -> tuple[float | None, float | None]:
     return percentile(e2e_s, 50), percentile(e2e_s, 95)
 
 
-def slo_outcome(
-    records: Iterable[RequestRecord], slos: list[tuple[str, str, str, float]]
-) -> tuple[float | None, dict[str, int]]:
+def slo_outcome(records: Iterable[RequestRecord], slos: list[tuple[str, str, str, float]]) -> tuple[float | None, dict[str, int]]:
     """on_time_rate (share of measured requests that completed within every SLO;
     a failed request is not on time) and violations per SLO id.
     ``slos``: (id, metric, op, threshold) with metric in ttft_ms/e2e_ms/tpot_ms/itl_ms."""

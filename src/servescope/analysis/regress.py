@@ -33,8 +33,7 @@ Key = tuple[str, str, str, str, str]
 
 
 def result_key(r: Result) -> Key:
-    return (r.workload_id, r.config_id, r.scenario or "", str(r.metadata.seed if r.metadata.seed is not None else ""),
-            load_point(r))
+    return (r.workload_id, r.config_id, r.scenario or "", str(r.metadata.seed if r.metadata.seed is not None else ""), load_point(r))
 
 
 def guarded_values(r: Result) -> dict[str, Any]:
@@ -97,8 +96,5 @@ def regress(baseline: Path, current: Path) -> RegressReport:
         b, c = guarded_values(base[key]), guarded_values(cur[key])
         for field_name in sorted(set(b) | set(c)):
             if b.get(field_name) != c.get(field_name):
-                report.differences.append(
-                    f"{name}: {field_name}: baseline {json.dumps(b.get(field_name))} != result {json.dumps(c.get(field_name))}"
-                )
+                report.differences.append(f"{name}: {field_name}: baseline {json.dumps(b.get(field_name))} != result {json.dumps(c.get(field_name))}")
     return report
-

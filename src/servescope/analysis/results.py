@@ -46,9 +46,7 @@ class EngineFigures:
     queue_length_max: list[int] | None = None
 
 
-def metrics_of(
-    agg: Aggregate, figures: EngineFigures | None = None, requested_rate: float | None = None, achieved_rate: float | None = None
-) -> Metrics:
+def metrics_of(agg: Aggregate, figures: EngineFigures | None = None, requested_rate: float | None = None, achieved_rate: float | None = None) -> Metrics:
     """The ``Metrics`` block of what the formulas produced, the engine's figures and the rates."""
     m = dict(agg.metrics)
     if figures is not None:
@@ -71,8 +69,13 @@ def point_status(metrics: Metrics) -> str:
 
 def result_point(concurrency: int, context_tokens: int | None, requested_requests: int | None, metrics: Metrics) -> dict[str, Any]:
     """One entry of a Result's ``points``."""
-    return {"concurrency": concurrency, "context_tokens": context_tokens, "requested_requests": requested_requests,
-            "metrics": metrics, "status": point_status(metrics)}
+    return {
+        "concurrency": concurrency,
+        "context_tokens": context_tokens,
+        "requested_requests": requested_requests,
+        "metrics": metrics,
+        "status": point_status(metrics),
+    }
 
 
 @dataclass

@@ -120,7 +120,7 @@ def _sample_std(arr: np.ndarray) -> float:
     mean = arr.mean()
     ss = 0.0
     for i in range(0, n, _BLOCK):
-        d = arr[i: i + _BLOCK] - mean
+        d = arr[i : i + _BLOCK] - mean
         ss += float(np.dot(d, d))
     return math.sqrt(ss / (n - 1))
 
@@ -139,9 +139,7 @@ def mean_ci(values: Sequence[float] | np.ndarray, confidence: float = 0.95) -> t
     return m - half, m + half
 
 
-def rate_ci(
-    successes: int, trials: int, confidence: float = 0.95, method: Literal["wilson", "clopper-pearson"] = "wilson"
-) -> tuple[float, float] | None:
+def rate_ci(successes: int, trials: int, confidence: float = 0.95, method: Literal["wilson", "clopper-pearson"] = "wilson") -> tuple[float, float] | None:
     """Binomial confidence interval of a rate; None when there are no trials."""
     if trials <= 0:
         return None

@@ -169,8 +169,7 @@ def _mean_std(values: list[float]) -> tuple[float | None, float | None]:
     return mean, math.sqrt(var)
 
 
-def summary_rows(groups: list[Group], tier: Literal["v0.2", "v0.3"],
-                 partial_runs: Mapping[str, object] | None = None) -> list[dict[str, Any]]:
+def summary_rows(groups: list[Group], tier: Literal["v0.2", "v0.3"], partial_runs: Mapping[str, object] | None = None) -> list[dict[str, Any]]:
     rows = []
     for g in groups:
         row: dict[str, Any] = dict(zip(GROUP_KEYS, g.key, strict=True))
@@ -227,11 +226,15 @@ def _md_num(value: Any) -> str:
     return str(value)
 
 
-def render_markdown(groups: list[Group], rows_v02: list[dict[str, Any]],
-                    partial_runs: Mapping[str, Mapping[str, int]] | None = None) -> str:
+def render_markdown(groups: list[Group], rows_v02: list[dict[str, Any]], partial_runs: Mapping[str, Mapping[str, int]] | None = None) -> str:
     cols = v02_columns()
-    lines = ["# servescope summary", "", "Aggregates over episodes (repeats) of each (workload_id, config_id, harness, load); "
-             "mean and sample std (ddof = 1). Empty (—) = not measured or not computable.", ""]
+    lines = [
+        "# servescope summary",
+        "",
+        "Aggregates over episodes (repeats) of each (workload_id, config_id, harness, load); "
+        "mean and sample std (ddof = 1). Empty (—) = not measured or not computable.",
+        "",
+    ]
     lines.append("| " + " | ".join(cols) + " |")
     lines.append("|" + "---|" * len(cols))
     for row in rows_v02:
@@ -245,8 +248,11 @@ def render_markdown(groups: list[Group], rows_v02: list[dict[str, Any]],
             total = r.metrics.total_requests
             rps = (total / wall) if (total is not None and wall > 0) else None
             lines.append(f"| {r.run_id} | {r.workload_id} | {_md_num(wall)} | {_md_num(rps)} |")
-        lines += ["", f"_{len(timed)} result(s) with wall-clock durations; requests_per_second = measured requests / "
-                  "run_duration_wall_s (the wall time includes warmup)._"]
+        lines += [
+            "",
+            f"_{len(timed)} result(s) with wall-clock durations; requests_per_second = measured requests / "
+            "run_duration_wall_s (the wall time includes warmup)._",
+        ]
     partial = sorted((r for r in results if r.run_id in (partial_runs or {})), key=lambda r: r.run_id)
     if partial:
         lines += ["", "## Partial runs", "", "| run_id | workload_id | measured requests | records left out |", "|---|---|---|---|"]
@@ -254,12 +260,20 @@ def render_markdown(groups: list[Group], rows_v02: list[dict[str, Any]],
             dropped = (partial_runs or {})[r.run_id]
             left_out = ", ".join(f"{why}: {n}" for why, n in sorted(dropped.items())) or "none"
             lines.append(f"| {r.run_id} | {r.workload_id} | {_md_num(r.metrics.total_requests)} | {left_out} |")
-        lines += ["", f"_{len(partial)} result(s) rebuilt from the records of runs that wrote no result.json (killed, "
-                  "interrupted or still going): their requests in flight at the end are not in them._"]
+        lines += [
+            "",
+            f"_{len(partial)} result(s) rebuilt from the records of runs that wrote no result.json (killed, "
+            "interrupted or still going): their requests in flight at the end are not in them._",
+        ]
     econ = [r for r in results if r.llm is not None]
     if econ:
-        lines += ["", "## LLM economics", "", "| run_id | calls | tokens | mean latency ms | p95 latency ms | error rate | "
-                  "invalid-output rate | estimated cost USD |", "|---|---|---|---|---|---|---|---|"]
+        lines += [
+            "",
+            "## LLM economics",
+            "",
+            "| run_id | calls | tokens | mean latency ms | p95 latency ms | error rate | invalid-output rate | estimated cost USD |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
         for r in sorted(econ, key=lambda r: r.run_id):
             e = r.llm
             assert e is not None
@@ -280,8 +294,9 @@ class SummaryFiles:
     results: int
 
 
-def write_summary(results: Iterable[Result], out_dir: Path, basename: str = "summary",
-                  partial_runs: Mapping[str, Mapping[str, int]] | None = None) -> SummaryFiles:
+def write_summary(
+    results: Iterable[Result], out_dir: Path, basename: str = "summary", partial_runs: Mapping[str, Mapping[str, int]] | None = None
+) -> SummaryFiles:
     """``partial_runs``: run_id -> records left out by reason, for each Result rebuilt
     from the records of a run that wrote no result.json."""
     results = list(results)

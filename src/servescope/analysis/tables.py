@@ -16,10 +16,28 @@ def table_of(doc: EvaluationRun | Prediction | Result) -> tuple[list[EvaluationP
     """(rows, identity) where identity has scenario, workload, harness, notes."""
     if isinstance(doc, Result):
         rows, notes = result_points(doc)
-        return rows, {"scenario": doc.scenario, "workload": doc.workload_id, "harness": doc.metadata.harness,
-                      "notes": notes, "name": doc.run_id, "timing_mode": doc.timing_mode}
+        return rows, {
+            "scenario": doc.scenario,
+            "workload": doc.workload_id,
+            "harness": doc.metadata.harness,
+            "notes": notes,
+            "name": doc.run_id,
+            "timing_mode": doc.timing_mode,
+        }
     if isinstance(doc, Prediction):
-        return list(doc.points), {"scenario": doc.scenario, "workload": doc.workload, "harness": doc.predictor,
-                                  "notes": [], "name": doc.name, "timing_mode": "simulated"}
-    return list(doc.points), {"scenario": doc.scenario, "workload": doc.workload, "harness": doc.harness,
-                              "notes": list(doc.notes or []), "name": doc.name, "timing_mode": "explicit"}
+        return list(doc.points), {
+            "scenario": doc.scenario,
+            "workload": doc.workload,
+            "harness": doc.predictor,
+            "notes": [],
+            "name": doc.name,
+            "timing_mode": "simulated",
+        }
+    return list(doc.points), {
+        "scenario": doc.scenario,
+        "workload": doc.workload,
+        "harness": doc.harness,
+        "notes": list(doc.notes or []),
+        "name": doc.name,
+        "timing_mode": "explicit",
+    }

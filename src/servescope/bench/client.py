@@ -51,9 +51,7 @@ def make_session(max_connections: int = 0) -> aiohttp.ClientSession:
     """One session per run; unlimited connections unless asked (closed loop sets its own)."""
     # Idle connections are dropped after 4 s, before servers such as llama.cpp
     # (cpp-httplib: 5 s) close them under us.
-    connector = aiohttp.TCPConnector(
-        limit=max_connections, limit_per_host=0, force_close=False, enable_cleanup_closed=True, keepalive_timeout=4.0
-    )
+    connector = aiohttp.TCPConnector(limit=max_connections, limit_per_host=0, force_close=False, enable_cleanup_closed=True, keepalive_timeout=4.0)
     return aiohttp.ClientSession(
         connector=connector,
         timeout=aiohttp.ClientTimeout(total=None),
@@ -170,8 +168,7 @@ async def _stream(
                 now = perf() - t0_ns
                 received += len(data)
                 if received > max_bytes:
-                    _fail(record, "stream", "malformed-output",
-                          f"response passed {max_bytes:,} bytes (SERVESCOPE_MAX_RESPONSE_BYTES); stopped reading", t0_ns)
+                    _fail(record, "stream", "malformed-output", f"response passed {max_bytes:,} bytes (SERVESCOPE_MAX_RESPONSE_BYTES); stopped reading", t0_ns)
                     return
                 for event in parser.feed(data):
                     info = parse_chunk(event.data)

@@ -133,11 +133,20 @@ class RecordWriter:
     def write_header(self, header: dict[str, Any]) -> None:
         self.write_extra(HEADER_KEY, header)
 
-    def write_point_done(self, point: int, achieved_rate: float | None, kv_utilization: float | None,
-                         prefix_cache_hit_rate: float | None, preemptions: int | None) -> None:
+    def write_point_done(
+        self, point: int, achieved_rate: float | None, kv_utilization: float | None, prefix_cache_hit_rate: float | None, preemptions: int | None
+    ) -> None:
         """The end of a point: what recovery cannot compute from the request lines."""
-        self.write_extra(POINT_DONE_KEY, {"point": point, "achieved_rate": achieved_rate, "kv_utilization": kv_utilization,
-                                          "prefix_cache_hit_rate": prefix_cache_hit_rate, "preemptions": preemptions})
+        self.write_extra(
+            POINT_DONE_KEY,
+            {
+                "point": point,
+                "achieved_rate": achieved_rate,
+                "kv_utilization": kv_utilization,
+                "prefix_cache_hit_rate": prefix_cache_hit_rate,
+                "preemptions": preemptions,
+            },
+        )
 
     def write_extra(self, key: str, payload: dict[str, Any]) -> None:
         """A non-request line (``{"header": ...}``, ``{"tokenized": ...}``)."""
@@ -156,10 +165,23 @@ class RecordWriter:
         source = _SOURCE_CODE.get(record.token_count_source, 255)
         needs_json = (not record.ok) or source == 255 or (record.input_tokens is None and record.prompt_id is not None)
         chunks = record.chunk_ns
-        row = _ROW_STRUCT.pack(offset, length, -1 if record.point is None else record.point, 0 if record.phase == "measured" else 1,
-                  int(bool(record.ok)), source if source != 255 else 0, int(needs_json), int(record.start_ns or 0),
-                  _i64(record.first_token_ns), _i64(record.end_ns), _i64(record.input_tokens), _i64(record.output_tokens),
-                  self._gap_pos, len(chunks), min(record.attempts or 0, 0xFFFFFFFF))
+        row = _ROW_STRUCT.pack(
+            offset,
+            length,
+            -1 if record.point is None else record.point,
+            0 if record.phase == "measured" else 1,
+            int(bool(record.ok)),
+            source if source != 255 else 0,
+            int(needs_json),
+            int(record.start_ns or 0),
+            _i64(record.first_token_ns),
+            _i64(record.end_ns),
+            _i64(record.input_tokens),
+            _i64(record.output_tokens),
+            self._gap_pos,
+            len(chunks),
+            min(record.attempts or 0, 0xFFFFFFFF),
+        )
         # gaps first, then the row that counts them: a row on disk always has its gaps
         if len(chunks) > 1:
             self._gaps.write(array("q", [b - a for a, b in itertools.pairwise(chunks)]).tobytes())
@@ -344,8 +366,7 @@ class _LineReader:
             if it is None and d.get("prompt_id"):
                 self.missing_input.append((idx, len(c.ok) - 1, d["prompt_id"]))
         else:
-            c.failed.append((d.get("stage") or "stream", d.get("category") or "other", d.get("error") or "",
-                             d["request_id"], d.get("http_status")))
+            c.failed.append((d.get("stage") or "stream", d.get("category") or "other", d.get("error") or "", d["request_id"], d.get("http_status")))
 
 
 def _stdlib_or_none(line: bytes) -> Any:
@@ -417,7 +438,7 @@ def _indexed_columns(rows: np.ndarray, gaps: np.ndarray) -> dict[int, Columns]:
             starts = col("gap_start")[has_gaps].astype(np.int64)
             lens = n_chunks[has_gaps].astype(np.int64) - 1
             if np.array_equal(starts[1:], starts[:-1] + lens[:-1]):  # contiguous: one slice, no gather
-                c.itl_gaps_ns = gaps[starts[0]: starts[-1] + lens[-1]]
+                c.itl_gaps_ns = gaps[starts[0] : starts[-1] + lens[-1]]
             else:
                 offsets = np.repeat(starts - (np.cumsum(lens) - lens), lens)
                 c.itl_gaps_ns = gaps[offsets + np.arange(offsets.size)]

@@ -38,9 +38,7 @@ ACCEPTED_BY: dict[str, tuple[str, ...]] = {
 }
 
 # Set by servescope from the workload and the endpoint; --extra-body may not change them.
-RESERVED: frozenset[str] = frozenset(
-    {"model", "messages", "prompt", "stream", "stream_options", "max_tokens", "max_completion_tokens", "temperature", "seed"}
-)
+RESERVED: frozenset[str] = frozenset({"model", "messages", "prompt", "stream", "stream_options", "max_tokens", "max_completion_tokens", "temperature", "seed"})
 
 
 @dataclass(frozen=True)
@@ -78,9 +76,7 @@ def _arg_value(value: Any) -> Any:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
-def request_extras(
-    params: WorkloadParams, engine: str | None, extra_body: dict[str, Any] | None, *, workload_id: str = "the workload"
-) -> RequestExtras:
+def request_extras(params: WorkloadParams, engine: str | None, extra_body: dict[str, Any] | None, *, workload_id: str = "the workload") -> RequestExtras:
     """What to merge into every request, or a ``UsageError`` before anything is sent."""
     extra = dict(extra_body or {})
     for key in extra:

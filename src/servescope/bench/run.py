@@ -132,8 +132,12 @@ async def _discover(session: aiohttp.ClientSession, endpoint: Endpoint) -> tuple
     # SGLang first: its server info (server args + "version") is unmistakable, while a
     # bare {"version": ...} at /version is what vLLM answers. Only the version is kept:
     # SGLang's server args include its API keys.
-    probes = (("/server_info", "sglang", "version", "model_path"), ("/get_server_info", "sglang", "version", "model_path"),
-              ("/version", "vllm", "version", None), ("/props", "llama.cpp", "build_info", None))
+    probes = (
+        ("/server_info", "sglang", "version", "model_path"),
+        ("/get_server_info", "sglang", "version", "model_path"),
+        ("/version", "vllm", "version", None),
+        ("/props", "llama.cpp", "build_info", None),
+    )
     for path, name, version_key, marker in probes:
         data = await _get_json(session, f"{endpoint.base_url}{path}", endpoint.headers())
         if isinstance(data, dict) and version_key in data and (marker is None or marker in data):
@@ -156,8 +160,9 @@ async def _fill_input_tokens(
     counts: dict[str, int] = {}
     for prompt_id in sorted({r.prompt_id for r in missing if r.prompt_id in prompts}):
         try:
-            async with session.post(f"{endpoint.base_url}/tokenize", json={"content": prompts[prompt_id]},
-                                    headers=endpoint.headers(), timeout=aiohttp.ClientTimeout(total=30)) as resp:
+            async with session.post(
+                f"{endpoint.base_url}/tokenize", json={"content": prompts[prompt_id]}, headers=endpoint.headers(), timeout=aiohttp.ClientTimeout(total=30)
+            ) as resp:
                 if resp.status != 200:
                     return  # no /tokenize here: input counts stay null, never guessed
                 data = await resp.json(content_type=None)
@@ -183,9 +188,18 @@ async def _check_reachable(session: aiohttp.ClientSession, endpoint: Endpoint) -
 
 
 async def _run_async(
-    opts: RunOptions, workload: Workload, points: list[PlannedPoint], base_url: str, model: str | None,
-    engine_id: str | None, engine_version: str | None, engine_args: dict[str, Any], progress: Progress,
-    *, allow_network: bool, command: EngineCommand | None = None,
+    opts: RunOptions,
+    workload: Workload,
+    points: list[PlannedPoint],
+    base_url: str,
+    model: str | None,
+    engine_id: str | None,
+    engine_version: str | None,
+    engine_args: dict[str, Any],
+    progress: Progress,
+    *,
+    allow_network: bool,
+    command: EngineCommand | None = None,
 ) -> RunArtifacts:
     endpoint = Endpoint.create(base_url, model, opts.api, opts.api_key_env)
     session = make_session()
@@ -222,15 +236,29 @@ async def _run_async(
         if len(points) == 1:
             resolved["concurrency"] = points[0].concurrency
         ident = RunIdentity(
-            run_id=run_id, engine_id=engine_id, engine_version=engine_version, model_id=endpoint.model or "unknown",
-            scenario=opts.scenario, endpoint=endpoint.base_url, args=engine_args, allow_network=allow_network,
+            run_id=run_id,
+            engine_id=engine_id,
+            engine_version=engine_version,
+            model_id=endpoint.model or "unknown",
+            scenario=opts.scenario,
+            endpoint=endpoint.base_url,
+            args=engine_args,
+            allow_network=allow_network,
         )
         spec = RunSpec(
-            run_id=run_id, workload_id=workload.id, started_at=started, endpoint=endpoint.base_url, model=endpoint.model,
-            engine=EngineIdent(id=engine_id, version=engine_version), args=engine_args, scenario=opts.scenario,
-            resolved_params=resolved, allow_network=allow_network, slos=opts.slos, requested_rate=opts.rate,
-            engine_command={"launcher": command.launcher, "model": command.model}
-            if command is not None and (command.launcher or command.model) else None,
+            run_id=run_id,
+            workload_id=workload.id,
+            started_at=started,
+            endpoint=endpoint.base_url,
+            model=endpoint.model,
+            engine=EngineIdent(id=engine_id, version=engine_version),
+            args=engine_args,
+            scenario=opts.scenario,
+            resolved_params=resolved,
+            allow_network=allow_network,
+            slos=opts.slos,
+            requested_rate=opts.rate,
+            engine_command={"launcher": command.launcher, "model": command.model} if command is not None and (command.launcher or command.model) else None,
         )
         if progress.on_start:
             progress.on_start(sum(len(p.requests) for p in points))
@@ -241,9 +269,16 @@ async def _run_async(
         with RecordWriter(records_path) as writer:
             writer.write_header(spec.header())
             ctx = RunContext(
-                session=session, endpoint=endpoint, writer=writer, t0_ns=time.perf_counter_ns(), timeout_s=timeout,
+                session=session,
+                endpoint=endpoint,
+                writer=writer,
+                t0_ns=time.perf_counter_ns(),
+                timeout_s=timeout,
                 load=LoadSpec(opts.rate, opts.arrival, opts.gamma_shape, workload.params.seed or 0),
-                sampler=sampler, on_record=progress.on_record, on_point=progress.on_point, extra_body=extras.body or None,
+                sampler=sampler,
+                on_record=progress.on_record,
+                on_point=progress.on_point,
+                extra_body=extras.body or None,
             )
             try:
                 outcomes: list[PointOutcome] = await RUNNERS[workload.kind](ctx, workload, points)
@@ -253,8 +288,16 @@ async def _run_async(
             wall = time.perf_counter() - t_start
             await _fill_input_tokens(session, endpoint, points, outcomes, writer)
     result = build_result(
-        workload, outcomes, ident, resolved_params=resolved, started_at=started, finished_at=_utc_now(),
-        wall_s=wall, records_file="records.jsonl", slos=opts.slos, requested_rate=opts.rate,
+        workload,
+        outcomes,
+        ident,
+        resolved_params=resolved,
+        started_at=started,
+        finished_at=_utc_now(),
+        wall_s=wall,
+        records_file="records.jsonl",
+        slos=opts.slos,
+        requested_rate=opts.rate,
         engine_scrape=sampler.stats.as_metadata() if sampler is not None else None,
     )
     result_path = run_dir / "result.json"
@@ -315,8 +358,9 @@ def run_workload(opts: RunOptions, progress: Progress | None = None, catalog: Ca
             raise UsageError("--engine-model picks the embedded engine's model; with --endpoint the server's own model is measured (use --model)")
     if opts.endpoint is None:
         if opts.engine_args:
-            raise UsageError("--engine-args describes a server you started (give its --endpoint); "
-                             "the embedded engine's flags are recorded from its own command line")
+            raise UsageError(
+                "--engine-args describes a server you started (give its --endpoint); the embedded engine's flags are recorded from its own command line"
+            )
         # Loopback only, started by servescope, nothing downloaded: the run does not use the network.
         with _embedded_engine(opts, points, status) as (url, model, version, emb_args):
             return run_event_loop(_run_async(opts, workload, points, url, model, "llama.cpp", version, emb_args, prog, allow_network=False))
@@ -325,5 +369,6 @@ def run_workload(opts: RunOptions, progress: Progress | None = None, catalog: Ca
     if engine_id is not None:
         _check_config(engine_id, opts.engine_version, args)  # before the endpoint is asked anything
     # An --endpoint may be anywhere (a loopback URL can proxy a hosted API): the run uses the network.
-    return run_event_loop(_run_async(opts, workload, points, opts.endpoint, opts.model, engine_id, opts.engine_version, args, prog,
-                                     allow_network=True, command=command))
+    return run_event_loop(
+        _run_async(opts, workload, points, opts.endpoint, opts.model, engine_id, opts.engine_version, args, prog, allow_network=True, command=command)
+    )

@@ -98,4 +98,3 @@ class RunSpec(BaseModel):
             # headers written before requested_rate was its own field kept it here
             spec.requested_rate = float(spec.resolved_params["rate"])
         return spec
-

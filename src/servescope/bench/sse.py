@@ -72,17 +72,14 @@ class SseParser:
                 self._data_bytes += len(value) + 1
                 if self._data_bytes > self.max_event_bytes:
                     raise SseLimitError(
-                        f"one event's data passed {self.max_event_bytes:,} bytes (SERVESCOPE_MAX_SSE_EVENT_BYTES) "
-                        "without the blank line that ends an event"
+                        f"one event's data passed {self.max_event_bytes:,} bytes (SERVESCOPE_MAX_SSE_EVENT_BYTES) without the blank line that ends an event"
                     )
                 self._data.append(value.decode("utf-8", errors="replace"))
             elif field == b"event":
                 self._event = value.decode("utf-8", errors="replace")
         self._buf = buf[start:]
         if len(self._buf) > self.max_line_bytes:
-            raise SseLimitError(
-                f"a line passed {self.max_line_bytes:,} bytes (SERVESCOPE_MAX_SSE_LINE_BYTES) without a line ending"
-            )
+            raise SseLimitError(f"a line passed {self.max_line_bytes:,} bytes (SERVESCOPE_MAX_SSE_LINE_BYTES) without a line ending")
         return events
 
     def close(self) -> list[SseEvent]:

@@ -113,9 +113,7 @@ def dataset_issues(doc: Dataset, path: Path, catalog: Catalog) -> list[Issue]:
                 continue
             except ValidationError as exc:
                 first = exc.errors(include_url=False)[0]
-                row_issues.append(
-                    error("rows_file", f"{doc.rows_file} line {lineno}: {format_loc(first['loc'])}: {first['msg']}")
-                )
+                row_issues.append(error("rows_file", f"{doc.rows_file} line {lineno}: {format_loc(first['loc'])}: {first['msg']}"))
                 continue
             if row.id in seen:
                 row_issues.append(error("rows_file", f"{doc.rows_file} line {lineno}: duplicate row id {row.id!r}"))

@@ -118,8 +118,7 @@ class Catalog:
             known = ", ".join(sorted(self.entries[sub])) or "none"
             skipped = [p for p in self.broken if sub in p.parts]
             note = (
-                f"; {len(skipped)} file(s) in {sub}/ were skipped as invalid, e.g. {skipped[0]}: "
-                f"{self.broken_reasons.get(skipped[0], 'not a valid document')}"
+                f"; {len(skipped)} file(s) in {sub}/ were skipped as invalid, e.g. {skipped[0]}: {self.broken_reasons.get(skipped[0], 'not a valid document')}"
                 if skipped
                 else ""
             )

@@ -48,9 +48,7 @@ def expand(paths: Iterable[str | Path]) -> list[tuple[str, Path]]:
 ExtraCheck = Callable[[Document, Catalog], list[Issue]]
 
 
-def validate_paths(
-    paths: Iterable[str | Path], catalog: Catalog | None = None, extra_checks: Sequence[ExtraCheck] = ()
-) -> Report:
+def validate_paths(paths: Iterable[str | Path], catalog: Catalog | None = None, extra_checks: Sequence[ExtraCheck] = ()) -> Report:
     """Validate every document; ``extra_checks`` come from higher layers (the
     predictor's plausibility physics) so the catalog never imports them."""
     cat = catalog if catalog is not None else Catalog.load()

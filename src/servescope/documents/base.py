@@ -117,4 +117,3 @@ class Document(StrictModel):
         JSON, two-space indent, one final newline, UTF-8."""
         path.write_text(json.dumps(self.dump(), indent=2) + "\n", encoding="utf-8")
         return path
-

@@ -122,9 +122,7 @@ def command_for_engine(argv: Sequence[str], engine: str | None) -> EngineCommand
     config-id's ENGINE): a launcher that names another engine is a ``ValueError``."""
     command = parse_engine_command(argv)
     if command.engine and engine and normalize_engine(engine) != command.engine:
-        raise ValueError(
-            f"{command.launcher!r} is a {command.engine} command line but the engine given is {engine!r}; make them agree"
-        )
+        raise ValueError(f"{command.launcher!r} is a {command.engine} command line but the engine given is {engine!r}; make them agree")
     return command
 
 

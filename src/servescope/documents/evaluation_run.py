@@ -39,9 +39,7 @@ class EvaluationPoint(StrictModel):
     mean_isl: int | None = Field(default=None, description="Mean input length actually served.")
     mean_osl: int | None = Field(default=None, description="Mean output length actually served.")
     kv_utilization: UnitFloat | None = Field(default=None, description="Fraction of the KV pool in use, [0, 1].")
-    prefix_cache_hit_rate: UnitFloat | None = Field(
-        default=None, description="Fraction of prompt tokens served from cache, [0, 1]."
-    )
+    prefix_cache_hit_rate: UnitFloat | None = Field(default=None, description="Fraction of prompt tokens served from cache, [0, 1].")
     preemptions: int | None = Field(default=None, ge=0, description="Requests evicted and later recomputed.")
 
     def check(self) -> list[Issue]:
@@ -50,8 +48,7 @@ class EvaluationPoint(StrictModel):
             return [
                 warning(
                     "",
-                    "has output_tokens_per_sec but neither ttft_ms nor itl_ms: "
-                    "no prediction can be compared with it",
+                    "has output_tokens_per_sec but neither ttft_ms nor itl_ms: no prediction can be compared with it",
                 )
             ]
         return []
@@ -68,8 +65,7 @@ def check_points(points: list[EvaluationPoint]) -> list[Issue]:
             issues.append(
                 error(
                     f"points[{i}].concurrency",
-                    f"concurrency {point.concurrency} already used by points[{first_at[point.concurrency]}]; "
-                    "each point needs a different concurrency",
+                    f"concurrency {point.concurrency} already used by points[{first_at[point.concurrency]}]; each point needs a different concurrency",
                 )
             )
         else:
@@ -89,9 +85,7 @@ class EvaluationRun(Document):
     harness_version: str | None = Field(default=None, description="Its version.")
     engine_version: NonEmptyStr = Field(description="The engine release the run exercised.")
     date: IsoDate | None = Field(default=None, description="When the measurement was taken, ISO 8601 date.")
-    workload: str | None = Field(
-        default=None, description="servescope extension: the workload id that was run, when known."
-    )
+    workload: str | None = Field(default=None, description="servescope extension: the workload id that was run, when known.")
     notes: list[str] | None = Field(
         default=None,
         description="servescope extension: metric-definition notes (e.g. how this harness computes ITL).",

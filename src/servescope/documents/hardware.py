@@ -44,9 +44,7 @@ class Hardware(Document):
         "what an engine's memory fraction (vLLM --gpu-memory-utilization, SGLang --mem-fraction-static) is taken of.",
     )
     memory_bandwidth_gb_s: float = Field(gt=0.0, description="Peak memory bandwidth, GB/s.")
-    peak_tflops: dict[ComputeDtype, float] = Field(
-        description="Peak dense (no sparsity) throughput per dtype, TFLOP/s (TOP/s for ints)."
-    )
+    peak_tflops: dict[ComputeDtype, float] = Field(description="Peak dense (no sparsity) throughput per dtype, TFLOP/s (TOP/s for ints).")
     figures: Literal["datasheet", "measured"] = Field(
         default="datasheet",
         description="datasheet: peak numbers as published; measured: achievable numbers from servescope probe "

@@ -173,8 +173,7 @@ def _construct_mapping(loader: _StrictYamlLoader, node: yaml.MappingNode, deep: 
 
 _StrictYamlLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 _StrictYamlLoader.yaml_implicit_resolvers = {
-    ch: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for ch, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    ch: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"] for ch, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 
 
@@ -234,9 +233,7 @@ def read_data(path: Path) -> tuple[Any, list[Issue]]:
             return None, [error("", "is not a regular file (a pipe or device?); give a YAML or JSON file")]
         size = path.stat().st_size
         if size > MAX_DOCUMENT_BYTES:
-            return None, [
-                error("", f"is {size / 1e6:.1f} MB; documents are limited to {MAX_DOCUMENT_BYTES // (1024 * 1024)} MiB")
-            ]
+            return None, [error("", f"is {size / 1e6:.1f} MB; documents are limited to {MAX_DOCUMENT_BYTES // (1024 * 1024)} MiB")]
         with path.open("rb") as fh:  # never more than the limit, whatever stat said
             raw = fh.read(MAX_DOCUMENT_BYTES + 1)
         if len(raw) > MAX_DOCUMENT_BYTES:
@@ -264,9 +261,7 @@ def read_data(path: Path) -> tuple[Any, list[Issue]]:
 def _pydantic_issues(exc: ValidationError) -> list[Issue]:
     issues = []
     for err in exc.errors(include_url=False):
-        loc = tuple(
-            p for p in err["loc"] if not (isinstance(p, str) and (p in _UNION_TAGS or "[" in p or p.startswith("function-")))
-        )
+        loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and (p in _UNION_TAGS or "[" in p or p.startswith("function-"))))
         path = format_loc(loc)
         kind = err["type"]
         if kind == "missing":
@@ -341,8 +336,11 @@ def cap_issues(issues: list[Issue], limit: int | None = None) -> list[Issue]:
     n_errors = sum(1 for i in dropped if i.level == "error")
     n_warnings = len(dropped) - n_errors
     parts = [f"{n} more {word}{'s' if n != 1 else ''}" for n, word in ((n_errors, "error"), (n_warnings, "warning")) if n]
-    summary = Issue("error" if n_errors else "warning", "", f"... and {' and '.join(parts)} (the first {cap} are listed; "
-                    "fix those and validate again, or raise SERVESCOPE_MAX_ISSUES_PER_FILE)")
+    summary = Issue(
+        "error" if n_errors else "warning",
+        "",
+        f"... and {' and '.join(parts)} (the first {cap} are listed; fix those and validate again, or raise SERVESCOPE_MAX_ISSUES_PER_FILE)",
+    )
     return [*kept, summary]
 
 

@@ -39,17 +39,12 @@ class Model(Document):
     shared_expert_intermediate_size: int | None = Field(
         default=None,
         ge=1,
-        description="Total width of the shared expert(s) of one MoE layer (Qwen2-MoE's field); "
-        "num_shared_experts x moe_intermediate_size when null.",
+        description="Total width of the shared expert(s) of one MoE layer (Qwen2-MoE's field); num_shared_experts x moe_intermediate_size when null.",
     )
     q_lora_rank: int | None = Field(default=None, ge=1, description="MLA: rank of the query down-projection (none: full q).")
-    kv_lora_rank: int | None = Field(
-        default=None, ge=1, description="MLA (DeepSeek-V2/V3): width of the compressed KV latent each layer caches."
-    )
+    kv_lora_rank: int | None = Field(default=None, ge=1, description="MLA (DeepSeek-V2/V3): width of the compressed KV latent each layer caches.")
     qk_nope_head_dim: int | None = Field(default=None, ge=1, description="MLA: per-head query/key dims without rotary embedding.")
-    qk_rope_head_dim: int | None = Field(
-        default=None, ge=1, description="MLA: per-head rotary query/key dims; the cached rotary key is shared by all heads."
-    )
+    qk_rope_head_dim: int | None = Field(default=None, ge=1, description="MLA: per-head rotary query/key dims; the cached rotary key is shared by all heads.")
     v_head_dim: int | None = Field(default=None, ge=1, description="MLA: per-head value dims.")
     attention_chunk_size: int | None = Field(
         default=None,
@@ -65,33 +60,19 @@ class Model(Document):
     sliding_window_layers: int | None = Field(
         default=None,
         ge=0,
-        description="How many layers use the sliding window (from HF layer_types); all layers when null and "
-        "sliding_window is set.",
+        description="How many layers use the sliding window (from HF layer_types); all layers when null and sliding_window is set.",
     )
-    global_head_dim: int | None = Field(
-        default=None, ge=1, description="Head dim of full-attention layers when it differs from head_dim (Gemma 4)."
-    )
-    num_kv_shared_layers: int | None = Field(
-        default=None, ge=0, description="Last layers that reuse an earlier layer's K/V: no K/V projection, no KV cache."
-    )
-    use_double_wide_mlp: bool | None = Field(
-        default=None, description="KV-shared layers use an MLP twice intermediate_size wide (Gemma 4 E2B)."
-    )
-    hidden_size_per_layer_input: int | None = Field(
-        default=None, ge=1, description="Per-layer embedding width (Gemma PLE): looked up, never multiplied."
-    )
+    global_head_dim: int | None = Field(default=None, ge=1, description="Head dim of full-attention layers when it differs from head_dim (Gemma 4).")
+    num_kv_shared_layers: int | None = Field(default=None, ge=0, description="Last layers that reuse an earlier layer's K/V: no K/V projection, no KV cache.")
+    use_double_wide_mlp: bool | None = Field(default=None, description="KV-shared layers use an MLP twice intermediate_size wide (Gemma 4 E2B).")
+    hidden_size_per_layer_input: int | None = Field(default=None, ge=1, description="Per-layer embedding width (Gemma PLE): looked up, never multiplied.")
     vocab_size_per_layer_input: int | None = Field(default=None, ge=1)
     torch_dtype: str | None = Field(default=None, description="HF torch_dtype of the published weights, e.g. bfloat16.")
-    quantization: str | None = Field(
-        default=None, description="HF quantization_config.quant_method of the published checkpoint, e.g. mxfp4."
-    )
-    chat_template_tokens: int | None = Field(
-        default=None, ge=0, description="Tokens the chat template adds to a one-message prompt (measured or counted)."
-    )
+    quantization: str | None = Field(default=None, description="HF quantization_config.quant_method of the published checkpoint, e.g. mxfp4.")
+    chat_template_tokens: int | None = Field(default=None, ge=0, description="Tokens the chat template adds to a one-message prompt (measured or counted).")
     tokenizer: str | None = Field(
         default=None,
-        description="A tokenizer.json that counts this model's tokens: a path, or 'package:' + a file under "
-        "servescope's data folder.",
+        description="A tokenizer.json that counts this model's tokens: a path, or 'package:' + a file under servescope's data folder.",
     )
     params_total_b: float | None = Field(default=None, gt=0.0, description="Published total parameters, billions.")
     params_active_b: float | None = Field(default=None, gt=0.0, description="Active per token (MoE), billions.")

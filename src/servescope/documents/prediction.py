@@ -27,15 +27,9 @@ from servescope.documents.evaluation_run import EvaluationPoint, check_points
 class PredictionPoint(EvaluationPoint):
     """A simulated point: the measured shape plus simulated-only fields."""
 
-    device_utilization: list[UnitFloat] | None = Field(
-        default=None, description="Per device: fraction of simulated time it was busy, [0, 1]."
-    )
-    queue_length_mean: list[NonNegFloat] | None = Field(
-        default=None, description="Per device/replica: time-averaged number of waiting requests."
-    )
-    queue_length_max: list[NonNegInt] | None = Field(
-        default=None, description="Per device/replica: largest number of waiting requests."
-    )
+    device_utilization: list[UnitFloat] | None = Field(default=None, description="Per device: fraction of simulated time it was busy, [0, 1].")
+    queue_length_mean: list[NonNegFloat] | None = Field(default=None, description="Per device/replica: time-averaged number of waiting requests.")
+    queue_length_max: list[NonNegInt] | None = Field(default=None, description="Per device/replica: largest number of waiting requests.")
     tpot_ms: float | None = Field(default=None, ge=0.0, description="Mean per-request (E2E - TTFT)/(osl - 1), ms.")
     request_rate: float | None = Field(
         default=None,
@@ -62,8 +56,7 @@ class Prediction(Document):
     date: IsoDate | None = None
     warnings: list[str] = Field(
         default_factory=list,
-        description="What of the scenario the simulator does not model and approximated instead, one line each "
-        "(what it refuses is never predicted).",
+        description="What of the scenario the simulator does not model and approximated instead, one line each (what it refuses is never predicted).",
     )
     points: list[PredictionPoint]
 

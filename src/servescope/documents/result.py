@@ -366,9 +366,7 @@ class Result(Document):
         for category in sorted(set(per_category) | set(self.blocked_by_reason_code)):
             listed, counted = per_category.get(category, 0), self.blocked_by_reason_code.get(category, 0)
             if listed != counted:
-                issues.append(
-                    error(f"blocked_by_reason_code.{category}", f"counts {counted}, failures[] lists {listed} for {category!r}")
-                )
+                issues.append(error(f"blocked_by_reason_code.{category}", f"counts {counted}, failures[] lists {listed} for {category!r}"))
         slo_ids = {s.id for s in self.slos}
         for key in self.violations_by_invariant_id:
             if key not in slo_ids:

@@ -16,9 +16,7 @@ FlagValue = str | int | float | bool | None
 class EngineSpec(StrictModel):
     id: NonEmptyStr = Field(description="Engine name: vllm, sglang, llama.cpp, tgi, ollama, trt-llm, ...")
     version: NonEmptyStr
-    args: dict[str, FlagValue] = Field(
-        default_factory=dict, description="Engine flags as given on its command line (names normalised for config_id)."
-    )
+    args: dict[str, FlagValue] = Field(default_factory=dict, description="Engine flags as given on its command line (names normalised for config_id).")
     max_num_seqs: int | None = Field(default=None, ge=1)
     max_num_batched_tokens: int | None = Field(default=None, ge=1)
     block_size: int | None = Field(default=None, ge=1)
@@ -42,9 +40,7 @@ class Scenario(Document):
     weight_dtype: Dtype = "bf16"
     kv_dtype: Dtype = "auto"
     quantization: str | None = None
-    speculative_tokens: int | None = Field(
-        default=None, ge=1, description="Speculative decoding: draft tokens proposed per step (none when null)."
-    )
+    speculative_tokens: int | None = Field(default=None, ge=1, description="Speculative decoding: draft tokens proposed per step (none when null).")
     price_per_device_hour_usd: NonNegFloat | None = None
     notes: str | None = None
 

@@ -69,8 +69,9 @@ class SloSpec:
     def per_request(self) -> Slo:
         """The Result's ``Slo`` (each request held to it), id as written: ``ttft_ms<=500``."""
         if self.stat is not None:
-            raise ValueError(f"{self.name}{self.op}{self.text}: a run holds each request to its SLOs; "
-                             f"write {self.metric}{self.op}{self.text} (no {self.stat}_ prefix)")
+            raise ValueError(
+                f"{self.name}{self.op}{self.text}: a run holds each request to its SLOs; write {self.metric}{self.op}{self.text} (no {self.stat}_ prefix)"
+            )
         return Slo(id=f"{self.metric}{self.op}{self.text}", metric=self.metric, op=self.op, threshold=self.threshold)  # type: ignore[arg-type]
 
 

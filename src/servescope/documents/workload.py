@@ -86,10 +86,7 @@ FILLABLE_METRICS: dict[str, frozenset[str]] = {
     "prefill": _SERVING_FILLABLE,
     "longctx": _SERVING_FILLABLE,
     "eval": frozenset({"accuracy", "success_rate", "avg_latency_ms"}),
-    "image": frozenset(
-        {"completed_requests", "failed_requests", "total_requests", "success_rate", "duration_s"}
-        | _with_stats(("s_per_image",))
-    ),
+    "image": frozenset({"completed_requests", "failed_requests", "total_requests", "success_rate", "duration_s"} | _with_stats(("s_per_image",))),
 }
 IMAGE_REQUIRED_PARAMS: tuple[str, ...] = ("width", "height", "steps", "seed", "images_per_request", "ref_images")
 
@@ -116,12 +113,8 @@ class WorkloadParams(StrictModel):
     group_by: str | None = Field(default=None, description="Row field whose groups are sent back to back.")
     warmup_per_group: int | None = Field(default=None, ge=0)
     shuffle: bool | None = None
-    ignore_eos: bool | None = Field(
-        default=None, description="Keep generating past end-of-sequence up to output_tokens (sent to engines that accept it)."
-    )
-    min_tokens: int | None = Field(
-        default=None, ge=1, description="Generate at least this many tokens (sent to engines that accept it)."
-    )
+    ignore_eos: bool | None = Field(default=None, description="Keep generating past end-of-sequence up to output_tokens (sent to engines that accept it).")
+    min_tokens: int | None = Field(default=None, ge=1, description="Generate at least this many tokens (sent to engines that accept it).")
     reasoning: str | None = Field(default=None, description='"default" leaves the engine default alone.')
     needle_check: bool | None = Field(default=None, description="longctx: check the needle answer.")
     needle_depth: float | None = Field(default=None, ge=0.0, le=1.0, description="Where the needle sits, 0..1.")
@@ -191,9 +184,7 @@ class Workload(Document):
         if not m:
             issues.append(error("id", f"{self.id!r} does not match <kind>-<shape>-vN (lower-case kebab, e.g. serve-chat-c8-i1k-o256-v1)"))
         elif m.group("prefix") != ID_PREFIX[self.kind]:
-            issues.append(
-                error("id", f"a {self.kind} workload id must start with {ID_PREFIX[self.kind]!r}-, got {self.id!r}")
-            )
+            issues.append(error("id", f"a {self.kind} workload id must start with {ID_PREFIX[self.kind]!r}-, got {self.id!r}"))
         if self.immutable is not True:
             issues.append(error("immutable", "a published workload must say immutable: true"))
         if self.kind in ("sweep",) and self.sweep is None:

@@ -267,14 +267,10 @@ def simulate(
             cols = columns.get(p) or Columns()
             if prepared.rate_only:
                 conc = relabel_concurrency(outcome, p, peak_in_flight(cols))
-            views.append(
-                PointView(p, conc, ctx.get(p), cols, aggregate_columns(cols), engine_figures(dep, [phase] if phase else []), rates.get(p))
-            )
+            views.append(PointView(p, conc, ctx.get(p), cols, aggregate_columns(cols), engine_figures(dep, [phase] if phase else []), rates.get(p)))
         run_name = name or f"{dep.scenario.name}-{prepared.workload_id}-sim"
         warnings = [*dep.warnings, *_run_warnings(prepared, views)]
-        prediction = build_prediction(
-            dep, views, name=run_name, workload=prepared.workload_id, seed=load.seed, date=date, warnings=warnings
-        )
+        prediction = build_prediction(dep, views, name=run_name, workload=prepared.workload_id, seed=load.seed, date=date, warnings=warnings)
         result: Result | None = None
         if documents:
             resolved = dict(prepared.resolved)

@@ -146,7 +146,9 @@ class Evaluation:
         return out
 
 
-def evaluate(scenario: Scenario, cases: list[FitCase], cal: Calibration, metrics: Sequence[str], catalog: Catalog, *, model: Any = None, hardware: Any = None) -> Evaluation:
+def evaluate(
+    scenario: Scenario, cases: list[FitCase], cal: Calibration, metrics: Sequence[str], catalog: Catalog, *, model: Any = None, hardware: Any = None
+) -> Evaluation:
     dep = deploy(scenario, catalog=catalog, model=model, hardware=hardware, calibration=cal.as_dict())
     ev = Evaluation({m: [] for m in metrics}, {m: [] for m in metrics})
     for case in cases:

@@ -50,8 +50,10 @@ class Calibration:
 
 FACTOR_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Calibration))
 
-_FIT = ("fitted by benchmarks/fit_gpu_defaults.py to 30 public points (SemiAnalysis InferenceX, vLLM, Llama 3.1 70B "
-        "fp8 on 2/4/8 x H100, ISL:OSL 1k:1k and 8k:1k; held-out error on 420 other points in benchmarks/README.md)")
+_FIT = (
+    "fitted by benchmarks/fit_gpu_defaults.py to 30 public points (SemiAnalysis InferenceX, vLLM, Llama 3.1 70B "
+    "fp8 on 2/4/8 x H100, ISL:OSL 1k:1k and 8k:1k; held-out error on 420 other points in benchmarks/README.md)"
+)
 
 #: What each constant means and where its GPU default comes from.
 FACTOR_DOCS: dict[str, str] = {
@@ -119,10 +121,8 @@ TRT_EAGER_LAYER_S = 969e-6
 #: held out: TensorRT-LLM on B200 and NVIDIA NIM). NIM's LLM profiles are prebuilt TensorRT
 #: engines run by the C++ runtime: the same kernels, but no kernel-by-kernel launch of a
 #: context iteration, so no eager floor.
-_TRT_LLM = {"memory_bw_eff": TRT_MEMORY_BW_EFF, "gemm_eff": TRT_GEMM_EFF, "layer_overhead_s": TRT_LAYER_OVERHEAD_S,
-            "eager_layer_s": TRT_EAGER_LAYER_S}
-ENGINE_DEFAULTS: dict[str, dict[str, float]] = {"trt-llm": _TRT_LLM, "tensorrt-llm": _TRT_LLM, "trtllm": _TRT_LLM,
-                                                 "nim": {**_TRT_LLM, "eager_layer_s": 0.0}}
+_TRT_LLM = {"memory_bw_eff": TRT_MEMORY_BW_EFF, "gemm_eff": TRT_GEMM_EFF, "layer_overhead_s": TRT_LAYER_OVERHEAD_S, "eager_layer_s": TRT_EAGER_LAYER_S}
+ENGINE_DEFAULTS: dict[str, dict[str, float]] = {"trt-llm": _TRT_LLM, "tensorrt-llm": _TRT_LLM, "trtllm": _TRT_LLM, "nim": {**_TRT_LLM, "eager_layer_s": 0.0}}
 
 
 def default_calibration(hardware: Hardware, engine_id: str) -> Calibration:

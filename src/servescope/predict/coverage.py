@@ -203,9 +203,7 @@ def _flag_findings(s: Scenario, model: Model, arch: Architecture, hardware: Hard
     return out
 
 
-def _read_flag_findings(
-    s: Scenario, arch: Architecture, hardware: Hardware, raw: str, name: str, val: Any, flags: dict[str, Any]
-) -> list[Finding]:
+def _read_flag_findings(s: Scenario, arch: Architecture, hardware: Hardware, raw: str, name: str, val: Any, flags: dict[str, Any]) -> list[Finding]:
     where = f"engine.args.{raw}"
     if name == "n-gpu-layers" and hardware.device_type != "cpu":
         n = int(val) if isinstance(val, int) and not isinstance(val, bool) else None

@@ -139,7 +139,11 @@ def engine_config(scenario: Scenario, model: Model, hardware: Hardware) -> Engin
     batched = e.max_num_batched_tokens or _int(first(flags, "max-num-batched-tokens", "chunked-prefill-size", "max-num-tokens"))
     batched = batched or (8192 if big else 2048)
     block = e.block_size or _int(first(flags, "block-size", "page-size")) or (1 if sglang else 16)
-    util = e.gpu_memory_utilization or _float(first(flags, "gpu-memory-utilization", "mem-fraction-static", "kv-cache-free-gpu-memory-fraction", "free-gpu-memory-fraction")) or 0.9
+    util = (
+        e.gpu_memory_utilization
+        or _float(first(flags, "gpu-memory-utilization", "mem-fraction-static", "kv-cache-free-gpu-memory-fraction", "free-gpu-memory-fraction"))
+        or 0.9
+    )
     prefix = e.enable_prefix_caching
     if prefix is None:
         prefix = flags.get("enable-prefix-caching") is not False and flags.get("disable-radix-cache") is not True
@@ -251,14 +255,18 @@ def deploy(
         # vLLM checks at start-up that one request of max_model_len fits in its KV pool and exits otherwise
         # ("... KV cache is needed, which is larger than the available KV cache memory").
         short = (eng.max_model_len - cap.tokens) * cap.kv_bytes_per_token
-        what = (f"scenario {scenario.name}: its KV pool holds an estimated {cap.tokens:,} tokens per replica "
-                f"({cap.kv_pool_bytes / GIB:.1f} GiB after {cap.weight_bytes / GIB:.1f} GiB of weights per device), fewer than "
-                f"max_model_len {eng.max_model_len:,}")
+        what = (
+            f"scenario {scenario.name}: its KV pool holds an estimated {cap.tokens:,} tokens per replica "
+            f"({cap.kv_pool_bytes / GIB:.1f} GiB after {cap.weight_bytes / GIB:.1f} GiB of weights per device), fewer than "
+            f"max_model_len {eng.max_model_len:,}"
+        )
         if short > cap.activation_bytes + cap.reserve_bytes:  # short even if profiling and the runtime took nothing
             raise CatalogError(f"{what}: vLLM would not start; lower --max-model-len, raise --gpu-memory-utilization or use a larger tp")
-        warnings.append(f"{what}, within the uncertainty of the activation and runtime estimate "
-                        f"({(cap.activation_bytes + cap.reserve_bytes) / GIB:.1f} GiB): vLLM may refuse to start; "
-                        f"lower --max-model-len to be sure")
+        warnings.append(
+            f"{what}, within the uncertainty of the activation and runtime estimate "
+            f"({(cap.activation_bytes + cap.reserve_bytes) / GIB:.1f} GiB): vLLM may refuse to start; "
+            f"lower --max-model-len to be sure"
+        )
     notes = list(step.notes)
     encoder = load_encoder(mdl.tokenizer)
     if mdl.tokenizer and encoder is None:

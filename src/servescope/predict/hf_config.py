@@ -148,13 +148,11 @@ def _refuse_gemma4_variants(cfg: dict[str, Any], kv_heads: int) -> None:
         )
     if cfg.get("attention_k_eq_v") is True:
         raise ValueError(
-            "attention_k_eq_v: true (keys reused as values, Gemma 4) is not modelled: the KV cache would be counted "
-            "twice; no prediction is made for this model"
+            "attention_k_eq_v: true (keys reused as values, Gemma 4) is not modelled: the KV cache would be counted twice; no prediction is made for this model"
         )
     if cfg.get("enable_moe_block") is True:
         raise ValueError(
-            "enable_moe_block: true (Gemma 4's MoE block) is not modelled: its experts' weights and FLOPs would be "
-            "missed; no prediction is made for this model"
+            "enable_moe_block: true (Gemma 4's MoE block) is not modelled: its experts' weights and FLOPs would be missed; no prediction is made for this model"
         )
 
 

@@ -224,8 +224,7 @@ def build_result(
             every.extend(v.columns)
         agg = aggregate_columns(every)
     fig = engine_figures(dep, [outcome.measured[p] for p in sorted(outcome.measured)])
-    points = [result_point(v.concurrency, v.context_tokens, v.aggregate.metrics["total_requests"], v.metrics)
-              for v in views] if len(views) > 1 else None
+    points = [result_point(v.concurrency, v.context_tokens, v.aggregate.metrics["total_requests"], v.metrics) for v in views] if len(views) > 1 else None
     s = dep.scenario
     ident = ResultIdentity(
         run_id=run_id,
@@ -247,8 +246,7 @@ def build_result(
         slo_records=records,
         slos=slos,
         resolved_params=resolved,
-        turnaround_note="simulated timing: E2E from the simulated send to the last simulated token, "
-        "queueing and device time included",
+        turnaround_note="simulated timing: E2E from the simulated send to the last simulated token, queueing and device time included",
         metadata={
             "pipeline_mode": "deterministic",
             "non_deterministic": False,

@@ -106,8 +106,7 @@ REPLAYS: dict[str, Replay] = {
             "steady",
             f"steady state: {STEADY_WARMUP} c warm-up requests in the same loop, max({STEADY_MIN_MEASURED}, "
             f"{STEADY_MEASURED} c) measured with the loop held full, lengths +-{STEADY_RANGE_RATIO:g}",
-            "servescope's rule (predict/replay.py); harnesses that report steady windows: perf_analyzer/genai-perf "
-            "measurement windows, aiperf with a warm-up",
+            "servescope's rule (predict/replay.py); harnesses that report steady windows: perf_analyzer/genai-perf measurement windows, aiperf with a warm-up",
             warmup_per_concurrency=STEADY_WARMUP,
             continuous=True,
             hold=True,
@@ -118,8 +117,7 @@ REPLAYS: dict[str, Replay] = {
         ),
         Replay(
             "burst",
-            "c identical requests start together, max(32, 4 c) measured, no warm-up, exact lengths "
-            "(servescope's replay before the steady-state rule)",
+            "c identical requests start together, max(32, 4 c) measured, no warm-up, exact lengths (servescope's replay before the steady-state rule)",
             "servescope < 2026-12-01",
         ),
         Replay(

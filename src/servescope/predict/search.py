@@ -165,9 +165,7 @@ def _search_tp(tp: int, job: _Job | None = None) -> tuple[list[Candidate], list[
     # (engine, version, dtype, level, budget) -> (stats of a run the cap never touched, most
     # sequences a replica ran, most blocks a replica held)
     shared: dict[tuple[str, str, str, int, int], tuple[FastStats, int, int]] = {}
-    for (engine, version), dtype, seqs in (
-        (e, d, q) for e in job.engines for d in job.weight_dtypes for q in sorted(set(job.max_num_seqs), reverse=True)
-    ):
+    for (engine, version), dtype, seqs in ((e, d, q) for e in job.engines for d in job.weight_dtypes for q in sorted(set(job.max_num_seqs), reverse=True)):
         n_configs += 1
         cand = Candidate(tp, dp, seqs, engine, version, dtype)
         scen = Scenario(
@@ -290,8 +288,10 @@ def search(
 
 def format_search(outcome: SearchOutcome, top: int = 10) -> str:
     lines = [
-        (f"{outcome.configurations} configurations, {outcome.simulations} simulations in {outcome.wall_s:.2f} s "
-         f"({outcome.configurations_per_s:.1f} configurations/s); SLO: {', '.join(str(s) for s in outcome.slos) or 'none'}"),
+        (
+            f"{outcome.configurations} configurations, {outcome.simulations} simulations in {outcome.wall_s:.2f} s "
+            f"({outcome.configurations_per_s:.1f} configurations/s); SLO: {', '.join(str(s) for s in outcome.slos) or 'none'}"
+        ),
     ]
     width = max([22, *(len(c.label) for c in [*outcome.ranked[:top], *outcome.skipped])])
     lines.append(f"{'rank':>4} {'config':<{width}} {'best conc':>9} {'out tok/s':>10} {'per device':>10}")

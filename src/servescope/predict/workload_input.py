@@ -95,10 +95,7 @@ class SyntheticWorkload:
         if self.range_ratio is not None:
             symmetric(self.range_ratio)
         if rep.needs_requests and self.num_requests is None and self.closed_loop:
-            raise ValueError(
-                f"--harness {rep.name}: its default request count is not pinned here; give --num-requests "
-                "(the count that run measured)"
-            )
+            raise ValueError(f"--harness {rep.name}: its default request count is not pinned here; give --num-requests (the count that run measured)")
         self.check_budget()
 
     def simulated_requests(self) -> int:
@@ -253,9 +250,7 @@ def _max_tokens(dep: Deployment, prompt: int, wanted: int) -> int:
     return wanted
 
 
-def phases_from_plan(
-    points: list[PlannedPoint], dep: Deployment, load: LoadOptions = LoadOptions(), cache: dict[str, Any] | None = None
-) -> list[Phase]:
+def phases_from_plan(points: list[PlannedPoint], dep: Deployment, load: LoadOptions = LoadOptions(), cache: dict[str, Any] | None = None) -> list[Phase]:
     """Warmup then measured phase of every planned point, in plan order. ``cache``
     keeps tokenised prompts between calls (per block size and tokenizer)."""
     key = f"{dep.engine.block_size}|{dep.model.tokenizer}|{dep.template_tokens}|{dep.engine.enable_prefix_caching}"

@@ -39,7 +39,6 @@ def _wide(values: list[float]) -> bool:
     return len(pos) >= 2 and min(pos) > 0 and max(pos) / min(pos) > 8
 
 
-
 class Series:
     """Runs of one configuration (repeats) and the points they contribute."""
 
@@ -89,8 +88,7 @@ def _hover(run: Run, point: ChartPoint, line: str, errors: dict[int, list[Pairin
     return "<br>".join(parts)
 
 
-def _trace(series: Series, xs: list[Any], ys: list[Any], texts: list[str], *, name: str, dash: str = "solid",
-           symbol: str = "circle") -> dict[str, Any]:
+def _trace(series: Series, xs: list[Any], ys: list[Any], texts: list[str], *, name: str, dash: str = "solid", symbol: str = "circle") -> dict[str, Any]:
     predicted = series.predicted
     return {
         "type": "scatter",
@@ -125,8 +123,12 @@ def sweep_figures(series: list[Series], pairings: list[Pairing]) -> list[tuple[d
         pts = [(r, p) for r, p in s.points if p.output_tokens_per_sec is not None]
         texts = [_hover(r, p, f"output {p.output_tokens_per_sec:,.1f} tok/s", errors, "output_tokens_per_sec") for r, p in pts]
         traces.append(_trace(s, [_x(p, axis) for _, p in pts], [p.output_tokens_per_sec for _, p in pts], texts, name=s.name))
-    figures.append(({"data": traces, "layout": _layout("Output throughput", x_title, "output tok/s", log_x=log_x, log_y=False)},
-                    "Markers: measured or imported runs; dashed lines with open markers: predictions."))
+    figures.append(
+        (
+            {"data": traces, "layout": _layout("Output throughput", x_title, "output tok/s", log_x=log_x, log_y=False)},
+            "Markers: measured or imported runs; dashed lines with open markers: predictions.",
+        )
+    )
 
     for metric, label in (("ttft", "TTFT"), ("itl", "ITL")):
         traces, values = [], []
@@ -140,9 +142,15 @@ def sweep_figures(series: list[Series], pairings: list[Pairing]) -> list[tuple[d
                 values.extend(ys)
                 texts = [_hover(r, p, f"{label} {stat} {y:,.2f} ms", errors, f"{metric}_ms") for (r, p), y in zip(pts, ys, strict=True)]
                 traces.append(_trace(s, [_x(p, axis) for _, p in pts], ys, texts, name=f"{s.name} — {stat}", dash=dash, symbol=symbol))
-        figures.append(({"data": traces, "layout": _layout(f"{label} by {x_title}", x_title, f"{label} ms", log_x=log_x, log_y=_wide(values))},
-                        (f"Results: p50 (solid) and p99 (dotted); EvaluationRuns and Predictions carry only the mean. "
-                         f"Errors in the hover are on means ({label} mean).")))
+        figures.append(
+            (
+                {"data": traces, "layout": _layout(f"{label} by {x_title}", x_title, f"{label} ms", log_x=log_x, log_y=_wide(values))},
+                (
+                    f"Results: p50 (solid) and p99 (dotted); EvaluationRuns and Predictions carry only the mean. "
+                    f"Errors in the hover are on means ({label} mean)."
+                ),
+            )
+        )
     return figures
 
 
@@ -162,18 +170,28 @@ def error_figure(pairings: list[Pairing]) -> tuple[dict[str, Any], str] | None:
                     continue
                 xs.append(p.concurrency)
                 ys.append(p.error_pct)
-                texts.append(f"<b>{esc(pairing.predicted.name)}</b> vs <b>{esc(pairing.measured.name)}</b><br>concurrency "
-                             f"{p.concurrency}<br>{METRIC_NAMES[metric]} mean: predicted {p.a:,.2f}, measured {p.b:,.2f}"
-                             f"<br>error {p.error_pct:+.1f}%")
+                texts.append(
+                    f"<b>{esc(pairing.predicted.name)}</b> vs <b>{esc(pairing.measured.name)}</b><br>concurrency "
+                    f"{p.concurrency}<br>{METRIC_NAMES[metric]} mean: predicted {p.a:,.2f}, measured {p.b:,.2f}"
+                    f"<br>error {p.error_pct:+.1f}%"
+                )
         xs_all.extend(float(x) for x in xs)
         if xs:
-            traces.append({"type": "scatter", "mode": "markers", "name": METRIC_NAMES[metric], "x": xs, "y": ys, "text": texts,
-                           "hovertemplate": "%{text}<extra></extra>",
-                           "marker": {"color": COLORS[j], "symbol": ("circle", "diamond", "square", "triangle-up")[j], "size": 8}})
+            traces.append(
+                {
+                    "type": "scatter",
+                    "mode": "markers",
+                    "name": METRIC_NAMES[metric],
+                    "x": xs,
+                    "y": ys,
+                    "text": texts,
+                    "hovertemplate": "%{text}<extra></extra>",
+                    "marker": {"color": COLORS[j], "symbol": ("circle", "diamond", "square", "triangle-up")[j], "size": 8},
+                }
+            )
     if not traces:
         return None
-    layout = _layout("Prediction error by concurrency", "concurrency", "error % (predicted − measured) / measured",
-                     log_x=_wide(xs_all), log_y=False)
+    layout = _layout("Prediction error by concurrency", "concurrency", "error % (predicted − measured) / measured", log_x=_wide(xs_all), log_y=False)
     return {"data": traces, "layout": layout}, "Every paired point, per metric, on means; 0 is an exact prediction."
 
 
@@ -186,8 +204,11 @@ def pareto_figure(series: list[Series]) -> tuple[dict[str, Any], str] | None:
         pts = [(r, p) for r, p in s.points if p.itl_mean is not None and p.output_tokens_per_sec is not None]
         if not pts:
             continue
-        texts = [f"<b>{esc(r.name)}</b><br>{esc(r.label)}<br>concurrency {p.concurrency}<br>ITL mean {p.itl_mean:,.2f} ms"
-                 f"<br>output {p.output_tokens_per_sec:,.1f} tok/s" for r, p in pts]
+        texts = [
+            f"<b>{esc(r.name)}</b><br>{esc(r.label)}<br>concurrency {p.concurrency}<br>ITL mean {p.itl_mean:,.2f} ms"
+            f"<br>output {p.output_tokens_per_sec:,.1f} tok/s"
+            for r, p in pts
+        ]
         trace = _trace(s, [p.itl_mean for _, p in pts], [p.output_tokens_per_sec for _, p in pts], texts, name=s.name)
         trace["mode"] = "markers"
         traces.append(trace)
@@ -200,10 +221,18 @@ def pareto_figure(series: list[Series]) -> tuple[dict[str, Any], str] | None:
         if not frontier or y > frontier[-1][1]:
             frontier.append((x, y))
     if frontier:
-        traces.append({"type": "scatter", "mode": "lines", "name": "Pareto frontier (measured)", "x": [f[0] for f in frontier],
-                       "y": [f[1] for f in frontier], "hoverinfo": "skip", "line": {"color": "#444", "width": 1}})
-    layout = _layout("Throughput vs latency", "ITL mean ms (lower is better)", "output tok/s",
-                     log_x=_wide([x for x, _ in measured]), log_y=False)
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "name": "Pareto frontier (measured)",
+                "x": [f[0] for f in frontier],
+                "y": [f[1] for f in frontier],
+                "hoverinfo": "skip",
+                "line": {"color": "#444", "width": 1},
+            }
+        )
+    layout = _layout("Throughput vs latency", "ITL mean ms (lower is better)", "output tok/s", log_x=_wide([x for x, _ in measured]), log_y=False)
     return {"data": traces, "layout": layout}, "Each marker is one sweep point of one configuration; open markers are predictions."
 
 
@@ -230,21 +259,37 @@ def eval_figures(runs: list[Run]) -> list[tuple[dict[str, Any], str]]:
         return []
     names = [esc(r.name) for r, *_ in rows]
     acc = {
-        "type": "scatter", "mode": "markers", "name": "accuracy", "x": names, "y": [a for _, a, *_ in rows],
-        "error_y": {"type": "data", "symmetric": False,
-                    "array": [(ci[1] - a) if ci else 0 for _, a, _, ci, _ in rows],
-                    "arrayminus": [(a - ci[0]) if ci else 0 for _, a, _, ci, _ in rows]},
-        "text": [f"<b>{esc(r.name)}</b><br>accuracy {a:.3f} of {n} items<br>"
-                 + (f"Wilson 95%: {ci[0]:.3f}–{ci[1]:.3f}" if ci else "no items: no interval") for r, a, n, ci, _ in rows],
+        "type": "scatter",
+        "mode": "markers",
+        "name": "accuracy",
+        "x": names,
+        "y": [a for _, a, *_ in rows],
+        "error_y": {
+            "type": "data",
+            "symmetric": False,
+            "array": [(ci[1] - a) if ci else 0 for _, a, _, ci, _ in rows],
+            "arrayminus": [(a - ci[0]) if ci else 0 for _, a, _, ci, _ in rows],
+        },
+        "text": [
+            f"<b>{esc(r.name)}</b><br>accuracy {a:.3f} of {n} items<br>" + (f"Wilson 95%: {ci[0]:.3f}–{ci[1]:.3f}" if ci else "no items: no interval")
+            for r, a, n, ci, _ in rows
+        ],
         "hovertemplate": "%{text}<extra></extra>",
     }
-    lat = {"type": "bar", "name": "avg latency ms", "x": names, "y": [lat for *_, lat in rows],
-           "text": [f"<b>{esc(r.name)}</b><br>avg latency {'—' if lat is None else f'{lat:,.1f} ms'}" for r, *_, lat in rows],
-           "hovertemplate": "%{text}<extra></extra>"}
+    lat = {
+        "type": "bar",
+        "name": "avg latency ms",
+        "x": names,
+        "y": [lat for *_, lat in rows],
+        "text": [f"<b>{esc(r.name)}</b><br>avg latency {'—' if lat is None else f'{lat:,.1f} ms'}" for r, *_, lat in rows],
+        "hovertemplate": "%{text}<extra></extra>",
+    }
     acc_layout = _layout("Eval accuracy (Wilson 95% interval)", "run", "accuracy", log_x=False, log_y=False)
     acc_layout["xaxis"]["type"] = "category"
     acc_layout["yaxis"]["range"] = [0, 1.02]
     lat_layout = _layout("Eval latency", "run", "avg latency ms", log_x=False, log_y=False)
     lat_layout["xaxis"]["type"] = "category"
-    return [({"data": [acc], "layout": acc_layout}, "Accuracy over the scored items; bars are 95% Wilson score intervals."),
-            ({"data": [lat], "layout": lat_layout}, "scores.avg_latency_ms of each run.")]
+    return [
+        ({"data": [acc], "layout": acc_layout}, "Accuracy over the scored items; bars are 95% Wilson score intervals."),
+        ({"data": [lat], "layout": lat_layout}, "scores.avg_latency_ms of each run."),
+    ]

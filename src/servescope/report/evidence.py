@@ -63,8 +63,16 @@ class Run:
     @property
     def series_key(self) -> tuple[str, ...]:
         """Runs drawn as one series: repeats of one configuration by one harness."""
-        return (self.evidence, self.doc_kind if not isinstance(self.doc, Result) else "Result", self.cell.model,
-                self.cell.hardware, self.cell.engine, self.engine_version or "", self.config_id or self.name, self.harness)
+        return (
+            self.evidence,
+            self.doc_kind if not isinstance(self.doc, Result) else "Result",
+            self.cell.model,
+            self.cell.hardware,
+            self.cell.engine,
+            self.engine_version or "",
+            self.config_id or self.name,
+            self.harness,
+        )
 
     @property
     def label(self) -> str:
@@ -103,12 +111,35 @@ def to_run(doc: Result | Prediction | EvaluationRun, source: Path, scenarios: di
             hardware = scenarios[doc.scenario].hardware
             notes.append(f"hardware from scenario {doc.scenario!r} (the Result names none)")
         cell = Cell(doc.model.id, hardware or UNKNOWN, doc.engine.id)
-        return Run(doc, source, doc.run_id, _classify_result(doc), cell, doc.workload_id, doc.scenario,
-                   doc.engine.version, doc.config_id, doc.metadata.harness, slug(doc.run_id, source), notes)
+        return Run(
+            doc,
+            source,
+            doc.run_id,
+            _classify_result(doc),
+            cell,
+            doc.workload_id,
+            doc.scenario,
+            doc.engine.version,
+            doc.config_id,
+            doc.metadata.harness,
+            slug(doc.run_id, source),
+            notes,
+        )
     cell, version, notes = _scenario_cell(doc.scenario, scenarios)
     if isinstance(doc, Prediction):
-        return Run(doc, source, doc.name, "predicted", cell, doc.workload, doc.scenario, doc.engine_version or version,
-                   None, doc.predictor, slug(doc.name, source), notes)
+        return Run(
+            doc,
+            source,
+            doc.name,
+            "predicted",
+            cell,
+            doc.workload,
+            doc.scenario,
+            doc.engine_version or version,
+            None,
+            doc.predictor,
+            slug(doc.name, source),
+            notes,
+        )
     evidence: EvidenceKind = "measured" if doc.harness == "servescope" else "imported"
-    return Run(doc, source, doc.name, evidence, cell, doc.workload, doc.scenario, doc.engine_version, None,
-               doc.harness, slug(doc.name, source), notes)
+    return Run(doc, source, doc.name, evidence, cell, doc.workload, doc.scenario, doc.engine_version, None, doc.harness, slug(doc.name, source), notes)

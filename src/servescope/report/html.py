@@ -50,7 +50,7 @@ def page(title: str, body: str, *, depth: int) -> str:
     up = "../" * depth
     plotly = f'<script src="{up}assets/plotly.min.js" defer></script>\n' if 'class="chart-spec"' in body else ""
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{esc(CSP)}">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{esc(title)} — servescope report</title>\n"
@@ -111,7 +111,7 @@ def fields(value: Any) -> str:
             return '<span class="null">[]</span>'
         if all(not isinstance(v, dict | list) for v in value):
             return esc(", ".join("null" if v is None else str(v) for v in value))
-        return "<ol start=\"0\">" + "".join(f"<li>{fields(v)}</li>" for v in value) + "</ol>"
+        return '<ol start="0">' + "".join(f"<li>{fields(v)}</li>" for v in value) + "</ol>"
     if value is None:
         return '<span class="null">null</span>'
     return fmt(value, 6)

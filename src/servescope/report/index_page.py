@@ -39,7 +39,8 @@ def _facet(facet: Facet, cov: CoverageMap, site: Site) -> str:
                 f'<td class="cell {cc.status}{stale}" tabindex="0" data-status="{cc.status}" data-stale="{str(cc.stale).lower()}" '
                 f'data-model="{esc(model)}" data-hardware="{esc(hw)}" data-engine="{esc(engine)}" data-runs="{len(cc.runs)}">'
                 f'<span class="count">{esc(shown)}</span>{mark}<div class="why"><ul>{why}</ul>'
-                + (f"<ul class=\"cell-runs\">{runs}{more}</ul>" if runs else "") + "</div></td>"
+                + (f'<ul class="cell-runs">{runs}{more}</ul>' if runs else "")
+                + "</div></td>"
             )
         rows.append(f"<tr><th>{esc(model)}</th>{''.join(cells)}</tr>")
     title = facet.workload
@@ -49,8 +50,10 @@ def _facet(facet: Facet, cov: CoverageMap, site: Site) -> str:
         caption += f' <small class="stale-note">superseded by {esc(facet.superseded_by)}</small>'
     if facet.supersedes:
         caption += f" <small>supersedes {esc(facet.supersedes)}</small>"
-    return (f'<div class="facet" data-workload="{esc(facet.workload)}"><table class="coverage"><caption>{caption}</caption>'
-            f"<thead><tr><th>model \\ hardware, engine</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>")
+    return (
+        f'<div class="facet" data-workload="{esc(facet.workload)}"><table class="coverage"><caption>{caption}</caption>'
+        f"<thead><tr><th>model \\ hardware, engine</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+    )
 
 
 def _summary(results: list[Result]) -> str:
@@ -61,35 +64,41 @@ def _summary(results: list[Result]) -> str:
         cells = [esc(row["workload_id"]), f"<code>{esc(row['config_id'])}</code>", esc(row["harness"]), fmt(row["n_episodes"])]
         for key, _ in SUMMARY_METRICS:
             mean, lo, hi = row.get(f"{key}_mean"), row.get(f"{key}_mean_ci_lower"), row.get(f"{key}_mean_ci_upper")
-            ci = f' <small>[{fmt(lo)}, {fmt(hi)}]</small>' if lo is not None and hi is not None else ""
+            ci = f" <small>[{fmt(lo)}, {fmt(hi)}]</small>" if lo is not None and hi is not None else ""
             cells.append(sort_cell(fmt(mean) + ci, mean))
         sr, lo, hi = row.get("success_rate_mean"), row.get("success_rate_ci_lower"), row.get("success_rate_ci_upper")
-        ci = f' <small>[{fmt(lo)}, {fmt(hi)}]</small>' if lo is not None and hi is not None else ""
+        ci = f" <small>[{fmt(lo)}, {fmt(hi)}]</small>" if lo is not None and hi is not None else ""
         cells.append(sort_cell(fmt(sr) + ci, sr))
         rows.append(cells)
     headers = ["workload", "config_id", "harness", "episodes", *(label for _, label in SUMMARY_METRICS), "success rate"]
-    return ("<p>Means over episodes (repeats) of each (workload, config_id, harness); brackets: 95% Student-t interval of "
-            "the mean (two or more episodes), Wilson interval for the success rate (pooled over requests). Click a header to sort. "
-            'All columns: <a href="summary/summary_v0.3.csv">summary_v0.3.csv</a>.</p>'
-            + table(headers, rows, sortable=True, cls="data summary"))
+    return (
+        "<p>Means over episodes (repeats) of each (workload, config_id, harness); brackets: 95% Student-t interval of "
+        "the mean (two or more episodes), Wilson interval for the success rate (pooled over requests). Click a header to sort. "
+        'All columns: <a href="summary/summary_v0.3.csv">summary_v0.3.csv</a>.</p>' + table(headers, rows, sortable=True, cls="data summary")
+    )
 
 
 def render_index(cov: CoverageMap, site: Site) -> str:
     results = [r.doc for r in site.runs if isinstance(r.doc, Result)]
     kinds = {k: sum(1 for r in site.runs if r.evidence == k) for k in ("measured", "imported", "predicted")}
-    parts = [f"<p>{len(site.runs)} run(s): " + ", ".join(f"{n} {k}" for k, n in kinds.items()) + "."
-             + (f" {site.twins} EvaluationRun(s) are the compact tables of Results shown here and are not counted again." if site.twins else "")
-             + "</p>"]
+    parts = [
+        f"<p>{len(site.runs)} run(s): "
+        + ", ".join(f"{n} {k}" for k, n in kinds.items())
+        + "."
+        + (f" {site.twins} EvaluationRun(s) are the compact tables of Results shown here and are not counted again." if site.twins else "")
+        + "</p>"
+    ]
     if site.problems:
         parts.append('<h2>Left out</h2><ul class="problems">' + "".join(f"<li>{esc(p)}</li>" for p in site.problems) + "</ul>")
     legend = "".join(f'<span class="cell {k}">{esc(label)}</span>' for k, label in LEGEND)
-    parts.append(f'<h2>Coverage</h2><p class="legend">{legend}<span class="cell stale">stale</span> '
-                 "Hover or focus a cell for why.</p>")
+    parts.append(f'<h2>Coverage</h2><p class="legend">{legend}<span class="cell stale">stale</span> Hover or focus a cell for why.</p>')
     overview = next(f for f in cov.facets if f.workload == ALL_WORKLOADS)
     parts.append('<div class="facets">' + _facet(overview, cov, site) + "</div>")
     parts.append('<h3>By workload</h3><div class="facets">' + "".join(_facet(f, cov, site) for f in cov.facets if f is not overview) + "</div>")
-    wl = [[link(path, wid), fmt(sum(1 for r in site.runs if (r.workload_id or "no workload") == wid)),
-           "superseded" if wid in site.staleness.superseded else ""] for wid, path in site.workload_pages.items()]
+    wl = [
+        [link(path, wid), fmt(sum(1 for r in site.runs if (r.workload_id or "no workload") == wid)), "superseded" if wid in site.staleness.superseded else ""]
+        for wid, path in site.workload_pages.items()
+    ]
     parts.append("<h2>Workloads</h2>" + table(["workload", "runs", "status"], wl, sortable=True))
     parts.append("<h2>Summary</h2>" + _summary(results))
     return page("servescope report", "\n".join(parts), depth=0).replace("<h1>servescope report</h1>", "<h1>Results and predictions</h1>")

@@ -35,10 +35,16 @@ def _stat(dist: Any, name: str) -> float | None:
 
 def _from_metrics(concurrency: int, context: int | None, m: Metrics, status: str = "ok") -> ChartPoint:
     return ChartPoint(
-        concurrency, context, m.output_tokens_per_sec,
-        ttft_p50=_stat(m.ttft_ms, "p50"), ttft_p99=_stat(m.ttft_ms, "p99"),
-        itl_p50=_stat(m.itl_ms, "p50"), itl_p99=_stat(m.itl_ms, "p99"),
-        ttft_mean=_stat(m.ttft_ms, "mean"), itl_mean=_stat(m.itl_ms, "mean"), status=status,
+        concurrency,
+        context,
+        m.output_tokens_per_sec,
+        ttft_p50=_stat(m.ttft_ms, "p50"),
+        ttft_p99=_stat(m.ttft_ms, "p99"),
+        itl_p50=_stat(m.itl_ms, "p50"),
+        itl_p99=_stat(m.itl_ms, "p99"),
+        ttft_mean=_stat(m.ttft_ms, "mean"),
+        itl_mean=_stat(m.itl_ms, "mean"),
+        status=status,
     )
 
 
@@ -55,10 +61,7 @@ def chart_points(run: Run) -> list[ChartPoint]:
             return [_from_metrics(p.concurrency, p.context_tokens, p.metrics, p.status) for p in doc.points]
         return [_from_metrics(result_concurrency(doc), None, doc.metrics)]
     assert isinstance(doc, EvaluationRun | Prediction)
-    return [
-        ChartPoint(p.concurrency, None, p.output_tokens_per_sec, ttft_mean=p.ttft_ms, itl_mean=p.itl_ms)
-        for p in doc.points
-    ]
+    return [ChartPoint(p.concurrency, None, p.output_tokens_per_sec, ttft_mean=p.ttft_ms, itl_mean=p.itl_ms) for p in doc.points]
 
 
 def x_axis(points: list[ChartPoint]) -> str:

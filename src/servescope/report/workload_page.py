@@ -25,8 +25,11 @@ def render_workload(workload_id: str, site: Site) -> str:
     newer = site.staleness.superseded.get(workload_id)
     if newer:
         target = site.workload_pages.get(newer[0])
-        parts.append('<p class="stale-note">Superseded by ' + (link("../" + target, newer[0], "successor") if target else esc(newer[0]))
-                     + f": its runs are stale, not wrong ({esc(newer[1])}).</p>")
+        parts.append(
+            '<p class="stale-note">Superseded by '
+            + (link("../" + target, newer[0], "successor") if target else esc(newer[0]))
+            + f": its runs are stale, not wrong ({esc(newer[1])}).</p>"
+        )
     for old, (new, _) in site.staleness.superseded.items():
         if new == workload_id:
             target = site.workload_pages.get(old)
@@ -44,19 +47,41 @@ def render_workload(workload_id: str, site: Site) -> str:
     evals = eval_figures(runs)
     if evals:
         parts.append('<h2>Eval</h2><div class="charts">' + "".join(charts.div(f, c) for f, c in evals) + "</div>")
-        rows = [[link("../" + r.page, r.name), fmt(a), fmt(n), fmt(ci[0]) if ci else "—", fmt(ci[1]) if ci else "—", fmt(lat)]
-                for r, a, n, ci, lat in eval_rows(runs)]
+        rows = [
+            [link("../" + r.page, r.name), fmt(a), fmt(n), fmt(ci[0]) if ci else "—", fmt(ci[1]) if ci else "—", fmt(lat)]
+            for r, a, n, ci, lat in eval_rows(runs)
+        ]
         parts.append(table(["run", "accuracy", "items", "Wilson 95% lower", "upper", "avg latency ms"], rows, sortable=True))
     if pairings:
-        rows = [[link("../" + p.predicted.page, p.predicted.name), link("../" + p.measured.page, p.measured.name),
-                 *(fmt(next((m.mape_pct for m in p.comparison.per_metric if m.metric == k), None), 3)
-                   for k in ("output_tokens_per_sec", "ttft_ms", "itl_ms", "e2e_ms"))] for p in pairings]
-        parts.append("<h2>Predictions vs measurements</h2><p>MAPE % over paired concurrencies, on means; "
-                     "per-point errors are in the chart hovers and on the run pages.</p>"
-                     + table(["prediction", "measurement", "tok/s", "TTFT", "ITL", "E2E"], rows, sortable=True))
-    rows = [[link("../" + r.page, r.name, "run"), esc(r.doc_kind), esc(r.evidence), esc(r.cell.model), esc(r.cell.hardware),
-             esc(f"{r.cell.engine} {r.engine_version or ''}"), esc(r.config_id), esc(r.harness),
-             "stale" if site.staleness.reasons(r) else ""] for r in sorted(runs, key=lambda r: r.name)]
-    parts.append("<h2>Runs</h2>" + table(["run", "document", "evidence", "model", "hardware", "engine", "config_id", "harness", "stale"],
-                                         rows, sortable=True))
+        rows = [
+            [
+                link("../" + p.predicted.page, p.predicted.name),
+                link("../" + p.measured.page, p.measured.name),
+                *(
+                    fmt(next((m.mape_pct for m in p.comparison.per_metric if m.metric == k), None), 3)
+                    for k in ("output_tokens_per_sec", "ttft_ms", "itl_ms", "e2e_ms")
+                ),
+            ]
+            for p in pairings
+        ]
+        parts.append(
+            "<h2>Predictions vs measurements</h2><p>MAPE % over paired concurrencies, on means; "
+            "per-point errors are in the chart hovers and on the run pages.</p>"
+            + table(["prediction", "measurement", "tok/s", "TTFT", "ITL", "E2E"], rows, sortable=True)
+        )
+    rows = [
+        [
+            link("../" + r.page, r.name, "run"),
+            esc(r.doc_kind),
+            esc(r.evidence),
+            esc(r.cell.model),
+            esc(r.cell.hardware),
+            esc(f"{r.cell.engine} {r.engine_version or ''}"),
+            esc(r.config_id),
+            esc(r.harness),
+            "stale" if site.staleness.reasons(r) else "",
+        ]
+        for r in sorted(runs, key=lambda r: r.name)
+    ]
+    parts.append("<h2>Runs</h2>" + table(["run", "document", "evidence", "model", "hardware", "engine", "config_id", "harness", "stale"], rows, sortable=True))
     return page(f"Workload {workload_id}", "\n".join(parts), depth=1)

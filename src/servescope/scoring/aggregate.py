@@ -17,8 +17,10 @@ from servescope.analysis.stats import rate_ci
 from servescope.scoring.base import Score
 
 ITEM_TEXT_LIMIT = 500
-INTEGRITY_NOTE = ("token integrity: a clean run is not proof of absence (at a one-in-five per-generation rate a clean pass "
-                  "is plausible for an affected build); report the run, not the absence")
+INTEGRITY_NOTE = (
+    "token integrity: a clean run is not proof of absence (at a one-in-five per-generation rate a clean pass "
+    "is plausible for an affected build); report the run, not the absence"
+)
 
 
 @dataclass(frozen=True)
@@ -81,10 +83,17 @@ def scores_block(items: list[ScoredItem], workload_scorer: str) -> dict[str, Any
         block["note"] = INTEGRITY_NOTE
     block["items"] = [
         {
-            "id": i.id, "correct": bool(i.score and i.score.correct), "score": i.score.score if i.score else None,
-            "strict": i.score.strict if i.score else None, "predicted": _cut(i.score.predicted if i.score else None),
-            "expected": _cut(i.expected), "latency_ms": i.latency_ms, "category": i.category, "difficulty": i.difficulty,
-            "scorer": i.scorer, "detail": _cut(i.score.detail if i.score else "request failed; see failures[]"),
+            "id": i.id,
+            "correct": bool(i.score and i.score.correct),
+            "score": i.score.score if i.score else None,
+            "strict": i.score.strict if i.score else None,
+            "predicted": _cut(i.score.predicted if i.score else None),
+            "expected": _cut(i.expected),
+            "latency_ms": i.latency_ms,
+            "category": i.category,
+            "difficulty": i.difficulty,
+            "scorer": i.scorer,
+            "detail": _cut(i.score.detail if i.score else "request failed; see failures[]"),
         }
         for i in items
     ]

@@ -68,6 +68,9 @@ def score(output: Output, expected: object, args: Args) -> Score:
             broken.append(str(name) if check is not None else f"unknown rule {name!r}")
     kept = len(rules) - len(broken)
     return Score(
-        correct=not broken, score=kept / len(rules), predicted=text[:80] or None, strict=not broken,
+        correct=not broken,
+        score=kept / len(rules),
+        predicted=text[:80] or None,
+        strict=not broken,
         detail=("broken: " + ", ".join(broken)) if broken else None,
     )

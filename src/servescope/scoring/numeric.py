@@ -59,7 +59,7 @@ def parse_number(text: str) -> Fraction | None:
 
 def _equal(got: Fraction, pct: bool, want: Fraction, rel_tol: float) -> bool:
     candidates = [got, got / 100] if pct else [got]
-    return any(c == want or (rel_tol > 0 and abs(c - want) <= Fraction(rel_tol) * max(abs(want), Fraction(1, 10 ** 9))) for c in candidates)
+    return any(c == want or (rel_tol > 0 and abs(c - want) <= Fraction(rel_tol) * max(abs(want), Fraction(1, 10**9))) for c in candidates)
 
 
 def score(output: Output, expected: object, args: Args) -> Score:

@@ -91,8 +91,9 @@ def _run(argv: list[str], stdin: str, limits: Limits, drop_to_nobody: bool, env:
             os.setgid(NOBODY)
             os.setuid(NOBODY)
 
-    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=preexec, start_new_session=True, env=env, cwd="/")
+    proc = subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=preexec, start_new_session=True, env=env, cwd="/"
+    )
     try:
         out, err = proc.communicate(stdin, timeout=limits.wall_s)
         return Execution(proc.returncode, out[-20000:], err[-20000:], False)
@@ -123,11 +124,37 @@ class BwrapRunner:
         if Path("/etc/alternatives").is_dir():
             binds += ["--ro-bind", "/etc/alternatives", "/etc/alternatives"]
         return [
-            str(self.bwrap), "--unshare-all", "--die-with-parent", "--new-session",
-            "--uid", str(NOBODY), "--gid", str(NOBODY), *binds,
-            "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--chdir", "/tmp", "--clearenv",
-            "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/tmp", "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
-            "--", self.python, "-I", "-",
+            str(self.bwrap),
+            "--unshare-all",
+            "--die-with-parent",
+            "--new-session",
+            "--uid",
+            str(NOBODY),
+            "--gid",
+            str(NOBODY),
+            *binds,
+            "--proc",
+            "/proc",
+            "--dev",
+            "/dev",
+            "--tmpfs",
+            "/tmp",
+            "--chdir",
+            "/tmp",
+            "--clearenv",
+            "--setenv",
+            "PATH",
+            "/usr/bin:/bin",
+            "--setenv",
+            "HOME",
+            "/tmp",
+            "--setenv",
+            "PYTHONDONTWRITEBYTECODE",
+            "1",
+            "--",
+            self.python,
+            "-I",
+            "-",
         ]
 
     def run(self, code: str, limits: Limits | None = None) -> Execution:

@@ -22,7 +22,7 @@ def strip_thinking(text: str) -> str:
     out = _THINK_BLOCK.sub("", text or "")
     closes = list(_THINK_CLOSE.finditer(out))
     if closes:
-        out = out[closes[-1].end():]
+        out = out[closes[-1].end() :]
     opened = _THINK_OPEN.search(out)
     if opened:
         out = out[: opened.start()]
@@ -38,7 +38,7 @@ def boxed(text: str) -> str | None:
             depth += {"{": 1, "}": -1}.get(text[i], 0)
             i += 1
         if depth == 0:
-            last = text[m.end(): i - 1]
+            last = text[m.end() : i - 1]
     return last
 
 

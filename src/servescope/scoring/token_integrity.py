@@ -49,7 +49,7 @@ def inspect(text: str, word: str) -> Integrity:
         if n != previous + 1:
             counting += 1
         previous = n
-        rest = ln[m.end():].strip().rstrip(".")
+        rest = ln[m.end() :].strip().rstrip(".")
         if rest.casefold() != word.casefold():
             splices.append(ln.strip()[:60])
     return Integrity(len(lines), splices, drift, counting)
@@ -66,6 +66,10 @@ def score(output: Output, expected: object, args: Args) -> Score:
         return Score(False, 0.0, None, detail="no lines came back")
     templated = found.lines - found.drift
     if want and templated < MIN_LINE_SHARE * want:
-        return Score(False, 0.0, f"{found.lines} lines", strict=False, detail=f"too short to judge: {templated} of {want} lines in the template form; " + detail)
+        return Score(
+            False, 0.0, f"{found.lines} lines", strict=False, detail=f"too short to judge: {templated} of {want} lines in the template form; " + detail
+        )
     clean = not found.splices
-    return Score(clean, 1.0 if clean else 0.0, f"{found.lines} lines", strict=clean and found.drift == 0 and found.counting == 0 and found.lines == want, detail=detail)
+    return Score(
+        clean, 1.0 if clean else 0.0, f"{found.lines} lines", strict=clean and found.drift == 0 and found.counting == 0 and found.lines == want, detail=detail
+    )

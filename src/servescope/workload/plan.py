@@ -52,8 +52,7 @@ def _pick_rows(workload: Workload, rows: list[DatasetRow]) -> list[DatasetRow]:
         picked = [r for r in picked if r.category in p.dataset_categories]
     if not picked:
         raise ValueError(
-            f"workload {workload.id}: no row of dataset {workload.dataset_id} matches "
-            f"buckets={p.dataset_buckets} categories={p.dataset_categories}"
+            f"workload {workload.id}: no row of dataset {workload.dataset_id} matches buckets={p.dataset_buckets} categories={p.dataset_categories}"
         )
     if p.shuffle is not False and not p.group_by:
         picked = picked[:]
@@ -229,8 +228,13 @@ def eval_points(workload: Workload, rows: list[DatasetRow], concurrency_override
         for i, row in enumerate(chosen):
             point.requests.append(
                 PlannedRequest(
-                    request_id=f"p{index}-m{i:05d}", prompt=row.text, prompt_id=row.id, max_tokens=max_tokens,
-                    input_tokens_nominal=row.tokens_nominal, phase="measured", row=row,
+                    request_id=f"p{index}-m{i:05d}",
+                    prompt=row.text,
+                    prompt_id=row.id,
+                    max_tokens=max_tokens,
+                    input_tokens_nominal=row.tokens_nominal,
+                    phase="measured",
+                    row=row,
                 )
             )
         points.append(point)

@@ -448,9 +448,7 @@ def test_empty_option_values_are_refused() -> None:
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "servescope", *args], capture_output=True, text=True, timeout=120, check=False
-    )
+    return subprocess.run([sys.executable, "-m", "servescope", *args], capture_output=True, text=True, timeout=120, check=False)
 
 
 @pytest.mark.integration

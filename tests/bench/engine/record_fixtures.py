@@ -78,12 +78,7 @@ def main() -> None:
             (FIXTURES / name).write_bytes(body)
         # /metrics under load: 4 requests on 2 slots (2 deferred), a repeated prompt (cached tokens).
         post(port, "/v1/completions", {**COMPLETIONS_STREAM, "stream": False, "max_tokens": 4})
-        load = [
-            threading.Thread(
-                target=post, args=(port, "/v1/completions", {**COMPLETIONS_STREAM, "max_tokens": 600})
-            )
-            for _ in range(4)
-        ]
+        load = [threading.Thread(target=post, args=(port, "/v1/completions", {**COMPLETIONS_STREAM, "max_tokens": 600})) for _ in range(4)]
         for thread in load:
             thread.start()
         time.sleep(0.3)

@@ -57,9 +57,7 @@ def test_installed_binary_runs(monkeypatch: pytest.MonkeyPatch, engine_cache: Pa
 def test_command_line_makes_ctx_per_slot_explicit(tmp_path: Path) -> None:
     from servescope.bench.engine.llama_server import ServerConfig, build_argv
 
-    config = ServerConfig(
-        parallel=4, ctx_per_slot=2048, threads=1, prompt_cache=False, extra_args=("-lv", "4")
-    )
+    config = ServerConfig(parallel=4, ctx_per_slot=2048, threads=1, prompt_cache=False, extra_args=("-lv", "4"))
     argv = build_argv(tmp_path / "llama-server", tmp_path / "m.gguf", config, 8123)
     joined = " ".join(argv)
     assert "--parallel 4 --ctx-size 8192 --no-kv-unified" in joined

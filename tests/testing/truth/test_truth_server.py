@@ -173,7 +173,9 @@ def test_fault_omit_done_and_usage_switch(srv: TruthServer) -> None:
 
 
 def test_fault_context_overflow_matches_llama_cpp(srv: TruthServer) -> None:
-    status, chunks, _, _ = asyncio.run(_raw(srv.base_url, {"prompt": "a b c d e", "max_tokens": 2, "stream": True, "truth": {"context_size": 4}}, "/v1/completions"))
+    status, chunks, _, _ = asyncio.run(
+        _raw(srv.base_url, {"prompt": "a b c d e", "max_tokens": 2, "stream": True, "truth": {"context_size": 4}}, "/v1/completions")
+    )
     body = json.loads(b"".join(c for _, c in chunks))
     assert status == 400
     assert body == context_overflow_body(5, 4)

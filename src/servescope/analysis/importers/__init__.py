@@ -82,9 +82,7 @@ def import_documents(
     engine = _given(path, engine, "engine id")
     workload = _given(path, workload, "workload id")
     imported = read_export(harness, path)
-    result = build_result(
-        Path(path), imported, scenario=scenario, workload=workload, engine=engine, engine_version=engine_version
-    )
+    result = build_result(Path(path), imported, scenario=scenario, workload=workload, engine=engine, engine_version=engine_version)
     run = build_run(Path(path), imported, scenario=scenario, engine_version=engine_version, workload=workload)
     return result, run
 

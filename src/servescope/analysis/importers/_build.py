@@ -56,8 +56,7 @@ def _checked_points(path: Path, imported: Imported) -> list[ImportedPoint]:
         if c in seen:
             raise fail(
                 path,
-                f"two results at concurrency {c} (#{seen[c] + 1} and #{i + 1}); "
-                "an EvaluationRun has one point per concurrency, import them separately",
+                f"two results at concurrency {c} (#{seen[c] + 1} and #{i + 1}); an EvaluationRun has one point per concurrency, import them separately",
             )
         seen[c] = i
     return sorted(imported.points, key=lambda p: p.concurrency)
@@ -219,9 +218,7 @@ def build_result(
                 }
             )
             reasons[f.category] = reasons.get(f.category, 0) + f.count
-        result_points.append(
-            {"concurrency": p.concurrency, "metrics": p.metrics, "status": _status(p.metrics)}
-        )
+        result_points.append({"concurrency": p.concurrency, "metrics": p.metrics, "status": _status(p.metrics)})
     top = _top_level(points)
     p50, p95 = _turnaround(points)
     notes = list(imported.notes)

@@ -64,9 +64,7 @@ def parse_json(path: Path, text: str, what: str) -> Any:
     try:
         return json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
-        raise fail(
-            path, f"is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); expected {what}"
-        ) from exc
+        raise fail(path, f"is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); expected {what}") from exc
     except ValueError as exc:  # NaN / Infinity, which JSON does not allow
         raise fail(path, f"is not valid JSON ({exc}); expected {what}") from exc
     except RecursionError as exc:
@@ -163,4 +161,3 @@ def concurrency_value(path: Path, value: Any, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value) or value < 1:
         raise fail(path, f"{where} is {value!r}; an EvaluationRun point needs a whole concurrency of at least 1")
     return int(value)
-

@@ -157,9 +157,7 @@ def complete_failures(failures: list[FailureCount], failed: int | None, harness:
     if described > failed:
         raise ValueError(f"{harness} describes {described} failed requests but counts {failed}")
     if described < failed:
-        grouped.append(
-            FailureCount("other", failed - described, f"{harness}: counted as failed; the export does not say why")
-        )
+        grouped.append(FailureCount("other", failed - described, f"{harness}: counted as failed; the export does not say why"))
     return grouped
 
 

@@ -61,10 +61,7 @@ NOTES = [
         "tpot_ms, and itl_ms is aiperf's inter_chunk_latency: the gaps between consecutive streamed responses, "
         "pooled over requests."
     ),
-    (
-        "aiperf: ttft_ms is request sent -> first content chunk; e2e_ms is aiperf's request_latency "
-        "(request sent -> last response byte)."
-    ),
+    ("aiperf: ttft_ms is request sent -> first content chunk; e2e_ms is aiperf's request_latency (request sent -> last response byte)."),
     (
         "aiperf: output_tokens_per_sec / input_tokens_per_sec are total tokens (aiperf's client-side tokenizer "
         "count) / the profiling phase's window (first request sent -> last response received); "
@@ -87,10 +84,7 @@ NOTE_CLIENT_COUNTS = (
     "counts (input_sequence_length/output_sequence_length avg, total_isl/total_osl); the server's usage "
     "report was absent."
 )
-NOTE_CACHE = (
-    "aiperf: prefix_cache_hit_rate is aiperf's overall_usage_prompt_cache_read_pct / 100 "
-    "(server-reported cached prompt tokens / prompt tokens)."
-)
+NOTE_CACHE = "aiperf: prefix_cache_hit_rate is aiperf's overall_usage_prompt_cache_read_pct / 100 (server-reported cached prompt tokens / prompt tokens)."
 
 
 def _block(path: Path, data: Mapping[str, Any], tag: str) -> Mapping[str, Any] | None:
@@ -135,8 +129,7 @@ def _concurrency(path: Path, data: Mapping[str, Any]) -> int:
                 kind = profiling[0].get("type", "?")
                 raise fail(
                     path,
-                    f"the profiling phase is of type {kind!r} without a concurrency limit; "
-                    "an EvaluationRun point needs the concurrency the harness held",
+                    f"the profiling phase is of type {kind!r} without a concurrency limit; an EvaluationRun point needs the concurrency the harness held",
                 )
             return concurrency_value(path, value, "input_config.phases[profiling].concurrency")
     for keys in (("run_info", "variation_values", "phases.profiling.concurrency"),):
@@ -183,8 +176,7 @@ def _point(path: Path, data: Mapping[str, Any]) -> tuple[ImportedPoint, list[str
         if failed is None:
             raise fail(
                 path,
-                "has completed_request_count but neither request_count nor error_request_count; "
-                "cannot tell successful requests from failed ones",
+                "has completed_request_count but neither request_count nor error_request_count; cannot tell successful requests from failed ones",
             )
         completed = both - failed
     if failed is None and completed is not None and both is not None:
@@ -193,9 +185,7 @@ def _point(path: Path, data: Mapping[str, Any]) -> tuple[ImportedPoint, list[str
         failed = 0 if data.get("error_summary") == [] else None
     total = completed + failed if completed is not None and failed is not None else None
     if both is not None and total is not None and both != total:
-        raise fail(
-            path, f"request_count ({completed}) + error_request_count ({failed}) != completed_request_count ({both})"
-        )
+        raise fail(path, f"request_count ({completed}) + error_request_count ({failed}) != completed_request_count ({both})")
     isl, _ = _avg(path, data, "input_sequence_length")
     osl, _ = _avg(path, data, "output_sequence_length")
     usage_isl, _ = _avg(path, data, "usage_prompt_tokens")
@@ -215,10 +205,7 @@ def _point(path: Path, data: Mapping[str, Any]) -> tuple[ImportedPoint, list[str
     if cache_pct is not None:
         notes.append(NOTE_CACHE)
     if failed:
-        notes.append(
-            f"aiperf: at concurrency {concurrency}, {failed} failed request(s) "
-            "(error_request_count; error_summary) are excluded from every value."
-        )
+        notes.append(f"aiperf: at concurrency {concurrency}, {failed} failed request(s) (error_request_count; error_summary) are excluded from every value.")
     duration_ms = to_ms(path, *_avg(path, data, "benchmark_duration"), "benchmark_duration")
     ttft = _dist(path, data, "time_to_first_token")
     tpot = _dist(path, data, "inter_token_latency")
@@ -244,7 +231,14 @@ def _point(path: Path, data: Mapping[str, Any]) -> tuple[ImportedPoint, list[str
         "prefix_cache_hit_rate": None if cache_pct is None else cache_pct / 100.0,
     }
     row = evaluation_row(
-        concurrency, completed, metrics, ttft=ttft, itl=tpot, e2e=e2e, mean_isl=mean_isl, mean_osl=mean_osl,
+        concurrency,
+        completed,
+        metrics,
+        ttft=ttft,
+        itl=tpot,
+        e2e=e2e,
+        mean_isl=mean_isl,
+        mean_osl=mean_osl,
         prefix_cache_hit_rate=metrics["prefix_cache_hit_rate"],
     )
     return ImportedPoint(concurrency, row, metrics, _failures(path, data, failed)), notes
@@ -266,8 +260,7 @@ def _load(path: Path) -> Mapping[str, Any]:
     if data.get("aggregation_type") is not None:
         raise fail(
             path,
-            "is an aiperf aggregate (sweep/confidence) summary; give the artifact directory or a run's "
-            f"{EXPORT_NAME} instead",
+            f"is an aiperf aggregate (sweep/confidence) summary; give the artifact directory or a run's {EXPORT_NAME} instead",
         )
     if "aiperf_version" not in data and "input_config" not in data:
         raise fail(path, f"has neither aiperf_version nor input_config; not {WHAT}")

@@ -162,8 +162,7 @@ def _concurrency(path: Path, strategy: Mapping[str, Any], where: str) -> int | N
 
 
 def _count(path: Path, totals: Mapping[str, Any], key: str, where: str) -> int | None:
-    return whole(path, number(path, totals.get(key), f"{where}.metrics.request_totals.{key}"),
-                 f"{where}.metrics.request_totals.{key}")
+    return whole(path, number(path, totals.get(key), f"{where}.metrics.request_totals.{key}"), f"{where}.metrics.request_totals.{key}")
 
 
 def _error(request: Any) -> str | None:
@@ -297,10 +296,7 @@ def read_guidellm(path: Path) -> Imported:
                 f"holds only rate-driven benchmarks ({', '.join(sorted(set(skipped)))}); an EvaluationRun needs "
                 "benchmarks at a fixed concurrency (--profile kind=concurrent or synchronous)",
             )
-        notes.append(
-            f"guidellm: skipped {len(skipped)} rate-driven benchmark(s) ({', '.join(sorted(set(skipped)))}) "
-            "that held no fixed concurrency."
-        )
+        notes.append(f"guidellm: skipped {len(skipped)} rate-driven benchmark(s) ({', '.join(sorted(set(skipped)))}) that held no fixed concurrency.")
     backend = dig(data, "config", "spec", "backend")
     seed = dig(data, "config", "spec", "seed", "value")
     return Imported(

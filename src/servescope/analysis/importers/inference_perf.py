@@ -58,10 +58,7 @@ NOTES = [
         "(last token - first token) / (output tokens - 1), servescope's TPOT up to the last byte after the last "
         "token. Its normalized_time_per_output_token (not imported) includes TTFT."
     ),
-    (
-        "inference-perf: ttft_ms is request start -> first streamed token; e2e_ms is request_latency "
-        "(request start -> end); seconds converted to ms."
-    ),
+    ("inference-perf: ttft_ms is request start -> first streamed token; e2e_ms is request_latency (request start -> end); seconds converted to ms."),
     (
         "inference-perf: output_tokens_per_sec / input_tokens_per_sec are tokens of successful requests / the stage "
         "window (first request start -> last request end, failed requests included in the window); output tokens "
@@ -93,9 +90,7 @@ def _dist(path: Path, latency: Any, name: str) -> dict[str, Any] | None:
 def _stage_files(path: Path) -> list[Path]:
     found = [p for p in path.iterdir() if p.is_file() and _STAGE.search(p.name)]
     if not found:
-        raise fail(
-            path, "is a folder with no stage_N_lifecycle_metrics.json in it; give inference-perf's report folder"
-        )
+        raise fail(path, "is a folder with no stage_N_lifecycle_metrics.json in it; give inference-perf's report folder")
     return sorted(found, key=lambda p: int(_STAGE.search(p.name).group(1)))  # type: ignore[union-attr]
 
 
@@ -118,8 +113,7 @@ def _failures(path: Path, failures: Any, failed: int | None) -> list[FailureCoun
     labels = dig(failures, "by_label")
     if isinstance(labels, Mapping):
         for label, entry in labels.items():
-            count = whole(path, number(path, dig(entry, "count"), f"failures.by_label.{label}.count"),
-                          f"failures.by_label.{label}.count")
+            count = whole(path, number(path, dig(entry, "count"), f"failures.by_label.{label}.count"), f"failures.by_label.{label}.count")
             messages = [dig(m, "message") for m in dig(entry, "messages") or [] if isinstance(dig(m, "message"), str)]
             text = f"{label}: {messages[0]}" if messages else str(label)
             status = http_status(text)
@@ -161,8 +155,10 @@ def _point(path: Path, data: Mapping[str, Any]) -> tuple[ImportedPoint | None, l
     sent = whole(path, number(path, load.get("count"), "load_summary.count"), "load_summary.count")
     if sent is not None and total is not None and sent != total:
         raise fail(path, f"successes.count ({completed}) + failures.count ({failed}) != load_summary.count ({sent})")
-    dists = {name: _dist(path, latency, name) if completed else None
-             for name in ("time_to_first_token", "inter_token_latency", "time_per_output_token", "request_latency")}
+    dists = {
+        name: _dist(path, latency, name) if completed else None
+        for name in ("time_to_first_token", "inter_token_latency", "time_per_output_token", "request_latency")
+    }
     mean_isl = tokens("prompt_tokens", "mean") if completed else None
     mean_osl = tokens("output_tokens", "mean") if completed else None
     in_total = tokens("prompt_tokens", "total") if completed else None
@@ -185,8 +181,14 @@ def _point(path: Path, data: Mapping[str, Any]) -> tuple[ImportedPoint | None, l
         "mean_osl": mean_osl,
     }
     row = evaluation_row(
-        c, completed, metrics, ttft=dists["time_to_first_token"], itl=dists["inter_token_latency"], e2e=dists["request_latency"],
-        mean_isl=mean_isl, mean_osl=mean_osl,
+        c,
+        completed,
+        metrics,
+        ttft=dists["time_to_first_token"],
+        itl=dists["inter_token_latency"],
+        e2e=dists["request_latency"],
+        mean_isl=mean_isl,
+        mean_osl=mean_osl,
     )
     notes: list[str] = []
     if failed:
@@ -238,8 +240,7 @@ def read_inference_perf(path: Path) -> Imported:
     if not points:
         raise fail(
             path,
-            "holds only rate-driven stages; an EvaluationRun needs stages at a fixed concurrency "
-            "(load.type: concurrent)",
+            "holds only rate-driven stages; an EvaluationRun needs stages at a fixed concurrency (load.type: concurrent)",
         )
     return Imported(
         harness=HARNESS,

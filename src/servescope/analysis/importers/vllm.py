@@ -79,8 +79,7 @@ NOTES = [
     "vllm: the export records no input throughput and no vLLM version; those fields are null.",
 ]
 NOTE_NO_ERRORS = (
-    "vllm: failed requests are counted ('failed') but their errors are kept only with --save-detailed; "
-    "without it each is listed as category 'other'."
+    "vllm: failed requests are counted ('failed') but their errors are kept only with --save-detailed; without it each is listed as category 'other'."
 )
 _STATS = ("ttft", "tpot", "itl", "e2el")
 
@@ -128,9 +127,7 @@ def _distribution(path: Path, rec: Mapping[str, Any], name: str, at: str) -> dic
     return distribution(path, stats, f"{at}{name}")
 
 
-def _latencies_mean(
-    path: Path, rec: Mapping[str, Any], completed: int | None, failed: int | None, at: str
-) -> dict[str, Any] | None:
+def _latencies_mean(path: Path, rec: Mapping[str, Any], completed: int | None, failed: int | None, at: str) -> dict[str, Any] | None:
     """E2E mean from the per-request ``latencies`` (seconds, one per request sent) when the entries of the
     completed requests are known: all of them when none failed; with --save-detailed, those whose
     ``errors`` entry is empty; else the non-zero ones, when exactly ``completed`` are non-zero (a completed
@@ -185,8 +182,7 @@ def _point(path: Path, rec: Any, where: str, notes: list[str]) -> tuple[Imported
     if concurrency is None:
         raise fail(
             path,
-            f"{at}the run had no --max-concurrency (request rate {rec.get('request_rate')!r}); "
-            "an EvaluationRun point needs the concurrency the harness held",
+            f"{at}the run had no --max-concurrency (request rate {rec.get('request_rate')!r}); an EvaluationRun point needs the concurrency the harness held",
         )
     c = concurrency_value(path, concurrency, f"{at}max_concurrency")
 

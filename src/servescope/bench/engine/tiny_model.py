@@ -92,16 +92,12 @@ def model_digest(spec: TinyModelSpec = DEFAULT_SPEC) -> str:
     return h.hexdigest()[:12]
 
 
-def tiny_model_dir(
-    cache_dir: str | os.PathLike[str] | None = None, spec: TinyModelSpec = DEFAULT_SPEC
-) -> Path:
+def tiny_model_dir(cache_dir: str | os.PathLike[str] | None = None, spec: TinyModelSpec = DEFAULT_SPEC) -> Path:
     """The folder holding the model and its Hugging Face tokenizer files."""
     return resolve_cache_dir(cache_dir) / "models" / f"{MODEL_NAME}-{model_digest(spec)}"
 
 
-def ensure_tiny_model(
-    cache_dir: str | os.PathLike[str] | None = None, spec: TinyModelSpec = DEFAULT_SPEC
-) -> Path:
+def ensure_tiny_model(cache_dir: str | os.PathLike[str] | None = None, spec: TinyModelSpec = DEFAULT_SPEC) -> Path:
     """Return the path of the cached GGUF, building it first if it is not there yet.
 
     The folder also receives ``tokenizer.json`` and ``tokenizer_config.json`` so that tools
@@ -150,10 +146,7 @@ def build_tiny_model(path: str | os.PathLike[str], spec: TinyModelSpec = DEFAULT
 
 def _add_metadata(writer: Any, spec: TinyModelSpec, vocab: Vocab) -> None:
     writer.add_name(MODEL_NAME)
-    writer.add_description(
-        f"Random weights (seed {spec.seed}) for testing servescope against a real llama.cpp server. "
-        "Outputs are meaningless."
-    )
+    writer.add_description(f"Random weights (seed {spec.seed}) for testing servescope against a real llama.cpp server. Outputs are meaningless.")
     writer.add_file_type(0)  # ALL_F32
     writer.add_vocab_size(len(vocab.tokens))
     writer.add_context_length(spec.n_ctx_train)
@@ -170,9 +163,7 @@ def _add_metadata(writer: Any, spec: TinyModelSpec, vocab: Vocab) -> None:
     writer.add_tokenizer_model("gpt2")
     writer.add_tokenizer_pre("gpt-2")
     writer.add_token_list(list(vocab.tokens))
-    writer.add_token_types(
-        [_TOKEN_TYPE_CONTROL if t in special else _TOKEN_TYPE_NORMAL for t in vocab.tokens]
-    )
+    writer.add_token_types([_TOKEN_TYPE_CONTROL if t in special else _TOKEN_TYPE_NORMAL for t in vocab.tokens])
     writer.add_token_merges(list(vocab.merges))
     writer.add_bos_token_id(vocab.bos_id)
     writer.add_eos_token_id(vocab.eos_id)

@@ -144,9 +144,7 @@ def train_tokenizer_json(text: str, vocab_size: int = VOCAB_SIZE) -> str:
     # Paragraphs are the training "sentences": merges never cross a blank line.
     tokenizer.train_from_iterator(text.split("\n\n"), trainer=trainer)
     if tokenizer.get_vocab_size() != vocab_size:
-        raise EngineError(
-            f"corpus too small: trained {tokenizer.get_vocab_size()} tokens, wanted {vocab_size}"
-        )
+        raise EngineError(f"corpus too small: trained {tokenizer.get_vocab_size()} tokens, wanted {vocab_size}")
     return json.dumps(json.loads(tokenizer.to_str()), ensure_ascii=False, indent=1) + "\n"
 
 
@@ -154,9 +152,7 @@ def _import_tokenizers() -> Any:
     try:
         import tokenizers
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise EngineError(
-            "counting tokens locally needs the 'tokenizers' package: pip install tokenizers"
-        ) from exc
+        raise EngineError("counting tokens locally needs the 'tokenizers' package: pip install tokenizers") from exc
     return tokenizers
 
 
@@ -201,10 +197,7 @@ def write_hf_tokenizer_dir(directory: Path) -> Path:
             indent=1,
         )
         + "\n",
-        "special_tokens_map.json": json.dumps(
-            {"bos_token": BOS_TOKEN, "eos_token": EOS_TOKEN, "pad_token": BOS_TOKEN}, indent=1
-        )
-        + "\n",
+        "special_tokens_map.json": json.dumps({"bos_token": BOS_TOKEN, "eos_token": EOS_TOKEN, "pad_token": BOS_TOKEN}, indent=1) + "\n",
     }
     for name, content in files.items():
         target = directory / name

@@ -52,7 +52,8 @@ async def run_points(ctx: RunContext, workload: Workload, points: list[PlannedPo
             extra_body=ctx.extra_body,
         )
         engine = outcome.engine
-        ctx.writer.write_point_done(point.index, outcome.load.achieved_rate if outcome.load else None, engine.kv_utilization,
-                                    engine.prefix_cache_hit_rate, engine.preemptions)
+        ctx.writer.write_point_done(
+            point.index, outcome.load.achieved_rate if outcome.load else None, engine.kv_utilization, engine.prefix_cache_hit_rate, engine.preemptions
+        )
         outcomes.append(outcome)
     return outcomes

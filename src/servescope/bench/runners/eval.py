@@ -67,8 +67,15 @@ async def _scored(workload: Workload, req: PlannedRequest, record: RequestRecord
             score = await asyncio.to_thread(score_item, scorer, output, expected, row.score_args or {})
         else:
             score = score_item(scorer, output, expected, row.score_args or {})
-        record.score = {"scorer": scorer, "correct": score.correct, "score": score.score, "strict": score.strict,
-                        "predicted": score.predicted, "detail": score.detail, "abstained": score.abstained}
+        record.score = {
+            "scorer": scorer,
+            "correct": score.correct,
+            "score": score.score,
+            "strict": score.strict,
+            "predicted": score.predicted,
+            "detail": score.detail,
+            "abstained": score.abstained,
+        }
     latency = record.e2e_ns / 1e6 if record.ok and record.e2e_ns is not None else None
     return ScoredItem(row.id, row.category, row.difficulty, scorer, record.ok, score, expected, latency, bool(row.unanswerable))
 
@@ -84,12 +91,18 @@ async def run(ctx: RunContext, workload: Workload, points: list[PlannedPoint]) -
         outcome = PointOutcome(point)
         items: dict[str, ScoredItem] = {}
 
-        async def one(req: PlannedRequest, start_abs_ns: int, point: PlannedPoint = point, outcome: PointOutcome = outcome,
-                      items: dict[str, ScoredItem] = items) -> None:
-            record = RequestRecord(request_id=req.request_id, phase="measured", concurrency=point.concurrency, point=point.index,
-                                   prompt_id=req.prompt_id, start_ns=start_abs_ns - ctx.t0_ns)
-            await send(ctx.session, ctx.endpoint, request_body(ctx, workload, req), record, t0_ns=ctx.t0_ns,
-                       timeout_s=ctx.timeout_s, keep_text=True)
+        async def one(
+            req: PlannedRequest, start_abs_ns: int, point: PlannedPoint = point, outcome: PointOutcome = outcome, items: dict[str, ScoredItem] = items
+        ) -> None:
+            record = RequestRecord(
+                request_id=req.request_id,
+                phase="measured",
+                concurrency=point.concurrency,
+                point=point.index,
+                prompt_id=req.prompt_id,
+                start_ns=start_abs_ns - ctx.t0_ns,
+            )
+            await send(ctx.session, ctx.endpoint, request_body(ctx, workload, req), record, t0_ns=ctx.t0_ns, timeout_s=ctx.timeout_s, keep_text=True)
             items[req.request_id] = await _scored(workload, req, record)
             ctx.writer.write(record)
             outcome.records.append(record)

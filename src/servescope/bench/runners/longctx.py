@@ -15,6 +15,7 @@ from servescope.workload.plan import PlannedPoint
 async def run(ctx: RunContext, workload: Workload, points: list[PlannedPoint]) -> list[PointOutcome]:
     missing = [r.request_id for p in points for r in p.requests if workload.params.needle_check and r.expected is None]
     if missing:
-        raise CatalogError(f"workload {workload.id}: needle_check is on but {len(missing)} requests have no expected answer "
-                           "(its dataset rows need an expected answer)")
+        raise CatalogError(
+            f"workload {workload.id}: needle_check is on but {len(missing)} requests have no expected answer (its dataset rows need an expected answer)"
+        )
     return await run_points(ctx, workload, points)

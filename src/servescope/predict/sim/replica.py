@@ -220,8 +220,18 @@ class Replica:
             self.pool.free += int((self.nblocks[n] - kept).sum())
             self.nblocks[n] = kept
         self.epoch += 1
-        short = PlannedStep(step.start_ns, step.first_index, step.ends_ns[:keep].copy(), d, step.chunks, self.epoch,
-                            step.kv_area - dropped_area, n, step.new_base, step.run_area - dropped_area)
+        short = PlannedStep(
+            step.start_ns,
+            step.first_index,
+            step.ends_ns[:keep].copy(),
+            d,
+            step.chunks,
+            self.epoch,
+            step.kv_area - dropped_area,
+            n,
+            step.new_base,
+            step.run_area - dropped_area,
+        )
         self.pending = short
         self.n_steps = step.first_index + keep
         return short

@@ -286,6 +286,7 @@ class VllmV1Scheduler:
         ``base`` + j tokens of KV in the free blocks (``base`` + 1 already fits)."""
         if free >= base.size * (k // bs + 1):  # at most one block per sequence per bs iterations, +1 to round
             return k
+
         # (callers skip the call when that first test passes)
         def need(j: int) -> int:
             return int((_ceil_div(base + j, bs) - have).sum())

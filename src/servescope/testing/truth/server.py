@@ -289,7 +289,13 @@ class TruthApp:
     """The aiohttp application and its log (one per worker process)."""
 
     def __init__(
-        self, options: Options, *, model: str = "truth", token_text: str = " the", log_path: Path | None = None, worker: int = 0,
+        self,
+        options: Options,
+        *,
+        model: str = "truth",
+        token_text: str = " the",
+        log_path: Path | None = None,
+        worker: int = 0,
         metrics_text: bytes | None = None,
     ) -> None:
         self.options = options
@@ -394,12 +400,21 @@ class TruthApp:
         n = body.get("max_tokens") or body.get("max_completion_tokens") or opts.default_max_tokens
         n = max(0, int(n))
         prompt_tokens = len(prompt.split())
-        entry: dict[str, Any] = {"id": rid, "worker": self.worker, "recv_ns": recv, "api": "chat" if chat else "completions", "max_tokens": n, "prompt_tokens": prompt_tokens}
+        entry: dict[str, Any] = {
+            "id": rid,
+            "worker": self.worker,
+            "recv_ns": recv,
+            "api": "chat" if chat else "completions",
+            "max_tokens": n,
+            "prompt_tokens": prompt_tokens,
+        }
         hdrs = {"X-Truth-Id": rid}
         if opts.status:
             entry["outcome"] = f"status-{opts.status}"
             self._finish(entry)
-            return web.json_response({"error": {"code": opts.status, "message": f"truth: injected HTTP {opts.status}", "type": "server_error"}}, status=opts.status, headers=hdrs)
+            return web.json_response(
+                {"error": {"code": opts.status, "message": f"truth: injected HTTP {opts.status}", "type": "server_error"}}, status=opts.status, headers=hdrs
+            )
         if opts.overflow or (opts.context_size is not None and prompt_tokens > opts.context_size):
             n_ctx = opts.context_size if opts.context_size is not None else max(1, prompt_tokens)
             n_req = max(prompt_tokens, n_ctx + 1)
@@ -507,8 +522,17 @@ def raise_nofile_limit() -> int:
 
 
 async def serve(
-    options: Options, *, host: str, port: int, model: str, token_text: str, log_dir: Path | None, worker: int, reuse_port: bool,
-    ready: Any = None, metrics_file: Path | None = None,
+    options: Options,
+    *,
+    host: str,
+    port: int,
+    model: str,
+    token_text: str,
+    log_dir: Path | None,
+    worker: int,
+    reuse_port: bool,
+    ready: Any = None,
+    metrics_file: Path | None = None,
 ) -> None:
     log_path = log_dir / f"truth-{worker}.jsonl" if log_dir else None
     metrics_text = metrics_file.read_bytes() if metrics_file else None
@@ -553,7 +577,9 @@ def _cli_options(a: argparse.Namespace) -> Options:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m servescope.testing.truth.server", description="Timing-truth OpenAI-compatible streaming server (loopback test tooling).")
+    p = argparse.ArgumentParser(
+        prog="python -m servescope.testing.truth.server", description="Timing-truth OpenAI-compatible streaming server (loopback test tooling)."
+    )
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=0, help="0 = any free port (printed as READY <port>)")
     p.add_argument("--workers", type=int, default=1, help="worker processes sharing the port with SO_REUSEPORT")
@@ -589,7 +615,20 @@ def main(argv: list[str] | None = None) -> int:
     def ready(port: int) -> None:
         print(f"READY {port}", flush=True)
 
-    asyncio.run(serve(opts, host=a.host, port=a.port, model=a.model, token_text=a.token_text, log_dir=a.log_dir, worker=a.worker_index, reuse_port=a.workers > 1, ready=ready, metrics_file=a.metrics_file))
+    asyncio.run(
+        serve(
+            opts,
+            host=a.host,
+            port=a.port,
+            model=a.model,
+            token_text=a.token_text,
+            log_dir=a.log_dir,
+            worker=a.worker_index,
+            reuse_port=a.workers > 1,
+            ready=ready,
+            metrics_file=a.metrics_file,
+        )
+    )
     return 0
 
 
@@ -649,8 +688,16 @@ class TruthServer:
     """
 
     def __init__(
-        self, *, workers: int = 1, host: str = "127.0.0.1", log_dir: Path | str | None = None, model: str = "truth", token_text: str = " the",
-        start_timeout_s: float = 20.0, metrics_file: Path | str | None = None, **options: Any,
+        self,
+        *,
+        workers: int = 1,
+        host: str = "127.0.0.1",
+        log_dir: Path | str | None = None,
+        model: str = "truth",
+        token_text: str = " the",
+        start_timeout_s: float = 20.0,
+        metrics_file: Path | str | None = None,
+        **options: Any,
     ) -> None:
         bad = sorted(k for k in options if k not in _OPTION_NAMES)
         if bad:
