@@ -19,24 +19,13 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
-import yaml
+# Same source file, layout and YAML writer as the Llama 3.1 70B builder beside this one.
+from build_validation_inferencex import COMMIT, ENGINES, HARDWARE, LABELS, OUT, ROOT, SOURCE_URL, _dump
 
-ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "scripts" / "validation_sources" / "inferencex_gpt_oss_120b.json"
-OUT = ROOT / "src" / "servescope" / "data" / "validation"
-COMMIT = "129e0b823a5a36f7ef8bf1bda8ded5395c3a0ca8"
-SOURCE_URL = f"https://github.com/inference-sim/inference-sim/blob/{COMMIT}/testdata/blis/measurements/inferencex_absolutes.json"
-LABELS = {"1k1k": (1024, 1024), "1k8k": (1024, 8192), "8k1k": (8192, 1024)}
-HARDWARE = {"h100": "h100-sxm", "h200": "h200", "b200": "b200"}
-ENGINES = {"vllm": "vllm", "trt": "trt-llm"}
 VLLM_SCRIPT = "SemiAnalysisAI/InferenceX benchmarks/gptoss_fp4_h100.sh@1fc5d73cdd31"
 TRT_SCRIPT = "SemiAnalysisAI/InferenceX benchmarks/gptoss_fp4_h200_trt.sh@111f0312c13b"
-
-
-def _dump(path: Path, doc: dict[str, object]) -> None:
-    path.write_text(yaml.safe_dump(doc, sort_keys=False, width=120, allow_unicode=True), encoding="utf-8")
 
 
 def _engine(engine: str, max_concurrency: int) -> tuple[dict[str, object], str]:
