@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import statistics
 import tempfile
@@ -153,7 +154,7 @@ def main() -> None:
             "index_bytes": (site / "index.html").stat().st_size,
             "largest_workload_page_bytes": workload_pages[0].stat().st_size,
             "page_load_ms": loads,
-            "machine": f"{platform.machine()}, {platform.python_version()}; shared with other agents (2 cores)",
+            "machine": f"{platform.machine()}, {platform.python_version()}, {os.cpu_count()} cores, 1-min load {os.getloadavg()[0]:.2f} at the end",
         }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
