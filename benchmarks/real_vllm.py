@@ -457,7 +457,16 @@ def vllm_bench_command(a: argparse.Namespace, port: int, result_dir: Path, name:
     if a.random_prompts:
         data = ["--dataset-name", "random", "--random-input-len", str(a.input_len), "--random-output-len", str(a.output_len)]
     else:  # servescope's prompts, sent as the user message as servescope sends them (no client-side template)
-        data = ["--dataset-name", "custom", "--dataset-path", str(result_dir / PROMPTS_FILE), "--custom-output-len", str(a.output_len), "--skip-chat-template"]
+        data = [
+            "--dataset-name",
+            "custom",
+            "--dataset-path",
+            str(result_dir / PROMPTS_FILE),
+            "--custom-output-len",
+            str(a.output_len),
+            "--skip-chat-template",
+            "--disable-shuffle",
+        ]  # vLLM's custom dataset shuffles by default; servescope's order, as it sends them
     return vllm_cli(a.venv) + [
         "bench",
         "serve",
