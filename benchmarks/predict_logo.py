@@ -48,6 +48,7 @@ import numpy as np
 
 from servescope.catalog.store import Catalog, packaged_root
 from servescope.documents import EvaluationRun, load_document
+from servescope.documents.config_id import normalize_engine
 from servescope.predict.calibrate import evaluate
 from servescope.predict.calibration import Calibration
 
@@ -57,7 +58,6 @@ from fit_gpu_defaults import A_PRIORI, FIT, TRT_FIT, fit_factors, is_training, p
 from predict_accuracy import METRICS  # noqa: E402
 
 OUT = HERE / "results" / "predict_logo.json"
-TRT_ENGINES = ("trt-llm", "tensorrt-llm", "trtllm", "nim")
 GOALS = {"ttft_ms": 30.0, "itl_ms": 15.0, "output_tokens_per_sec": 15.0}
 MIN_POINTS = 5
 
@@ -216,7 +216,10 @@ def main(argv: list[str] | None = None) -> int:
             cal, _ = fit_factors([prepared[n] for n in train], cat, TRT_FIT, Calibration(), a.max_evaluations)
             fitted = {k: float(f"{getattr(cal, k):.4g}") for k in TRT_FIT}
             errs = point_errors(
-                members, lambda scen, dep, fitted=fitted: dep.calibration.with_factors(fitted) if scen.engine.id.lower() in TRT_ENGINES else dep.calibration
+                members,
+                lambda scen, dep, fitted=fitted: (
+                    dep.calibration.with_factors(fitted) if normalize_engine(scen.engine.id) in ("trt-llm", "nim") else dep.calibration
+                ),
             )
             label = f"TensorRT-LLM factors refitted on {len(train)} remaining runs"
         elif how == "refit":

@@ -36,6 +36,14 @@ HARDWARE = {"h100": "h100-sxm", "h200": "h200", "b200": "b200"}
 ENGINES = {"vllm": "vllm", "trt": "trt-llm"}
 
 
+def points_of(ttft_us: dict[str, float], tpot_us: dict[str, float], levels: list[int], mean_isl: int, mean_osl: int) -> list[dict[str, object]]:
+    """One point per concurrency: the artifact's µs divided by 1000 (TPOT stored as itl_ms), nothing else."""
+    return [
+        {"concurrency": c, "ttft_ms": round(ttft_us[str(c)] / 1000, 3), "itl_ms": round(tpot_us[str(c)] / 1000, 3), "mean_isl": mean_isl, "mean_osl": mean_osl}
+        for c in levels
+    ]
+
+
 def _dump(path: Path, doc: dict[str, object]) -> None:
     path.write_text(yaml.safe_dump(doc, sort_keys=False, width=120, allow_unicode=True), encoding="utf-8")
 
@@ -127,16 +135,7 @@ def main() -> None:
                 f"request's lengths uniformly from [int(0.8 L), L], so mean_isl/mean_osl = {mean_isl}/{mean_osl} are the "
                 "expected means of that draw, not measured ones.",
             ],
-            "points": [
-                {
-                    "concurrency": c,
-                    "ttft_ms": round(ttft[str(c)] / 1000, 3),
-                    "itl_ms": round(tpot[str(c)] / 1000, 3),
-                    "mean_isl": mean_isl,
-                    "mean_osl": mean_osl,
-                }
-                for c in levels
-            ],
+            "points": points_of(ttft, tpot, levels, mean_isl, mean_osl),
         }
         _dump(OUT / "runs" / f"{run['name']}.yaml", run)
     print(f"{len(entries)} runs, {len(written)} scenarios written to {OUT}")

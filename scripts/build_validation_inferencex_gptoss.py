@@ -21,7 +21,7 @@ import json
 import re
 
 # Same source file, layout and YAML writer as the Llama 3.1 70B builder beside this one.
-from build_validation_inferencex import COMMIT, ENGINES, HARDWARE, LABELS, OUT, ROOT, SOURCE_URL, _dump
+from build_validation_inferencex import COMMIT, ENGINES, HARDWARE, LABELS, OUT, ROOT, SOURCE_URL, _dump, points_of
 
 SOURCE = ROOT / "scripts" / "validation_sources" / "inferencex_gpt_oss_120b.json"
 VLLM_SCRIPT = "SemiAnalysisAI/InferenceX benchmarks/gptoss_fp4_h100.sh@1fc5d73cdd31"
@@ -118,16 +118,7 @@ def main() -> None:
                 f"[int(0.8 L), L] as for the Llama runs, so mean_isl/mean_osl = {mean_isl}/{mean_osl} are expected means, "
                 "not measured ones (the range ratio of these runs is not stated).",
             ],
-            "points": [
-                {
-                    "concurrency": c,
-                    "ttft_ms": round(ttft[str(c)] / 1000, 3),
-                    "itl_ms": round(tpot[str(c)] / 1000, 3),
-                    "mean_isl": mean_isl,
-                    "mean_osl": mean_osl,
-                }
-                for c in sorted(int(k) for k in ttft)
-            ],
+            "points": points_of(ttft, tpot, sorted(int(k) for k in ttft), mean_isl, mean_osl),
         }
         _dump(OUT / "runs" / f"{run['name']}.yaml", run)
     print(f"{len(entries)} runs, {len(written)} scenarios written to {OUT}")

@@ -119,8 +119,7 @@ def _scenario_findings(s: Scenario, model: Model, arch: Architecture) -> list[Fi
                            f"vLLM runs the {s.dp} data-parallel ranks of a MoE model as one engine whose experts are sharded over all "
                            f"{s.dp} x {s.tp} devices (data-parallel attention); simulated as {s.dp} independent replicas that each "
                            "hold every expert"))  # fmt: skip
-    version = re.match(r"^v?(\d+)\.(\d+)", s.engine.version.strip())
-    if eng == "vllm" and version and (int(version[1]), int(version[2])) < (0, 8):
+    if vllm_v0(s):
         out.append(Finding(False, f"engine.version: {s.engine.version}",
                            "vLLM before 0.8 runs its V0 engine by default (other scheduler and defaults: prefix caching off, "
                            "chunked prefill only for long contexts); simulated as the V1 scheduler with V1's defaults"))  # fmt: skip
@@ -275,6 +274,12 @@ def findings(scenario: Scenario, model: Model, arch: Architecture, hardware: Har
     ]
 
 
+def vllm_v0(scenario: Scenario) -> bool:
+    """vLLM before 0.8: its V0 engine runs by default (other scheduler, defaults and memory profiling)."""
+    version = re.match(r"^v?(\d+)\.(\d+)", scenario.engine.version.strip())
+    return normalize_engine(scenario.engine.id) == "vllm" and version is not None and (int(version[1]), int(version[2])) < (0, 8)
+
+
 def review(scenario: Scenario, model: Model, arch: Architecture, hardware: Hardware, *, weight_dtype: str, max_model_len: int) -> list[str]:
     """The warning lines of a deployment; ``NotModelledError`` (one line) for the first refusal."""
     found = findings(scenario, model, arch, hardware, weight_dtype=weight_dtype, max_model_len=max_model_len)
@@ -286,4 +291,4 @@ def review(scenario: Scenario, model: Model, arch: Architecture, hardware: Hardw
     return lines
 
 
-__all__ = ["MODELLED_ENGINES", "QUANTIZATION_WIDTH", "Finding", "NotModelledError", "findings", "review"]
+__all__ = ["MODELLED_ENGINES", "QUANTIZATION_WIDTH", "Finding", "NotModelledError", "findings", "review", "vllm_v0"]

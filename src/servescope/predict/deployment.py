@@ -18,19 +18,18 @@ args (``--max-num-seqs 256``), then the engine's own defaults:
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from servescope.catalog.store import Catalog
 from servescope.documents import Hardware, Model, Scenario
-from servescope.documents.config_id import normalize_dtype
+from servescope.documents.config_id import normalize_dtype, normalize_engine
 from servescope.documents.prediction import Calibration as CalibrationDocument
 from servescope.errors import CatalogError
 from servescope.predict.architecture import Architecture, architecture
 from servescope.predict.calibration import Calibration, apply, default_calibration
-from servescope.predict.coverage import review
+from servescope.predict.coverage import review, vllm_v0
 from servescope.predict.dtypes import from_torch_dtype, kv_dtype_for
 from servescope.predict.engine_flags import first, kv_dtype_flag, normalized
 from servescope.predict.hf_config import read_model_config
@@ -168,29 +167,20 @@ def engine_config(scenario: Scenario, model: Model, hardware: Hardware) -> Engin
     )
 
 
-_TRT = ("trt-llm", "tensorrt-llm", "trtllm", "nim")
-
-
 def _memory_rule(scenario: Scenario, flags: dict[str, Any]) -> dict[str, Any]:
     """The engine's own way of sizing its KV pool (``kv_capacity``'s ``rule``, reserve and cap)."""
-    eid = scenario.engine.id.lower()
-    if eid in _TRT:
+    if normalize_engine(scenario.engine.id) in ("trt-llm", "nim"):
         cap = flags.get("max-tokens")
         return {"rule": "trt-llm", "max_tokens": int(cap) if isinstance(cap, (int, float)) and cap > 0 else None}
-    if _v0(scenario):
+    if vllm_v0(scenario):
         return {"reserve_bytes": V0_RUNTIME_RESERVE_BYTES}
     return {}
-
-
-def _v0(scenario: Scenario) -> bool:
-    version = re.match(r"^v?(\d+)\.(\d+)", scenario.engine.version.strip())
-    return scenario.engine.id.lower() == "vllm" and bool(version) and (int(version[1]), int(version[2])) < (0, 8)  # type: ignore[index]
 
 
 def _v0_profile_tokens(scenario: Scenario, eng: EngineConfig, flags: dict[str, Any]) -> int | None:
     """vLLM's V0 engine (before 0.8) profiles memory with chunked prefill off up to 32k of context,
     i.e. one forward pass of ``max_model_len`` tokens (``kv_capacity``); None for every other engine."""
-    if not _v0(scenario):
+    if not vllm_v0(scenario):
         return None
     if flags.get("enable-chunked-prefill") is True or eng.max_model_len > 32768:
         return None
@@ -251,7 +241,7 @@ def deploy(
             f"scenario {scenario.name}: {mdl.id} does not fit on {hw.id} with tp={scenario.tp} pp={scenario.pp}: "
             f"{cap.weight_bytes / GIB:.1f} GiB of weights per device, {hw.device_memory_bytes / GIB:.1f} GiB of memory"
         )
-    if scenario.engine.id.lower() == "vllm" and cap.tokens < eng.max_model_len:
+    if normalize_engine(scenario.engine.id) == "vllm" and cap.tokens < eng.max_model_len:
         # vLLM checks at start-up that one request of max_model_len fits in its KV pool and exits otherwise
         # ("... KV cache is needed, which is larger than the available KV cache memory").
         short = (eng.max_model_len - cap.tokens) * cap.kv_bytes_per_token
