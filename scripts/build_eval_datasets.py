@@ -482,6 +482,32 @@ def longgen_rows() -> list[dict[str, Any]]:
     return rows
 
 
+# v2: the same counts, with the form shown as a worked 30-line first turn. SmolLM2-135M
+# answers v1's one-turn ask with a sentence (nothing to judge); with a worked turn it
+# writes 100-270 lines (tried 2026-12-01), so small models give a generation to check.
+LONGGEN_EXAMPLE_LINES = 30
+
+
+def longgen_v2_rows() -> list[dict[str, Any]]:
+    example_ask = (
+        f"Count from 1 to {LONGGEN_EXAMPLE_LINES}. Write one line per number in exactly this form: "
+        "the number, a period, a space, and the word ok."
+    )
+    example_answer = "\n".join(f"{n}. ok" for n in range(1, LONGGEN_EXAMPLE_LINES + 1))
+    rows = []
+    for v1 in longgen_rows():
+        lines = v1["score_args"]["lines"]
+        ask = f"Good. Now count from 1 to {lines} in exactly the same form. Write all {lines} lines and nothing else."
+        messages = [
+            {"role": "user", "content": example_ask},
+            {"role": "assistant", "content": example_answer},
+            {"role": "user", "content": ask},
+        ]
+        rid = v1["id"].replace("longgen1-", "longgen2-")
+        rows.append(row(rid, v1["category"], v1["difficulty"], ask, "token_integrity", messages=messages, score_args=v1["score_args"]))
+    return rows
+
+
 # -- code (run against tests in the sandbox) -------------------------------------------------
 CODE_TASKS = [
     ("add", "returns the sum of two numbers a and b", "def add(a, b)", ["add(2, 3) == 5", "add(-1, 1) == 0"]),
@@ -599,6 +625,11 @@ DATASETS: dict[str, tuple[str, str, Any]] = {
         "Long templated generations (150-290 lines)",
         "Count to N as 'n. ok' lines; scored for spliced tokens (token_integrity).",
         longgen_rows,
+    ),
+    "eval-longgen-integrity-v2": (
+        "Long templated generations (150-290 lines), with a worked first turn",
+        "v1's counts with a 30-line worked example as the first turn, so small models write the long generation; scored for spliced tokens (token_integrity).",
+        longgen_v2_rows,
     ),
 }
 
