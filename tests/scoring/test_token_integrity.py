@@ -43,3 +43,15 @@ def test_counting_and_drift_are_reported_apart_from_splices() -> None:
 
 def test_no_lines_is_wrong() -> None:
     assert score_item("token_integrity", Output(""), None, {"word": "ok"}).correct is False
+
+
+def test_a_last_line_cut_at_the_token_limit_is_not_a_splice() -> None:
+    # SmolLM2 overran a 227-line ask to the 2,048-token cap: "...359. ok\n36" (seen 2026-12-01)
+    cut = "\n".join(f"{n}. ok" for n in range(1, 360)) + "\n36"
+    args = {"word": "ok", "lines": 227}
+    assert score_item("token-integrity", Output(cut, finish_reason="length"), None, args).correct is True
+    # the same text from a generation that stopped on its own: "36" is a broken line
+    assert score_item("token-integrity", Output(cut, finish_reason="stop"), None, args).correct is False
+    # a splice before the cut is still found
+    spliced = cut.replace("\n200. ok\n", "\n200. ok 7\n")
+    assert score_item("token-integrity", Output(spliced, finish_reason="length"), None, args).correct is False

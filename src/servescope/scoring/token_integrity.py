@@ -11,8 +11,9 @@ a small model wandering off into prose). accuracy = share of generations with no
 splice among the *long* ones: a generation that came back with fewer than
 :data:`MIN_LINE_SHARE` of the asked lines in the template form shows nothing about
 integrity and scores 0 with the reason ("too short to judge"), rather than passing.
-A clean run is not proof of absence (workloads.txt), so the result reports the run,
-not the absence.
+A generation the engine cut at its token limit (``finish_reason: length``) ends in a
+partial line ("36" of "360. ok"); that last line is not judged. A clean run is not
+proof of absence (workloads.txt), so the result reports the run, not the absence.
 """
 
 from __future__ import annotations
@@ -35,11 +36,14 @@ class Integrity:
     counting: int
 
 
-def inspect(text: str, word: str) -> Integrity:
+def inspect(text: str, word: str, cut: bool = False) -> Integrity:
+    """``cut``: the generation stopped at the token limit, so its last line is partial and not judged."""
     splices: list[str] = []
     drift = counting = 0
     previous = 0
     lines = [ln for ln in strip_thinking(text).splitlines() if ln.strip()]
+    if cut and lines:
+        lines.pop()
     for ln in lines:
         m = _LINE_START.match(ln)
         if m is None:
@@ -57,9 +61,12 @@ def inspect(text: str, word: str) -> Integrity:
 
 def score(output: Output, expected: object, args: Args) -> Score:
     word = str(args.get("word", "ok"))
-    found = inspect(output.text, word)
+    cut = output.finish_reason == "length"
+    found = inspect(output.text, word, cut=cut)
     want = int(args.get("lines", 0) or 0)
     detail = f"{found.lines} lines (asked {want}), {len(found.splices)} spliced, {found.drift} drift, {found.counting} counting"
+    if cut:
+        detail += "; cut at the token limit (its partial last line not judged)"
     if found.splices:
         detail += f"; first splice: {found.splices[0]!r}"
     if found.lines == 0:
