@@ -16,9 +16,12 @@ Immutable like every dataset: a change that alters a published rows file is a -v
 from __future__ import annotations
 
 import argparse
+import base64
 import hashlib
 import json
 import random
+import struct
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -562,6 +565,83 @@ def code_rows() -> list[dict[str, Any]]:
     return rows
 
 
+# -- vision ------------------------------------------------------------------------------
+# Images drawn here (stdlib zlib PNG, RGB, no metadata: byte-identical on rerun) and sent
+# as base64 data URLs in OpenAI ``image_url`` content parts.
+VISION_SIZE = 48
+WHITE = (255, 255, 255)
+COLOURS = {"red": (220, 30, 30), "green": (30, 160, 60), "blue": (30, 70, 220), "yellow": (240, 200, 20)}
+# 3x5 digits, one string per row, '#' = ink.
+DIGITS = {
+    "0": ["###", "#.#", "#.#", "#.#", "###"],
+    "1": [".#.", "##.", ".#.", ".#.", "###"],
+    "2": ["###", "..#", "###", "#..", "###"],
+    "3": ["###", "..#", "###", "..#", "###"],
+    "4": ["#.#", "#.#", "###", "..#", "..#"],
+    "5": ["###", "#..", "###", "..#", "###"],
+    "6": ["###", "#..", "###", "#.#", "###"],
+    "7": ["###", "..#", "..#", "..#", "..#"],
+    "8": ["###", "#.#", "###", "#.#", "###"],
+    "9": ["###", "#.#", "###", "..#", "###"],
+}
+
+
+def png(pixels: list[list[tuple[int, int, int]]]) -> bytes:
+    """An 8-bit RGB PNG of ``pixels`` (rows of (r, g, b)), filter 0 on every line."""
+
+    def chunk(tag: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF)
+
+    height, width = len(pixels), len(pixels[0])
+    raw = b"".join(b"\x00" + bytes(v for px in line for v in px) for line in pixels)
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b"")
+
+
+def canvas() -> list[list[tuple[int, int, int]]]:
+    return [[WHITE] * VISION_SIZE for _ in range(VISION_SIZE)]
+
+
+def fill(img: list[list[tuple[int, int, int]]], x: int, y: int, w: int, h: int, colour: tuple[int, int, int]) -> None:
+    for yy in range(y, y + h):
+        for xx in range(x, x + w):
+            img[yy][xx] = colour
+
+
+def data_url(img: list[list[tuple[int, int, int]]]) -> str:
+    return "data:image/png;base64," + base64.b64encode(png(img)).decode("ascii")
+
+
+def image_row(rid: str, category: str, question: str, img: list[list[tuple[int, int, int]]], scorer: str, answer: str, **kw: Any) -> dict[str, Any]:
+    content = [{"type": "text", "text": question}, {"type": "image_url", "image_url": {"url": data_url(img)}}]
+    return row(rid, category, "easy", question, scorer, messages=[{"role": "user", "content": content}], answer=answer, **kw)
+
+
+def vision_rows() -> list[dict[str, Any]]:
+    rng = random.Random(6001)
+    rows = []
+    for i, name in enumerate(COLOURS):  # colour: one square, placed at random
+        img, side = canvas(), rng.randint(16, 28)
+        fill(img, rng.randint(0, VISION_SIZE - side), rng.randint(0, VISION_SIZE - side), side, side, COLOURS[name])
+        q = "What colour is the square in this image? Answer with one word."
+        rows.append(image_row(f"vision1-colour-{i}", "colour", q, img, "exact", name))
+    for i, n in enumerate(rng.sample(range(2, 8), 4)):  # count: n squares of 8 px on a 4x4 grid of 12 px cells
+        img, colour = canvas(), COLOURS[rng.choice(sorted(COLOURS))]
+        for cell in sorted(rng.sample(range(16), n)):
+            fill(img, (cell % 4) * 12 + 2, (cell // 4) * 12 + 2, 8, 8, colour)
+        q = "How many squares are in this image? Answer with a number."
+        rows.append(image_row(f"vision1-count-{i}", "count", q, img, "numeric", str(n)))
+    for i, digit in enumerate(rng.sample(sorted(DIGITS), 4)):  # digit: 3x5 glyph scaled to 24x40 px
+        img, scale = canvas(), 8
+        for gy, line in enumerate(DIGITS[digit]):
+            for gx, ink in enumerate(line):
+                if ink == "#":
+                    fill(img, 12 + gx * scale, 4 + gy * scale, scale, scale, (0, 0, 0))
+        q = "Which digit is drawn in this image? Answer with the digit."
+        rows.append(image_row(f"vision1-digit-{i}", "digit", q, img, "numeric", digit))
+    return rows
+
+
 DATASETS: dict[str, tuple[str, str, Any]] = {
     "eval-code-v1": (
         "Small Python functions, run against tests",
@@ -630,6 +710,12 @@ DATASETS: dict[str, tuple[str, str, Any]] = {
         "Long templated generations (150-290 lines), with a worked first turn",
         "v1's counts with a 30-line worked example as the first turn, so small models write the long generation; scored for spliced tokens (token_integrity).",
         longgen_v2_rows,
+    ),
+    "eval-vision-v1": (
+        "Images: colours, counts, digits",
+        "12 images drawn by the script (coloured squares, 2-7 squares to count, a digit in pixels), sent as base64 PNG data URLs "
+        "in image_url content parts (exact, numeric).",
+        vision_rows,
     ),
 }
 

@@ -80,6 +80,8 @@ def format_scores(scores: Any) -> str:
     )
     if scores.abstention is not None:
         text += f", abstention {pct(scores.abstention)}"
+    if scores.unsupported_count:
+        text += f", {scores.unsupported_count} rows unsupported by the endpoint (not in accuracy)"
     if scores.note:
         text += f"\n{scores.note}"
     return text
@@ -211,6 +213,9 @@ def run_command(
     for r in results:
         m = r.metrics
         if not m.completed_requests:
+            unsupported = r.blocked_by_reason_code.get("unsupported", 0)
+            if unsupported and unsupported == m.total_requests:
+                raise RunFailedBar(f"no request completed: the endpoint cannot take any of the {unsupported} rows (failures of category 'unsupported')")
             raise RunFailedBar("no request completed; see the failures in the result")
         if m.success_rate is not None and m.success_rate < min_success_rate:
             raise RunFailedBar(f"success rate {m.success_rate:.3f} is below --min-success-rate {min_success_rate}")
@@ -252,7 +257,10 @@ def _run_with_progress(console: Console, opts: Any, progress_cls: Any, run_workl
         def on_status(msg: str) -> None:
             bar.update(task, description=msg)
 
-        return run_workload(opts, progress_cls(on_start=on_start, on_point=on_point, on_record=on_record, on_status=on_status))
+        def on_notice(msg: str) -> None:
+            console.print(msg, markup=False, soft_wrap=True)
+
+        return run_workload(opts, progress_cls(on_start=on_start, on_point=on_point, on_record=on_record, on_status=on_status, on_notice=on_notice))
 
 
 @engine_app.command("start")
@@ -266,10 +274,17 @@ def engine_start(
 ) -> None:
     """Start the embedded engine in the background (builds or fetches its model on first use)."""
     from servescope.bench.engine import start_detached
-    from servescope.bench.engine.models import check_engine_model, ensure_engine_model
+    from servescope.bench.engine.models import check_engine_model, engine_model_args, ensure_engine_model
 
     check_engine_model(engine_model)
-    st = start_detached(parallel=parallel, ctx_per_slot=ctx_per_slot, threads=threads, model=ensure_engine_model(engine_model), alias=engine_model)
+    st = start_detached(
+        parallel=parallel,
+        ctx_per_slot=ctx_per_slot,
+        threads=threads,
+        model=ensure_engine_model(engine_model),
+        alias=engine_model,
+        extra_args=engine_model_args(engine_model),
+    )
     _console().print(f"{st.message}\nendpoint: {st.state.openai_base_url if st.state else '-'}  model: {st.state.model_name if st.state else '-'}")
 
 

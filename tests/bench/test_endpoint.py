@@ -196,3 +196,24 @@ def test_other_errors_are_http_errors(status: int) -> None:
 def test_empty_body_is_classified_by_status() -> None:
     assert classify_http_error(500, "") == "http-error"
     assert classify_http_error(429, "") == "rejected"
+
+
+@pytest.mark.parametrize(
+    ("status", "body"),
+    [
+        # vLLM started without --enable-auto-tool-choice / --tool-call-parser, asked with tools
+        (
+            400,
+            '{"object":"error","message":"\\"auto\\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set","type":"BadRequestError","code":400}',
+        ),
+        # llama.cpp without a multimodal projector, sent an image_url part (seen on this repo's build)
+        (
+            500,
+            '{"error":{"code":500,"message":"image input is not supported - hint: if this is unexpected, you may need to provide the mmproj","type":"server_error"}}',
+        ),
+        # llama.cpp started with --no-jinja, asked with tools
+        (400, '{"error":{"code":400,"message":"tools param requires --jinja flag","type":"invalid_request_error"}}'),
+    ],
+)
+def test_an_engine_refusing_tools_or_images_is_unsupported_not_a_plain_http_error(status: int, body: str) -> None:
+    assert classify_http_error(status, body) == "unsupported"

@@ -21,6 +21,7 @@ from typing import Any
 
 import aiohttp
 
+from servescope.bench.capabilities import Capabilities, read_capabilities, unsupported_notice, unsupported_reason
 from servescope.bench.client import make_session
 from servescope.bench.endpoint import Endpoint
 from servescope.bench.execute import LoadSpec, OnRecord, PointOutcome
@@ -64,6 +65,7 @@ class Progress:
     on_point: Callable[[PlannedPoint], None] | None = None
     on_record: OnRecord | None = None
     on_status: Callable[[str], None] | None = None
+    on_notice: Callable[[str], None] | None = None  # one line the user must see (rows not sent, and why)
 
 
 def _utc_now() -> str:
@@ -71,7 +73,11 @@ def _utc_now() -> str:
 
 
 def _embedded_args(argv: list[str]) -> dict[str, Any]:
+    from servescope.bench.engine.models import CHAT_TEMPLATE_FLAG, chat_template_label
+
     flags = parse_flags(argv[1:])
+    if isinstance(flags.get(CHAT_TEMPLATE_FLAG), str):
+        flags[CHAT_TEMPLATE_FLAG] = chat_template_label(flags[CHAT_TEMPLATE_FLAG])
     return redact_flags({k: v for k, v in flags.items() if k not in _EMBEDDED_DROP})
 
 
@@ -95,7 +101,7 @@ def _check_config(engine_id: str, engine_version: str | None, args: dict[str, An
 def _embedded_engine(opts: RunOptions, points: list[PlannedPoint], status: Callable[[str], None]) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
     """Start the embedded llama.cpp engine sized for the run; yields (url, model, version, args)."""
     from servescope.bench.engine import LlamaServer, ServerConfig, find_llama_server, llama_server_version
-    from servescope.bench.engine.models import DEFAULT_ENGINE_MODEL, ensure_engine_model
+    from servescope.bench.engine.models import DEFAULT_ENGINE_MODEL, engine_model_args, ensure_engine_model
 
     model_name = opts.engine_model or DEFAULT_ENGINE_MODEL
     status(f"preparing engine model {model_name}")
@@ -105,7 +111,9 @@ def _embedded_engine(opts: RunOptions, points: list[PlannedPoint], status: Calla
     status(f"starting the embedded llama.cpp engine (--parallel {parallel}, ctx {opts.embedded_ctx_per_slot}/slot)")
     binary = find_llama_server()
     version = llama_server_version(binary)
-    config = ServerConfig(model=model_path, alias=model_name, parallel=parallel, ctx_per_slot=opts.embedded_ctx_per_slot)
+    config = ServerConfig(
+        model=model_path, alias=model_name, parallel=parallel, ctx_per_slot=opts.embedded_ctx_per_slot, extra_args=engine_model_args(model_name)
+    )
     with LlamaServer(config) as server:
         yield server.openai_base_url, server.model_name, version, _embedded_args(server.argv)
 
@@ -220,6 +228,14 @@ async def _run_async(
             # Reasoning settings move scores and latency more than most flags (workloads.txt): fingerprinted.
             engine_args["reasoning"] = workload.params.reasoning
         _check_config(engine_id, engine_version, engine_args)
+        capabilities = Capabilities()
+        if workload.kind == "eval":
+            # llama.cpp says in /props whether its template renders tools and whether it sees images;
+            # rows it cannot take are recorded as unsupported instead of being sent (bench.capabilities).
+            capabilities = await read_capabilities(session, endpoint.base_url, endpoint.headers())
+            notice = unsupported_notice(workload.id, [unsupported_reason(r.row, capabilities, endpoint.api) for p in points for r in p.requests])
+            if notice is not None and progress.on_notice is not None:
+                progress.on_notice(notice)
         run_id = opts.run_id or f"{workload.id}-{dt.datetime.now(dt.UTC).strftime('%Y%m%dT%H%M%SZ')}-{uuid.uuid4().hex[:6]}"
         run_dir = opts.out_dir / run_id
         run_dir.mkdir(parents=True, exist_ok=False)
@@ -279,6 +295,7 @@ async def _run_async(
                 on_record=progress.on_record,
                 on_point=progress.on_point,
                 extra_body=extras.body or None,
+                capabilities=capabilities,
             )
             try:
                 outcomes: list[PointOutcome] = await RUNNERS[workload.kind](ctx, workload, points)

@@ -20,15 +20,33 @@ CONTEXT_OVERFLOW_MARKERS = (
 )
 
 
+# Phrases of an engine refusing a request for what it cannot take (lower case): vLLM
+# without a tool-call parser, llama.cpp without its Jinja templates or without a
+# multimodal projector.
+UNSUPPORTED_MARKERS = (
+    "--enable-auto-tool-choice",
+    "tools param requires --jinja",
+    "image input is not supported",
+)
+
+
+def is_unsupported(message: str) -> bool:
+    low = message.lower()
+    return any(m in low for m in UNSUPPORTED_MARKERS)
+
+
 def is_context_overflow(message: str) -> bool:
     low = message.lower()
     return any(m in low for m in CONTEXT_OVERFLOW_MARKERS)
 
 
-def classify_http_error(status: int, body: str) -> Literal["context-overflow", "rejected", "http-error"]:
-    """An HTTP error answer: a prompt that does not fit, an overloaded server (429/503), or any other."""
+def classify_http_error(status: int, body: str) -> Literal["context-overflow", "unsupported", "rejected", "http-error"]:
+    """An HTTP error answer: a prompt that does not fit, a request the engine cannot take
+    (tools without a parser, images without vision), an overloaded server (429/503), or any other."""
     if is_context_overflow(body):
         return "context-overflow"
+    if is_unsupported(body):
+        return "unsupported"
     if status in (429, 503):
         return "rejected"
     return "http-error"

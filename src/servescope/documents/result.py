@@ -46,6 +46,7 @@ FailureCategory = Literal[
     "stream-error",
     "cancelled",
     "rejected",
+    "unsupported",  # the endpoint cannot take what the request needs (tools, images): not sent, or refused for it
     "other",
 ]
 FailureStage = Literal["connect", "send", "first-token", "stream", "score", "admission"]
@@ -178,7 +179,9 @@ class Scores(StrictModel):
     """Eval scores: the three names workloads.txt requires for kind: eval.
 
     ``accuracy`` counts a failed request as a wrong item; ``success_rate`` is the
-    share that completed at all, right or wrong. Intervals are Wilson 95 %."""
+    share that completed at all, right or wrong. Both are over the rows sent: an
+    ``unsupported`` row is counted in ``unsupported_count`` instead (accuracy is null
+    when every row is). Intervals are Wilson 95 %."""
 
     accuracy: UnitFloat | None = None
     accuracy_ci_low: UnitFloat | None = None
@@ -188,7 +191,12 @@ class Scores(StrictModel):
     avg_latency_ms: NonNegFloat | None = None
     scorer: str | None = None
     correct_count: NonNegInt | None = None
-    item_count: NonNegInt | None = None
+    item_count: NonNegInt | None = Field(default=None, description="Items sent (accuracy's denominator); unsupported rows are not among them.")
+    unsupported_count: NonNegInt | None = Field(
+        default=None,
+        description="Rows the endpoint cannot take (tools on a template without them, images without vision): failures of category "
+        "'unsupported', left out of accuracy and success_rate rather than counted wrong.",
+    )
     by_category: dict[str, UnitFloat] | None = None
     by_difficulty: dict[str, UnitFloat] | None = None
     by_category_detail: dict[str, RateWithInterval] | None = None

@@ -2,7 +2,11 @@
 
 accuracy = correct items / items sent: a request that failed is an item not answered,
 so it counts as wrong here and is listed in ``failures[]`` (success_rate says how many
-completed at all). Intervals are Wilson (``analysis.stats.rate_ci``). ``abstention`` is
+completed at all). A row the endpoint cannot take (failure category ``unsupported``:
+tools on a template without them, images without vision) is not an item the model got
+wrong: it is left out of accuracy, success_rate, item_count and the breakdowns, counted
+in ``unsupported_count`` beside them, and listed among the items with ``correct`` null;
+when every row is unsupported, accuracy is null (nothing was measured), never 0. Intervals are Wilson (``analysis.stats.rate_ci``). ``abstention`` is
 the share of unanswerable items where the model said it could not answer;
 ``false_abstention`` the share of answerable items of such a suite where it did.
 """
@@ -34,6 +38,7 @@ class ScoredItem:
     expected: Any
     latency_ms: float | None
     unanswerable: bool = False
+    unsupported: bool = False  # not sent, or refused, for what the endpoint cannot take
 
 
 def _cut(value: Any) -> str | None:
@@ -48,7 +53,8 @@ def _rate(hits: int, n: int) -> dict[str, Any]:
     return {"accuracy": hits / n if n else None, "n": n, "ci_low": ci[0] if ci else None, "ci_high": ci[1] if ci else None}
 
 
-def scores_block(items: list[ScoredItem], workload_scorer: str) -> dict[str, Any]:
+def scores_block(all_items: list[ScoredItem], workload_scorer: str) -> dict[str, Any]:
+    items = [i for i in all_items if not i.unsupported]
     n = len(items)
     correct = [bool(i.score and i.score.correct) for i in items]
     strict_known = [i for i in items if i.score is not None and i.score.strict is not None]
@@ -69,6 +75,7 @@ def scores_block(items: list[ScoredItem], workload_scorer: str) -> dict[str, Any
         "scorer": workload_scorer,
         "correct_count": sum(correct),
         "item_count": n,
+        "unsupported_count": len(all_items) - n,
         "by_category": {k: sum(v) / len(v) for k, v in sorted(groups["by_category"].items())},
         "by_difficulty": {k: sum(v) / len(v) for k, v in sorted(groups["by_difficulty"].items())},
         "by_category_detail": {k: _rate(sum(v), len(v)) for k, v in sorted(groups["by_category"].items())},
@@ -84,7 +91,7 @@ def scores_block(items: list[ScoredItem], workload_scorer: str) -> dict[str, Any
     block["items"] = [
         {
             "id": i.id,
-            "correct": bool(i.score and i.score.correct),
+            "correct": None if i.unsupported else bool(i.score and i.score.correct),
             "score": i.score.score if i.score else None,
             "strict": i.score.strict if i.score else None,
             "predicted": _cut(i.score.predicted if i.score else None),
@@ -93,8 +100,8 @@ def scores_block(items: list[ScoredItem], workload_scorer: str) -> dict[str, Any
             "category": i.category,
             "difficulty": i.difficulty,
             "scorer": i.scorer,
-            "detail": _cut(i.score.detail if i.score else "request failed; see failures[]"),
+            "detail": _cut(i.score.detail if i.score else ("unsupported by the endpoint" if i.unsupported else "request failed") + "; see failures[]"),
         }
-        for i in items
+        for i in all_items
     ]
     return block

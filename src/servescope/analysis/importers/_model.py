@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from servescope.analysis.importers._common import number, rounded_mean, whole
-from servescope.documents.failures import classify_http_error, is_context_overflow
+from servescope.documents.failures import classify_http_error, is_context_overflow, is_unsupported
 from servescope.documents.result import FailureCategory, FailureStage
 
 # The Distribution fields an importer may fill; a harness's other quantiles (p1, p25, ...) have no field.
@@ -47,6 +47,7 @@ _STAGE: dict[str, FailureStage] = {
     "http-error": "send",
     "context-overflow": "send",
     "rejected": "send",
+    "unsupported": "send",
     "connection": "connect",
 }
 
@@ -124,6 +125,8 @@ def categorize(message: str, status: int | None = None) -> FailureCategory:
         return classify_http_error(status, message)  # as servescope's own client names it
     if is_context_overflow(message):
         return "context-overflow"
+    if is_unsupported(message):
+        return "unsupported"
     low = message.lower()
     if "timeout" in low or "timed out" in low:
         return "timeout"

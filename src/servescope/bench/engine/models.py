@@ -8,7 +8,9 @@
   package's own dependencies are never installed), the wheel's sha256 is checked,
   the GGUF is taken out of it, its sha256 is checked too, and it is cached as
   ``<cache>/models/smollm2-135m-<sha12>/model.gguf`` like the tiny model. The wheel
-  is deleted once the GGUF is in place.
+  is deleted once the GGUF is in place. It is served with a chat template of ours
+  (``data/engine/smollm2-135m-tools.jinja``, ``--chat-template-file``): the GGUF's own
+  has no tools, and llama.cpp then drops a request's ``tools`` without an error.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import sys
 import tempfile
 import zipfile
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
 from servescope.bench.engine.paths import resolve_cache_dir
@@ -41,6 +44,7 @@ class WheelModel:
     gguf_sha256: str
     license: str
     description: str
+    chat_template: str | None = None  # a file in servescope/data/engine/, served with --chat-template-file
 
 
 WHEEL_MODELS: dict[str, WheelModel] = {
@@ -53,6 +57,7 @@ WHEEL_MODELS: dict[str, WheelModel] = {
         gguf_sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
         license="Apache-2.0",
         description="SmolLM2-135M-Instruct, Q4_1 (98 MB), a real instruct model",
+        chat_template="smollm2-135m-tools.jinja",
     ),
 }
 
@@ -64,6 +69,36 @@ def check_engine_model(name: str) -> str:
     if name not in ENGINE_MODELS:
         raise UsageError(f"--engine-model {name!r} is not a model the embedded engine serves; choose one of: {', '.join(ENGINE_MODELS)}")
     return name
+
+
+CHAT_TEMPLATE_FLAG = "--chat-template-file"
+
+
+def chat_template_path(name: str) -> Path | None:
+    """The packaged chat template the embedded engine serves ``name`` with, if any."""
+    spec = WHEEL_MODELS.get(name)
+    if spec is None or spec.chat_template is None:
+        return None
+    path = Path(str(resources.files("servescope") / "data" / "engine" / spec.chat_template))
+    if not path.is_file():
+        raise EngineError(f"the chat template {spec.chat_template} of --engine-model {name} is missing from the installed servescope ({path})")
+    return path
+
+
+def engine_model_args(name: str) -> tuple[str, ...]:
+    """llama-server flags that go with serving ``name`` (its chat template)."""
+    path = chat_template_path(name)
+    return () if path is None else (CHAT_TEMPLATE_FLAG, str(path))
+
+
+def chat_template_label(path: str | os.PathLike[str]) -> str:
+    """What the engine args record for a template file: its name and content digest,
+    not the install path (which differs per machine and would change config_id)."""
+    p = Path(path)
+    try:
+        return f"{p.name} sha256:{_sha256(p)[:12]}"
+    except OSError:
+        return p.name
 
 
 def _sha256(path: Path) -> str:

@@ -8,6 +8,7 @@ from typing import Any
 
 import aiohttp
 
+from servescope.bench.capabilities import Capabilities
 from servescope.bench.endpoint import Endpoint
 from servescope.bench.execute import LoadSpec, OnRecord, PointOutcome, run_point
 from servescope.bench.records import RecordWriter
@@ -28,6 +29,7 @@ class RunContext:
     on_record: OnRecord | None = None
     on_point: Callable[[PlannedPoint], None] | None = None
     extra_body: dict[str, Any] | None = None
+    capabilities: Capabilities = field(default_factory=Capabilities)  # what the endpoint said it can take (eval)
 
 
 async def run_points(ctx: RunContext, workload: Workload, points: list[PlannedPoint]) -> list[PointOutcome]:

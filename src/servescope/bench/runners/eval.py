@@ -1,7 +1,10 @@
 """kind: eval — send each row (its messages and tools), score the answer, record both.
 
 Each request ends in a record written to ``records.jsonl`` with its score beside the
-timing (``record.score``), the moment it is scored. Wrong answers are not failed
+timing (``record.score``), the moment it is scored. A row the endpoint said it cannot
+take (tools on a chat template without them, images without vision:
+``bench.capabilities``) is not sent; its record is a failure of category
+``unsupported``, written before anything is sent. Wrong answers are not failed
 requests: ``success_rate`` is the share that completed at all (workloads.txt); a
 request that failed (timeout, HTTP error, ...) is a failure with its category and an
 unanswered item in the scores. The row's own scorer wins over the workload's.
@@ -12,8 +15,10 @@ the point outcome to the one result builder.
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
+from servescope.bench.capabilities import REASONS, unsupported_reason
 from servescope.bench.client import send
 from servescope.bench.load import closed_loop
 from servescope.bench.outcome import PointOutcome
@@ -77,7 +82,25 @@ async def _scored(workload: Workload, req: PlannedRequest, record: RequestRecord
             "abstained": score.abstained,
         }
     latency = record.e2e_ns / 1e6 if record.ok and record.e2e_ns is not None else None
-    return ScoredItem(row.id, row.category, row.difficulty, scorer, record.ok, score, expected, latency, bool(row.unanswerable))
+    return ScoredItem(
+        row.id, row.category, row.difficulty, scorer, record.ok, score, expected, latency, bool(row.unanswerable), unsupported=record.category == "unsupported"
+    )
+
+
+def unsupported_record(ctx: RunContext, point: PlannedPoint, req: PlannedRequest, reason: str) -> RequestRecord:
+    """The record of a row that is not sent: a failure at admission, never a wrong answer."""
+    return RequestRecord(
+        request_id=req.request_id,
+        phase="measured",
+        concurrency=point.concurrency,
+        point=point.index,
+        prompt_id=req.prompt_id,
+        start_ns=time.perf_counter_ns() - ctx.t0_ns,
+        ok=False,
+        stage="admission",
+        category="unsupported",
+        error=REASONS[reason][0],
+    )
 
 
 async def run(ctx: RunContext, workload: Workload, points: list[PlannedPoint]) -> list[PointOutcome]:
@@ -109,10 +132,22 @@ async def run(ctx: RunContext, workload: Workload, points: list[PlannedPoint]) -
             if ctx.on_record is not None:
                 ctx.on_record(record)
 
+        to_send = []
+        for req in point.requests:
+            reason = unsupported_reason(req.row, ctx.capabilities, ctx.endpoint.api)
+            if reason is None:
+                to_send.append(req)
+                continue
+            record = unsupported_record(ctx, point, req, reason)
+            items[req.request_id] = await _scored(workload, req, record)
+            ctx.writer.write(record)
+            outcome.records.append(record)
+            if ctx.on_record is not None:
+                ctx.on_record(record)
         if ctx.sampler is not None:
             await ctx.sampler.start()
         try:
-            outcome.load = await closed_loop(point.requests, point.concurrency, one)
+            outcome.load = await closed_loop(to_send, point.concurrency, one)
         finally:
             if ctx.sampler is not None:
                 outcome.engine = await ctx.sampler.stop()

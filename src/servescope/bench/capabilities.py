@@ -1,0 +1,114 @@
+"""What an endpoint says it can take, read before an eval run: tools, images.
+
+llama.cpp's ``GET /props`` answers with ``chat_template_caps`` (``supports_tools``:
+whether the chat template renders a request's ``tools`` — when it does not, llama.cpp
+drops them without an error and the model never sees the schemas) and ``modalities``
+(``vision``: whether a multimodal projector is loaded). A row that needs what the
+endpoint says it lacks is not sent: it is recorded as a failure of category
+``unsupported`` (stage ``admission``), so a tools or vision score is never read off a
+model that was never shown the tools or the image.
+
+An endpoint without ``/props`` (vLLM, SGLang, hosted APIs) says nothing here, and every
+row is sent; what it answers is classified as usual (vLLM's 400 for tools without a
+tool-call parser is ``unsupported`` too: ``documents.failures``). The completions API
+has no place for tools or images at all, so those rows are unsupported there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import Any
+
+import aiohttp
+
+from servescope.documents.dataset import DatasetRow
+
+IMAGE_PART_TYPES = frozenset({"image_url", "input_image", "image"})
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """``None``: the endpoint did not say (send as usual)."""
+
+    supports_tools: bool | None = None
+    vision: bool | None = None
+    source: str | None = None  # "GET /props" when read from llama.cpp
+
+
+def from_props(data: Any) -> Capabilities:
+    """The capabilities in a llama.cpp ``/props`` answer (unknown fields: None)."""
+    if not isinstance(data, dict):
+        return Capabilities()
+    caps, modalities = data.get("chat_template_caps"), data.get("modalities")
+    tools = caps.get("supports_tools") if isinstance(caps, dict) else None
+    vision = modalities.get("vision") if isinstance(modalities, dict) else None
+    if not isinstance(tools, bool) and not isinstance(vision, bool):
+        return Capabilities()
+    return Capabilities(tools if isinstance(tools, bool) else None, vision if isinstance(vision, bool) else None, "GET /props")
+
+
+async def read_capabilities(session: aiohttp.ClientSession, base_url: str, headers: dict[str, str]) -> Capabilities:
+    """GET ``/props``; anything but a JSON answer with those fields says nothing."""
+    with contextlib.suppress(aiohttp.ClientError, TimeoutError, ValueError):
+        async with session.get(f"{base_url}/props", headers=headers, timeout=aiohttp.ClientTimeout(total=5)) as r:
+            if r.status == 200:
+                return from_props(await r.json(content_type=None))
+    return Capabilities()
+
+
+def has_images(row: DatasetRow) -> bool:
+    """Whether a row's messages carry an image content part (OpenAI ``image_url``)."""
+    for message in row.messages or []:
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list) and any(isinstance(p, dict) and p.get("type") in IMAGE_PART_TYPES for p in content):
+            return True
+    return False
+
+
+# Why a row is not sent: the record's error message, and the phrase of the one notice line.
+REASONS: dict[str, tuple[str, str]] = {
+    "completions": (
+        "not sent: the row needs tools or images, which the completions API (--api completions) cannot carry",
+        "need tools or images, which --api completions cannot carry",
+    ),
+    "vision": (
+        "not sent: the row has image parts and the endpoint's GET /props says modalities.vision is false (no multimodal projector loaded)",
+        "have image parts and GET /props says modalities.vision is false",
+    ),
+    "tools": (
+        "not sent: the row offers tools and the endpoint's GET /props says chat_template_caps.supports_tools is false "
+        "(its chat template has no tools, so they would be dropped without an error)",
+        "offer tools and GET /props says chat_template_caps.supports_tools is false (they would be dropped)",
+    ),
+}
+
+
+def unsupported_reason(row: DatasetRow | None, caps: Capabilities, api: str = "chat") -> str | None:
+    """Why this row must not be sent to this endpoint (a key of ``REASONS``), or None to send it."""
+    if row is None:
+        return None
+    tools, images = bool(row.tools), has_images(row)
+    if api != "chat" and (tools or images):
+        return "completions"
+    if images and caps.vision is False:
+        return "vision"
+    if tools and caps.supports_tools is False:
+        return "tools"
+    return None
+
+
+def unsupported_notice(workload_id: str, reasons: list[str | None]) -> str | None:
+    """The one line the CLI prints: how many rows are not sent, and why."""
+    counts: dict[str, int] = {}
+    for reason in reasons:
+        if reason is not None:
+            counts[reason] = counts.get(reason, 0) + 1
+    if not counts:
+        return None
+    total = sum(counts.values())
+    why = "; ".join(f"{n} {REASONS[kind][1]}" for kind, n in counts.items())
+    return (
+        f"{workload_id}: {total} of {len(reasons)} rows not sent ({why}); each is recorded as a failure of category "
+        "'unsupported', and accuracy is over the rows sent"
+    )
