@@ -4,21 +4,28 @@ user's engine cache, sha256-checked)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
 import sys
+import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from servescope.bench.client import make_session, send
+from servescope.bench.endpoint import Endpoint
 from servescope.bench.engine import LlamaServer, ServerConfig, find_llama_server
-from servescope.bench.engine.models import ensure_engine_model
+from servescope.bench.engine.models import engine_model_args, ensure_engine_model
 from servescope.bench.records import read_records
 from servescope.bench.run import RunArtifacts, RunOptions, run_workload
 from servescope.catalog.store import Catalog
 from servescope.catalog.validate import validate_paths
+from servescope.documents.record import RequestRecord
 from servescope.errors import EngineError
 
 pytestmark = pytest.mark.integration
@@ -96,7 +103,8 @@ def smollm2() -> Iterator[LlamaServer]:
         model = ensure_engine_model("smollm2-135m")  # the user's cache: fetched once per machine
     except EngineError as exc:
         pytest.fail(f"the real instruct model is needed here: {exc}")
-    with LlamaServer(ServerConfig(model=model, alias="smollm2-135m", parallel=4, ctx_per_slot=2048, threads=2)) as server:
+    config = ServerConfig(model=model, alias="smollm2-135m", parallel=4, ctx_per_slot=2048, threads=2, extra_args=engine_model_args("smollm2-135m"))
+    with LlamaServer(config) as server:
         yield server
 
 
@@ -154,6 +162,8 @@ def test_cli_run_with_engine_model_starts_the_real_model(smollm2: LlamaServer, e
     assert "accuracy" in done.stdout
     result = json.loads(next(tmp_path.glob("*/result.json")).read_text())
     assert result["model"]["id"] == "smollm2-135m" and result["args"]["reasoning"] == "default"
+    # The tools template is part of what runs: recorded by name and content digest (not its install path).
+    assert result["args"]["--chat-template-file"].startswith("smollm2-135m-tools.jinja sha256:")
 
 
 def test_unknown_engine_model_is_one_clear_line(eval_catalog: Catalog, tmp_path: Path) -> None:
@@ -162,3 +172,121 @@ def test_unknown_engine_model_is_one_clear_line(eval_catalog: Catalog, tmp_path:
     lines = [ln for ln in done.stderr.strip().splitlines() if ln.strip()]
     assert len(lines) == 1 and "gpt-9" in lines[0] and "smollm2-135m" in lines[0], done.stderr
     assert "Traceback" not in done.stderr
+
+
+# ---- tools reach the model; rows the endpoint cannot take are not sent -----------------------
+
+WEATHER = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Current weather for a city.",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+    },
+}
+
+
+def _post(base_url: str, path: str, body: dict[str, Any]) -> Any:
+    req = urllib.request.Request(base_url + path, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=300) as resp:
+        return json.loads(resp.read())
+
+
+def _get(base_url: str, path: str) -> Any:
+    with urllib.request.urlopen(base_url + path, timeout=30) as resp:
+        return json.loads(resp.read())
+
+
+def test_the_served_template_renders_tools(smollm2: LlamaServer) -> None:
+    """The GGUF's own template has no tools (llama.cpp then drops them without an error)."""
+    assert _get(smollm2.base_url, "/props")["chat_template_caps"]["supports_tools"] is True
+
+
+def test_tools_reach_the_prompt(smollm2: LlamaServer) -> None:
+    """Fails when tools are dropped: the schemas must add prompt tokens."""
+    question = {"model": "smollm2-135m", "messages": [{"role": "user", "content": "What is the weather in Oslo?"}], "max_tokens": 1}
+    plain = _post(smollm2.base_url, "/v1/chat/completions", question)["usage"]["prompt_tokens"]
+    with_tools = _post(smollm2.base_url, "/v1/chat/completions", question | {"tools": [WEATHER]})["usage"]["prompt_tokens"]
+    assert with_tools > plain + 50, (plain, with_tools)
+
+
+def test_without_tools_the_template_renders_what_the_gguf_template_does(smollm2: LlamaServer) -> None:
+    """SmolLM2's ChatML with its own default system line: scores of the other suites do not move."""
+    messages = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello."}, {"role": "user", "content": "Name a colour."}]
+    prompt = _post(smollm2.base_url, "/apply-template", {"messages": messages})["prompt"]
+    assert prompt == (
+        "<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\n"
+        "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\nHello.<|im_end|>\n"
+        "<|im_start|>user\nName a colour.<|im_end|>\n<|im_start|>assistant\n"
+    )
+
+
+def test_a_tool_call_the_model_writes_arrives_as_tool_calls(smollm2: LlamaServer) -> None:
+    """llama.cpp's parser reads <tool_call>{...}</tool_call> back into the stream's
+    delta.tool_calls, and the harness reassembles them (temperature 0: SmolLM2 copies it)."""
+    call = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+    endpoint = Endpoint.create(smollm2.openai_base_url, "smollm2-135m")
+    body = endpoint.body("", 60) | {"messages": [{"role": "user", "content": "Copy this text exactly, nothing else:\n" + call}], "tools": [WEATHER]}
+
+    async def go() -> RequestRecord:
+        async with make_session() as session:
+            return await send(session, endpoint, body, RequestRecord("r0"), t0_ns=time.perf_counter_ns(), timeout_s=300, keep_text=True)
+
+    record = asyncio.run(go())
+    assert record.ok, record.error
+    assert record.finish_reason == "tool_calls" and record.tool_calls is not None
+    (got,) = record.tool_calls
+    assert got["function"]["name"] == "get_weather" and json.loads(got["function"]["arguments"]) == {"city": "Paris"}
+
+
+def test_tool_rows_on_a_template_without_tools_are_unsupported_not_sent(llama: LlamaServer, eval_catalog: Catalog, tmp_path: Path) -> None:
+    """The tiny model's template has no tools (/props says so): nothing is sent, every row is a
+    failure of category unsupported on disk, and accuracy is null rather than 0."""
+    art = run_workload(RunOptions(workload_id="eval-itest-tools-v1", endpoint=llama.openai_base_url, out_dir=tmp_path), catalog=eval_catalog)
+    recs = list(read_records(art.records_path))
+    assert len(recs) == 4 and all(not r.ok and r.category == "unsupported" and r.stage == "admission" for r in recs)
+    assert all(r.first_token_ns is None and r.end_ns is None for r in recs)
+    result = art.result
+    assert result.blocked_by_reason_code == {"unsupported": 4} and result.failures[0].category == "unsupported"
+    assert "supports_tools is false" in result.failures[0].message
+    scores = result.scores
+    assert scores is not None and scores.accuracy is None and scores.item_count == 0 and scores.unsupported_count == 4
+    report = validate_paths([art.result_path], catalog=eval_catalog)
+    assert all(f.ok for f in report.files), [i for f in report.files for i in f.issues]
+
+
+def test_an_image_sent_to_a_model_without_vision_is_unsupported(llama: LlamaServer) -> None:
+    """Where nothing is checked first (no /props), llama.cpp's own refusal is named unsupported too."""
+    endpoint = Endpoint.create(llama.openai_base_url, llama.model_name)
+    content = [{"type": "text", "text": "What colour?"}, {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}]
+    body = endpoint.body("", 4) | {"messages": [{"role": "user", "content": content}]}
+
+    async def go() -> RequestRecord:
+        async with make_session() as session:
+            return await send(session, endpoint, body, RequestRecord("r0"), t0_ns=time.perf_counter_ns(), timeout_s=60)
+
+    record = asyncio.run(go())
+    assert not record.ok and record.category == "unsupported", (record.category, record.error)
+
+
+def test_vision_suite_on_the_embedded_smollm2_is_unsupported_in_one_line(tmp_path: Path) -> None:
+    """The packaged eval-vision-v1: SmolLM2 has no vision, so no row is sent; one line says
+    so, a valid Result is written, and the run fails its bar (exit 4) since nothing was measured."""
+    done = subprocess.run(
+        [sys.executable, "-m", "servescope", "run", "eval-vision-v1", "--engine-model", "smollm2-135m", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 4, done.stderr[-2000:]
+    notices = [ln for ln in done.stdout.splitlines() if "rows not sent" in ln]
+    assert len(notices) == 1 and notices[0].startswith("eval-vision-v1: 12 of 12 rows not sent"), done.stdout
+    assert "modalities.vision is false" in notices[0]
+    assert "cannot take any of the 12 rows" in done.stderr and "Traceback" not in done.stderr
+    result_path = next(tmp_path.glob("*/result.json"))
+    result = json.loads(result_path.read_text())
+    assert result["scores"]["accuracy"] is None and result["scores"]["unsupported_count"] == 12
+    assert result["blocked_by_reason_code"] == {"unsupported": 12}
+    report = validate_paths([result_path])
+    assert all(f.ok for f in report.files), [i for f in report.files for i in f.issues]
