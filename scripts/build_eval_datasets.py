@@ -492,10 +492,7 @@ LONGGEN_EXAMPLE_LINES = 30
 
 
 def longgen_v2_rows() -> list[dict[str, Any]]:
-    example_ask = (
-        f"Count from 1 to {LONGGEN_EXAMPLE_LINES}. Write one line per number in exactly this form: "
-        "the number, a period, a space, and the word ok."
-    )
+    example_ask = f"Count from 1 to {LONGGEN_EXAMPLE_LINES}. Write one line per number in exactly this form: the number, a period, a space, and the word ok."
     example_answer = "\n".join(f"{n}. ok" for n in range(1, LONGGEN_EXAMPLE_LINES + 1))
     rows = []
     for v1 in longgen_rows():
