@@ -288,5 +288,6 @@ def test_vision_suite_on_the_embedded_smollm2_is_unsupported_in_one_line(tmp_pat
     result = json.loads(result_path.read_text())
     assert result["scores"]["accuracy"] is None and result["scores"]["unsupported_count"] == 12
     assert result["blocked_by_reason_code"] == {"unsupported": 12}
+    assert result["resolved_params"]["endpoint_capabilities"] == {"source": "GET /props", "supports_tools": True, "vision": False}
     report = validate_paths([result_path])
     assert all(f.ok for f in report.files), [i for f in report.files for i in f.issues]

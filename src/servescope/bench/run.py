@@ -251,6 +251,8 @@ async def _run_async(
         }
         if len(points) == 1:
             resolved["concurrency"] = points[0].concurrency
+        if capabilities.source is not None:  # what the rows were checked against, kept with the run
+            resolved["endpoint_capabilities"] = {"source": capabilities.source, "supports_tools": capabilities.supports_tools, "vision": capabilities.vision}
         ident = RunIdentity(
             run_id=run_id,
             engine_id=engine_id,
