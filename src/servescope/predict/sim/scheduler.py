@@ -98,10 +98,13 @@ class VllmV1Scheduler:
                 preempted = True
                 dec = r.decoding.nonzero()[0]
                 need = int((r.ctx[dec] % bs == 0).sum())
+        # the decoders' KV lengths, read once (steps 2 and 3 change only other slots)
+        ctx_d = r.ctx[dec] if dec.size else _EMPTY
+        held_d = _EMPTY
         if dec.size:
-            target = _ceil_div(r.ctx[dec] + 1, bs)
-            _take(pool, int((target - r.nblocks[dec]).sum()))
-            r.nblocks[dec] = target
+            held_d = (ctx_d + bs) // bs  # ceil((ctx + 1) / bs) blocks
+            _take(pool, int((held_d - r.nblocks[dec]).sum()))
+            r.nblocks[dec] = held_d
         budget -= int(dec.size)
 
         # 2. running prefills, in admission order
@@ -129,6 +132,7 @@ class VllmV1Scheduler:
             budget -= q
         if preempted:
             dec = r.decoding.nonzero()[0]
+            ctx_d = r.ctx[dec]
 
         # 3. admissions (TensorRT-LLM's batch waiting may hold them while decodes run)
         hold = self._batch_wait(r, int(dec.size)) if eng.batch_wait_iters and dec.size and not preempted else 0
@@ -167,11 +171,11 @@ class VllmV1Scheduler:
             return None
         first = r.n_steps
         model = r.model
-        k, new, new_base = (1, _EMPTY, _EMPTY) if preempted else self._run_ahead(r, dec, chunks, hold)
+        k, new, new_base = (1, _EMPTY, _EMPTY) if preempted else self._run_ahead(r, dec, ctx_d, chunks, hold)
 
         head_s = 0.0
         if chunks:
-            ctx = r.ctx[dec]
+            ctx = ctx_d
             keys_full = float(ctx.sum()) + dec.size if dec.size else 0.0
             window = model.arch.sliding_window
             keys_slide = float(np.minimum(ctx + 1, window).sum()) if window and dec.size else 0.0
@@ -183,11 +187,11 @@ class VllmV1Scheduler:
         u0 = u1 = pool.used
         if k > 1:
             if not new.size:
-                slots, base = dec, r.ctx[dec]
+                slots, base = dec, ctx_d
             elif not dec.size:
                 slots, base = new, new_base
             else:
-                slots, base = np.concatenate((dec, new)), np.concatenate((r.ctx[dec], new_base))
+                slots, base = np.concatenate((dec, new)), np.concatenate((ctx_d, new_base))
             lead = 1 if chunks else 0  # a decode that ran in the first iteration holds one more token
             if slots.size <= _SMALL:  # numpy's per-call cost dominates tiny batches: plain ints
                 bl = base.tolist()
@@ -202,22 +206,29 @@ class VllmV1Scheduler:
             else:
                 if chunks:
                     u1 += int(np.count_nonzero((base + 1) % bs == 0))
-                target = _ceil_div(base + k, bs)
-                _take(pool, int(target.sum() - r.nblocks[slots].sum()))
+                target = (base + (k + bs - 1)) // bs  # ceil((base + k) / bs)
+                # (without chunks the decoders hold exactly step 1's blocks: no second gather)
+                held = int(r.nblocks[slots].sum()) if chunks else int(held_d.sum())
+                _take(pool, int(target.sum()) - held)
                 r.nblocks[slots] = target
                 keys_sum = float(base.sum()) + lead * int(base.size)
             durations = model.decode_run(base + lead if lead else base, k - lead, keys_sum=keys_sum, lead=head_s if chunks else None)
-        elif chunks:
-            durations = np.array([head_s])
         else:
-            durations = model.decode_run(r.ctx[dec], 1)
-        ns = durations * 1e9
-        np.rint(ns, out=ns)
-        np.maximum(ns, 1.0, out=ns)
-        ends = ns.astype(np.int64)
-        np.add.accumulate(ends, out=ends)  # (np.cumsum adds ~3 us of Python dispatch per step)
-        ends += now
-        span = int(ends[-1] - now)
+            # one iteration: its end in plain Python (round() rounds half to even, as np.rint)
+            one = head_s if chunks else float(model.decode_run(ctx_d, 1)[0])
+            step_ns = round(one * 1e9)
+            end = now + (step_ns if step_ns >= 1 else 1)
+            ends = np.array((end,), dtype=np.int64)
+            durations = None
+        if durations is not None:
+            ns = durations * 1e9
+            np.rint(ns, out=ns)
+            np.maximum(ns, 1.0, out=ns)
+            ends = ns.astype(np.int64)
+            np.add.accumulate(ends, out=ends)  # (np.cumsum adds ~3 us of Python dispatch per step)
+            ends += now
+            end = int(ends[-1])
+        span = end - now
         u2 = pool.used
         if chunks:
             head_ns = int(ends[0]) - now
@@ -234,7 +245,7 @@ class VllmV1Scheduler:
         r.pending = step
         return step
 
-    def _run_ahead(self, r: Replica, dec: np.ndarray, chunks: list[tuple[int, int]], hold: int) -> tuple[int, np.ndarray, np.ndarray]:
+    def _run_ahead(self, r: Replica, dec: np.ndarray, ctx_d: np.ndarray, chunks: list[tuple[int, int]], hold: int) -> tuple[int, np.ndarray, np.ndarray]:
         """How many iterations this step holds: 1, plus the decode-only iterations that
         can follow it without a new decision — until the first completion, while KV
         blocks last, with nobody waiting (a prefill step) and no prompt left half done.
@@ -244,7 +255,7 @@ class VllmV1Scheduler:
         if not chunks:
             k = max(1, min(int(r.remaining[dec].min()), MAX_RUN, hold or MAX_RUN))
             if k > 1 and pool.free < dec.size * (k // bs + 1):  # else it fits for sure (see _fit_blocks)
-                k = self._fit_blocks(r.ctx[dec], r.nblocks[dec], pool.free, bs, k)
+                k = self._fit_blocks(ctx_d, r.nblocks[dec], pool.free, bs, k)
             return k, _EMPTY, _EMPTY
         if r.waiting or len(chunks) != len(r.prefilling):
             return 1, _EMPTY, _EMPTY
@@ -261,7 +272,7 @@ class VllmV1Scheduler:
         new = np.array([s for s, _ in chunks], dtype=np.int64)
         new_base = np.array([req.target - 1 for req in reqs], dtype=np.int64)  # type: ignore[union-attr]
         if pool.free < (dec.size + new.size) * (k // bs + 1):
-            k = self._fit_blocks(np.concatenate((r.ctx[dec], new_base)), np.concatenate((r.nblocks[dec], r.nblocks[new])), pool.free, bs, k)
+            k = self._fit_blocks(np.concatenate((ctx_d, new_base)), np.concatenate((r.nblocks[dec], r.nblocks[new])), pool.free, bs, k)
         return (k, new, new_base) if k > 1 else (1, _EMPTY, _EMPTY)
 
     @staticmethod
