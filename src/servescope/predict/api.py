@@ -41,7 +41,7 @@ from servescope.predict.outputs import (
     peak_in_flight,
     relabel_concurrency,
 )
-from servescope.predict.sim.simulator import SimOutcome, Simulation
+from servescope.predict.sim.simulator import SimOutcome, Simulation, TtftGiveUp
 from servescope.predict.workload_input import (
     LoadOptions,
     SyntheticWorkload,
@@ -191,15 +191,17 @@ def prepare(
     return Prepared(wl.id, load, points=points, resolved=resolved)
 
 
-def run_simulation(prepared: Prepared, dep: Deployment, *, router: str = "round-robin") -> SimOutcome:
-    """Only the event simulation (no records, no documents): for search."""
+def run_simulation(prepared: Prepared, dep: Deployment, *, router: str = "round-robin", give_up: TtftGiveUp | None = None) -> SimOutcome:
+    """Only the event simulation (no records, no documents): for search. ``give_up``
+    stops a one-point run once its TTFT percentile is certain to exceed a limit
+    (``SimOutcome.gave_up`` says so; its figures are then partial)."""
     with _gc_paused():
         if prepared.synthetic is not None:
             phases = phases_synthetic(prepared.synthetic, dep, prepared.load)
         else:
             assert prepared.points is not None
             phases = phases_from_plan(prepared.points, dep, prepared.load, prepared.token_cache)
-        return Simulation(dep, phases, router=router).run()
+        return Simulation(dep, phases, router=router, give_up=give_up).run()
 
 
 def _load_kind(prepared: Prepared) -> str:

@@ -39,6 +39,7 @@ from servescope.documents import Hardware, Model, Scenario, Workload
 from servescope.documents.slo import SloSpec, parse_slos
 from servescope.errors import ServescopeError
 from servescope.predict.api import Prepared, prepare, run_simulation
+from servescope.predict.sim.simulator import TtftGiveUp
 from servescope.predict.deployment import deploy
 from servescope.predict.outputs import fast_stats
 from servescope.predict.workload_input import SyntheticWorkload
@@ -75,6 +76,9 @@ class Candidate:
     per_device: float | None = None
     measured_at: dict[int, dict[str, float | None]] = field(default_factory=dict)
     skipped: str | None = None
+    gave_up: dict[int, str] = field(default_factory=dict)
+    """Levels whose run was stopped once its TTFT percentile was certain to break the
+    SLO (``measured_at`` holds None there: the figures were not simulated to the end)."""
 
     @property
     def label(self) -> str:
@@ -90,6 +94,8 @@ class SearchOutcome:
     configurations: int
     simulations: int
     wall_s: float
+    gave_up: int = 0
+    """Simulations stopped early by the TTFT give-up rule."""
 
     @property
     def configurations_per_s(self) -> float:
@@ -146,15 +152,30 @@ class _Job:
     percentile: float | None
     seed: int
     reuse: bool
+    give_up: bool = True
 
 
 _JOB: _Job | None = None  # set before forking workers; they inherit it instead of unpickling a catalog
 
 
-def _search_tp(tp: int, job: _Job | None = None) -> tuple[list[Candidate], list[Candidate], int, int]:
-    """Every max_num_seqs candidate at one tp: (ranked, skipped, simulations, configurations)."""
+def _give_up_rule(job: _Job) -> tuple[float, float] | None:
+    """(limit ms, percentile) of the first TTFT upper limit checked on a percentile:
+    a level's run can stop once that percentile is certain to exceed it."""
+    if not job.give_up:
+        return None
+    for s in job.slos:
+        pct = s.percentile(job.percentile)
+        if s.metric == "ttft_ms" and s.op in ("<=", "<") and pct is not None:
+            return s.threshold, pct
+    return None
+
+
+def _search_tp(tp: int, job: _Job | None = None) -> tuple[list[Candidate], list[Candidate], int, int, int]:
+    """Every max_num_seqs candidate at one tp: (ranked, skipped, simulations, configurations, runs given up)."""
     job = job or _JOB
     assert job is not None
+    rule = _give_up_rule(job)
+    gave_up = 0
     mdl, hw, cat, devices = job.model, job.hardware, job.catalog, job.devices
     dp = devices // tp
     prepared: dict[int, Prepared] = {}
@@ -162,9 +183,11 @@ def _search_tp(tp: int, job: _Job | None = None) -> tuple[list[Candidate], list[
     skipped: list[Candidate] = []
     sims = 0
     n_configs = 0
-    # (engine, version, dtype, level, budget) -> (stats of a run the cap never touched, most
-    # sequences a replica ran, most blocks a replica held)
-    shared: dict[tuple[str, str, str, int, int], tuple[FastStats, int, int]] = {}
+    # (engine, version, dtype, level, budget) -> (stats of a run the cap never touched - None
+    # when it was given up, the reason beside -, most sequences a replica ran, most blocks a
+    # replica held). A run given up is shared too: up to where it stopped it is the same run,
+    # step for step, under any cap and pool that hold it, so it stops there as well.
+    shared: dict[tuple[str, str, str, int, int], tuple[FastStats | None, str | None, int, int]] = {}
     for (engine, version), dtype, seqs in ((e, d, q) for e in job.engines for d in job.weight_dtypes for q in sorted(set(job.max_num_seqs), reverse=True)):
         n_configs += 1
         cand = Candidate(tp, dp, seqs, engine, version, dtype)
@@ -189,18 +212,26 @@ def _search_tp(tp: int, job: _Job | None = None) -> tuple[list[Candidate], list[
                 prepared[c] = prepare(job.workload, catalog=cat, concurrency=[c], seed=job.seed)
             key = (engine, version, dtype, c, dep.engine.max_num_batched_tokens)
             hit = shared.get(key) if job.reuse else None
-            if hit is not None and seqs >= hit[1] and dep.kv.num_blocks >= hit[2]:
-                fs = hit[0]
+            fs: FastStats | None
+            if hit is not None and seqs >= hit[2] and dep.kv.num_blocks >= hit[3]:
+                fs, reason = hit[0], hit[1]
             else:
-                outcome = run_simulation(prepared[c], dep)
+                give_up = TtftGiveUp(*rule) if rule is not None else None
+                outcome = run_simulation(prepared[c], dep, give_up=give_up)
                 sims += 1
-                fs = fast_stats(outcome, 0)
+                reason = outcome.gave_up
+                gave_up += reason is not None
+                fs = fast_stats(outcome, 0) if reason is None else None
                 pools = [r.pool for r in outcome.replicas]
                 running = max(r.peak_running for r in outcome.replicas)
                 # warmup included: a refusal, preemption or eviction anywhere makes the run pool-size dependent
                 clean = not any(p.evictions for p in pools) and not any(q.preemptions or q.failure for q in outcome.requests)
                 if job.reuse and clean and running < seqs and key not in shared:
-                    shared[key] = (fs, running, max(p.peak_occupied for p in pools))
+                    shared[key] = (fs, reason, running, max(p.peak_occupied for p in pools))
+            if fs is None:
+                cand.measured_at[c] = {**{s.name: None for s in job.slos}, "output_tokens_per_sec": None}
+                cand.gave_up[c] = reason or ""
+                break
             stats = {s.name: statistic(fs, s.metric, s.percentile(job.percentile)) for s in job.slos}
             cand.measured_at[c] = {**stats, "output_tokens_per_sec": fs.output_tokens_per_sec}
             if not all(s.ok(stats[s.name]) for s in job.slos) or fs.failed:
@@ -211,7 +242,7 @@ def _search_tp(tp: int, job: _Job | None = None) -> tuple[list[Candidate], list[
                 cand.per_device = tput / devices
                 cand.best_concurrency = c
         ranked.append(cand)
-    return ranked, skipped, sims, n_configs
+    return ranked, skipped, sims, n_configs, gave_up
 
 
 def search(
@@ -229,6 +260,7 @@ def search(
     percentile: float | None = 90.0,
     seed: int = 0,
     reuse: bool = True,
+    give_up: bool = True,
     workers: int = 1,
 ) -> SearchOutcome:
     """Rank (engine@version, weight dtype, tp, dp, max_num_seqs) for ``model`` on
@@ -259,7 +291,7 @@ def search(
     engine_list = parse_engines(engines) if isinstance(engines, str) else list(engines)
     dtype_list = parse_dtypes(weight_dtypes) if isinstance(weight_dtypes, str) else list(weight_dtypes)
     job = _Job(cat, mdl, hw, devices, slo_list, workload, engine_list, dtype_list, list(max_num_seqs),
-               sorted(set(levels)), percentile, seed, reuse)  # fmt: skip
+               sorted(set(levels)), percentile, seed, reuse, give_up)  # fmt: skip
     for level in levels:
         if not 1 <= level <= limits.MAX_SIMULATED_CONCURRENCY:
             raise ValueError(f"concurrency {level:,}: give 1..{limits.MAX_SIMULATED_CONCURRENCY:,} (SERVESCOPE_MAX_SIMULATED_CONCURRENCY)")
@@ -283,7 +315,7 @@ def search(
     ranked.sort(key=lambda k: (-(k.per_device or -1.0), k.engine, k.engine_version, k.weight_dtype, k.tp, k.max_num_seqs))
     skipped.sort(key=lambda k: (k.engine, k.engine_version, k.weight_dtype, k.tp, k.max_num_seqs))
     return SearchOutcome(ranked, skipped, slo_list, devices, sum(p[3] for p in parts), sum(p[2] for p in parts),
-                         time.perf_counter() - started)  # fmt: skip
+                         time.perf_counter() - started, sum(p[4] for p in parts))  # fmt: skip
 
 
 def format_search(outcome: SearchOutcome, top: int = 10) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 import numpy as np
 
@@ -19,6 +20,15 @@ from servescope.predict.sim.request import SimRequest
 from servescope.predict.step_time import StepTimeModel
 
 _EMPTY = np.zeros(0, dtype=np.int64)
+
+
+class LateWatch(Protocol):
+    """Told of every measured request admitted ``late_ns`` or more after it was sent
+    before its first token (``simulator.TtftGiveUp``)."""
+
+    late_ns: int
+
+    def late(self, req: SimRequest, now: int) -> None: ...
 
 
 @dataclass(slots=True)
@@ -92,6 +102,7 @@ class Replica:
         # most sequences ever running at once: a max_num_seqs at least this large (with
         # this cap never reached) would have run the same simulation
         self.peak_running = 0
+        self.watch: LateWatch | None = None
 
     # --- queue --------------------------------------------------------------------
     @property
@@ -119,7 +130,12 @@ class Replica:
 
     def dequeue(self, now: int) -> SimRequest:
         self._queue_mark(now)
-        return self.waiting.popleft()
+        req = self.waiting.popleft()
+        watch = self.watch
+        # a measured request admitted this late has its first token later still (search's give-up rule)
+        if watch is not None and req.phase == "measured" and not req.generated and now - req.start_ns >= watch.late_ns:
+            watch.late(req, now)
+        return req
 
     def reset_stats(self, now: int) -> None:
         self._queue_mark(now)

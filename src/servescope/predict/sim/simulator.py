@@ -4,6 +4,8 @@ sequence number), so the same inputs always replay the same way."""
 from __future__ import annotations
 
 import heapq
+import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from servescope.predict.deployment import Deployment
@@ -33,10 +35,59 @@ class SimOutcome:
     measured: dict[int, PhaseOutcome]
     replicas: list[Replica]
     events: int
+    gave_up: str | None = None
+    """Why the run was stopped before its end (``TtftGiveUp``); its figures are then partial."""
+
+
+@dataclass
+class TtftGiveUp:
+    """Stop a one-point run as soon as its TTFT percentile is certain to exceed a
+    limit (``search``: such a level fails its SLO whatever the rest of the run does).
+
+    A measured request admitted ``t`` after it was sent gets its first token after
+    that (the iteration that completes its prefill ends later), so its TTFT is above
+    ``t``. With ``n`` measured requests, the ``p``-th percentile (linear method,
+    ``analysis.stats.percentile``) is at least the sorted value of index
+    ``floor((n - 1) p / 100)``, so it exceeds the limit once ``n - floor((n - 1) p / 100)``
+    requests are known to. ``late_ns`` is the limit plus 1 us, so float rounding of
+    the millisecond figures cannot bring one back under it."""
+
+    limit_ms: float
+    percentile: float
+    late_ns: int = 0
+    needed: int = 0
+    measured: int = 0
+    seen: set[int] = field(default_factory=set)
+    tripped_ns: int | None = None
+    stop: Callable[[], None] | None = None
+
+    def arm(self, measured: int, stop: Callable[[], None]) -> None:
+        self.late_ns = math.ceil(self.limit_ms * 1e6) + 1_000
+        self.measured = measured
+        # floor taken a hair low: a larger count than needed, never a smaller one
+        self.needed = measured - math.floor((measured - 1) * (self.percentile / 100.0) - 1e-9)
+        self.stop = stop
+
+    def late(self, req: SimRequest, now: int) -> None:
+        seen = self.seen
+        if req.index in seen:
+            return
+        seen.add(req.index)
+        if len(seen) >= self.needed and self.tripped_ns is None:
+            self.tripped_ns = now
+            assert self.stop is not None
+            self.stop()
+
+    @property
+    def reason(self) -> str | None:
+        if self.tripped_ns is None:
+            return None
+        return (f"stopped at {self.tripped_ns / 1e9:.3f} s simulated: {len(self.seen)} of {self.measured} measured requests "
+                f"waited >= {self.limit_ms:g} ms for a slot, so p{self.percentile:g} TTFT > {self.limit_ms:g} ms")  # fmt: skip
 
 
 class Simulation:
-    def __init__(self, deployment: Deployment, phases: list[Phase], *, router: str = "round-robin") -> None:
+    def __init__(self, deployment: Deployment, phases: list[Phase], *, router: str = "round-robin", give_up: TtftGiveUp | None = None) -> None:
         self.deployment = deployment
         eng = deployment.engine
         self.engine = eng
@@ -54,6 +105,17 @@ class Simulation:
         overhead_ns = round(deployment.calibration.request_overhead_s * 1e9)
         self.driver = LoadDriver(phases, overhead_ns, self._window_end)
         self.events = 0
+        self.give_up = give_up
+        if give_up is not None:
+            points = {r.point for ph in phases for r in ph.requests if r.phase == "measured"}
+            if len(points) > 1:
+                raise ValueError("a TTFT give-up rule applies to a one-point run")
+            give_up.arm(sum(1 for ph in phases for r in ph.requests if r.phase == "measured"), self._give_up)
+            for rep in self.replicas:
+                rep.watch = give_up
+
+    def _give_up(self) -> None:
+        self.driver.stopped = True
 
     def measured_arrival(self, req: SimRequest, now: int) -> None:
         """A measured request reached the engine: the first of its point opens the
@@ -116,4 +178,5 @@ class Simulation:
             measured=self.measured,
             replicas=self.replicas,
             events=count,
+            gave_up=self.give_up.reason if self.give_up is not None else None,
         )
