@@ -88,3 +88,34 @@ def test_search_over_engines_and_dtypes(catalog: Catalog) -> None:
                     ("", parse_dtypes)):  # fmt: skip
         with pytest.raises(ValueError):
             fn(bad)
+
+
+@pytest.mark.parametrize(
+    ("model", "work"),
+    [
+        ("llama-3.1-8b", SyntheticWorkload((16, 64, 256), 1024, 256, requests_per_concurrency=2, min_requests=16)),
+        ("llama-3.1-70b", SyntheticWorkload((16, 64, 256), 1024, 256, requests_per_concurrency=2, min_requests=16)),
+        ("llama-3.1-8b", SyntheticWorkload((32,), 512, 128, num_requests=32)),
+    ],
+    ids=["8b-three-levels", "70b-three-levels", "8b-one-level"],
+)
+def test_giving_up_on_a_broken_ttft_changes_no_ranking(catalog: Catalog, model: str, work: SyntheticWorkload) -> None:
+    """The benchmark cases (benchmarks/predict_speed.py): runs stopped once their p90
+    TTFT is certain to break the SLO leave the ranking, every score and every level
+    that was simulated to its end as they were; the stopped level reads None."""
+    args = (model, "h100-sxm", 8, "ttft_ms<=1000,itl_ms<=50", work)
+    full = search(*args, catalog=catalog, give_up=False)
+    fast = search(*args, catalog=catalog, give_up=True)
+    assert [(c.label, c.per_device, c.best_concurrency) for c in fast.ranked] == [(c.label, c.per_device, c.best_concurrency) for c in full.ranked]
+    for a, b in zip(full.ranked, fast.ranked, strict=True):
+        assert list(a.measured_at) == list(b.measured_at)
+        for level, figures in b.measured_at.items():
+            if level in b.gave_up:
+                assert set(figures.values()) == {None}
+                ttft = a.measured_at[level]["ttft_ms"]
+                assert ttft is not None and ttft > 1000  # the full run breaks the TTFT SLO there
+            else:
+                assert figures == a.measured_at[level]
+    assert full.gave_up == 0
+    if model == "llama-3.1-8b" and len(work.concurrency) == 3:
+        assert fast.gave_up >= 3 and fast.simulations <= full.simulations  # small caps queue at c = 256

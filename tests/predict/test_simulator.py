@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from servescope.catalog.store import Catalog
@@ -14,7 +15,7 @@ from servescope.predict.deployment import Deployment, deploy
 from servescope.predict.outputs import build_records
 from servescope.predict.sim.load import Phase
 from servescope.predict.sim.request import SimRequest
-from servescope.predict.sim.simulator import SimOutcome, Simulation
+from servescope.predict.sim.simulator import SimOutcome, Simulation, TtftGiveUp
 from tests.predict.conftest import scenario
 
 MS = 1_000_000
@@ -238,3 +239,48 @@ def test_planning_runs_ahead_changes_nothing(
     stepwise = outcome()
     assert batched == stepwise
     assert any(len(c) > 1 for _, c, _, _ in batched)
+
+
+def _queued_loop(catalog: Catalog, give_up: TtftGiveUp | None = None) -> SimOutcome:
+    """One slot, 4 clients, 40 requests of 10 tokens: each waits ~3 requests' length
+    (~300 ms) for the slot, so its TTFT is set by the queue."""
+    dep = toy(catalog, max_num_seqs=1)
+    phases = [Phase(0, "measured", reqs(40, 100, 10), 4)]
+    return Simulation(dep, phases, give_up=give_up).run()
+
+
+def _p90_ttft_ms(out: SimOutcome) -> float:
+    ttft = sorted((rec.first_token_ns or 0) - rec.start_ns for rec in build_records(out))
+    return float(np.percentile(np.asarray(ttft, dtype=float) / 1e6, 90, method="linear"))
+
+
+@pytest.mark.parametrize("limit_ms", [50.0, 150.0, 250.0, 280.0, 299.0])
+def test_ttft_give_up_trips_only_when_the_percentile_is_certain(catalog: Catalog, limit_ms: float) -> None:
+    """The rule stops a run only when enough measured requests were admitted later
+    than the limit that the p90 of the full run is above it; it stops it well before
+    the end (the point of it), and says why."""
+    full = _queued_loop(catalog)
+    p90 = _p90_ttft_ms(full)
+    assert 290 < p90 < 320  # (the run this test is about: a queue of 3 requests of ~100 ms)
+    watch = TtftGiveUp(limit_ms, 90.0)
+    stopped = _queued_loop(catalog, watch)
+    assert stopped.gave_up is not None and f"p90 TTFT > {limit_ms:g} ms" in stopped.gave_up
+    assert p90 > limit_ms
+    assert len(stopped.requests) < len(full.requests)
+    assert watch.needed == 40 - 35  # n - floor(0.9 (n - 1))
+
+
+@pytest.mark.parametrize("limit_ms", [320.0, 1000.0])
+def test_ttft_give_up_that_never_trips_changes_nothing(catalog: Catalog, limit_ms: float) -> None:
+    full = _queued_loop(catalog)
+    assert _p90_ttft_ms(full) <= limit_ms
+    watched = _queued_loop(catalog, TtftGiveUp(limit_ms, 90.0))
+    assert watched.gave_up is None
+    assert times(watched) == times(full)
+    assert watched.events == full.events
+
+
+def test_ttft_give_up_refuses_a_run_of_several_points(catalog: Catalog) -> None:
+    phases = [Phase(0, "measured", reqs(2, 100, 5), 1), Phase(1, "measured", [replace(r, point=1, index=r.index + 2) for r in reqs(2, 100, 5)], 1)]
+    with pytest.raises(ValueError, match="one-point run"):
+        Simulation(toy(catalog), phases, give_up=TtftGiveUp(100.0, 90.0))

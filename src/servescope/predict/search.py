@@ -17,6 +17,13 @@ configuration's score is the best output throughput per device among the
 points that meet every SLO; configurations are ranked by it. Configurations
 whose weights do not fit are listed as skipped with the reason.
 
+A level's run stops early once its TTFT percentile is certain to break a TTFT
+SLO (``sim.simulator.TtftGiveUp``: enough measured requests were admitted later than
+the limit); such a level fails whatever the rest of the run would do, so the ranking
+and every score are unchanged (tested on the benchmark cases), and its figures in
+``Candidate.measured_at`` are None (not simulated to the end; ``Candidate.gave_up``
+says why). ``give_up=False`` simulates every level to its end.
+
 An SLO such as ``ttft_ms<=500`` is checked on a statistic of the point's
 distribution (``percentile``, default p90; ``mean`` is accepted); a prefix names
 its own statistic: ``p99_ttft_ms<=2000``, ``mean_tpot_ms<=50``.
@@ -321,8 +328,10 @@ def search(
 def format_search(outcome: SearchOutcome, top: int = 10) -> str:
     lines = [
         (
-            f"{outcome.configurations} configurations, {outcome.simulations} simulations in {outcome.wall_s:.2f} s "
-            f"({outcome.configurations_per_s:.1f} configurations/s); SLO: {', '.join(str(s) for s in outcome.slos) or 'none'}"
+            f"{outcome.configurations} configurations, {outcome.simulations} simulations"
+            + (f" ({outcome.gave_up} stopped once their TTFT broke the SLO)" if outcome.gave_up else "")
+            + f" in {outcome.wall_s:.2f} s ({outcome.configurations_per_s:.1f} configurations/s); "
+            f"SLO: {', '.join(str(s) for s in outcome.slos) or 'none'}"
         ),
     ]
     width = max([22, *(len(c.label) for c in [*outcome.ranked[:top], *outcome.skipped])])
