@@ -174,9 +174,10 @@ class VllmV1Scheduler:
         k, new, new_base = (1, _EMPTY, _EMPTY) if preempted else self._run_ahead(r, dec, ctx_d, chunks, hold)
 
         head_s = 0.0
+        ctx_sum = int(ctx_d.sum()) if dec.size and (chunks or k > 1) else 0  # the decoders' KV tokens
         if chunks:
             ctx = ctx_d
-            keys_full = float(ctx.sum()) + dec.size if dec.size else 0.0
+            keys_full = float(ctx_sum) + dec.size if dec.size else 0.0
             window = model.arch.sliding_window
             keys_slide = float(np.minimum(ctx + 1, window).sum()) if window and dec.size else 0.0
             prefill = [(q, r.slot_req[s].computed) for s, q in chunks]  # type: ignore[union-attr]
@@ -211,8 +212,11 @@ class VllmV1Scheduler:
                 held = int(r.nblocks[slots].sum()) if chunks else int(held_d.sum())
                 _take(pool, int(target.sum()) - held)
                 r.nblocks[slots] = target
-                keys_sum = float(base.sum()) + lead * int(base.size)
-            durations = model.decode_run(base + lead if lead else base, k - lead, keys_sum=keys_sum, lead=head_s if chunks else None)
+                base_sum = ctx_sum + (int(new_base.sum()) if new.size else 0)  # = base.sum() (ctx_sum is 0 without decoders)
+                keys_sum = float(base_sum) + lead * int(base.size)
+            # (the contexts themselves matter only to sliding-window layers; their count and sum do to the rest)
+            contexts = base + lead if lead and model.arch.sliding_window else base
+            durations = model.decode_run(contexts, k - lead, keys_sum=keys_sum, lead=head_s if chunks else None)
         else:
             # one iteration: its end in plain Python (round() rounds half to even, as np.rint)
             one = head_s if chunks else float(model.decode_run(ctx_d, 1)[0])
@@ -225,8 +229,8 @@ class VllmV1Scheduler:
             np.rint(ns, out=ns)
             np.maximum(ns, 1.0, out=ns)
             ends = ns.astype(np.int64)
+            ends[0] += now  # (the running sum then starts at now: one array pass fewer)
             np.add.accumulate(ends, out=ends)  # (np.cumsum adds ~3 us of Python dispatch per step)
-            ends += now
             end = int(ends[-1])
         span = end - now
         u2 = pool.used
