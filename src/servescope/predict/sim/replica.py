@@ -49,6 +49,9 @@ class PlannedStep:
     new_base: np.ndarray = field(default_factory=lambda: _EMPTY)
     run_area: float = 0.0
     """KV block-time of the decode-only iterations (those an arrival can cut)."""
+    min_left: int = -1
+    """Fewest tokens any of ``decode_slots`` had left to generate before the step (-1:
+    not known): a step of fewer iterations finishes none of them."""
 
     @property
     def k(self) -> int:
@@ -227,12 +230,12 @@ class Replica:
         d = step.decode_slots
         bs = self.block_size
         if d.size:
-            kept = -(-(self.ctx[d] + keep) // bs)
+            kept = (self.ctx[d] + (keep + bs - 1)) // bs  # ceil((ctx + keep) / bs)
             self.pool.free += int((self.nblocks[d] - kept).sum())
             self.nblocks[d] = kept
         n = step.new_slots
         if n.size:
-            kept = -(-(step.new_base + keep) // bs)
+            kept = (step.new_base + (keep + bs - 1)) // bs
             self.pool.free += int((self.nblocks[n] - kept).sum())
             self.nblocks[n] = kept
         self.epoch += 1
@@ -247,6 +250,7 @@ class Replica:
             n,
             step.new_base,
             step.run_area - dropped_area,
+            step.min_left,
         )
         self.pending = short
         self.n_steps = step.first_index + keep
@@ -296,7 +300,7 @@ class Replica:
         # only sequences that produced a token in this step can have finished (new_slots
         # are among the promoted); ascending slot order, as a scan of all slots gives
         done: list[SimRequest] = []
-        if not d.size:
+        if not d.size or k < step.min_left:
             finished = []
         elif d.size > 8:
             finished = d[self.remaining[d] <= 0].tolist()

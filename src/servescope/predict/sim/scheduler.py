@@ -171,7 +171,7 @@ class VllmV1Scheduler:
             return None
         first = r.n_steps
         model = r.model
-        k, new, new_base = (1, _EMPTY, _EMPTY) if preempted else self._run_ahead(r, dec, ctx_d, chunks, hold)
+        k, new, new_base, min_left = (1, _EMPTY, _EMPTY, -1) if preempted else self._run_ahead(r, dec, ctx_d, chunks, hold)
 
         head_s = 0.0
         ctx_sum = int(ctx_d.sum()) if dec.size and (chunks or k > 1) else 0  # the decoders' KV tokens
@@ -245,39 +245,43 @@ class VllmV1Scheduler:
         r.stats.iterations += k
         r.n_steps = first + k
         r.epoch += 1
-        step = PlannedStep(now, first, ends, dec, chunks, r.epoch, kv_area, new, new_base, run_area)
+        step = PlannedStep(now, first, ends, dec, chunks, r.epoch, kv_area, new, new_base, run_area, min_left)
         r.pending = step
         return step
 
-    def _run_ahead(self, r: Replica, dec: np.ndarray, ctx_d: np.ndarray, chunks: list[tuple[int, int]], hold: int) -> tuple[int, np.ndarray, np.ndarray]:
+    def _run_ahead(self, r: Replica, dec: np.ndarray, ctx_d: np.ndarray, chunks: list[tuple[int, int]], hold: int) -> tuple[int, np.ndarray, np.ndarray, int]:
         """How many iterations this step holds: 1, plus the decode-only iterations that
         can follow it without a new decision — until the first completion, while KV
         blocks last, with nobody waiting (a prefill step) and no prompt left half done.
         Also the prompts this step completes that decode in the rest of it (slots) and
-        their KV tokens before the step's second iteration, less one (``new_base``)."""
+        their KV tokens before the step's second iteration, less one (``new_base``), and
+        the fewest tokens a decoder has left when that was read (``PlannedStep.min_left``; -1: not read)."""
         pool, bs = r.pool, r.block_size
         if not chunks:
-            k = max(1, min(int(r.remaining[dec].min()), MAX_RUN, hold or MAX_RUN))
+            min_left = int(r.remaining[dec].min())
+            k = max(1, min(min_left, MAX_RUN, hold or MAX_RUN))
             if k > 1 and pool.free < dec.size * (k // bs + 1):  # else it fits for sure (see _fit_blocks)
                 k = self._fit_blocks(ctx_d, r.nblocks[dec], pool.free, bs, k)
-            return k, _EMPTY, _EMPTY
+            return k, _EMPTY, _EMPTY, min_left
         if r.waiting or len(chunks) != len(r.prefilling):
-            return 1, _EMPTY, _EMPTY
+            return 1, _EMPTY, _EMPTY, -1
         reqs = [r.slot_req[s] for s, _ in chunks]
         if not all(req.computed + n >= req.target for req, (_, n) in zip(reqs, chunks, strict=True)):  # type: ignore[union-attr]
-            return 1, _EMPTY, _EMPTY
+            return 1, _EMPTY, _EMPTY, -1
         # each prompt's last chunk yields its first token: max_tokens - generated - 1 to go
         left = min(req.max_tokens - req.generated for req in reqs)  # type: ignore[union-attr]
+        min_left = -1
         if dec.size:
-            left = min(left, int(r.remaining[dec].min()))
+            min_left = int(r.remaining[dec].min())
+            left = min(left, min_left)
         k = max(1, min(left, MAX_RUN + 1))
         if k == 1:
-            return 1, _EMPTY, _EMPTY
+            return 1, _EMPTY, _EMPTY, min_left
         new = np.array([s for s, _ in chunks], dtype=np.int64)
         new_base = np.array([req.target - 1 for req in reqs], dtype=np.int64)  # type: ignore[union-attr]
         if pool.free < (dec.size + new.size) * (k // bs + 1):
             k = self._fit_blocks(np.concatenate((ctx_d, new_base)), np.concatenate((r.nblocks[dec], r.nblocks[new])), pool.free, bs, k)
-        return (k, new, new_base) if k > 1 else (1, _EMPTY, _EMPTY)
+        return (k, new, new_base, min_left) if k > 1 else (1, _EMPTY, _EMPTY, min_left)
 
     @staticmethod
     def _batch_wait(r: Replica, n_decodes: int) -> int:
