@@ -15,6 +15,9 @@ background load) and is split into its stages:
 requests that keep the loop full are simulated on top and counted in
 ``simulated_requests``. ``--harness burst`` times the replay before the rule.
 
+``search`` stops a level's run once its TTFT percentile is certain to break the
+SLO (``stopped_early`` counts those runs); ``--no-give-up`` times every level to its end.
+
 Usage (repository root, package installed)::
 
     .venv/bin/python benchmarks/predict_speed.py            # ~1-2 min on 2 cores
@@ -83,6 +86,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="fewer sizes, one repeat")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--harness", default="steady", help="replay of the closed-loop points (predict --harness)")
+    ap.add_argument("--no-give-up", action="store_true", help="search: simulate every level to its end (no TTFT give-up rule)")
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args()
     h = args.harness
@@ -101,6 +105,7 @@ def main() -> None:
     }
     print("## 10,000 requests (ISL 1024, OSL 256)")
     report["harness"] = h
+    report["search_give_up"] = not args.no_give_up
     headline = [stages(dep, 10_000, c, 1024, 256, repeats, h) for c in ((64,) if args.quick else (8, 64, 256))]
     report["ten_thousand"] = headline
     for r in headline:
@@ -136,7 +141,7 @@ def main() -> None:
         best = None
         for _ in range(repeats):
             gc.collect()
-            out = search(model, "h100-sxm", gpus, "ttft_ms<=1000,itl_ms<=50", work, catalog=cat, workers=workers)
+            out = search(model, "h100-sxm", gpus, "ttft_ms<=1000,itl_ms<=50", work, catalog=cat, workers=workers, give_up=not args.no_give_up)
             if best is None or out.wall_s < best.wall_s:
                 best = out
         assert best is not None
@@ -149,13 +154,14 @@ def main() -> None:
             "configurations": best.configurations,
             "simulated_configurations": best.configurations - len(best.skipped),
             "simulations": best.simulations,
+            "stopped_early": best.gave_up,
             "wall_s": round(best.wall_s, 3),
             "configurations_per_s": round(best.configurations_per_s, 1),
             "simulated_configurations_per_s": round((best.configurations - len(best.skipped)) / best.wall_s, 1),
         }
         searches.append(row)
         print(
-            f"  {model} on {gpus} GPUs, {work.id}, {workers} process(es): {row['configurations']} configs ({row['simulations']} sims) in {row['wall_s']} s = {row['configurations_per_s']}/s"
+            f"  {model} on {gpus} GPUs, {work.id}, {workers} process(es): {row['configurations']} configs ({row['simulations']} sims, {row['stopped_early']} stopped early) in {row['wall_s']} s = {row['configurations_per_s']}/s"
         )
     report["search"] = searches
     args.out.parent.mkdir(parents=True, exist_ok=True)

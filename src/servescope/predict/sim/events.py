@@ -56,7 +56,7 @@ class StepEnd(Event):
     priority = 0
 
     def __init__(self, time: int, replica: int, step: PlannedStep) -> None:
-        super().__init__(time)
+        self.time = time  # (no super() call: events are made per iteration)
         self.replica = replica
         self.step = step
 
@@ -81,7 +81,7 @@ class Arrival(Event):
     priority = 1
 
     def __init__(self, time: int, request: SimRequest) -> None:
-        super().__init__(time)
+        self.time = time  # (no super() call: events are made per iteration)
         self.request = request
 
     def handle(self, sim: SimState) -> list[Event]:
@@ -117,7 +117,7 @@ class StepStart(Event):
     priority = 2
 
     def __init__(self, time: int, replica: int) -> None:
-        super().__init__(time)
+        self.time = time  # (no super() call: events are made per iteration)
         self.replica = replica
 
     def handle(self, sim: SimState) -> list[Event]:

@@ -214,18 +214,21 @@ class Replica:
         ``now`` (a new request can join there). Returns the shortened step, or
         None when it already ends there."""
         step = self.pending
-        if step is None or step.k <= 1:
+        if step is None:
+            return None
+        k = step.ends_ns.size
+        if k <= 1:
             return None
         j = int(np.searchsorted(step.ends_ns, now, side="left"))
         keep = j + 1
-        if keep >= step.k:
+        if keep >= k:
             return None
         dropped_ns = int(step.ends_ns[-1] - step.ends_ns[keep - 1])
         run_start = step.start_ns if not step.chunks else int(step.ends_ns[0])
         dropped_area = step.run_area * dropped_ns / max(1, int(step.ends_ns[-1]) - run_start)
         self.stats.busy_ns -= dropped_ns
         self.stats.kv_area -= dropped_area
-        self.stats.iterations -= step.k - keep
+        self.stats.iterations -= k - keep
         # give back the blocks reserved for the iterations that will not run
         d = step.decode_slots
         bs = self.block_size
