@@ -138,6 +138,12 @@ class Replica:
         # a measured request admitted this late has its first token later still (search's give-up rule)
         if watch is not None and req.phase == "measured" and not req.generated and now - req.start_ns >= watch.late_ns:
             watch.late(req, now)
+            # those still queued that were sent before it are later still (the queue is in arrival order)
+            for other in self.waiting:
+                if now - other.start_ns < watch.late_ns:
+                    break
+                if other.phase == "measured" and not other.generated:
+                    watch.late(other, now)
         return req
 
     def reset_stats(self, now: int) -> None:
