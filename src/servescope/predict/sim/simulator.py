@@ -46,7 +46,8 @@ class TtftGiveUp:
 
     A measured request admitted ``t`` after it was sent gets its first token after
     that (the iteration that completes its prefill ends later), so its TTFT is above
-    ``t``. With ``n`` measured requests, the ``p``-th percentile (linear method,
+    ``t``; so is that of every measured request still queued ``t`` after it was sent
+    (counted when a late one is admitted). With ``n`` measured requests, the ``p``-th percentile (linear method,
     ``analysis.stats.percentile``) is at least the sorted value of index
     ``floor((n - 1) p / 100)``, so it exceeds the limit once ``n - floor((n - 1) p / 100)``
     requests are known to. ``late_ns`` is the limit plus 1 us, so float rounding of
