@@ -46,9 +46,9 @@ from servescope.documents import Hardware, Model, Scenario, Workload
 from servescope.documents.slo import SloSpec, parse_slos
 from servescope.errors import ServescopeError
 from servescope.predict.api import Prepared, prepare, run_simulation
-from servescope.predict.sim.simulator import TtftGiveUp
 from servescope.predict.deployment import deploy
 from servescope.predict.outputs import fast_stats
+from servescope.predict.sim.simulator import TtftGiveUp
 from servescope.predict.workload_input import SyntheticWorkload
 
 DEFAULT_SEQS: tuple[int, ...] = (32, 64, 128, 256, 512)
