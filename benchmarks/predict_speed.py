@@ -22,6 +22,12 @@ Usage (repository root, package installed)::
 
     .venv/bin/python benchmarks/predict_speed.py            # ~1-2 min on 2 cores
     .venv/bin/python benchmarks/predict_speed.py --quick    # a smoke run
+    .venv/bin/python benchmarks/predict_speed.py --round    # one JSON line: the headline figures
+
+``--round`` times only the headline figures (search cases, best of 5, 1 and 2
+processes; 10,000 requests at c = 8 / 64 / 256, best of 3) and prints them as one
+JSON line, so that two versions can be timed turn about on a shared machine
+(``PYTHONPATH=OTHER/src`` runs another checkout's servescope with this script).
 
 Results: benchmarks/results/predict_speed.json and tables on stdout.
 """
@@ -81,14 +87,50 @@ def stages(dep: Deployment, n: int, conc: int, isl: int, osl: int, repeats: int,
     }
 
 
+def _give_up(off: bool) -> dict[str, bool]:
+    # (only when asked: a checkout from before the TTFT give-up rule has no such argument)
+    return {"give_up": False} if off else {}
+
+
+SEARCH_CASES = (
+    ("70b", "llama-3.1-70b", dict(concurrency=(16, 64, 256), isl=1024, osl=256, requests_per_concurrency=2, min_requests=16)),
+    ("8b-three", "llama-3.1-8b", dict(concurrency=(16, 64, 256), isl=1024, osl=256, requests_per_concurrency=2, min_requests=16)),
+    ("8b-one", "llama-3.1-8b", dict(concurrency=(32,), isl=512, osl=128, num_requests=32)),
+)
+
+
+def one_round(no_give_up: bool) -> None:
+    """The headline figures of whichever servescope is first on sys.path, as one JSON line."""
+    cat = Catalog.load([])
+    row: dict[str, Any] = {"servescope": str(Path(search.__code__.co_filename).parents[2]), "load_avg_1m": os.getloadavg()[0]}
+    for name, model, spec in SEARCH_CASES:
+        work = SyntheticWorkload(**spec)  # type: ignore[arg-type]
+        for workers in (1, 2):
+            outs = [search(model, "h100-sxm", 8, "ttft_ms<=1000,itl_ms<=50", work, catalog=cat, workers=workers, **_give_up(no_give_up)) for _ in range(5)]
+            best = min(outs, key=lambda o: o.wall_s)
+            row[f"search {name} w{workers}"] = {"wall_s": round(best.wall_s, 4), "configurations_per_s": round(best.configurations_per_s, 1),
+                                                "simulations": best.simulations, "stopped_early": getattr(best, "gave_up", 0)}  # fmt: skip
+    scen = Scenario(name="bench-llama-8b-h100-tp1", model="llama-3.1-8b", hardware="h100-sxm", engine={"id": "vllm", "version": "0.11.0"})  # type: ignore[arg-type]
+    dep = deploy(scen, catalog=cat)
+    for c in (8, 64, 256):
+        prepared = prepare(SyntheticWorkload((c,), 1024, 256, num_requests=10_000))
+        row[f"10k c{c} sim_s"] = round(best_of(3, lambda p=prepared: run_simulation(p, dep)), 4)
+        row[f"10k c{c} full_s"] = round(best_of(3, lambda p=prepared: simulate(p, dep)), 4)
+    print(json.dumps(row))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer sizes, one repeat")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--harness", default="steady", help="replay of the closed-loop points (predict --harness)")
     ap.add_argument("--no-give-up", action="store_true", help="search: simulate every level to its end (no TTFT give-up rule)")
+    ap.add_argument("--round", action="store_true", help="one JSON line of the headline figures (turn-about comparisons)")
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args()
+    if args.round:
+        one_round(args.no_give_up)
+        return
     h = args.harness
     repeats = 1 if args.quick else args.repeats
     cat = Catalog.load([])
@@ -141,7 +183,7 @@ def main() -> None:
         best = None
         for _ in range(repeats):
             gc.collect()
-            out = search(model, "h100-sxm", gpus, "ttft_ms<=1000,itl_ms<=50", work, catalog=cat, workers=workers, give_up=not args.no_give_up)
+            out = search(model, "h100-sxm", gpus, "ttft_ms<=1000,itl_ms<=50", work, catalog=cat, workers=workers, **_give_up(args.no_give_up))
             if best is None or out.wall_s < best.wall_s:
                 best = out
         assert best is not None
@@ -154,7 +196,7 @@ def main() -> None:
             "configurations": best.configurations,
             "simulated_configurations": best.configurations - len(best.skipped),
             "simulations": best.simulations,
-            "stopped_early": best.gave_up,
+            "stopped_early": getattr(best, "gave_up", 0),
             "wall_s": round(best.wall_s, 3),
             "configurations_per_s": round(best.configurations_per_s, 1),
             "simulated_configurations_per_s": round((best.configurations - len(best.skipped)) / best.wall_s, 1),
