@@ -112,7 +112,7 @@ def baseline(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 def _check_truthful(summary: dict[str, Any], baseline: dict[str, Any]) -> None:
     """Issue 10's bar: ITL p50 error < 0.3 ms, p99 < 1 ms and bunched gaps under 2 %,
-    as without scraping. The p99 bound is 1 ms, or, when this shared machine is loaded
+    as without scraping (both loosened as below only when the client misses them alone). The p99 bound is 1 ms, or, when this shared machine is loaded
     and the client misses 1 ms even with no scraping, 1.5 x that p99 + 0.5 ms: a
     loaded CI machine does not fail it, while a scrape on the loop (10-20 ms a full
     parse) still does (test_the_check_catches_a_scrape_on_the_loop)."""
@@ -120,7 +120,9 @@ def _check_truthful(summary: dict[str, Any], baseline: dict[str, Any]) -> None:
     assert itl["p50"] < 0.3, summary
     bound = max(1.0, 1.5 * baseline["itl_abs_error_ms"]["p99"] + 0.5)
     assert itl["p99"] < bound, (summary, baseline)
-    assert summary["bunched_fraction"] < 0.02, summary
+    # Same rule for bunching: 2 %, or on a loaded machine twice what the client shows
+    # with no scraping + 1 % (a 40 ms parse on the loop bunches far more than that).
+    assert summary["bunched_fraction"] < max(0.02, 2 * baseline["bunched_fraction"] + 0.01), (summary, baseline)
 
 
 @pytest.mark.parametrize("page", [VLLM_PAGE, SGLANG_PAGE], ids=["vllm", "sglang"])
