@@ -26,7 +26,9 @@ server), and runs two servers, one after the other, on 127.0.0.1:
 3. ``tools-template``: as 2 plus ``--chat-template benchmarks/chatml-tools.jinja`` (the
    same ChatML, tools rendered Hermes style, which the ``hermes`` parser reads back):
    the same two suites, now with the schemas in the prompt. ``--tools-template ''``
-   skips it.
+   skips it. Then eval-tools-v1 once more with ``--extra-body '{"tool_choice":
+   "required"}'`` (``--required-suites``): vLLM then constrains the output to a tool
+   call, so servescope's ``tool_calls`` path is exercised even with a random model.
 
 ``--suites`` / ``--tools-suites`` change the lists. Each ``servescope run`` has a
 timeout (``--run-timeout``); the server is pinned to core 0 and servescope to core 1
@@ -147,8 +149,9 @@ def phase_serve_args(a: argparse.Namespace, phase: str) -> str:
     return a.base_serve_args
 
 
-def run_suite(a: argparse.Namespace, port: int, work: Path, phase: str, suite: str) -> dict[str, Any]:
-    out_dir = work / f"{phase}-{suite}"
+def run_suite(a: argparse.Namespace, port: int, work: Path, phase: str, suite: str, extra_body: dict[str, Any] | None = None) -> dict[str, Any]:
+    tag = f"{phase}-{suite}" + ("-tool-choice-required" if extra_body else "")
+    out_dir = work / tag
     cmd = [
         *rv.client_prefix(a),
         str(rv.REPO_SERVESCOPE),
@@ -165,8 +168,9 @@ def run_suite(a: argparse.Namespace, port: int, work: Path, phase: str, suite: s
         "--min-success-rate",
         "0",
         "--no-scrape",
+        *(["--extra-body", json.dumps(extra_body)] if extra_body else []),
     ]
-    log_path = work / f"{phase}-{suite}.log"
+    log_path = work / f"{tag}.log"
     t0 = time.monotonic()
     try:
         r = rv.run_bounded(cmd, a.run_timeout, log_path=log_path, env=rv.child_env({"COLUMNS": "160"}))
@@ -175,18 +179,27 @@ def run_suite(a: argparse.Namespace, port: int, work: Path, phase: str, suite: s
     except rv.Fail as e:  # a timeout: recorded, the next suite still runs
         rc, tail = "timeout", [str(e)]
     wall = round(time.monotonic() - t0, 1)
-    info = {"phase": phase, "suite": suite, "rc": rc, "wall_s": wall, "command": shlex.join(cmd), "log": str(log_path), "output_tail": tail}
+    info = {
+        "phase": phase,
+        "suite": suite,
+        "extra_body": extra_body,
+        "rc": rc,
+        "wall_s": wall,
+        "command": shlex.join(cmd),
+        "log": str(log_path),
+        "output_tail": tail,
+    }
     info.update(summarize_run(out_dir))
     s = info.get("scores") or {}
     rv.log(
-        f"  {phase} {suite}: rc {rc}, {wall:.0f} s, {info.get('completed')}/{info.get('records')} completed, "
+        f"  {tag}: rc {rc}, {wall:.0f} s, {info.get('completed')}/{info.get('records')} completed, "
         f"{info.get('completed_with_score')} scored, {info.get('completed_with_tool_calls')} with tool calls, mean input {info.get('mean_input_tokens')} tok, accuracy {s.get('accuracy')}, unsupported {s.get('unsupported_count')}, "
         f"categories {info.get('categories')}"
     )
     return info
 
 
-def serve(a: argparse.Namespace, work: Path, phase: str, suites: list[str], probes: bool) -> dict[str, Any]:
+def serve(a: argparse.Namespace, work: Path, phase: str, suites: list[str], probes: bool, required: list[str] | None = None) -> dict[str, Any]:
     port = rv.free_port()
     a.serve_args = phase_serve_args(a, phase)
     cmd = rv.server_command(a, port)
@@ -201,6 +214,8 @@ def serve(a: argparse.Namespace, work: Path, phase: str, suites: list[str], prob
                 rv.log(f"  probe {name}: HTTP {p['status']}: {p['body'][:300]}")
         for suite in suites:
             out["runs"].append(run_suite(a, port, work, phase, suite))
+        for suite in required or []:  # vLLM constrains the output to a call: the tool_calls path, whatever the model
+            out["runs"].append(run_suite(a, port, work, phase, suite, {"tool_choice": "required"}))
     return out
 
 
@@ -218,6 +233,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--suites", default=PLAIN_SUITES, help="comma list for the server without a tool-call parser")
     p.add_argument("--tools-suites", default=TOOLS_SUITES, help=f"comma list for the server with {TOOL_FLAGS!r} ('' skips it)")
     p.add_argument("--tools-template", default=str(TOOLS_TEMPLATE), help="chat template with tools for the third server ('' skips it)")
+    p.add_argument(
+        "--required-suites",
+        default="eval-tools-v1",
+        help="also run these on the tools-template server with --extra-body '{\"tool_choice\": \"required\"}' ('' skips)",
+    )
+    p.add_argument("--phases", default="plain,tools,tools-template", help="which servers to start, in order")
     p.add_argument("--no-probes", dest="probes", action="store_false", help="skip the raw requests")
     p.add_argument("--shared-cores", dest="split_cores", action="store_false", help="don't pin (default: server core 0, servescope core 1)")
     p.add_argument("--install-timeout", type=float, default=1800)
@@ -245,12 +266,16 @@ def main(argv: list[str] | None = None) -> int:
     phases = []
     plain = [s for s in a.suites.split(",") if s]
     tools = [s for s in a.tools_suites.split(",") if s]
-    if plain or a.probes:
+    required = [s for s in a.required_suites.split(",") if s]
+    wanted = {p for p in a.phases.split(",") if p}
+    if wanted - {"plain", "tools", "tools-template"}:
+        raise rv.Fail(f"--phases: unknown {', '.join(sorted(wanted - {'plain', 'tools', 'tools-template'}))}; use plain, tools, tools-template")
+    if "plain" in wanted and (plain or a.probes):
         phases.append(serve(a, work, "plain", plain, a.probes))
-    if tools:
+    if "tools" in wanted and tools:
         phases.append(serve(a, work, "tools", tools, False))
-        if a.tools_template:
-            phases.append(serve(a, work, "tools-template", tools, False))
+    if "tools-template" in wanted and a.tools_template and (tools or required):
+        phases.append(serve(a, work, "tools-template", tools, False, required))
     doc = {
         "kind": "eval_on_vllm",
         "what": "servescope eval suites against vllm serve (CPU, tiny random-weight Llama) on 127.0.0.1; scores are meaningless, the pipeline is checked",
