@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from servescope.bench import run as bench_run
+from servescope.bench.capabilities import Capabilities, probe_tools
 from servescope.bench.client import make_session, send
 from servescope.bench.endpoint import Endpoint
 from servescope.bench.engine import LlamaServer, ServerConfig, find_llama_server
@@ -291,3 +293,41 @@ def test_vision_suite_on_the_embedded_smollm2_is_unsupported_in_one_line(tmp_pat
     assert result["resolved_params"]["endpoint_capabilities"] == {"source": "GET /props", "supports_tools": True, "vision": False}
     report = validate_paths([result_path])
     assert all(f.ok for f in report.files), [i for f in report.files for i in f.issues]
+
+
+def _probe(server: LlamaServer, model: str) -> Capabilities:
+    endpoint = Endpoint.create(server.openai_base_url, model)
+
+    async def go() -> Capabilities:
+        async with make_session() as session:
+            return await probe_tools(session, endpoint.url, endpoint.headers(), endpoint.model)
+
+    return asyncio.run(go())
+
+
+def test_the_tools_probe_tells_a_template_that_renders_tools_from_one_that_drops_them(smollm2: LlamaServer, llama: LlamaServer) -> None:
+    """Where an endpoint has no /props (vLLM, hosted APIs), the probe measures it: SmolLM2's
+    tools template counts more prompt tokens with a tool; the tiny model's template drops it."""
+    rendered, dropped = _probe(smollm2, "smollm2-135m"), _probe(llama, llama.model_name)
+    assert rendered.supports_tools is True and rendered.source == "tools probe", rendered
+    assert dropped.supports_tools is False and dropped.detail is not None, dropped
+    plain, with_tool = (int(w) for w in dropped.detail.split() if w.isdigit())
+    assert plain == with_tool
+
+
+def test_tool_rows_on_an_endpoint_without_props_are_probed_and_not_sent(
+    llama: LlamaServer, eval_catalog: Catalog, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run path for a server that says nothing in /props: the probe finds the tools dropped,
+    so no row is sent and each is unsupported with the probe's reason."""
+
+    async def no_props(*_args: object) -> Capabilities:
+        return Capabilities()
+
+    monkeypatch.setattr(bench_run, "read_capabilities", no_props)
+    art = run_workload(RunOptions(workload_id="eval-itest-tools-v1", endpoint=llama.openai_base_url, out_dir=tmp_path), catalog=eval_catalog)
+    recs = list(read_records(art.records_path))
+    assert len(recs) == 4 and all(r.category == "unsupported" and r.first_token_ns is None for r in recs)
+    assert "probe request" in art.result.failures[0].message
+    caps = art.result.resolved_params["endpoint_capabilities"]
+    assert caps["source"] == "tools probe" and caps["supports_tools"] is False

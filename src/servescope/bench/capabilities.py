@@ -8,10 +8,16 @@ endpoint says it lacks is not sent: it is recorded as a failure of category
 ``unsupported`` (stage ``admission``), so a tools or vision score is never read off a
 model that was never shown the tools or the image.
 
-An endpoint without ``/props`` (vLLM, SGLang, hosted APIs) says nothing here, and every
-row is sent; what it answers is classified as usual (vLLM's 400 for tools without a
-tool-call parser is ``unsupported`` too: ``documents.failures``). The completions API
-has no place for tools or images at all, so those rows are unsupported there.
+An endpoint without ``/props`` (vLLM, SGLang, hosted APIs) says nothing there. When an
+eval has tool rows, two one-token requests are sent first, the same message with and
+without a tool (:func:`probe_tools`): a server that renders tools into the prompt counts
+more prompt tokens with one, and a server whose chat template has no tools (vLLM
+serving a model whose template ignores ``tools``, with a tool parser on) counts the same
+— it would drop them without a word, so the rows are unsupported. A probe that gets no
+usage, or an error (vLLM's 400 for tools without a tool-call parser), says nothing, and
+the rows are sent and classified as usual (that 400 is ``unsupported`` too:
+``documents.failures``). The completions API has no place for tools or images at all,
+so those rows are unsupported there.
 """
 
 from __future__ import annotations
@@ -33,7 +39,8 @@ class Capabilities:
 
     supports_tools: bool | None = None
     vision: bool | None = None
-    source: str | None = None  # "GET /props" when read from llama.cpp
+    source: str | None = None  # "GET /props" when read from llama.cpp, "tools probe" when measured
+    detail: str | None = None  # what the tools probe saw
 
 
 def from_props(data: Any) -> Capabilities:
@@ -55,6 +62,45 @@ async def read_capabilities(session: aiohttp.ClientSession, base_url: str, heade
             if r.status == 200:
                 return from_props(await r.json(content_type=None))
     return Capabilities()
+
+
+PROBE_MESSAGE = "Say OK."
+PROBE_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "lookup_record",
+        "description": "Look up a record by its id and return its fields.",
+        "parameters": {"type": "object", "properties": {"record_id": {"type": "string", "description": "The record's id."}}, "required": ["record_id"]},
+    },
+}
+
+
+async def _prompt_tokens(session: aiohttp.ClientSession, url: str, headers: dict[str, str], body: dict[str, Any]) -> int | None:
+    with contextlib.suppress(aiohttp.ClientError, TimeoutError, ValueError):
+        async with session.post(url, json=body, headers={**headers, "Accept": "application/json"}, timeout=aiohttp.ClientTimeout(total=30)) as r:
+            if r.status != 200:
+                return None
+            data = await r.json(content_type=None)
+            usage = data.get("usage") if isinstance(data, dict) else None
+            n = usage.get("prompt_tokens") if isinstance(usage, dict) else None
+            return n if isinstance(n, int) and not isinstance(n, bool) else None
+    return None
+
+
+async def probe_tools(session: aiohttp.ClientSession, url: str, headers: dict[str, str], model: str | None) -> Capabilities:
+    """Whether ``tools`` reach the prompt: one message with and without a tool, one token each.
+
+    Equal prompt-token counts mean the server dropped the tool (``supports_tools`` False);
+    more with the tool, that it rendered it (True); no usage or an error: unknown."""
+    body: dict[str, Any] = {"messages": [{"role": "user", "content": PROBE_MESSAGE}], "max_tokens": 1, "temperature": 0.0, "stream": False}
+    if model:
+        body["model"] = model
+    plain = await _prompt_tokens(session, url, headers, body)
+    with_tool = await _prompt_tokens(session, url, headers, {**body, "tools": [PROBE_TOOL]}) if plain is not None else None
+    if plain is None or with_tool is None:
+        return Capabilities()
+    detail = f"prompt_tokens {plain} without a tool, {with_tool} with one"
+    return Capabilities(supports_tools=with_tool > plain, source="tools probe", detail=detail)
 
 
 def has_images(row: DatasetRow) -> bool:
@@ -81,6 +127,11 @@ REASONS: dict[str, tuple[str, str]] = {
         "(its chat template has no tools, so they would be dropped without an error)",
         "offer tools and GET /props says chat_template_caps.supports_tools is false (they would be dropped)",
     ),
+    "tools-probe": (
+        "not sent: the row offers tools and the endpoint dropped them from a probe request (the same prompt-token count "
+        "with and without a tool: its chat template has no tools, so they would be dropped without an error)",
+        "offer tools and a probe request showed the endpoint drops them (same prompt tokens with and without a tool)",
+    ),
 }
 
 
@@ -94,7 +145,7 @@ def unsupported_reason(row: DatasetRow | None, caps: Capabilities, api: str = "c
     if images and caps.vision is False:
         return "vision"
     if tools and caps.supports_tools is False:
-        return "tools"
+        return "tools-probe" if caps.source == "tools probe" else "tools"
     return None
 
 

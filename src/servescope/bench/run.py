@@ -21,7 +21,7 @@ from typing import Any
 
 import aiohttp
 
-from servescope.bench.capabilities import Capabilities, read_capabilities, unsupported_notice, unsupported_reason
+from servescope.bench.capabilities import Capabilities, probe_tools, read_capabilities, unsupported_notice, unsupported_reason
 from servescope.bench.client import make_session
 from servescope.bench.endpoint import Endpoint
 from servescope.bench.execute import LoadSpec, OnRecord, PointOutcome
@@ -233,6 +233,11 @@ async def _run_async(
             # llama.cpp says in /props whether its template renders tools and whether it sees images;
             # rows it cannot take are recorded as unsupported instead of being sent (bench.capabilities).
             capabilities = await read_capabilities(session, endpoint.base_url, endpoint.headers())
+            if capabilities.supports_tools is None and endpoint.api == "chat" and any(r.row is not None and r.row.tools for p in points for r in p.requests):
+                # No /props (vLLM, SGLang, hosted): measure whether tools reach the prompt at all.
+                probed = await probe_tools(session, endpoint.url, endpoint.headers(), endpoint.model)
+                if probed.supports_tools is not None:
+                    capabilities = Capabilities(probed.supports_tools, capabilities.vision, probed.source, probed.detail)
             notice = unsupported_notice(workload.id, [unsupported_reason(r.row, capabilities, endpoint.api) for p in points for r in p.requests])
             if notice is not None and progress.on_notice is not None:
                 progress.on_notice(notice)
@@ -253,6 +258,8 @@ async def _run_async(
             resolved["concurrency"] = points[0].concurrency
         if capabilities.source is not None:  # what the rows were checked against, kept with the run
             resolved["endpoint_capabilities"] = {"source": capabilities.source, "supports_tools": capabilities.supports_tools, "vision": capabilities.vision}
+            if capabilities.detail is not None:
+                resolved["endpoint_capabilities"]["detail"] = capabilities.detail
         ident = RunIdentity(
             run_id=run_id,
             engine_id=engine_id,
