@@ -158,6 +158,62 @@ def knowledge_rows() -> list[dict[str, Any]]:
     ]
 
 
+# -- confidence calibration ----------------------------------------------------------------
+CONFIDENCE_LINE = " Reply in exactly two lines: 'Answer: <your answer>' and then 'Confidence: <0-100>%', how likely it is that your answer is right."
+CAPITALS_EASY = [
+    ("France", "Paris"),
+    ("Japan", "Tokyo"),
+    ("Italy", "Rome"),
+    ("Germany", "Berlin"),
+    ("Spain", "Madrid"),
+    ("Egypt", "Cairo"),
+    ("Russia", "Moscow"),
+    ("China", "Beijing"),
+]
+CAPITALS_HARD = [
+    ("Mongolia", "Ulaanbaatar", ["Ulan Bator"]),
+    ("Bhutan", "Thimphu", []),
+    ("Burkina Faso", "Ouagadougou", []),
+    ("Laos", "Vientiane", []),
+    ("Paraguay", "Asunción", ["Asuncion"]),
+    ("Kyrgyzstan", "Bishkek", []),
+    ("Eritrea", "Asmara", []),
+    ("Suriname", "Paramaribo", []),
+]
+
+
+def calibration_rows() -> list[dict[str, Any]]:
+    """Questions from easy to hard (so a calibrated model states spread confidences), each asking
+    for an answer line and a 'Confidence: NN%' line; the workload reads the confidence (eval.confidence)."""
+    rng = random.Random(4000)
+    rows = []
+    for i in range(40):
+        kind, k = ["capital-easy", "add", "capital-hard", "mul", "parity"][i % 5], i // 5
+        if kind == "capital-easy":
+            country, city = CAPITALS_EASY[k]
+            q, ans, scorer, diff, args = f"What is the capital of {country}?", city, "exact", "easy", None
+        elif kind == "capital-hard":
+            country, city, aliases = CAPITALS_HARD[k]
+            q, ans, scorer, diff, args = f"What is the capital of {country}?", city, "exact", "hard", {"aliases": aliases} if aliases else None
+        elif kind == "add":
+            a, b = rng.randint(1, 9), rng.randint(1, 9)
+            q, ans, scorer, diff, args = f"What is {a} + {b}?", str(a + b), "numeric", "easy", None
+        elif kind == "mul":
+            a, b = rng.randint(13, 99), rng.randint(13, 99)
+            q, ans, scorer, diff, args = f"What is {a} × {b}?", str(a * b), "numeric", "hard", None
+        else:
+            x = rng.randint(100, 999)
+            q, ans, scorer, diff, args = (
+                f"Is {x} even or odd? Reply with the letter. A) even B) odd",
+                "A" if x % 2 == 0 else "B",
+                "mc",
+                "easy",
+                {"choices": ["even", "odd"]},
+            )
+        rows.append(row(f"calib1-{i:03d}", kind, diff, q + CONFIDENCE_LINE, scorer, answer=ans, score_args=args))
+    return rows
+
+
 # -- json extraction ---------------------------------------------------------------------
 CITIES = ["Oslo", "Lima", "Perth", "Quito", "Dakar", "Hanoi", "Tunis", "Riga"]
 ITEMS = ["lamp", "chair", "kettle", "bicycle", "desk", "guitar", "camera", "tent"]
@@ -665,6 +721,12 @@ DATASETS: dict[str, tuple[str, str, Any]] = {
         "Common-knowledge questions",
         "Authored one-word questions about geography, science, language and everyday facts (exact with aliases).",
         knowledge_rows,
+    ),
+    "eval-calibration-v1": (
+        "Answers with a stated confidence",
+        "Capitals (easy and hard), small sums, two-digit products and parity letters; each asks for 'Answer:' and "
+        "'Confidence: NN%' lines (exact, numeric, mc; ECE/MCE of the stated confidences).",
+        calibration_rows,
     ),
     "eval-json-v1": (
         "JSON extraction from a sentence",

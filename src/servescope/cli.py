@@ -141,7 +141,7 @@ def summarize(
     basename: Annotated[str, typer.Option(help="File name stem of the summary files.")] = "summary",
 ) -> None:
     """Summarize Results: summary_v0.2.csv, summary_v0.3.csv, summary.csv and summary.md."""
-    from servescope.analysis.summarize import write_summary
+    from servescope.analysis.summarize import group_results, pooled_scores, score_line, write_summary
     from servescope.bench.collect import collect_results
 
     found = collect_results(inputs)
@@ -157,6 +157,10 @@ def summarize(
         raise typer.Exit(1)
     files = write_summary(found.results, out_dir, basename, partial_runs=found.partial_runs)
     out.print(f"{files.results} result(s) in {files.groups} group(s)")
+    for group in group_results(found.results):
+        pooled = pooled_scores(group.results)
+        if pooled is not None:
+            out.print(f"{group.key[0]} {group.key[4]} {group.key[1]} {group.key[3]}: {score_line(pooled)}", markup=False)
     for p in (files.v02, files.v03, files.csv, files.markdown):
         out.print(str(p), markup=False)
 
@@ -178,7 +182,8 @@ def compare(
         Path | None, typer.Option(help="Write predicted-vs-measured curves over concurrency (.html: plotly; .png/.svg/.pdf: matplotlib, the plot extra).")
     ] = None,
 ) -> None:
-    """Compare two tables point by point: A, B, signed error %, MAPE and max error per metric."""
+    """Compare two tables point by point: A, B, signed error %, MAPE and max error per metric;
+    two scored Results also item by item: Δaccuracy and Δlatency with 95 % intervals."""
     from servescope.analysis import compare as cmp
     from servescope.documents import EvaluationRun, Prediction, Result, load
 
@@ -219,6 +224,10 @@ def compare(
         out.print(summary)
         if c.unpaired_a or c.unpaired_b:
             out.print(f"unpaired concurrencies: A {c.unpaired_a}, B {c.unpaired_b}")
+        if c.scores is not None:
+            out.print("scores (same items, A − B)")
+            for line in cmp.score_lines(c.scores):
+                out.print(f"  {line}", markup=False)
     if plot is not None:
         cmp.plot(c, str(plot))
         err.print(f"plot: {plot}", markup=False)

@@ -82,6 +82,11 @@ def format_scores(scores: Any) -> str:
         text += f", abstention {pct(scores.abstention)}"
     if scores.unsupported_count:
         text += f", {scores.unsupported_count} rows unsupported by the endpoint (not in accuracy)"
+    cal = scores.calibration
+    if cal is not None:
+        ece = "-" if cal.ece is None else f"{cal.ece:.3f}"
+        mce = "-" if cal.mce is None else f"{cal.mce:.3f}"
+        text += f", ECE {ece}, MCE {mce} ({cal.answered_with_confidence}/{scores.item_count} stated a confidence)"
     if scores.note:
         text += f"\n{scores.note}"
     return text

@@ -10,7 +10,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sps
 
-from servescope.analysis.stats import PERCENTILES, describe, mean_ci, percentile, rate_ci, weighted_percentile
+from servescope.analysis.stats import (
+    PERCENTILES,
+    calibration_error,
+    describe,
+    mean_ci,
+    paired_percentile_difference_ci,
+    paired_rate_difference_ci,
+    percentile,
+    rate_ci,
+    weighted_percentile,
+)
 
 # ---- percentile ----------------------------------------------------------------
 
@@ -278,3 +288,116 @@ def test_weighted_percentile_is_the_percentile_of_the_repeated_sample(pairs: lis
         assert got is None
     else:
         assert got == want
+
+
+# ---- paired rate difference (Newcombe square-and-add) ---------------------------
+
+
+def test_newcombe_paired_published_example() -> None:
+    """Cavo et al. 2012 as worked in Fagerland, Lydersen & Laake (ch. 8, the R package
+    contingencytables): 59 both, 6 only A, 16 only B, 80 neither -> -0.0621 (-0.1186 to -0.0046)."""
+    ci = paired_rate_difference_ci(59, 6, 16, 80)
+    assert ci is not None
+    assert ci[0] == pytest.approx(-0.1186, abs=5e-5) and ci[1] == pytest.approx(-0.0046, abs=5e-5)
+
+
+def test_newcombe_paired_swapping_a_and_b_negates_the_interval() -> None:
+    lo, hi = paired_rate_difference_ci(20, 9, 3, 8)  # type: ignore[misc]
+    lo2, hi2 = paired_rate_difference_ci(20, 3, 9, 8)  # type: ignore[misc]
+    assert (lo2, hi2) == pytest.approx((-hi, -lo))
+    assert lo < 6 / 40 < hi
+
+
+def test_newcombe_paired_no_discordant_items_straddles_zero() -> None:
+    lo, hi = paired_rate_difference_ci(10, 0, 0, 10)  # type: ignore[misc]
+    assert lo < 0 < hi
+
+
+def test_newcombe_paired_all_discordant_one_way_excludes_zero() -> None:
+    lo, hi = paired_rate_difference_ci(0, 30, 0, 0)  # type: ignore[misc]
+    assert 0 < lo <= hi == 1.0
+
+
+def test_newcombe_paired_no_items_is_none() -> None:
+    assert paired_rate_difference_ci(0, 0, 0, 0) is None
+
+
+@given(st.tuples(*(st.integers(0, 40) for _ in range(4))).filter(lambda t: sum(t) > 0))
+@settings(max_examples=200, deadline=None)
+def test_newcombe_paired_contains_the_estimate_within_minus_one_one(t: tuple[int, int, int, int]) -> None:
+    both, only_a, only_b, neither = t
+    n = sum(t)
+    lo, hi = paired_rate_difference_ci(both, only_a, only_b, neither)  # type: ignore[misc]
+    d = (only_a - only_b) / n
+    assert -1.0 <= lo <= d + 1e-12 and d - 1e-12 <= hi <= 1.0
+
+
+# ---- paired percentile difference (bootstrap over items) -------------------------
+
+
+def test_paired_bootstrap_of_a_constant_shift_is_that_shift() -> None:
+    b = [10.0, 30.0, 20.0, 50.0, 40.0]
+    ci = paired_percentile_difference_ci([x + 5.0 for x in b], b)
+    assert ci == pytest.approx((5.0, 5.0))
+
+
+def test_paired_bootstrap_is_reproducible_and_contains_the_median_difference() -> None:
+    rng = np.random.default_rng(3)
+    b = rng.gamma(2.0, 100.0, size=60)
+    a = b * 1.3 + rng.normal(0, 5, size=60)
+    ci = paired_percentile_difference_ci(a, b)
+    assert ci == paired_percentile_difference_ci(a, b)  # fixed seed
+    assert ci is not None and ci[0] < float(np.median(a) - np.median(b)) < ci[1] and ci[0] > 0
+
+
+def test_paired_bootstrap_needs_two_pairs_of_equal_length() -> None:
+    assert paired_percentile_difference_ci([1.0], [2.0]) is None
+    with pytest.raises(ValueError):
+        paired_percentile_difference_ci([1.0, 2.0], [1.0])
+
+
+# ---- calibration (ECE / MCE, 10 equal-width bins) -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("confidences", "correct", "ece", "mce"),
+    [
+        # one bin (0.8, 0.9]: acc 3/4, conf 0.9 -> |0.75 - 0.9| = 0.15
+        ([0.9, 0.9, 0.9, 0.9], [True, True, True, False], 0.15, 0.15),
+        # (0, 0.1]: acc 0, conf 0.1, weight 1/3; (0.9, 1]: acc 1/2, conf 0.95, weight 2/3 -> 0.1/3 + 0.45*2/3
+        ([0.1, 0.95, 0.95], [False, True, False], 0.1 / 3 + 0.45 * 2 / 3, 0.45),
+        # (0.5, 0.6]: |0.5 - 0.6| weight 2/5; (0.7, 0.8]: |2/3 - 0.8| weight 3/5 -> 0.04 + 0.08
+        ([0.6, 0.6, 0.8, 0.8, 0.8], [True, False, True, True, False], 0.12, 0.8 - 2 / 3),
+        ([1.0, 1.0], [True, True], 0.0, 0.0),  # sure and right
+        ([0.0], [False], 0.0, 0.0),  # 0 goes in the first bin, and is right to be 0
+        ([1.0, 0.0], [False, True], 1.0, 1.0),  # sure and wrong, sure-wrong and right
+        # 0.31 and 0.35 share (0.3, 0.4]: acc 1/2, conf 0.33
+        ([0.31, 0.35], [True, False], 0.17, 0.17),
+    ],
+)
+def test_calibration_error_hand_computed(confidences: list[float], correct: list[bool], ece: float, mce: float) -> None:
+    out = calibration_error(confidences, correct)
+    assert out is not None
+    assert out["ece"] == pytest.approx(ece) and out["mce"] == pytest.approx(mce)
+    assert out["answered_with_confidence"] == len(confidences)
+    bins = out["bins"]
+    assert isinstance(bins, list) and len(bins) == 10 and sum(b["count"] for b in bins) == len(confidences)
+
+
+def test_calibration_bin_edges_belong_to_the_bin_below() -> None:
+    """(lo, hi]: 0.3 is in (0.2, 0.3] even though 0.3 * 10 is 3.0000000000000004 in floating point."""
+    out = calibration_error([0.3, 0.7, 0.1], [False, True, True])
+    assert out is not None
+    counts = [b["count"] for b in out["bins"]]  # type: ignore[attr-defined]
+    assert counts == [1, 0, 1, 0, 0, 0, 1, 0, 0, 0]
+    empty = out["bins"][1]  # type: ignore[index]
+    assert empty["accuracy"] is None and empty["mean_confidence"] is None
+
+
+def test_calibration_without_any_confidence_is_none() -> None:
+    assert calibration_error([], []) is None
+
+
+def test_calibration_refuses_confidences_outside_0_1() -> None:
+    with pytest.raises(ValueError):
+        calibration_error([1.2], [True])

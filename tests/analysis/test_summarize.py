@@ -123,7 +123,17 @@ def test_groups_by_workload_config_and_harness() -> None:
     four, eight = results[0].config_id, results[1].config_id
     assert sizes == {("serve-x-v1", four): ["a", "d"], ("serve-x-v1", eight): ["b"], ("serve-y-v1", four): ["c"]}
     assert [g.key for g in groups] == sorted(g.key for g in groups)
-    assert GROUP_KEYS == ("workload_id", "config_id", "harness", "load")
+    assert GROUP_KEYS == ("workload_id", "config_id", "harness", "load", "model")
+
+
+def test_two_models_on_the_same_engine_flags_are_not_repeats(tmp_path: Path) -> None:
+    """The embedded engine serves the tiny model or SmolLM2 with the same flags, so the
+    two share a config_id: only the model tells them apart, and they are never pooled."""
+    a, b, c = make_result("a"), make_result("b"), make_result("c")
+    b = b.model_copy(update={"model": b.model.model_copy(update={"id": "smollm2-135m"})})
+    assert a.config_id == b.config_id
+    rows = read_csv(write_summary([a, b, c], tmp_path).v02)
+    assert sorted((r["model"], r["n_episodes"]) for r in rows) == [("smollm2-135m", "1"), ("tiny", "2")]
 
 
 def test_runs_at_different_load_points_are_not_repeats(tmp_path: Path) -> None:
@@ -163,3 +173,51 @@ def test_on_time_rate_binomial_ci(tmp_path: Path) -> None:
     # pooled 15 of 20 on time → Wilson (0.5313, 0.8881)
     assert math.isclose(rows[0]["on_time_rate_ci_lower"], 0.53131, abs_tol=1e-4)
     assert math.isclose(rows[0]["on_time_rate_ci_upper"], 0.88814, abs_tol=1e-4)
+
+
+def scored(run_id: str, correct: list[bool], cats: list[str], confidences: list[float | None] | None = None, **kw: Any) -> Result:
+    r = make_result(run_id, workload="eval-x-v1", completed=len(correct), **kw)
+    n = len(correct)
+    items = [
+        {
+            "id": f"q{i}",
+            "correct": ok,
+            "strict": ok and i % 2 == 0,
+            "latency_ms": 100.0 * (i + 1),
+            "category": cats[i],
+            **({"confidence": confidences[i]} if confidences else {}),
+        }
+        for i, ok in enumerate(correct)
+    ]
+    block: dict[str, Any] = {"accuracy": sum(correct) / n, "correct_count": sum(correct), "item_count": n, "items": items}
+    if confidences is not None:
+        block["calibration"] = {"ece": None, "mce": None, "bins": [], "answered_with_confidence": 0}
+    return r.model_copy(update={"scores": Result.model_validate({**r.model_dump(mode="json"), "scores": block}).scores})
+
+
+def test_scores_are_pooled_over_a_groups_items_with_a_wilson_interval(tmp_path: Path) -> None:
+    a = scored("e1", [True, True, False, False], ["x", "x", "y", "y"], [0.9, 0.9, 0.9, None], started="2026-11-30T00:00:00+00:00")
+    b = scored("e2", [True, True, True, False], ["x", "y", "y", "y"], [0.9, None, None, None], started="2026-11-30T01:00:00+00:00")
+    plain = make_result("serve-run")
+    files = write_summary([a, b, plain], tmp_path)
+    rows = {r["workload_id"]: r for r in read_csv(files.v03)}
+    row = rows["eval-x-v1"]
+    # 5 of 8 answers right, over 4 distinct items (each asked twice): Wilson 95 % of 0.625 with n = 4,
+    # centre (0.625 + 1.9208/4)/(1 + 3.8415/4) = 0.5638, half-width 1.96·√(0.625·0.375/4 + 3.8415/64)/1.9604 = 0.3443
+    assert row["scored_items"] == "8" and row["correct_items"] == "5" and float(row["accuracy"]) == 0.625
+    assert float(row["accuracy_ci_lower"]) == pytest.approx(0.2194, abs=1e-4) and float(row["accuracy_ci_upper"]) == pytest.approx(0.9081, abs=1e-4)
+    assert float(row["strict_accuracy"]) == pytest.approx(3 / 8)  # q0 and q2 of each, where right: e1 q0; e2 q0, q2
+    assert row["accuracy_by_category"] == "x 3/3; y 2/5"
+    assert float(row["item_latency_ms_mean"]) == 250.0
+    # 4 stated 0.9, 3 of them right: |0.75 - 0.9| in one bin
+    assert row["answered_with_confidence"] == "4" and float(row["ece"]) == pytest.approx(0.15) and float(row["mce"]) == pytest.approx(0.15)
+    assert all(rows["serve-x-v1"][c] == "" for c in ("accuracy", "scored_items", "ece"))  # not scored: empty, never zero
+    md = files.markdown.read_text()
+    assert "## Scores" in md and "| eval-x-v1 |" in md and "62.5 % (21.9 %–90.8 %)" in md and "x 3/3; y 2/5" in md
+    assert "| serve-x-v1 |" not in md.split("## Scores")[1].split("##")[0]
+
+
+def test_scores_without_any_confidence_leave_ece_empty(tmp_path: Path) -> None:
+    files = write_summary([scored("e1", [True, False], ["x", "x"], [None, None])], tmp_path)
+    row = read_csv(files.v03)[0]
+    assert row["answered_with_confidence"] == "0" and row["ece"] == "" and row["mce"] == ""

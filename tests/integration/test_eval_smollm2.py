@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from servescope.analysis.compare import compare
+from servescope.analysis.stats import calibration_error
 from servescope.bench import run as bench_run
 from servescope.bench.capabilities import Capabilities, probe_tools
 from servescope.bench.client import make_session, send
@@ -28,7 +30,7 @@ from servescope.bench.run import RunArtifacts, RunOptions, run_workload
 from servescope.catalog.store import Catalog
 from servescope.catalog.validate import validate_paths
 from servescope.documents.record import RequestRecord
-from servescope.errors import EngineError
+from servescope.errors import CompareRefused, EngineError
 
 pytestmark = pytest.mark.integration
 
@@ -77,6 +79,13 @@ SUBSETS = [
         "dataset_id": "eval-code-v1",
         "eval": {"scorer": "code-exec"},
         "params": {"concurrency": 2, "num_requests": 2, "output_tokens": 80, "seed": 0, "temperature": 0.0, "timeout_s": 300},
+    },
+    {
+        "id": "eval-itest-calibration-v1",
+        "name": "calibration subset (asks for a confidence)",
+        "dataset_id": "eval-calibration-v1",
+        "eval": {"scorer": "exact", "confidence": True},
+        "params": {"concurrency": 4, "num_requests": 8, "output_tokens": 48, "seed": 0, "temperature": 0.0, "timeout_s": 300, "shuffle": False},
     },
     {
         "id": "eval-itest-cli-v1",
@@ -331,3 +340,84 @@ def test_tool_rows_on_an_endpoint_without_props_are_probed_and_not_sent(
     assert "probe request" in art.result.failures[0].message
     caps = art.result.resolved_params["endpoint_capabilities"]
     assert caps["source"] == "tools probe" and caps["supports_tools"] is False
+
+
+# ---- confidence calibration -------------------------------------------------------
+
+
+def test_calibration_subset_reads_confidences_and_computes_ece_from_them(runs: dict[str, RunArtifacts]) -> None:
+    """Whatever the model states: every item's confidence is what its record says, the
+    ECE is the one of those confidences, and no confidence is left in a scored answer."""
+    art = runs["eval-itest-calibration-v1"]
+    scores = art.result.scores
+    assert scores is not None and scores.calibration is not None
+    items = scores.items or []
+    recs = {r.prompt_id: r for r in read_records(art.records_path) if r.ok}
+    assert all(recs[i.id].score["confidence"] == i.confidence for i in items if i.id in recs)  # type: ignore[index]
+    stated = [i for i in items if i.confidence is not None]
+    assert scores.calibration.answered_with_confidence == len(stated)
+    expected = calibration_error([i.confidence for i in stated if i.confidence is not None], [bool(i.correct) for i in stated])
+    if expected is None:
+        assert scores.calibration.ece is None and scores.calibration.mce is None
+    else:
+        assert scores.calibration.ece == expected["ece"] and scores.calibration.mce == expected["mce"]
+    assert not any("confidence" in (i.predicted or "").lower() for i in items)
+
+
+# ---- comparing two configurations on the same items ---------------------------------
+
+
+@pytest.fixture(scope="module")
+def tiny_knowledge(llama: LlamaServer, eval_catalog: Catalog, tmp_path_factory: pytest.TempPathFactory) -> RunArtifacts:
+    """The knowledge subset on the random-weight tiny model: the same items, a configuration that cannot answer."""
+    out = tmp_path_factory.mktemp("eval-tiny")
+    return run_workload(RunOptions(workload_id="eval-itest-knowledge-v1", endpoint=llama.openai_base_url, out_dir=out), catalog=eval_catalog)
+
+
+@pytest.fixture(scope="module")
+def smollm2_knowledge_again(smollm2: LlamaServer, eval_catalog: Catalog, tmp_path_factory: pytest.TempPathFactory) -> RunArtifacts:
+    out = tmp_path_factory.mktemp("eval-again")
+    return run_workload(RunOptions(workload_id="eval-itest-knowledge-v1", endpoint=smollm2.openai_base_url, out_dir=out), catalog=eval_catalog)
+
+
+def test_compare_a_real_model_with_a_random_one_says_which_is_more_accurate(runs: dict[str, RunArtifacts], tiny_knowledge: RunArtifacts) -> None:
+    real, tiny = runs["eval-itest-knowledge-v1"].result, tiny_knowledge.result
+    assert tiny.scores is not None and tiny.scores.correct_count == 0  # random weights never name a capital
+    c = compare(real, tiny)
+    s = c.scores
+    assert s is not None and s.items == 4 and s.only_b_right == 0 and s.both_right == 0
+    assert real.scores is not None and s.only_a_right == real.scores.correct_count >= 3
+    assert s.delta_accuracy_ci is not None and s.delta_accuracy_ci[0] > 0 and s.accuracy_verdict == "A more accurate"
+    assert s.latency_items == 4 and s.delta_latency_mean_ms is not None and s.delta_latency_p50_ci is not None
+    swapped = compare(tiny, real).scores
+    assert swapped is not None and swapped.accuracy_verdict == "B more accurate"
+    assert swapped.delta_accuracy_ci == pytest.approx((-s.delta_accuracy_ci[1], -s.delta_accuracy_ci[0]))
+
+
+def test_compare_one_configuration_with_itself_shows_no_accuracy_difference(runs: dict[str, RunArtifacts], smollm2_knowledge_again: RunArtifacts) -> None:
+    s = compare(runs["eval-itest-knowledge-v1"].result, smollm2_knowledge_again.result).scores
+    assert s is not None and s.delta_accuracy_ci is not None
+    assert s.delta_accuracy_ci[0] < 0 < s.delta_accuracy_ci[1] and s.accuracy_verdict.startswith("no difference shown")
+
+
+def test_compare_refuses_results_whose_items_differ(runs: dict[str, RunArtifacts]) -> None:
+    knowledge, rag = runs["eval-itest-knowledge-v1"].result, runs["eval-itest-rag-v1"].result
+    with pytest.raises(CompareRefused, match="different items"):
+        compare(knowledge, rag, force=True)
+
+
+def test_cli_compare_and_summarize_show_scores(runs: dict[str, RunArtifacts], tiny_knowledge: RunArtifacts, eval_catalog: Catalog, tmp_path: Path) -> None:
+    real = runs["eval-itest-knowledge-v1"]
+    done = _cli("compare", str(real.result_path), str(tiny_knowledge.result_path), "--format", "md", catalog=eval_catalog)
+    assert done.returncode == 0, done.stderr
+    assert "## Scores (same items, A − B)" in done.stdout and "A more accurate" in done.stdout and "Newcombe paired" in done.stdout
+    refused = _cli("compare", str(real.result_path), str(runs["eval-itest-rag-v1"].result_path), "--force", catalog=eval_catalog)
+    lines = [ln for ln in refused.stderr.strip().splitlines() if ln.strip() and not ln.startswith("warning:")]
+    assert refused.returncode != 0 and len(lines) == 1 and "different items" in lines[0] and "Traceback" not in refused.stderr
+    summary = _cli(
+        "summarize", "--in", str(real.result_path.parent), "--in", str(tiny_knowledge.result_path.parent), "--out", str(tmp_path), catalog=eval_catalog
+    )
+    assert summary.returncode == 0, summary.stderr
+    assert summary.stdout.count("eval-itest-knowledge-v1") >= 2 and "accuracy 0.0 %" in summary.stdout
+    md = (tmp_path / "summary.md").read_text()
+    assert "## Scores" in md and md.count("| eval-itest-knowledge-v1 |") >= 3  # the v0.2 table's two rows and the scores rows

@@ -183,9 +183,13 @@ def documents() -> dict[str, Any]:
         "d-old-engine.json": result(
             "a100-old-vllm", V2, model="llama-3.1-8b", hardware="a100-80gb", engine="vllm", version="0.27.0", scenario=None, points=[(4, 900.0, 30.0, 8.0)]
         ),
-        # the same engine, version and load points as tiny-v2-run: the summary's one group of two episodes
+        # the same engine, version and load points as tiny-v2-run (so the same config_id), another model:
+        # a group of its own, and with its repeat the summary's one group of two episodes
         "e-evil-model.json": result(
             "evil-model-run", V2, model=f"evil {EVIL}", hardware="generic-cpu", engine="llama.cpp", version="b4567", scenario=None, points=sweep
+        ),
+        "e-evil-model-repeat.json": result(
+            "evil-model-repeat", V2, model=f"evil {EVIL}", hardware="generic-cpu", engine="llama.cpp", version="b4567", scenario=None, points=sweep
         ),
         "f-eval.json": result(
             "eval-run",

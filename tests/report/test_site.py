@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from servescope.documents import Workload
-from servescope.report.charts import eval_rows
+from servescope.report.charts import eval_figures, eval_rows
 from servescope.report.coverage import parse_version, superseded_by
 from servescope.report.evidence import to_run
 from servescope.report.inputs import collect_inputs
@@ -38,6 +38,24 @@ def test_eval_accuracy_has_the_wilson_interval(fixture_set: Path) -> None:
     [(run, accuracy, items, ci, latency)] = eval_rows(runs)
     assert (run.name, accuracy, items, latency) == ("eval-run", 0.75, 20, 120.0)
     assert ci is not None and round(ci[0], 4) == 0.5313 and round(ci[1], 4) == 0.8881  # 15 of 20, by hand
+
+
+def test_eval_hover_says_the_calibration_of_a_suite_that_asked_for_confidences(fixture_set: Path) -> None:
+    from dataclasses import replace
+
+    from servescope.documents.result import ConfidenceCalibration, Result
+
+    found = collect_inputs([fixture_set])
+    [run] = [r for r in (to_run(d, s, found.scenarios) for d, s in found.documents) if r.name == "eval-run"]
+    assert isinstance(run.doc, Result) and run.doc.scores is not None
+    plain = eval_figures([run])[0][0]["data"][0]["text"][0]
+    assert "ECE" not in plain
+    asked = run.doc.scores.model_copy(update={"calibration": ConfidenceCalibration(ece=0.125, mce=0.5, answered_with_confidence=12)})
+    text = eval_figures([replace(run, doc=run.doc.model_copy(update={"scores": asked}))])[0][0]["data"][0]["text"][0]
+    assert "ECE 0.125, MCE 0.500 over 12 stated confidences" in text
+    none = run.doc.scores.model_copy(update={"calibration": ConfidenceCalibration(answered_with_confidence=0)})
+    text = eval_figures([replace(run, doc=run.doc.model_copy(update={"scores": none}))])[0][0]["data"][0]["text"][0]
+    assert "no answer stated a confidence" in text
 
 
 def test_document_text_is_escaped_in_the_html(site: Path) -> None:
@@ -138,7 +156,7 @@ def test_a_second_report_replaces_the_first_and_a_foreign_folder_is_refused(fixt
     only_v1.mkdir()
     (only_v1 / "a-v1.json").write_text((fixture_set / "runs" / "a-v1.json").read_text())
     write_report([only_v1], out)
-    assert len(first_pages) == 8 and [p.name.startswith("tiny-v1-run-") for p in (out / "runs").iterdir()] == [True]
+    assert len(first_pages) == 9 and [p.name.startswith("tiny-v1-run-") for p in (out / "runs").iterdir()] == [True]
     foreign = tmp_path / "foreign"
     foreign.mkdir()
     (foreign / "notes.txt").write_text("mine")

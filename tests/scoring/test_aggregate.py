@@ -58,3 +58,27 @@ def test_items_are_truncated_and_integrity_suites_carry_the_note() -> None:
     assert len(block["items"][0]["predicted"]) == ITEM_TEXT_LIMIT
     assert "not proof of absence" in block["note"]
     assert "note" not in scores_block([item(0, True)], "exact")
+
+
+def test_calibration_only_when_the_suite_asks_and_over_the_items_that_stated_one() -> None:
+    from dataclasses import replace
+
+    items = [
+        replace(item(0, True), confidence=0.9),
+        replace(item(1, False), confidence=0.9),
+        replace(item(2, True), confidence=0.2),
+        item(3, True),  # answered without a confidence: not in the ECE
+        item(4, None),  # failed: no answer, no confidence
+    ]
+    assert "calibration" not in scores_block(items, "exact")
+    block = scores_block(items, "exact", confidence_asked=True)
+    cal = block["calibration"]
+    # (0.8, 0.9]: acc 1/2, conf 0.9 -> 0.4, weight 2/3; (0.1, 0.2]: acc 1, conf 0.2 -> 0.8, weight 1/3
+    assert cal["answered_with_confidence"] == 3
+    assert cal["ece"] == pytest.approx(0.4 * 2 / 3 + 0.8 / 3) and cal["mce"] == pytest.approx(0.8)
+    assert [i["confidence"] for i in block["items"]] == [0.9, 0.9, 0.2, None, None]
+
+
+def test_calibration_when_nobody_stated_a_confidence_is_null_not_invented() -> None:
+    block = scores_block([item(0, True), item(1, False)], "exact", confidence_asked=True)
+    assert block["calibration"] == {"ece": None, "mce": None, "bins": [], "answered_with_confidence": 0}

@@ -7,6 +7,15 @@ its largest value. Different scenarios or workloads are refused unless forced
 (then said so); different harnesses draw a warning because they define
 metrics differently (chunk-pooled ITL vs per-request ITL, TPOT with or without
 TTFT, percentile methods).
+
+Two scored Results (eval workloads; two configurations of one workload) are also
+compared item by item (:func:`compare_scores`): the items are paired by id (the k-th
+occurrence of an id with the k-th), and Results whose items differ are refused —
+a Δaccuracy over different questions means nothing. Δaccuracy = acc_A − acc_B with
+Newcombe's paired square-and-add 95 % interval (``analysis.stats``); Δlatency over
+the items both completed (items either side left unsupported are in neither): the mean of the per-item differences with its Student-t
+interval, and the difference of the medians with a seeded bootstrap over items. A
+side is called better only when its interval excludes 0.
 """
 
 from __future__ import annotations
@@ -17,6 +26,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from servescope.analysis.stats import mean_ci, paired_percentile_difference_ci, paired_rate_difference_ci, percentile
 from servescope.analysis.tables import table_of
 from servescope.documents import EvaluationRun, Prediction, Result
 from servescope.errors import CompareRefused, ServescopeError
@@ -51,6 +61,28 @@ class MetricError:
 
 
 @dataclass
+class ScoreComparison:
+    """A vs B on the same items. Deltas are A − B; intervals 95 %."""
+
+    items: int
+    a_accuracy: float | None  # None when no item was scored on both sides
+    b_accuracy: float | None
+    delta_accuracy: float | None
+    delta_accuracy_ci: tuple[float, float] | None
+    both_right: int
+    only_a_right: int
+    only_b_right: int
+    neither_right: int
+    accuracy_verdict: str
+    latency_items: int  # completed by both, so both have a latency
+    delta_latency_mean_ms: float | None
+    delta_latency_mean_ci: tuple[float, float] | None
+    delta_latency_p50_ms: float | None
+    delta_latency_p50_ci: tuple[float, float] | None
+    latency_verdict: str
+
+
+@dataclass
 class Comparison:
     a_name: str
     b_name: str
@@ -59,6 +91,7 @@ class Comparison:
     warnings: list[str] = field(default_factory=list)
     unpaired_a: list[int] = field(default_factory=list)
     unpaired_b: list[int] = field(default_factory=list)
+    scores: ScoreComparison | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -98,7 +131,115 @@ def compare(a: EvaluationRun | Prediction | Result, b: EvaluationRun | Predictio
         n = sum(1 for p in out.pairs if p.metric == metric)
         if n:
             out.per_metric.append(MetricError(metric, n, sum(errs) / len(errs) if errs else None, max(errs) if errs else None))
+    scored = [isinstance(d, Result) and d.scores is not None and bool(d.scores.items) for d in (a, b)]
+    if all(scored):
+        assert isinstance(a, Result) and isinstance(b, Result)
+        out.scores = compare_scores(a, b)
+    elif any(scored):
+        which, other = ("A", "B") if scored[0] else ("B", "A")
+        out.warnings.append(f"only {which} has scored items ({other} is not a scored Result): no Δaccuracy")
     return out
+
+
+def _verdict(ci: tuple[float, float] | None, above: str, below: str) -> str:
+    """``above`` when the whole interval is above 0, ``below`` when below, else undecided."""
+    if ci is None:
+        return "no interval (too few items)"
+    if ci[0] > 0:
+        return above
+    if ci[1] < 0:
+        return below
+    return "no difference shown (the 95 % interval includes 0)"
+
+
+def _keyed(r: Result) -> dict[tuple[str, int], Any]:
+    seen: dict[str, int] = {}
+    out = {}
+    for item in (r.scores.items if r.scores else None) or []:
+        k = seen.get(item.id, 0)
+        seen[item.id] = k + 1
+        out[(item.id, k)] = item
+    return out
+
+
+def compare_scores(a: Result, b: Result) -> ScoreComparison:
+    """Δaccuracy and Δlatency of two scored Results over the same items (module doc)."""
+    items_a, items_b = _keyed(a), _keyed(b)
+    if set(items_a) != set(items_b):
+        in_a = sorted(k[0] for k in set(items_a) - set(items_b))
+        in_b = sorted(k[0] for k in set(items_b) - set(items_a))
+        raise CompareRefused(
+            f"{a.run_id} (A) and {b.run_id} (B) scored different items ({len(in_a)} only in A"
+            + (f", e.g. {in_a[0]!r}" if in_a else "")
+            + f"; {len(in_b)} only in B"
+            + (f", e.g. {in_b[0]!r}" if in_b else "")
+            + "): Δaccuracy needs the same items; compare their evaluation-run.json files for timing alone"
+        )
+    # an item one side could not take (unsupported, correct = null) is in neither accuracy
+    keys = [k for k in sorted(items_a) if items_a[k].correct is not None and items_b[k].correct is not None]
+    right_a = [bool(items_a[k].correct) for k in keys]
+    right_b = [bool(items_b[k].correct) for k in keys]
+    both = sum(x and y for x, y in zip(right_a, right_b, strict=True))
+    only_a = sum(x and not y for x, y in zip(right_a, right_b, strict=True))
+    only_b = sum(y and not x for x, y in zip(right_a, right_b, strict=True))
+    neither = len(keys) - both - only_a - only_b
+    n = len(keys)
+    acc_ci = paired_rate_difference_ci(both, only_a, only_b, neither)
+    timed = [k for k in keys if items_a[k].latency_ms is not None and items_b[k].latency_ms is not None]
+    lat_a = [float(items_a[k].latency_ms) for k in timed]
+    lat_b = [float(items_b[k].latency_ms) for k in timed]
+    diffs = [x - y for x, y in zip(lat_a, lat_b, strict=True)]
+    mean_d = sum(diffs) / len(diffs) if diffs else None
+    mean_ci_d = mean_ci(diffs)
+    p50_a, p50_b = percentile(lat_a, 50), percentile(lat_b, 50)
+    p50_d = p50_a - p50_b if p50_a is not None and p50_b is not None else None
+    p50_ci = paired_percentile_difference_ci(lat_a, lat_b, 50)
+    mean_verdict = _verdict(mean_ci_d, "B faster", "A faster")
+    p50_verdict = _verdict(p50_ci, "B faster", "A faster")
+    return ScoreComparison(
+        items=n,
+        a_accuracy=(both + only_a) / n if n else None,
+        b_accuracy=(both + only_b) / n if n else None,
+        delta_accuracy=(only_a - only_b) / n if n else None,
+        delta_accuracy_ci=acc_ci,
+        both_right=both,
+        only_a_right=only_a,
+        only_b_right=only_b,
+        neither_right=neither,
+        accuracy_verdict=_verdict(acc_ci, "A more accurate", "B more accurate"),
+        latency_items=len(timed),
+        delta_latency_mean_ms=mean_d,
+        delta_latency_mean_ci=mean_ci_d,
+        delta_latency_p50_ms=p50_d,
+        delta_latency_p50_ci=p50_ci,
+        latency_verdict=f"mean: {mean_verdict}; p50: {p50_verdict}",
+    )
+
+
+def score_lines(s: ScoreComparison) -> list[str]:
+    """The score comparison in words, one finding a line (text and markdown outputs)."""
+
+    def ci(v: tuple[float, float] | None, scale: float = 1.0, unit: str = "") -> str:
+        return "no interval" if v is None else f"95 % CI {v[0] * scale:+,.1f}{unit} to {v[1] * scale:+,.1f}{unit}"
+
+    lines = [
+        f"items scored on both sides: {s.items} (both right {s.both_right}, only A {s.only_a_right}, only B {s.only_b_right}, neither {s.neither_right})",
+    ]
+    if s.a_accuracy is None or s.b_accuracy is None or s.delta_accuracy is None:
+        lines.append("accuracy: no item was scored on both sides")
+    else:
+        lines.append(
+            f"accuracy: A {100 * s.a_accuracy:.1f} %, B {100 * s.b_accuracy:.1f} %; Δ (A − B) {100 * s.delta_accuracy:+.1f} points "
+            f"({ci(s.delta_accuracy_ci, 100, ' pt')}, Newcombe paired) — {s.accuracy_verdict}"
+        )
+    if s.delta_latency_mean_ms is not None:
+        lines.append(
+            f"latency over {s.latency_items} items both completed: Δ mean {s.delta_latency_mean_ms:+,.1f} ms ({ci(s.delta_latency_mean_ci, 1, ' ms')}), "
+            f"Δ p50 {s.delta_latency_p50_ms:+,.1f} ms ({ci(s.delta_latency_p50_ci, 1, ' ms')}, paired bootstrap) — {s.latency_verdict}"
+        )
+    else:
+        lines.append("latency: no item completed in both")
+    return lines
 
 
 def format_csv(c: Comparison) -> str:
@@ -121,6 +262,8 @@ def format_markdown(c: Comparison) -> str:
     lines += [f"| {p.concurrency} | {p.metric} | {_f(p.a)} | {_f(p.b)} | {_f(p.error_pct, 1)} |" for p in c.pairs]
     lines += ["", "| metric | points | MAPE % | max abs error % |", "|---|---|---|---|"]
     lines += [f"| {m.metric} | {m.points} | {_f(m.mape_pct, 1)} | {_f(m.max_abs_pct, 1)} |" for m in c.per_metric]
+    if c.scores is not None:
+        lines += ["", "## Scores (same items, A − B)", ""] + [f"- {line}" for line in score_lines(c.scores)]
     return "\n".join(lines) + "\n"
 
 

@@ -8,6 +8,10 @@
   to the normal mean ± 1.96·s/√n that metrics-contract.txt mentions.
 - Rates: Wilson score interval by default, Clopper-Pearson on request; both
   computed here with scipy, never dependent on optional packages.
+- Paired rates (two configurations scored on the same items): Newcombe's
+  square-and-add interval of the difference; paired percentiles (per-item
+  latencies of two configurations): a seeded percentile bootstrap over items.
+- Calibration of stated confidences: ECE and MCE over 10 equal-width bins.
 
 scipy.special (the t and beta quantiles) is imported when such an interval is
 first computed, not with this module: ``scipy.stats`` alone takes ~1.5 s to import
@@ -139,8 +143,10 @@ def mean_ci(values: Sequence[float] | np.ndarray, confidence: float = 0.95) -> t
     return m - half, m + half
 
 
-def rate_ci(successes: int, trials: int, confidence: float = 0.95, method: Literal["wilson", "clopper-pearson"] = "wilson") -> tuple[float, float] | None:
-    """Binomial confidence interval of a rate; None when there are no trials."""
+def rate_ci(successes: float, trials: int, confidence: float = 0.95, method: Literal["wilson", "clopper-pearson"] = "wilson") -> tuple[float, float] | None:
+    """Binomial confidence interval of a rate; None when there are no trials.
+    ``successes`` may be fractional: rate × an effective number of trials (the distinct
+    items of repeated eval runs, see analysis.summarize.pooled_scores)."""
     if trials <= 0:
         return None
     if not 0 <= successes <= trials:
@@ -161,3 +167,106 @@ def rate_ci(successes: int, trials: int, confidence: float = 0.95, method: Liter
     lo = 0.0 if successes == 0 else max(0.0, centre - half)
     hi = 1.0 if successes == trials else min(1.0, centre + half)
     return lo, hi
+
+
+def paired_rate_difference_ci(both: int, only_a: int, only_b: int, neither: int, confidence: float = 0.95) -> tuple[float, float] | None:
+    """CI of p_A − p_B when A and B answered the same items (a paired 2×2 table:
+    ``both`` right, ``only_a`` right, ``only_b`` right, ``neither``).
+
+    Newcombe's square-and-add interval for paired proportions (Newcombe 1998, Stat Med
+    17:2635, method 10; Fagerland, Lydersen & Laake, *Statistical Analysis of
+    Contingency Tables*, ch. 8): the Wilson intervals (l, u) of p_A and p_B combined as
+    D − √((p_A − l_A)² + (u_B − p_B)² − 2ψ(p_A − l_A)(u_B − p_B)) and
+    D + √((p_B − l_B)² + (u_A − p_A)² − 2ψ(p_B − l_B)(u_A − p_A)), where ψ is the
+    correlation of the two margins with Newcombe's continuity correction
+    (A = both·neither − only_a·only_b; ψ = (A − N/2)/√(margins) when A > N/2, 0 when
+    0 ≤ A ≤ N/2, A/√(margins) when A < 0; 0 when a margin is empty). Unlike two
+    independent Wilson intervals it uses the pairing: items both got right or both
+    got wrong say nothing about the difference. None when there are no items."""
+    n = both + only_a + only_b + neither
+    if min(both, only_a, only_b, neither) < 0:
+        raise ValueError("paired counts must be non-negative")
+    if n == 0:
+        return None
+    a_right, b_right = both + only_a, both + only_b
+    p_a, p_b = a_right / n, b_right / n
+    ci_a, ci_b = rate_ci(a_right, n, confidence), rate_ci(b_right, n, confidence)
+    assert ci_a is not None and ci_b is not None
+    (l_a, u_a), (l_b, u_b) = ci_a, ci_b
+    margins = a_right * (n - a_right) * b_right * (n - b_right)
+    psi = 0.0
+    if margins:
+        cross = both * neither - only_a * only_b
+        if cross > n / 2:
+            psi = (cross - n / 2) / math.sqrt(margins)
+        elif cross < 0:
+            psi = cross / math.sqrt(margins)
+    d = p_a - p_b
+    lo = d - math.sqrt(max(0.0, (p_a - l_a) ** 2 + (u_b - p_b) ** 2 - 2 * psi * (p_a - l_a) * (u_b - p_b)))
+    hi = d + math.sqrt(max(0.0, (p_b - l_b) ** 2 + (u_a - p_a) ** 2 - 2 * psi * (p_b - l_b) * (u_a - p_a)))
+    return max(-1.0, lo), min(1.0, hi)
+
+
+BOOTSTRAP_RESAMPLES = 2000
+
+
+def paired_percentile_difference_ci(
+    a: Sequence[float] | np.ndarray,
+    b: Sequence[float] | np.ndarray,
+    p: float = 50.0,
+    confidence: float = 0.95,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = 0,
+) -> tuple[float, float] | None:
+    """CI of percentile_p(a) − percentile_p(b) where a[i] and b[i] belong to one item
+    (the same prompt sent to two configurations): a percentile bootstrap over items —
+    each resample draws items with replacement and keeps their pairs together — with
+    ``resamples`` draws from a fixed seed, so a rerun gives the same interval.
+    None for fewer than two pairs."""
+    xa, xb = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if xa.shape != xb.shape:
+        raise ValueError("paired samples must have the same length")
+    n = int(xa.size)
+    if n < 2:
+        return None
+    idx = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+    diffs = np.percentile(xa[idx], p, axis=1, method="linear") - np.percentile(xb[idx], p, axis=1, method="linear")
+    alpha = 1.0 - confidence
+    lo, hi = np.percentile(diffs, [100 * alpha / 2, 100 * (1 - alpha / 2)], method="linear")
+    return float(lo), float(hi)
+
+
+CALIBRATION_BINS = 10
+
+
+def calibration_error(confidences: Sequence[float], correct: Sequence[bool], bins: int = CALIBRATION_BINS) -> dict[str, object] | None:
+    """Expected and maximum calibration error of stated confidences (Guo et al. 2017,
+    "On Calibration of Modern Neural Networks"): ``bins`` equal-width bins of [0, 1],
+    bin m holding the confidences in ((m−1)/M, m/M] (a confidence of exactly 0 goes in
+    the first); per bin acc = share right, conf = mean confidence;
+    ECE = Σ (n_m / N)·|acc_m − conf_m|, MCE = max over non-empty bins of |acc_m − conf_m|.
+    Every bin is listed (an empty one with null accuracy and confidence). None when no
+    item gave a confidence: nothing is invented."""
+    if len(confidences) != len(correct):
+        raise ValueError("one confidence per item")
+    if any(not 0.0 <= c <= 1.0 for c in confidences):
+        raise ValueError("confidences must lie in [0, 1]")
+    n = len(confidences)
+    if n == 0:
+        return None
+    members: list[list[int]] = [[] for _ in range(bins)]
+    for i, c in enumerate(confidences):
+        # the small epsilon keeps 0.3 (3.0000000000000004 bins) in (0.2, 0.3]
+        members[max(0, math.ceil(c * bins - 1e-9) - 1)].append(i)
+    out_bins: list[dict[str, float | int | None]] = []
+    ece, mce = 0.0, 0.0
+    for m, idx in enumerate(members):
+        row: dict[str, float | int | None] = {"lower": m / bins, "upper": (m + 1) / bins, "count": len(idx), "accuracy": None, "mean_confidence": None}
+        if idx:
+            acc = sum(1 for i in idx if correct[i]) / len(idx)
+            conf = math.fsum(confidences[i] for i in idx) / len(idx)
+            row["accuracy"], row["mean_confidence"] = acc, conf
+            ece += len(idx) / n * abs(acc - conf)
+            mce = max(mce, abs(acc - conf))
+        out_bins.append(row)
+    return {"ece": ece, "mce": mce, "bins": out_bins, "answered_with_confidence": n}

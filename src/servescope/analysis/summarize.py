@@ -1,10 +1,13 @@
 """Summaries of many Results, in the file set of shared/seeds/metrics-contract.txt
 adapted to serving (shared/DESIGN.md).
 
-Results are grouped by (workload_id, config_id, harness, load) — the seed's (task,
-agent_baseline_id, partner_id), plus the load point: ``run --concurrency`` and
-``run --rate`` change neither the workload id nor the config_id, and runs at two
-load points are two questions, never repeats of one. Repeats of one group are its
+Results are grouped by (workload_id, config_id, harness, load, model) — the seed's
+(task, agent_baseline_id, partner_id), plus the load point and the model:
+``run --concurrency`` and ``run --rate`` change neither the workload id nor the
+config_id, and runs at two load points are two questions, never repeats of one;
+config_id fingerprints the engine's flags, and the embedded engine serves the tiny
+model and SmolLM2 (``--engine-model``) with the same flags, so the model id is what
+keeps two models from being pooled as repeats. Repeats of one group are its
 episodes. Files:
 
 - ``summary_v0.2.csv``: group keys, ``n_episodes``, then ``<metric>_mean`` and
@@ -13,10 +16,16 @@ episodes. Files:
   ``_mean_ci_lower``, ``_mean_ci_upper`` per metric (empty when n < 2), then
   binomial CIs for ``success_rate`` and ``on_time_rate`` (pooled over requests),
   then ``n_partial``: how many of the group's episodes are partial runs (rebuilt
-  from the records of a run that wrote no result.json);
+  from the records of a run that wrote no result.json), then the scores of eval
+  Results (``SCORE_COLUMNS``, empty for the others): accuracy pooled over the
+  group's items with its Wilson 95 % interval (whose n is the number of distinct
+  items: repeats of an item are not new items), strict accuracy, items, correct
+  items, the mean item latency, accuracy by category (``cat k/n; ...``), and ECE/MCE
+  over the items that stated a confidence (suites that ask for one);
 - ``summary.csv``: identical to ``summary_v0.2.csv``;
-- ``summary.md``: a table of the v0.2 aggregates, a Run info section when
-  durations exist, a Partial runs section (with the records each left out, by
+- ``summary.md``: a table of the v0.2 aggregates, a Scores section when any
+  Result is scored (the same pooled figures beside TTFT and E2E p50), a Run info
+  section when durations exist, a Partial runs section (with the records each left out, by
   reason) when any episode is partial, and an LLM economics table when any
   result has an ``llm`` block.
 
@@ -34,10 +43,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from servescope.analysis.stats import mean_ci, percentile, rate_ci
+from servescope.analysis.stats import calibration_error, mean_ci, percentile, rate_ci
 from servescope.documents import Result
 
-GROUP_KEYS: tuple[str, ...] = ("workload_id", "config_id", "harness", "load")
+GROUP_KEYS: tuple[str, ...] = ("workload_id", "config_id", "harness", "load", "model")
 
 # (column stem, integer?) — the order of the columns, fixed.
 METRICS: tuple[tuple[str, bool], ...] = (
@@ -75,12 +84,27 @@ RATE_CI_COLUMNS: tuple[str, ...] = (
 )
 
 
+SCORE_COLUMNS: tuple[str, ...] = (
+    "accuracy",
+    "accuracy_ci_lower",
+    "accuracy_ci_upper",
+    "strict_accuracy",
+    "scored_items",
+    "correct_items",
+    "item_latency_ms_mean",
+    "accuracy_by_category",
+    "ece",
+    "mce",
+    "answered_with_confidence",
+)
+
+
 def v02_columns() -> list[str]:
     return [*GROUP_KEYS, "n_episodes", *(f"{m}_{s}" for m, _ in METRICS for s in ("mean", "std"))]
 
 
 def v03_columns() -> list[str]:
-    return [*v02_columns(), *(f"{m}_{s}" for m, _ in METRICS for s in V03_STATS), *RATE_CI_COLUMNS, "n_partial"]
+    return [*v02_columns(), *(f"{m}_{s}" for m, _ in METRICS for s in V03_STATS), *RATE_CI_COLUMNS, "n_partial", *SCORE_COLUMNS]
 
 
 def _dist(d: Any, stat: str) -> float | None:
@@ -137,11 +161,11 @@ def load_point(r: Result) -> str:
     return " ".join(parts)
 
 
-GroupKey = tuple[str, str, str, str]
+GroupKey = tuple[str, str, str, str, str]
 
 
 def group_key(r: Result) -> GroupKey:
-    return (r.workload_id, r.config_id, r.metadata.harness, load_point(r))
+    return (r.workload_id, r.config_id, r.metadata.harness, load_point(r), r.model.id)
 
 
 @dataclass
@@ -167,6 +191,44 @@ def _mean_std(values: list[float]) -> tuple[float | None, float | None]:
         return mean, None
     var = math.fsum((v - mean) ** 2 for v in values) / (len(values) - 1)
     return mean, math.sqrt(var)
+
+
+def pooled_scores(results: list[Result]) -> dict[str, Any] | None:
+    """The scores of a group's eval Results pooled over their items (repeats add
+    items); None when none is scored. From the listed items when every Result lists
+    them, else accuracy from the counts alone (the rest stays empty)."""
+    scored = [r.scores for r in results if r.scores is not None and r.scores.item_count]
+    if not scored:
+        return None
+    n = sum(s.item_count or 0 for s in scored)
+    k = sum(s.correct_count or 0 for s in scored)
+    # Repeats answer the same items again: at temperature 0 the same answers, which are not
+    # new evidence about the suite. The interval's n is the number of distinct items.
+    if all(s.items for s in scored):
+        # items with correct = null were not sent or refused as unsupported: not in accuracy
+        distinct = len({i.id for s in scored for i in s.items or [] if i.correct is not None})
+    else:
+        distinct = max(s.item_count or 0 for s in scored)
+    ci = rate_ci(k / n * distinct, distinct)
+    out: dict[str, Any] = dict.fromkeys(SCORE_COLUMNS)
+    out |= {"accuracy": k / n, "accuracy_ci_lower": ci[0] if ci else None, "accuracy_ci_upper": ci[1] if ci else None, "scored_items": n, "correct_items": k}
+    if all(s.items for s in scored):
+        items = [i for s in scored for i in s.items or [] if i.correct is not None]
+        strict = [i.strict for i in items if i.strict is not None]
+        out["strict_accuracy"] = sum(strict) / len(strict) if strict else None
+        lat = [i.latency_ms for i in items if i.latency_ms is not None]
+        out["item_latency_ms_mean"] = math.fsum(lat) / len(lat) if lat else None
+        cats: dict[str, list[bool]] = {}
+        for i in items:
+            cats.setdefault(i.category or "(none)", []).append(bool(i.correct))
+        out["accuracy_by_category"] = "; ".join(f"{c} {sum(v)}/{len(v)}" for c, v in sorted(cats.items()))
+        stated = [i for i in items if i.confidence is not None]
+        cal = calibration_error([i.confidence for i in stated if i.confidence is not None], [bool(i.correct) for i in stated])
+        if cal is not None:
+            out["ece"], out["mce"], out["answered_with_confidence"] = cal["ece"], cal["mce"], cal["answered_with_confidence"]
+        elif any(s.calibration is not None for s in scored):  # asked, and nobody stated one
+            out["answered_with_confidence"] = 0
+    return out
 
 
 def summary_rows(groups: list[Group], tier: Literal["v0.2", "v0.3"], partial_runs: Mapping[str, object] | None = None) -> list[dict[str, Any]]:
@@ -199,6 +261,7 @@ def summary_rows(groups: list[Group], tier: Literal["v0.2", "v0.3"], partial_run
             ci = rate_ci(k_t, n_t) if n_t else None
             row["on_time_rate_ci_lower"], row["on_time_rate_ci_upper"] = ci if ci else (None, None)
             row["n_partial"] = sum(r.run_id in (partial_runs or {}) for r in g.results)
+            row.update(pooled_scores(g.results) or dict.fromkeys(SCORE_COLUMNS))
         rows.append(row)
     return rows
 
@@ -231,7 +294,7 @@ def render_markdown(groups: list[Group], rows_v02: list[dict[str, Any]], partial
     lines = [
         "# servescope summary",
         "",
-        "Aggregates over episodes (repeats) of each (workload_id, config_id, harness, load); "
+        "Aggregates over episodes (repeats) of each (workload_id, config_id, harness, load, model); "
         "mean and sample std (ddof = 1). Empty (—) = not measured or not computable.",
         "",
     ]
@@ -239,6 +302,7 @@ def render_markdown(groups: list[Group], rows_v02: list[dict[str, Any]], partial
     lines.append("|" + "---|" * len(cols))
     for row in rows_v02:
         lines.append("| " + " | ".join(_md_num(row.get(c)) for c in cols) + " |")
+    lines += score_lines(groups)
     results = [r for g in groups for r in g.results]
     timed = [r for r in results if r.metadata.run_duration_wall_s]
     if timed:
@@ -282,6 +346,53 @@ def render_markdown(groups: list[Group], rows_v02: list[dict[str, Any]], partial
                 f"{_md_num(e.error_rate)} | {_md_num(e.invalid_output_rate)} | {_md_num(e.estimated_cost_usd)} |"
             )
     return "\n".join(lines) + "\n"
+
+
+def _pct(v: float | None) -> str:
+    return "—" if v is None else f"{100 * v:.1f} %"
+
+
+def score_line(pooled: Mapping[str, Any]) -> str:
+    """accuracy 42.5 % (95 % CI 28.5–57.8 %, 17/40), strict 2.5 %, ECE 0.31 (12 stated)."""
+    text = (
+        f"accuracy {_pct(pooled['accuracy'])} (95 % CI {_pct(pooled['accuracy_ci_lower'])}–{_pct(pooled['accuracy_ci_upper'])}, "
+        f"{pooled['correct_items']}/{pooled['scored_items']}), strict {_pct(pooled['strict_accuracy'])}"
+    )
+    if pooled.get("answered_with_confidence") is not None:
+        text += f", ECE {_md_num(pooled['ece'])}, MCE {_md_num(pooled['mce'])} ({pooled['answered_with_confidence']} stated a confidence)"
+    return text
+
+
+def score_lines(groups: list[Group]) -> list[str]:
+    rows = [(g, pooled_scores(g.results)) for g in groups]
+    scored = [(g, p) for g, p in rows if p is not None]
+    if not scored:
+        return []
+    lines = [
+        "",
+        "## Scores",
+        "",
+        "Eval Results, pooled over the items of each group's episodes: accuracy with its Wilson 95 % interval "
+        "(n = distinct items; a failed request is a wrong item), strict = answered in the asked-for form, success rate = completed at all; "
+        "ECE/MCE: 10 equal-width confidence bins, over the items that stated a confidence.",
+        "",
+        "| workload_id | config_id | model | load | episodes | items | accuracy (95 % CI) | strict | success rate | item latency ms "
+        "| TTFT p50 ms | E2E p50 ms | by category | ECE | MCE |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for g, p in scored:
+        ok = sum(r.metrics.completed_requests or 0 for r in g.results)
+        total = sum(r.metrics.total_requests or 0 for r in g.results)
+        ttft = [v for r in g.results if (v := _dist(r.metrics.ttft_ms, "p50")) is not None]
+        e2e = [v for r in g.results if (v := _dist(r.metrics.e2e_ms, "p50")) is not None]
+        lines.append(
+            f"| {g.key[0]} | {g.key[1]} | {g.key[4]} | {g.key[3]} | {len(g.results)} | {p['scored_items']} | {_pct(p['accuracy'])} "
+            f"({_pct(p['accuracy_ci_lower'])}–{_pct(p['accuracy_ci_upper'])}) | {_pct(p['strict_accuracy'])} | "
+            f"{_pct(ok / total if total else None)} | {_md_num(p['item_latency_ms_mean'])} | "
+            f"{_md_num(_mean_std(ttft)[0])} | {_md_num(_mean_std(e2e)[0])} | {p['accuracy_by_category'] or '—'} | "
+            f"{_md_num(p['ece'])} | {_md_num(p['mce'])} |"
+        )
+    return lines
 
 
 @dataclass

@@ -166,6 +166,7 @@ class ScoreItem(StrictModel):
     difficulty: str | None = None
     scorer: str | None = None
     detail: str | None = None
+    confidence: UnitFloat | None = Field(default=None, description="The confidence the answer stated (0..1); null when it gave none.")
 
 
 class RateWithInterval(StrictModel):
@@ -173,6 +174,25 @@ class RateWithInterval(StrictModel):
     n: NonNegInt
     ci_low: UnitFloat | None = None
     ci_high: UnitFloat | None = None
+
+
+class ConfidenceBin(StrictModel):
+    lower: UnitFloat
+    upper: UnitFloat
+    count: NonNegInt
+    accuracy: UnitFloat | None = None
+    mean_confidence: UnitFloat | None = None
+
+
+class ConfidenceCalibration(StrictModel):
+    """Stated confidence against being right (analysis.stats.calibration_error): 10
+    equal-width bins (lo, hi]; ECE = sum of n_bin/N * |acc - conf|, MCE = the largest
+    gap. ``ece``/``mce`` are null when no answer stated a confidence."""
+
+    ece: UnitFloat | None = None
+    mce: UnitFloat | None = None
+    bins: list[ConfidenceBin] = Field(default_factory=list)
+    answered_with_confidence: NonNegInt = Field(description="Items whose answer stated a readable confidence (the N of ECE).")
 
 
 class Scores(StrictModel):
@@ -203,6 +223,7 @@ class Scores(StrictModel):
     abstention: UnitFloat | None = Field(default=None, description="Unanswerable items where the model said so.")
     false_abstention: UnitFloat | None = Field(default=None, description="Answerable items where it abstained anyway.")
     note: str | None = None
+    calibration: ConfidenceCalibration | None = Field(default=None, description="Only for suites that ask for a confidence (eval.confidence).")
     items: list[ScoreItem] | None = None
 
 

@@ -149,6 +149,11 @@ class EvalSpec(StrictModel):
 
     scorer: EvalScorer
     pass_threshold: float | None = Field(default=None, ge=0.0, le=1.0)
+    # None (not False) when unset, so workloads locked before this field existed keep their digests.
+    confidence: bool | None = Field(
+        default=None,
+        description="true: the prompts ask for a 'Confidence: NN%' line; it is read, kept out of the answer, and scored for calibration (ECE/MCE).",
+    )
 
 
 class Workload(Document):

@@ -253,6 +253,16 @@ def eval_rows(runs: list[Run]) -> list[tuple[Run, float, int, tuple[float, float
     return out
 
 
+def _calibration_text(r: Run) -> str:
+    """ECE/MCE of a suite that asked for a confidence, for the hover text; empty otherwise."""
+    cal = r.doc.scores.calibration if isinstance(r.doc, Result) and r.doc.scores is not None else None
+    if cal is None:
+        return ""
+    if cal.ece is None or cal.mce is None:
+        return "<br>no answer stated a confidence: no ECE"
+    return f"<br>ECE {cal.ece:.3f}, MCE {cal.mce:.3f} over {cal.answered_with_confidence} stated confidences"
+
+
 def eval_figures(runs: list[Run]) -> list[tuple[dict[str, Any], str]]:
     rows = eval_rows(runs)
     if not rows:
@@ -271,7 +281,9 @@ def eval_figures(runs: list[Run]) -> list[tuple[dict[str, Any], str]]:
             "arrayminus": [(a - ci[0]) if ci else 0 for _, a, _, ci, _ in rows],
         },
         "text": [
-            f"<b>{esc(r.name)}</b><br>accuracy {a:.3f} of {n} items<br>" + (f"Wilson 95%: {ci[0]:.3f}–{ci[1]:.3f}" if ci else "no items: no interval")
+            f"<b>{esc(r.name)}</b><br>accuracy {a:.3f} of {n} items<br>"
+            + (f"Wilson 95%: {ci[0]:.3f}–{ci[1]:.3f}" if ci else "no items: no interval")
+            + _calibration_text(r)
             for r, a, n, ci, _ in rows
         ],
         "hovertemplate": "%{text}<extra></extra>",

@@ -9,6 +9,9 @@ in ``unsupported_count`` beside them, and listed among the items with ``correct`
 when every row is unsupported, accuracy is null (nothing was measured), never 0. Intervals are Wilson (``analysis.stats.rate_ci``). ``abstention`` is
 the share of unanswerable items where the model said it could not answer;
 ``false_abstention`` the share of answerable items of such a suite where it did.
+``calibration`` (suites that ask for a confidence only): ECE/MCE of the confidences
+the answers stated (``analysis.stats.calibration_error``), over the items that stated
+one; ``ece``/``mce`` stay null when none did.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from servescope.analysis.stats import rate_ci
+from servescope.analysis.stats import calibration_error, rate_ci
 from servescope.scoring.base import Score
 
 ITEM_TEXT_LIMIT = 500
@@ -39,6 +42,7 @@ class ScoredItem:
     latency_ms: float | None
     unanswerable: bool = False
     unsupported: bool = False  # not sent, or refused, for what the endpoint cannot take
+    confidence: float | None = None  # stated by the answer (0..1), suites that ask for one
 
 
 def _cut(value: Any) -> str | None:
@@ -53,7 +57,13 @@ def _rate(hits: int, n: int) -> dict[str, Any]:
     return {"accuracy": hits / n if n else None, "n": n, "ci_low": ci[0] if ci else None, "ci_high": ci[1] if ci else None}
 
 
-def scores_block(all_items: list[ScoredItem], workload_scorer: str) -> dict[str, Any]:
+def calibration_block(items: list[ScoredItem]) -> dict[str, Any]:
+    stated = [i for i in items if i.confidence is not None]
+    block = calibration_error([i.confidence for i in stated if i.confidence is not None], [bool(i.score and i.score.correct) for i in stated])
+    return block if block is not None else {"ece": None, "mce": None, "bins": [], "answered_with_confidence": 0}
+
+
+def scores_block(all_items: list[ScoredItem], workload_scorer: str, confidence_asked: bool = False) -> dict[str, Any]:
     items = [i for i in all_items if not i.unsupported]
     n = len(items)
     correct = [bool(i.score and i.score.correct) for i in items]
@@ -88,6 +98,8 @@ def scores_block(all_items: list[ScoredItem], workload_scorer: str) -> dict[str,
         block["false_abstention"] = (sum(1 for i in answerable if i.score and i.score.abstained) / len(answerable)) if answerable else None
     if workload_scorer.replace("_", "-") == "token-integrity":
         block["note"] = INTEGRITY_NOTE
+    if confidence_asked:
+        block["calibration"] = calibration_block(items)
     block["items"] = [
         {
             "id": i.id,
@@ -101,6 +113,7 @@ def scores_block(all_items: list[ScoredItem], workload_scorer: str) -> dict[str,
             "difficulty": i.difficulty,
             "scorer": i.scorer,
             "detail": _cut(i.score.detail if i.score else ("unsupported by the endpoint" if i.unsupported else "request failed") + "; see failures[]"),
+            **({"confidence": i.confidence} if confidence_asked else {}),
         }
         for i in all_items
     ]

@@ -28,6 +28,7 @@ from servescope.documents.record import RequestRecord
 from servescope.scoring import canonical_name, known, score_item
 from servescope.scoring.aggregate import ScoredItem, scores_block
 from servescope.scoring.base import Output
+from servescope.scoring.confidence import read as read_confidence
 from servescope.workload.plan import PlannedPoint, PlannedRequest
 
 
@@ -66,8 +67,14 @@ async def _scored(workload: Workload, req: PlannedRequest, record: RequestRecord
     scorer = row_scorer(workload, req)
     expected = row.expected if row.expected is not None else row.answer
     score = None
+    confidence = None
     if record.ok:
-        output = Output(record.output_text or "", record.tool_calls or [], record.finish_reason)
+        text = record.output_text or ""
+        asks_confidence = bool(workload.eval and workload.eval.confidence)
+        if asks_confidence:  # read it, and keep it out of what the answer's scorer reads
+            stated = read_confidence(text)
+            text, confidence = stated.answer_text, stated.value
+        output = Output(text, record.tool_calls or [], record.finish_reason)
         if canonical_name(scorer) == "code_exec":  # seconds in a subprocess: off the loop that stamps tokens
             score = await asyncio.to_thread(score_item, scorer, output, expected, row.score_args or {})
         else:
@@ -81,9 +88,21 @@ async def _scored(workload: Workload, req: PlannedRequest, record: RequestRecord
             "detail": score.detail,
             "abstained": score.abstained,
         }
+        if asks_confidence:
+            record.score["confidence"] = confidence
     latency = record.e2e_ns / 1e6 if record.ok and record.e2e_ns is not None else None
     return ScoredItem(
-        row.id, row.category, row.difficulty, scorer, record.ok, score, expected, latency, bool(row.unanswerable), unsupported=record.category == "unsupported"
+        row.id,
+        row.category,
+        row.difficulty,
+        scorer,
+        record.ok,
+        score,
+        expected,
+        latency,
+        bool(row.unanswerable),
+        unsupported=record.category == "unsupported",
+        confidence=confidence,
     )
 
 
@@ -152,6 +171,6 @@ async def run(ctx: RunContext, workload: Workload, points: list[PlannedPoint]) -
             if ctx.sampler is not None:
                 outcome.engine = await ctx.sampler.stop()
         ordered = [items[r.request_id] for r in point.requests if r.request_id in items]
-        outcome.scores = scores_block(ordered, workload_scorer)
+        outcome.scores = scores_block(ordered, workload_scorer, confidence_asked=bool(workload.eval and workload.eval.confidence))
         outcomes.append(outcome)
     return outcomes
