@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from servescope.analysis.compare import CompareRefused, compare, format_csv, format_json, format_markdown, plot
-from servescope.documents import EvaluationRun, Prediction
+from servescope.documents import EvaluationRun, Prediction, Result
 
 
 def measured(**over: object) -> EvaluationRun:
@@ -111,3 +111,32 @@ def test_unknown_plot_suffix_is_refused(tmp_path: Path) -> None:
 
     with pytest.raises(ServescopeError, match=r"use \.html"):
         plot(compare(predicted(), measured()), str(tmp_path / "plot.gif"))
+
+
+def _scored(run_id: str, correct: list[bool | None]) -> Result:
+    from tests.analysis.test_summarize import scored
+
+    r = scored(run_id, [bool(c) for c in correct], ["x"] * len(correct))
+    items = [i.model_copy(update={"correct": c}) for i, c in zip(r.scores.items or [], correct, strict=True)]  # type: ignore[union-attr]
+    return r.model_copy(update={"scores": r.scores.model_copy(update={"items": items})})  # type: ignore[union-attr]
+
+
+def test_scored_results_pair_items_and_leave_unsupported_ones_out() -> None:
+    a = _scored("a", [True, True, None, False])
+    b = _scored("b", [False, True, True, False])
+    s = compare(a, b).scores
+    assert s is not None and s.items == 3 and (s.both_right, s.only_a_right, s.only_b_right, s.neither_right) == (1, 1, 0, 1)
+    assert s.delta_accuracy == pytest.approx(1 / 3) and s.accuracy_verdict.startswith("no difference shown")
+
+
+def test_scored_results_over_different_items_are_refused_even_when_forced() -> None:
+    a, b = _scored("a", [True, False]), _scored("b", [True, False, True])
+    with pytest.raises(CompareRefused, match=r"different items \(0 only in A; 1 only in B, e.g. 'q2'\)"):
+        compare(a, b, force=True)
+
+
+def test_only_one_scored_result_is_a_warning() -> None:
+    from tests.analysis.test_summarize import make_result
+
+    c = compare(_scored("a", [True]), make_result("plain", workload="eval-x-v1"))
+    assert c.scores is None and any("only A has scored items" in w for w in c.warnings)

@@ -221,3 +221,14 @@ def test_scores_without_any_confidence_leave_ece_empty(tmp_path: Path) -> None:
     files = write_summary([scored("e1", [True, False], ["x", "x"], [None, None])], tmp_path)
     row = read_csv(files.v03)[0]
     assert row["answered_with_confidence"] == "0" and row["ece"] == "" and row["mce"] == ""
+
+
+def test_unsupported_items_are_in_no_pooled_figure(tmp_path: Path) -> None:
+    """An item the endpoint could not take has correct = null: not in accuracy, categories or the interval's n."""
+    r = scored("e1", [True, False, True], ["x", "x", "img"])
+    items = list(r.scores.items or [])  # type: ignore[union-attr]
+    items[2] = items[2].model_copy(update={"correct": None})
+    r = r.model_copy(update={"scores": r.scores.model_copy(update={"items": items, "correct_count": 1, "item_count": 2})})  # type: ignore[union-attr]
+    row = read_csv(write_summary([r], tmp_path).v03)[0]
+    assert row["accuracy"] == "0.5" and row["accuracy_by_category"] == "x 1/2"
+    assert float(row["accuracy_ci_lower"]) == pytest.approx(0.0945, abs=1e-4)  # Wilson 1 of 2
