@@ -3,6 +3,7 @@ and read measured Results and EvaluationRuns."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from servescope.catalog.store import Catalog
@@ -114,14 +115,51 @@ def test_a_point_whose_requests_were_all_in_flight_is_replayed_as_that_burst(cat
     spec = case.prepared.synthetic
     assert spec is not None and spec.replay.name == "burst"
     assert spec.requests_at(500) == 500 and spec.warmup_at(500) == 0
-    loop = EvaluationPoint(concurrency=8, completed_requests=400, ttft_ms=50.0, itl_ms=10.0, mean_isl=1024, mean_osl=128)
-    (case,) = fit_cases(Measured("sb", None, [loop], "vllm-bench-serve"), scenario, catalog, template_tokens=0)
-    assert case.prepared.synthetic is not None and case.prepared.synthetic.replay.name == "steady"
+    (case,) = fit_cases(Measured("gs", None, [burst], "sglang-bench-serving"), scenario, catalog, template_tokens=0)
+    assert case.prepared.synthetic is not None and case.prepared.synthetic.replay.name == "burst"
 
+
+def test_a_vllm_bench_serve_loop_is_replayed_as_its_client_runs_it(catalog: Catalog) -> None:
+    """`vllm bench serve --max-concurrency C --request-rate inf` (silybench): C clients from a burst
+    start, every one of the point's requests measured, no warm-up in the window, exact lengths at
+    range ratio 0 - not the steady-state rule (which, desynchronised, put a prefill in nearly every
+    iteration: predicted median ITL 22.5 ms against the measured 9.3 ms at c128, 128:128, Qwen3-8B)."""
+    from servescope.predict.calibrate import Measured, fit_cases
+
+    scenario = catalog.scenario("llama-3.1-8b-on-h100")
+    loop = EvaluationPoint(concurrency=8, completed_requests=40, itl_p50_ms=10.0, mean_isl=1024, mean_osl=128)
+    (case,) = fit_cases(Measured("sb", None, [loop], "vllm-bench-serve"), scenario, catalog, template_tokens=0)
+    spec = case.prepared.synthetic
+    assert spec is not None and spec.replay.name == "vllm"
+    assert spec.requests_at(8) == 40 and spec.warmup_at(8) == 0 and spec.lengths == (1.0, 1.0)
+    assert not spec.continuous and spec.cooldown_at(8) == 0
+
+
+def test_identical_requests_from_a_burst_start_stay_in_waves() -> None:
+    """The physics behind the replay above, on silybench's own point (Qwen3-8B bf16, H100, vLLM
+    0.30.0, c128, 128:128, 640 requests, measured median ITL 9.34 ms): C identical requests
+    (exact lengths, --ignore-eos) prefill together and finish together, so most inter-token gaps
+    are decode-only iterations; the steady-state rule put a prefill into nearly every one (22.5 ms)."""
+    from servescope.catalog.store import packaged_root
+    from servescope.predict.api import simulate
+    from servescope.predict.calibrate import Measured, fit_cases
+    from servescope.predict.deployment import deploy
+
+    cat = Catalog.load([packaged_root() / "validation"])
+    scenario = cat.scenario("sb-vllm-0.30.0-qwen3-8b-bf16-h100-tp1")
+    dep = deploy(scenario, catalog=cat)
+    loop = EvaluationPoint(concurrency=128, completed_requests=640, itl_p50_ms=9.3388, mean_isl=128, mean_osl=128)
+    (case,) = fit_cases(Measured("sb", None, [loop], "vllm-bench-serve"), scenario, cat, template_tokens=dep.template_tokens)
+    point = simulate(case.prepared, dep, documents=False).prediction.points[0]
+    assert point.itl_p50_ms is not None and point.itl_ms is not None
+    decode_only = 1e3 * float(dep.step_model.decode_run(np.full(128, 192.0), 1)[0])  # 128 sequences, mid-output
+    assert point.itl_p50_ms < 1.15 * decode_only and point.itl_p50_ms < point.itl_ms
+    assert abs(point.itl_p50_ms - 9.3388) / 9.3388 < 0.2
 
 def test_a_source_of_medians_is_compared_median_to_median(catalog: Catalog) -> None:
     """silybench publishes median ITL only: held against the predicted median, never the mean
-    (under chunked prefill the mean ITL carries every prefill stall; the median does not)."""
+    (under chunked prefill the mean ITL carries every prefill stall; the median does not; replayed in
+    steady state, where prefills interleave with decodes)."""
     from servescope.predict.api import simulate
     from servescope.predict.calibrate import Measured, evaluate, fit_cases
     from servescope.predict.calibration import Calibration
@@ -132,10 +170,10 @@ def test_a_source_of_medians_is_compared_median_to_median(catalog: Catalog) -> N
     median_pt = EvaluationPoint(concurrency=32, completed_requests=160, itl_p50_ms=10.0, mean_isl=1024, mean_osl=128)
     preds = []
     for pt in (mean_pt, median_pt):
-        cases = fit_cases(Measured("s", None, [pt], "vllm-bench-serve"), scenario, catalog, template_tokens=0)
+        cases = fit_cases(Measured("s", None, [pt], "a-harness-of-unknown-settings"), scenario, catalog, template_tokens=0)
         ev = evaluate(scenario, cases, Calibration(), ("itl_ms",), catalog)
         preds.append(ev.predicted["itl_ms"][0])
-    (case,) = fit_cases(Measured("s", None, [median_pt], "vllm-bench-serve"), scenario, catalog, template_tokens=0)
+    (case,) = fit_cases(Measured("s", None, [median_pt], "a-harness-of-unknown-settings"), scenario, catalog, template_tokens=0)
     run = simulate(case.prepared, deploy(scenario, catalog=catalog), documents=False)
     point = run.prediction.points[0]
     assert point.itl_p50_ms is not None and point.itl_ms is not None and point.itl_p50_ms < point.itl_ms

@@ -11,9 +11,9 @@ is MAPE per metric, percent: mean over points of ``|predicted - measured| / meas
 The workload simulated is the measured run's own (``workload``/``workload_id``)
 at its concurrencies when the catalog knows it; otherwise each point is a
 synthetic workload of its ``mean_isl``/``mean_osl`` - replayed as servescope's
-harness runs it for servescope measurements, as InferenceX's client runs it for
-InferenceX points, and by the steady-state rule for other harnesses
-(``HARNESS_REPLAYS``, ``predict.replay``).
+harness runs it for servescope measurements, as InferenceX's client and
+``vllm bench serve`` run it for their points, and by the steady-state rule for
+other harnesses (``HARNESS_REPLAYS``, ``predict.replay``).
 
 Efficiencies are bounded to (0.02, 1.0] of datasheet peaks (a fit may not make
 a device faster than its datasheet) and (0.02, 1.5] of measured figures
@@ -73,7 +73,20 @@ def measured_of(doc: EvaluationRun | Result) -> Measured:
 #: a run from any other harness, whose settings are unknown, is replayed in steady
 #: state (``replay.REPLAYS["steady"]``): perf_analyzer, genai-perf and AIPerf report
 #: windows after the start-up burst.
-HARNESS_REPLAYS: dict[str, Replay] = {"inferencex": REPLAYS["inferencex"]}
+#:
+#: ``vllm bench serve --max-concurrency C --request-rate inf`` sends its prompts behind a
+#: semaphore of C from a burst start, measures every one of them and runs no warm-up in the
+#: measured window (``--num-warmups`` 0; warm-ups, when asked for, are a burst of their own
+#: before it): vllm-project/vllm vllm/benchmarks/serve.py, main as stored 2026. Its
+#: request count is the point's (``completed_requests``, the ``--num-prompts`` that finished),
+#: its lengths the random dataset's at ``--random-range-ratio 0`` (exact), the setting
+#: silybench states. With exact lengths and ``--ignore-eos`` the C clients stay in waves, as
+#: the measured median ITL shows (at c = 128, 128:128 tokens, it is a decode-only iteration's,
+#: 9.3 ms, where a desynchronised loop would put a prefill in nearly every iteration).
+HARNESS_REPLAYS: dict[str, Replay] = {"inferencex": REPLAYS["inferencex"], "vllm-bench-serve": REPLAYS["vllm"]}
+
+#: Replays whose request count is the measured point's own, not a per-concurrency rule.
+_COUNT_OF_POINT = ("vllm",)
 
 
 @dataclass
@@ -101,13 +114,17 @@ def fit_cases(measured: Measured, scenario: Scenario, catalog: Catalog, template
         if measured.harness == "servescope":
             n = p.completed_requests or max(32, 4 * p.concurrency)
             spec = SyntheticWorkload((p.concurrency,), isl, p.mean_osl, num_requests=n, harness="burst")
-        elif p.completed_requests and p.completed_requests <= p.concurrency and measured.harness.lower() not in HARNESS_REPLAYS:
+            cases.append(FitCase(prepare(spec), [p]))
+            continue
+        rep = HARNESS_REPLAYS.get(measured.harness.lower())
+        counted = rep is not None and rep.name in _COUNT_OF_POINT
+        if p.completed_requests and p.completed_requests <= p.concurrency and (rep is None or counted):
             # every request was in flight at once (an offline burst: `vllm bench serve` with no --max-concurrency
             # and rate inf, or a loop that sent each client one request): replayed as that burst, not a loop
             spec = SyntheticWorkload((p.concurrency,), isl, p.mean_osl, num_requests=p.completed_requests, harness="burst")
         else:
-            name = measured.harness.lower() if measured.harness.lower() in HARNESS_REPLAYS else "steady"
-            spec = SyntheticWorkload((p.concurrency,), isl, p.mean_osl, harness=name)
+            n = p.completed_requests if counted and p.completed_requests else None
+            spec = SyntheticWorkload((p.concurrency,), isl, p.mean_osl, num_requests=n, harness=rep.name if rep else "steady")
         cases.append(FitCase(prepare(spec), [p]))
     return cases
 
