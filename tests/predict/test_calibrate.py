@@ -156,6 +156,7 @@ def test_identical_requests_from_a_burst_start_stay_in_waves() -> None:
     assert point.itl_p50_ms < 1.15 * decode_only and point.itl_p50_ms < point.itl_ms
     assert abs(point.itl_p50_ms - 9.3388) / 9.3388 < 0.2
 
+
 def test_a_source_of_medians_is_compared_median_to_median(catalog: Catalog) -> None:
     """silybench publishes median ITL only: held against the predicted median, never the mean
     (under chunked prefill the mean ITL carries every prefill stall; the median does not; replayed in
