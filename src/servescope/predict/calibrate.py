@@ -123,8 +123,8 @@ def fit_cases(measured: Measured, scenario: Scenario, catalog: Catalog, template
             # and rate inf, or a loop that sent each client one request): replayed as that burst, not a loop
             spec = SyntheticWorkload((p.concurrency,), isl, p.mean_osl, num_requests=p.completed_requests, harness="burst")
         else:
-            n = p.completed_requests if counted and p.completed_requests else None
-            spec = SyntheticWorkload((p.concurrency,), isl, p.mean_osl, num_requests=n, harness=rep.name if rep else "steady")
+            count = p.completed_requests if counted and p.completed_requests else None
+            spec = SyntheticWorkload((p.concurrency,), isl, p.mean_osl, num_requests=count, harness=rep.name if rep else "steady")
         cases.append(FitCase(prepare(spec), [p]))
     return cases
 
