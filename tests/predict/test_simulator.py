@@ -284,3 +284,24 @@ def test_ttft_give_up_refuses_a_run_of_several_points(catalog: Catalog) -> None:
     phases = [Phase(0, "measured", reqs(2, 100, 5), 1), Phase(1, "measured", [replace(r, point=1, index=r.index + 2) for r in reqs(2, 100, 5)], 1)]
     with pytest.raises(ValueError, match="one-point run"):
         Simulation(toy(catalog), phases, give_up=TtftGiveUp(100.0, 90.0))
+
+
+@pytest.mark.parametrize("blocks", [30, 36])
+def test_a_preempted_request_finds_its_own_blocks_in_the_prefix_cache(catalog: Catalog, blocks: int) -> None:
+    """vLLM V1 with prefix caching hashes every full block a request computes (unique prompts
+    too) and frees a preempted request's blocks into the LRU free queue with their hashes: re-
+    admitted, it recomputes only the evicted ones. Two 256-token prompts (16 blocks each) that
+    cannot both finish in the pool; a 64-token budget makes recomputed prompt blocks cost
+    iterations, so the run with the cache ends sooner than the one without, and every block
+    still comes back."""
+    ends = {}
+    for caching in (False, True):
+        dep = toy(catalog, blocks=blocks, max_num_batched_tokens=64, enable_prefix_caching=caching)
+        out = run(dep, reqs(2, 256, 96), concurrency=2)
+        recs = build_records(out)
+        assert out.measured[0].replicas[0].preemptions > 0
+        assert all(r.ok and r.output_tokens == 96 for r in recs)
+        pool = out.replicas[0].pool
+        assert pool.free == pool.num_blocks == blocks and all(v == 0 for v in pool.refs.values())
+        ends[caching] = max(r.chunk_ns[-1] for r in recs)
+    assert ends[True] < ends[False]

@@ -187,6 +187,25 @@ class Replica:
         self.pool.release(plain, req.hashed)
         req.hashed = []
 
+    def _cache_own_blocks(self, slot: int, req: SimRequest) -> None:
+        """With prefix caching on, vLLM's V1 KV manager hashes every full block a request has
+        computed, its own unique ones too, and freeing a preempted request returns them to the
+        free queue with their hashes; re-admitted, the request finds the ones not yet evicted
+        (``get_computed_blocks``) and recomputes only the rest (vllm-project/vllm
+        vllm/v1/core/kv_cache_manager.py ``allocate_slots``/``free``, block_pool.py
+        ``cache_full_blocks``/``free_blocks``, scheduler.py ``_preempt_request``). The blocks
+        beyond the prompt's own hashes get ids of this request (negative: prompt hashes are
+        unsigned), so no other request can hit them."""
+        bs = self.block_size
+        kv_tokens = int(self.ctx[slot]) if self.decoding[slot] else req.computed
+        full = min(kv_tokens, req.target) // bs
+        known = len(req.block_hashes)
+        if full <= known:
+            return
+        own = tuple(-(1 + (req.index << 24) + b) for b in range(known, full))
+        req.hashed.extend(self.pool.register(own))
+        req.block_hashes = req.block_hashes + own
+
     def preempt(self, slot: int, now: int) -> SimRequest:
         """Recompute preemption: free every block, back to the front of the queue."""
         req = self.slot_req[slot]
@@ -197,6 +216,8 @@ class Replica:
             if last >= self.seg_start[slot]:
                 req.segments.append((int(self.seg_start[slot]), last))
         req.target = req.prompt_tokens + req.generated
+        if self.pool.prefix_caching:
+            self._cache_own_blocks(slot, req)
         req.computed = 0
         req.preemptions += 1
         self.stats.preemptions += 1
