@@ -62,3 +62,21 @@ def test_engine_memory_is_the_drivers_total_not_decimal_gigabytes(catalog: Catal
     assert no_driver_figure.device_memory_bytes == 80 * 2**30  # datasheet GB of HBM read as GiB
     dep = deploy(scenario(), catalog=catalog)
     assert dep.kv.device_memory_bytes == 81559 * 2**20 - CUDA_DRIVER_RESERVE_BYTES  # 79.15 GiB: what vLLM logs as total_gpu_memory
+
+
+def test_tensorrt_llm_admits_under_guaranteed_no_evict_unless_told_otherwise() -> None:
+    from servescope.documents import Scenario
+    from servescope.predict.deployment import engine_config
+
+    cat = Catalog.load()
+    base = cat.scenario("llama-3.1-8b-on-h100")
+    model, hw = cat.model(base.model), cat.hardware(base.hardware)
+
+    def policy(engine_id: str, args: dict[str, object]) -> bool:
+        data = base.model_dump(mode="json")
+        data["engine"] = {**data["engine"], "id": engine_id, "args": args}
+        return engine_config(Scenario.model_validate(data), model, hw).reserve_to_completion
+
+    assert policy("trt-llm", {}) and policy("nim", {})
+    assert not policy("trt-llm", {"capacity_scheduler_policy": "MAX_UTILIZATION"})
+    assert not policy("vllm", {}) and not policy("sglang", {})

@@ -305,3 +305,18 @@ def test_a_preempted_request_finds_its_own_blocks_in_the_prefix_cache(catalog: C
         assert pool.free == pool.num_blocks == blocks and all(v == 0 for v in pool.refs.values())
         ends[caching] = max(r.chunk_ns[-1] for r in recs)
     assert ends[True] < ends[False]
+
+
+def test_guaranteed_no_evict_never_preempts(catalog: Catalog) -> None:
+    """TensorRT-LLM's default capacity policy starts a request only when its prompt plus max output
+    fit beside what the running ones will hold: three requests of 32 + 40 tokens (5 blocks each)
+    in 8 blocks run one at a time, none preempted; vLLM's policy admits all three and preempts."""
+    vllm_like = run(toy(catalog, blocks=8), reqs(3, 32, 40), concurrency=3)
+    assert vllm_like.measured[0].replicas[0].preemptions > 0
+    out = run(toy(catalog, blocks=8, reserve_to_completion=True), reqs(3, 32, 40), concurrency=3)
+    recs = build_records(out)
+    assert out.measured[0].replicas[0].preemptions == 0
+    assert all(r.ok and r.output_tokens == 40 for r in recs)
+    firsts = sorted((r.first_token_ns or 0, r.chunk_ns[-1]) for r in recs)
+    assert all(later[0] > earlier[1] for earlier, later in itertools.pairwise(firsts))  # one at a time
+    assert out.replicas[0].pool.free == 8

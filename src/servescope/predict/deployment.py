@@ -61,6 +61,10 @@ class EngineConfig:
     # ``batch_wait_tokens`` tokens or the oldest has waited ``batch_wait_iters`` iterations.
     batch_wait_iters: int = 0
     batch_wait_tokens: int = 0
+    # TensorRT-LLM's default capacity policy, GUARANTEED_NO_EVICT: a request is started only when
+    # the KV blocks of its prompt plus its max output, and those of every running request, fit;
+    # nothing is ever preempted (MAX_UTILIZATION schedules as vLLM does).
+    reserve_to_completion: bool = False
 
 
 @dataclass
@@ -164,7 +168,19 @@ def engine_config(scenario: Scenario, model: Model, hardware: Hardware) -> Engin
         overflow="reject",
         batch_wait_iters=wait_iters if wait_ratio > 0 or wait_iters else 0,
         batch_wait_tokens=int(wait_ratio * budget) if wait_ratio > 0 else budget,
+        reserve_to_completion=_guaranteed_no_evict(e.id, flags),
     )
+
+
+def _guaranteed_no_evict(engine_id: str, flags: dict[str, Any]) -> bool:
+    """TensorRT-LLM (and NIM's TensorRT-LLM profiles) admit under GUARANTEED_NO_EVICT unless told
+    otherwise: "GUARANTEED_NO_EVICT (default) ... guarantee that a started request is never paused"
+    (https://nvidia.github.io/TensorRT-LLM/performance/performance-tuning-guide/useful-runtime-flags.html;
+    ``SchedulerConfig.capacity_scheduler_policy`` defaults to it in tensorrt_llm/llmapi/llm_args.py)."""
+    if normalize_engine(engine_id) not in ("trt-llm", "nim"):
+        return False
+    policy = first(flags, "capacity-scheduler-policy", "capacity_scheduler_policy")
+    return policy is None or str(policy).strip().upper() != "MAX_UTILIZATION"
 
 
 def _memory_rule(scenario: Scenario, flags: dict[str, Any]) -> dict[str, Any]:

@@ -12,6 +12,12 @@ as vLLM's v1 scheduler does it, per iteration:
    leading blocks found in the prefix cache are not recomputed (at least one
    token always is, as in vLLM).
 
+Under TensorRT-LLM's default capacity policy (``EngineConfig.reserve_to_completion``,
+GUARANTEED_NO_EVICT) step 3 admits a request only while the blocks of every running
+request's prompt plus max output, and its own, fit in the pool, so step 1 never preempts.
+A preempted request's computed blocks stay in the prefix cache when prefix caching is on
+(``Replica._cache_own_blocks``, as vLLM's V1 KV manager does).
+
 With TensorRT-LLM's batch waiting (engine args ``batch_wait_timeout_iters`` and
 ``batch_wait_max_tokens_ratio``), step 3 is skipped while decodes run, the batch
 would hold fewer than ratio x budget tokens, and the oldest waiting request has
@@ -80,6 +86,17 @@ def _take(pool: BlockPool, n: int) -> None:
 
 @register_scheduler("vllm-v1")
 class VllmV1Scheduler:
+    @staticmethod
+    def _promised_blocks(r: Replica) -> int:
+        """KV blocks the running requests hold or will hold by their last token (prompt + max output)."""
+        bs = r.block_size
+        total = 0
+        for slot in r.running_order:
+            q = r.slot_req[slot]
+            if q is not None:
+                total += -(-(q.prompt_tokens + q.max_tokens) // bs)
+        return total
+
     def plan(self, r: Replica, now: int) -> PlannedStep | None:
         if not r.running_order and not r.waiting:
             return None
@@ -137,6 +154,8 @@ class VllmV1Scheduler:
         # 3. admissions (TensorRT-LLM's batch waiting may hold them while decodes run)
         hold = self._batch_wait(r, int(dec.size)) if eng.batch_wait_iters and dec.size and not preempted else 0
         if not preempted and not hold:
+            # GUARANTEED_NO_EVICT (TensorRT-LLM): blocks promised to running requests to their max length
+            promised = self._promised_blocks(r) if eng.reserve_to_completion and r.waiting else 0
             while r.waiting and r.free_slots and budget > 0:
                 req = r.waiting[0]
                 hit = 0
@@ -151,6 +170,11 @@ class VllmV1Scheduler:
                 hashes = req.block_hashes[:hit]
                 if new_blocks > pool.free - (pool.idle_among(hashes) if hit else 0):
                     break
+                if eng.reserve_to_completion:
+                    whole = int(_ceil_div(req.prompt_tokens + req.max_tokens, bs)) - hit
+                    if promised + whole > pool.num_blocks and r.running_order:
+                        break
+                    promised += whole
                 r.dequeue(now)
                 if hit:
                     pool.acquire(hashes)
