@@ -20,6 +20,8 @@ from servescope.predict.sim.request import SimRequest
 from servescope.predict.step_time import StepTimeModel
 
 _EMPTY = np.zeros(0, dtype=np.int64)
+# (the ufunc reductions themselves: ndarray.sum adds ~0.5 us of Python wrapper per call)
+_sum = np.add.reduce
 
 
 class LateWatch(Protocol):
@@ -85,8 +87,12 @@ class Replica:
         self.model = step_model
         self.pool = pool
         self.block_size = engine.block_size
-        self.ctx = np.zeros(cap, dtype=np.int64)
-        self.remaining = np.zeros(cap, dtype=np.int64)
+        # A decoding slot's KV tokens are ctx_base + clock and its tokens still to generate
+        # left_base - clock: every decoder gains one token per iteration, so a step of k
+        # iterations is one Python addition to ``clock`` instead of two array updates.
+        self.clock = 0
+        self.ctx_base = np.zeros(cap, dtype=np.int64)
+        self.left_base = np.zeros(cap, dtype=np.int64)
         self.nblocks = np.zeros(cap, dtype=np.int64)
         self.decoding = np.zeros(cap, dtype=bool)
         self.seg_start = np.zeros(cap, dtype=np.int64)
@@ -161,7 +167,6 @@ class Replica:
         slot = self.free_slots.pop()
         self.slot_req[slot] = req
         req.slot = slot
-        self.ctx[slot] = req.computed
         self.decoding[slot] = False
         self.running_order.append(slot)
         self.prefilling.append(slot)
@@ -175,8 +180,8 @@ class Replica:
             self.n_decoding -= 1
         self.decoding[slot] = False
         self.nblocks[slot] = 0
-        self.ctx[slot] = 0
-        self.remaining[slot] = 0
+        self.ctx_base[slot] = 0
+        self.left_base[slot] = 0
         self.running_order.remove(slot)
         if slot in self.prefilling:
             self.prefilling.remove(slot)
@@ -197,7 +202,7 @@ class Replica:
         beyond the prompt's own hashes get ids of this request (negative: prompt hashes are
         unsigned), so no other request can hit them."""
         bs = self.block_size
-        kv_tokens = int(self.ctx[slot]) if self.decoding[slot] else req.computed
+        kv_tokens = int(self.ctx_base[slot]) + self.clock if self.decoding[slot] else req.computed
         full = min(kv_tokens, req.target) // bs
         known = len(req.block_hashes)
         if full <= known:
@@ -211,7 +216,7 @@ class Replica:
         req = self.slot_req[slot]
         assert req is not None
         if self.decoding[slot]:
-            req.generated = req.max_tokens - int(self.remaining[slot])
+            req.generated = req.max_tokens - (int(self.left_base[slot]) - self.clock)
             last = self.n_steps - 1
             if last >= self.seg_start[slot]:
                 req.segments.append((int(self.seg_start[slot]), last))
@@ -260,13 +265,13 @@ class Replica:
         d = step.decode_slots
         bs = self.block_size
         if d.size:
-            kept = (self.ctx[d] + (keep + bs - 1)) // bs  # ceil((ctx + keep) / bs)
-            self.pool.free += int((self.nblocks[d] - kept).sum())
+            kept = (self.ctx_base[d] + (self.clock + keep + bs - 1)) // bs  # ceil((ctx + keep) / bs)
+            self.pool.free += int(_sum(self.nblocks[d] - kept))
             self.nblocks[d] = kept
         n = step.new_slots
         if n.size:
             kept = (step.new_base + (keep + bs - 1)) // bs
-            self.pool.free += int((self.nblocks[n] - kept).sum())
+            self.pool.free += int(_sum(self.nblocks[n] - kept))
             self.nblocks[n] = kept
         self.epoch += 1
         short = PlannedStep(
@@ -292,19 +297,16 @@ class Replica:
         first = step.first_index
         self.record_ends(first, step.ends_ns)
         last = first + k - 1
-        d = step.decode_slots
-        if d.size:
-            self.ctx[d] += k
-            self.remaining[d] -= k
+        d = step.decode_slots  # every slot decoding since the plan (only plans preempt)
+        clock = self.clock = self.clock + k
         pool = self.pool
         bs = self.block_size
-        promoted: list[int] = []
+        promoted_done: list[int] = []
         for slot, q in step.chunks:
             req = self.slot_req[slot]
             assert req is not None
             done_before = req.computed // bs
             req.computed += q
-            self.ctx[slot] = req.computed
             if pool.prefix_caching and req.block_hashes:
                 upto = min(req.computed // bs, len(req.block_hashes))
                 if upto > done_before:
@@ -315,29 +317,23 @@ class Replica:
                 self.decoding[slot] = True
                 self.n_decoding += 1
                 self.seg_start[slot] = first
-                self.remaining[slot] = req.max_tokens - req.generated
-                promoted.append(slot)
-        n = step.new_slots
-        if n.size and k > 1:
-            if n.size <= 8:  # numpy's per-call cost dominates tiny batches
-                ctx, rem = self.ctx, self.remaining
-                for s in n.tolist():
-                    ctx[s] += k - 1
-                    rem[s] -= k - 1
-            else:
-                self.ctx[n] += k - 1
-                self.remaining[n] -= k - 1
+                # it decoded in the step's other k - 1 iterations (new_slots; all the
+                # step's prompts complete when k > 1)
+                left = req.max_tokens - req.generated - (k - 1)
+                self.ctx_base[slot] = req.computed + (k - 1) - clock
+                self.left_base[slot] = left + clock
+                if left <= 0:
+                    promoted_done.append(slot)
         # only sequences that produced a token in this step can have finished (new_slots
         # are among the promoted); ascending slot order, as a scan of all slots gives
         done: list[SimRequest] = []
         if not d.size or k < step.min_left:
             finished = []
         elif d.size > 8:
-            finished = d[self.remaining[d] <= 0].tolist()
+            finished = d[self.left_base[d] <= clock].tolist()
         else:
-            finished = [s for s, left in zip(d.tolist(), self.remaining[d].tolist(), strict=True) if left <= 0]
-        remaining = self.remaining
-        finished += [s for s in promoted if remaining[s] <= 0]
+            finished = [s for s, left in zip(d.tolist(), self.left_base[d].tolist(), strict=True) if left <= clock]
+        finished += promoted_done
         if len(finished) > 1:
             finished.sort()
         for slot in finished:
