@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from servescope.bench.engine.binary import find_llama_server, llama_server_version
+from servescope.bench.engine.lifetime import pid_alive
 from servescope.bench.engine.llama_server import (
     ServerConfig,
     build_argv,
@@ -215,22 +216,9 @@ def _kill(pid: int, timeout_s: float) -> None:
             return
         deadline = time.monotonic() + wait_s
         while time.monotonic() < deadline:
-            if _reap(pid) is not None or not _alive(pid):
+            if _reap(pid) is not None or not pid_alive(pid):
                 return
             time.sleep(0.05)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a zombie (exited, not yet reaped by its parent) is not alive
-        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return True
 
 
 def stop_detached(cache_dir: str | os.PathLike[str] | None = None, timeout_s: float = 10.0) -> EngineStatus:

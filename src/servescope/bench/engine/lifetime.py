@@ -72,7 +72,7 @@ class EmbeddedServer:
 
     @property
     def parent_alive(self) -> bool:
-        return _alive(self.parent_pid)
+        return pid_alive(self.parent_pid)
 
 
 def _folder(cache_dir: str | os.PathLike[str] | None) -> Path:
@@ -93,7 +93,8 @@ def unregister(pid: int, cache_dir: str | os.PathLike[str] | None) -> None:
     (_folder(cache_dir) / f"{pid}.json").unlink(missing_ok=True)
 
 
-def _alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, exited but not reaped, does not)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -108,7 +109,7 @@ def _alive(pid: int) -> bool:
 
 def _is_that_server(entry: EmbeddedServer) -> bool:
     """Still the llama-server that was recorded (the pid may have been reused)?"""
-    if not _alive(entry.pid):
+    if not pid_alive(entry.pid):
         return False
     try:
         args = [a.decode(errors="replace") for a in Path(f"/proc/{entry.pid}/cmdline").read_bytes().split(b"\0")]
@@ -142,7 +143,7 @@ def _stop(pid: int, timeout_s: float = 5.0) -> None:
         while time.monotonic() < deadline:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, os.WNOHANG)
-            if not _alive(pid):
+            if not pid_alive(pid):
                 return
             time.sleep(0.05)
 
