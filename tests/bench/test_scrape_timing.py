@@ -106,16 +106,29 @@ def _passes(baseline: dict[str, Any]) -> Any:
 
 @pytest.fixture(scope="module")
 def baseline(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """No scraping at all: the client's own error on this machine, now."""
-    return _best({}, tmp_path_factory.mktemp("baseline"), "base", lambda _url: None)[0]
+    """No scraping at all: the client's own error on this machine, now. The median of
+    three rounds, not the best: on this shared 2-core machine one round's ITL p99 runs
+    0.6-2.2 ms with nothing scraping, and a lucky low baseline failed CI against a
+    scraping round that was no worse than the typical unscraped one (1.5 ms)."""
+    tmp = tmp_path_factory.mktemp("baseline")
+    rounds = []
+    for k in range(3):
+        with TruthServer(ttft_ms=20.0, itl_ms=ITL_MS) as srv:
+            rounds.append(_measure(srv, tmp, f"base{k}", None)[0])
+    return {
+        "itl_abs_error_ms": {"p99": float(np.median([r["itl_abs_error_ms"]["p99"] for r in rounds]))},
+        "bunched_fraction": float(np.median([r["bunched_fraction"] for r in rounds])),
+        "rounds": rounds,
+    }
 
 
 def _check_truthful(summary: dict[str, Any], baseline: dict[str, Any]) -> None:
     """Issue 10's bar: ITL p50 error < 0.3 ms, p99 < 1 ms and bunched gaps under 2 %,
-    as without scraping (both loosened as below only when the client misses them alone). The p99 bound is 1 ms, or, when this shared machine is loaded
-    and the client misses 1 ms even with no scraping, 1.5 x that p99 + 0.5 ms: a
-    loaded CI machine does not fail it, while a scrape on the loop (10-20 ms a full
-    parse) still does (test_the_check_catches_a_scrape_on_the_loop)."""
+    as without scraping (both loosened as below only when the client misses them alone).
+    The p99 bound is 1 ms, or, when this shared machine is loaded and the client misses
+    1 ms even with no scraping, 1.5 x the baseline's median p99 + 0.5 ms: a loaded CI
+    machine does not fail it, while a scrape on the loop (p99 ~7.7 ms against ~2 ms
+    unscraped, measured 2026-12-01) still does (test_the_check_catches_a_scrape_on_the_loop)."""
     itl = summary["itl_abs_error_ms"]
     assert itl["p50"] < 0.3, summary
     bound = max(1.0, 1.5 * baseline["itl_abs_error_ms"]["p99"] + 0.5)
