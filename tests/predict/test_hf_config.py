@@ -359,29 +359,67 @@ def _refused(cfg: dict[str, object], *needles: str) -> str:
     return text
 
 
-def test_hybrid_linear_attention_is_refused() -> None:
-    # Qwen/Qwen3.5-35B-A3B-style config.json: layer_types mixes linear_attention
-    # (Gated DeltaNet) and full_attention; linear_* give the recurrent state's shape
-    layer_types = ["linear_attention"] * 3 + ["full_attention"]
-    cfg = {
-        "architectures": ["Qwen3_5MoeForConditionalGeneration"],
-        "text_config": {
-            **QWEN3_30B_A3B,
-            "num_hidden_layers": 40,
-            "layer_types": layer_types * 10,
-            "full_attention_interval": 4,
-            "linear_num_value_heads": 32,
-            "linear_key_head_dim": 128,
-            "shared_expert_intermediate_size": 512,
-        },
-    }
+# Qwen/Qwen3-Next-80B-A3B-Instruct/config.json (the fields the reader uses)
+QWEN3_NEXT_80B_A3B = {
+    "architectures": ["Qwen3NextForCausalLM"],
+    "model_type": "qwen3_next",
+    "hidden_size": 2048,
+    "intermediate_size": 5120,
+    "num_hidden_layers": 48,
+    "num_attention_heads": 16,
+    "num_key_value_heads": 2,
+    "head_dim": 256,
+    "linear_conv_kernel_dim": 4,
+    "linear_key_head_dim": 128,
+    "linear_num_key_heads": 16,
+    "linear_num_value_heads": 32,
+    "linear_value_head_dim": 128,
+    "full_attention_interval": 4,
+    "num_experts": 512,
+    "num_experts_per_tok": 10,
+    "moe_intermediate_size": 512,
+    "shared_expert_intermediate_size": 512,
+    "decoder_sparse_step": 1,
+    "mlp_only_layers": [],
+    "vocab_size": 151936,
+    "max_position_embeddings": 262144,
+    "tie_word_embeddings": False,
+    "torch_dtype": "bfloat16",
+}
+
+
+def test_qwen3_next_is_read_as_a_gated_deltanet_hybrid() -> None:
+    m = model_from_config(QWEN3_NEXT_80B_A3B, model_id="qwen3-next-80b-a3b")
+    # full_attention_interval 4: layers 3, 7, ..., 47 are full attention, the other 36 Gated DeltaNet
+    assert m.linear_attention_layers == 36
+    assert (m.linear_num_key_heads, m.linear_num_value_heads, m.linear_key_head_dim, m.linear_value_head_dim) == (16, 32, 128, 128)
+    assert m.linear_conv_kernel_dim == 4 and m.attn_output_gate is True
+    arch = architecture(m)
+    # the model card: 80B parameters in total, 3B activated
+    assert arch.total_params == pytest.approx(80e9, rel=0.01)
+    assert 3.0e9 <= arch.active_params <= 3.6e9
+    # only the 12 full-attention layers cache K/V: 2 x 2 heads x 256 x 12 elements a token
+    assert arch.kv_elements_per_token() == (2 * 2 * 256 * 12, 0.0)
+
+
+def test_qwen3_5_layer_types_and_state_dtype_are_read() -> None:
+    # Qwen/Qwen3.5-35B-A3B-style config.json: the language model under text_config, layer_types
+    # mixing linear_attention and full_attention, the state dtype as mamba_ssm_dtype
+    text = {**QWEN3_NEXT_80B_A3B, "model_type": "qwen3_5_moe_text", "num_hidden_layers": 40, "mamba_ssm_dtype": "float32"}
+    del text["full_attention_interval"]
+    text["layer_types"] = (["linear_attention"] * 3 + ["full_attention"]) * 10
+    cfg = {"architectures": ["Qwen3_5MoeForConditionalGeneration"], "model_type": "qwen3_5_moe", "text_config": text}
+    m = model_from_config(cfg, model_id="q35")
+    assert m.linear_attention_layers == 30 and m.linear_state_dtype == "float32"
+    assert architecture(m).full_layers == 10
+
+
+def test_linear_attention_outside_a_known_hybrid_is_refused() -> None:
+    # linear_attention layer kinds in a family whose layers the reader does not know (not Gated DeltaNet)
+    cfg = {**QWEN3_30B_A3B, "num_hidden_layers": 40, "layer_types": (["linear_attention"] * 3 + ["full_attention"]) * 10}
     _refused(cfg, "layer_types", "30 of 40", "linear_attention", "not simulated")
-
-
-def test_linear_attention_interval_alone_is_refused() -> None:
-    # Qwen/Qwen3-Next-80B-A3B/config.json names the interval and linear_* fields, no layer_types
-    cfg = {**QWEN3_30B_A3B, "model_type": "qwen3_next", "full_attention_interval": 4, "linear_num_key_heads": 16}
-    _refused(cfg, "full_attention_interval", "not simulated")
+    _refused({**QWEN3_30B_A3B, "full_attention_interval": 4, "linear_num_key_heads": 16}, "full_attention_interval", "not simulated")
+    _refused({**LLAMA, "model_type": "kimi_linear", "linear_attn_config": {"kda_layers": [1, 2]}}, "not simulated")
 
 
 @pytest.mark.parametrize(

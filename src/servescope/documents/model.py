@@ -67,6 +67,29 @@ class Model(Document):
     use_double_wide_mlp: bool | None = Field(default=None, description="KV-shared layers use an MLP twice intermediate_size wide (Gemma 4 E2B).")
     hidden_size_per_layer_input: int | None = Field(default=None, ge=1, description="Per-layer embedding width (Gemma PLE): looked up, never multiplied.")
     vocab_size_per_layer_input: int | None = Field(default=None, ge=1)
+    linear_attention_layers: int | None = Field(
+        default=None,
+        ge=1,
+        description="Gated DeltaNet (linear attention) layers (Qwen3-Next, Qwen3.5: HF layer_types 'linear_attention' or "
+        "full_attention_interval): each keeps a constant recurrent state per sequence and no KV cache.",
+    )
+    linear_num_key_heads: int | None = Field(default=None, ge=1, description="Gated DeltaNet: query/key heads (HF linear_num_key_heads).")
+    linear_num_value_heads: int | None = Field(
+        default=None, ge=1, description="Gated DeltaNet: value heads, one recurrent state each (HF linear_num_value_heads)."
+    )
+    linear_key_head_dim: int | None = Field(default=None, ge=1, description="Gated DeltaNet: per-head key dims (HF linear_key_head_dim).")
+    linear_value_head_dim: int | None = Field(default=None, ge=1, description="Gated DeltaNet: per-head value dims (HF linear_value_head_dim).")
+    linear_conv_kernel_dim: int | None = Field(
+        default=None, ge=1, description="Gated DeltaNet: width of the causal convolution before the recurrence (HF linear_conv_kernel_dim)."
+    )
+    linear_state_dtype: str | None = Field(
+        default=None,
+        description="Gated DeltaNet: dtype of the recurrent state the model asks for (HF mamba_ssm_dtype, e.g. float32); engine flags win.",
+    )
+    attn_output_gate: bool | None = Field(
+        default=None,
+        description="Full-attention layers gate their output with a second q-sized projection (Qwen3-Next, Qwen3.5): q_proj is twice as wide.",
+    )
     torch_dtype: str | None = Field(default=None, description="HF torch_dtype of the published weights, e.g. bfloat16.")
     quantization: str | None = Field(default=None, description="HF quantization_config.quant_method of the published checkpoint, e.g. mxfp4.")
     chat_template_tokens: int | None = Field(default=None, ge=0, description="Tokens the chat template adds to a one-message prompt (measured or counted).")
@@ -112,6 +135,19 @@ class Model(Document):
         if any(v is not None for v in mla.values()) and any(v is None for v in mla.values()):
             missing = ", ".join(k for k, v in mla.items() if v is None)
             issues.append(error("kv_lora_rank", f"MLA needs kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim and v_head_dim; missing {missing}"))
+        if self.linear_attention_layers is not None:
+            lin = {"linear_num_key_heads": self.linear_num_key_heads, "linear_num_value_heads": self.linear_num_value_heads,
+                   "linear_key_head_dim": self.linear_key_head_dim, "linear_value_head_dim": self.linear_value_head_dim,
+                   "linear_conv_kernel_dim": self.linear_conv_kernel_dim}  # fmt: skip
+            missing = ", ".join(k for k, v in lin.items() if v is None)
+            if missing:
+                issues.append(error("linear_attention_layers", f"Gated DeltaNet layers need {missing}"))
+            if self.linear_attention_layers >= self.num_hidden_layers:
+                issues.append(error("linear_attention_layers", "must leave at least one full-attention layer"))
+            if self.uses_mla or self.sliding_window is not None or self.num_kv_shared_layers:
+                issues.append(error("linear_attention_layers", "linear attention beside MLA, sliding windows or KV-shared layers is not modelled"))
+        elif self.linear_num_value_heads is not None:
+            issues.append(error("linear_num_value_heads", "needs linear_attention_layers (how many layers are linear attention)"))
         if self.params_total_b is not None and self.params_active_b is not None and self.params_active_b > self.params_total_b:
             issues.append(error("params_active_b", "cannot exceed params_total_b"))
         return issues

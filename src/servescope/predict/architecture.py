@@ -30,6 +30,20 @@ Conventions (documented once, used everywhere):
   per layer (QK^T and PV, 2 FLOPs per multiply-add): 4 * heads * head_dim * n.
 - Sliding-window layers attend to at most ``sliding_window`` keys; full-attention
   layers use ``global_head_dim`` when it is set.
+- Gated DeltaNet layers (``linear_attention_layers``; Qwen3-Next, Qwen3.5) hold no KV
+  cache: each keeps, per sequence, a recurrent state of ``value heads x key dim x
+  value dim`` elements and a convolution state of ``(kernel - 1) x conv dim``
+  (conv dim = 2 x key heads x key dim + value heads x value dim). Their weights: the
+  q/k/v/z input projection ``hidden x (2 key dim + 2 value dim)`` (all heads), the
+  b/a gates ``hidden x 2 value heads``, the output projection and the depthwise
+  convolution. A decode token reads and writes the state once per layer and costs
+  ~7 x key dim x value dim FLOPs per value head (the readout, the delta and the
+  rank-one update, 2 FLOPs each, and the decay); a prompt token, in the chunked form
+  kernels use (flash-linear-attention's ``chunk_gated_delta_rule``, chunks of
+  ``LINEAR_CHUNK`` = 64 tokens), ``2 x (chunk x (2 key dim + value dim) + 3 key dim x
+  value dim)`` FLOPs per value head, and each prompt chunk of an iteration reads and
+  writes the state once. With ``attn_output_gate`` the full-attention layers' q
+  projection is twice as wide (a sigmoid gate on the output).
 """
 
 from __future__ import annotations
@@ -37,6 +51,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from servescope.documents.model import Model
+
+#: Tokens per chunk of the chunked gated-delta-rule kernels (flash-linear-attention's
+#: ``chunk_gated_delta_rule``, which vLLM and SGLang call for Qwen3-Next prefill: BT = 64).
+LINEAR_CHUNK = 64
 
 
 @dataclass(frozen=True)
@@ -73,6 +91,32 @@ class Architecture:
     """Key and value dims per head a decode token attends with in full layers (global_head_dim twice; MLA: absorbed)."""
     prefill_qk_v: tuple[int, int] = (0, 0)
     """The same for prompt tokens (MLA: expanded)."""
+    linear_layers: int = 0
+    """Gated DeltaNet layers: a constant state per sequence, no KV cache."""
+    linear_heads: int = 0
+    """Their value heads (one recurrent state of ``linear_kv_dims`` each)."""
+    linear_kv_dims: tuple[int, int] = (0, 0)
+    """Key and value dims per linear-attention head."""
+    linear_conv_state: int = 0
+    """Elements of one layer's convolution state per sequence ((kernel - 1) x conv dim)."""
+
+    def linear_state_bytes(self, tp: int, ssm_bytes: float, conv_bytes: float) -> float:
+        """Recurrent (``ssm_bytes`` an element) + convolution (``conv_bytes``) state one sequence
+        holds over all linear layers, per device (heads and channels split by ``tp``)."""
+        if not self.linear_layers:
+            return 0.0
+        dk, dv = self.linear_kv_dims
+        return self.linear_layers * (self.linear_heads * dk * dv * ssm_bytes + self.linear_conv_state * conv_bytes) / tp
+
+    def linear_flops_per_token(self) -> tuple[float, float]:
+        """(decode, prefill) FLOPs of one token over all linear layers (see the module notes)."""
+        if not self.linear_layers:
+            return 0.0, 0.0
+        dk, dv = self.linear_kv_dims
+        per_head_decode = 7.0 * dk * dv
+        per_head_prefill = 2.0 * (LINEAR_CHUNK * (2 * dk + dv) + 3.0 * dk * dv)
+        n = self.linear_layers * self.linear_heads
+        return n * per_head_decode, n * per_head_prefill
 
     @property
     def dense_linear_params(self) -> float:
@@ -130,16 +174,18 @@ def architecture(model: Model) -> Architecture:
     nh, nkv = model.num_attention_heads, model.num_key_value_heads
     d = model.resolved_head_dim
     dg = model.global_head_dim or d
+    linear = model.linear_attention_layers or 0
+    A = L - linear  # layers with softmax attention (and a KV cache)
     if model.sliding_window is None:
         sliding = 0
     else:
-        sliding = model.sliding_window_layers if model.sliding_window_layers is not None else L
-    full = L - sliding
+        sliding = model.sliding_window_layers if model.sliding_window_layers is not None else A
+    full = A - sliding
     shared = model.num_kv_shared_layers or 0
-    own = L - shared
+    own = A - shared
     # KV-shared layers are spread over both kinds in proportion (Gemma 4 E2B: 20 of 35
     # shared, 28 of 35 sliding -> own caches: 12 sliding + 3 full, exactly as its layer_types give).
-    kv_sliding = round(sliding * own / L)
+    kv_sliding = round(sliding * own / A)
     kv_full = own - kv_sliding
     full_shared = full - kv_full
     sliding_shared = sliding - kv_sliding
@@ -155,9 +201,19 @@ def architecture(model: Model) -> Architecture:
         latent = rank + rope
         decode_qk_v, prefill_qk_v = (rank + rope, rank), (nope + rope, v)
     else:
-        q_o = 2 * h * nh * (full * dg + sliding * d)
+        q_o = (3 if model.attn_output_gate else 2) * h * nh * (full * dg + sliding * d)  # (the gate: a second q)
         k_v = 2 * h * nkv * (kv_full * dg + kv_sliding * d)
         attn = float(q_o + k_v)
+    lin_heads, lin_dims, conv_state = 0, (0, 0), 0
+    if linear:
+        nk, nv = model.linear_num_key_heads or 0, model.linear_num_value_heads or 0
+        dk, dv = model.linear_key_head_dim or 0, model.linear_value_head_dim or 0
+        kernel = model.linear_conv_kernel_dim or 0
+        key_dim, value_dim = nk * dk, nv * dv
+        conv_dim = 2 * key_dim + value_dim
+        per_layer = h * (2 * key_dim + 2 * value_dim) + h * 2 * nv + value_dim * h + conv_dim * kernel
+        attn += float(linear * per_layer)
+        lin_heads, lin_dims, conv_state = nv, (dk, dv), (kernel - 1) * conv_dim
 
     experts = model.num_experts or 0
     moe_layers = (model.num_moe_layers if model.num_moe_layers is not None else L) if experts else 0
@@ -204,4 +260,8 @@ def architecture(model: Model) -> Architecture:
         kv_latent=latent,
         decode_qk_v=decode_qk_v,
         prefill_qk_v=prefill_qk_v,
+        linear_layers=linear,
+        linear_heads=lin_heads,
+        linear_kv_dims=lin_dims,
+        linear_conv_state=conv_state,
     )

@@ -261,6 +261,18 @@ def _model_findings(s: Scenario, model: Model, max_model_len: int) -> list[Findi
         out.append(Finding(False, f"model {model.id}",
                            f"attention_chunk_size {chunk} (Llama 4 chunked local attention on its rotary layers) is simulated as "
                            f"full attention: past {chunk} tokens of context, KV use and attention time are overstated"))  # fmt: skip
+    if model.linear_attention_layers:
+        engine = normalize_engine(s.engine.id)
+        pool = ("its separate Mamba state pool (max_mamba_cache_size) is simulated that way too" if engine == "sglang"
+                else "page-size alignment of states and KV pages is not modelled")  # fmt: skip
+        prefix = (
+            "; with prefix caching on, a prefix hit assumes the state at the hit is cached too (vLLM's mamba_cache_mode align)"
+            if s.engine.enable_prefix_caching is not False and engine in ("vllm", "sglang")
+            else ""
+        )
+        out.append(Finding(False, f"model {model.id}",
+                           f"{model.linear_attention_layers} Gated DeltaNet layers: each running request's state is held in the KV "
+                           f"pool, as vLLM V1's hybrid KV manager does ({pool}){prefix}"))  # fmt: skip
     return out
 
 

@@ -31,7 +31,7 @@ from servescope.predict.architecture import Architecture, architecture
 from servescope.predict.calibration import Calibration, apply, default_calibration
 from servescope.predict.coverage import review, vllm_v0
 from servescope.predict.dtypes import from_torch_dtype, kv_dtype_for
-from servescope.predict.engine_flags import first, kv_dtype_flag, normalized
+from servescope.predict.engine_flags import first, kv_dtype_flag, normalized, state_dtype_flag
 from servescope.predict.hf_config import read_model_config
 from servescope.predict.kv_capacity import V0_RUNTIME_RESERVE_BYTES, KvCapacity, kv_capacity
 from servescope.predict.step_time import StepTimeModel
@@ -172,6 +172,19 @@ def engine_config(scenario: Scenario, model: Model, hardware: Hardware) -> Engin
     )
 
 
+def _state_dtype(scenario: Scenario, model: Model, flags: dict[str, Any]) -> str:
+    """The dtype of a linear-attention layer's recurrent state: the engine's flag, else what
+    the model's config asks (``mamba_ssm_dtype``; vLLM's ``auto`` reads it), else the engine's
+    default: SGLang ``--mamba-ssm-dtype float32`` (python/sglang/srt/server_args.py), vLLM the
+    model dtype (``mamba_ssm_cache_dtype: auto``, vllm/config/cache.py)."""
+    asked = state_dtype_flag(flags) or from_torch_dtype(model.linear_state_dtype)
+    if asked:
+        return str(asked)
+    if normalize_engine(scenario.engine.id) == "sglang":
+        return "fp32"
+    return from_torch_dtype(model.torch_dtype) or "bf16"
+
+
 def _guaranteed_no_evict(engine_id: str, flags: dict[str, Any]) -> bool:
     """TensorRT-LLM (and NIM's TensorRT-LLM profiles) admit under GUARANTEED_NO_EVICT unless told
     otherwise: "GUARANTEED_NO_EVICT (default) ... guarantee that a started request is never paused"
@@ -241,7 +254,10 @@ def deploy(
     kv = kv_dtype_for(kv_asked, weight, from_torch_dtype(mdl.torch_dtype))
     quant = str(scenario.quantization or flags.get("quantization") or mdl.quantization or "").lower()
     expert = "mxfp4" if quant == "mxfp4" and arch.experts else None
-    step = StepTimeModel(arch, hw, cal, tp=scenario.tp, pp=scenario.pp, weight_dtype=weight, kv_dtype=kv, expert_dtype=expert, threads=eng.threads)
+    state = _state_dtype(scenario, mdl, flags) if arch.linear_layers else None
+    step = StepTimeModel(
+        arch, hw, cal, tp=scenario.tp, pp=scenario.pp, weight_dtype=weight, kv_dtype=kv, expert_dtype=expert, threads=eng.threads, state_dtype=state
+    )
     cap = kv_capacity(
         step,
         gpu_memory_utilization=eng.gpu_memory_utilization,

@@ -47,6 +47,7 @@ READ_BATCHING = frozenset(
         "max-model-len", "context-length", "max-seq-len",
         "batch-wait-timeout-iters", "batch-wait-max-tokens-ratio",
         "kv-cache-dtype", "dtype", "quantization",
+        "mamba-ssm-cache-dtype", "mamba-ssm-dtype",  # vLLM, SGLang: the linear-attention state's dtype
     }
 )  # fmt: skip
 PARALLEL: dict[str, str] = {
@@ -120,6 +121,16 @@ def kv_dtype_flag(engine: str, flags: Mapping[str, Any]) -> tuple[str, str] | No
     value = {"fp8_e4m3": "fp8", "fp8_e5m2": "fp8", "fp8_inc": "fp8", "fp8_ds_mla": "fp8"}.get(value, value)
     value = {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": "fp32"}.get(value, value)
     return None if value == "auto" else ("kv-cache-dtype", value)
+
+
+def state_dtype_flag(flags: Mapping[str, Any]) -> str | None:
+    """The linear-attention (SSM) state dtype the flags set (vLLM ``--mamba-ssm-cache-dtype``,
+    SGLang ``--mamba-ssm-dtype``), as a servescope dtype; ``auto`` is none."""
+    value = first(flags, "mamba-ssm-cache-dtype", "mamba-ssm-dtype")
+    if value is None:
+        return None
+    low = str(value).strip().lower()
+    return None if low == "auto" else {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": "fp32"}.get(low, low)
 
 
 def is_default(engine: str, name: str, value: Any) -> bool:

@@ -30,10 +30,15 @@ How each family's fields are read:
 - **Llama 4 chunked attention** (``attention_chunk_size``) is kept on the Model;
   the simulator warns that it runs those layers as full attention.
 
+- **Gated DeltaNet hybrids** (Qwen3-Next, Qwen3.5): ``layer_types``' ``linear_attention``
+  layers (else all but every ``full_attention_interval``-th), ``linear_num_key_heads``,
+  ``linear_num_value_heads``, ``linear_key_head_dim``, ``linear_value_head_dim``,
+  ``linear_conv_kernel_dim``, ``mamba_ssm_dtype`` and the full-attention output gate.
+
 What the simulator cannot follow is refused with one line naming the field:
-hybrid linear-attention or state-space layers (Qwen3.5/Qwen3-Next
-``linear_attention``, Mamba, Jamba, Nemotron-H, Granite 4 hybrids, MiniMax),
-Gemma 4's per-layer-kind KV heads, K = V attention and MoE block.
+other recurrent or state-space layers (Mamba, Jamba, Nemotron-H, Granite 4 hybrids,
+MiniMax lightning attention, Kimi Linear), Gemma 4's per-layer-kind KV heads, K = V
+attention and MoE block.
 """
 
 from __future__ import annotations
@@ -97,9 +102,14 @@ _NOT_ATTENTION_FIELDS: tuple[tuple[str, str], ...] = (
 )
 _RECURRENT_TYPES = frozenset(
     {"mamba", "mamba2", "falcon_mamba", "rwkv", "rwkv5", "rwkv6", "rwkv7", "jamba", "zamba", "zamba2", "bamba",
-     "falcon_h1", "nemotron_h", "granitemoehybrid", "lfm2", "plamo2", "minimax", "recurrent_gemma", "qwen3_next",
-     "qwen3_5", "qwen3_5_moe", "qwen3_5_text", "qwen3_5_moe_text", "kimi_linear", "xlstm"}
+     "falcon_h1", "nemotron_h", "granitemoehybrid", "lfm2", "plamo2", "minimax", "recurrent_gemma", "kimi_linear", "xlstm"}
 )  # fmt: skip
+# Hybrids of Gated DeltaNet and full attention, which the simulator follows (``architecture``).
+_GATED_DELTANET_TYPES = frozenset({"qwen3_next", "qwen3_5", "qwen3_5_moe", "qwen3_5_text", "qwen3_5_moe_text"})
+_GATED_DELTANET_FIELDS = frozenset({"full_attention_interval", "linear_num_value_heads", "linear_num_key_heads"})
+# Qwen3NextConfig / Qwen3_5TextConfig defaults (transformers) for the linear-attention fields a config omits.
+_GATED_DELTANET_DEFAULTS = {"linear_conv_kernel_dim": 4, "linear_key_head_dim": 128, "linear_value_head_dim": 128,
+                            "linear_num_key_heads": 16, "linear_num_value_heads": 32, "full_attention_interval": 4}  # fmt: skip
 _NOT_SIMULATED = (
     "not simulated: such layers keep a constant state per sequence (no KV cache growth), and costed as attention "
     "they would overstate KV use and attention time; no prediction is made for this model"
@@ -122,13 +132,17 @@ def slug(text: str) -> str:
 
 def _refuse_what_is_not_attention(cfg: dict[str, Any], layers: int | None) -> None:
     """One line for the first layer kind the simulator cannot follow."""
+    deltanet = str(cfg.get("model_type") or "").lower() in _GATED_DELTANET_TYPES
+    followed = _ATTENTION_LAYER_KINDS | ({"linear_attention"} if deltanet else set())
     layer_types = cfg.get("layer_types")
     if isinstance(layer_types, list) and layer_types:
-        others = Counter(str(t) for t in layer_types if str(t) not in _ATTENTION_LAYER_KINDS)
+        others = Counter(str(t) for t in layer_types if str(t) not in followed)
         if others:
             kinds = ", ".join(f"{n} of {len(layer_types)} layers are {kind}" for kind, n in others.most_common())
             raise ValueError(f"layer_types: {kinds} (layers that are not attention layers) are {_NOT_SIMULATED}")
     for key, what in _NOT_ATTENTION_FIELDS:
+        if deltanet and key in _GATED_DELTANET_FIELDS:
+            continue
         if cfg.get(key) not in (None, [], "", 0):
             raise ValueError(f"{key}: {cfg[key]!r} means {what}, which are {_NOT_SIMULATED}")
     for key in ("model_type",):
@@ -154,6 +168,20 @@ def _refuse_gemma4_variants(cfg: dict[str, Any], kv_heads: int) -> None:
         raise ValueError(
             "enable_moe_block: true (Gemma 4's MoE block) is not modelled: its experts' weights and FLOPs would be missed; no prediction is made for this model"
         )
+
+
+def _linear_attention_layers(cfg: dict[str, Any], layers: int) -> int | None:
+    """Gated DeltaNet layers of a Qwen3-Next / Qwen3.5 config: ``layer_types``' ``linear_attention``
+    entries, else every layer but each ``full_attention_interval``-th (Qwen3NextConfig.layer_types)."""
+    if str(cfg.get("model_type") or "").lower() not in _GATED_DELTANET_TYPES:
+        return None
+    layer_types = cfg.get("layer_types")
+    if isinstance(layer_types, list) and layer_types:
+        n = sum(1 for t in layer_types if str(t) == "linear_attention")
+    else:
+        interval = int(cfg.get("full_attention_interval") or _GATED_DELTANET_DEFAULTS["full_attention_interval"])
+        n = layers - layers // interval
+    return n or None
 
 
 def _moe_layers(cfg: dict[str, Any], layers: int) -> int | None:
@@ -286,6 +314,14 @@ def model_from_config(config: dict[str, Any], *, model_id: str | None = None, na
     if cfg.get("kv_lora_rank") is not None:
         for key in ("kv_lora_rank", "q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"):
             doc[key] = int(cfg[key]) if cfg.get(key) else None
+    linear = _linear_attention_layers(cfg, layers)
+    if linear:
+        doc["linear_attention_layers"] = linear
+        for key in ("linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim", "linear_value_head_dim", "linear_conv_kernel_dim"):
+            doc[key] = int(cfg.get(key) or _GATED_DELTANET_DEFAULTS[key])
+        doc["linear_state_dtype"] = cfg.get("mamba_ssm_dtype")
+        # Qwen3NextAttention always gates its output (q_proj is 2 x heads x head_dim); Qwen3.5 says so in attn_output_gate
+        doc["attn_output_gate"] = bool(cfg.get("attn_output_gate", True))
     return Model.model_validate(doc)
 
 

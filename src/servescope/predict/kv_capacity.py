@@ -54,10 +54,20 @@ class KvCapacity:
     kv_bytes_per_token: float
     block_size: int
     num_blocks: int
+    state_bytes_per_sequence: float = 0.0
+    """Linear-attention state one running sequence holds on a device (0: none)."""
 
     @property
     def tokens(self) -> int:
         return self.num_blocks * self.block_size
+
+    @property
+    def state_blocks(self) -> int:
+        """Pool blocks each running sequence's linear-attention state takes: vLLM V1's hybrid
+        KV manager allocates a request's state from the same pool as its KV pages
+        (vllm/v1/core/single_type_kv_cache_manager.py ``MambaManager``: one state per request)."""
+        per_block = self.block_size * self.kv_bytes_per_token
+        return math.ceil(self.state_bytes_per_sequence / per_block) if self.state_bytes_per_sequence and per_block else 0
 
     @property
     def fits(self) -> bool:
@@ -133,4 +143,5 @@ def kv_capacity(
         kv_bytes_per_token=per_token,
         block_size=block_size,
         num_blocks=blocks,
+        state_bytes_per_sequence=model.state_bytes_per_sequence,
     )

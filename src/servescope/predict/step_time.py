@@ -101,6 +101,7 @@ class StepTimeModel:
         kv_dtype: str = "bf16",
         expert_dtype: str | None = None,
         threads: int | None = None,
+        state_dtype: str | None = None,
     ) -> None:
         self.arch = arch
         self.hardware = hardware
@@ -141,6 +142,14 @@ class StepTimeModel:
         self._kv_full = kv_full * self.kv_bytes
         self._kv_slide = kv_slide * self.kv_bytes
         self._window = a.sliding_window
+        # Gated DeltaNet layers: a constant state per sequence, read and written once per
+        # decode token and once per prompt chunk (``architecture``); the recurrent state in
+        # ``state_dtype`` (the engine's SSM cache dtype), the convolution state in the activation dtype.
+        lin_decode, lin_prefill = a.linear_flops_per_token()
+        self._lin_decode_flops = lin_decode / tp
+        self._lin_prefill_flops = lin_prefill / tp
+        self.state_bytes_per_sequence = a.linear_state_bytes(tp, bytes_per(state_dtype or act_dtype), bytes_per(act_dtype))
+        self._lin_io = 2.0 * self.state_bytes_per_sequence
         link = hardware.interconnect
         self._comm_fixed = 0.0
         self._comm_per_token = 0.0
@@ -216,6 +225,14 @@ class StepTimeModel:
         nbytes = self._kv_full * ctx + self._kv_slide * (min(ctx, self._window) if self._window else ctx)
         return self._roof(flops, self._attn_rate, nbytes)
 
+    def linear_attention_time(self, decodes: int, prefill_tokens: int = 0, prefill_chunks: int = 0) -> float:
+        """Gated DeltaNet layers: ``decodes`` decode tokens and ``prefill_chunks`` prompt
+        chunks of ``prefill_tokens`` tokens in all, each reading and writing its sequence's state."""
+        if not self._lin_io or (decodes <= 0 and prefill_chunks <= 0):
+            return 0.0
+        flops = decodes * self._lin_decode_flops + prefill_tokens * self._lin_prefill_flops
+        return self._roof(flops, self._attn_rate, (decodes + prefill_chunks) * self._lin_io)
+
     def communication_time(self, tokens: int) -> float:
         if tokens <= 0 or not (self._comm_fixed or self._comm_per_token):
             return 0.0
@@ -241,6 +258,8 @@ class StepTimeModel:
         n_logits = decode_tokens + len(prefill) if logits is None else logits
         attn = self.decode_attention_time(decode_keys_full, decode_keys_sliding)
         attn += sum(self.prefill_attention_time(q, c) for q, c in prefill)
+        if self._lin_io:
+            attn += self.linear_attention_time(decode_tokens, tokens - decode_tokens, len(prefill))
         parts = StepBreakdown(
             linear=self.linear_time(tokens),
             lm_head=self.lm_head_time(n_logits),
@@ -281,6 +300,8 @@ class StepTimeModel:
         attn = self.decode_attention_time(decode_keys_full, decode_keys_sliding)
         for q, c in prefill:
             attn += self.prefill_attention_time(q, c)
+        if self._lin_io:
+            attn += self.linear_attention_time(decode_tokens, tokens - decode_tokens, len(prefill))
         device = (
             self.linear_time(tokens)
             + self.lm_head_time(n_logits)
@@ -294,11 +315,14 @@ class StepTimeModel:
         return max(device, self._eager_step) if prefill else device
 
     def _decode_fixed(self, b: int) -> float:
-        """Every term of a decode iteration of ``b`` sequences but attention (memoised:
-        the simulator asks for the same batch sizes over and over)."""
+        """Every term of a decode iteration of ``b`` sequences but KV attention (memoised:
+        the simulator asks for the same batch sizes over and over); linear-attention
+        layers are here, their cost does not grow with the context."""
         t = self._fixed_by_batch.get(b)
         if t is None:
             t = self.linear_time(b) + self.lm_head_time(b) + self.moe_time(b) + self.communication_time(b) + self.overhead_time(b, b)
+            if self._lin_io:
+                t += self.linear_attention_time(b)
             self._fixed_by_batch[b] = t
         return t
 

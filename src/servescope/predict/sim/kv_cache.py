@@ -17,10 +17,13 @@ from collections.abc import Sequence
 
 
 class BlockPool:
-    def __init__(self, num_blocks: int, block_size: int, prefix_caching: bool) -> None:
+    def __init__(self, num_blocks: int, block_size: int, prefix_caching: bool, state_blocks: int = 0) -> None:
         self.num_blocks = num_blocks
         self.block_size = block_size
         self.prefix_caching = prefix_caching
+        # blocks a running request's linear-attention state takes beside its KV blocks
+        # (taken at admission, given back with them; ``KvCapacity.state_blocks``)
+        self.state_blocks = state_blocks
         self.free = num_blocks
         self.refs: dict[int, int] = {}
         self.idle: OrderedDict[int, None] = OrderedDict()

@@ -188,7 +188,7 @@ class Replica:
         self.free_slots.append(slot)
 
     def release_blocks(self, slot: int, req: SimRequest) -> None:
-        plain = int(self.nblocks[slot]) - len(req.hashed)
+        plain = int(self.nblocks[slot]) - len(req.hashed) + self.pool.state_blocks  # (its linear-attention state too)
         self.pool.release(plain, req.hashed)
         req.hashed = []
 

@@ -98,7 +98,7 @@ class VllmV1Scheduler:
             q = r.slot_req[slot]
             if q is not None:
                 total += -(-(q.prompt_tokens + q.max_tokens) // bs)
-        return total
+        return total + r.pool.state_blocks * len(r.running_order)
 
     def plan(self, r: Replica, now: int) -> PlannedStep | None:
         if not r.running_order and not r.waiting:
@@ -172,17 +172,17 @@ class VllmV1Scheduler:
                     break
                 new_blocks = int(_ceil_div(begin + q, bs)) - hit
                 hashes = req.block_hashes[:hit]
-                if new_blocks > pool.free - (pool.idle_among(hashes) if hit else 0):
+                if new_blocks + pool.state_blocks > pool.free - (pool.idle_among(hashes) if hit else 0):
                     break
                 if eng.reserve_to_completion:
-                    whole = int(_ceil_div(req.prompt_tokens + req.max_tokens, bs)) - hit
+                    whole = int(_ceil_div(req.prompt_tokens + req.max_tokens, bs)) - hit + pool.state_blocks
                     if promised + whole > pool.num_blocks and r.running_order:
                         break
                     promised += whole
                 r.dequeue(now)
                 if hit:
                     pool.acquire(hashes)
-                _take(pool, new_blocks)
+                _take(pool, new_blocks + pool.state_blocks)
                 req.hashed = list(hashes)
                 req.computed = begin
                 if not req.hit_counted:

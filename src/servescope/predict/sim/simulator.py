@@ -93,7 +93,7 @@ class Simulation:
         eng = deployment.engine
         self.engine = eng
         self.replicas = [
-            Replica(i, eng, deployment.step_model, BlockPool(deployment.kv.num_blocks, eng.block_size, eng.enable_prefix_caching))
+            Replica(i, eng, deployment.step_model, BlockPool(deployment.kv.num_blocks, eng.block_size, eng.enable_prefix_caching, deployment.kv.state_blocks))
             for i in range(deployment.replicas)
         ]
         self.idle_wakeup_pending = [False] * len(self.replicas)
