@@ -37,12 +37,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import re
 import sys
 import time
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -162,11 +163,112 @@ def spread(names: list[str], k: int) -> list[str]:
     return [names[round(i * (len(names) - 1) / (k - 1))] for i in range(k)] if k > 1 else names[:1]
 
 
+class _Job:
+    """What every group's held-out scoring reads; module-level so forked workers inherit it."""
+
+    cat: Catalog
+    runs: list[EvaluationRun]
+    prepared: dict[str, Any]
+    by_name: dict[str, EvaluationRun]
+    args: argparse.Namespace
+    cache: ClassVar[dict[tuple[str, str], dict[str, list[float]]]] = {}  # (run, calibration) -> errors per metric
+
+
+def _point_errors(names: list[str], cal_of: Any) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = {m: [] for m in METRICS}
+    for n in names:
+        _run, scen, dep, cases = _Job.prepared[n]
+        cal = cal_of(scen, dep)
+        key = (n, json.dumps(cal.as_dict(), sort_keys=True))
+        if key not in _Job.cache:
+            ev = evaluate(scen, cases, cal, METRICS, _Job.cat, model=dep.model, hardware=dep.hardware)
+            _Job.cache[key] = {m: [abs(p - q) / q for p, q in zip(ev.predicted[m], ev.measured[m], strict=True)] for m in METRICS}
+        for m in METRICS:
+            out[m] += _Job.cache[key][m]
+    return out
+
+
+def _shipped_errors(name: str) -> tuple[tuple[str, str], dict[str, list[float]]]:
+    """One run as shipped (the calibration most groups use), for the parent's cache."""
+    _run, _scen, dep, _cases = _Job.prepared[name]
+    _point_errors([name], lambda scen, dep: dep.calibration)
+    key = (name, json.dumps(dep.calibration.as_dict(), sort_keys=True))
+    return key, _Job.cache[key]
+
+
+def _nim(cal: Calibration, scen: Any) -> Calibration:  # NIM's prebuilt engines launch no iteration kernel by kernel
+    return cal.with_factors({"eager_layer_s": 0.0}) if scen.engine.id.lower() == "nim" else cal
+
+
+def _held_out(group: tuple[tuple[str, str], set[str]]) -> dict[str, Any]:
+    """The row of one group: its points predicted with the constants a fit without it gives."""
+    (dim, value), names = group
+    a, cat, prepared, by_name = _Job.args, _Job.cat, _Job.prepared, _Job.by_name
+    how, train = plan_for(names, _Job.runs)
+    members = sorted(names)
+    t_group = time.monotonic()
+    fitted: dict[str, float] | None = None
+    if how == "shipped":
+        errs = _point_errors(members, lambda scen, dep: dep.calibration)
+        label = "as shipped (the group takes no part in either fit)"
+    elif how == "trt-emptied":
+        shipped = Calibration()
+        errs = _point_errors(members, lambda scen, dep, shipped=shipped: dep.calibration.with_factors({k: getattr(shipped, k) for k in TRT_FIT}))
+        label = "GPU defaults as shipped, TensorRT-LLM factors emptied"
+    elif how == "trt-refit":
+        cal, _ = fit_factors([prepared[n] for n in train], cat, TRT_FIT, Calibration(), a.max_evaluations)
+        fitted = {k: float(f"{getattr(cal, k):.4g}") for k in TRT_FIT}
+        errs = _point_errors(
+            members,
+            lambda scen, dep, fitted=fitted: (
+                dep.calibration.with_factors(fitted) if normalize_engine(scen.engine.id) in ("trt-llm", "nim") else dep.calibration
+            ),
+        )
+        label = f"TensorRT-LLM factors refitted on {len(train)} remaining runs"
+    elif how == "refit":
+        used = spread(train, a.train_runs)
+        cal, _ = fit_factors([prepared[n] for n in used], cat, FIT, A_PRIORI, a.max_evaluations)
+        fitted = {k: float(f"{getattr(cal, k):.4g}") for k in FIT}
+        errs = _point_errors(members, lambda scen, dep, cal=cal: _nim(cal, scen))
+        train = used
+        label = f"GPU defaults refitted on {len(used)} runs outside the group ({sum(len(by_name[n].points) for n in used)} points)"
+    else:
+        errs = _point_errors(members, lambda scen, dep: _nim(A_PRIORI, scen))
+        label = "a priori (no run outside the group to fit on)"
+    points = max(len(v) for v in errs.values())
+    mape = {m: round(100 * float(np.mean(v)), 1) for m, v in errs.items() if v}
+    misses = [m for m, goal in GOALS.items() if m in mape and mape[m] > goal] if points >= MIN_POINTS else []
+    return {
+        "dimension": dim,
+        "group": value,
+        "runs": len(names),
+        "points": points,
+        "how": label,
+        "training_runs": train,
+        "fitted": fitted,
+        "mape": mape,
+        "misses_goal": misses,
+        "seconds": round(time.monotonic() - t_group, 1),
+    }
+
+
+def _print_row(row: dict[str, Any]) -> None:
+    mape, misses = row["mape"], row["misses_goal"]
+    print(
+        f"{row['dimension']:<20} {row['group']:<24} {row['points']:>4} pts  "
+        + "  ".join(f"{m} {mape.get(m, float('nan')):5.1f}%" for m in METRICS)
+        + f"  [{row['how']}]"
+        + (f"  MISSES {', '.join(misses)}" if misses else ""),
+        flush=True,
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--train-runs", type=int, default=5, help="runs outside a group a refit uses at most (spread by name)")
     ap.add_argument("--max-evaluations", type=int, default=20, help="least-squares evaluations per refit")
+    ap.add_argument("--workers", type=int, default=1, help="forked processes (groups are independent; the figures do not depend on it)")
     a = ap.parse_args(argv)
     t0 = time.monotonic()
     root = packaged_root() / "validation"
@@ -178,84 +280,28 @@ def main(argv: list[str] | None = None) -> int:
         for dim, value in d.items():
             groups[(dim, value)].add(name)
 
-    prepared = {p[0].name: p for p in prepare(cat, runs)}
-    by_name = {r.name: r for r in runs}
-
-    cache: dict[tuple[str, str], dict[str, list[float]]] = {}  # (run, calibration) -> errors per metric
-
-    def point_errors(names: list[str], cal_of: Any) -> dict[str, list[float]]:
-        out: dict[str, list[float]] = {m: [] for m in METRICS}
-        for n in names:
-            _run, scen, dep, cases = prepared[n]
-            cal = cal_of(scen, dep)
-            key = (n, json.dumps(cal.as_dict(), sort_keys=True))
-            if key not in cache:
-                ev = evaluate(scen, cases, cal, METRICS, cat, model=dep.model, hardware=dep.hardware)
-                cache[key] = {m: [abs(p - q) / q for p, q in zip(ev.predicted[m], ev.measured[m], strict=True)] for m in METRICS}
-            for m in METRICS:
-                out[m] += cache[key][m]
-        return out
-
-    def nim(cal: Calibration, scen: Any) -> Calibration:  # NIM's prebuilt engines launch no iteration kernel by kernel
-        return cal.with_factors({"eager_layer_s": 0.0}) if scen.engine.id.lower() == "nim" else cal
-
+    _Job.cat, _Job.runs, _Job.args = cat, runs, a
+    _Job.prepared = {p[0].name: p for p in prepare(cat, runs)}
+    _Job.by_name = {r.name: r for r in runs}
+    jobs = sorted(groups.items())
     rows: list[dict[str, Any]] = []
-    for (dim, value), names in sorted(groups.items()):
-        how, train = plan_for(names, runs)
-        members = sorted(names)
-        t_group = time.monotonic()
-        fitted: dict[str, float] | None = None
-        if how == "shipped":
-            errs = point_errors(members, lambda scen, dep: dep.calibration)
-            label = "as shipped (the group takes no part in either fit)"
-        elif how == "trt-emptied":
-            shipped = Calibration()
-            errs = point_errors(members, lambda scen, dep, shipped=shipped: dep.calibration.with_factors({k: getattr(shipped, k) for k in TRT_FIT}))
-            label = "GPU defaults as shipped, TensorRT-LLM factors emptied"
-        elif how == "trt-refit":
-            cal, _ = fit_factors([prepared[n] for n in train], cat, TRT_FIT, Calibration(), a.max_evaluations)
-            fitted = {k: float(f"{getattr(cal, k):.4g}") for k in TRT_FIT}
-            errs = point_errors(
-                members,
-                lambda scen, dep, fitted=fitted: (
-                    dep.calibration.with_factors(fitted) if normalize_engine(scen.engine.id) in ("trt-llm", "nim") else dep.calibration
-                ),
-            )
-            label = f"TensorRT-LLM factors refitted on {len(train)} remaining runs"
-        elif how == "refit":
-            used = spread(train, a.train_runs)
-            cal, _ = fit_factors([prepared[n] for n in used], cat, FIT, A_PRIORI, a.max_evaluations)
-            fitted = {k: float(f"{getattr(cal, k):.4g}") for k in FIT}
-            errs = point_errors(members, lambda scen, dep, cal=cal: nim(cal, scen))
-            train = used
-            label = f"GPU defaults refitted on {len(used)} runs outside the group ({sum(len(by_name[n].points) for n in used)} points)"
-        else:
-            errs = point_errors(members, lambda scen, dep: nim(A_PRIORI, scen))
-            label = "a priori (no run outside the group to fit on)"
-        points = max(len(v) for v in errs.values())
-        mape = {m: round(100 * float(np.mean(v)), 1) for m, v in errs.items() if v}
-        misses = [m for m, goal in GOALS.items() if m in mape and mape[m] > goal] if points >= MIN_POINTS else []
-        rows.append(
-            {
-                "dimension": dim,
-                "group": value,
-                "runs": len(names),
-                "points": points,
-                "how": label,
-                "training_runs": train,
-                "fitted": fitted,
-                "mape": mape,
-                "misses_goal": misses,
-                "seconds": round(time.monotonic() - t_group, 1),
-            }
-        )
-        print(
-            f"{dim:<20} {value:<24} {points:>4} pts  "
-            + "  ".join(f"{m} {mape.get(m, float('nan')):5.1f}%" for m in METRICS)
-            + f"  [{label}]"
-            + (f"  MISSES {', '.join(misses)}" if misses else ""),
-            flush=True,
-        )
+    if a.workers <= 1:
+        for job in jobs:
+            rows.append(_held_out(job))
+            _print_row(rows[-1])
+    else:
+        ctx = multiprocessing.get_context("fork")
+        # Every run as shipped first (most groups use nothing else), so the group workers
+        # forked next inherit those predictions instead of each making its own.
+        with ctx.Pool(a.workers) as pool:
+            _Job.cache.update(pool.imap_unordered(_shipped_errors, sorted(_Job.prepared)))
+        with ctx.Pool(a.workers) as pool:
+            # the refits are the slow groups: start them first, print in the usual order
+            order = sorted(range(len(jobs)), key=lambda i: plan_for(jobs[i][1], runs)[0] == "shipped")
+            done = dict(zip(order, pool.imap(_held_out, [jobs[i] for i in order]), strict=True))
+        rows = [done[i] for i in range(len(jobs))]
+        for row in rows:
+            _print_row(row)
     doc = {
         "what": "leave-one-group-out MAPE on the public validation set (benchmarks/predict_logo.py)",
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),

@@ -18,7 +18,8 @@ vLLM data parallelism of a MoE model (one engine sharding experts over every
 rank, simulated as independent replicas), SGLang DP attention, pipeline
 parallelism (no micro-batch overlap), eager mode (decode simulated as
 graphed), a ``quantization`` the weight dtype does not reflect, Llama 4
-chunked attention past its chunk (simulated as full attention), an engine
+chunked attention past its chunk (simulated as full attention), Gated DeltaNet
+hybrids (their state held in the KV pool as vLLM V1 holds it), an engine
 without a model of its own (simulated as vLLM v1), and every engine flag the
 simulator does not read (listed in one line). Flags that change nothing the
 simulator could model (addresses, names, logging, credentials: see
