@@ -63,6 +63,11 @@ def test_unknown_client_and_impossible_means_are_one_line() -> None:
         sharegpt_filter("genai-perf")
     with pytest.raises(ValueError, match="lets no exponential law"):
         draw_sharegpt(900, 100, 10, np.random.default_rng(0), VLLM)
+    with pytest.raises(ValueError, match="lets no exponential law"):
+        draw_sharegpt(400, 900, 10, np.random.default_rng(0), VLLM)  # prompt + output >= 0.6 of the 2048 cap
+    # means inside those bounds that the filter still cannot reach: refused after a bounded search, not a hang
+    with pytest.raises(ValueError, match="came within 1% of those means"):
+        draw_sharegpt(100, 1100, 1000, np.random.default_rng(0), VLLM)
     with pytest.raises(ValueError, match="drops prompts under 4"):
         SyntheticWorkload((), 2, 100, offline=True, sharegpt_client="vllm-bench-serve")
     with pytest.raises(ValueError, match="not known here"):

@@ -98,6 +98,7 @@ SHAREGPT_FILTERS: dict[str, DatasetFilter] = {
 #: Largest relative difference allowed between the drawn means and the measured ones.
 MEAN_TOLERANCE = 0.01
 _ITERATIONS = 200
+_MAX_DRAWS_PER_REQUEST = 64
 
 
 def sharegpt_filter(client: str) -> DatasetFilter:
@@ -117,10 +118,12 @@ def check_means(mean_prompt: int, mean_output: int, filt: DatasetFilter) -> None
             f"outputs under {filt.min_output} tokens, so no mean can be below those"
         )
     top = filt.max_mean_prompt()
-    if top is not None and mean_prompt >= 0.9 * top:
+    # the filter's region bounds the means any law can reach: uniform on it is the limit of a widening
+    # exponential (prompt: (min + cap) / 2; prompt + output under a total cap T: 2 T / 3); refused short of those
+    if (top is not None and mean_prompt >= 0.9 * top) or (filt.max_total is not None and mean_prompt + mean_output >= 0.6 * filt.max_total):
         raise ValueError(
-            f"ShareGPT mean prompt of {mean_prompt} tokens: {filt.client}'s filter (prompt <= {filt.max_prompt}, prompt + "
-            f"output <= {filt.max_total}) lets no exponential law of lengths reach that mean; check the point's mean_isl"
+            f"ShareGPT mean lengths {mean_prompt}:{mean_output}: {filt.client}'s filter (prompt <= {filt.max_prompt}, prompt + "
+            f"output <= {filt.max_total}) lets no exponential law of lengths reach those means; check the point's mean_isl/mean_osl"
         )
 
 
@@ -138,6 +141,8 @@ def draw_sharegpt(mean_prompt: int, mean_output: int, n: int, rng: np.random.Gen
         lengths = np.maximum(1, np.rint(unit * scale)).astype(np.int64)
         kept = np.flatnonzero(filt.keeps(lengths[:, 0], lengths[:, 1]))
         if kept.size < n:
+            if unit.shape[0] >= _MAX_DRAWS_PER_REQUEST * n:
+                break  # the filter keeps too few of this law: refused below
             # a wide law loses more to the filter: draw more from the same stream (deterministic)
             unit = np.vstack([unit, rng.standard_exponential((unit.shape[0], 2))])
             continue
