@@ -56,7 +56,8 @@ def score(
     cal = apply(dep.calibration, factors)
     measured = measured_of(run)
     if faithful:
-        measured = replace(measured, harness="servescope")
+        # servescope's own harness sends exact lengths: no dataset's length law (a sharegpt run included)
+        measured = replace(measured, harness="servescope", dataset=None)
     cases = fit_cases(measured, scenario, cat, dep.template_tokens)
     ev = evaluate(scenario, cases, cal, METRICS, cat)
     detail = {m: {"predicted": [round(x, 3) for x in ev.predicted[m]], "measured": ev.measured[m]} for m in METRICS}

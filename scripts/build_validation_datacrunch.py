@@ -86,6 +86,7 @@ def main() -> None:
                 "scenario": SCENARIO,
                 "harness": "sglang-bench-serving",
                 "engine_version": "unstated",
+                "dataset": line["dataset_name"],  # the output line's own field: "sharegpt" or "random"
                 "notes": [
                     f"Source: DataCrunch, {about['output_file']} (the line with dataset {line['dataset_name']}, "
                     f"random_input_len {line['random_input_len']}, random_output_len {line['random_output_len']}, completed "

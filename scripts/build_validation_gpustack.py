@@ -138,6 +138,8 @@ def main() -> None:
                 "scenario": r["deployment"],
                 "harness": "vllm-bench-serve",
                 "engine_version": d["version"],
+                # the block's command line names it: --dataset-name sharegpt / random
+                "dataset": "sharegpt" if r["case"].startswith("sharegpt") else "random",
                 "notes": [
                     f"Source: GPUStack Performance Lab, {about['pages'][d['page']]}, section '{r['section']}', the "
                     f"'Serving Benchmark Result' block; client vllm bench serve --backend openai-chat, dataset {dataset}, "

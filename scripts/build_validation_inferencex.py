@@ -122,6 +122,7 @@ def main() -> None:
             "harness": "inferencex",
             "engine_version": "unstated",
             "date": e["source_run_date"],
+            "dataset": "random",
             "notes": [
                 f"Source: SemiAnalysis InferenceX (https://github.com/SemiAnalysisAI/InferenceX-app/releases/tag/db-dump/2026-09-28), "
                 f"as recorded by NVIDIA's AISimulate e2e accuracy artifact and vendored in {SOURCE_URL} - entry scenario "
@@ -134,6 +135,9 @@ def main() -> None:
                 "--random-range-ratio 0.8 --ignore-eos, per its launch scripts in SemiAnalysisAI/InferenceX) draws each "
                 f"request's lengths uniformly from [int(0.8 L), L], so mean_isl/mean_osl = {mean_isl}/{mean_osl} are the "
                 "expected means of that draw, not measured ones.",
+                "Dataset: random, as the launch scripts call the client: 'python3 bench_serving/benchmark_serving.py ... "
+                "--dataset-name=random --random-input-len=$ISL --random-output-len=$OSL --random-range-ratio="
+                "$RANDOM_RANGE_RATIO' (SemiAnalysisAI/InferenceX benchmarks/70b_fp8_h100_slurm.sh@2a205bb3).",
             ],
             "points": points_of(ttft, tpot, levels, mean_isl, mean_osl),
         }

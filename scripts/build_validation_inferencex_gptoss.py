@@ -106,6 +106,7 @@ def main() -> None:
             "harness": "inferencex",
             "engine_version": "unstated",
             "date": e["source_run_date"],
+            "dataset": "random",
             "notes": [
                 "Source: SemiAnalysis InferenceX (https://github.com/SemiAnalysisAI/InferenceX-app/releases/tag/db-dump/"
                 "2026-09-28), as recorded by NVIDIA's AISimulate e2e accuracy artifact and vendored in "
@@ -117,6 +118,9 @@ def main() -> None:
                 "10 x C prompts, --random-range-ratio $RANDOM_RANGE_RATIO per the launch scripts) is assumed to draw from "
                 f"[int(0.8 L), L] as for the Llama runs, so mean_isl/mean_osl = {mean_isl}/{mean_osl} are expected means, "
                 "not measured ones (the range ratio of these runs is not stated).",
+                "Dataset: random - the launch scripts call run_benchmark_serving, whose command is 'benchmark_serving.py ... "
+                "--dataset-name random --random-input-len ... --random-range-ratio ...' (SemiAnalysisAI/InferenceX "
+                "benchmarks/benchmark_lib.sh@df64f87f).",
             ],
             "points": points_of(ttft, tpot, sorted(int(k) for k in ttft), mean_isl, mean_osl),
         }

@@ -95,6 +95,7 @@ def main() -> None:
                     "harness": "vllm-bench-serve",
                     "engine_version": "0.30.0",
                     "date": run["date"],
+                    "dataset": "random",  # its client line: vllm bench serve --dataset-name random
                     "notes": [
                         f"Source: silybench, run {run['run_id']}, workload {workload}: {CSV_URL} (same rows in "
                         f"{RUN_URL.format(run_id=run['run_id'])}). Its experiment file ({EXPERIMENT_URL}) says 'Pipeline "

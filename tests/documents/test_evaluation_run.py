@@ -105,6 +105,33 @@ def test_dump_round_trips_through_validation() -> None:
     assert EvaluationRun.model_validate(dumped) == doc
 
 
+# --- dataset (servescope extension) ----------------------------------------------------------
+
+
+def test_dataset_is_optional_and_null_by_default() -> None:
+    doc = EvaluationRun.model_validate(SEED)
+    assert doc.dataset is None and doc.dump()["dataset"] is None
+
+
+@pytest.mark.parametrize("dataset", ["sharegpt", "random"])
+def test_dataset_round_trips(load_text: Callable[..., Loaded], dataset: str) -> None:
+    loaded = load_text(SEED_EVALUATION_RUN_YAML + f"dataset: {dataset}\n", "run.yaml")
+    assert loaded.issues == [] and isinstance(loaded.document, EvaluationRun)
+    assert loaded.document.dataset == dataset
+    dumped = loaded.document.dump()
+    assert dumped["dataset"] == dataset and issues_of(dumped) == []
+    assert EvaluationRun.model_validate(dumped) == loaded.document
+
+
+@pytest.mark.parametrize("value", ["ShareGPT", "sharegpt_v3", "", 3])
+def test_unknown_dataset_is_one_error_that_says_what_to_write(load_text: Callable[..., Loaded], value: object) -> None:
+    loaded = load_text(json.dumps(run(dataset=value)), "run.json")
+    assert triples(loaded.issues) == [("error", "dataset")]
+    line = loaded.issues[0].format("run.json")
+    assert "\n" not in line and line.startswith("run.json: dataset: error: unknown dataset")
+    assert "give one of sharegpt, random, or leave dataset out where the source does not state it" in line
+
+
 # --- kind ------------------------------------------------------------------------------------
 
 

@@ -225,3 +225,65 @@ def test_a_pool_of_one_long_request_does_not_thrash() -> None:
     assert measured is not None and point.itl_ms is not None and point.preemptions is not None
     assert abs(point.itl_ms - measured) / measured < 0.25
     assert point.preemptions <= 100  # about one per request, not 25
+
+
+def test_validation_runs_say_which_dataset_they_used() -> None:
+    """The run names and notes say sharegpt / random; the field says it too (null only where the
+    source does not: NIM's two runs)."""
+    from servescope.catalog.store import packaged_root
+    from servescope.documents import load_document
+
+    runs = [load_document(p, EvaluationRun) for p in sorted((packaged_root() / "validation" / "runs").glob("*.yaml"))]
+    by_dataset: dict[str | None, list[str]] = {}
+    for run in runs:
+        by_dataset.setdefault(run.dataset, []).append(run.name)
+        if "-sharegpt-" in run.name:
+            assert run.dataset == "sharegpt", run.name
+        if "-random-" in run.name or run.name.startswith(("ix-", "sb-")):
+            assert run.dataset == "random", run.name
+    assert len(by_dataset["sharegpt"]) == 26
+    assert sorted(by_dataset[None]) == ["nim-1.8.0-llama-3.3-70b-fp8-tp2-i500-o2000", "nim-1.8.0-llama-3.3-70b-fp8-tp2-i5000-o500"]
+
+
+def test_a_sharegpt_point_is_replayed_with_a_length_distribution() -> None:
+    """GPUStack's Qwen3-32B bf16 on one H100 under trtllm-serve, 1000 ShareGPT prompts at once
+    (vllm bench serve, measured 1280 output tok/s): with every request at the mean lengths
+    (217:202) the replay admitted far more than the engine did and predicted about twice the
+    measured rate; with ShareGPT's spread, drawn around those means under vllm bench serve's
+    filter, each request reserves its own output (GUARANTEED_NO_EVICT) and the rate falls."""
+    import dataclasses
+
+    from servescope.catalog.store import packaged_root
+    from servescope.documents import load_document
+    from servescope.predict.calibrate import evaluate, fit_cases, measured_of
+    from servescope.predict.deployment import deploy
+
+    root = packaged_root() / "validation"
+    cat = Catalog.load([root])
+    run = load_document(root / "runs" / "gs-trt-llm-1.2.0rc1-qwen3-32b-bf16-h100-tp1-sharegpt-burst-n1000.yaml", EvaluationRun)
+    assert run.dataset == "sharegpt"
+    scenario = cat.scenario(run.scenario)
+    dep = deploy(scenario, catalog=cat)
+    measured = measured_of(run)
+    (case,) = fit_cases(measured, scenario, cat, dep.template_tokens)
+    assert case.prepared.synthetic is not None and case.prepared.synthetic.sharegpt_client == "vllm-bench-serve"
+    (mean_case,) = fit_cases(dataclasses.replace(measured, dataset=None), scenario, cat, dep.template_tokens)
+    assert mean_case.prepared.synthetic is not None and mean_case.prepared.synthetic.sharegpt_client is None
+    metric = ("output_tokens_per_sec",)
+    drawn = evaluate(scenario, [case], dep.calibration, metric, cat).predicted[metric[0]][0]
+    means = evaluate(scenario, [mean_case], dep.calibration, metric, cat).predicted[metric[0]][0]
+    truth = run.points[0].output_tokens_per_sec
+    assert truth is not None
+    assert drawn < 0.8 * means
+    assert abs(drawn - truth) < 0.5 * abs(means - truth)
+
+
+def test_sharegpt_from_a_client_of_unknown_filter_is_refused(catalog: Catalog) -> None:
+    from servescope.predict.calibrate import Measured, fit_cases
+
+    scenario = catalog.scenario("llama-3.1-8b-on-h100")
+    point = EvaluationPoint(concurrency=100, completed_requests=100, itl_ms=10.0, mean_isl=217, mean_osl=201)
+    with pytest.raises(CatalogError, match="s: dataset sharegpt from harness 'aiperf': that client's ShareGPT length filter is not known"):
+        fit_cases(Measured("s", None, [point], "aiperf", "sharegpt"), scenario, catalog, template_tokens=0)
+    (case,) = fit_cases(Measured("s", None, [point], "aiperf", "random"), scenario, catalog, template_tokens=0)
+    assert case.prepared.synthetic is not None and case.prepared.synthetic.sharegpt_client is None

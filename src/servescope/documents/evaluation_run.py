@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from servescope import limits
 from servescope.documents.base import (
@@ -75,6 +75,13 @@ def check_points(points: list[EvaluationPoint]) -> list[Issue]:
     return issues
 
 
+#: What a benchmark client drew its prompts from: ``sharegpt`` = ShareGPT_V3_unfiltered_cleaned_split
+#: (its first human turn as the prompt, the first answer's length as max_tokens), ``random`` = the
+#: client's synthetic random-token prompts of configured lengths.
+BenchmarkDataset = Literal["sharegpt", "random"]
+DATASETS: tuple[str, ...] = ("sharegpt", "random")
+
+
 class EvaluationRun(Document):
     """The compact comparison table of one measured run."""
 
@@ -86,11 +93,25 @@ class EvaluationRun(Document):
     engine_version: NonEmptyStr = Field(description="The engine release the run exercised.")
     date: IsoDate | None = Field(default=None, description="When the measurement was taken, ISO 8601 date.")
     workload: str | None = Field(default=None, description="servescope extension: the workload id that was run, when known.")
+    dataset: BenchmarkDataset | None = Field(
+        default=None,
+        description="servescope extension: the dataset the benchmark client drew its prompts from - 'sharegpt' "
+        "(ShareGPT_V3_unfiltered_cleaned_split) or 'random' (synthetic prompts of configured lengths); null when the "
+        "source does not state it. A sharegpt point is replayed with lengths drawn around its means (predict.dataset_lengths).",
+    )
     notes: list[str] | None = Field(
         default=None,
         description="servescope extension: metric-definition notes (e.g. how this harness computes ITL).",
     )
     points: list[EvaluationPoint] = Field(description="At least one point, each at a different concurrency.")
+
+    @field_validator("dataset", mode="before")
+    @classmethod
+    def _known_dataset(cls, value: object) -> object:
+        # one line that says what to write instead (pydantic's own says only which literals it takes)
+        if value is not None and value not in DATASETS:
+            raise ValueError(f"unknown dataset {value!r}; give one of {', '.join(DATASETS)}, or leave dataset out where the source does not state it")
+        return value
 
     def check(self) -> list[Issue]:
         return check_points(self.points)

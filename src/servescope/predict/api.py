@@ -173,6 +173,9 @@ def prepare(
         lo, hi = spec.lengths
         resolved: dict[str, Any] = {"isl": spec.isl, "osl": spec.osl, "concurrency": list(spec.concurrency),
                                     "harness": spec.replay.name, "lengths": [lo, hi]}  # fmt: skip
+        if spec.sharegpt_client:
+            # lengths drawn from predict.dataset_lengths' law under that client's ShareGPT filter, not [lo, hi]
+            resolved["lengths"] = {"dataset": "sharegpt", "client_filter": spec.sharegpt_client, "law": "exponential"}
         if spec.closed_loop:
             resolved["replay"] = {
                 "warmup_requests": [spec.warmup_at(c) for c in spec.levels],

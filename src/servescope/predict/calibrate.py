@@ -39,6 +39,7 @@ from servescope.documents.prediction import Calibration as CalibrationDocument
 from servescope.errors import CatalogError
 from servescope.predict.api import Prepared, prepare, simulate
 from servescope.predict.calibration import DEFAULT_FIT, FACTOR_NAMES, Calibration
+from servescope.predict.dataset_lengths import SHAREGPT_FILTERS
 from servescope.predict.deployment import deploy
 from servescope.predict.replay import REPLAYS, Replay
 from servescope.predict.workload_input import SyntheticWorkload
@@ -61,12 +62,14 @@ class Measured:
     workload: str | None
     points: list[EvaluationPoint]
     harness: str = "servescope"
+    dataset: str | None = None
+    """``EvaluationRun.dataset``: ``sharegpt`` points are replayed with ShareGPT lengths."""
 
 
 def measured_of(doc: EvaluationRun | Result) -> Measured:
     if isinstance(doc, Result):
         return Measured(doc.run_id, doc.workload_id, rows_from_result(doc), doc.metadata.harness)
-    return Measured(doc.name, doc.workload, list(doc.points), doc.harness)
+    return Measured(doc.name, doc.workload, list(doc.points), doc.harness, doc.dataset)
 
 
 #: Harnesses whose documented client is replayed as it runs (``predict.replay``);
@@ -104,6 +107,16 @@ def fit_cases(measured: Measured, scenario: Scenario, catalog: Catalog, template
         by_conc = {p.concurrency: p for p in measured.points}
         return [FitCase(prepared, [by_conc[c] for c in levels])]
     cases = []
+    # A ShareGPT point's requests had ShareGPT's spread of lengths, not its means: drawn per request
+    # from an exponential law whose means after the client's own ShareGPT filter are the measured ones
+    # (predict.dataset_lengths, with the filters' sources); max_tokens = the drawn output, which is what
+    # TensorRT-LLM's GUARANTEED_NO_EVICT reserves. A client whose filter is not known is refused.
+    sharegpt = measured.harness.lower() if measured.dataset == "sharegpt" else None
+    if sharegpt is not None and sharegpt not in SHAREGPT_FILTERS:
+        raise CatalogError(
+            f"{measured.name}: dataset sharegpt from harness {measured.harness!r}: that client's ShareGPT length filter is "
+            f"not known here (known: {', '.join(SHAREGPT_FILTERS)}); leave dataset out to replay the mean lengths"
+        )
     for p in sorted(measured.points, key=lambda q: q.concurrency):
         if not p.mean_isl or not p.mean_osl:
             raise CatalogError(
@@ -121,10 +134,10 @@ def fit_cases(measured: Measured, scenario: Scenario, catalog: Catalog, template
         if p.completed_requests and p.completed_requests <= p.concurrency and (rep is None or counted):
             # every request was in flight at once (an offline burst: `vllm bench serve` with no --max-concurrency
             # and rate inf, or a loop that sent each client one request): replayed as that burst, not a loop
-            spec = SyntheticWorkload((p.concurrency,), isl, p.mean_osl, num_requests=p.completed_requests, harness="burst")
+            spec = SyntheticWorkload((p.concurrency,), isl, p.mean_osl, num_requests=p.completed_requests, harness="burst", sharegpt_client=sharegpt)
         else:
             count = p.completed_requests if counted and p.completed_requests else None
-            spec = SyntheticWorkload((p.concurrency,), isl, p.mean_osl, num_requests=count, harness=rep.name if rep else "steady")
+            spec = SyntheticWorkload((p.concurrency,), isl, p.mean_osl, num_requests=count, harness=rep.name if rep else "steady", sharegpt_client=sharegpt)
         cases.append(FitCase(prepare(spec), [p]))
     return cases
 

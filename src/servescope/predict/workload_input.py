@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from servescope import limits
+from servescope.predict.dataset_lengths import check_means, draw_sharegpt, sharegpt_filter
 from servescope.predict.deployment import Deployment
 from servescope.predict.replay import Replay, replay, symmetric
 from servescope.predict.sim.load import Phase
@@ -69,6 +70,11 @@ class SyntheticWorkload:
     """Staged Poisson arrivals, ``(rate, seconds)`` each (``predict --stages``): one
     arrival process whose rate changes at each stage's start (a backlog carries over);
     one point per stage, its requests those that arrived during it."""
+    sharegpt_client: str | None = None
+    """A point measured on ShareGPT by this client (``EvaluationRun.harness``, e.g.
+    ``vllm-bench-serve``): lengths drawn from an exponential law whose means after that
+    client's ShareGPT filter are ``isl``/``osl``, max_tokens = the drawn output
+    (``predict.dataset_lengths``), instead of the replay's uniform lengths. None: the replay's."""
 
     def __post_init__(self) -> None:
         rep = replay(self.harness)  # an unknown harness is one line
@@ -94,6 +100,10 @@ class SyntheticWorkload:
             raise ValueError(f"warmup_requests {self.warmup_requests}: give 0 or more")
         if self.range_ratio is not None:
             symmetric(self.range_ratio)
+        if self.sharegpt_client is not None:
+            check_means(self.isl, self.osl, sharegpt_filter(self.sharegpt_client))  # an unknown client, impossible means: one line
+            if self.range_ratio is not None:
+                raise ValueError("give ShareGPT lengths or a range ratio, not both (ShareGPT lengths are drawn from their own law)")
         if rep.needs_requests and self.num_requests is None and self.closed_loop:
             raise ValueError(f"--harness {rep.name}: its default request count is not pinned here; give --num-requests (the count that run measured)")
         self.check_budget()
@@ -154,14 +164,15 @@ class SyntheticWorkload:
 
     @property
     def id(self) -> str:
+        lengths = f"-i{self.isl}-o{self.osl}" + ("-sharegpt" if self.sharegpt_client else "")
         if self.offline:
-            return f"synthetic-offline-n{self.requests_at(1)}-i{self.isl}-o{self.osl}"
+            return f"synthetic-offline-n{self.requests_at(1)}{lengths}"
         if self.stages:
-            return f"synthetic-stages-{'-'.join(f'r{r:g}x{s:g}s' for r, s in self.stages)}-i{self.isl}-o{self.osl}"
+            return f"synthetic-stages-{'-'.join(f'r{r:g}x{s:g}s' for r, s in self.stages)}{lengths}"
         if self.rate_only:
-            return f"synthetic-r{self.rate:g}-i{self.isl}-o{self.osl}"
+            return f"synthetic-r{self.rate:g}{lengths}"
         levels = "-".join(str(c) for c in self.concurrency)
-        return f"synthetic-c{levels}-i{self.isl}-o{self.osl}"
+        return f"synthetic-c{levels}{lengths}"
 
     def warmup_at(self, concurrency: int) -> int:
         """Warm-up requests of a closed-loop point (open loop: only those asked for)."""
@@ -303,9 +314,14 @@ def phases_synthetic(spec: SyntheticWorkload, dep: Deployment, load: LoadOptions
             return [x] * n
         return np.maximum(1, rng.integers(math.floor(x * lo), math.ceil(x * hi) + 1, size=n)).tolist()
 
+    sharegpt = sharegpt_filter(spec.sharegpt_client) if spec.sharegpt_client else None
+
     def requests(p: int, conc: int, name: str, tag: str, n: int) -> list[SimRequest]:
         nonlocal index
-        isls, osls = draw(spec.isl, n), draw(spec.osl, n)
+        if sharegpt is not None:
+            isls, osls = draw_sharegpt(spec.isl, spec.osl, n, rng, sharegpt)
+        else:
+            isls, osls = draw(spec.isl, n), draw(spec.osl, n)
         prompts = [x + dep.template_tokens for x in isls]
         # (search simulates the same workload many times: this loop is on its path)
         out = [
