@@ -125,6 +125,79 @@ _TRT_LLM = {"memory_bw_eff": TRT_MEMORY_BW_EFF, "gemm_eff": TRT_GEMM_EFF, "layer
 ENGINE_DEFAULTS: dict[str, dict[str, float]] = {"trt-llm": _TRT_LLM, "tensorrt-llm": _TRT_LLM, "trtllm": _TRT_LLM, "nim": {**_TRT_LLM, "eager_layer_s": 0.0}}
 
 
+
+@dataclass(frozen=True)
+class MoeKernel:
+    """The grouped GEMM an engine runs the routed experts with, as the step model uses it.
+
+    ``efficiency`` is the fraction of the dense tensor peak of ``peak_dtype`` the kernel reaches at
+    prefill-sized problems (thousands of tokens); ``None`` keeps the calibration's ``gemm_eff`` (no
+    public figure). ``block_m`` names the rule that picks the kernel's row tile (``step_time.moe_block_m``):
+    every expert's tokens are padded up to a multiple of it before the tensor cores see them.
+    """
+
+    name: str
+    peak_dtype: str
+    efficiency: float | None
+    block_m: str
+    source: str
+
+
+#: Public measurements of the MoE kernels vLLM and SGLang run by default on GPUs without native
+#: 4-bit tensor cores. Each figure is a kernel's own time at a prefill-sized token count, read as a
+#: fraction of the datasheet dense peak (H100 SXM bf16 989.4 TFLOP/s, fp8 1,978.9).
+MOE_KERNELS: dict[str, MoeKernel] = {
+    # VeOmni's benchmark of the Triton fused-MoE forward (the fused_moe_kernel family vLLM and SGLang
+    # ship) on H100, 32,768 tokens, 128 experts, top 8: 215 TFLOP/s at hidden 2048 / expert width 768
+    # (11.50 ms) and 283 TFLOP/s at hidden 4096 / width 1024 (23.31 ms), i.e. 0.22 and 0.29 of the
+    # bf16 peak; 0.25 is their midpoint. https://github.com/ByteDance-Seed/VeOmni/pull/460
+    "triton-fused-moe": MoeKernel(
+        "triton-fused-moe",
+        "bf16",
+        0.25,
+        "triton",
+        "VeOmni PR 460: Triton fused MoE on H100 at 32k tokens, 215-283 TFLOP/s = 0.22-0.29 of bf16 peak",
+    ),
+    # The same kernel with fp8 w8a8 block-scaled weights: vLLM PR 35457 (tuned configs for Qwen3MoE on
+    # H200) measured fp8 only 1.10-1.17x faster than bf16 at batch >= 4, not the 2x of the fp8 peak,
+    # because the per-block scales are applied inside the K loop. 0.25 x 1.135 / 2 = 0.14 of fp8 peak.
+    # https://github.com/vllm-project/vllm/pull/35457
+    "triton-fused-moe-fp8": MoeKernel(
+        "triton-fused-moe-fp8",
+        "fp8",
+        0.14,
+        "triton-fp8-block",
+        "vLLM PR 35457: Triton fused MoE fp8 w8a8 1.10-1.17x the bf16 kernel's speed on H200; 0.25 x 1.135 / 2 of fp8 peak",
+    ),
+    # Weight-only 4-bit experts (mxfp4 before Blackwell, GPTQ/AWQ int4) run Marlin: dequantised to
+    # 16 bits in registers and multiplied with Ampere's mma.sync. Beyond 64 rows Marlin repeats its
+    # 64-row kernel (its author, https://github.com/IST-DASLab/marlin/issues/2); Marlin's bench.py
+    # plateaus at 141 TFLOP/s from 64 to 4,000 rows (https://github.com/vllm-project/vllm/pull/2497,
+    # an A100: 0.45 of its 312 TFLOP/s bf16 peak). No H100 figure of the MoE variant was found.
+    "marlin-moe": MoeKernel(
+        "marlin-moe",
+        "bf16",
+        0.45,
+        "marlin",
+        "vLLM PR 2497: Marlin plateaus at 141 TFLOP/s beyond 64 rows, 0.45 of A100 bf16 peak",
+    ),
+    # Marlin on Hopper: it has no wgmma path (Machete was written as its Hopper successor for that,
+    # vllm-project/vllm csrc/quantization/machete/Readme.md), so it keeps only the share of peak an
+    # mma.sync kernel keeps on H100: FlashAttention-2 reaches 73 % of A100 peak (Dao 2023,
+    # arXiv:2307.08691) and 35 % of H100 peak (Shah et al. 2024, FlashAttention-3, arXiv:2407.08608),
+    # x 0.48. 0.45 x 0.48 = 0.22. Cross-check: the A100 plateau per SM per clock (141 TFLOP/s over
+    # 108 SMs at 1.41 GHz) on H100 SXM's 132 SMs at the 1.83 GHz its datasheet peak implies is
+    # 224 TFLOP/s, 0.23 of 989.4.
+    "marlin-moe-hopper": MoeKernel(
+        "marlin-moe-hopper",
+        "bf16",
+        0.22,
+        "marlin",
+        "Marlin's A100 share (0.45, vLLM PR 2497) x the share an mma.sync kernel keeps on H100 "
+        "(FlashAttention-2: 35 % of H100 peak vs 73 % of A100's, arXiv:2407.08608 / 2307.08691)",
+    ),
+}
+
 def default_calibration(hardware: Hardware, engine_id: str) -> Calibration:
     """Defaults for an engine on a device. Measured hardware figures need no efficiency factor."""
     if hardware.device_type == "cpu" or engine_id.lower() in _CPU_ENGINES:

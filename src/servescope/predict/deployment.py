@@ -28,7 +28,7 @@ from servescope.documents.config_id import normalize_dtype, normalize_engine
 from servescope.documents.prediction import Calibration as CalibrationDocument
 from servescope.errors import CatalogError
 from servescope.predict.architecture import Architecture, architecture
-from servescope.predict.calibration import Calibration, apply, default_calibration
+from servescope.predict.calibration import MOE_KERNELS, Calibration, MoeKernel, apply, default_calibration
 from servescope.predict.coverage import review, vllm_v0
 from servescope.predict.dtypes import from_torch_dtype, kv_dtype_for
 from servescope.predict.engine_flags import first, kv_dtype_flag, normalized, state_dtype_flag
@@ -216,6 +216,47 @@ def _v0_profile_tokens(scenario: Scenario, eng: EngineConfig, flags: dict[str, A
     return max(eng.max_num_batched_tokens, eng.max_model_len)
 
 
+def moe_kernel_for(engine_id: str, hardware: Hardware, expert_dtype: str) -> MoeKernel | None:
+    """The grouped GEMM vLLM and SGLang run routed experts with on NVIDIA GPUs without native 4-bit
+    tensor cores (Ampere, Ada, Hopper), whose measured efficiency ``calibration.MOE_KERNELS`` holds:
+
+    - 16-bit experts: the Triton ``fused_moe`` kernel (vLLM's default unquantised MoE method;
+      SGLang's ``fused_moe_triton``);
+    - fp8 experts where the device has fp8 tensor cores: the same kernel's w8a8 block-scaled variant;
+    - weight-only 4-bit experts (mxfp4 as gpt-oss ships them, int4), and fp8 where the device has no
+      fp8 tensor cores: Marlin (vLLM's mxfp4 backend before Blackwell; InferenceX forces it with
+      VLLM_MXFP4_USE_MARLIN=1; vLLM 0.10's other Hopper option, OpenAI's triton_kernels, has no
+      public figure and is taken to be Marlin's equal; Marlin's share of peak is lower on Hopper,
+      ``MOE_KERNELS["marlin-moe-hopper"]``).
+
+    None (the calibration's ``gemm_eff`` for every GEMM, as before) for TensorRT-LLM and NIM (their
+    CUTLASS MoE kernels are in the TensorRT-LLM factors' fit), for Blackwell (native fp4/fp8 MoE
+    kernels: no public figure), for CPU engines and for other vendors."""
+    if normalize_engine(engine_id) not in ("vllm", "sglang"):
+        return None
+    if hardware.device_type != "gpu" or hardware.vendor.strip().lower() != "nvidia":
+        return None
+    peaks = hardware.peak_tflops
+    if "fp4" in peaks:
+        return None
+    if expert_dtype in ("bf16", "fp16"):
+        return MOE_KERNELS["triton-fused-moe"]
+    if expert_dtype == "fp8" and "fp8" in peaks:
+        return MOE_KERNELS["triton-fused-moe-fp8"]
+    if expert_dtype in ("mxfp4", "int4", "fp4", "fp8"):
+        return MOE_KERNELS["marlin-moe-hopper" if is_hopper(hardware) else "marlin-moe"]
+    return None
+
+
+#: Catalog ids of Hopper (sm_90) devices: the only architecture with wgmma, which Marlin does not use.
+HOPPER_IDS = ("h100", "h200", "h20", "h800", "gh200")
+
+
+def is_hopper(hardware: Hardware) -> bool:
+    """Whether ``hardware`` is a Hopper GPU (by catalog id: ``h100-sxm``, ``h200``, ``h20``...)."""
+    return hardware.vendor.strip().lower() == "nvidia" and hardware.id.split("-")[0] in HOPPER_IDS
+
+
 def resolve_model(scenario: Scenario, catalog: Catalog, model_config: str | Path | None = None) -> Model:
     if model_config is not None:
         return read_model_config(model_config)
@@ -255,8 +296,19 @@ def deploy(
     quant = str(scenario.quantization or flags.get("quantization") or mdl.quantization or "").lower()
     expert = "mxfp4" if quant == "mxfp4" and arch.experts else None
     state = _state_dtype(scenario, mdl, flags) if arch.linear_layers else None
+    kernel = moe_kernel_for(scenario.engine.id, hw, expert or weight) if arch.experts else None
     step = StepTimeModel(
-        arch, hw, cal, tp=scenario.tp, pp=scenario.pp, weight_dtype=weight, kv_dtype=kv, expert_dtype=expert, threads=eng.threads, state_dtype=state
+        arch,
+        hw,
+        cal,
+        tp=scenario.tp,
+        pp=scenario.pp,
+        weight_dtype=weight,
+        kv_dtype=kv,
+        expert_dtype=expert,
+        threads=eng.threads,
+        state_dtype=state,
+        moe_kernel=kernel,
     )
     cap = kv_capacity(
         step,

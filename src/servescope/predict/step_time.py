@@ -10,7 +10,13 @@ runs on, ``max(flops / (peak * eff), bytes / (bandwidth * memory_bw_eff))``:
   iteration) times the vocab x hidden matrix.
 - **moe**: routed experts; FLOPs for k experts per token, bytes for the experts
   the batch touches, ``E * (1 - (1 - k/E)^T)`` in expectation for T tokens
-  routed uniformly at random.
+  routed uniformly at random. When the engine's grouped-GEMM kernel is known
+  (``calibration.MoeKernel``, chosen in ``deployment``), the FLOPs are those of
+  the rows the kernel multiplies: each expert's token count, Binomial(T, k/E)
+  (the routing spread, not T*k/E each), padded up to the kernel's row tile
+  (``moe_block_m``), at that kernel's measured share of its dtype's peak. The
+  roofline stays pooled over the experts (one launch streams every touched
+  expert while others compute), not a sum of per-expert maxima.
 - **attention**: decode tokens read their sequence's KV cache (memory-bound);
   prefill chunks compute ``q*c + q(q+1)/2`` query-key pairs (compute-bound);
   sliding-window layers see at most the window; MLA decodes in the absorbed
@@ -37,10 +43,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
+from scipy.special import bdtrc
 
 from servescope.documents import Hardware
 from servescope.predict.architecture import Architecture
-from servescope.predict.calibration import Calibration
+from servescope.predict.calibration import Calibration, MoeKernel
 from servescope.predict.dtypes import RATE_VS_BF16, bytes_per, compute_dtype_for
 
 
@@ -86,6 +93,40 @@ def peak_flops(hardware: Hardware, dtype: str, notes: list[str] | None = None) -
     raise ValueError(f"hardware {hardware.id} gives no peak_tflops usable for {dtype}")
 
 
+def moe_block_m(rule: str, tokens: int, experts: int, experts_per_tok: int) -> int:
+    """Row tile (BLOCK_SIZE_M) a MoE kernel pads each expert's tokens to, for ``tokens`` in the batch.
+
+    - ``marlin``: the smallest of 8, 16, 32, 48, 64 with tokens x k / E / block < 0.9, else 64
+      (vllm-project/vllm@00a130a03146, ``fused_marlin_moe.py``, "M block size selection").
+    - ``triton``: 16 while tokens <= E, else 64 (vLLM ``fused_moe.py`` ``get_default_config``, the
+      fallback when no tuned config file matches; SGLang's ``fused_moe_triton`` copies it).
+    - ``triton-fp8-block``: 64 (the same function's branch for fp8 w8a8 with block scales).
+    """
+    if rule == "marlin":
+        for block in (8, 16, 32, 48, 64):
+            if tokens * experts_per_tok / experts / block < 0.9:
+                return block
+        return 64
+    if rule == "triton":
+        return 16 if tokens <= experts else 64
+    if rule == "triton-fp8-block":
+        return 64
+    raise ValueError(f"unknown MoE row-tile rule {rule!r}")
+
+
+def padded_expert_rows(tokens: int, experts: int, experts_per_tok: int, block: int) -> float:
+    """Expected rows one MoE layer's grouped GEMM multiplies for ``tokens`` tokens: each expert
+    receives X ~ Binomial(tokens, k/E) of them (every token picks k distinct experts, so each
+    expert is picked by a token with probability k/E) and the kernel computes ceil(X / block)
+    full tiles, E[ceil(X/B)] = sum over j >= 0 of P(X > jB)."""
+    if tokens <= 0 or experts <= 0:
+        return 0.0
+    p = min(1.0, experts_per_tok / experts)
+    thresholds = np.arange(0, tokens // block + 1, dtype=np.float64) * block
+    tiles = float(bdtrc(thresholds, tokens, p).sum())
+    return experts * block * tiles
+
+
 class StepTimeModel:
     """Iteration time of one replica. Construction is pure arithmetic (no I/O)."""
 
@@ -102,6 +143,7 @@ class StepTimeModel:
         expert_dtype: str | None = None,
         threads: int | None = None,
         state_dtype: str | None = None,
+        moe_kernel: MoeKernel | None = None,
     ) -> None:
         self.arch = arch
         self.hardware = hardware
@@ -131,6 +173,15 @@ class StepTimeModel:
         self._head_bytes = a.lm_head_params * self.weight_bytes / tp
         self._expert_flops_per_token = 2.0 * a.experts_per_tok * a.expert_params * a.moe_layers / tp
         self._expert_bytes_each = a.expert_params * a.moe_layers * self.expert_bytes / tp
+        self.moe_kernel = moe_kernel
+        self._moe_rate = self._gemm_rate
+        if moe_kernel is not None and a.experts:
+            eff = c.gemm_eff if moe_kernel.efficiency is None or hardware.figures == "measured" else moe_kernel.efficiency
+            self._moe_rate = peak_flops(hardware, moe_kernel.peak_dtype, self.notes) * scale * eff
+            self.notes.append(
+                f"routed experts: {moe_kernel.name} ({self._moe_rate / 1e12:.0f} TFLOP/s at prefill sizes; {moe_kernel.source})"
+            )
+        self._moe_by_tokens: dict[int, float] = {}
         full_f, slide_f = a.attention_flops_per_key()
         self._attn_flops_full = full_f / tp
         self._attn_flops_slide = slide_f / tp
@@ -192,10 +243,25 @@ class StepTimeModel:
             return 0.0
         return e * (1.0 - (1.0 - k / e) ** tokens)
 
+    def expert_rows(self, tokens: int) -> float:
+        """Rows the routed-expert GEMMs multiply per MoE layer for ``tokens`` tokens: tokens x k
+        without a known kernel, else the padded rows of its row tile under binomial routing."""
+        a, kernel = self.arch, self.moe_kernel
+        if kernel is None:
+            return float(tokens * a.experts_per_tok)
+        block = moe_block_m(kernel.block_m, tokens, a.experts, a.experts_per_tok)
+        return padded_expert_rows(tokens, a.experts, a.experts_per_tok, block)
+
     def moe_time(self, tokens: int) -> float:
         if not self.arch.experts or tokens <= 0:
             return 0.0
-        return self._roof(tokens * self._expert_flops_per_token, self._gemm_rate, self.experts_touched(tokens) * self._expert_bytes_each)
+        t = self._moe_by_tokens.get(tokens)
+        if t is None:
+            # per-token FLOPs already hold k experts: scale by padded rows / (tokens x k)
+            flops = self.expert_rows(tokens) / self.arch.experts_per_tok * self._expert_flops_per_token
+            t = self._roof(flops, self._moe_rate, self.experts_touched(tokens) * self._expert_bytes_each)
+            self._moe_by_tokens[tokens] = t
+        return t
 
     def decode_attention_time(self, keys_full: float, keys_sliding: float) -> float:
         """Decode tokens attending ``keys_full`` keys in full layers and ``keys_sliding`` in window layers (summed over the batch)."""
