@@ -1,0 +1,130 @@
+"""Routed experts as the grouped GEMM the engine runs: each expert's tokens padded to the kernel's
+row tile under binomial routing, at the kernel's measured share of peak (``calibration.MOE_KERNELS``),
+chosen per engine, device and expert dtype (``deployment.moe_kernel_for``)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from servescope.catalog.store import Catalog
+from servescope.documents import Scenario
+from servescope.predict.architecture import architecture
+from servescope.predict.calibration import MOE_KERNELS, Calibration
+from servescope.predict.deployment import deploy, moe_kernel_for
+from servescope.predict.step_time import StepTimeModel, moe_block_m, padded_expert_rows
+
+
+def test_marlin_row_tile_follows_vllm_rule() -> None:
+    # smallest of 8/16/32/48/64 with tokens * k / E / block < 0.9 (gpt-oss: E 128, k 4)
+    assert moe_block_m("marlin", 1, 128, 4) == 8
+    assert moe_block_m("marlin", 200, 128, 4) == 8  # 6.25 tokens per expert / 8 = 0.78
+    assert moe_block_m("marlin", 1000, 128, 4) == 48  # 31.25 / 32 = 0.98, / 48 = 0.65
+    assert moe_block_m("marlin", 8192, 128, 4) == 64  # 256 per expert: no tile is large enough, the largest
+    assert moe_block_m("triton", 128, 128, 8) == 16
+    assert moe_block_m("triton", 129, 128, 8) == 64
+    assert moe_block_m("triton-fp8-block", 1, 128, 8) == 64
+    with pytest.raises(ValueError, match="unknown MoE row-tile rule"):
+        moe_block_m("cutlass", 1, 128, 8)
+
+
+def test_padded_rows_one_token_fills_k_tiles() -> None:
+    # one token picks 2 of 8 experts: two tiles of 16 rows, whatever the routing
+    assert padded_expert_rows(1, 8, 2, 16) == pytest.approx(32.0)
+    assert padded_expert_rows(0, 8, 2, 16) == 0.0
+
+
+def test_padded_rows_match_simulated_routing() -> None:
+    """The binomial expectation against routing drawn token by token (k distinct experts each)."""
+    rng = np.random.default_rng(7)
+    experts, k, block = 128, 8, 16
+    for tokens in (40, 300, 2000):
+        draws = []
+        for _ in range(400):
+            picks = np.argsort(rng.random((tokens, experts)), axis=1)[:, :k]
+            counts = np.bincount(picks.ravel(), minlength=experts)
+            draws.append(float((np.ceil(counts / block) * block).sum()))
+        assert padded_expert_rows(tokens, experts, k, block) == pytest.approx(np.mean(draws), rel=0.01)
+
+
+def test_padded_rows_bounds() -> None:
+    for tokens in (1, 7, 64, 1000, 16384):
+        rows = padded_expert_rows(tokens, 128, 4, 64)
+        assert tokens * 4 <= rows <= tokens * 4 + 128 * 64
+    # a prefill chunk pads little, a decode batch a lot
+    assert padded_expert_rows(8192, 128, 4, 64) / (8192 * 4) < 1.15
+    assert padded_expert_rows(64, 128, 4, 8) / (64 * 4) > 3.0
+
+
+def _scenario(model: str, hardware: str, tp: int, engine: str = "vllm", weight: str = "bf16") -> Scenario:
+    return Scenario.model_validate(
+        {
+            "kind": "Scenario",
+            "name": "moe-kernel-case",
+            "model": model,
+            "hardware": hardware,
+            "count": tp,
+            "tp": tp,
+            "engine": {"id": engine, "version": "0.11.0", "max_model_len": 8192},
+            "weight_dtype": weight,
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("model", "hardware", "tp", "engine", "weight", "kernel"),
+    [
+        ("gpt-oss-120b", "h100-sxm", 2, "vllm", "bf16", "marlin-moe-hopper"),  # mxfp4 experts, weight-only on Hopper
+        ("gpt-oss-120b", "h200", 1, "sglang", "bf16", "marlin-moe-hopper"),
+        ("gpt-oss-120b", "a100-80gb", 2, "vllm", "bf16", "marlin-moe"),
+        ("gpt-oss-120b", "b200", 1, "vllm", "bf16", None),  # native fp4 MoE kernels: no public figure
+        ("gpt-oss-120b", "h100-sxm", 2, "trt-llm", "bf16", None),  # CUTLASS MoE, in the TensorRT-LLM fit
+        ("qwen3-235b-a22b", "h100-sxm", 8, "vllm", "bf16", "triton-fused-moe"),
+        ("qwen3-235b-a22b", "h100-sxm", 4, "vllm", "fp8", "triton-fused-moe-fp8"),
+        ("llama-3.1-8b", "h100-sxm", 1, "vllm", "bf16", None),  # dense: no experts
+    ],
+)
+def test_deployment_picks_the_engines_moe_kernel(
+    catalog: Catalog, model: str, hardware: str, tp: int, engine: str, weight: str, kernel: str | None
+) -> None:
+    d = deploy(_scenario(model, hardware, tp, engine, weight), catalog=catalog)
+    got = d.step_model.moe_kernel
+    assert (got.name if got else None) == kernel
+    if kernel:
+        assert any(n.startswith(f"routed experts: {kernel}") for n in d.notes)
+
+
+def test_no_moe_kernel_off_nvidia(catalog: Catalog) -> None:
+    assert moe_kernel_for("vllm", catalog.hardware("mi300x"), "bf16") is None
+    assert moe_kernel_for("llama.cpp", catalog.hardware("h100-sxm"), "bf16") is None
+
+
+def test_prefill_experts_run_at_the_kernels_rate_and_decode_stays_memory_bound(catalog: Catalog) -> None:
+    """gpt-oss-120b at tp 2 on H100 under vLLM: an 8k-token chunk is compute-bound at Marlin's Hopper
+    share (0.22 of 989.4 TFLOP/s) on its padded rows; a decode batch still streams the experts it
+    touches, so its MoE time is what the pooled roofline gave before."""
+    arch = architecture(catalog.model("gpt-oss-120b"))
+    hw = catalog.hardware("h100-sxm")
+    cal = Calibration()
+    kernel = MOE_KERNELS["marlin-moe-hopper"]
+    new = StepTimeModel(arch, hw, cal, tp=2, weight_dtype="bf16", expert_dtype="mxfp4", moe_kernel=kernel)
+    old = StepTimeModel(arch, hw, cal, tp=2, weight_dtype="bf16", expert_dtype="mxfp4")
+    rows = padded_expert_rows(8192, 128, 4, 64)
+    flops = rows * 2 * arch.expert_params * arch.moe_layers / 2
+    assert new.moe_time(8192) == pytest.approx(flops / (989.4e12 * 0.22))
+    assert new.moe_time(8192) / old.moe_time(8192) == pytest.approx(rows / (8192 * 4) * 0.42 / 0.22)
+    for batch in (1, 16, 64, 128):
+        assert new.moe_time(batch) == pytest.approx(old.moe_time(batch))
+        assert new.moe_time(batch) == pytest.approx(new.experts_touched(batch) * arch.expert_params * arch.moe_layers * (4.25 / 8) / 2 / (3350e9 * 0.79))
+
+
+def test_measured_hardware_keeps_unit_efficiency(catalog: Catalog) -> None:
+    """A probe-measured device already gives achievable rates: the kernel's datasheet share is not applied again."""
+    hw = catalog.hardware("h100-sxm").model_copy(update={"figures": "measured"})
+    arch = architecture(catalog.model("qwen3-235b-a22b"))
+    m = StepTimeModel(arch, hw, Calibration(gemm_eff=1.0), tp=8, moe_kernel=MOE_KERNELS["triton-fused-moe"])
+    rows = padded_expert_rows(16384, 128, 8, 64)
+    assert m.moe_time(16384) == pytest.approx(rows * 2 * arch.expert_params * arch.moe_layers / 8 / 989.4e12)
+    assert not math.isnan(m.moe_time(1))
