@@ -86,9 +86,7 @@ def _scenario(model: str, hardware: str, tp: int, engine: str = "vllm", weight: 
         ("llama-3.1-8b", "h100-sxm", 1, "vllm", "bf16", None),  # dense: no experts
     ],
 )
-def test_deployment_picks_the_engines_moe_kernel(
-    catalog: Catalog, model: str, hardware: str, tp: int, engine: str, weight: str, kernel: str | None
-) -> None:
+def test_deployment_picks_the_engines_moe_kernel(catalog: Catalog, model: str, hardware: str, tp: int, engine: str, weight: str, kernel: str | None) -> None:
     d = deploy(_scenario(model, hardware, tp, engine, weight), catalog=catalog)
     got = d.step_model.moe_kernel
     assert (got.name if got else None) == kernel

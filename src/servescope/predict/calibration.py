@@ -125,7 +125,6 @@ _TRT_LLM = {"memory_bw_eff": TRT_MEMORY_BW_EFF, "gemm_eff": TRT_GEMM_EFF, "layer
 ENGINE_DEFAULTS: dict[str, dict[str, float]] = {"trt-llm": _TRT_LLM, "tensorrt-llm": _TRT_LLM, "trtllm": _TRT_LLM, "nim": {**_TRT_LLM, "eager_layer_s": 0.0}}
 
 
-
 @dataclass(frozen=True)
 class MoeKernel:
     """The grouped GEMM an engine runs the routed experts with, as the step model uses it.
@@ -197,6 +196,7 @@ MOE_KERNELS: dict[str, MoeKernel] = {
         "(FlashAttention-2: 35 % of H100 peak vs 73 % of A100's, arXiv:2407.08608 / 2307.08691)",
     ),
 }
+
 
 def default_calibration(hardware: Hardware, engine_id: str) -> Calibration:
     """Defaults for an engine on a device. Measured hardware figures need no efficiency factor."""

@@ -178,9 +178,7 @@ class StepTimeModel:
         if moe_kernel is not None and a.experts:
             eff = c.gemm_eff if moe_kernel.efficiency is None or hardware.figures == "measured" else moe_kernel.efficiency
             self._moe_rate = peak_flops(hardware, moe_kernel.peak_dtype, self.notes) * scale * eff
-            self.notes.append(
-                f"routed experts: {moe_kernel.name} ({self._moe_rate / 1e12:.0f} TFLOP/s at prefill sizes; {moe_kernel.source})"
-            )
+            self.notes.append(f"routed experts: {moe_kernel.name} ({self._moe_rate / 1e12:.0f} TFLOP/s at prefill sizes; {moe_kernel.source})")
         self._moe_by_tokens: dict[int, float] = {}
         full_f, slide_f = a.attention_flops_per_key()
         self._attn_flops_full = full_f / tp
