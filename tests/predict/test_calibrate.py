@@ -103,6 +103,27 @@ def test_a_documented_harness_is_replayed_the_way_it_runs(catalog: Catalog) -> N
     assert steady is not None and steady.warmup_at(8) == STEADY_WARMUP * 8 and steady.continuous and steady.cooldown_at(8) > 0
 
 
+def test_a_replay_draws_the_measured_mean_lengths(catalog: Catalog) -> None:
+    """InferenceX's 1k1k points say mean_isl = mean_osl = 922, the mean of its draw uniform in
+    [0.8 L, L] at L = 1024: the replay is given L = 922 / 0.9, so its requests' mean is the
+    measured one (given L = 922 they averaged 830, 10 % short)."""
+    from servescope.predict.calibrate import Measured, fit_cases
+    from servescope.predict.deployment import deploy
+    from servescope.predict.workload_input import phases_synthetic
+
+    scenario = catalog.scenario("llama-3.1-8b-on-h100")
+    point = EvaluationPoint(concurrency=8, ttft_ms=50.0, itl_ms=10.0, mean_isl=922, mean_osl=922)
+    (case,) = fit_cases(Measured("ix", None, [point], "InferenceX"), scenario, catalog, template_tokens=0)
+    spec = case.prepared.synthetic
+    assert spec is not None and (spec.isl, spec.osl) == (1024, 1024)
+    dep = deploy(scenario, catalog=catalog)
+    measured = [q for ph in phases_synthetic(spec, dep) if ph.name == "measured" for q in ph.requests]
+    assert abs(sum(q.max_tokens for q in measured) / len(measured) - 922) < 0.02 * 922
+    # a replay of exact or centred lengths keeps the mean as it is
+    (case,) = fit_cases(Measured("sb", None, [point], "vllm-bench-serve"), scenario, catalog, template_tokens=0)
+    assert case.prepared.synthetic is not None and case.prepared.synthetic.isl == 922
+
+
 def test_a_point_whose_requests_were_all_in_flight_is_replayed_as_that_burst(catalog: Catalog) -> None:
     """`vllm bench serve` with rate inf and no --max-concurrency sends every prompt at t = 0: a
     point that completed no more requests than it had in flight is an offline burst, not a loop
