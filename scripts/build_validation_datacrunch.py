@@ -87,6 +87,8 @@ def main() -> None:
                 "harness": "sglang-bench-serving",
                 "engine_version": "unstated",
                 "dataset": line["dataset_name"],  # the output line's own field: "sharegpt" or "random"
+                # the client's --random-range-ratio, left at its default 0.0 (the measured means, about L / 2, show it)
+                **({"random_range_ratio": 0.0} if case != "sharegpt" else {}),
                 "notes": [
                     f"Source: DataCrunch, {about['output_file']} (the line with dataset {line['dataset_name']}, "
                     f"random_input_len {line['random_input_len']}, random_output_len {line['random_output_len']}, completed "

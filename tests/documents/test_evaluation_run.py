@@ -515,3 +515,16 @@ def test_adding_a_duplicate_concurrency_gives_exactly_one_duplicate_error(points
     later = source + 1 if at <= source else at
     errs = errors(issues_of(minimal(points)))
     assert [(e.path, "already used" in e.message) for e in errs] == [(f"points[{later}].concurrency", True)]
+
+
+def test_a_random_range_ratio_needs_the_random_dataset() -> None:
+    from servescope.documents import EvaluationRun
+
+    base = {"kind": "EvaluationRun", "name": "r", "scenario": "s", "harness": "sglang-bench-serving", "engine_version": "x",
+            "points": [{"concurrency": 1, "ttft_ms": 1.0}]}  # fmt: skip
+    assert EvaluationRun.model_validate({**base, "dataset": "random", "random_range_ratio": 0.0}).check() == []
+    import pydantic
+    import pytest
+
+    with pytest.raises(pydantic.ValidationError, match="random_range_ratio: is the random dataset's setting: it needs dataset: random"):
+        EvaluationRun.model_validate({**base, "dataset": "sharegpt", "random_range_ratio": 0.0})

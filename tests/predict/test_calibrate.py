@@ -124,6 +124,34 @@ def test_a_replay_draws_the_measured_mean_lengths(catalog: Catalog) -> None:
     assert case.prepared.synthetic is not None and case.prepared.synthetic.isl == 922
 
 
+def test_a_random_dataset_spread_is_replayed_in_the_clients_meaning(catalog: Catalog) -> None:
+    """DataCrunch ran sglang.bench_serving's random dataset at --random-range-ratio 0: each length
+    uniform in [1, L] (mean about L / 2), replayed so, not as identical requests (which finish together)."""
+    import pytest
+
+    from servescope.errors import CatalogError
+    from servescope.predict.calibrate import Measured, fit_cases, random_spread
+    from servescope.predict.deployment import deploy
+    from servescope.predict.workload_input import phases_synthetic
+
+    assert random_spread("sglang-bench-serving", 0.0, 508, 515) == pytest.approx(507 / 508)
+    assert random_spread("sglang-bench-serving", 0.5, 768, 768) == pytest.approx(1 / 3)  # [L/2, L] around 3L/4
+    assert random_spread("vllm-bench-serve", 0.25, 1000, 1000) == 0.25
+    with pytest.raises(CatalogError, match="not known here"):
+        random_spread("aiperf", 0.1, 100, 100)
+    scenario = catalog.scenario("llama-3.1-8b-on-h100")
+    point = EvaluationPoint(concurrency=400, completed_requests=400, output_tokens_per_sec=1000.0, mean_isl=508, mean_osl=515)
+    runs = {
+        spread: fit_cases(Measured("dc", None, [point], "sglang-bench-serving", "random", spread), scenario, catalog, template_tokens=0)[0]
+        for spread in (None, 0.0)
+    }
+    dep = deploy(scenario, catalog=catalog)
+    out = {k: [q.max_tokens for ph in phases_synthetic(c.prepared.synthetic, dep) for q in ph.requests] for k, c in runs.items()}  # type: ignore[arg-type]
+    assert set(out[None]) == {515}  # no stated ratio: the mean lengths
+    spread_out = out[0.0]
+    assert min(spread_out) < 30 and max(spread_out) > 1000 and abs(sum(spread_out) / len(spread_out) - 515) < 0.05 * 515
+
+
 def test_a_point_whose_requests_were_all_in_flight_is_replayed_as_that_burst(catalog: Catalog) -> None:
     """`vllm bench serve` with rate inf and no --max-concurrency sends every prompt at t = 0: a
     point that completed no more requests than it had in flight is an offline burst, not a loop

@@ -99,6 +99,14 @@ class EvaluationRun(Document):
         "(ShareGPT_V3_unfiltered_cleaned_split) or 'random' (synthetic prompts of configured lengths); null when the "
         "source does not state it. A sharegpt point is replayed with lengths drawn around its means (predict.dataset_lengths).",
     )
+    random_range_ratio: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description="servescope extension: the client's --random-range-ratio for dataset 'random', in that client's own "
+        "meaning (sglang.bench_serving: lengths uniform in [max(1, int(r L)), L]; vllm bench serve: in [L (1 - r), "
+        "L (1 + r)]); null when the source does not state it (the point is then replayed at its mean lengths, or as its harness's replay says).",
+    )
     notes: list[str] | None = Field(
         default=None,
         description="servescope extension: metric-definition notes (e.g. how this harness computes ITL).",
@@ -114,4 +122,7 @@ class EvaluationRun(Document):
         return value
 
     def check(self) -> list[Issue]:
-        return check_points(self.points)
+        issues = check_points(self.points)
+        if self.random_range_ratio is not None and self.dataset != "random":
+            issues.append(error("random_range_ratio", "is the random dataset's setting: it needs dataset: random"))
+        return issues

@@ -64,12 +64,36 @@ class Measured:
     harness: str = "servescope"
     dataset: str | None = None
     """``EvaluationRun.dataset``: ``sharegpt`` points are replayed with ShareGPT lengths."""
+    random_range_ratio: float | None = None
+    """``EvaluationRun.random_range_ratio``: the random dataset's length spread, in the client's meaning."""
 
 
 def measured_of(doc: EvaluationRun | Result) -> Measured:
     if isinstance(doc, Result):
         return Measured(doc.run_id, doc.workload_id, rows_from_result(doc), doc.metadata.harness)
-    return Measured(doc.name, doc.workload, list(doc.points), doc.harness, doc.dataset)
+    return Measured(doc.name, doc.workload, list(doc.points), doc.harness, doc.dataset, doc.random_range_ratio)
+
+
+def random_spread(harness: str, range_ratio: float, mean_isl: int, mean_osl: int) -> float:
+    """The symmetric ratio (lengths uniform in [m (1 - s), m (1 + s)] around the measured mean m) of a
+    random-dataset point drawn with the client's ``--random-range-ratio`` r:
+
+    - ``sglang.bench_serving`` (``sample_random_requests``: ``randint(max(int(L r), 1), L + 1)``,
+      sgl-project/sglang python/sglang/bench_serving.py): [r L, L] around m = L (1 + r) / 2, so
+      s = (1 - r) / (1 + r), held under (m - 1) / m so no length falls below 1;
+    - ``vllm bench serve`` (``RandomDataset``: [L (1 - r), L (1 + r)], vllm/benchmarks/datasets.py): s = r.
+
+    One ratio serves prompt and output (the smaller cap of the two); another client is refused."""
+    client = harness.lower()
+    if client == "sglang-bench-serving":
+        cap = min((m - 1) / m for m in (max(mean_isl, 1), max(mean_osl, 1))) if min(mean_isl, mean_osl) > 1 else 0.0
+        return min((1.0 - range_ratio) / (1.0 + range_ratio), cap)
+    if client == "vllm-bench-serve":
+        return range_ratio
+    raise CatalogError(
+        f"random_range_ratio {range_ratio:g} from harness {harness!r}: how that client spreads random lengths is not known "
+        "here (known: sglang-bench-serving, vllm-bench-serve); leave random_range_ratio out to replay the mean lengths"
+    )
 
 
 #: Harnesses whose documented client is replayed as it runs (``predict.replay``);
@@ -131,10 +155,19 @@ def fit_cases(measured: Measured, scenario: Scenario, catalog: Catalog, template
             continue
         rep = HARNESS_REPLAYS.get(measured.harness.lower())
         counted = rep is not None and rep.name in _COUNT_OF_POINT
+        # a random-dataset point whose client's range ratio is stated: its lengths' spread around the means
+        spread = None
+        if measured.dataset == "random" and measured.random_range_ratio is not None:
+            spread = random_spread(measured.harness, measured.random_range_ratio, isl, p.mean_osl) or None
         if p.completed_requests and p.completed_requests <= p.concurrency and (rep is None or counted):
             # every request was in flight at once (an offline burst: `vllm bench serve` with no --max-concurrency
             # and rate inf, or a loop that sent each client one request): replayed as that burst, not a loop
-            spec = SyntheticWorkload((p.concurrency,), isl, p.mean_osl, num_requests=p.completed_requests, harness="burst", sharegpt_client=sharegpt)
+            spec = SyntheticWorkload(
+                (p.concurrency,), isl, p.mean_osl, num_requests=p.completed_requests, harness="burst", sharegpt_client=sharegpt, range_ratio=spread
+            )
+        elif spread is not None:
+            count = p.completed_requests if counted and p.completed_requests else None
+            spec = SyntheticWorkload((p.concurrency,), isl, p.mean_osl, num_requests=count, harness=(rep or REPLAYS["steady"]).name, range_ratio=spread)
         else:
             count = p.completed_requests if counted and p.completed_requests else None
             replay = rep or REPLAYS["steady"]
