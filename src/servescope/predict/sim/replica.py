@@ -8,6 +8,7 @@ The scheduling *policy* (which requests an iteration takes) lives in
 
 from __future__ import annotations
 
+import heapq
 from collections import deque
 from dataclasses import dataclass, field, replace
 from typing import Protocol
@@ -18,10 +19,6 @@ from servescope.predict.deployment import EngineConfig
 from servescope.predict.sim.kv_cache import BlockPool
 from servescope.predict.sim.request import SimRequest
 from servescope.predict.step_time import StepTimeModel
-
-_EMPTY = np.zeros(0, dtype=np.int64)
-# (the ufunc reductions themselves: ndarray.sum adds ~0.5 us of Python wrapper per call)
-_sum = np.add.reduce
 
 
 class LateWatch(Protocol):
@@ -36,24 +33,21 @@ class LateWatch(Protocol):
 @dataclass(slots=True)
 class PlannedStep:
     """``k`` consecutive iterations decided at ``start_ns``. The first may hold
-    prefill chunks; the rest are decodes only. ``decode_slots`` decode in all k;
-    ``new_slots`` are prompts that the first iteration completes and that decode in
-    the other k - 1 (their KV then holds ``new_base`` + j tokens after iteration j)."""
+    prefill chunks; the rest are decodes only. The replica's decoders decode in all
+    k (only a plan changes who decodes); ``new_slots`` are prompts that the first
+    iteration completes and that decode in the other k - 1 (their KV then holds
+    ``new_base`` + j tokens after iteration j)."""
 
     start_ns: int
     first_index: int
     ends_ns: np.ndarray
-    decode_slots: np.ndarray
     chunks: list[tuple[int, int]]
     epoch: int
     kv_area: float
-    new_slots: np.ndarray = field(default_factory=lambda: _EMPTY)
-    new_base: np.ndarray = field(default_factory=lambda: _EMPTY)
+    new_slots: list[int] = field(default_factory=list)
+    new_base: list[int] = field(default_factory=list)
     run_area: float = 0.0
     """KV block-time of the decode-only iterations (those an arrival can cut)."""
-    min_left: int = -1
-    """Fewest tokens any of ``decode_slots`` had left to generate before the step (-1:
-    not known): a step of fewer iterations finishes none of them."""
 
     @property
     def k(self) -> int:
@@ -93,7 +87,25 @@ class Replica:
         self.clock = 0
         self.ctx_base = np.zeros(cap, dtype=np.int64)
         self.left_base = np.zeros(cap, dtype=np.int64)
+        # Blocks of a slot in prefill; a decoder's are derived (``blocks_of``): it holds
+        # ceil((ctx_base + clock + ahead) / bs), ``ahead`` being the iterations a plan has
+        # reserved KV for beyond the clock (0 between steps, 1 after step 1, k for a run).
         self.nblocks = np.zeros(cap, dtype=np.int64)
+        self.ahead = 0
+        # The decoders as running totals, so a plan costs O(block size) Python arithmetic,
+        # not numpy calls on the batch: with ctx_base = bs * q + r (0 <= r < bs), the sum of
+        # q, the count of each residue r, the sum of ctx_base; and a heap of
+        # (left_base, serial, slot) - a decoder is done once left_base <= clock - whose
+        # entries are live while ``dec_serial[slot]`` is their serial (preemption leaves
+        # its entry behind, dead).
+        self.dec_q_sum = 0
+        self.dec_res = [0] * engine.block_size
+        self.dec_cb_sum = 0
+        self.dec_heap: list[tuple[int, int, int]] = []
+        self.dec_serial = [0] * cap
+        self._serial = 0
+        # (a full-attention decode run's time needs only the batch size: a view of this stands in for the contexts)
+        self.zeros = np.zeros(cap, dtype=np.int64)
         self.decoding = np.zeros(cap, dtype=bool)
         self.seg_start = np.zeros(cap, dtype=np.int64)
         self.slot_req: list[SimRequest | None] = [None] * cap
@@ -174,11 +186,71 @@ class Replica:
             self.peak_running = len(self.running_order)
         return slot
 
+    # --- decoders as running totals ------------------------------------------------
+    def start_decoding(self, slot: int, ctx_base: int, left_base: int) -> None:
+        self.decoding[slot] = True
+        self.n_decoding += 1
+        self.ctx_base[slot] = ctx_base
+        self.left_base[slot] = left_base
+        q, rem = divmod(ctx_base, self.block_size)
+        self.dec_q_sum += q
+        self.dec_res[rem] += 1
+        self.dec_cb_sum += ctx_base
+        self._serial += 1
+        self.dec_serial[slot] = self._serial
+        heapq.heappush(self.dec_heap, (left_base, self._serial, slot))
+
+    def _stop_decoding(self, slot: int) -> None:
+        cb = int(self.ctx_base[slot])
+        q, rem = divmod(cb, self.block_size)
+        self.dec_q_sum -= q
+        self.dec_res[rem] -= 1
+        self.dec_cb_sum -= cb
+        self.dec_serial[slot] = 0
+        self.decoding[slot] = False
+        self.n_decoding -= 1
+
+    def dec_blocks(self, t: int) -> int:
+        """The decoders' blocks at ``t`` tokens past their bases: sum of ceil((ctx_base + t) / bs).
+        With t = bs * Q + R, a decoder of residue r holds q + Q + ceil((r + R) / bs) blocks,
+        and ceil((r + R) / bs) is 0 for r + R = 0, 2 for r + R > bs and 1 otherwise."""
+        n = self.n_decoding
+        if not n:
+            return 0
+        bs = self.block_size
+        big, rem = divmod(t, bs)
+        total = self.dec_q_sum + n * big + n
+        if rem == 0:
+            total -= self.dec_res[0]
+        elif rem >= 2:
+            total += sum(self.dec_res[bs + 1 - rem :])
+        return total
+
+    def dec_on_boundary(self, t: int) -> int:
+        """Decoders whose ctx_base + t is a multiple of the block size (their next token needs a new block)."""
+        return self.dec_res[(-t) % self.block_size]
+
+    def min_left(self) -> int:
+        """Fewest tokens a decoder has left to generate (there is one)."""
+        heap, serial = self.dec_heap, self.dec_serial
+        while serial[heap[0][2]] != heap[0][1]:
+            heapq.heappop(heap)
+        return heap[0][0] - self.clock
+
+    def dec_slots(self) -> np.ndarray:
+        """The decoding slots, ascending (only the paths that need the contexts themselves:
+        sliding-window layers, a run short of KV blocks)."""
+        return self.decoding.nonzero()[0]
+
+    def blocks_of(self, slot: int) -> int:
+        if self.decoding[slot]:
+            return -(-(int(self.ctx_base[slot]) + self.clock + self.ahead) // self.block_size)
+        return int(self.nblocks[slot])
+
     def _clear(self, slot: int) -> None:
         self.slot_req[slot] = None
         if self.decoding[slot]:
-            self.n_decoding -= 1
-        self.decoding[slot] = False
+            self._stop_decoding(slot)
         self.nblocks[slot] = 0
         self.ctx_base[slot] = 0
         self.left_base[slot] = 0
@@ -188,7 +260,7 @@ class Replica:
         self.free_slots.append(slot)
 
     def release_blocks(self, slot: int, req: SimRequest) -> None:
-        plain = int(self.nblocks[slot]) - len(req.hashed) + self.pool.state_blocks  # (its linear-attention state too)
+        plain = self.blocks_of(slot) - len(req.hashed) + self.pool.state_blocks  # (its linear-attention state too)
         self.pool.release(plain, req.hashed)
         req.hashed = []
 
@@ -262,30 +334,30 @@ class Replica:
         self.stats.kv_area -= dropped_area
         self.stats.iterations -= k - keep
         # give back the blocks reserved for the iterations that will not run
-        d = step.decode_slots
         bs = self.block_size
-        if d.size:
-            kept = (self.ctx_base[d] + (self.clock + keep + bs - 1)) // bs  # ceil((ctx + keep) / bs)
-            self.pool.free += int(_sum(self.nblocks[d] - kept))
-            self.nblocks[d] = kept
+        if self.n_decoding:
+            self.pool.free += self.dec_blocks(self.clock + self.ahead) - self.dec_blocks(self.clock + keep)
+        self.ahead = keep
         n = step.new_slots
-        if n.size:
-            kept = (step.new_base + (keep + bs - 1)) // bs
-            self.pool.free += int(_sum(self.nblocks[n] - kept))
-            self.nblocks[n] = kept
+        if n:
+            nblocks = self.nblocks
+            back = 0
+            for slot, base in zip(n, step.new_base, strict=True):
+                kept = -(-(base + keep) // bs)
+                back += int(nblocks[slot]) - kept
+                nblocks[slot] = kept
+            self.pool.free += back
         self.epoch += 1
         short = PlannedStep(
             step.start_ns,
             step.first_index,
             step.ends_ns[:keep].copy(),
-            d,
             step.chunks,
             self.epoch,
             step.kv_area - dropped_area,
             n,
             step.new_base,
             step.run_area - dropped_area,
-            step.min_left,
         )
         self.pending = short
         self.n_steps = step.first_index + keep
@@ -297,11 +369,10 @@ class Replica:
         first = step.first_index
         self.record_ends(first, step.ends_ns)
         last = first + k - 1
-        d = step.decode_slots  # every slot decoding since the plan (only plans preempt)
         clock = self.clock = self.clock + k
+        self.ahead = 0
         pool = self.pool
         bs = self.block_size
-        promoted_done: list[int] = []
         for slot, q in step.chunks:
             req = self.slot_req[slot]
             assert req is not None
@@ -314,26 +385,25 @@ class Replica:
             if req.computed >= req.target:
                 req.generated += 1
                 self.prefilling.remove(slot)
-                self.decoding[slot] = True
-                self.n_decoding += 1
                 self.seg_start[slot] = first
                 # it decoded in the step's other k - 1 iterations (new_slots; all the
-                # step's prompts complete when k > 1)
+                # step's prompts complete when k > 1); it holds ceil((computed + k - 1) / bs) blocks
                 left = req.max_tokens - req.generated - (k - 1)
-                self.ctx_base[slot] = req.computed + (k - 1) - clock
-                self.left_base[slot] = left + clock
-                if left <= 0:
-                    promoted_done.append(slot)
-        # only sequences that produced a token in this step can have finished (new_slots
-        # are among the promoted); ascending slot order, as a scan of all slots gives
+                self.start_decoding(slot, req.computed + (k - 1) - clock, left + clock)
+        # the decoders done (left_base <= clock: the heap's front); in ascending slot
+        # order, as a scan of all slots gives
         done: list[SimRequest] = []
-        if not d.size or k < step.min_left:
-            finished = []
-        elif d.size > 8:
-            finished = d[self.left_base[d] <= clock].tolist()
-        else:
-            finished = [s for s, left in zip(d.tolist(), self.left_base[d].tolist(), strict=True) if left <= clock]
-        finished += promoted_done
+        finished: list[int] = []
+        heap, serial = self.dec_heap, self.dec_serial
+        while heap:
+            left_base, ser, slot = heap[0]
+            if serial[slot] != ser:
+                heapq.heappop(heap)
+            elif left_base <= clock:
+                heapq.heappop(heap)
+                finished.append(slot)
+            else:
+                break
         if len(finished) > 1:
             finished.sort()
         for slot in finished:

@@ -45,11 +45,7 @@ from servescope.predict.sim.kv_cache import BlockPool
 from servescope.predict.sim.replica import PlannedStep, Replica
 
 MAX_RUN = 1 << 16
-_SMALL = 8  # running sequences up to which a run's block arithmetic is done on Python ints
 _EMPTY = np.zeros(0, dtype=np.int64)
-# (the ufunc reductions themselves: ndarray.sum/min add ~0.5 us of Python wrapper per call)
-_sum = np.add.reduce
-_min = np.minimum.reduce
 
 
 class Scheduler(Protocol):
@@ -110,23 +106,20 @@ class VllmV1Scheduler:
         preempted = False
 
         # 1. decodes: one token each; make room for the blocks they need now and take them
-        dec = r.decoding.nonzero()[0] if r.n_decoding else _EMPTY
-        if dec.size and pool.free < dec.size:
-            need = int(_sum((r.ctx_base[dec] + r.clock) % bs == 0))
+        # (a decoder holds ceil(ctx / bs) blocks: it needs one more when ctx is a multiple of bs)
+        clock = r.clock
+        nd = r.n_decoding
+        if nd and pool.free < nd:
+            need = r.dec_on_boundary(clock)
             while need > pool.free and r.running_order:
                 r.preempt(r.running_order[-1], now)
                 preempted = True
-                dec = r.decoding.nonzero()[0]
-                need = int(_sum((r.ctx_base[dec] + r.clock) % bs == 0))
-        # the decoders' KV lengths, read once (steps 2 and 3 change only other slots)
-        ctx_d = r.ctx_base[dec] + r.clock if dec.size else _EMPTY
-        held_sum = 0  # the blocks the decoders hold after step 1
-        if dec.size:
-            held_d = (ctx_d + bs) // bs  # ceil((ctx + 1) / bs) blocks
-            held_sum = int(_sum(held_d))
-            _take(pool, held_sum - int(_sum(r.nblocks[dec])))
-            r.nblocks[dec] = held_d
-        budget -= int(dec.size)
+                need = r.dec_on_boundary(clock)
+            nd = r.n_decoding
+        if nd:
+            _take(pool, r.dec_on_boundary(clock))
+            r.ahead = 1
+        budget -= nd
 
         # 2. running prefills, in admission order
         chunks: list[tuple[int, int]] = []
@@ -152,11 +145,10 @@ class VllmV1Scheduler:
             chunks.append((slot, q))
             budget -= q
         if preempted:
-            dec = r.decoding.nonzero()[0]
-            ctx_d = r.ctx_base[dec] + r.clock
+            nd = r.n_decoding
 
         # 3. admissions (TensorRT-LLM's batch waiting may hold them while decodes run)
-        hold = self._batch_wait(r, int(dec.size)) if eng.batch_wait_iters and dec.size and not preempted else 0
+        hold = self._batch_wait(r, nd) if eng.batch_wait_iters and nd and not preempted else 0
         if not preempted and not hold:
             # GUARANTEED_NO_EVICT (TensorRT-LLM): blocks promised to running requests to their max length
             promised = self._promised_blocks(r) if eng.reserve_to_completion and r.waiting else 0
@@ -195,59 +187,54 @@ class VllmV1Scheduler:
                 chunks.append((slot, q))
                 budget -= q
 
-        if not dec.size and not chunks:
+        if not nd and not chunks:
             return None
         first = r.n_steps
         model = r.model
-        k, new, new_base, min_left = (1, _EMPTY, _EMPTY, -1) if preempted else self._run_ahead(r, dec, ctx_d, chunks, hold)
+        window = model.arch.sliding_window
+        new: list[int] = []
+        new_base: list[int] = []
+        k = 1 if preempted else self._run_ahead(r, nd, chunks, hold, new, new_base)
 
         head_s = 0.0
-        ctx_sum = int(_sum(ctx_d)) if dec.size and (chunks or k > 1) else 0  # the decoders' KV tokens
+        ctx_sum = r.dec_cb_sum + nd * clock  # the decoders' KV tokens
+        # the decoders' KV lengths themselves (ascending slots) matter only to sliding-window layers
+        ctx_d = r.ctx_base[r.dec_slots()] + clock if window and nd else _EMPTY
         if chunks:
-            ctx = ctx_d
-            keys_full = float(ctx_sum) + dec.size if dec.size else 0.0
-            window = model.arch.sliding_window
-            keys_slide = float(np.minimum(ctx + 1, window).sum()) if window and dec.size else 0.0
+            keys_full = float(ctx_sum) + nd if nd else 0.0
+            keys_slide = float(np.minimum(ctx_d + 1, window).sum()) if window and nd else 0.0
             prefill = [(q, r.slot_req[s].computed) for s, q in chunks]  # type: ignore[union-attr]
             finishing = sum(1 for s, q in chunks if r.slot_req[s].computed + q >= r.slot_req[s].target)  # type: ignore[union-attr,misc]  # misc: mypy misreads sum() once the union-attr is ignored
-            head_s = model.step_time(int(dec.size), keys_full, keys_slide, prefill, int(dec.size) + finishing)
+            head_s = model.step_time(nd, keys_full, keys_slide, prefill, nd + finishing)
         # KV blocks in use: u0 during the first iteration, from u1 (the first decode-only
         # iteration's blocks taken) to u2 (all taken) over the rest; block-time is the trapezoid.
         u0 = u1 = pool.used
         if k > 1:
-            if not new.size:
-                slots, base = dec, ctx_d
-            elif not dec.size:
-                slots, base = new, new_base
-            else:
-                slots, base = np.concatenate((dec, new)), np.concatenate((ctx_d, new_base))
             lead = 1 if chunks else 0  # a decode that ran in the first iteration holds one more token
-            if slots.size <= _SMALL:  # numpy's per-call cost dominates tiny batches: plain ints
-                bl = base.tolist()
-                if chunks:
-                    # each running sequence holds ceil((base + 1) / bs) blocks: the next
-                    # iteration needs one more exactly when base + 1 fills its last block
-                    u1 += sum(1 for b in bl if (b + 1) % bs == 0)
-                tgt = [-(-(b + k) // bs) for b in bl]
-                _take(pool, sum(tgt) - sum(r.nblocks[slots].tolist()))
-                r.nblocks[slots] = tgt
-                keys_sum = float(sum(bl) + lead * len(bl))
-            else:
-                if chunks:
-                    u1 += int(np.count_nonzero(base % bs == bs - 1))  # (base + 1) % bs == 0
-                target = (base + (k + bs - 1)) // bs  # ceil((base + k) / bs)
-                # (without chunks the decoders hold exactly step 1's blocks: no second gather)
-                held = int(_sum(r.nblocks[slots])) if chunks else held_sum
-                _take(pool, int(_sum(target)) - held)
-                r.nblocks[slots] = target
-                base_sum = ctx_sum + (int(_sum(new_base)) if new.size else 0)  # = base.sum() (ctx_sum is 0 without decoders)
-                keys_sum = float(base_sum) + lead * int(base.size)
-            # (the contexts themselves matter only to sliding-window layers; their count and sum do to the rest)
-            contexts = base + lead if lead and model.arch.sliding_window else base
+            size = nd + len(new)
+            if chunks:
+                # each running sequence holds ceil((base + 1) / bs) blocks: the next
+                # iteration needs one more exactly when base + 1 fills its last block
+                u1 += (r.dec_on_boundary(clock + 1) if nd else 0) + sum(1 for b in new_base if (b + 1) % bs == 0)
+            # blocks for k tokens past each base: ceil((base + k) / bs)
+            grow = r.dec_blocks(clock + k) - r.dec_blocks(clock + 1) if nd else 0
+            for slot, b in zip(new, new_base, strict=True):
+                tgt = -(-(b + k) // bs)
+                grow += tgt - int(r.nblocks[slot])
+                r.nblocks[slot] = tgt
+            _take(pool, grow)
+            r.ahead = k
+            keys_sum = float(ctx_sum + sum(new_base)) + lead * size
+            if window:
+                contexts = np.concatenate((ctx_d, np.array(new_base, dtype=np.int64))) if new else ctx_d
+                if lead:
+                    contexts = contexts + lead
+            else:  # (full attention: the count and sum of the contexts are all that matter)
+                contexts = r.zeros[:size]
             durations = model.decode_run(contexts, k - lead, keys_sum=keys_sum, lead=head_s if chunks else None)
         else:
             # one iteration: its end in plain Python (round() rounds half to even, as np.rint)
-            one = head_s if chunks else float(model.decode_run(ctx_d, 1)[0])
+            one = head_s if chunks else float(model.decode_run(ctx_d if window else r.zeros[:nd], 1, keys_sum=float(ctx_sum))[0])
             step_ns = round(one * 1e9)
             end = now + (step_ns if step_ns >= 1 else 1)
             ends = np.array((end,), dtype=np.int64)
@@ -274,43 +261,42 @@ class VllmV1Scheduler:
         r.stats.iterations += k
         r.n_steps = first + k
         r.epoch += 1
-        step = PlannedStep(now, first, ends, dec, chunks, r.epoch, kv_area, new, new_base, run_area, min_left)
+        step = PlannedStep(now, first, ends, chunks, r.epoch, kv_area, new, new_base, run_area)
         r.pending = step
         return step
 
-    def _run_ahead(self, r: Replica, dec: np.ndarray, ctx_d: np.ndarray, chunks: list[tuple[int, int]], hold: int) -> tuple[int, np.ndarray, np.ndarray, int]:
+    def _run_ahead(self, r: Replica, nd: int, chunks: list[tuple[int, int]], hold: int, new: list[int], new_base: list[int]) -> int:
         """How many iterations this step holds: 1, plus the decode-only iterations that
         can follow it without a new decision — until the first completion, while KV
         blocks last, with nobody waiting (a prefill step) and no prompt left half done.
-        Also the prompts this step completes that decode in the rest of it (slots) and
-        their KV tokens before the step's second iteration, less one (``new_base``), and
-        the fewest tokens a decoder has left when that was read (``PlannedStep.min_left``; -1: not read)."""
+        Fills in the prompts this step completes that decode in the rest of it (``new``)
+        and their KV tokens before the step's second iteration, less one (``new_base``)."""
         pool, bs = r.pool, r.block_size
         if not chunks:
-            min_left = int(_min(r.left_base[dec])) - r.clock
-            k = max(1, min(min_left, MAX_RUN, hold or MAX_RUN))
-            if k > 1 and pool.free < dec.size * (k // bs + 1):  # else it fits for sure (see _fit_blocks)
-                k = self._fit_blocks(ctx_d, r.nblocks[dec], pool.free, bs, k)
-            return k, _EMPTY, _EMPTY, min_left
+            k = max(1, min(r.min_left(), MAX_RUN, hold or MAX_RUN))
+            if k > 1 and pool.free < nd * (k // bs + 1):  # else it fits for sure (see _fit_blocks)
+                k = self._fit_blocks(r, [], [], pool.free, k)
+            return k
         if r.waiting or len(chunks) != len(r.prefilling):
-            return 1, _EMPTY, _EMPTY, -1
+            return 1
         reqs = [r.slot_req[s] for s, _ in chunks]
         if not all(req.computed + n >= req.target for req, (_, n) in zip(reqs, chunks, strict=True)):  # type: ignore[union-attr]
-            return 1, _EMPTY, _EMPTY, -1
+            return 1
         # each prompt's last chunk yields its first token: max_tokens - generated - 1 to go
         left = min(req.max_tokens - req.generated for req in reqs)  # type: ignore[union-attr]
-        min_left = -1
-        if dec.size:
-            min_left = int(_min(r.left_base[dec])) - r.clock
-            left = min(left, min_left)
+        if nd:
+            left = min(left, r.min_left())
         k = max(1, min(left, MAX_RUN + 1))
         if k == 1:
-            return 1, _EMPTY, _EMPTY, min_left
-        new = np.array([s for s, _ in chunks], dtype=np.int64)
-        new_base = np.array([req.target - 1 for req in reqs], dtype=np.int64)  # type: ignore[union-attr]
-        if pool.free < (dec.size + new.size) * (k // bs + 1):
-            k = self._fit_blocks(np.concatenate((ctx_d, new_base)), np.concatenate((r.nblocks[dec], r.nblocks[new])), pool.free, bs, k)
-        return (k, new, new_base, min_left) if k > 1 else (1, _EMPTY, _EMPTY, min_left)
+            return 1
+        slots = [s for s, _ in chunks]
+        bases = [req.target - 1 for req in reqs]  # type: ignore[union-attr]
+        if pool.free < (nd + len(slots)) * (k // bs + 1):
+            k = self._fit_blocks(r, slots, bases, pool.free, k)
+        if k > 1:
+            new.extend(slots)
+            new_base.extend(bases)
+        return k
 
     @staticmethod
     def _batch_wait(r: Replica, n_decodes: int) -> int:
@@ -329,15 +315,17 @@ class VllmV1Scheduler:
         return max(0, eng.batch_wait_iters - (r.n_steps - oldest.enqueued_step))
 
     @staticmethod
-    def _fit_blocks(base: np.ndarray, have: np.ndarray, free: int, bs: int, k: int) -> int:
-        """Largest j <= k such that every sequence holding ``have`` blocks fits
-        ``base`` + j tokens of KV in the free blocks (``base`` + 1 already fits)."""
-        if free >= base.size * (k // bs + 1):  # at most one block per sequence per bs iterations, +1 to round
-            return k
+    def _fit_blocks(r: Replica, new: list[int], new_base: list[int], free: int, k: int) -> int:
+        """Largest j <= k such that the decoders (holding step 1's blocks, ceil((ctx + 1) / bs))
+        and the prompts ``new`` (holding ceil((base + 1) / bs)) fit ``j`` more tokens of KV
+        past their bases in the free blocks (j = 1 already fits)."""
+        bs = r.block_size
+        clock = r.clock
+        held = r.dec_blocks(clock + 1)
+        have = [int(r.nblocks[s]) for s in new]
 
-        # (callers skip the call when that first test passes)
         def need(j: int) -> int:
-            return int(_sum(_ceil_div(base + j, bs) - have))
+            return r.dec_blocks(clock + j) - held + sum(-(-(b + j) // bs) - h for b, h in zip(new_base, have, strict=True))
 
         if need(k) <= free:
             return k
