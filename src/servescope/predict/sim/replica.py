@@ -9,6 +9,7 @@ The scheduling *policy* (which requests an iteration takes) lives in
 from __future__ import annotations
 
 import heapq
+from bisect import bisect_left
 from collections import deque
 from dataclasses import dataclass, field, replace
 from typing import Protocol
@@ -40,7 +41,7 @@ class PlannedStep:
 
     start_ns: int
     first_index: int
-    ends_ns: np.ndarray
+    ends_ns: list[int]
     chunks: list[tuple[int, int]]
     epoch: int
     kv_area: float
@@ -51,11 +52,11 @@ class PlannedStep:
 
     @property
     def k(self) -> int:
-        return int(self.ends_ns.size)
+        return len(self.ends_ns)
 
     @property
     def end_ns(self) -> int:
-        return int(self.ends_ns[-1])
+        return self.ends_ns[-1]
 
 
 @dataclass(slots=True)
@@ -305,8 +306,8 @@ class Replica:
         return req
 
     # --- iterations ---------------------------------------------------------------
-    def record_ends(self, first: int, ends: np.ndarray) -> None:
-        need = first + ends.size
+    def record_ends(self, first: int, ends: list[int]) -> None:
+        need = first + len(ends)
         if need > self.step_ends.size:
             grown = np.zeros(max(need, 2 * self.step_ends.size), dtype=np.int64)
             grown[: self.step_ends.size] = self.step_ends
@@ -320,16 +321,17 @@ class Replica:
         step = self.pending
         if step is None:
             return None
-        k = step.ends_ns.size
+        ends = step.ends_ns
+        k = len(ends)
         if k <= 1:
             return None
-        j = int(np.searchsorted(step.ends_ns, now, side="left"))
+        j = bisect_left(ends, now)  # (np.searchsorted's side="left")
         keep = j + 1
         if keep >= k:
             return None
-        dropped_ns = int(step.ends_ns[-1] - step.ends_ns[keep - 1])
-        run_start = step.start_ns if not step.chunks else int(step.ends_ns[0])
-        dropped_area = step.run_area * dropped_ns / max(1, int(step.ends_ns[-1]) - run_start)
+        dropped_ns = ends[-1] - ends[keep - 1]
+        run_start = step.start_ns if not step.chunks else ends[0]
+        dropped_area = step.run_area * dropped_ns / max(1, ends[-1] - run_start)
         self.stats.busy_ns -= dropped_ns
         self.stats.kv_area -= dropped_area
         self.stats.iterations -= k - keep
@@ -351,7 +353,7 @@ class Replica:
         short = PlannedStep(
             step.start_ns,
             step.first_index,
-            step.ends_ns[:keep].copy(),
+            ends[:keep],
             step.chunks,
             self.epoch,
             step.kv_area - dropped_area,

@@ -45,6 +45,7 @@ from servescope.predict.sim.kv_cache import BlockPool
 from servescope.predict.sim.replica import PlannedStep, Replica
 
 MAX_RUN = 1 << 16
+_SHORT_RUN = 16  # iterations up to which a run's end times are summed in plain Python (numpy's per-call cost dominates)
 _EMPTY = np.zeros(0, dtype=np.int64)
 
 
@@ -237,21 +238,33 @@ class VllmV1Scheduler:
             one = head_s if chunks else float(model.decode_run(ctx_d if window else r.zeros[:nd], 1, keys_sum=float(ctx_sum))[0])
             step_ns = round(one * 1e9)
             end = now + (step_ns if step_ns >= 1 else 1)
-            ends = np.array((end,), dtype=np.int64)
+            ends = [end]
             durations = None
-        if durations is not None:
+        if durations is None:
+            pass
+        elif durations.size <= _SHORT_RUN:
+            # a short run's end times in plain Python: the same float products, rounding
+            # (round() is half to even, as np.rint) and integer running sum as the array path
+            ends = []
+            end = now
+            for d in durations.tolist():
+                step_ns = round(d * 1e9)
+                end += step_ns if step_ns >= 1 else 1
+                ends.append(end)
+        else:
             ns = durations  # (a fresh array: scaled in place)
             ns *= 1e9
             np.rint(ns, out=ns)
             np.maximum(ns, 1.0, out=ns)
-            ends = ns.astype(np.int64)
-            ends[0] += now  # (the running sum then starts at now: one array pass fewer)
-            np.add.accumulate(ends, out=ends)  # (np.cumsum adds ~3 us of Python dispatch per step)
-            end = int(ends[-1])
+            ends_a = ns.astype(np.int64)
+            ends_a[0] += now  # (the running sum then starts at now: one array pass fewer)
+            np.add.accumulate(ends_a, out=ends_a)  # (np.cumsum adds ~3 us of Python dispatch per step)
+            ends = ends_a.tolist()
+            end = ends[-1]
         span = end - now
         u2 = pool.used
         if chunks:
-            head_ns = int(ends[0]) - now
+            head_ns = ends[0] - now
             run_area = (u1 + u2) / 2 * (span - head_ns)
             kv_area = u0 * head_ns + run_area
         else:
