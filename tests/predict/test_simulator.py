@@ -14,6 +14,7 @@ from servescope.catalog.store import Catalog
 from servescope.predict.deployment import Deployment, deploy
 from servescope.predict.outputs import build_records
 from servescope.predict.sim.load import Phase
+from servescope.predict.sim.replica import Replica
 from servescope.predict.sim.request import SimRequest
 from servescope.predict.sim.simulator import SimOutcome, Simulation, TtftGiveUp
 from tests.predict.conftest import scenario
@@ -320,3 +321,67 @@ def test_guaranteed_no_evict_never_preempts(catalog: Catalog) -> None:
     firsts = sorted((r.first_token_ns or 0, r.chunk_ns[-1]) for r in recs)
     assert all(later[0] > earlier[1] for earlier, later in itertools.pairwise(firsts))  # one at a time
     assert out.replicas[0].pool.free == 8
+
+
+def _check_decoder_totals(r: Replica) -> None:
+    """The replica's running totals of its decoders against its slot arrays, and every
+    block accounted for: the pool's used blocks are the running requests' own plus the
+    cached blocks someone references."""
+    bs = r.block_size
+    dec = r.decoding.nonzero()[0]
+    assert r.n_decoding == dec.size
+    assert r.dec_cb_sum == int(r.ctx_base[dec].sum())
+    for t in {r.clock, r.clock + 1, r.clock + r.ahead, r.clock + 7}:
+        assert r.dec_blocks(t) == int((-(-(r.ctx_base[dec] + t) // bs)).sum())
+        assert r.dec_on_boundary(t) == int(((r.ctx_base[dec] + t) % bs == 0).sum())
+    if dec.size:
+        assert r.min_left() == int(r.left_base[dec].min()) - r.clock
+    own = 0
+    for s in r.running_order:
+        req = r.slot_req[s]
+        assert req is not None
+        own += r.blocks_of(s) - len(req.hashed)
+    cached = sum(1 for n in r.pool.refs.values() if n > 0)
+    assert r.pool.used == own + cached
+
+
+@pytest.mark.parametrize(
+    "blocks, engine, concurrency, open_loop",
+    [
+        (None, {}, 6, False),
+        (60, {"max_num_batched_tokens": 128, "max_num_seqs": 8}, 12, False),
+        (60, {"max_num_batched_tokens": 96, "max_num_seqs": 8, "block_size": 8}, 12, True),
+        (700, {"block_size": 1}, 10, False),
+        (None, {"batch_wait_iters": 4, "batch_wait_tokens": 400}, 5, True),
+    ],
+)
+def test_decoder_running_totals_match_the_slots(
+    catalog: Catalog, monkeypatch: pytest.MonkeyPatch, blocks: int | None, engine: dict[str, int], concurrency: int, open_loop: bool
+) -> None:
+    """A plan reads the decoders as running totals (residue counts, a heap of completion
+    iterations, blocks derived from the clock); before and after every plan - under
+    preemption, chunking, prefix hits, cut runs and batch waiting - they equal what the
+    slot arrays give, and the pool's blocks add up."""
+    from servescope.predict.sim import scheduler
+
+    dep = deploy(scenario(), catalog=catalog)
+    dep.engine = replace(dep.engine, **engine)  # type: ignore[arg-type]
+    if blocks is not None:
+        dep.kv = replace(dep.kv, num_blocks=blocks)
+    plan = scheduler.VllmV1Scheduler.plan
+    plans = []
+
+    def checked(self: scheduler.VllmV1Scheduler, r: Replica, now: int) -> object:
+        _check_decoder_totals(r)
+        step = plan(self, r, now)
+        _check_decoder_totals(r)
+        plans.append(step)
+        return step
+
+    monkeypatch.setattr(scheduler.VllmV1Scheduler, "plan", checked)
+    offsets = [i * 7 * MS for i in range(40)] if open_loop else None
+    out = run(dep, _mixed_requests(5, 40, concurrency), concurrency=concurrency, offsets=offsets)
+    assert all(q.done and q.failure is None for q in out.requests) and len(plans) > 40
+    assert blocks is None or sum(q.preemptions for q in out.requests) > 0
+    pool = out.replicas[0].pool
+    assert pool.free == pool.num_blocks
