@@ -390,6 +390,17 @@ class StepTimeModel:
             self._fixed_by_batch[b] = t
         return t
 
+    def decode_line(self, batch: int, keys_sum: float) -> tuple[float, float] | None:
+        """Without sliding-window layers a decode run's j-th iteration (j from 0) takes
+        ``j * slope + first`` seconds, for ``batch`` sequences holding ``keys_sum`` tokens
+        of KV before it: (first, slope), or None with sliding-window layers. Keys grow by
+        ``batch`` per iteration and both roofline sides are linear in them, so the attention
+        term is keys x the larger seconds-per-key. (``decode_run`` computes the same floats.)"""
+        if self._window is not None and self._attn_flops_slide:
+            return None
+        per_key = max(self._attn_flops_full / self._attn_rate, self._kv_full / self._bw)
+        return self._decode_fixed(batch) + per_key * (keys_sum + batch), per_key * batch
+
     def decode_run(self, contexts: np.ndarray, steps: int, *, keys_sum: float | None = None, lead: float | None = None) -> np.ndarray:
         """Durations (s) of ``steps`` consecutive decode-only iterations of the
         sequences holding ``contexts`` tokens of KV before the first one; each
@@ -397,23 +408,23 @@ class StepTimeModel:
         ``contexts.sum()``; ``lead``: an iteration's duration to put first (the
         result then holds ``steps`` + 1 entries)."""
         b = int(contexts.size)
-        fixed = self._decode_fixed(b)
-        keys0 = (float(contexts.sum()) if keys_sum is None else keys_sum) + b
-        if self._window is None or not self._attn_flops_slide:
-            # keys grow by b per iteration and both roofline sides are linear in them,
-            # so the attention term is keys x the larger seconds-per-key
-            per_key = max(self._attn_flops_full / self._attn_rate, self._kv_full / self._bw)
-            slope = per_key * b
+        keys_total = float(contexts.sum()) if keys_sum is None else keys_sum
+        line = self.decode_line(b, keys_total)
+        if line is not None:
+            first, slope = line
             if lead is None:
                 out = np.arange(steps, dtype=np.float64)
                 out *= slope
-                out += fixed + per_key * keys0
+                out += first
                 return out
             out = np.arange(-1, steps, dtype=np.float64)
             out *= slope
-            out += fixed + per_key * keys0
+            out += first
             out[0] = lead
             return out
+        assert self._window is not None  # (no line only with sliding-window layers)
+        fixed = self._decode_fixed(b)
+        keys0 = keys_total + b
         j = np.arange(steps, dtype=np.float64)
         keys_full = keys0 + j * b
         grid = np.minimum(contexts[:, None].astype(np.float64) + 1.0 + j[None, :], float(self._window))
