@@ -45,7 +45,7 @@ from servescope.predict.sim.kv_cache import BlockPool
 from servescope.predict.sim.replica import PlannedStep, Replica
 
 MAX_RUN = 1 << 16
-_SHORT_RUN = 16  # iterations up to which a run's end times are summed in plain Python (numpy's per-call cost dominates)
+_SHORT_RUN = 32  # iterations up to which a run's end times are summed in plain Python (numpy's per-call cost dominates)
 _EMPTY = np.zeros(0, dtype=np.int64)
 
 
@@ -226,32 +226,43 @@ class VllmV1Scheduler:
             _take(pool, grow)
             r.ahead = k
             keys_sum = float(ctx_sum + sum(new_base)) + lead * size
-            if window:
-                contexts = np.concatenate((ctx_d, np.array(new_base, dtype=np.int64))) if new else ctx_d
+            line = model.decode_line(size, keys_sum)  # (None with sliding-window layers)
+            if line is not None and k - lead <= _SHORT_RUN:
+                # a short run's end times in plain Python: the floats decode_run's arrays hold
+                # (j * slope + first), the same rounding (round() is half to even, as np.rint)
+                # and the same integer running sum
+                first_s, slope = line
+                ends = []
+                end = now
                 if lead:
-                    contexts = contexts + lead
-            else:  # (full attention: the count and sum of the contexts are all that matter)
-                contexts = r.zeros[:size]
-            durations = model.decode_run(contexts, k - lead, keys_sum=keys_sum, lead=head_s if chunks else None)
+                    step_ns = round(head_s * 1e9)
+                    end += step_ns if step_ns >= 1 else 1
+                    ends.append(end)
+                for j in range(k - lead):
+                    step_ns = round((j * slope + first_s) * 1e9)
+                    end += step_ns if step_ns >= 1 else 1
+                    ends.append(end)
+                durations = None
+            else:
+                if line is None:
+                    contexts = np.concatenate((ctx_d, np.array(new_base, dtype=np.int64))) if new else ctx_d
+                    if lead:
+                        contexts = contexts + lead
+                else:  # (full attention: the count and sum of the contexts are all that matter)
+                    contexts = r.zeros[:size]
+                durations = model.decode_run(contexts, k - lead, keys_sum=keys_sum, lead=head_s if chunks else None)
         else:
             # one iteration: its end in plain Python (round() rounds half to even, as np.rint)
-            one = head_s if chunks else float(model.decode_run(ctx_d if window else r.zeros[:nd], 1, keys_sum=float(ctx_sum))[0])
+            if chunks:
+                one = head_s
+            else:
+                line = model.decode_line(nd, float(ctx_sum))
+                one = line[0] if line is not None else float(model.decode_run(ctx_d, 1, keys_sum=float(ctx_sum))[0])
             step_ns = round(one * 1e9)
             end = now + (step_ns if step_ns >= 1 else 1)
             ends = [end]
             durations = None
-        if durations is None:
-            pass
-        elif durations.size <= _SHORT_RUN:
-            # a short run's end times in plain Python: the same float products, rounding
-            # (round() is half to even, as np.rint) and integer running sum as the array path
-            ends = []
-            end = now
-            for d in durations.tolist():
-                step_ns = round(d * 1e9)
-                end += step_ns if step_ns >= 1 else 1
-                ends.append(end)
-        else:
+        if durations is not None:
             ns = durations  # (a fresh array: scaled in place)
             ns *= 1e9
             np.rint(ns, out=ns)
