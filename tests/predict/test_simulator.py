@@ -328,14 +328,16 @@ def _check_decoder_totals(r: Replica) -> None:
     block accounted for: the pool's used blocks are the running requests' own plus the
     cached blocks someone references."""
     bs = r.block_size
-    dec = r.decoding.nonzero()[0]
-    assert r.n_decoding == dec.size
-    assert r.dec_cb_sum == int(r.ctx_base[dec].sum())
+    dec = [s for s, on in enumerate(r.decoding) if on]
+    bases = [r.ctx_base[s] for s in dec]
+    assert r.n_decoding == len(dec)
+    assert r.dec_cb_sum == sum(bases)
+    assert list(r.dec_contexts()) == [b + r.clock for b in bases]
     for t in {r.clock, r.clock + 1, r.clock + r.ahead, r.clock + 7}:
-        assert r.dec_blocks(t) == int((-(-(r.ctx_base[dec] + t) // bs)).sum())
-        assert r.dec_on_boundary(t) == int(((r.ctx_base[dec] + t) % bs == 0).sum())
-    if dec.size:
-        assert r.min_left() == int(r.left_base[dec].min()) - r.clock
+        assert r.dec_blocks(t) == sum(-(-(b + t) // bs) for b in bases)
+        assert r.dec_on_boundary(t) == sum(1 for b in bases if (b + t) % bs == 0)
+    if dec:
+        assert r.min_left() == min(r.left_base[s] for s in dec) - r.clock
     own = 0
     for s in r.running_order:
         req = r.slot_req[s]

@@ -86,12 +86,14 @@ class Replica:
         # left_base - clock: every decoder gains one token per iteration, so a step of k
         # iterations is one Python addition to ``clock`` instead of two array updates.
         self.clock = 0
-        self.ctx_base = np.zeros(cap, dtype=np.int64)
-        self.left_base = np.zeros(cap, dtype=np.int64)
+        # (per-slot scalars as Python lists: a plan reads them one at a time, and a list
+        # item costs a third of a numpy scalar's)
+        self.ctx_base = [0] * cap
+        self.left_base = [0] * cap
         # Blocks of a slot in prefill; a decoder's are derived (``blocks_of``): it holds
         # ceil((ctx_base + clock + ahead) / bs), ``ahead`` being the iterations a plan has
         # reserved KV for beyond the clock (0 between steps, 1 after step 1, k for a run).
-        self.nblocks = np.zeros(cap, dtype=np.int64)
+        self.nblocks = [0] * cap
         self.ahead = 0
         # The decoders as running totals, so a plan costs O(block size) Python arithmetic,
         # not numpy calls on the batch: with ctx_base = bs * q + r (0 <= r < bs), the sum of
@@ -107,8 +109,8 @@ class Replica:
         self._serial = 0
         # (a full-attention decode run's time needs only the batch size: a view of this stands in for the contexts)
         self.zeros = np.zeros(cap, dtype=np.int64)
-        self.decoding = np.zeros(cap, dtype=bool)
-        self.seg_start = np.zeros(cap, dtype=np.int64)
+        self.decoding = [False] * cap
+        self.seg_start = [0] * cap
         self.slot_req: list[SimRequest | None] = [None] * cap
         self.free_slots: list[int] = list(range(cap - 1, -1, -1))
         self.running_order: list[int] = []
@@ -202,7 +204,7 @@ class Replica:
         heapq.heappush(self.dec_heap, (left_base, self._serial, slot))
 
     def _stop_decoding(self, slot: int) -> None:
-        cb = int(self.ctx_base[slot])
+        cb = self.ctx_base[slot]
         q, rem = divmod(cb, self.block_size)
         self.dec_q_sum -= q
         self.dec_res[rem] -= 1
@@ -238,15 +240,15 @@ class Replica:
             heapq.heappop(heap)
         return heap[0][0] - self.clock
 
-    def dec_slots(self) -> np.ndarray:
-        """The decoding slots, ascending (only the paths that need the contexts themselves:
-        sliding-window layers, a run short of KV blocks)."""
-        return self.decoding.nonzero()[0]
+    def dec_contexts(self) -> np.ndarray:
+        """The decoders' KV tokens, in ascending slot order (only sliding-window layers need them one by one)."""
+        clock, ctx_base = self.clock, self.ctx_base
+        return np.array([ctx_base[s] + clock for s, on in enumerate(self.decoding) if on], dtype=np.int64)
 
     def blocks_of(self, slot: int) -> int:
         if self.decoding[slot]:
-            return -(-(int(self.ctx_base[slot]) + self.clock + self.ahead) // self.block_size)
-        return int(self.nblocks[slot])
+            return -(-(self.ctx_base[slot] + self.clock + self.ahead) // self.block_size)
+        return self.nblocks[slot]
 
     def _clear(self, slot: int) -> None:
         self.slot_req[slot] = None
@@ -275,7 +277,7 @@ class Replica:
         beyond the prompt's own hashes get ids of this request (negative: prompt hashes are
         unsigned), so no other request can hit them."""
         bs = self.block_size
-        kv_tokens = int(self.ctx_base[slot]) + self.clock if self.decoding[slot] else req.computed
+        kv_tokens = self.ctx_base[slot] + self.clock if self.decoding[slot] else req.computed
         full = min(kv_tokens, req.target) // bs
         known = len(req.block_hashes)
         if full <= known:
@@ -289,10 +291,10 @@ class Replica:
         req = self.slot_req[slot]
         assert req is not None
         if self.decoding[slot]:
-            req.generated = req.max_tokens - (int(self.left_base[slot]) - self.clock)
+            req.generated = req.max_tokens - (self.left_base[slot] - self.clock)
             last = self.n_steps - 1
             if last >= self.seg_start[slot]:
-                req.segments.append((int(self.seg_start[slot]), last))
+                req.segments.append((self.seg_start[slot], last))
         req.target = req.prompt_tokens + req.generated
         if self.pool.prefix_caching:
             self._cache_own_blocks(slot, req)
@@ -346,7 +348,7 @@ class Replica:
             back = 0
             for slot, base in zip(n, step.new_base, strict=True):
                 kept = -(-(base + keep) // bs)
-                back += int(nblocks[slot]) - kept
+                back += nblocks[slot] - kept
                 nblocks[slot] = kept
             self.pool.free += back
         self.epoch += 1
@@ -411,7 +413,7 @@ class Replica:
         for slot in finished:
             req = self.slot_req[slot]
             assert req is not None
-            req.segments.append((int(self.seg_start[slot]), last))
+            req.segments.append((self.seg_start[slot], last))
             req.generated = req.max_tokens
             req.done = True
             self.release_blocks(slot, req)

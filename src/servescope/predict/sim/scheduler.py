@@ -37,7 +37,7 @@ simulation's cost grow with events, not tokens.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol, TypeVar
+from typing import Protocol
 
 import numpy as np
 
@@ -69,13 +69,6 @@ def make_scheduler(name: str) -> Scheduler:
         return SCHEDULERS[name]()
     except KeyError:
         raise ValueError(f"unknown scheduler {name!r}; known: {', '.join(sorted(SCHEDULERS))}") from None
-
-
-_IntOrArray = TypeVar("_IntOrArray", np.ndarray, int)
-
-
-def _ceil_div(a: _IntOrArray, b: int) -> _IntOrArray:
-    return -(-a // b)
 
 
 def _take(pool: BlockPool, n: int) -> None:
@@ -133,7 +126,7 @@ class VllmV1Scheduler:
             q = min(req.target - req.computed, budget)
             if not eng.enable_chunked_prefill and q < req.target - req.computed:
                 break
-            need = int(_ceil_div(req.computed + q, bs)) - int(r.nblocks[slot])
+            need = -(-(req.computed + q) // bs) - r.nblocks[slot]
             while need > pool.free and r.running_order and r.running_order[-1] != slot:
                 r.preempt(r.running_order[-1], now)
                 preempted = True
@@ -163,12 +156,12 @@ class VllmV1Scheduler:
                 q = min(todo, budget)
                 if not eng.enable_chunked_prefill and q < todo:
                     break
-                new_blocks = int(_ceil_div(begin + q, bs)) - hit
+                new_blocks = -(-(begin + q) // bs) - hit
                 hashes = req.block_hashes[:hit]
                 if new_blocks + pool.state_blocks > pool.free - (pool.idle_among(hashes) if hit else 0):
                     break
                 if eng.reserve_to_completion:
-                    whole = int(_ceil_div(req.prompt_tokens + req.max_tokens, bs)) - hit + pool.state_blocks
+                    whole = -(-(req.prompt_tokens + req.max_tokens) // bs) - hit + pool.state_blocks
                     if promised + whole > pool.num_blocks and r.running_order:
                         break
                     promised += whole
@@ -200,7 +193,7 @@ class VllmV1Scheduler:
         head_s = 0.0
         ctx_sum = r.dec_cb_sum + nd * clock  # the decoders' KV tokens
         # the decoders' KV lengths themselves (ascending slots) matter only to sliding-window layers
-        ctx_d = r.ctx_base[r.dec_slots()] + clock if window and nd else _EMPTY
+        ctx_d = r.dec_contexts() if window and nd else _EMPTY
         if chunks:
             keys_full = float(ctx_sum) + nd if nd else 0.0
             keys_slide = float(np.minimum(ctx_d + 1, window).sum()) if window and nd else 0.0
@@ -221,7 +214,7 @@ class VllmV1Scheduler:
             grow = r.dec_blocks(clock + k) - r.dec_blocks(clock + 1) if nd else 0
             for slot, b in zip(new, new_base, strict=True):
                 tgt = -(-(b + k) // bs)
-                grow += tgt - int(r.nblocks[slot])
+                grow += tgt - r.nblocks[slot]
                 r.nblocks[slot] = tgt
             _take(pool, grow)
             r.ahead = k
@@ -346,7 +339,7 @@ class VllmV1Scheduler:
         bs = r.block_size
         clock = r.clock
         held = r.dec_blocks(clock + 1)
-        have = [int(r.nblocks[s]) for s in new]
+        have = [r.nblocks[s] for s in new]
 
         def need(j: int) -> int:
             return r.dec_blocks(clock + j) - held + sum(-(-(b + j) // bs) - h for b, h in zip(new_base, have, strict=True))
