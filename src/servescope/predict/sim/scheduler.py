@@ -111,13 +111,15 @@ class VllmV1Scheduler:
                 need = r.dec_on_boundary(clock)
             nd = r.n_decoding
         if nd:
-            _take(pool, r.dec_on_boundary(clock))
+            need = r.dec_on_boundary(clock)
+            if need:  # (most iterations: no decoder crosses a block boundary)
+                _take(pool, need)
             r.ahead = 1
         budget -= nd
 
         # 2. running prefills, in admission order
         chunks: list[tuple[int, int]] = []
-        for slot in list(r.prefilling):
+        for slot in list(r.prefilling) if r.prefilling else ():
             if budget <= 0:
                 break
             req = r.slot_req[slot]
@@ -216,7 +218,8 @@ class VllmV1Scheduler:
                 tgt = -(-(b + k) // bs)
                 grow += tgt - r.nblocks[slot]
                 r.nblocks[slot] = tgt
-            _take(pool, grow)
+            if grow:
+                _take(pool, grow)
             r.ahead = k
             keys_sum = float(ctx_sum + sum(new_base)) + lead * size
             line = model.decode_line(size, keys_sum)  # (None with sliding-window layers)
