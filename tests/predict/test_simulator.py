@@ -325,8 +325,8 @@ def test_guaranteed_no_evict_never_preempts(catalog: Catalog) -> None:
 
 def _check_decoder_totals(r: Replica) -> None:
     """The replica's running totals of its decoders against its slot arrays, and every
-    block accounted for: the pool's used blocks are the running requests' own plus the
-    cached blocks someone references."""
+    block accounted for: the pool's used blocks are the running requests' own (and their
+    linear-attention state) plus the cached blocks someone references."""
     bs = r.block_size
     dec = [s for s, on in enumerate(r.decoding) if on]
     bases = [r.ctx_base[s] for s in dec]
@@ -342,7 +342,7 @@ def _check_decoder_totals(r: Replica) -> None:
     for s in r.running_order:
         req = r.slot_req[s]
         assert req is not None
-        own += r.blocks_of(s) - len(req.hashed)
+        own += r.blocks_of(s) - len(req.hashed) + r.pool.state_blocks
     cached = sum(1 for n in r.pool.refs.values() if n > 0)
     assert r.pool.used == own + cached
 
@@ -355,6 +355,7 @@ def _check_decoder_totals(r: Replica) -> None:
         (60, {"max_num_batched_tokens": 96, "max_num_seqs": 8, "block_size": 8}, 12, True),
         (700, {"block_size": 1}, 10, False),
         (None, {"batch_wait_iters": 4, "batch_wait_tokens": 400}, 5, True),
+        (90, {"max_num_seqs": 8, "state": 3}, 8, False),
     ],
 )
 def test_decoder_running_totals_match_the_slots(
@@ -367,9 +368,14 @@ def test_decoder_running_totals_match_the_slots(
     from servescope.predict.sim import scheduler
 
     dep = deploy(scenario(), catalog=catalog)
+    engine = dict(engine)
+    state = engine.pop("state", 0)  # blocks of linear-attention state per running request
     dep.engine = replace(dep.engine, **engine)  # type: ignore[arg-type]
     if blocks is not None:
         dep.kv = replace(dep.kv, num_blocks=blocks)
+    if state:
+        dep.kv = replace(dep.kv, state_bytes_per_sequence=state * dep.kv.block_size * dep.kv.kv_bytes_per_token)
+        assert dep.kv.state_blocks == state
     plan = scheduler.VllmV1Scheduler.plan
     plans = []
 
