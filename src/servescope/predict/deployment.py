@@ -18,7 +18,7 @@ args (``--max-num-seqs 256``), then the engine's own defaults:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +65,8 @@ class EngineConfig:
     # the KV blocks of its prompt plus its max output, and those of every running request, fit;
     # nothing is ever preempted (MAX_UTILIZATION schedules as vLLM does).
     reserve_to_completion: bool = False
+    # SGLang's --schedule-conservativeness: scales the output it reserves for running requests
+    schedule_conservativeness: float = 1.0
 
 
 @dataclass
@@ -137,14 +139,17 @@ def engine_config(scenario: Scenario, model: Model, hardware: Hardware) -> Engin
             threads=_int(flags.get("threads")),
         )
     big = hardware.device_memory_bytes >= 70 * GIB and "a100" not in hardware.id.lower()
-    sglang = eid == "sglang"
-    seqs = e.max_num_seqs or _int(first(flags, "max-num-seqs", "max-running-requests", "max-batch-size")) or (1024 if big else 256)
+    sglang = normalize_engine(eid) == "sglang"
+    sgl_chunk, sgl_fraction = sglang_memory_defaults(hardware, scenario.tp, scenario.pp) if sglang else (0, 0.0)
+    # SGLang's max_running_requests follows its KV pool (deploy() sets it once the pool is known)
+    seqs = e.max_num_seqs or _int(first(flags, "max-num-seqs", "max-running-requests", "max-batch-size")) or (1024 if big or sglang else 256)
     batched = e.max_num_batched_tokens or _int(first(flags, "max-num-batched-tokens", "chunked-prefill-size", "max-num-tokens"))
-    batched = batched or (8192 if big else 2048)
+    batched = batched or sgl_chunk or (8192 if big else 2048)
     block = e.block_size or _int(first(flags, "block-size", "page-size")) or (1 if sglang else 16)
     util = (
         e.gpu_memory_utilization
         or _float(first(flags, "gpu-memory-utilization", "mem-fraction-static", "kv-cache-free-gpu-memory-fraction", "free-gpu-memory-fraction"))
+        or sgl_fraction
         or 0.9
     )
     prefix = e.enable_prefix_caching
@@ -155,9 +160,11 @@ def engine_config(scenario: Scenario, model: Model, hardware: Hardware) -> Engin
     wait_iters = _int(flags.get("batch-wait-timeout-iters")) or 0
     wait_ratio = _float(flags.get("batch-wait-max-tokens-ratio")) or 0.0
     budget = max(batched, seqs if chunked else batched)
+    # SGLang runs prefill passes alone unless --enable-mixed-chunk (sim/sglang_scheduler.py)
+    scheduler = "sglang" if sglang and flags.get("enable-mixed-chunk") is not True else "vllm-v1"
     return EngineConfig(
         engine=e.id,
-        scheduler="vllm-v1",
+        scheduler=scheduler,
         max_num_seqs=seqs,
         max_num_batched_tokens=budget,
         block_size=block,
@@ -169,7 +176,42 @@ def engine_config(scenario: Scenario, model: Model, hardware: Hardware) -> Engin
         batch_wait_iters=wait_iters if wait_ratio > 0 or wait_iters else 0,
         batch_wait_tokens=int(wait_ratio * budget) if wait_ratio > 0 else budget,
         reserve_to_completion=_guaranteed_no_evict(e.id, flags),
+        schedule_conservativeness=_float(flags.get("schedule-conservativeness")) or 1.0,
     )
+
+
+def sglang_memory_defaults(hardware: Hardware, tp: int, pp: int) -> tuple[int, float]:
+    """SGLang's ``chunked_prefill_size`` and ``mem_fraction_static`` when the server is not told:
+    by the GPU's memory (nvidia-smi MiB), as ``ServerArgs._handle_gpu_memory_settings`` sets them
+    (sgl-project/sglang python/sglang/srt/server_args.py, 0.5.x): chunks of 2k under 35 GB, 4k
+    under 60 GB, 8k under 160 GB (A100 80 GB, H100, H200), else 16k; CUDA graphs up to 8 / 24
+    (tp < 4) or 80 / 32 or 160 / 256 or 512 / 512 sequences; and ``(memory - reserved) /
+    memory`` with reserved = 512 MiB + 1.5 x max(chunk, 2048) + 2 x graph batch + tp x pp / 8
+    GiB, at least 10 GiB on GPUs over 60 GB."""
+    mem = hardware.device_memory_bytes / 2**20
+    small_tp = tp < 4
+    if mem < 20 * 1024:
+        chunk, graph_bs = 2048, 8
+    elif mem < 35 * 1024:
+        chunk, graph_bs = 2048, 24 if small_tp else 80
+    elif mem < 60 * 1024:
+        chunk, graph_bs = 4096, 32 if small_tp else 160
+    elif mem < 160 * 1024:
+        chunk, graph_bs = 8192, 256 if small_tp else 512
+    else:
+        chunk, graph_bs = 16384, 512
+    reserved = 512 + max(chunk, 2048) * 1.5 + graph_bs * 2 + tp * pp / 8 * 1024
+    if mem > 60 * 1024:
+        reserved = max(reserved, 10 * 1024)
+    return chunk, round((mem - reserved) / mem, 3)
+
+
+def sglang_max_running_requests(pool_tokens: int, context_len: int) -> int:
+    """SGLang's default cap on running requests: its request pool, ``pool / context_len x 512``
+    held to [2048, 4096], and at most half the KV pool's tokens (``ModelRunner`` /
+    ``Scheduler``: ``min(max_total_num_tokens // 2, req_to_token_pool.size)``)."""
+    estimated = max(min(int(pool_tokens / max(context_len, 1) * 512), 4096), 2048)
+    return max(1, min(estimated, pool_tokens // 2))
 
 
 def _state_dtype(scenario: Scenario, model: Model, flags: dict[str, Any]) -> str:
@@ -320,6 +362,9 @@ def deploy(
         profile_tokens=_v0_profile_tokens(scenario, eng, flags),
         **_memory_rule(scenario, flags),
     )
+    seqs_given = scenario.engine.max_num_seqs or first(flags, "max-num-seqs", "max-running-requests", "max-batch-size")
+    if normalize_engine(scenario.engine.id) == "sglang" and not seqs_given and cap.fits:
+        eng = replace(eng, max_num_seqs=sglang_max_running_requests(cap.tokens, eng.max_model_len))
     if not cap.fits:
         raise CatalogError(
             f"scenario {scenario.name}: {mdl.id} does not fit on {hw.id} with tp={scenario.tp} pp={scenario.pp}: "

@@ -48,6 +48,7 @@ READ_BATCHING = frozenset(
         "batch-wait-timeout-iters", "batch-wait-max-tokens-ratio",
         "kv-cache-dtype", "dtype", "quantization",
         "mamba-ssm-cache-dtype", "mamba-ssm-dtype",  # vLLM, SGLang: the linear-attention state's dtype
+        "enable-mixed-chunk", "schedule-conservativeness",  # SGLang's scheduler
     }
 )  # fmt: skip
 PARALLEL: dict[str, str] = {

@@ -101,9 +101,11 @@ def kv_capacity(
 ) -> KvCapacity:
     """The KV pool of one replica (each of its devices holds 1/tp of every token's KV).
 
-    ``rule``: ``vllm`` (and SGLang, whose ``mem_fraction_static`` is read the same way):
-    the fraction is of the device, and weights, activations and the runtime reserve come
-    out of it; ``trt-llm``: TensorRT-LLM's ``free_gpu_memory_fraction`` is of the memory
+    ``rule``: ``vllm``: the fraction is of the device, and weights, activations and the
+    runtime reserve come out of it (SGLang's ``mem_fraction_static`` too: its
+    ``profile_max_num_token`` takes the pool as the memory free after loading less
+    ``total x (1 - fraction)``, and what loading leaves allocated beside the weights plays
+    the activation estimate's part; the one logged SGLang pool is within 3 %, kv_pool_check.py); ``trt-llm``: TensorRT-LLM's ``free_gpu_memory_fraction`` is of the memory
     still free once weights, activations and the runtime are in place, and its
     ``max_tokens`` caps the pool (the smaller wins, its log says)."""
     hw = model.hardware

@@ -307,6 +307,33 @@ class Replica:
         self.enqueue(req, now, front=True)
         return req
 
+    def pause_decoders(self, first: int) -> None:
+        """Every decoding sequence sits out iteration ``first`` (SGLang's prefill-only pass):
+        no token and no KV growth there. The step still moves the clock on by one, so each
+        decoder's bases move back one (KV base - 1, tokens-left base + 1) and the running
+        totals with them, and its run of token iterations closes before ``first`` and
+        resumes after it."""
+        if not self.n_decoding:
+            return
+        res = self.dec_res
+        self.dec_q_sum -= res[0]  # a base of residue 0 drops to the block below
+        self.dec_res = res[1:] + res[:1]  # residue r -> r - 1, 0 -> bs - 1
+        self.dec_cb_sum -= self.n_decoding
+        self.dec_heap = [(left + 1, ser, slot) for left, ser, slot in self.dec_heap]  # (a uniform shift keeps it a heap)
+        self.ahead = 1  # their blocks, unchanged, are those of clock + 1 on the shifted bases
+        ctx_base, left_base, seg_start, slot_req = self.ctx_base, self.left_base, self.seg_start, self.slot_req
+        for slot, on in enumerate(self.decoding):
+            if not on:
+                continue
+            ctx_base[slot] -= 1
+            left_base[slot] += 1
+            start = seg_start[slot]
+            if start <= first - 1:
+                req = slot_req[slot]
+                assert req is not None
+                req.segments.append((start, first - 1))
+            seg_start[slot] = first + 1
+
     # --- iterations ---------------------------------------------------------------
     def record_ends(self, first: int, ends: list[int]) -> None:
         need = first + len(ends)

@@ -43,6 +43,7 @@ import numpy as np
 
 from servescope.predict.sim.kv_cache import BlockPool
 from servescope.predict.sim.replica import PlannedStep, Replica
+from servescope.predict.sim.request import SimRequest
 
 MAX_RUN = 1 << 16
 _SHORT_RUN = 32  # iterations up to which a run's end times are summed in plain Python (numpy's per-call cost dominates)
@@ -102,7 +103,7 @@ class VllmV1Scheduler:
         # 1. decodes: one token each; make room for the blocks they need now and take them
         # (a decoder holds ceil(ctx / bs) blocks: it needs one more when ctx is a multiple of bs)
         clock = r.clock
-        nd = r.n_decoding
+        nd = r.n_decoding if self._decodes_run() else 0  # (SGLang's prefill passes: the decoders sit out)
         if nd and pool.free < nd:
             need = r.dec_on_boundary(clock)
             while need > pool.free and r.running_order:
@@ -119,7 +120,7 @@ class VllmV1Scheduler:
 
         # 2. running prefills, in admission order
         chunks: list[tuple[int, int]] = []
-        for slot in list(r.prefilling) if r.prefilling else ():
+        for slot in list(r.prefilling) if r.prefilling and self._prefills_run() else ():
             if budget <= 0:
                 break
             req = r.slot_req[slot]
@@ -140,12 +141,12 @@ class VllmV1Scheduler:
             r.nblocks[slot] += need
             chunks.append((slot, q))
             budget -= q
-        if preempted:
+        if preempted and self._decodes_run():
             nd = r.n_decoding
 
         # 3. admissions (TensorRT-LLM's batch waiting may hold them while decodes run)
         hold = self._batch_wait(r, nd) if eng.batch_wait_iters and nd and not preempted else 0
-        if not preempted and not hold:
+        if not preempted and not hold and self._prefills_run():
             # GUARANTEED_NO_EVICT (TensorRT-LLM): blocks promised to running requests to their max length
             promised = self._promised_blocks(r) if eng.reserve_to_completion and r.waiting else 0
             while r.waiting and r.free_slots and budget > 0:
@@ -167,6 +168,8 @@ class VllmV1Scheduler:
                     if promised + whole > pool.num_blocks and r.running_order:
                         break
                     promised += whole
+                if not self._room_for(r, req, todo):
+                    break
                 r.dequeue(now)
                 if hit:
                     pool.acquire(hashes)
@@ -284,6 +287,19 @@ class VllmV1Scheduler:
         step = PlannedStep(now, first, ends, chunks, r.epoch, kv_area, new, new_base, run_area)
         r.pending = step
         return step
+
+    # --- what other engines' schedulers change (SglangScheduler) ---------------------
+    def _decodes_run(self) -> bool:
+        """Decoding sequences get their token in the iteration being planned."""
+        return True
+
+    def _prefills_run(self) -> bool:
+        """Prompt chunks (running prefills, then admissions) may join the iteration being planned."""
+        return True
+
+    def _room_for(self, r: Replica, req: SimRequest, todo: int) -> bool:
+        """The engine's own admission budget beside blocks and slots (none in vLLM)."""
+        return True
 
     def _run_ahead(self, r: Replica, nd: int, chunks: list[tuple[int, int]], hold: int, new: list[int], new_base: list[int]) -> int:
         """How many iterations this step holds: 1, plus the decode-only iterations that

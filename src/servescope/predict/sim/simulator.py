@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from servescope.predict.deployment import Deployment
+from servescope.predict.sim import sglang_scheduler  # noqa: F401  (registers the sglang scheduler)
 from servescope.predict.sim.events import Event, PhaseStart
 from servescope.predict.sim.kv_cache import BlockPool
 from servescope.predict.sim.load import LoadDriver, Phase
