@@ -236,8 +236,10 @@ def _held_out(group: tuple[tuple[str, str], set[str]]) -> dict[str, Any]:
         errs = _point_errors(members, lambda scen, dep: _nim(A_PRIORI, scen))
         label = "a priori (no run outside the group to fit on)"
     points = max(len(v) for v in errs.values())
-    mape = {m: round(100 * float(np.mean(v)), 1) for m, v in errs.items() if v}
-    misses = [m for m, goal in GOALS.items() if m in mape and mape[m] > goal] if points >= MIN_POINTS else []
+    exact = {m: 100 * float(np.mean(v)) for m, v in errs.items() if v}
+    mape = {m: round(x, 1) for m, x in exact.items()}
+    # (held against the unrounded error: 30.03 % misses a 30 % goal although it prints as 30.0)
+    misses = [m for m, goal in GOALS.items() if m in exact and exact[m] > goal] if points >= MIN_POINTS else []
     return {
         "dimension": dim,
         "group": value,
@@ -247,6 +249,7 @@ def _held_out(group: tuple[tuple[str, str], set[str]]) -> dict[str, Any]:
         "training_runs": train,
         "fitted": fitted,
         "mape": mape,
+        "mape_unrounded": exact,
         "misses_goal": misses,
         "seconds": round(time.monotonic() - t_group, 1),
     }
