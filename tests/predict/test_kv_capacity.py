@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from servescope.catalog.store import Catalog
 from servescope.predict.deployment import deploy
 from servescope.predict.kv_capacity import CUDA_DRIVER_RESERVE_BYTES, GPU_RUNTIME_RESERVE_BYTES
@@ -80,3 +82,29 @@ def test_tensorrt_llm_admits_under_guaranteed_no_evict_unless_told_otherwise() -
     assert policy("trt-llm", {}) and policy("nim", {})
     assert not policy("trt-llm", {"capacity_scheduler_policy": "MAX_UTILIZATION"})
     assert not policy("vllm", {}) and not policy("sglang", {})
+
+
+def test_sliding_window_layers_hold_only_their_window(catalog: Catalog) -> None:
+    """gpt-oss-120b: 18 of its 36 layers slide over 128 tokens. vLLM V1 and TensorRT-LLM keep those
+    layers' KV for the window only, so a pool's tokens are counted in the full layers' bytes and each
+    running request holds its window's worth beside them; with vLLM's hybrid manager off (or SGLang,
+    whose SWA pool is not modelled) every layer's KV grows with every token."""
+    from servescope.documents import Scenario
+    from servescope.predict.deployment import deploy
+
+    def dep(engine: dict[str, object]):  # type: ignore[no-untyped-def]
+        return deploy(Scenario(name="t", model="gpt-oss-120b", hardware="h100-sxm", engine=engine), catalog=catalog)  # type: ignore[arg-type]
+
+    v1 = dep({"id": "vllm", "version": "0.11.0"})
+    sm = v1.step_model
+    full, every = sm.kv_full_bytes_per_token_per_device, sm.kv_bytes_per_token_per_device
+    assert full == every / 2  # 18 full layers of 36, the same heads and dims
+    assert v1.kv.kv_bytes_per_token == full
+    assert v1.kv.state_bytes_per_sequence == 128 * (every - full)
+    assert v1.kv.state_blocks == 128 // v1.kv.block_size  # the window in full-layer blocks
+    assert v1.kv.tokens == pytest.approx(v1.kv.kv_pool_bytes / full, rel=1e-3)
+    for engine in ({"id": "trt-llm", "version": "1.0.0"},):
+        assert dep(engine).kv.kv_bytes_per_token == full
+    for engine in ({"id": "vllm", "version": "0.11.0", "args": {"--disable-hybrid-kv-cache-manager": True}}, {"id": "sglang", "version": "0.5.5"}):
+        flat = dep(engine)
+        assert flat.kv.kv_bytes_per_token == every and flat.kv.state_bytes_per_sequence == 0.0

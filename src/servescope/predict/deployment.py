@@ -240,11 +240,17 @@ def _guaranteed_no_evict(engine_id: str, flags: dict[str, Any]) -> bool:
 
 def _memory_rule(scenario: Scenario, flags: dict[str, Any]) -> dict[str, Any]:
     """The engine's own way of sizing its KV pool (``kv_capacity``'s ``rule``, reserve and cap)."""
-    if normalize_engine(scenario.engine.id) in ("trt-llm", "nim"):
+    engine = normalize_engine(scenario.engine.id)
+    if engine in ("trt-llm", "nim"):
         cap = flags.get("max-tokens")
-        return {"rule": "trt-llm", "max_tokens": int(cap) if isinstance(cap, (int, float)) and cap > 0 else None}
+        # (sliding-window layers keep max_attention_window tokens each: TensorRT-LLM's variable sliding window attention)
+        return {"rule": "trt-llm", "max_tokens": int(cap) if isinstance(cap, (int, float)) and cap > 0 else None, "windowed": True}
     if vllm_v0(scenario):
         return {"reserve_bytes": V0_RUNTIME_RESERVE_BYTES}
+    if engine == "vllm":
+        # V1's hybrid KV cache manager frees a sliding-window layer's blocks once they leave the window,
+        # unless --disable-hybrid-kv-cache-manager (vllm/v1/core/single_type_kv_cache_manager.py)
+        return {"windowed": flags.get("disable-hybrid-kv-cache-manager") is not True}
     return {}
 
 

@@ -49,6 +49,7 @@ READ_BATCHING = frozenset(
         "kv-cache-dtype", "dtype", "quantization",
         "mamba-ssm-cache-dtype", "mamba-ssm-dtype",  # vLLM, SGLang: the linear-attention state's dtype
         "enable-mixed-chunk", "schedule-conservativeness",  # SGLang's scheduler
+        "disable-hybrid-kv-cache-manager",  # vLLM: sliding-window KV kept for every token
     }
 )  # fmt: skip
 PARALLEL: dict[str, str] = {

@@ -55,7 +55,8 @@ class KvCapacity:
     block_size: int
     num_blocks: int
     state_bytes_per_sequence: float = 0.0
-    """Linear-attention state one running sequence holds on a device (0: none)."""
+    """What one running sequence holds on a device whatever its length (0: none): a linear-attention
+    state, and under a windowed engine its sliding-window layers' window of KV."""
 
     @property
     def tokens(self) -> int:
@@ -98,6 +99,7 @@ def kv_capacity(
     rule: str = "vllm",
     reserve_bytes: float | None = None,
     max_tokens: int | None = None,
+    windowed: bool = False,
 ) -> KvCapacity:
     """The KV pool of one replica (each of its devices holds 1/tp of every token's KV).
 
@@ -107,13 +109,24 @@ def kv_capacity(
     ``total x (1 - fraction)``, and what loading leaves allocated beside the weights plays
     the activation estimate's part; the one logged SGLang pool is within 3 %, kv_pool_check.py); ``trt-llm``: TensorRT-LLM's ``free_gpu_memory_fraction`` is of the memory
     still free once weights, activations and the runtime are in place, and its
-    ``max_tokens`` caps the pool (the smaller wins, its log says)."""
+    ``max_tokens`` caps the pool (the smaller wins, its log says).
+
+    ``windowed``: the engine keeps a sliding-window layer's KV only for the window (vLLM V1's
+    hybrid KV cache manager frees the blocks that leave it, ``SlidingWindowManager``;
+    TensorRT-LLM's per-layer ``max_attention_window``): the pool's tokens
+    are then counted in full-attention bytes, and each running sequence holds its window's
+    worth of the sliding layers' KV beside them, as a constant (``state_blocks``, like a
+    linear-attention state; at most the window: a shorter sequence is charged the whole window)."""
     hw = model.hardware
     memory = hw.device_memory_bytes
     if hw.device_type == "gpu":
         memory -= CUDA_DRIVER_RESERVE_BYTES
     weights = model.weight_bytes_per_device
     per_token = model.kv_bytes_per_token_per_device
+    state = model.state_bytes_per_sequence
+    if windowed and model.window_bytes_per_sequence and model.kv_full_bytes_per_token_per_device:
+        per_token = model.kv_full_bytes_per_token_per_device
+        state += model.window_bytes_per_sequence
     if fixed_tokens is not None:
         blocks = fixed_tokens // block_size
         pool = blocks * block_size * per_token
@@ -145,5 +158,5 @@ def kv_capacity(
         kv_bytes_per_token=per_token,
         block_size=block_size,
         num_blocks=blocks,
-        state_bytes_per_sequence=model.state_bytes_per_sequence,
+        state_bytes_per_sequence=state,
     )

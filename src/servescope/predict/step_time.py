@@ -448,3 +448,14 @@ class StepTimeModel:
     def kv_bytes_per_token_per_device(self) -> float:
         """KV bytes one token adds on one device below the sliding window (pp splits layers)."""
         return (self._kv_full + self._kv_slide) / self.pp
+
+    @property
+    def kv_full_bytes_per_token_per_device(self) -> float:
+        """The part of that held by full-attention layers (the rest stops growing at the window)."""
+        return self._kv_full / self.pp
+
+    @property
+    def window_bytes_per_sequence(self) -> float:
+        """What a sequence's sliding-window layers hold once past the window, per device: the
+        window's tokens (an engine that frees KV outside the window holds no more)."""
+        return (self._window or 0) * self._kv_slide / self.pp
