@@ -165,19 +165,17 @@ def fit_cases(measured: Measured, scenario: Scenario, catalog: Catalog, template
             spec = SyntheticWorkload(
                 (p.concurrency,), isl, p.mean_osl, num_requests=p.completed_requests, harness="burst", sharegpt_client=sharegpt, range_ratio=spread
             )
-        elif spread is not None:
-            count = p.completed_requests if counted and p.completed_requests else None
-            spec = SyntheticWorkload((p.concurrency,), isl, p.mean_osl, num_requests=count, harness=(rep or REPLAYS["steady"]).name, range_ratio=spread)
         else:
             count = p.completed_requests if counted and p.completed_requests else None
             replay = rep or REPLAYS["steady"]
             lo, hi = replay.length_range
             # the point's means are the means of the client's draw: a replay whose lengths are
             # uniform in [lo L, hi L] is given L = mean / ((lo + hi) / 2) (InferenceX: [0.8 L, L],
-            # measured mean 922 of L = 1024), never the mean itself as L
+            # measured mean 922 of L = 1024), never the mean itself as L (a stated spread is centred)
             centre = (lo + hi) / 2
-            x_in, x_out = (isl, p.mean_osl) if sharegpt or centre == 1.0 else (round(isl / centre), round(p.mean_osl / centre))
-            spec = SyntheticWorkload((p.concurrency,), x_in, x_out, num_requests=count, harness=replay.name, sharegpt_client=sharegpt)
+            exact = sharegpt or spread is not None or centre == 1.0
+            x_in, x_out = (isl, p.mean_osl) if exact else (round(isl / centre), round(p.mean_osl / centre))
+            spec = SyntheticWorkload((p.concurrency,), x_in, x_out, num_requests=count, harness=replay.name, sharegpt_client=sharegpt, range_ratio=spread)
         cases.append(FitCase(prepare(spec), [p]))
     return cases
 

@@ -25,6 +25,7 @@ from servescope.documents.config_id import (
     FLAG_DEFAULTS,
     NON_RUNNABLE_FLAGS,
     is_secret_flag,
+    normalize_dtype,
     normalize_engine,
     normalize_flag_name,
     normalize_value,
@@ -131,8 +132,8 @@ def state_dtype_flag(flags: Mapping[str, Any]) -> str | None:
     value = first(flags, "mamba-ssm-cache-dtype", "mamba-ssm-dtype")
     if value is None:
         return None
-    low = str(value).strip().lower()
-    return None if low == "auto" else {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": "fp32"}.get(low, low)
+    dtype = normalize_dtype(str(value))
+    return None if dtype == "auto" else dtype
 
 
 def is_default(engine: str, name: str, value: Any) -> bool:

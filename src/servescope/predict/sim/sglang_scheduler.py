@@ -103,27 +103,23 @@ class SglangScheduler(VllmV1Scheduler):
         return step
 
     @staticmethod
-    def _running_left(r: Replica) -> int:
-        """Output tokens the running requests have still to generate (each clipped)."""
-        left = 0
+    def _progress(r: Replica) -> list[tuple[int, int]]:
+        """(tokens still to generate, max output) of each running request."""
+        out = []
         for slot in r.running_order:
             q = r.slot_req[slot]
-            if q is None:
-                continue
-            todo = int(r.left_base[slot]) - r.clock if r.decoding[slot] else q.max_tokens - q.generated
-            left += min(todo, CLIP_MAX_NEW_TOKENS)
-        return left
+            if q is not None:
+                out.append((r.left_base[slot] - r.clock if r.decoding[slot] else q.max_tokens - q.generated, q.max_tokens))
+        return out
 
-    @staticmethod
-    def _retract_estimate(r: Replica) -> float:
-        decoded = total = 0
-        n = 0
-        for slot in r.running_order:
-            q = r.slot_req[slot]
-            if q is None:
-                continue
-            n += 1
-            done = q.max_tokens - (int(r.left_base[slot]) - r.clock) if r.decoding[slot] else q.generated
-            decoded += done
-            total += q.max_tokens
-        return min(1.0, (decoded + RETRACT_DECODE_STEPS * n) / (total + 1))
+    @classmethod
+    def _running_left(cls, r: Replica) -> int:
+        """Output tokens the running requests have still to generate (each clipped)."""
+        return sum(min(left, CLIP_MAX_NEW_TOKENS) for left, _ in cls._progress(r))
+
+    @classmethod
+    def _retract_estimate(cls, r: Replica) -> float:
+        progress = cls._progress(r)
+        decoded = sum(most - left for left, most in progress)
+        total = sum(most for _, most in progress)
+        return min(1.0, (decoded + RETRACT_DECODE_STEPS * len(progress)) / (total + 1))
