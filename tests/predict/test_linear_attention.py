@@ -135,3 +135,11 @@ def test_a_hybrid_prediction_says_what_is_approximated(catalog: Catalog, qwen3_n
     assert any("36 Gated DeltaNet layers" in w and "prefix hit" in w for w in warnings), warnings
     sglang = _deploy(catalog, qwen3_next, "sglang").warnings
     assert any("max_mamba_cache_size" in w for w in sglang), sglang
+
+
+def test_a_bad_state_dtype_flag_is_one_line(catalog: Catalog, qwen3_next: Model) -> None:
+    from servescope.errors import CatalogError
+
+    with pytest.raises(CatalogError, match=r"--mamba-ssm-cache-dtype / --mamba-ssm-dtype 'foo' is not a state dtype") as info:
+        _deploy(catalog, qwen3_next, args={"--mamba-ssm-cache-dtype": "foo"})
+    assert "\n" not in str(info.value)

@@ -84,3 +84,13 @@ def test_admission_reserves_output_so_nothing_is_retracted(catalog: Catalog) -> 
     t = times(sgl)
     assert t["r1"][1] > t["r0"][2][-1]
     assert sgl.replicas[0].pool.free == 20
+
+
+@pytest.mark.parametrize("value", ["abc", 0, -1])
+def test_a_bad_schedule_conservativeness_is_one_line(catalog: Catalog, value: object) -> None:
+    from servescope.errors import CatalogError
+
+    scen = scenario(engine={"id": "sglang", "version": "0.5.5", "args": {"--schedule-conservativeness": value}})
+    with pytest.raises(CatalogError, match=r"--schedule-conservativeness .* is not a positive number") as info:
+        deploy(scen, catalog=catalog)
+    assert "\n" not in str(info.value)

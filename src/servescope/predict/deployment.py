@@ -104,6 +104,17 @@ def _int(value: Any) -> int | None:
         return None
 
 
+def _positive(scenario: Scenario, flags: dict[str, Any], name: str) -> float | None:
+    """A flag that must be a positive number: its value, None when not given, one line otherwise."""
+    value = flags.get(name)
+    if value is None:
+        return None
+    number = _float(value)
+    if number is None or not number > 0:
+        raise CatalogError(f"scenario {scenario.name}: engine.args --{name} {value!r} is not a positive number; give one, or leave it out")
+    return number
+
+
 def _float(value: Any) -> float | None:
     if value is None or isinstance(value, bool):
         return None
@@ -176,7 +187,7 @@ def engine_config(scenario: Scenario, model: Model, hardware: Hardware) -> Engin
         batch_wait_iters=wait_iters if wait_ratio > 0 or wait_iters else 0,
         batch_wait_tokens=int(wait_ratio * budget) if wait_ratio > 0 else budget,
         reserve_to_completion=_guaranteed_no_evict(e.id, flags),
-        schedule_conservativeness=_float(flags.get("schedule-conservativeness")) or 1.0,
+        schedule_conservativeness=_positive(scenario, flags, "schedule-conservativeness") or 1.0,
     )
 
 
@@ -219,7 +230,13 @@ def _state_dtype(scenario: Scenario, model: Model, flags: dict[str, Any]) -> str
     the model's config asks (``mamba_ssm_dtype``; vLLM's ``auto`` reads it), else the engine's
     default: SGLang ``--mamba-ssm-dtype float32`` (python/sglang/srt/server_args.py), vLLM the
     model dtype (``mamba_ssm_cache_dtype: auto``, vllm/config/cache.py)."""
-    asked = state_dtype_flag(flags) or from_torch_dtype(model.linear_state_dtype)
+    flagged = state_dtype_flag(flags)
+    if flagged is not None and flagged not in ("bf16", "fp16", "fp32"):
+        raise CatalogError(
+            f"scenario {scenario.name}: engine.args --mamba-ssm-cache-dtype / --mamba-ssm-dtype {flagged!r} is not a state dtype; "
+            "give auto, bfloat16, float16 or float32"
+        )
+    asked = flagged or from_torch_dtype(model.linear_state_dtype)
     if asked:
         return str(asked)
     if normalize_engine(scenario.engine.id) == "sglang":
