@@ -124,6 +124,15 @@ def check(catalog: Catalog | None = None, sources: Path = SOURCES) -> list[dict[
         )
         if row["logged_tokens"]:
             row["error_pct"] = round(100 * (kv.tokens - row["logged_tokens"]) / row["logged_tokens"], 1)
+        # what vLLM logs beside the pool: "Model loading took X GiB" and "Available KV cache memory: X GiB"
+        logged = entry["logged"]
+        if logged.get("weights_gib") is not None:
+            row["logged_weights_gib"] = logged["weights_gib"]
+            row["weights_error_pct"] = round(100 * (kv.weight_bytes / 2**30 - logged["weights_gib"]) / logged["weights_gib"], 1)
+        if logged.get("kv_cache_gib") is not None and entry["engine"] == "vllm":
+            row["logged_kv_gib"] = logged["kv_cache_gib"]
+            # (before the pool is floored at zero: a negative logged figure is a refusal's margin)
+            row["predicted_kv_gib"] = round((kv.usable_bytes - kv.weight_bytes - kv.activation_bytes - kv.reserve_bytes) / 2**30, 2)
         rows.append(row)
     return rows
 
@@ -137,15 +146,21 @@ def main(argv: list[str] | None = None) -> int:
         if "skipped" in r:
             print(f"{r['id']:<58} skipped: {r['skipped']}")
             continue
+        extra = ""
+        if "logged_weights_gib" in r:
+            extra += f"  weights {r['breakdown_gib']['weights']:.2f} GiB vs logged {r['logged_weights_gib']:.2f} ({r['weights_error_pct']:+.1f} %)"
+        if "logged_kv_gib" in r and "predicted_kv_gib" in r:
+            extra += f"  KV memory {r['predicted_kv_gib']:.2f} GiB vs logged {r['logged_kv_gib']:.2f}"
         outcome = (
             ("refused: " + r["refused"][:90])
             if r["refused"]
             else (
-                f"predicted {r['predicted_tokens']:>9,} logged {r['logged_tokens'] or 0:>9,} ({r.get('error_pct', float('nan')):+.1f} %)"
+                f"predicted {r['predicted_tokens']:>9,} "
+                + (f"logged {r['logged_tokens']:>9,} ({r['error_pct']:+.1f} %)" if r["logged_tokens"] else "(no token count logged)")
                 + ("  warned: may refuse to start" if r["warned"] else "")
             )
         )
-        print(f"{r['id']:<58} {'started' if r['started'] else 'REFUSED':<8} {outcome}")
+        print(f"{r['id']:<58} {'started' if r['started'] else 'REFUSED':<8} {outcome}{extra}")
     if a.json:
         OUT.parent.mkdir(parents=True, exist_ok=True)
         OUT.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")

@@ -126,3 +126,31 @@ def test_measured_hardware_keeps_unit_efficiency(catalog: Catalog) -> None:
     rows = padded_expert_rows(16384, 128, 8, 64)
     assert m.moe_time(16384) == pytest.approx(rows * 2 * arch.expert_params * arch.moe_layers / 8 / 989.4e12)
     assert not math.isnan(m.moe_time(1))
+
+
+def test_vllm_pads_mxfp4_experts_for_marlin_as_its_load_log_shows(catalog: Catalog) -> None:
+    """vLLM's mxfp4 method under Marlin rounds the per-rank expert width up to 128 and the hidden size
+    to 256; gpt-oss-120b on one H100 then holds what vLLM logs ("Model loading took 65.9651 GiB",
+    vLLM issue #23278), not the checkpoint's 60.7 GiB."""
+    d = deploy(_scenario("gpt-oss-120b", "h100-sxm", 1), catalog=catalog)
+    assert d.step_model.expert_padding == pytest.approx(2944 * 3072 / (2880 * 2880))
+    assert d.kv.weight_bytes / 2**30 == pytest.approx(65.9651, rel=0.01)
+    # the padded matrices are what a decode step streams
+    plain = StepTimeModel(d.step_model.arch, d.step_model.hardware, Calibration(), tp=1, weight_dtype="bf16", expert_dtype="mxfp4",
+                          moe_kernel=d.step_model.moe_kernel)  # fmt: skip
+    assert d.step_model.moe_time(16) / plain.moe_time(16) == pytest.approx(d.step_model.expert_padding, rel=1e-6)
+    # tp 2: 1,440 per rank rounds up to 1,536
+    assert deploy(_scenario("gpt-oss-120b", "h100-sxm", 2), catalog=catalog).step_model.expert_padding == pytest.approx(1536 * 3072 / (1440 * 2880))
+
+
+@pytest.mark.parametrize(
+    ("model", "hardware", "tp", "engine", "weight"),
+    [
+        ("gpt-oss-120b", "h200", 1, "sglang", "bf16"),  # SGLang's mxfp4 on Hopper: triton_kernels, no such padding
+        ("gpt-oss-120b", "b200", 1, "vllm", "bf16"),  # Blackwell: not Marlin
+        ("gpt-oss-120b", "h100-sxm", 2, "trt-llm", "bf16"),
+        ("qwen3-235b-a22b", "h100-sxm", 4, "vllm", "fp8"),  # Triton fused MoE: no padding
+    ],
+)
+def test_no_expert_padding_elsewhere(catalog: Catalog, model: str, hardware: str, tp: int, engine: str, weight: str) -> None:
+    assert deploy(_scenario(model, hardware, tp, engine, weight), catalog=catalog).step_model.expert_padding == 1.0

@@ -313,6 +313,25 @@ def moe_kernel_for(engine_id: str, hardware: Hardware, expert_dtype: str) -> Moe
     return None
 
 
+def expert_padding(engine_id: str, arch: Architecture, tp: int, expert_dtype: str | None, kernel: MoeKernel | None) -> float:
+    """How much larger the routed experts are as the engine lays them out than as the checkpoint holds them.
+
+    vLLM's mxfp4 MoE method under Marlin (``Mxfp4Backend.MARLIN``, its backend before Blackwell) pads
+    each expert because "the moe marlin kernel requires that for each linear n % 256 == 0 and
+    k % 128 == 0": the per-rank intermediate size is rounded up to a multiple of 128 and the hidden
+    size to 256 (vllm/model_executor/layers/quantization/mxfp4.py, ``create_weights``). For gpt-oss
+    (hidden and expert width 2,880) at tp 1 that is 2,944 x 3,072 against 2,880 x 2,880, 9.0 % more
+    expert bytes: 65.8 GiB of weights where the checkpoint's tensors are 60.7 GiB; vLLM logs
+    "Model loading took 65.9651 GiB" for gpt-oss-120b on one H100 under Marlin (vLLM issue #23278).
+    1.0 for every other engine, dtype and kernel (none is known to pad)."""
+    if normalize_engine(engine_id) != "vllm" or expert_dtype != "mxfp4" or kernel is None or not kernel.name.startswith("marlin"):
+        return 1.0
+    inter = arch.expert_intermediate // tp
+    if inter <= 0 or arch.hidden <= 0:
+        return 1.0
+    return (-(-inter // 128) * 128) * (-(-arch.hidden // 256) * 256) / (inter * arch.hidden)
+
+
 #: Catalog ids of Hopper (sm_90) devices: the only architecture with wgmma, which Marlin does not use.
 HOPPER_IDS = ("h100", "h200", "h20", "h800", "gh200")
 
@@ -374,6 +393,7 @@ def deploy(
         threads=eng.threads,
         state_dtype=state,
         moe_kernel=kernel,
+        expert_padding=expert_padding(scenario.engine.id, arch, scenario.tp, expert, kernel),
     )
     cap = kv_capacity(
         step,

@@ -144,6 +144,7 @@ class StepTimeModel:
         threads: int | None = None,
         state_dtype: str | None = None,
         moe_kernel: MoeKernel | None = None,
+        expert_padding: float = 1.0,
     ) -> None:
         self.arch = arch
         self.hardware = hardware
@@ -171,8 +172,12 @@ class StepTimeModel:
         self._dense_bytes = a.dense_linear_params * self.weight_bytes / tp
         self._head_flops_per_token = 2.0 * a.lm_head_params / tp
         self._head_bytes = a.lm_head_params * self.weight_bytes / tp
-        self._expert_flops_per_token = 2.0 * a.experts_per_tok * a.expert_params * a.moe_layers / tp
-        self._expert_bytes_each = a.expert_params * a.moe_layers * self.expert_bytes / tp
+        # ``expert_padding``: the routed experts' matrices as the engine lays them out for its kernel
+        # (vLLM pads mxfp4 experts for Marlin, ``deployment.expert_padding``): the padding is stored,
+        # read and multiplied like the rest of the weights
+        self.expert_padding = expert_padding
+        self._expert_flops_per_token = 2.0 * a.experts_per_tok * a.expert_params * a.moe_layers / tp * expert_padding
+        self._expert_bytes_each = a.expert_params * a.moe_layers * self.expert_bytes / tp * expert_padding
         self.moe_kernel = moe_kernel
         self._moe_rate = self._gemm_rate
         if moe_kernel is not None and a.experts:
@@ -441,7 +446,7 @@ class StepTimeModel:
         a = self.arch
         emb = 0.0 if a.tied_embeddings else a.embedding_params
         dense = (a.dense_linear_params + a.lm_head_params + emb + a.per_layer_embedding_params) * self.weight_bytes
-        experts = a.routed_expert_params * self.expert_bytes
+        experts = a.routed_expert_params * self.expert_bytes * self.expert_padding
         return (dense + experts) / (self.tp * self.pp)
 
     @property
