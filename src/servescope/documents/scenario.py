@@ -43,7 +43,8 @@ class Scenario(Document):
     quantization: str | None = None
     speculative_tokens: int | None = Field(default=None, ge=1, description="Speculative decoding: draft tokens proposed per step (none when null).")
     speculative_method: SpeculativeMethod | None = Field(
-        default=None, description="Speculative decoding: how drafts are proposed (a small draft model, an EAGLE/EAGLE-3 head, the model's MTP layer, n-gram lookup)."
+        default=None,
+        description="Speculative decoding: how drafts are proposed (a small draft model, an EAGLE/EAGLE-3 head, the model's MTP layer, n-gram lookup).",
     )
     speculative_draft_model: NonEmptyStr | None = Field(
         default=None, description="speculative_method draft_model: the draft model's catalog id (or a path to its config.json)."
@@ -52,7 +53,9 @@ class Scenario(Document):
         default=None, ge=0.0, le=1.0, description="Speculative decoding: probability that a draft token is accepted, given the ones before it were."
     )
     speculative_acceptance_length: float | None = Field(
-        default=None, ge=1.0, description="Speculative decoding: mean tokens emitted per verify step (accepted drafts + the target's own token), as engines log it."
+        default=None,
+        ge=1.0,
+        description="Speculative decoding: mean tokens emitted per verify step (accepted drafts + the target's own token), as engines log it.",
     )
     price_per_device_hour_usd: NonNegFloat | None = None
     notes: str | None = None

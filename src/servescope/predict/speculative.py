@@ -331,18 +331,19 @@ def speculation(scenario: Scenario) -> Speculation | None:
     method = _agree(scenario, "speculative_method", scenario.speculative_method, out.method)
     tokens = _agree(scenario, "speculative_tokens", scenario.speculative_tokens, out.tokens)
     draft = _agree(scenario, "speculative_draft_model", scenario.speculative_draft_model, out.draft)
+    # where the request for speculative decoding came from: its first flag, else its first field
+    names = ("speculative_tokens", "speculative_method", "speculative_draft_model", "speculative_acceptance_rate", "speculative_acceptance_length")
+    origin = f"engine.args.{next(iter(flags.values()))[0]}" if flags else next(f"{n}: {v}" for n, v in zip(names, stated_fields, strict=True) if v is not None)
     if engine in LLAMA_CPP_ENGINES:
-        where = out.method[0] if out.method else "speculative_method"
-        raise _refuse(scenario, where, "llama.cpp's server drafts a variable number of tokens per step (it stops below --draft-p-min) "
-                                       "and verifies slot by slot: not simulated; remove it to predict plain decoding")  # fmt: skip
+        raise _refuse(scenario, origin, "speculative decoding on llama.cpp is not simulated: its server drafts a variable number of tokens "
+                                        "per step (it stops below --draft-p-min) and verifies slot by slot; remove it to predict plain decoding")  # fmt: skip
     if method is None:
-        where = f"speculative_tokens: {tokens}" if tokens is not None else "speculative_method"
-        raise _refuse(scenario, where, "speculative decoding without a method: give speculative_method (draft_model, eagle, eagle3, "
-                                       "mtp, ngram), or remove speculative_tokens to predict plain decoding")  # fmt: skip
+        raise _refuse(scenario, origin, "speculative decoding without a method: give speculative_method (draft_model, eagle, eagle3, "
+                                        "mtp, ngram), or remove it to predict plain decoding")  # fmt: skip
     if tokens is None:
-        raise _refuse(scenario, f"speculative_method: {method}", "no draft tokens per step: give speculative_tokens (k)")
+        raise _refuse(scenario, origin, "speculative decoding without draft tokens per step: give speculative_tokens (k)")
     if scenario.pp > 1:
-        raise _refuse(scenario, f"pp: {scenario.pp}", "speculative decoding with pipeline parallelism is not simulated")
+        raise _refuse(scenario, f"pp: {scenario.pp}", "speculative decoding with pipeline parallelism is not simulated; predict it with pp 1")
     if method == "draft_model" and draft is None:
         raise _refuse(scenario, "speculative_method: draft_model", "no draft model: give speculative_draft_model (a catalog id or a config.json)")
     rate, length = scenario.speculative_acceptance_rate, scenario.speculative_acceptance_length
