@@ -23,12 +23,12 @@ from servescope.predict.outputs import build_records, fast_stats
 from servescope.predict.plausibility import decode_floor
 from servescope.predict.speculative import (
     DEFAULT_ACCEPTANCE,
-    SpeculativeStepTimeModel,
     expected_tokens,
     rate_from_length,
     speculation,
     verify_chunks,
 )
+from servescope.predict.speculative_step import SpeculativeStepTimeModel
 from servescope.predict.step_time import StepTimeModel
 from servescope.predict.workload_input import SyntheticWorkload
 from tests.predict.conftest import scenario
@@ -304,6 +304,12 @@ def test_missing_or_impossible_inputs_are_refused(over: dict[str, Any], needles:
             {"--speculative-config": '{"method": "eagle", "num_speculative_tokens": 3, "draft_tensor_parallel_size": 2}'},
             {},
             ("draft_tensor_parallel_size 2",),
+        ),
+        (
+            "vllm",
+            {"--speculative-config": '{"method": "eagle", "num_speculative_tokens": 3}'},
+            {"speculative_draft_model": "llama-3.1-8b"},
+            ("speculative_draft_model: llama-3.1-8b", "only speculative_method draft_model"),
         ),
         ("sglang", {"--speculative-algorithm": "EAGLE"}, {}, ("--speculative-eagle-topk", "tree")),
         ("sglang", {"--speculative-algorithm": "EAGLE", "--speculative-num-steps": 3, "--speculative-eagle-topk": 4}, {}, ("tree",)),

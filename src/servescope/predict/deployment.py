@@ -34,7 +34,8 @@ from servescope.predict.dtypes import from_torch_dtype, kv_dtype_for
 from servescope.predict.engine_flags import first, kv_dtype_flag, normalized, state_dtype_flag
 from servescope.predict.hf_config import read_model_config
 from servescope.predict.kv_capacity import V0_RUNTIME_RESERVE_BYTES, KvCapacity, kv_capacity
-from servescope.predict.speculative import Speculation, SpeculativeStepTimeModel, head_architecture, speculation
+from servescope.predict.speculative import Speculation, speculation
+from servescope.predict.speculative_step import SpeculativeStepTimeModel, head_architecture
 from servescope.predict.step_time import StepTimeModel
 from servescope.predict.tokens import Encoder, load_encoder
 

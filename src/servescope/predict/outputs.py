@@ -30,7 +30,8 @@ from servescope.documents.result import Metrics, Slo
 from servescope.predict.deployment import Deployment
 from servescope.predict.sim.replica import ReplicaStats
 from servescope.predict.sim.simulator import PhaseOutcome, SimOutcome
-from servescope.predict.speculative import SpeculativeStepTimeModel, verify_chunks
+from servescope.predict.speculative import verify_chunks
+from servescope.predict.speculative_step import SpeculativeStepTimeModel
 
 PREDICTOR = "servescope-sim"
 
