@@ -388,3 +388,15 @@ def test_an_unknown_draft_model_is_one_line(catalog: Catalog) -> None:
     with pytest.raises(CatalogError) as info:
         _dep(catalog, speculative_method="draft_model", speculative_draft_model="no-such-model", speculative_tokens=3, speculative_acceptance_rate=0.5)
     assert "\n" not in str(info.value) and "speculative_draft_model no-such-model" in str(info.value)
+
+
+def test_each_decoder_takes_k_plus_one_of_the_token_budget(catalog: Catalog) -> None:
+    # vLLM schedules 1 + k tokens per decoding request against max_num_batched_tokens: with 7 decoders
+    # of k = 3 in a budget of 32, a new prompt gets 4 tokens an iteration, not 25
+    engine = {"id": "vllm", "version": "0.11.0", "max_num_batched_tokens": 32, "max_num_seqs": 8, "enable_prefix_caching": False}
+    wl = SyntheticWorkload((8,), isl=256, osl=64, num_requests=24, range_ratio=0.0)
+    plain = predict(scenario(engine=engine), wl, catalog=catalog).prediction.points[0]
+    spec = scenario(engine=engine, speculative_method="ngram", speculative_tokens=3, speculative_acceptance_rate=0.0)
+    drafted = predict(spec, wl, catalog=catalog).prediction.points[0]
+    assert plain.ttft_ms is not None and drafted.ttft_ms is not None
+    assert drafted.ttft_ms > 1.8 * plain.ttft_ms, (drafted.ttft_ms, plain.ttft_ms)  # (equal when decoders took 1 each)
