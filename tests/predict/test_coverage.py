@@ -54,22 +54,30 @@ def test_catalog_scenarios_are_fully_modelled(catalog: Catalog) -> None:
 # --- speculative decoding ---------------------------------------------------------------
 
 
-def test_speculative_tokens_are_refused(catalog: Catalog) -> None:
-    _refused(catalog, "speculative_tokens: 3", "not simulated", "remove", speculative_tokens=3)
+def test_speculative_tokens_without_a_method_are_refused(catalog: Catalog) -> None:
+    # (what is simulated of speculative decoding, and every other refusal of it: test_speculative.py)
+    _refused(catalog, "speculative_tokens: 3", "without a method", "speculative_method", speculative_tokens=3)
 
 
 @pytest.mark.parametrize(
-    "engine, flag, value",
+    "engine, flag, value, needle",
     [
-        ("vllm", "--speculative-config", '{"method": "eagle3", "num_speculative_tokens": 3}'),
-        ("vllm", "--num-speculative-tokens", 5),  # vLLM < 0.10
-        ("sglang", "--speculative-algorithm", "EAGLE"),
-        ("trt-llm", "speculative_config", "mtp"),
-        ("llama.cpp", "-md", "draft.gguf"),
+        ("vllm", "--speculative-config", '{"method": "medusa", "num_speculative_tokens": 3}', "not simulated"),
+        ("vllm", "--num-speculative-tokens", 5, "without a method"),  # vLLM < 0.10, no draft named
+        ("sglang", "--speculative-algorithm", "EAGLE", "tree"),
+        ("trt-llm", "speculative_config", "mtp", "speculative decoding"),
+        ("llama.cpp", "-md", "draft.gguf", "speculative decoding"),
     ],
 )
-def test_speculative_flags_are_refused(catalog: Catalog, engine: str, flag: str, value: object) -> None:
-    _refused(catalog, f"engine.args.{flag}", "speculative decoding", engine=_engine({flag: value}, engine))
+def test_speculative_flags_not_simulated_are_refused(catalog: Catalog, engine: str, flag: str, value: object, needle: str) -> None:
+    _refused(catalog, f"engine.args.{flag}", needle, engine=_engine({flag: value}, engine))
+
+
+def test_simulated_speculative_flags_are_not_warned_as_unread(catalog: Catalog) -> None:
+    args = {"--speculative-config": '{"method": "eagle3", "num_speculative_tokens": 3}'}
+    dep = _deploy(catalog, engine=_engine(args))
+    assert [w for w in dep.warnings if "not simulated (read by the engine" in w] == []
+    assert any("speculative decoding (eagle3, k = 3)" in w for w in dep.warnings)
 
 
 # --- expert parallelism -------------------------------------------------------------------

@@ -9,6 +9,7 @@ from pydantic import Field
 
 from servescope.documents.base import Document, Issue, NonEmptyStr, NonNegFloat, StrictModel, error
 
+SpeculativeMethod = Literal["draft_model", "eagle", "eagle3", "mtp", "ngram"]
 Dtype = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4", "q8_0", "q6_k", "q5_k_m", "q4_k_m", "q4_0", "auto"]
 FlagValue = str | int | float | bool | None
 
@@ -41,10 +42,33 @@ class Scenario(Document):
     kv_dtype: Dtype = "auto"
     quantization: str | None = None
     speculative_tokens: int | None = Field(default=None, ge=1, description="Speculative decoding: draft tokens proposed per step (none when null).")
+    speculative_method: SpeculativeMethod | None = Field(
+        default=None,
+        description="Speculative decoding: how drafts are proposed (a small draft model, an EAGLE/EAGLE-3 head, the model's MTP layer, n-gram lookup).",
+    )
+    speculative_draft_model: NonEmptyStr | None = Field(
+        default=None, description="speculative_method draft_model: the draft model's catalog id (or a path to its config.json)."
+    )
+    speculative_acceptance_rate: float | None = Field(
+        default=None, ge=0.0, le=1.0, description="Speculative decoding: probability that a draft token is accepted, given the ones before it were."
+    )
+    speculative_acceptance_length: float | None = Field(
+        default=None,
+        ge=1.0,
+        description="Speculative decoding: mean tokens emitted per verify step (accepted drafts + the target's own token), as engines log it.",
+    )
     price_per_device_hour_usd: NonNegFloat | None = None
     notes: str | None = None
 
     def check(self) -> list[Issue]:
         if self.tp * self.pp * self.dp != self.count:
             return [error("count", f"count {self.count} != tp*pp*dp = {self.tp * self.pp * self.dp}")]
-        return []
+        out: list[Issue] = []
+        if self.speculative_acceptance_rate is not None and self.speculative_acceptance_length is not None:
+            out.append(error("speculative_acceptance_length", "give speculative_acceptance_rate or speculative_acceptance_length, not both"))
+        k, length = self.speculative_tokens, self.speculative_acceptance_length
+        if k is not None and length is not None and length > k + 1:
+            out.append(error("speculative_acceptance_length", f"{length} tokens per step is more than speculative_tokens {k} + 1 allow"))
+        if self.speculative_draft_model is not None and self.speculative_method not in (None, "draft_model"):
+            out.append(error("speculative_draft_model", f"only speculative_method draft_model takes a draft model (method is {self.speculative_method})"))
+        return out

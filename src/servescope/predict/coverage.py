@@ -8,8 +8,10 @@ leaves a prediction meaningful but approximate is **warned**: one line per
 feature, kept in ``Deployment.warnings`` and written into the Prediction
 (``warnings``) and the simulated Result (``resolved_params.warnings``).
 
-Refused: speculative decoding (``speculative_tokens``, draft/EAGLE/MTP flags),
-weights offloaded to CPU memory, llama.cpp partial GPU offload, parallel flags
+Speculative decoding is read, and what of it is not simulated refused, by
+``speculative.speculation`` (its fields and the engines' draft/EAGLE/MTP/n-gram flags).
+
+Refused: weights offloaded to CPU memory, llama.cpp partial GPU offload, parallel flags
 or engine fields that contradict the scenario's own fields, KV dtypes the
 simulator does not know or that contradict ``kv_dtype``.
 
@@ -51,6 +53,7 @@ from servescope.predict.engine_flags import (
     normalized,
     read_flags,
 )
+from servescope.predict.speculative import is_speculative_flag
 
 
 @dataclass(frozen=True)
@@ -84,8 +87,6 @@ _FIELD_FLAGS: dict[str, tuple[str, ...]] = {
     "enable_chunked_prefill": ("enable-chunked-prefill",),
 }
 
-_SPEC_WHY = "speculative decoding is not simulated (its speed-up depends on how many draft tokens are accepted)"
-
 
 def _same(a: Any, b: Any) -> bool:
     if isinstance(a, bool) or isinstance(b, bool):
@@ -107,8 +108,6 @@ def _enabled(value: Any) -> bool:
 
 def _scenario_findings(s: Scenario, model: Model, arch: Architecture) -> list[Finding]:
     out: list[Finding] = []
-    if s.speculative_tokens:
-        out.append(Finding(True, f"speculative_tokens: {s.speculative_tokens}", f"{_SPEC_WHY}; remove speculative_tokens to predict plain decoding"))
     if s.pp > 1:
         out.append(Finding(False, f"pp: {s.pp}",
                            "pipeline stages are simulated one iteration at a time (no micro-batch overlap between stages): "
@@ -162,9 +161,9 @@ def _flag_findings(s: Scenario, model: Model, arch: Architecture, hardware: Hard
         where = f"engine.args.{raw}"
         if not name or is_inert(name):
             continue
-        if name in SPECULATIVE or name.startswith("speculative"):
-            out.append(Finding(True, where, f"{_SPEC_WHY}; remove the flag to predict plain decoding"))
-        elif name in EXPERT_PARALLEL:
+        if name in SPECULATIVE or is_speculative_flag(name):
+            continue  # read by ``speculative.speculation``, which refuses what it does not simulate
+        if name in EXPERT_PARALLEL:
             if not _enabled(val):
                 continue
             if not arch.experts:

@@ -34,6 +34,8 @@ from servescope.predict.dtypes import from_torch_dtype, kv_dtype_for
 from servescope.predict.engine_flags import first, kv_dtype_flag, normalized, state_dtype_flag
 from servescope.predict.hf_config import read_model_config
 from servescope.predict.kv_capacity import V0_RUNTIME_RESERVE_BYTES, KvCapacity, kv_capacity
+from servescope.predict.speculative import Speculation, speculation
+from servescope.predict.speculative_step import SpeculativeStepTimeModel, head_architecture
 from servescope.predict.step_time import StepTimeModel
 from servescope.predict.tokens import Encoder, load_encoder
 
@@ -341,6 +343,37 @@ def is_hopper(hardware: Hardware) -> bool:
     return hardware.vendor.strip().lower() == "nvidia" and hardware.id.split("-")[0] in HOPPER_IDS
 
 
+def _speculative_step_model(
+    scenario: Scenario, spec: Speculation, arch: Architecture, hw: Hardware, cal: Calibration, catalog: Catalog | None, step_args: dict[str, Any]
+) -> SpeculativeStepTimeModel:
+    """The target's step model with its draft: a draft model on the same devices (tp as the target,
+    its checkpoint's dtype unless the scenario's weight_dtype is stated), an EAGLE/MTP head of the
+    target's shape, or none (n-gram)."""
+    draft: StepTimeModel | None = None
+    shared = False
+    head_args = {**step_args, "pp": 1, "threads": None, "state_dtype": None}
+    if spec.method == "draft_model":
+        assert spec.draft_model is not None  # (speculation refuses draft_model without one)
+        try:
+            if spec.draft_model.endswith(".json"):
+                draft_doc = read_model_config(spec.draft_model)
+            else:
+                draft_doc = (catalog or Catalog.load()).model(spec.draft_model)
+        except CatalogError as exc:
+            raise CatalogError(f"scenario {scenario.name}: speculative_draft_model {spec.draft_model}: {exc}") from None
+        draft_weight = scenario.weight_dtype if scenario.weight_dtype != "auto" else (from_torch_dtype(draft_doc.torch_dtype) or "bf16")
+        draft_arch = architecture(draft_doc)
+        moe = moe_kernel_for(scenario.engine.id, hw, draft_weight) if draft_arch.experts else None
+        draft = StepTimeModel(
+            draft_arch, hw, cal, **{**head_args, "weight_dtype": draft_weight, "expert_dtype": None, "moe_kernel": moe, "expert_padding": 1.0}
+        )
+    elif spec.method in ("eagle", "eagle3", "mtp"):
+        head, shared = head_architecture(arch, spec.method)
+        moe_args = {} if head.experts else {"moe_kernel": None, "expert_padding": 1.0}  # (an MTP layer of a MoE model is one of its MoE layers)
+        draft = StepTimeModel(head, hw, cal, **{**head_args, **moe_args})
+    return SpeculativeStepTimeModel(arch, hw, cal, speculation=spec, draft=draft, draft_shares_lm_head=shared, **step_args)
+
+
 def resolve_model(scenario: Scenario, catalog: Catalog, model_config: str | Path | None = None) -> Model:
     if model_config is not None:
         return read_model_config(model_config)
@@ -381,20 +414,23 @@ def deploy(
     expert = "mxfp4" if quant == "mxfp4" and arch.experts else None
     state = _state_dtype(scenario, mdl, flags) if arch.linear_layers else None
     kernel = moe_kernel_for(scenario.engine.id, hw, expert or weight) if arch.experts else None
-    step = StepTimeModel(
-        arch,
-        hw,
-        cal,
-        tp=scenario.tp,
-        pp=scenario.pp,
-        weight_dtype=weight,
-        kv_dtype=kv,
-        expert_dtype=expert,
-        threads=eng.threads,
-        state_dtype=state,
-        moe_kernel=kernel,
-        expert_padding=expert_padding(scenario.engine.id, arch, scenario.tp, expert, kernel),
-    )
+    spec = speculation(scenario)
+    step_args: dict[str, Any] = {
+        "tp": scenario.tp,
+        "pp": scenario.pp,
+        "weight_dtype": weight,
+        "kv_dtype": kv,
+        "expert_dtype": expert,
+        "threads": eng.threads,
+        "state_dtype": state,
+        "moe_kernel": kernel,
+        "expert_padding": expert_padding(scenario.engine.id, arch, scenario.tp, expert, kernel),
+    }
+    if spec is None:
+        step = StepTimeModel(arch, hw, cal, **step_args)
+    else:
+        step = _speculative_step_model(scenario, spec, arch, hw, cal, cat, step_args)
+        warnings.append(spec.warning(scenario.name))
     cap = kv_capacity(
         step,
         gpu_memory_utilization=eng.gpu_memory_utilization,

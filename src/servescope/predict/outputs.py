@@ -30,14 +30,23 @@ from servescope.documents.result import Metrics, Slo
 from servescope.predict.deployment import Deployment
 from servescope.predict.sim.replica import ReplicaStats
 from servescope.predict.sim.simulator import PhaseOutcome, SimOutcome
+from servescope.predict.speculative import verify_chunks
+from servescope.predict.speculative_step import SpeculativeStepTimeModel
 
 PREDICTOR = "servescope-sim"
+
+
+def _tokens_per_chunk(outcome: SimOutcome) -> float | None:
+    """Tokens per verify step under speculative decoding (they reach the client as one chunk), else None."""
+    model = outcome.replicas[0].model if outcome.replicas else None
+    return model.per_step if isinstance(model, SpeculativeStepTimeModel) else None
 
 
 def build_records(outcome: SimOutcome) -> list[RequestRecord]:
     """One record per request, in request order, times in simulated ns."""
     records: list[RequestRecord] = []
     ends = [r.step_ends for r in outcome.replicas]
+    per_chunk = _tokens_per_chunk(outcome)
     for req in sorted(outcome.requests, key=lambda q: q.index):
         rec = RequestRecord(
             request_id=req.request_id,
@@ -62,11 +71,11 @@ def build_records(outcome: SimOutcome) -> list[RequestRecord]:
             e = ends[req.replica]
             segs = req.segments
             times = e[segs[0][0] : segs[0][1] + 1] if len(segs) == 1 else np.concatenate([e[a : b + 1] for a, b in segs])
-            chunk = times.tolist()
+            chunk = (times if per_chunk is None else verify_chunks(times, per_chunk)).tolist()
             rec.chunk_ns = chunk
             rec.first_token_ns = chunk[0]
             rec.end_ns = chunk[-1]
-            rec.output_tokens = len(chunk)
+            rec.output_tokens = int(times.size)
             rec.cached_tokens = req.cached_tokens
             rec.finish_reason = "length"
             if req.preemptions:
@@ -82,6 +91,7 @@ def build_columns(outcome: SimOutcome) -> dict[int, Columns]:
     token — so the metric formulas run on a simulation as on a measurement."""
     nan = math.nan
     ends = [r.step_ends for r in outcome.replicas]
+    per_chunk = _tokens_per_chunk(outcome)
     by_point: dict[int, Columns] = {}
     pieces: dict[int, list[np.ndarray]] = {}
     for req in sorted(outcome.requests, key=lambda q: q.index):
@@ -109,8 +119,10 @@ def build_columns(outcome: SimOutcome) -> dict[int, Columns]:
         cols.first_ns.append(int(times[0]))
         cols.end_ns.append(int(times[-1]))
         cols.output_tokens.append(n)
+        if per_chunk is not None:
+            times = verify_chunks(times, per_chunk)
         pieces[req.point].append(times)
-        cols.chunk_len.append(n)
+        cols.chunk_len.append(int(times.size))
         cols.sources.add("simulated")
     for point, cols in by_point.items():
         if pieces[point]:
@@ -270,6 +282,9 @@ def fast_stats(outcome: SimOutcome, point: int) -> FastStats:
     reqs = [r for r in outcome.requests if r.point == point and r.phase == "measured"]
     ok = [r for r in reqs if r.failure is None]
     first_start = min((r.start_ns for r in reqs), default=0)
+    per_chunk = _tokens_per_chunk(outcome)
+    if per_chunk is not None:
+        return _chunked_stats(outcome, ok, per_chunk, first_start, len(reqs))
     # one row per segment of consecutive iterations that produced a request's tokens
     seg_req: list[int] = []
     seg_rep: list[int] = []
@@ -295,4 +310,35 @@ def fast_stats(outcome: SimOutcome, point: int) -> FastStats:
         np.asarray([r.start_ns for r in ok], dtype=np.int64),
         first_start,
         len(reqs),
+    )
+
+
+def _chunked_stats(outcome: SimOutcome, ok: list[Any], per_chunk: float, first_start: int, n_requests: int) -> FastStats:
+    """``fast_stats`` under speculative decoding, request by request: ITL is the gap between
+    a request's chunks (one per verify step, ``verify_chunks``), TPOT counts its tokens."""
+    ttft, e2e, tpot, gaps = [], [], [], []
+    tokens = 0
+    last_end = first_start
+    for r in ok:
+        e = outcome.replicas[r.replica].step_ends
+        times = np.concatenate([e[a : b + 1] for a, b in r.segments])
+        n = int(times.size)
+        tokens += n
+        chunks = verify_chunks(times, per_chunk)
+        ttft.append((int(chunks[0]) - r.start_ns) / 1e6)
+        e2e.append((int(chunks[-1]) - r.start_ns) / 1e6)
+        last_end = max(last_end, int(chunks[-1]))
+        if n > 1:
+            tpot.append((int(chunks[-1]) - int(chunks[0])) / 1e6 / (n - 1))
+        gaps.append(np.diff(chunks) / 1e6)
+    itl = np.concatenate(gaps) if gaps else np.zeros(0)
+    return FastStats(
+        ttft_ms=np.asarray(ttft),
+        e2e_ms=np.asarray(e2e),
+        tpot_ms=np.asarray(tpot),
+        itl_gaps_ms=itl,
+        itl_weights=np.ones(itl.size, dtype=np.int64),
+        output_tokens=tokens,
+        window_s=(last_end - first_start) / 1e9,
+        failed=n_requests - len(ok),
     )

@@ -3,8 +3,9 @@ whose scenario is known): the step-time model's floor, used the other way round.
 
 - **Decode faster than memory allows** (error): every decode iteration streams
   the active weights of each device at least once, so one request cannot
-  produce tokens faster than ``(speculative_tokens + 1) * bandwidth /
-  active weight bytes per device`` (datasheet bandwidth, no efficiency factor),
+  produce tokens faster than ``(k + 1) * bandwidth /
+  active weight bytes per device`` (k draft tokens per step, from ``speculative_tokens``
+  or the engine's flags; datasheet bandwidth, no efficiency factor),
   and a measurement above ``headroom`` times that is impossible. Checked on TPOT
   (per token) where the document has it, else on ITL; skipped when the weights
   are small enough to stay in on-chip cache (``CACHE_RESIDENT_BYTES``).
@@ -28,6 +29,7 @@ from servescope.predict.calibration import Calibration
 from servescope.predict.deployment import resolve_model
 from servescope.predict.dtypes import from_torch_dtype, kv_dtype_for
 from servescope.predict.engine_flags import kv_dtype_flag, normalized
+from servescope.predict.speculative import stated_tokens
 from servescope.predict.step_time import StepTimeModel
 
 DEFAULT_HEADROOM = 1.25
@@ -75,7 +77,7 @@ def decode_floor(scenario: Scenario, catalog: Catalog) -> DecodeFloor:
     return DecodeFloor(
         weight_seconds=per_device / bw * scenario.pp,
         kv_seconds_per_token=step.kv_bytes_per_token_per_device / bw,
-        tokens_per_iteration=(scenario.speculative_tokens or 0) + 1,
+        tokens_per_iteration=(stated_tokens(scenario) or 0) + 1,  # (fields or engine flags)
         weight_bytes_per_device=step.weight_bytes_per_device,
         memory_bytes=hw.device_memory_bytes,
     )
@@ -139,7 +141,8 @@ def plausibility_issues(
             )
         )
     fastest_ms = 1000.0 / floor.max_tokens_per_s
-    spec = f" with {scen.speculative_tokens} speculative tokens" if scen.speculative_tokens else ""
+    drafts = stated_tokens(scen)
+    spec = f" with {drafts} speculative tokens" if drafts else ""
     for row in _rows(doc):
         if row.per_token_ms is None or row.per_token_ms <= 0:
             continue

@@ -130,6 +130,10 @@ def padded_expert_rows(tokens: int, experts: int, experts_per_tok: int, block: i
 class StepTimeModel:
     """Iteration time of one replica. Construction is pure arithmetic (no I/O)."""
 
+    #: Query tokens one decoding sequence puts through an iteration (and against the engine's
+    #: token budget): 1, or k + 1 under speculative decoding (``speculative``).
+    decode_query_tokens: int = 1
+
     def __init__(
         self,
         arch: Architecture,

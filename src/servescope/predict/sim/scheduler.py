@@ -116,7 +116,7 @@ class VllmV1Scheduler:
             if need:  # (most iterations: no decoder crosses a block boundary)
                 _take(pool, need)
             r.ahead = 1
-        budget -= nd
+        budget -= nd * r.model.decode_query_tokens  # (k + 1 under speculative decoding: vLLM counts each)
 
         # 2. running prefills, in admission order
         chunks: list[tuple[int, int]] = []
