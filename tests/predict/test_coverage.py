@@ -89,7 +89,17 @@ def test_simulated_speculative_flags_are_not_warned_as_unread(catalog: Catalog) 
 )
 def test_expert_parallel_is_warned(catalog: Catalog, engine: str, flag: str, value: object) -> None:
     line = _warned(catalog, "expert parallel", model=MOE, tp=2, count=2, engine=_engine({flag: value}, engine))
-    assert f"engine.args.{flag}" in line and "all-to-all" in line
+    assert f"engine.args.{flag}" in line and "busiest" in line and "skew" in line
+
+
+def test_expert_parallel_size_other_than_tp_is_refused(catalog: Catalog) -> None:
+    _refused(catalog, "engine.args.--ep-size", "only expert parallelism over the tp ranks", model=MOE, tp=4, count=4,
+             engine=_engine({"--ep-size": 2}, "sglang"))  # fmt: skip
+
+
+def test_all_to_all_backends_are_warned(catalog: Catalog) -> None:
+    line = _warned(catalog, "all-to-all", model=MOE, tp=2, count=2, engine=_engine({"--moe-a2a-backend": "deepep"}, "sglang"))
+    assert "not modelled" in line
 
 
 def test_expert_parallel_on_a_dense_model_is_warned(catalog: Catalog) -> None:

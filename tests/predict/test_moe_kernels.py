@@ -154,3 +154,51 @@ def test_vllm_pads_mxfp4_experts_for_marlin_as_its_load_log_shows(catalog: Catal
 )
 def test_no_expert_padding_elsewhere(catalog: Catalog, model: str, hardware: str, tp: int, engine: str, weight: str) -> None:
     assert deploy(_scenario(model, hardware, tp, engine, weight), catalog=catalog).step_model.expert_padding == 1.0
+
+
+# --- expert parallelism ----------------------------------------------------------------
+
+
+def test_expected_max_of_normals() -> None:
+    from servescope.predict.step_time import expected_max_std_normal
+
+    assert expected_max_std_normal(1) == 0.0
+    assert expected_max_std_normal(2) == pytest.approx(1 / math.sqrt(math.pi), rel=1e-6)  # 0.5642
+    rng = np.random.default_rng(3)
+    for n in (4, 8):
+        assert expected_max_std_normal(n) == pytest.approx(rng.standard_normal((200_000, n)).max(axis=1).mean(), abs=0.01)
+
+
+@pytest.mark.parametrize(("tokens", "block"), [(4, 1), (64, 1), (64, 16), (2048, 64)])
+def test_busiest_rank_against_routing_drawn_token_by_token(tokens: int, block: int) -> None:
+    """The busiest of 8 ranks (16 of 128 experts each, top 8): its padded rows and distinct experts,
+    against routing drawn token by token."""
+    from servescope.predict.step_time import busiest_rank_experts, busiest_rank_rows
+
+    rng = np.random.default_rng(11)
+    experts, k, ranks = 128, 8, 8
+    rows, touched = [], []
+    for _ in range(600):
+        picks = np.argsort(rng.random((tokens, experts)), axis=1)[:, :k]
+        counts = np.bincount(picks.ravel(), minlength=experts).reshape(ranks, -1)
+        rows.append((np.ceil(counts / block) * block).sum(axis=1).max())
+        touched.append((counts > 0).sum(axis=1).max())
+    assert busiest_rank_rows(tokens, experts, k, block, ranks) == pytest.approx(np.mean(rows), rel=0.06)
+    assert busiest_rank_experts(tokens, experts, k, ranks) == pytest.approx(np.mean(touched), rel=0.06)
+
+
+def test_expert_parallel_waits_for_the_busiest_rank(catalog: Catalog) -> None:
+    """Qwen3-235B-A22B over 8 H100s: the same bytes and FLOPs as tensor parallelism of every expert,
+    but a step waits for the busiest rank - most at small batches (a rank reading more of its
+    experts than the average), little for a long prompt chunk."""
+    tp_only = deploy(_scenario("qwen3-235b-a22b", "h100-sxm", 8, weight="fp8"), catalog=catalog)
+    ep_scen = _scenario("qwen3-235b-a22b", "h100-sxm", 8, weight="fp8")
+    ep_scen = ep_scen.model_copy(update={"engine": ep_scen.engine.model_copy(update={"args": {"--enable-expert-parallel": True}})})
+    ep = deploy(ep_scen, catalog=catalog)
+    assert ep.step_model.ep == 8 and tp_only.step_model.ep == 1
+    assert ep.kv.weight_bytes == pytest.approx(tp_only.kv.weight_bytes)
+    assert any("expert parallelism over the 8 tp ranks" in w for w in ep.warnings)
+    small = ep.step_model.moe_time(4) / tp_only.step_model.moe_time(4)
+    large = ep.step_model.moe_time(8192) / tp_only.step_model.moe_time(8192)
+    assert small > 1.3 and 1.0 < large < 1.05
+    assert all(ep.step_model.moe_time(b) >= tp_only.step_model.moe_time(b) for b in (1, 16, 64, 256, 1024))

@@ -42,6 +42,7 @@ from servescope.predict.architecture import Architecture
 from servescope.predict.dtypes import BYTES_PER_ELEMENT
 from servescope.predict.engine_flags import (
     EAGER,
+    EP_SIZES,
     EXPERT_PARALLEL,
     LLAMA_CPP_ENGINES,
     PARALLEL,
@@ -95,6 +96,13 @@ def _same(a: Any, b: Any) -> bool:
         return float(a) == float(b)
     except (TypeError, ValueError):
         return str(a) == str(b)
+
+
+def _as_int(value: Any) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
 
 
 def _enabled(value: Any) -> bool:
@@ -168,10 +176,17 @@ def _flag_findings(s: Scenario, model: Model, arch: Architecture, hardware: Hard
                 continue
             if not arch.experts:
                 out.append(Finding(False, where, "the model has no experts: no effect"))
+            elif name in EP_SIZES and not isinstance(val, bool) and _as_int(val) not in (1, s.tp):
+                out.append(Finding(True, where, f"{val} expert-parallel ranks with tp {s.tp}: only expert parallelism over the tp "
+                                                f"ranks is simulated; give {s.tp} or drop the flag"))  # fmt: skip
+            elif name in ("enable-deepep-moe", "moe-a2a-backend", "enable-eplb"):
+                out.append(Finding(False, where, "simulated as expert parallelism over the tp ranks (the busiest rank under uniform "
+                                                 "routing); the all-to-all dispatch and combine, and expert load balancing, are not "
+                                                 "modelled"))  # fmt: skip
             else:
-                out.append(Finding(False, where, "expert parallelism is simulated as tensor parallelism of the experts (the same "
-                                                 "expert bytes per device); its all-to-all dispatch and per-device routing "
-                                                 "imbalance are not modelled"))  # fmt: skip
+                out.append(Finding(False, where, f"expert parallelism over the {s.tp} tp ranks: each holds {arch.experts // max(s.tp, 1)} "
+                                                 "whole experts and the step waits for the busiest under uniform routing; routers' "
+                                                 "favourite experts (skew) are not modelled"))  # fmt: skip
         elif name in PARALLEL:
             field = PARALLEL[name]
             have = getattr(s, field)

@@ -31,7 +31,7 @@ from servescope.predict.architecture import Architecture, architecture
 from servescope.predict.calibration import MOE_KERNELS, Calibration, MoeKernel, apply, default_calibration
 from servescope.predict.coverage import review, vllm_v0
 from servescope.predict.dtypes import from_torch_dtype, kv_dtype_for
-from servescope.predict.engine_flags import first, kv_dtype_flag, normalized, state_dtype_flag
+from servescope.predict.engine_flags import expert_parallel_size, first, kv_dtype_flag, normalized, state_dtype_flag
 from servescope.predict.hf_config import read_model_config
 from servescope.predict.kv_capacity import V0_RUNTIME_RESERVE_BYTES, KvCapacity, kv_capacity
 from servescope.predict.speculative import Speculation, speculation
@@ -315,7 +315,7 @@ def moe_kernel_for(engine_id: str, hardware: Hardware, expert_dtype: str) -> Moe
     return None
 
 
-def expert_padding(engine_id: str, arch: Architecture, tp: int, expert_dtype: str | None, kernel: MoeKernel | None) -> float:
+def expert_padding(engine_id: str, arch: Architecture, tp: int, expert_dtype: str | None, kernel: MoeKernel | None, ep: int = 1) -> float:
     """How much larger the routed experts are as the engine lays them out than as the checkpoint holds them.
 
     vLLM's mxfp4 MoE method under Marlin (``Mxfp4Backend.MARLIN``, its backend before Blackwell) pads
@@ -325,10 +325,11 @@ def expert_padding(engine_id: str, arch: Architecture, tp: int, expert_dtype: st
     (hidden and expert width 2,880) at tp 1 that is 2,944 x 3,072 against 2,880 x 2,880, 9.0 % more
     expert bytes: 65.8 GiB of weights where the checkpoint's tensors are 60.7 GiB; vLLM logs
     "Model loading took 65.9651 GiB" for gpt-oss-120b on one H100 under Marlin (vLLM issue #23278).
+    Under expert parallelism (``ep`` > 1) each rank holds whole experts: the full width is padded.
     1.0 for every other engine, dtype and kernel (none is known to pad)."""
     if normalize_engine(engine_id) != "vllm" or expert_dtype != "mxfp4" or kernel is None or not kernel.name.startswith("marlin"):
         return 1.0
-    inter = arch.expert_intermediate // tp
+    inter = arch.expert_intermediate // (1 if ep > 1 else tp)  # whole experts under expert parallelism
     if inter <= 0 or arch.hidden <= 0:
         return 1.0
     return (-(-inter // 128) * 128) * (-(-arch.hidden // 256) * 256) / (inter * arch.hidden)
@@ -415,6 +416,7 @@ def deploy(
     state = _state_dtype(scenario, mdl, flags) if arch.linear_layers else None
     kernel = moe_kernel_for(scenario.engine.id, hw, expert or weight) if arch.experts else None
     spec = speculation(scenario)
+    ep = expert_parallel_size(flags, scenario.tp) if arch.experts else 1
     step_args: dict[str, Any] = {
         "tp": scenario.tp,
         "pp": scenario.pp,
@@ -424,7 +426,8 @@ def deploy(
         "threads": eng.threads,
         "state_dtype": state,
         "moe_kernel": kernel,
-        "expert_padding": expert_padding(scenario.engine.id, arch, scenario.tp, expert, kernel),
+        "expert_padding": expert_padding(scenario.engine.id, arch, scenario.tp, expert, kernel, ep),
+        "ep": ep,
     }
     if spec is None:
         step = StepTimeModel(arch, hw, cal, **step_args)

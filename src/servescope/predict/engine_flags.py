@@ -158,8 +158,34 @@ def first(flags: Mapping[str, Any], *names: str) -> Any:
     return None
 
 
+#: Flags that spread the experts over the tp ranks (each rank holds experts / tp whole experts):
+#: vLLM's --enable-expert-parallel (EP size = tp x dp), SGLang's --enable-ep-moe (ep = tp) and its
+#: DeepEP / all-to-all switches, which take expert parallelism with them; and the flags that size it.
+EP_SWITCHES = ("enable-expert-parallel", "enable-ep-moe", "enable-deepep-moe", "moe-a2a-backend")
+EP_SIZES = ("ep-size", "ep", "expert-parallel-size", "moe-expert-parallel-size")
+
+
+def expert_parallel_size(flags: dict[str, Any], tp: int) -> int:
+    """How many ranks of a replica the experts are spread over: a stated size, else ``tp`` when a
+    switch above is on, else 1 (tensor parallelism of every expert). ``coverage`` refuses a size
+    other than 1 or tp (only expert parallelism over the tp ranks is simulated)."""
+    size = first(flags, *EP_SIZES)
+    if size is not None and not isinstance(size, bool):
+        try:
+            return max(1, int(size))
+        except (TypeError, ValueError):
+            return 1
+    for name in EP_SWITCHES:
+        value = flags.get(name)
+        if value is True or (isinstance(value, str) and value.lower() not in ("", "none", "false", "0")):
+            return tp
+    return 1
+
+
 __all__ = [
     "EAGER",
+    "EP_SIZES",
+    "EP_SWITCHES",
     "EXPERT_PARALLEL",
     "INERT",
     "LLAMA_CPP_ENGINES",
@@ -168,6 +194,7 @@ __all__ = [
     "READ_LLAMA_CPP",
     "SPECULATIVE",
     "canonical",
+    "expert_parallel_size",
     "first",
     "is_default",
     "is_inert",

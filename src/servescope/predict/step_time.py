@@ -43,7 +43,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy.special import bdtrc
+from scipy.special import bdtr, bdtrc, ndtr
 
 from servescope.documents import Hardware
 from servescope.predict.architecture import Architecture
@@ -127,6 +127,51 @@ def padded_expert_rows(tokens: int, experts: int, experts_per_tok: int, block: i
     return experts * block * tiles
 
 
+_Z_MAX: dict[int, float] = {}
+
+
+def expected_max_std_normal(n: int) -> float:
+    """E[max of n independent standard normals] (0 for n = 1; 0.564 for 2, 1.029 for 4, 1.424 for 8):
+    the integral of x n phi(x) Phi(x)^(n-1), on a fine grid."""
+    if n <= 1:
+        return 0.0
+    z = _Z_MAX.get(n)
+    if z is None:
+        x = np.linspace(-10.0, 10.0, 20001)
+        dens = n * np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi) * ndtr(x) ** (n - 1)
+        z = _Z_MAX[n] = float(np.sum(x * dens) * (x[1] - x[0]))
+    return z
+
+
+def busiest_rank_rows(tokens: int, experts: int, experts_per_tok: int, block: int, ranks: int) -> float:
+    """Expected rows of the busiest of ``ranks`` expert-parallel ranks, each holding ``experts / ranks``
+    whole experts: a rank's rows are the sum of its experts' padded loads B ceil(X / B), X ~
+    Binomial(tokens, k / E) (``padded_expert_rows``), taken as independent; the busiest rank's is
+    the mean plus E[max of ``ranks`` standard normals] standard deviations (normal approximation of
+    a sum of E / ranks loads). Uniform routing: real routers' favourite experts are not modelled."""
+    if tokens <= 0 or experts <= 0:
+        return 0.0
+    p = min(1.0, experts_per_tok / experts)
+    m = np.arange(1, tokens // block + 2, dtype=np.float64)
+    tail = bdtrc((m - 1.0) * block, tokens, p)  # P(ceil(X / B) >= m)
+    mean_tiles = float(tail.sum())
+    var_tiles = max(0.0, float(((2.0 * m - 1.0) * tail).sum()) - mean_tiles * mean_tiles)
+    per_rank = experts / ranks
+    return block * (per_rank * mean_tiles + expected_max_std_normal(ranks) * math.sqrt(per_rank * var_tiles))
+
+
+def busiest_rank_experts(tokens: int, experts: int, experts_per_tok: int, ranks: int) -> float:
+    """Expected distinct experts the busiest of ``ranks`` ranks reads for ``tokens`` tokens: each of a
+    rank's E / ranks experts is touched with probability q = 1 - (1 - k / E)^tokens (independently),
+    so a rank touches Binomial(E / ranks, q) of them and E[max] = sum over j >= 1 of 1 - F(j - 1)^ranks."""
+    if tokens <= 0 or experts <= 0:
+        return 0.0
+    per_rank = experts // ranks
+    q = 1.0 - (1.0 - min(1.0, experts_per_tok / experts)) ** tokens
+    j = np.arange(1, per_rank + 1, dtype=np.float64)
+    return float((1.0 - bdtr(j - 1.0, per_rank, q) ** ranks).sum())
+
+
 class StepTimeModel:
     """Iteration time of one replica. Construction is pure arithmetic (no I/O)."""
 
@@ -149,6 +194,7 @@ class StepTimeModel:
         state_dtype: str | None = None,
         moe_kernel: MoeKernel | None = None,
         expert_padding: float = 1.0,
+        ep: int = 1,
     ) -> None:
         self.arch = arch
         self.hardware = hardware
@@ -180,6 +226,10 @@ class StepTimeModel:
         # (vLLM pads mxfp4 experts for Marlin, ``deployment.expert_padding``): the padding is stored,
         # read and multiplied like the rest of the weights
         self.expert_padding = expert_padding
+        # ``ep``: expert parallelism over the tp ranks (vLLM --enable-expert-parallel, SGLang --ep-size):
+        # each rank holds experts / ep whole experts instead of a 1/tp slice of each; the same bytes and
+        # FLOPs in all, but the step waits for the busiest rank (``busiest_rank_*``)
+        self.ep = ep if a.experts and ep > 1 else 1
         self._expert_flops_per_token = 2.0 * a.experts_per_tok * a.expert_params * a.moe_layers / tp * expert_padding
         self._expert_bytes_each = a.expert_params * a.moe_layers * self.expert_bytes / tp * expert_padding
         self.moe_kernel = moe_kernel
@@ -265,8 +315,15 @@ class StepTimeModel:
         t = self._moe_by_tokens.get(tokens)
         if t is None:
             # per-token FLOPs already hold k experts: scale by padded rows / (tokens x k)
-            flops = self.expert_rows(tokens) / self.arch.experts_per_tok * self._expert_flops_per_token
-            t = self._roof(flops, self._moe_rate, self.experts_touched(tokens) * self._expert_bytes_each)
+            rows, touched = self.expert_rows(tokens), self.experts_touched(tokens)
+            if self.ep > 1:
+                # the busiest rank's rows and experts, as if every rank were as busy (the /tp constants)
+                a, kernel = self.arch, self.moe_kernel
+                block = 1 if kernel is None else moe_block_m(kernel.block_m, tokens, a.experts, a.experts_per_tok)
+                rows = self.ep * busiest_rank_rows(tokens, a.experts, a.experts_per_tok, block, self.ep)
+                touched = self.ep * busiest_rank_experts(tokens, a.experts, a.experts_per_tok, self.ep)
+            flops = rows / self.arch.experts_per_tok * self._expert_flops_per_token
+            t = self._roof(flops, self._moe_rate, touched * self._expert_bytes_each)
             self._moe_by_tokens[tokens] = t
         return t
 
