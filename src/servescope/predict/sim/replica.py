@@ -118,6 +118,7 @@ class Replica:
         self.prefilling: list[int] = []
         self.waiting: deque[SimRequest] = deque()
         self.step_ends = np.zeros(1024, dtype=np.int64)
+        self._ends: list[int] = []
         self.n_steps = 0
         self.pending: PlannedStep | None = None
         self.epoch = 0
@@ -336,12 +337,25 @@ class Replica:
 
     # --- iterations ---------------------------------------------------------------
     def record_ends(self, first: int, ends: list[int]) -> None:
-        need = first + len(ends)
-        if need > self.step_ends.size:
-            grown = np.zeros(max(need, 2 * self.step_ends.size), dtype=np.int64)
-            grown[: self.step_ends.size] = self.step_ends
-            self.step_ends = grown
-        self.step_ends[first:need] = ends
+        # (a Python list while the run goes: one list extend per step instead of a numpy
+        # write; ``seal_ends`` makes the array once it ends)
+        lst = self._ends
+        if first == len(lst):
+            lst += ends
+        else:
+            if first > len(lst):  # (not reached: steps finish in order)
+                lst += [0] * (first - len(lst))
+            lst[first:] = ends
+
+    def seal_ends(self) -> None:
+        """The iteration end times as an array (zeros past the last finished step, as before)."""
+        lst = self._ends
+        size = 1024
+        while size < len(lst) or size < self.n_steps:
+            size *= 2
+        arr = np.zeros(size, dtype=np.int64)
+        arr[: len(lst)] = lst
+        self.step_ends = arr
 
     def truncate(self, now: int) -> PlannedStep | None:
         """Cut the pending decode run at the first iteration boundary at or after
