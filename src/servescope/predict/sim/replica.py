@@ -230,6 +230,25 @@ class Replica:
             total += sum(self.dec_res[bs + 1 - rem :])
         return total
 
+    def dec_grow(self, t0: int, t1: int) -> int:
+        """``dec_blocks(t1) - dec_blocks(t0)`` in one call (the sum of q cancels)."""
+        n = self.n_decoding
+        if not n:
+            return 0
+        bs, res = self.block_size, self.dec_res
+        big1, rem1 = divmod(t1, bs)
+        big0, rem0 = divmod(t0, bs)
+        total = n * (big1 - big0)
+        if rem1 == 0:
+            total -= res[0]
+        elif rem1 >= 2:
+            total += sum(res[bs + 1 - rem1 :])
+        if rem0 == 0:
+            total += res[0]
+        elif rem0 >= 2:
+            total -= sum(res[bs + 1 - rem0 :])
+        return total
+
     def dec_on_boundary(self, t: int) -> int:
         """Decoders whose ctx_base + t is a multiple of the block size (their next token needs a new block)."""
         return self.dec_res[(-t) % self.block_size]
