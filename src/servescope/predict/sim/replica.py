@@ -429,9 +429,14 @@ class Replica:
 
     def finish(self, step: PlannedStep) -> list[SimRequest]:
         """Apply a finished step; return the requests that completed."""
-        k = step.k
+        ends = step.ends_ns
+        k = len(ends)
         first = step.first_index
-        self.record_ends(first, step.ends_ns)
+        lst = self._ends
+        if first == len(lst):  # (record_ends' common case, inline)
+            lst += ends
+        else:
+            self.record_ends(first, ends)
         last = first + k - 1
         clock = self.clock = self.clock + k
         self.ahead = 0
@@ -470,14 +475,19 @@ class Replica:
                 break
         if len(finished) > 1:
             finished.sort()
-        for slot in finished:
-            req = self.slot_req[slot]
-            assert req is not None
-            req.segments.append((self.seg_start[slot], last))
-            req.generated = req.max_tokens
-            req.done = True
-            self.release_blocks(slot, req)
-            self._clear(slot)
-            done.append(req)
+        if finished:
+            slot_req, seg_start, ctx_base = self.slot_req, self.seg_start, self.ctx_base
+            for slot in finished:
+                req = slot_req[slot]
+                assert req is not None
+                req.segments.append((seg_start[slot], last))
+                req.generated = req.max_tokens
+                req.done = True
+                if req.hashed:
+                    self.release_blocks(slot, req)
+                else:  # (release_blocks without cached blocks: a decoder holds ceil((ctx_base + clock) / bs), ahead being 0 here)
+                    pool.free += -(-(ctx_base[slot] + clock) // bs) + pool.state_blocks
+                self._clear(slot)
+                done.append(req)
         self.pending = None
         return done
