@@ -111,6 +111,7 @@ class Simulation:
         overhead_ns = round(deployment.calibration.request_overhead_s * 1e9)
         self.driver = LoadDriver(phases, overhead_ns, self._window_end)
         self.events = 0
+        self._fits: tuple[int, bool, int, int] | None = None
         self.give_up = give_up
         if give_up is not None:
             points = {r.point for ph in phases for r in ph.requests if r.phase == "measured"}
@@ -148,6 +149,14 @@ class Simulation:
 
     def admission_check(self, req: SimRequest) -> tuple[str, str, str, int | None] | None:
         eng = self.engine
+        # (every request but a refused one passes here: its test first, with the values read once)
+        fits = self._fits
+        if fits is None:
+            fits = self._fits = (eng.max_model_len, eng.overflow == "reject", eng.block_size, self.replicas[0].pool.num_blocks)
+        max_len, reject, bs, blocks = fits
+        prompt = req.prompt_tokens
+        if prompt < max_len and not (reject and prompt + req.max_tokens > max_len) and -(-(prompt + req.max_tokens) // bs) <= blocks:
+            return None
         if req.prompt_tokens >= eng.max_model_len or (eng.overflow == "reject" and req.prompt_tokens + req.max_tokens > eng.max_model_len):
             return (
                 "admission",
