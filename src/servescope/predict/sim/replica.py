@@ -391,16 +391,18 @@ class Replica:
         keep = j + 1
         if keep >= k:
             return None
-        dropped_ns = ends[-1] - ends[keep - 1]
-        run_start = step.start_ns if not step.chunks else ends[0]
-        dropped_area = step.run_area * dropped_ns / max(1, ends[-1] - run_start)
-        self.stats.busy_ns -= dropped_ns
-        self.stats.kv_area -= dropped_area
-        self.stats.iterations -= k - keep
+        last = ends[-1]
+        dropped_ns = last - ends[keep - 1]
+        span = last - (step.start_ns if not step.chunks else ends[0])
+        dropped_area = step.run_area * dropped_ns / (span if span > 1 else 1)  # (/ max(1, span))
+        stats = self.stats
+        stats.busy_ns -= dropped_ns
+        stats.kv_area -= dropped_area
+        stats.iterations -= k - keep
         # give back the blocks reserved for the iterations that will not run
         bs = self.block_size
         if self.n_decoding:
-            self.pool.free += self.dec_blocks(self.clock + self.ahead) - self.dec_blocks(self.clock + keep)
+            self.pool.free -= self.dec_grow(self.clock + self.ahead, self.clock + keep)  # (dec_blocks(ahead) - dec_blocks(keep))
         self.ahead = keep
         n = step.new_slots
         if n:
