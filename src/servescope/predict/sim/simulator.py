@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from servescope.predict.deployment import Deployment
 from servescope.predict.sim import sglang_scheduler  # noqa: F401  (registers the sglang scheduler)
-from servescope.predict.sim.events import Event, PhaseStart, StepEnd, StepStart
+from servescope.predict.sim.events import Arrival, Event, PhaseStart, StepEnd, StepStart
 from servescope.predict.sim.kv_cache import BlockPool
 from servescope.predict.sim.load import LoadDriver, Phase
 from servescope.predict.sim.replica import Replica, ReplicaStats
@@ -181,6 +181,7 @@ class Simulation:
         push, pop = heapq.heappush, heapq.heappop
         driver = self.driver
         replicas, idle, plan, completed = self.replicas, self.idle_wakeup_pending, self.scheduler.plan, driver.completed
+        pick = self.router.pick
         while heap and not driver.stopped:
             _, _, _, ev = pop(heap)
             count += 1
@@ -208,6 +209,42 @@ class Simulation:
                         nstep = plan(rep, now)  # (rep.pending is None: the step just finished)
                         if nstep is not None:
                             push(heap, (nstep.ends_ns[-1], 0, seq, StepEnd(nstep.ends_ns[-1], idx, nstep)))
+                            seq += 1
+                continue
+            if type(ev) is Arrival:
+                # Arrival.handle inline (the same effects and events)
+                req = ev.request
+                now = req.arrival_ns = ev.time
+                if req.phase == "measured" and req.point not in self._windowed:
+                    self.measured_arrival(req, now)
+                failure = self.admission_check(req)
+                if failure is not None:
+                    req.failure = failure
+                    req.done = True
+                    for nxt in completed(req, now):
+                        push(heap, (nxt.time, nxt.priority, seq, nxt))
+                        seq += 1
+                else:
+                    idx = pick(replicas)
+                    rep = replicas[idx]
+                    req.replica = idx
+                    rep.enqueue(req, now)
+                    if rep.pending is None:
+                        if not idle[idx]:
+                            if heap and heap[0] < (now, 3):  # (the StepStart would not be next: queued)
+                                idle[idx] = True
+                                push(heap, (now, 2, seq, StepStart(now, idx)))
+                                seq += 1
+                            else:  # StepStart.handle at once
+                                count += 1
+                                nstep = plan(rep, now)
+                                if nstep is not None:
+                                    push(heap, (nstep.ends_ns[-1], 0, seq, StepEnd(nstep.ends_ns[-1], idx, nstep)))
+                                    seq += 1
+                    elif rep.free_slots:  # it can join at the next iteration boundary
+                        short = rep.truncate(now)
+                        if short is not None:
+                            push(heap, (short.ends_ns[-1], 0, seq, StepEnd(short.ends_ns[-1], idx, short)))
                             seq += 1
                 continue
             out = ev.handle(self)
