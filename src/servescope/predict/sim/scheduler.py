@@ -154,25 +154,32 @@ class VllmV1Scheduler:
 
         # 3. admissions (TensorRT-LLM's batch waiting may hold them while decodes run)
         hold = self._batch_wait(r, nd) if eng.batch_wait_iters and nd and not preempted else 0
-        if not preempted and not hold and prefills and r.waiting:
+        waiting = r.waiting
+        if not preempted and not hold and prefills and waiting:
             # GUARANTEED_NO_EVICT (TensorRT-LLM): blocks promised to running requests to their max length
-            promised = self._promised_blocks(r) if eng.reserve_to_completion and r.waiting else 0
-            while r.waiting and r.free_slots and budget > 0:
-                req = r.waiting[0]
+            reserve = eng.reserve_to_completion
+            promised = self._promised_blocks(r) if reserve else 0
+            chunked, caching, state, free_slots = eng.enable_chunked_prefill, pool.prefix_caching, pool.state_blocks, r.free_slots
+            while waiting and free_slots and budget > 0:
+                req = waiting[0]
                 hit = 0
-                if pool.prefix_caching and req.computed == 0 and req.block_hashes:
+                computed = req.computed
+                if caching and computed == 0 and req.block_hashes:
                     hit = pool.hits(req.block_hashes, (req.target - 1) // bs)
-                begin = hit * bs if req.computed == 0 else req.computed
+                begin = hit * bs if computed == 0 else computed
                 todo = req.target - begin
-                q = min(todo, budget)
-                if not eng.enable_chunked_prefill and q < todo:
+                q = todo if todo < budget else budget  # (min(todo, budget))
+                if q < todo and not chunked:
                     break
                 new_blocks = -(-(begin + q) // bs) - hit
-                hashes = req.block_hashes[:hit]
-                if new_blocks + pool.state_blocks > pool.free - (pool.idle_among(hashes) if hit else 0):
+                if hit:
+                    hashes = req.block_hashes[:hit]
+                    if new_blocks + state > pool.free - pool.idle_among(hashes):
+                        break
+                elif new_blocks + state > pool.free:
                     break
-                if eng.reserve_to_completion:
-                    whole = -(-(req.prompt_tokens + req.max_tokens) // bs) - hit + pool.state_blocks
+                if reserve:
+                    whole = -(-(req.prompt_tokens + req.max_tokens) // bs) - hit + state
                     if promised + whole > pool.num_blocks and r.running_order:
                         break
                     promised += whole
@@ -181,15 +188,18 @@ class VllmV1Scheduler:
                 r.dequeue(now)
                 if hit:
                     pool.acquire(hashes)
-                if not pool.allocate(new_blocks + pool.state_blocks):
-                    _accounting_error(pool, new_blocks + pool.state_blocks)
-                req.hashed = list(hashes) if hit else []
+                    req.hashed = list(hashes)
+                else:
+                    req.hashed = []
+                if not pool.allocate(new_blocks + state):
+                    _accounting_error(pool, new_blocks + state)
                 req.computed = begin
                 if not req.hit_counted:
                     req.hit_counted = True
                     req.cached_tokens = hit * bs
-                    r.stats.prompt_tokens += req.prompt_tokens
-                    r.stats.hit_tokens += hit * bs
+                    stats = r.stats
+                    stats.prompt_tokens += req.prompt_tokens
+                    stats.hit_tokens += hit * bs
                 slot = r.admit(req)
                 r.nblocks[slot] = hit + new_blocks
                 chunks.append((slot, q))
