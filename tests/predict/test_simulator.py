@@ -427,3 +427,97 @@ def test_a_finished_run_leaves_no_reference_cycle(catalog: Catalog, give_up: boo
         assert len(out.requests) == 6 and all(q.done for q in out.requests)
     finally:
         gc.enable()
+
+
+def _reference_run(sim: Simulation) -> int:
+    """The event loop as the events define it: pop the earliest (time, priority, sequence),
+    apply its ``handle``, push what it returns; the number of events handled."""
+    import heapq
+
+    from servescope.predict.sim.events import PhaseStart
+
+    heap: list[tuple[int, int, int, object]] = [(0, PhaseStart.priority, 0, PhaseStart(0))]
+    seq, count = 1, 0
+    while heap and not sim.driver.stopped:
+        ev = heapq.heappop(heap)[3]
+        count += 1
+        for nxt in ev.handle(sim):  # type: ignore[attr-defined]
+            heapq.heappush(heap, (nxt.time, nxt.priority, seq, nxt))
+            seq += 1
+    for rep in sim.replicas:
+        rep.seal_ends()
+    return count
+
+
+def _trace(requests: list[SimRequest], replicas: list[Replica], measured: dict[int, object]) -> list[object]:
+    out: list[object] = [
+        (q.index, q.start_ns, q.arrival_ns, q.replica, q.segments, q.preemptions, q.cached_tokens, q.failure, q.done, q.generated)
+        for q in sorted(requests, key=lambda q: q.index)
+    ]
+    for rep in replicas:
+        out.append((rep.step_ends[: rep.n_steps].tolist(), rep.peak_running, rep.pool.peak_occupied, rep.pool.evictions, rep.stats))
+    out.append(sorted((p, vars(ph)) for p, ph in measured.items()))
+    return out
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["steady-dp4", "steady-dp1-c64", "burst-dp2", "open-loop", "zero-overhead-dp2", "pressure", "prefix", "sglang", "refused", "give-up", "least-loaded"],
+)
+def test_the_event_loop_is_the_events_handlers(catalog: Catalog, case: str) -> None:
+    """``Simulation.run`` handles StepEnd and Arrival events inline and a StepStart that
+    would be the next event at once (no heap round trip); it must replay exactly what
+    popping every event and applying its ``handle`` does: the same requests' timelines,
+    iteration end times, statistics and number of events."""
+    from servescope.predict.api import prepare
+    from servescope.predict.workload_input import LoadOptions, SyntheticWorkload, phases_synthetic
+
+    dp = {"steady-dp4": 4, "burst-dp2": 2, "zero-overhead-dp2": 2, "least-loaded": 3}.get(case, 1)
+    dep = deploy(scenario(dp=dp, count=dp), catalog=catalog)
+    router = "least-loaded" if case == "least-loaded" else "round-robin"
+    give_up = None
+    load = LoadOptions()
+    spec = SyntheticWorkload((16,), 300, 60, num_requests=60)
+    if case == "steady-dp1-c64":
+        spec = SyntheticWorkload((64,), 200, 40, num_requests=150)
+    elif case == "burst-dp2":
+        spec = SyntheticWorkload((8,), 300, 60, num_requests=40, harness="burst")
+    elif case == "open-loop":
+        load = LoadOptions(rate=40.0)
+    elif case == "zero-overhead-dp2":  # a client's next request arrives the instant its last one ends
+        dep.calibration = replace(dep.calibration, request_overhead_s=0.0)
+    elif case == "pressure":
+        dep.kv = replace(dep.kv, num_blocks=120)
+        spec = SyntheticWorkload((12,), 300, 120, num_requests=40)
+    elif case == "sglang":
+        dep.engine = replace(dep.engine, scheduler="sglang")
+        dep.kv = replace(dep.kv, num_blocks=150)
+    elif case == "refused":  # some prompts need more blocks than the pool holds
+        dep.kv = replace(dep.kv, num_blocks=40)
+        spec = SyntheticWorkload((6,), 300, 400, num_requests=30, range_ratio=0.7)
+    elif case == "give-up":
+        spec = SyntheticWorkload((64,), 1024, 64, num_requests=128)
+        dep.engine = replace(dep.engine, max_num_seqs=8)
+
+    def simulation() -> Simulation:
+        if case == "prefix":
+            dep.engine = replace(dep.engine, enable_prefix_caching=True)
+            shared = [SimRequest(index=q.index, request_id=q.request_id, phase=q.phase, point=0, concurrency=8, prompt_tokens=q.prompt_tokens,
+                                 max_tokens=q.max_tokens, block_hashes=q.block_hashes, target=q.target) for q in _mixed_requests(7, 60, 8)]  # fmt: skip
+            return Simulation(dep, [Phase(0, "measured", shared, 8)], router=router)
+        rule = TtftGiveUp(200.0, 90.0) if case == "give-up" else give_up
+        return Simulation(dep, phases_synthetic(prepare(spec).synthetic or spec, dep, load), router=router, give_up=rule)
+
+    fast = simulation()
+    out = fast.run()
+    ref = simulation()
+    events = _reference_run(ref)
+    assert out.events == events
+    assert _trace(out.requests, out.replicas, out.measured) == _trace(ref.driver.finished, ref.replicas, ref.measured)
+    assert len(out.requests) > 20
+    if case == "refused":
+        assert any(q.failure for q in out.requests) and any(not q.failure for q in out.requests)
+    if case == "give-up":
+        assert out.gave_up is not None
+    if case == "pressure":
+        assert sum(q.preemptions for q in out.requests) > 0

@@ -62,11 +62,17 @@ class StepEnd(Event):
 
     def handle(self, sim: SimState) -> list[Event]:
         rep = sim.replicas[self.replica]
-        if rep.pending is not self.step or rep.epoch != self.step.epoch:
+        step = self.step
+        if rep.pending is not step or rep.epoch != step.epoch:
             return []  # superseded by a truncated run
-        out: list[Event] = []
-        for req in rep.finish(self.step):
-            out.extend(sim.driver.completed(req, self.time))
+        done = rep.finish(step)
+        if done:
+            out: list[Event] = []
+            completed = sim.driver.completed
+            for req in done:
+                out += completed(req, self.time)
+        else:
+            out = []
         if rep.running_order or rep.waiting:
             sim.idle_wakeup_pending[self.replica] = True
             out.append(StepStart(self.time, self.replica))
@@ -86,25 +92,26 @@ class Arrival(Event):
 
     def handle(self, sim: SimState) -> list[Event]:
         req = self.request
-        req.arrival_ns = self.time
+        now = req.arrival_ns = self.time
         if req.phase == "measured":
-            sim.measured_arrival(req, self.time)
+            sim.measured_arrival(req, now)
         failure = sim.admission_check(req)
         if failure is not None:
             req.failure = failure
             req.done = True
-            return sim.driver.completed(req, self.time)
-        idx = sim.router.pick(sim.replicas)
-        rep = sim.replicas[idx]
+            return sim.driver.completed(req, now)
+        replicas = sim.replicas
+        idx = sim.router.pick(replicas)
+        rep = replicas[idx]
         req.replica = idx
-        rep.enqueue(req, self.time)
+        rep.enqueue(req, now)
         if rep.pending is None:
             if not sim.idle_wakeup_pending[idx]:
                 sim.idle_wakeup_pending[idx] = True
                 return [StepStart(self.time, idx)]
             return []
         if rep.free_slots:  # it can join at the next iteration boundary
-            short = rep.truncate(self.time)
+            short = rep.truncate(now)
             if short is not None:
                 return [StepEnd(short.end_ns, idx, short)]
         return []

@@ -66,17 +66,20 @@ class BlockPool:
         """Take ``n`` blocks; evict idle cached blocks when never-cached ones run out."""
         if n <= 0:
             return True
-        if n > self.free:
+        free = self.free
+        if n > free:
             return False
-        plain = self.free - len(self.idle)
-        if n > plain:
-            refs, idle = self.refs, self.idle
-            for _ in range(n - plain):
-                h, _ = idle.popitem(last=False)
-                del refs[h]
-                self.evictions += 1
-        self.free -= n
-        occupied = self.num_blocks - self.free + len(self.idle)
+        idle = self.idle
+        if idle:  # (no cached block idle - prefix caching off, or none freed yet - is the common case)
+            plain = free - len(idle)
+            if n > plain:
+                refs = self.refs
+                for _ in range(n - plain):
+                    h, _ = idle.popitem(last=False)
+                    del refs[h]
+                    self.evictions += 1
+        free = self.free = free - n
+        occupied = self.num_blocks - free + len(idle)
         if occupied > self.peak_occupied:
             self.peak_occupied = occupied
         return True

@@ -99,7 +99,7 @@ class LoadDriver:
     def completed(self, req: SimRequest, now: int) -> list[Event]:
         """A request ended at ``now``: send the next one (closed loop), or end the phase."""
         self.finished.append(req)
-        ph = self.phase
+        ph = self.phases[self._current]
         ph._open -= 1
         if req.phase == "measured":
             left = self._measured_left
@@ -116,9 +116,12 @@ class LoadDriver:
                     ph.ended_ns = now
                     return []
         out: list[Event] = []
-        if ph.closed and ph._next < len(ph.requests):
-            out.append(self._send(ph.requests[ph._next], now))
-            ph._next += 1
+        nxt = ph._next
+        if nxt < len(ph.requests) and ph.offsets_ns is None:  # (closed loop: the client sends its next request)
+            req = ph.requests[nxt]
+            req.start_ns = now
+            out.append(Arrival(now + self.request_overhead_ns, req))  # (_send, inline)
+            ph._next = nxt + 1
         if ph._open == 0:
             ph.ended_ns = now
             out.append(PhaseStart(now))

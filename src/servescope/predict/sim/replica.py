@@ -118,6 +118,7 @@ class Replica:
         self.prefilling: list[int] = []
         self.waiting: deque[SimRequest] = deque()
         self.step_ends = np.zeros(1024, dtype=np.int64)
+        self._ends: list[int] = []
         self.n_steps = 0
         self.pending: PlannedStep | None = None
         self.epoch = 0
@@ -229,6 +230,25 @@ class Replica:
             total += sum(self.dec_res[bs + 1 - rem :])
         return total
 
+    def dec_grow(self, t0: int, t1: int) -> int:
+        """``dec_blocks(t1) - dec_blocks(t0)`` in one call (the sum of q cancels)."""
+        n = self.n_decoding
+        if not n:
+            return 0
+        bs, res = self.block_size, self.dec_res
+        big1, rem1 = divmod(t1, bs)
+        big0, rem0 = divmod(t0, bs)
+        total = n * (big1 - big0)
+        if rem1 == 0:
+            total -= res[0]
+        elif rem1 >= 2:
+            total += sum(res[bs + 1 - rem1 :])
+        if rem0 == 0:
+            total += res[0]
+        elif rem0 >= 2:
+            total -= sum(res[bs + 1 - rem0 :])
+        return total
+
     def dec_on_boundary(self, t: int) -> int:
         """Decoders whose ctx_base + t is a multiple of the block size (their next token needs a new block)."""
         return self.dec_res[(-t) % self.block_size]
@@ -336,12 +356,25 @@ class Replica:
 
     # --- iterations ---------------------------------------------------------------
     def record_ends(self, first: int, ends: list[int]) -> None:
-        need = first + len(ends)
-        if need > self.step_ends.size:
-            grown = np.zeros(max(need, 2 * self.step_ends.size), dtype=np.int64)
-            grown[: self.step_ends.size] = self.step_ends
-            self.step_ends = grown
-        self.step_ends[first:need] = ends
+        # (a Python list while the run goes: one list extend per step instead of a numpy
+        # write; ``seal_ends`` makes the array once it ends)
+        lst = self._ends
+        if first == len(lst):
+            lst += ends
+        else:
+            if first > len(lst):  # (not reached: steps finish in order)
+                lst += [0] * (first - len(lst))
+            lst[first:] = ends
+
+    def seal_ends(self) -> None:
+        """The iteration end times as an array (zeros past the last finished step, as before)."""
+        lst = self._ends
+        size = 1024
+        while size < len(lst) or size < self.n_steps:
+            size *= 2
+        arr = np.zeros(size, dtype=np.int64)
+        arr[: len(lst)] = lst
+        self.step_ends = arr
 
     def truncate(self, now: int) -> PlannedStep | None:
         """Cut the pending decode run at the first iteration boundary at or after
@@ -358,16 +391,18 @@ class Replica:
         keep = j + 1
         if keep >= k:
             return None
-        dropped_ns = ends[-1] - ends[keep - 1]
-        run_start = step.start_ns if not step.chunks else ends[0]
-        dropped_area = step.run_area * dropped_ns / max(1, ends[-1] - run_start)
-        self.stats.busy_ns -= dropped_ns
-        self.stats.kv_area -= dropped_area
-        self.stats.iterations -= k - keep
+        last = ends[-1]
+        dropped_ns = last - ends[keep - 1]
+        span = last - (step.start_ns if not step.chunks else ends[0])
+        dropped_area = step.run_area * dropped_ns / (span if span > 1 else 1)  # (/ max(1, span))
+        stats = self.stats
+        stats.busy_ns -= dropped_ns
+        stats.kv_area -= dropped_area
+        stats.iterations -= k - keep
         # give back the blocks reserved for the iterations that will not run
         bs = self.block_size
         if self.n_decoding:
-            self.pool.free += self.dec_blocks(self.clock + self.ahead) - self.dec_blocks(self.clock + keep)
+            self.pool.free -= self.dec_grow(self.clock + self.ahead, self.clock + keep)  # (dec_blocks(ahead) - dec_blocks(keep))
         self.ahead = keep
         n = step.new_slots
         if n:
@@ -396,9 +431,14 @@ class Replica:
 
     def finish(self, step: PlannedStep) -> list[SimRequest]:
         """Apply a finished step; return the requests that completed."""
-        k = step.k
+        ends = step.ends_ns
+        k = len(ends)
         first = step.first_index
-        self.record_ends(first, step.ends_ns)
+        lst = self._ends
+        if first == len(lst):  # (record_ends' common case, inline)
+            lst += ends
+        else:
+            self.record_ends(first, ends)
         last = first + k - 1
         clock = self.clock = self.clock + k
         self.ahead = 0
@@ -437,14 +477,19 @@ class Replica:
                 break
         if len(finished) > 1:
             finished.sort()
-        for slot in finished:
-            req = self.slot_req[slot]
-            assert req is not None
-            req.segments.append((self.seg_start[slot], last))
-            req.generated = req.max_tokens
-            req.done = True
-            self.release_blocks(slot, req)
-            self._clear(slot)
-            done.append(req)
+        if finished:
+            slot_req, seg_start, ctx_base = self.slot_req, self.seg_start, self.ctx_base
+            for slot in finished:
+                req = slot_req[slot]
+                assert req is not None
+                req.segments.append((seg_start[slot], last))
+                req.generated = req.max_tokens
+                req.done = True
+                if req.hashed:
+                    self.release_blocks(slot, req)
+                else:  # (release_blocks without cached blocks: a decoder holds ceil((ctx_base + clock) / bs), ahead being 0 here)
+                    pool.free += -(-(ctx_base[slot] + clock) // bs) + pool.state_blocks
+                self._clear(slot)
+                done.append(req)
         self.pending = None
         return done

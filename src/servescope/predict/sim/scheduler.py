@@ -75,7 +75,11 @@ def make_scheduler(name: str) -> Scheduler:
 def _take(pool: BlockPool, n: int) -> None:
     """Allocate blocks the plan has already checked for; failing is a bug, not a state."""
     if not pool.allocate(n):
-        raise RuntimeError(f"KV accounting error: {n} blocks planned, {pool.free} free")
+        _accounting_error(pool, n)
+
+
+def _accounting_error(pool: BlockPool, n: int) -> None:
+    raise RuntimeError(f"KV accounting error: {n} blocks planned, {pool.free} free")
 
 
 @register_scheduler("vllm-v1")
@@ -103,24 +107,28 @@ class VllmV1Scheduler:
         # 1. decodes: one token each; make room for the blocks they need now and take them
         # (a decoder holds ceil(ctx / bs) blocks: it needs one more when ctx is a multiple of bs)
         clock = r.clock
-        nd = r.n_decoding if self._decodes_run() else 0  # (SGLang's prefill passes: the decoders sit out)
+        # (the hooks are asked once per plan: none changes its answer within one)
+        decodes = self._decodes_run()
+        prefills = self._prefills_run()
+        nd = r.n_decoding if decodes else 0  # (SGLang's prefill passes: the decoders sit out)
+        # (r.dec_res[(-t) % bs] is r.dec_on_boundary(t), inlined on this path)
         if nd and pool.free < nd:
-            need = r.dec_on_boundary(clock)
+            need = r.dec_res[(-clock) % bs]
             while need > pool.free and r.running_order:
                 r.preempt(r.running_order[-1], now)
                 preempted = True
-                need = r.dec_on_boundary(clock)
+                need = r.dec_res[(-clock) % bs]
             nd = r.n_decoding
         if nd:
-            need = r.dec_on_boundary(clock)
-            if need:  # (most iterations: no decoder crosses a block boundary)
-                _take(pool, need)
+            need = r.dec_res[(-clock) % bs]
+            if need and not pool.allocate(need):  # (most iterations: no decoder crosses a block boundary)
+                _accounting_error(pool, need)
             r.ahead = 1
         budget -= nd * r.model.decode_query_tokens  # (k + 1 under speculative decoding: vLLM counts each)
 
         # 2. running prefills, in admission order
         chunks: list[tuple[int, int]] = []
-        for slot in list(r.prefilling) if r.prefilling and self._prefills_run() else ():
+        for slot in list(r.prefilling) if r.prefilling and prefills else ():
             if budget <= 0:
                 break
             req = r.slot_req[slot]
@@ -141,30 +149,37 @@ class VllmV1Scheduler:
             r.nblocks[slot] += need
             chunks.append((slot, q))
             budget -= q
-        if preempted and self._decodes_run():
+        if preempted and decodes:
             nd = r.n_decoding
 
         # 3. admissions (TensorRT-LLM's batch waiting may hold them while decodes run)
         hold = self._batch_wait(r, nd) if eng.batch_wait_iters and nd and not preempted else 0
-        if not preempted and not hold and self._prefills_run():
+        waiting = r.waiting
+        if not preempted and not hold and prefills and waiting:
             # GUARANTEED_NO_EVICT (TensorRT-LLM): blocks promised to running requests to their max length
-            promised = self._promised_blocks(r) if eng.reserve_to_completion and r.waiting else 0
-            while r.waiting and r.free_slots and budget > 0:
-                req = r.waiting[0]
+            reserve = eng.reserve_to_completion
+            promised = self._promised_blocks(r) if reserve else 0
+            chunked, caching, state, free_slots = eng.enable_chunked_prefill, pool.prefix_caching, pool.state_blocks, r.free_slots
+            while waiting and free_slots and budget > 0:
+                req = waiting[0]
                 hit = 0
-                if pool.prefix_caching and req.computed == 0 and req.block_hashes:
+                computed = req.computed
+                if caching and computed == 0 and req.block_hashes:
                     hit = pool.hits(req.block_hashes, (req.target - 1) // bs)
-                begin = hit * bs if req.computed == 0 else req.computed
+                begin = hit * bs if computed == 0 else computed
                 todo = req.target - begin
-                q = min(todo, budget)
-                if not eng.enable_chunked_prefill and q < todo:
+                q = todo if todo < budget else budget  # (min(todo, budget))
+                if q < todo and not chunked:
                     break
                 new_blocks = -(-(begin + q) // bs) - hit
-                hashes = req.block_hashes[:hit]
-                if new_blocks + pool.state_blocks > pool.free - (pool.idle_among(hashes) if hit else 0):
+                if hit:
+                    hashes = req.block_hashes[:hit]
+                    if new_blocks + state > pool.free - pool.idle_among(hashes):
+                        break
+                elif new_blocks + state > pool.free:
                     break
-                if eng.reserve_to_completion:
-                    whole = -(-(req.prompt_tokens + req.max_tokens) // bs) - hit + pool.state_blocks
+                if reserve:
+                    whole = -(-(req.prompt_tokens + req.max_tokens) // bs) - hit + state
                     if promised + whole > pool.num_blocks and r.running_order:
                         break
                     promised += whole
@@ -173,14 +188,18 @@ class VllmV1Scheduler:
                 r.dequeue(now)
                 if hit:
                     pool.acquire(hashes)
-                _take(pool, new_blocks + pool.state_blocks)
-                req.hashed = list(hashes)
+                    req.hashed = list(hashes)
+                else:
+                    req.hashed = []
+                if not pool.allocate(new_blocks + state):
+                    _accounting_error(pool, new_blocks + state)
                 req.computed = begin
                 if not req.hit_counted:
                     req.hit_counted = True
                     req.cached_tokens = hit * bs
-                    r.stats.prompt_tokens += req.prompt_tokens
-                    r.stats.hit_tokens += hit * bs
+                    stats = r.stats
+                    stats.prompt_tokens += req.prompt_tokens
+                    stats.hit_tokens += hit * bs
                 slot = r.admit(req)
                 r.nblocks[slot] = hit + new_blocks
                 chunks.append((slot, q))
@@ -202,27 +221,38 @@ class VllmV1Scheduler:
         if chunks:
             keys_full = float(ctx_sum) + nd if nd else 0.0
             keys_slide = float(np.minimum(ctx_d + 1, window).sum()) if window and nd else 0.0
-            prefill = [(q, r.slot_req[s].computed) for s, q in chunks]  # type: ignore[union-attr]
-            finishing = sum(1 for s, q in chunks if r.slot_req[s].computed + q >= r.slot_req[s].target)  # type: ignore[union-attr,misc]  # misc: mypy misreads sum() once the union-attr is ignored
+            if len(chunks) == 1:  # (most prefill iterations: one prompt)
+                s0, q0 = chunks[0]
+                req0 = r.slot_req[s0]
+                assert req0 is not None
+                prefill = [(q0, req0.computed)]
+                finishing = 1 if req0.computed + q0 >= req0.target else 0
+            else:
+                prefill = [(q, r.slot_req[s].computed) for s, q in chunks]  # type: ignore[union-attr]
+                finishing = sum(1 for s, q in chunks if r.slot_req[s].computed + q >= r.slot_req[s].target)  # type: ignore[union-attr,misc]  # misc: mypy misreads sum() once the union-attr is ignored
             head_s = model.step_time(nd, keys_full, keys_slide, prefill, nd + finishing)
         # KV blocks in use: u0 during the first iteration, from u1 (the first decode-only
         # iteration's blocks taken) to u2 (all taken) over the rest; block-time is the trapezoid.
-        u0 = u1 = pool.used
+        u0 = u1 = pool.num_blocks - pool.free  # (pool.used)
         if k > 1:
             lead = 1 if chunks else 0  # a decode that ran in the first iteration holds one more token
             size = nd + len(new)
             if chunks:
                 # each running sequence holds ceil((base + 1) / bs) blocks: the next
                 # iteration needs one more exactly when base + 1 fills its last block
-                u1 += (r.dec_on_boundary(clock + 1) if nd else 0) + sum(1 for b in new_base if (b + 1) % bs == 0)
+                if nd:
+                    u1 += r.dec_res[(-(clock + 1)) % bs]
+                for b in new_base:
+                    if (b + 1) % bs == 0:
+                        u1 += 1
             # blocks for k tokens past each base: ceil((base + k) / bs)
-            grow = r.dec_blocks(clock + k) - r.dec_blocks(clock + 1) if nd else 0
+            grow = r.dec_grow(clock + 1, clock + k) if nd else 0
             for slot, b in zip(new, new_base, strict=True):
                 tgt = -(-(b + k) // bs)
                 grow += tgt - r.nblocks[slot]
                 r.nblocks[slot] = tgt
-            if grow:
-                _take(pool, grow)
+            if grow and not pool.allocate(grow):
+                _accounting_error(pool, grow)
             r.ahead = k
             keys_sum = float(ctx_sum + sum(new_base)) + lead * size
             line = model.decode_line(size, keys_sum)  # (None with sliding-window layers)
@@ -272,20 +302,20 @@ class VllmV1Scheduler:
             ends = ends_a.tolist()
             end = ends[-1]
         span = end - now
-        u2 = pool.used
+        u2 = pool.num_blocks - pool.free
         if chunks:
             head_ns = ends[0] - now
             run_area = (u1 + u2) / 2 * (span - head_ns)
             kv_area = u0 * head_ns + run_area
         else:
             run_area = kv_area = (u0 + u2) / 2 * span
-        r.stats.busy_ns += span
-        r.stats.kv_area += kv_area
-        r.stats.iterations += k
+        stats = r.stats
+        stats.busy_ns += span
+        stats.kv_area += kv_area
+        stats.iterations += k
         r.n_steps = first + k
-        r.epoch += 1
-        step = PlannedStep(now, first, ends, chunks, r.epoch, kv_area, new, new_base, run_area)
-        r.pending = step
+        epoch = r.epoch = r.epoch + 1
+        step = r.pending = PlannedStep(now, first, ends, chunks, epoch, kv_area, new, new_base, run_area)
         return step
 
     # --- what other engines' schedulers change (SglangScheduler) ---------------------
@@ -309,24 +339,43 @@ class VllmV1Scheduler:
         and their KV tokens before the step's second iteration, less one (``new_base``)."""
         pool, bs = r.pool, r.block_size
         if not chunks:
-            k = max(1, min(r.min_left(), MAX_RUN, hold or MAX_RUN))
+            # max(1, min(fewest left, MAX_RUN, hold or MAX_RUN)), without the calls
+            k = r.min_left()
+            if k > MAX_RUN:
+                k = MAX_RUN
+            if hold and k > hold:
+                k = hold
+            if k < 1:
+                k = 1
             if k > 1 and pool.free < nd * (k // bs + 1):  # else it fits for sure (see _fit_blocks)
                 k = self._fit_blocks(r, [], [], pool.free, k)
             return k
         if r.waiting or len(chunks) != len(r.prefilling):
             return 1
-        reqs = [r.slot_req[s] for s, _ in chunks]
-        if not all(req.computed + n >= req.target for req, (_, n) in zip(reqs, chunks, strict=True)):  # type: ignore[union-attr]
-            return 1
-        # each prompt's last chunk yields its first token: max_tokens - generated - 1 to go
-        left = min(req.max_tokens - req.generated for req in reqs)  # type: ignore[union-attr]
+        if len(chunks) == 1:  # (the common case, without the generators)
+            slot0, n0 = chunks[0]
+            req0 = r.slot_req[slot0]
+            assert req0 is not None
+            if req0.computed + n0 < req0.target:
+                return 1
+            left = req0.max_tokens - req0.generated
+            slots = [slot0]
+            bases = [req0.target - 1]
+        else:
+            reqs = [r.slot_req[s] for s, _ in chunks]
+            if not all(req.computed + n >= req.target for req, (_, n) in zip(reqs, chunks, strict=True)):  # type: ignore[union-attr]
+                return 1
+            # each prompt's last chunk yields its first token: max_tokens - generated - 1 to go
+            left = min(req.max_tokens - req.generated for req in reqs)  # type: ignore[union-attr]
+            slots = [s for s, _ in chunks]
+            bases = [req.target - 1 for req in reqs]  # type: ignore[union-attr]
         if nd:
-            left = min(left, r.min_left())
-        k = max(1, min(left, MAX_RUN + 1))
-        if k == 1:
+            fewest = r.min_left()
+            if fewest < left:
+                left = fewest
+        k = left if left < MAX_RUN + 1 else MAX_RUN + 1
+        if k <= 1:
             return 1
-        slots = [s for s, _ in chunks]
-        bases = [req.target - 1 for req in reqs]  # type: ignore[union-attr]
         if pool.free < (nd + len(slots)) * (k // bs + 1):
             k = self._fit_blocks(r, slots, bases, pool.free, k)
         if k > 1:

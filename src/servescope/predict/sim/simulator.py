@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from servescope.predict.deployment import Deployment
 from servescope.predict.sim import sglang_scheduler  # noqa: F401  (registers the sglang scheduler)
-from servescope.predict.sim.events import Event, PhaseStart
+from servescope.predict.sim.events import Arrival, Event, PhaseStart, StepEnd, StepStart
 from servescope.predict.sim.kv_cache import BlockPool
 from servescope.predict.sim.load import LoadDriver, Phase
 from servescope.predict.sim.replica import Replica, ReplicaStats
@@ -111,6 +111,7 @@ class Simulation:
         overhead_ns = round(deployment.calibration.request_overhead_s * 1e9)
         self.driver = LoadDriver(phases, overhead_ns, self._window_end)
         self.events = 0
+        self._fits: tuple[int, bool, int, int] | None = None
         self.give_up = give_up
         if give_up is not None:
             points = {r.point for ph in phases for r in ph.requests if r.phase == "measured"}
@@ -148,6 +149,14 @@ class Simulation:
 
     def admission_check(self, req: SimRequest) -> tuple[str, str, str, int | None] | None:
         eng = self.engine
+        # (every request but a refused one passes here: its test first, with the values read once)
+        fits = self._fits
+        if fits is None:
+            fits = self._fits = (eng.max_model_len, eng.overflow == "reject", eng.block_size, self.replicas[0].pool.num_blocks)
+        max_len, reject, bs, blocks = fits
+        prompt = req.prompt_tokens
+        if prompt < max_len and not (reject and prompt + req.max_tokens > max_len) and -(-(prompt + req.max_tokens) // bs) <= blocks:
+            return None
         if req.prompt_tokens >= eng.max_model_len or (eng.overflow == "reject" and req.prompt_tokens + req.max_tokens > eng.max_model_len):
             return (
                 "admission",
@@ -171,13 +180,98 @@ class Simulation:
         count = 0
         push, pop = heapq.heappush, heapq.heappop
         driver = self.driver
+        replicas, idle, plan, completed = self.replicas, self.idle_wakeup_pending, self.scheduler.plan, driver.completed
+        pick = self.router.pick
         while heap and not driver.stopped:
             _, _, _, ev = pop(heap)
             count += 1
-            for nxt in ev.handle(self):
-                push(heap, (nxt.time, nxt.priority, seq, nxt))
-                seq += 1
+            if type(ev) is StepEnd:
+                # StepEnd.handle and the StepStart it asks for, inline (the most frequent event):
+                # the same effects, events and sequence numbers, without the lists between them
+                idx = ev.replica
+                rep = replicas[idx]
+                step = ev.step
+                if rep.pending is not step or rep.epoch != step.epoch:
+                    continue  # superseded by a truncated run
+                now = ev.time
+                for req in rep.finish(step):
+                    for nxt in completed(req, now):
+                        push(heap, (nxt.time, nxt.priority, seq, nxt))
+                        seq += 1
+                if rep.running_order or rep.waiting:
+                    if driver.stopped or (heap and heap[0] < (now, 3)):  # (3: the priority after StepStart's 2)
+                        idle[idx] = True
+                        push(heap, (now, 2, seq, StepStart(now, idx)))
+                        seq += 1
+                    else:  # the StepStart would be the next event: StepStart.handle at once
+                        count += 1
+                        idle[idx] = False
+                        nstep = plan(rep, now)  # (rep.pending is None: the step just finished)
+                        if nstep is not None:
+                            push(heap, (nstep.ends_ns[-1], 0, seq, StepEnd(nstep.ends_ns[-1], idx, nstep)))
+                            seq += 1
+                continue
+            if type(ev) is Arrival:
+                # Arrival.handle inline (the same effects and events)
+                req = ev.request
+                now = req.arrival_ns = ev.time
+                if req.phase == "measured" and req.point not in self._windowed:
+                    self.measured_arrival(req, now)
+                failure = self.admission_check(req)
+                if failure is not None:
+                    req.failure = failure
+                    req.done = True
+                    for nxt in completed(req, now):
+                        push(heap, (nxt.time, nxt.priority, seq, nxt))
+                        seq += 1
+                else:
+                    idx = pick(replicas)
+                    rep = replicas[idx]
+                    req.replica = idx
+                    rep.enqueue(req, now)
+                    if rep.pending is None:
+                        if not idle[idx]:
+                            if heap and heap[0] < (now, 3):  # (the StepStart would not be next: queued)
+                                idle[idx] = True
+                                push(heap, (now, 2, seq, StepStart(now, idx)))
+                                seq += 1
+                            else:  # StepStart.handle at once
+                                count += 1
+                                nstep = plan(rep, now)
+                                if nstep is not None:
+                                    push(heap, (nstep.ends_ns[-1], 0, seq, StepEnd(nstep.ends_ns[-1], idx, nstep)))
+                                    seq += 1
+                    elif rep.free_slots:  # it can join at the next iteration boundary
+                        short = rep.truncate(now)
+                        if short is not None:
+                            push(heap, (short.ends_ns[-1], 0, seq, StepEnd(short.ends_ns[-1], idx, short)))
+                            seq += 1
+                continue
+            out = ev.handle(self)
+            # A StepStart (always an event's last) that would be the very next event popped
+            # - nothing in the heap at its time with a priority up to its own - is handled at
+            # once, without a heap round trip: the same events in the same order, with the
+            # same relative sequence numbers.
+            while out:
+                wake = out[-1]
+                if type(wake) is not StepStart:
+                    for nxt in out:
+                        push(heap, (nxt.time, nxt.priority, seq, nxt))
+                        seq += 1
+                    break
+                if len(out) > 1:
+                    for nxt in out[:-1]:
+                        push(heap, (nxt.time, nxt.priority, seq, nxt))
+                        seq += 1
+                if driver.stopped or (heap and heap[0] < (wake.time, 3)):  # (3: the priority after StepStart's 2)
+                    push(heap, (wake.time, 2, seq, wake))
+                    seq += 1
+                    break
+                count += 1
+                out = wake.handle(self)
         self.events = count
+        for rep in self.replicas:
+            rep.seal_ends()
         # the driver's callback and the give-up rule's stop are bound to this simulation:
         # dropped once the run ends, so the run leaves no reference cycle and its objects go
         # by reference counting when the caller lets go (not at a collector pass: ~5 % of a search)
