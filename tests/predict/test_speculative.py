@@ -19,6 +19,7 @@ from servescope.documents import Scenario
 from servescope.predict.api import predict
 from servescope.predict.coverage import NotModelledError
 from servescope.predict.deployment import Deployment, deploy
+from servescope.predict.hf_config import read_model_config
 from servescope.predict.outputs import build_records, fast_stats
 from servescope.predict.plausibility import decode_floor
 from servescope.predict.speculative import (
@@ -172,8 +173,12 @@ def test_the_kv_pool_loses_the_drafts_weights_and_kv(catalog: Catalog) -> None:
 def test_a_heads_weights_come_off_the_pool(catalog: Catalog, method: str, low: float, high: float) -> None:
     # Llama-3.1-8B at tp 2: one decoder layer (~0.44 GB bf16) + fc; EAGLE-3 its own 32k-token LM head too
     # (the published EAGLE-3 head for it is ~0.85 GB in bf16 over 2 devices with tp 1 ... here per device)
-    plain = deploy(scenario(tp=2, count=2), catalog=catalog)
-    dep = deploy(scenario(tp=2, count=2, speculative_method=method, speculative_tokens=3, speculative_acceptance_rate=0.5), catalog=catalog)
+    # (MTP: as if the checkpoint shipped one MTP layer, which Llama's does not)
+    model = catalog.model("llama-3.1-8b").model_copy(update={"mtp_layers": 1 if method == "mtp" else None})
+    hw = catalog.hardware("h100-sxm")
+    plain = deploy(scenario(tp=2, count=2), catalog=catalog, model=model, hardware=hw)
+    spec = scenario(tp=2, count=2, speculative_method=method, speculative_tokens=3, speculative_acceptance_rate=0.5)
+    dep = deploy(spec, catalog=catalog, model=model, hardware=hw)
     extra = (dep.kv.weight_bytes - plain.kv.weight_bytes) * 2  # both devices
     assert low <= extra <= high, extra
     assert dep.kv.kv_pool_bytes == pytest.approx(plain.kv.kv_pool_bytes - extra / 2)
@@ -400,3 +405,21 @@ def test_each_decoder_takes_k_plus_one_of_the_token_budget(catalog: Catalog) -> 
     drafted = predict(spec, wl, catalog=catalog).prediction.points[0]
     assert plain.ttft_ms is not None and drafted.ttft_ms is not None
     assert drafted.ttft_ms > 1.8 * plain.ttft_ms, (drafted.ttft_ms, plain.ttft_ms)  # (equal when decoders took 1 each)
+
+
+def test_mtp_needs_a_model_that_ships_mtp_layers(catalog: Catalog, tmp_path: Path) -> None:
+    """MTP drafts with the checkpoint's own multi-token-prediction layer: refused (one line) for a model
+    whose config has none; read from config.json's num_nextn_predict_layers."""
+    with pytest.raises(NotModelledError, match=r"speculative method mtp: model llama-3.1-8b ships no multi-token-prediction layer") as info:
+        deploy(scenario(speculative_method="mtp", speculative_tokens=1), catalog=catalog)
+    assert "\n" not in str(info.value)
+    cfg = {
+        "architectures": ["DeepseekV3ForCausalLM"], "model_type": "deepseek_v3", "num_hidden_layers": 61, "hidden_size": 7168,
+        "num_attention_heads": 128, "num_key_value_heads": 128, "intermediate_size": 18432, "vocab_size": 129280,
+        "max_position_embeddings": 163840, "n_routed_experts": 256, "num_experts_per_tok": 8, "n_shared_experts": 1,
+        "moe_intermediate_size": 2048, "first_k_dense_replace": 3, "kv_lora_rank": 512, "q_lora_rank": 1536,
+        "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128, "num_nextn_predict_layers": 1, "torch_dtype": "bfloat16",
+    }  # fmt: skip
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    assert read_model_config(path).mtp_layers == 1

@@ -90,6 +90,12 @@ class Model(Document):
         default=None,
         description="Full-attention layers gate their output with a second q-sized projection (Qwen3-Next, Qwen3.5): q_proj is twice as wide.",
     )
+    mtp_layers: int | None = Field(
+        default=None,
+        ge=1,
+        description="Multi-token-prediction layers the checkpoint ships (HF num_nextn_predict_layers / mtp_num_hidden_layers): "
+        "loaded only for speculative decoding (method mtp), not counted in the model's weights.",
+    )
     torch_dtype: str | None = Field(default=None, description="HF torch_dtype of the published weights, e.g. bfloat16.")
     quantization: str | None = Field(default=None, description="HF quantization_config.quant_method of the published checkpoint, e.g. mxfp4.")
     chat_template_tokens: int | None = Field(default=None, ge=0, description="Tokens the chat template adds to a one-message prompt (measured or counted).")

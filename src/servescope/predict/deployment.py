@@ -26,7 +26,7 @@ from servescope.catalog.store import Catalog
 from servescope.documents import Hardware, Model, Scenario
 from servescope.documents.config_id import normalize_dtype, normalize_engine
 from servescope.documents.prediction import Calibration as CalibrationDocument
-from servescope.errors import CatalogError
+from servescope.errors import CatalogError, NotModelledError
 from servescope.predict.architecture import Architecture, architecture
 from servescope.predict.calibration import MOE_KERNELS, Calibration, MoeKernel, apply, default_calibration
 from servescope.predict.coverage import review, vllm_v0
@@ -432,6 +432,11 @@ def deploy(
     if spec is None:
         step = StepTimeModel(arch, hw, cal, **step_args)
     else:
+        if spec.method == "mtp" and not mdl.mtp_layers:
+            raise NotModelledError(
+                f"scenario {scenario.name}: speculative method mtp: model {mdl.id} ships no multi-token-prediction layer "
+                "(config.json num_nextn_predict_layers / mtp_num_hidden_layers); use eagle, eagle3 or draft_model"
+            )
         step = _speculative_step_model(scenario, spec, arch, hw, cal, cat, step_args)
         warnings.append(spec.warning(scenario.name))
     cap = kv_capacity(

@@ -308,6 +308,7 @@ def model_from_config(config: dict[str, Any], *, model_id: str | None = None, na
         "vocab_size_per_layer_input": int(cfg["vocab_size_per_layer_input"]) if cfg.get("vocab_size_per_layer_input") else None,
         "torch_dtype": cfg.get("torch_dtype") or cfg.get("dtype"),
         "quantization": quant.get("quant_method") if isinstance(quant, dict) else None,
+        "mtp_layers": int(mtp) if mtp else None,
         "sources": [{"field": "all", "source": source}] if source else [],
         "notes": "; ".join(notes) or None,
     }
