@@ -300,9 +300,33 @@ def phases_from_plan(points: list[PlannedPoint], dep: Deployment, load: LoadOpti
     return phases
 
 
-def phases_synthetic(spec: SyntheticWorkload, dep: Deployment, load: LoadOptions = LoadOptions()) -> list[Phase]:
+def phases_synthetic(spec: SyntheticWorkload, dep: Deployment, load: LoadOptions = LoadOptions(), cache: dict[Any, Any] | None = None) -> list[Phase]:
     """Unique prompts (nothing shared) of lengths drawn per ``spec.lengths``, one
-    point per concurrency, per stage, or the one offline point."""
+    point per concurrency, per stage, or the one offline point. ``cache`` keeps each
+    request's given fields between calls (``Prepared.request_cache``: search simulates
+    one workload on many deployments), so a later call makes the same requests from
+    them without drawing, formatting or clamping again: fresh objects (a simulation
+    fills them in), the same values."""
+    # what of the deployment the requests depend on: the template's tokens and the clamp of _max_tokens
+    key = (spec, load, dep.template_tokens, dep.engine.overflow, dep.engine.max_model_len)
+    if cache is not None:
+        rows = cache.get(key)
+        if rows is not None:
+            return [
+                Phase(point, name, [SimRequest(i, rid, ph, p, conc, prompt, mt, target=tgt) for i, rid, ph, p, conc, prompt, mt, tgt in reqs], concurrency, offsets, hold)
+                for point, name, reqs, concurrency, offsets, hold in rows
+            ]
+    phases = _draw_phases(spec, dep, load)
+    if cache is not None:
+        cache[key] = [
+            (ph.point, ph.name, [(r.index, r.request_id, r.phase, r.point, r.concurrency, r.prompt_tokens, r.max_tokens, r.target) for r in ph.requests],
+             ph.concurrency, ph.offsets_ns, ph.hold)
+            for ph in phases
+        ]  # fmt: skip
+    return phases
+
+
+def _draw_phases(spec: SyntheticWorkload, dep: Deployment, load: LoadOptions) -> list[Phase]:
     phases: list[Phase] = []
     index = 0
     rng = np.random.default_rng(load.seed)
