@@ -15,7 +15,7 @@ from servescope.predict.dataset_lengths import check_means, draw_sharegpt, share
 from servescope.predict.deployment import Deployment
 from servescope.predict.replay import Replay, replay, symmetric
 from servescope.predict.sim.load import Phase
-from servescope.predict.sim.request import SimRequest
+from servescope.predict.sim.request import SimRequest, requests_from_rows
 from servescope.predict.tokens import hashes_from_ids, hashes_from_text
 from servescope.workload.arrivals import arrival_offsets_ns
 from servescope.workload.plan import PlannedPoint, PlannedRequest
@@ -313,7 +313,7 @@ def phases_synthetic(spec: SyntheticWorkload, dep: Deployment, load: LoadOptions
         rows = cache.get(key)
         if rows is not None:
             return [
-                Phase(point, name, [SimRequest(i, rid, ph, p, conc, prompt, mt, target=tgt) for i, rid, ph, p, conc, prompt, mt, tgt in reqs], concurrency, offsets, hold)
+                Phase(point, name, requests_from_rows(reqs), concurrency, offsets, hold)
                 for point, name, reqs, concurrency, offsets, hold in rows
             ]
     phases = _draw_phases(spec, dep, load)
