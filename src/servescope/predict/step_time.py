@@ -279,6 +279,8 @@ class StepTimeModel:
         # the weights' streaming times, constant per model (``_step_time`` reads them)
         self._dense_bytes_s = self._dense_bytes / self._bw
         self._head_bytes_s = self._head_bytes / self._bw
+        # a full-attention decode token's seconds per key of KV (``decode_line``)
+        self._decode_per_key = max(self._attn_flops_full / self._attn_rate, self._kv_full / self._bw)
         self._fixed_by_batch: dict[int, float] = {}
         self._chunk_alone: dict[tuple[int, int, int], float] = {}
 
@@ -508,8 +510,11 @@ class StepTimeModel:
         term is keys x the larger seconds-per-key. (``decode_run`` computes the same floats.)"""
         if self._window is not None and self._attn_flops_slide:
             return None
-        per_key = max(self._attn_flops_full / self._attn_rate, self._kv_full / self._bw)
-        return self._decode_fixed(batch) + per_key * (keys_sum + batch), per_key * batch
+        per_key = self._decode_per_key
+        fixed = self._fixed_by_batch.get(batch)  # (_decode_fixed's memo read inline: one call fewer per decode run)
+        if fixed is None:
+            fixed = self._decode_fixed(batch)
+        return fixed + per_key * (keys_sum + batch), per_key * batch
 
     def decode_run(self, contexts: np.ndarray, steps: int, *, keys_sum: float | None = None, lead: float | None = None) -> np.ndarray:
         """Durations (s) of ``steps`` consecutive decode-only iterations of the
