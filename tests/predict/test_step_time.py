@@ -202,7 +202,9 @@ _chunk = st.tuples(st.integers(0, 8192), st.integers(0, 40_000))
     prefill=st.lists(_chunk, min_size=1, max_size=5),
     extra_logits=st.one_of(st.none(), st.integers(0, 5)),
 )
-def test_step_time_is_the_sum_of_its_terms_bit_for_bit(nd: int, keys: int, slide_share: float, prefill: list[tuple[int, int]], extra_logits: int | None) -> None:
+def test_step_time_is_the_sum_of_its_terms_bit_for_bit(
+    nd: int, keys: int, slide_share: float, prefill: list[tuple[int, int]], extra_logits: int | None
+) -> None:
     """``_step_time`` inlines the term methods for speed: every model kind (dense, tp with
     all-reduces, sliding windows, MoE, Gated DeltaNet) gives exactly the float the terms sum to."""
     keys_full = float(keys + nd) if nd else 0.0
@@ -212,4 +214,3 @@ def test_step_time_is_the_sum_of_its_terms_bit_for_bit(nd: int, keys: int, slide
         want = _terms_step_time(m, nd, keys_full, keys_slide, prefill, logits)
         assert m._step_time(nd, keys_full, keys_slide, prefill, logits) == want, name
         assert m.step_time(nd, keys_full, keys_slide, prefill, logits) == want, name  # (the one-chunk memo too)
-

@@ -312,10 +312,7 @@ def phases_synthetic(spec: SyntheticWorkload, dep: Deployment, load: LoadOptions
     if cache is not None:
         rows = cache.get(key)
         if rows is not None:
-            return [
-                Phase(point, name, requests_from_rows(reqs), concurrency, offsets, hold)
-                for point, name, reqs, concurrency, offsets, hold in rows
-            ]
+            return [Phase(point, name, requests_from_rows(reqs), concurrency, offsets, hold) for point, name, reqs, concurrency, offsets, hold in rows]
     phases = _draw_phases(spec, dep, load)
     if cache is not None:
         cache[key] = [
