@@ -315,6 +315,8 @@ def phases_synthetic(spec: SyntheticWorkload, dep: Deployment, load: LoadOptions
             return [Phase(point, name, requests_from_rows(reqs), concurrency, offsets, hold) for point, name, reqs, concurrency, offsets, hold in rows]
     phases = _draw_phases(spec, dep, load)
     if cache is not None:
+        # (each request's fields before any simulation changes them; a phase's offsets list is
+        # only read, so the phases made from these rows share it)
         cache[key] = [
             (ph.point, ph.name, [(r.index, r.request_id, r.phase, r.point, r.concurrency, r.prompt_tokens, r.max_tokens, r.target) for r in ph.requests],
              ph.concurrency, ph.offsets_ns, ph.hold)
