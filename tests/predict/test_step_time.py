@@ -4,10 +4,16 @@ overhead 0, so each term can be checked by hand."""
 
 from __future__ import annotations
 
+import functools
+from dataclasses import replace
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from servescope.documents import Model
+from servescope.catalog.store import Catalog
+from servescope.documents import Model, Scenario
 from servescope.predict.architecture import architecture
 from servescope.predict.calibration import Calibration
 from servescope.predict.step_time import StepTimeModel, peak_flops
@@ -146,3 +152,69 @@ def test_mla_attention_decodes_absorbed_and_prefills_expanded() -> None:
     # the latent is not split by tensor parallelism: every rank caches all 576 elements per layer
     assert m.kv_bytes_per_token_per_device == 61 * 576 * 2
     assert m.prefill_attention_time(1000, 0) == pytest.approx(2 * 128 * 320 * 61 / 8 * 1000 * 1001 / 2 / 1e14)
+
+
+def _terms_step_time(m: StepTimeModel, nd: int, keys_full: float, keys_slide: float, prefill: list[tuple[int, int]], logits: int | None) -> float:
+    """An iteration's time as the sum of the term methods, in ``breakdown``'s order (what
+    ``_step_time`` computed before its terms were inlined into it)."""
+    tokens = nd + sum(q for q, _ in prefill)
+    n_logits = nd + len(prefill) if logits is None else logits
+    attn = m.decode_attention_time(keys_full, keys_slide)
+    for q, c in prefill:
+        attn += m.prefill_attention_time(q, c)
+    if m._lin_io:
+        attn += m.linear_attention_time(nd, tokens - nd, len(prefill))
+    device = (
+        m.linear_time(tokens) + m.lm_head_time(n_logits) + m.moe_time(tokens) + attn + m.communication_time(tokens)
+        + (m.overhead_time(tokens, n_logits) if tokens else 0.0)
+    )  # fmt: skip
+    return max(device, m._eager_step) if prefill else device
+
+
+@functools.cache
+def _step_models() -> dict[str, StepTimeModel]:
+    from servescope.predict.deployment import deploy
+    from servescope.predict.hf_config import model_from_config
+    from tests.predict.test_hf_config import QWEN3_NEXT_80B_A3B
+
+    def dep(model_id: str, hw: str, tp: int = 1, **kw: object) -> StepTimeModel:
+        scen = Scenario(name="t", model=model_id, hardware=hw, count=tp, tp=tp, engine={"id": "vllm", "version": "0.11.0"})  # type: ignore[arg-type]
+        return deploy(scen, catalog=catalog, **kw).step_model  # type: ignore[arg-type]
+
+    catalog = Catalog.load([])
+    qnext = model_from_config(QWEN3_NEXT_80B_A3B, model_id="qwen3-next-80b-a3b")
+    dense = deploy(Scenario(name="t", model="llama-3.1-8b", hardware="h100-sxm", engine={"id": "vllm", "version": "0.11.0"}), catalog=catalog)  # type: ignore[arg-type]
+    return {
+        "dense": dense.step_model,
+        # no host launch floor, so the device terms' sum itself is compared
+        "dense-no-eager": StepTimeModel(dense.step_model.arch, dense.hardware, replace(dense.calibration, eager_layer_s=0.0)),
+        "dense-tp4": dep("llama-3.1-70b", "h100-sxm", tp=4),
+        "sliding": dep("gemma-4-e2b-it", "l4"),
+        "moe-sliding-tp2": dep("gpt-oss-120b", "h100-sxm", tp=2),
+        "hybrid-tp4": dep(qnext.id, "h100-sxm", tp=4, model=qnext, hardware=catalog.hardware("h100-sxm")),
+    }
+
+
+_chunk = st.tuples(st.integers(0, 8192), st.integers(0, 40_000))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    nd=st.integers(0, 512),
+    keys=st.integers(0, 4_000_000),
+    slide_share=st.floats(0.0, 1.0),
+    prefill=st.lists(_chunk, min_size=0, max_size=5),  # (none: a decode-only iteration)
+    extra_logits=st.one_of(st.none(), st.integers(0, 5)),
+)
+def test_step_time_is_the_sum_of_its_terms_bit_for_bit(
+    nd: int, keys: int, slide_share: float, prefill: list[tuple[int, int]], extra_logits: int | None
+) -> None:
+    """``_step_time`` inlines the term methods for speed: every model kind (dense, tp with
+    all-reduces, sliding windows, MoE, Gated DeltaNet) gives exactly the float the terms sum to."""
+    keys_full = float(keys + nd) if nd else 0.0
+    keys_slide = float(int(keys * slide_share)) if nd else 0.0
+    logits = None if extra_logits is None else nd + min(extra_logits, len(prefill))
+    for name, m in _step_models().items():
+        want = _terms_step_time(m, nd, keys_full, keys_slide, prefill, logits)
+        assert m._step_time(nd, keys_full, keys_slide, prefill, logits) == want, name
+        assert m.step_time(nd, keys_full, keys_slide, prefill, logits) == want, name  # (the one-chunk memo too)

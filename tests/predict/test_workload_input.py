@@ -1,14 +1,21 @@
-"""Synthetic workloads as phases: the offline point (--max-throughput) and staged
-Poisson rates (--stages)."""
+"""Synthetic workloads as phases: the offline point (--max-throughput), staged
+Poisson rates (--stages), and the requests kept between calls (search)."""
 
 from __future__ import annotations
+
+import dataclasses
+from dataclasses import replace
 
 import pytest
 
 from servescope.catalog.store import Catalog
 from servescope.documents import Prediction
 from servescope.predict.api import predict
-from servescope.predict.workload_input import OFFLINE_REQUESTS, SyntheticWorkload
+from servescope.predict.deployment import deploy
+from servescope.predict.sim.load import Phase
+from servescope.predict.sim.request import SimRequest, requests_from_rows
+from servescope.predict.sim.simulator import Simulation
+from servescope.predict.workload_input import OFFLINE_REQUESTS, LoadOptions, SyntheticWorkload, phases_synthetic
 from servescope.workload.arrivals import arrival_offsets_ns
 from tests.predict.conftest import scenario
 
@@ -80,3 +87,51 @@ def test_the_offline_table_says_so(catalog: Catalog) -> None:
 
     run = predict(scenario(), SyntheticWorkload((), 128, 8, offline=True, num_requests=20), catalog=catalog)
     assert "offline: every request sent at t = 0" in format_table(run.prediction)
+
+
+def _request_fields(r: SimRequest) -> tuple[object, ...]:
+    return tuple(getattr(r, f.name) for f in dataclasses.fields(SimRequest))
+
+
+def _phase_fields(ph: Phase) -> tuple[object, ...]:
+    return (ph.point, ph.name, ph.concurrency, ph.offsets_ns, ph.hold, ph.started_ns, ph.ended_ns, ph._next, ph._open,
+            [_request_fields(r) for r in ph.requests])  # fmt: skip
+
+
+def test_rows_make_the_requests_the_constructor_makes() -> None:
+    rows = [(0, "p0-w00000", "warmup", 0, 4, 100, 7, 100), (5, "p1-m00003", "measured", 1, 64, 2048, 1, 2047)]
+    made = requests_from_rows(rows)
+    built = [SimRequest(*row[:7], target=row[7]) for row in rows]
+    assert [_request_fields(r) for r in made] == [_request_fields(r) for r in built]  # every field (an unset one raises)
+    assert made[0].hashed is not made[1].hashed and made[0].segments is not made[1].segments  # a list each
+
+
+@pytest.mark.parametrize(
+    "spec, load",
+    [
+        (SyntheticWorkload((16,), 1024, 256, requests_per_concurrency=2, min_requests=16), LoadOptions()),  # steady: stationary first requests
+        (SyntheticWorkload((8, 32), 512, 64, harness="burst", num_requests=40), LoadOptions(seed=3)),
+        (SyntheticWorkload((), 512, 64, rate=20.0, num_requests=50), LoadOptions(rate=20.0)),
+        (SyntheticWorkload((), 256, 32, offline=True, num_requests=30), LoadOptions()),
+        (SyntheticWorkload((), 256, 32, stages=((4.0, 2.0), (8.0, 1.0))), LoadOptions(seed=1)),
+        (SyntheticWorkload((8,), 200, 100, num_requests=40, sharegpt_client="vllm-bench-serve"), LoadOptions()),
+    ],
+)
+def test_cached_requests_are_the_drawn_ones(catalog: Catalog, spec: SyntheticWorkload, load: LoadOptions) -> None:
+    """``phases_synthetic`` with a cache (search: one workload on many deployments) makes fresh
+    requests equal to drawing them again, after a simulation has filled in the first ones,
+    and a deployment that clamps them differently gets its own."""
+    dep = deploy(scenario(), catalog=catalog)
+    cache: dict[object, object] = {}
+    first = phases_synthetic(spec, dep, load, cache)
+    want = [_phase_fields(ph) for ph in phases_synthetic(spec, dep, load)]
+    assert [_phase_fields(ph) for ph in first] == want
+    Simulation(dep, first).run()  # fills in the first requests and phases
+    again = phases_synthetic(spec, dep, load, cache)
+    assert [_phase_fields(ph) for ph in again] == want
+    assert not {id(r) for ph in first for r in ph.requests} & {id(r) for ph in again for r in ph.requests}
+    # the template's tokens and the engine's clamp of max_tokens are part of what a request is
+    clamped = replace(dep, engine=replace(dep.engine, overflow="truncate", max_model_len=spec.isl + 40), template_tokens=dep.template_tokens + 3)
+    own = [_phase_fields(ph) for ph in phases_synthetic(spec, clamped, load)]
+    assert own != want
+    assert [_phase_fields(ph) for ph in phases_synthetic(spec, clamped, load, cache)] == own

@@ -87,6 +87,8 @@ class Prepared:
     synthetic: SyntheticWorkload | None = None
     resolved: dict[str, Any] = field(default_factory=dict)
     token_cache: dict[str, Any] = field(default_factory=dict)
+    request_cache: dict[Any, Any] = field(default_factory=dict)
+    """A synthetic workload's requests, per deployment they depend on (``phases_synthetic``)."""
 
     @property
     def concurrency_of(self) -> dict[int, int]:
@@ -200,7 +202,7 @@ def run_simulation(prepared: Prepared, dep: Deployment, *, router: str = "round-
     (``SimOutcome.gave_up`` says so; its figures are then partial)."""
     with _gc_paused():
         if prepared.synthetic is not None:
-            phases = phases_synthetic(prepared.synthetic, dep, prepared.load)
+            phases = phases_synthetic(prepared.synthetic, dep, prepared.load, prepared.request_cache)
         else:
             assert prepared.points is not None
             phases = phases_from_plan(prepared.points, dep, prepared.load, prepared.token_cache)
@@ -256,7 +258,7 @@ def simulate(
     load = prepared.load
     with _gc_paused():
         if prepared.synthetic is not None:
-            phases = phases_synthetic(prepared.synthetic, dep, load)
+            phases = phases_synthetic(prepared.synthetic, dep, load, prepared.request_cache)
         else:
             assert prepared.points is not None
             phases = phases_from_plan(prepared.points, dep, load, prepared.token_cache)

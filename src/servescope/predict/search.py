@@ -161,6 +161,9 @@ class _Job:
     seed: int
     reuse: bool
     give_up: bool = True
+    prepared: dict[int, Prepared] = field(default_factory=dict)
+    """Each level's prepared workload, shared by every tp's part in one process (its
+    ``request_cache`` then holds each level's requests once for all of them)."""
 
 
 _JOB: _Job | None = None  # set before forking workers; they inherit it instead of unpickling a catalog
@@ -200,7 +203,7 @@ def _search_tp_configs(tp: int, job: _Job | None) -> tuple[list[Candidate], list
     gave_up = 0
     mdl, hw, cat, devices = job.model, job.hardware, job.catalog, job.devices
     dp = devices // tp
-    prepared: dict[int, Prepared] = {}
+    prepared = job.prepared
     ranked: list[Candidate] = []
     skipped: list[Candidate] = []
     sims = 0

@@ -276,6 +276,11 @@ class StepTimeModel:
                 self._comm_per_token += (pp - 1) * msg / bw
         self._overhead_fixed = c.step_overhead_s + a.layers * c.layer_overhead_s
         self._eager_step = a.layers * c.eager_layer_s  # host launch time of a non-graphed iteration
+        # the weights' streaming times, constant per model (``_step_time`` reads them)
+        self._dense_bytes_s = self._dense_bytes / self._bw
+        self._head_bytes_s = self._head_bytes / self._bw
+        # a full-attention decode token's seconds per key of KV (``decode_line``)
+        self._decode_per_key = max(self._attn_flops_full / self._attn_rate, self._kv_full / self._bw)
         self._fixed_by_batch: dict[int, float] = {}
         self._chunk_alone: dict[tuple[int, int, int], float] = {}
 
@@ -425,21 +430,62 @@ class StepTimeModel:
     def _step_time(
         self, decode_tokens: int, decode_keys_full: float, decode_keys_sliding: float, prefill: Sequence[tuple[int, int]], logits: int | None
     ) -> float:
-        tokens = decode_tokens + sum(q for q, _ in prefill)
+        # The terms of ``breakdown`` inlined (the simulator calls this once per prefill
+        # iteration: ~10 method calls fewer), each the same expression in the same order,
+        # so the floats are bit-identical: _roof's max(f, b) is ``b if b > f else f`` (what
+        # max returns), and the weights' streaming time ``bytes / bw`` is the same division.
+        bw = self._bw
+        attn_rate = self._attn_rate
+        if len(prefill) == 1:
+            q0 = prefill[0][0]
+            tokens = decode_tokens + q0
+        else:
+            tokens = decode_tokens + sum(q for q, _ in prefill)
         n_logits = decode_tokens + len(prefill) if logits is None else logits
-        attn = self.decode_attention_time(decode_keys_full, decode_keys_sliding)
+        # decode_attention_time
+        if decode_keys_full <= 0 and decode_keys_sliding <= 0:
+            attn = 0.0
+        else:
+            f = (self._attn_flops_full * decode_keys_full + self._attn_flops_slide * decode_keys_sliding) / attn_rate
+            b = (self._kv_full * decode_keys_full + self._kv_slide * decode_keys_sliding) / bw
+            attn = b if b > f else f
+        # prefill_attention_time of each chunk
+        pf_full, pf_slide, kv_full, kv_slide, window = self._pf_flops_full, self._pf_flops_slide, self._kv_full, self._kv_slide, self._window
         for q, c in prefill:
-            attn += self.prefill_attention_time(q, c)
+            if q <= 0:
+                attn += 0.0
+                continue
+            pairs_full = q * c + q * (q + 1) / 2
+            pairs_slide = self._sliding_pairs(q, c) if pf_slide else 0.0
+            f = (pf_full * pairs_full + pf_slide * pairs_slide) / attn_rate
+            ctx = c + q
+            b = (kv_full * ctx + kv_slide * (min(ctx, window) if window else ctx)) / bw
+            attn += b if b > f else f
         if self._lin_io:
             attn += self.linear_attention_time(decode_tokens, tokens - decode_tokens, len(prefill))
-        device = (
-            self.linear_time(tokens)
-            + self.lm_head_time(n_logits)
-            + self.moe_time(tokens)
-            + attn
-            + self.communication_time(tokens)
-            + (self.overhead_time(tokens, n_logits) if tokens else 0.0)
-        )
+        if tokens > 0:
+            # linear_time
+            f = tokens * self._dense_flops_per_token / self._gemm_rate
+            b = self._dense_bytes_s
+            device = b if b > f else f
+        else:
+            device = 0.0
+        if n_logits > 0:
+            # lm_head_time
+            f = n_logits * self._head_flops_per_token / self._gemm_rate
+            b = self._head_bytes_s
+            device += b if b > f else f
+        else:
+            device += 0.0
+        device += self.moe_time(tokens) if self.arch.experts else 0.0
+        device += attn
+        comm_fixed, comm_per_token = self._comm_fixed, self._comm_per_token
+        device += comm_fixed + tokens * comm_per_token if tokens > 0 and (comm_fixed or comm_per_token) else 0.0
+        if tokens:
+            c_ = self.cal
+            device += self._overhead_fixed + tokens * c_.token_overhead_s + n_logits * c_.output_token_overhead_s
+        else:
+            device += 0.0
         # an iteration carrying prompt tokens runs outside CUDA graphs: it takes at
         # least as long as the host needs to launch it (async launch overlaps the rest)
         return max(device, self._eager_step) if prefill else device
@@ -464,8 +510,11 @@ class StepTimeModel:
         term is keys x the larger seconds-per-key. (``decode_run`` computes the same floats.)"""
         if self._window is not None and self._attn_flops_slide:
             return None
-        per_key = max(self._attn_flops_full / self._attn_rate, self._kv_full / self._bw)
-        return self._decode_fixed(batch) + per_key * (keys_sum + batch), per_key * batch
+        per_key = self._decode_per_key
+        fixed = self._fixed_by_batch.get(batch)  # (_decode_fixed's memo read inline: one call fewer per decode run)
+        if fixed is None:
+            fixed = self._decode_fixed(batch)
+        return fixed + per_key * (keys_sum + batch), per_key * batch
 
     def decode_run(self, contexts: np.ndarray, steps: int, *, keys_sum: float | None = None, lead: float | None = None) -> np.ndarray:
         """Durations (s) of ``steps`` consecutive decode-only iterations of the

@@ -15,7 +15,7 @@ from servescope.predict.dataset_lengths import check_means, draw_sharegpt, share
 from servescope.predict.deployment import Deployment
 from servescope.predict.replay import Replay, replay, symmetric
 from servescope.predict.sim.load import Phase
-from servescope.predict.sim.request import SimRequest
+from servescope.predict.sim.request import SimRequest, requests_from_rows
 from servescope.predict.tokens import hashes_from_ids, hashes_from_text
 from servescope.workload.arrivals import arrival_offsets_ns
 from servescope.workload.plan import PlannedPoint, PlannedRequest
@@ -300,9 +300,32 @@ def phases_from_plan(points: list[PlannedPoint], dep: Deployment, load: LoadOpti
     return phases
 
 
-def phases_synthetic(spec: SyntheticWorkload, dep: Deployment, load: LoadOptions = LoadOptions()) -> list[Phase]:
+def phases_synthetic(spec: SyntheticWorkload, dep: Deployment, load: LoadOptions = LoadOptions(), cache: dict[Any, Any] | None = None) -> list[Phase]:
     """Unique prompts (nothing shared) of lengths drawn per ``spec.lengths``, one
-    point per concurrency, per stage, or the one offline point."""
+    point per concurrency, per stage, or the one offline point. ``cache`` keeps each
+    request's given fields between calls (``Prepared.request_cache``: search simulates
+    one workload on many deployments), so a later call makes the same requests from
+    them without drawing, formatting or clamping again: fresh objects (a simulation
+    fills them in), the same values."""
+    # what of the deployment the requests depend on: the template's tokens and the clamp of _max_tokens
+    key = (spec, load, dep.template_tokens, dep.engine.overflow, dep.engine.max_model_len)
+    if cache is not None:
+        rows = cache.get(key)
+        if rows is not None:
+            return [Phase(point, name, requests_from_rows(reqs), concurrency, offsets, hold) for point, name, reqs, concurrency, offsets, hold in rows]
+    phases = _draw_phases(spec, dep, load)
+    if cache is not None:
+        # (each request's fields before any simulation changes them; a phase's offsets list is
+        # only read, so the phases made from these rows share it)
+        cache[key] = [
+            (ph.point, ph.name, [(r.index, r.request_id, r.phase, r.point, r.concurrency, r.prompt_tokens, r.max_tokens, r.target) for r in ph.requests],
+             ph.concurrency, ph.offsets_ns, ph.hold)
+            for ph in phases
+        ]  # fmt: skip
+    return phases
+
+
+def _draw_phases(spec: SyntheticWorkload, dep: Deployment, load: LoadOptions) -> list[Phase]:
     phases: list[Phase] = []
     index = 0
     rng = np.random.default_rng(load.seed)

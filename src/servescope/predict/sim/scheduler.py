@@ -84,6 +84,9 @@ def _accounting_error(pool: BlockPool, n: int) -> None:
 
 @register_scheduler("vllm-v1")
 class VllmV1Scheduler:
+    #: ``_room_for`` can refuse an admission (vLLM's never does: the admission loop skips the call)
+    limits_admission: bool = False
+
     @staticmethod
     def _promised_blocks(r: Replica) -> int:
         """KV blocks the running requests hold or will hold by their last token (prompt + max output)."""
@@ -183,7 +186,7 @@ class VllmV1Scheduler:
                     if promised + whole > pool.num_blocks and r.running_order:
                         break
                     promised += whole
-                if not self._room_for(r, req, todo):
+                if self.limits_admission and not self._room_for(r, req, todo):
                     break
                 r.dequeue(now)
                 if hit:

@@ -40,6 +40,8 @@ RETRACT_DECODE_STEPS = 20
 
 @register_scheduler("sglang")
 class SglangScheduler(VllmV1Scheduler):
+    limits_admission = True  # the new-token ratio's budget (``_room_for``)
+
     def __init__(self) -> None:
         self.init_ratio = self.min_ratio = self.decay = -1.0  # set from the engine at the first plan
         self._ratio: dict[int, float] = {}  # new_token_ratio of each replica (one SGLang scheduler each)
