@@ -48,11 +48,13 @@ from servescope.predict.engine_flags import (
     PARALLEL,
     SPECULATIVE,
     canonical,
+    flag_int,
     is_default,
     is_inert,
     kv_dtype_flag,
     normalized,
     read_flags,
+    switched_on,
 )
 from servescope.predict.speculative import is_speculative_flag
 
@@ -96,22 +98,6 @@ def _same(a: Any, b: Any) -> bool:
         return float(a) == float(b)
     except (TypeError, ValueError):
         return str(a) == str(b)
-
-
-def _as_int(value: Any) -> int | None:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None
-
-
-def _enabled(value: Any) -> bool:
-    """A flag that turns something on: true, or a size above 1."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int | float):
-        return value > 1
-    return value is not None and str(value).lower() not in ("", "0", "1", "none", "false")
 
 
 def _scenario_findings(s: Scenario, model: Model, arch: Architecture) -> list[Finding]:
@@ -172,11 +158,11 @@ def _flag_findings(s: Scenario, model: Model, arch: Architecture, hardware: Hard
         if name in SPECULATIVE or is_speculative_flag(name):
             continue  # read by ``speculative.speculation``, which refuses what it does not simulate
         if name in EXPERT_PARALLEL:
-            if not _enabled(val):
+            if not switched_on(val):
                 continue
             if not arch.experts:
                 out.append(Finding(False, where, "the model has no experts: no effect"))
-            elif name in EP_SIZES and not isinstance(val, bool) and _as_int(val) not in (1, s.tp):
+            elif name in EP_SIZES and not isinstance(val, bool) and flag_int(val) not in (1, s.tp):
                 out.append(Finding(True, where, f"{val} expert-parallel ranks with tp {s.tp}: only expert parallelism over the tp "
                                                 f"ranks is simulated; give {s.tp} or drop the flag"))  # fmt: skip
             elif name in ("enable-deepep-moe", "moe-a2a-backend", "enable-eplb"):

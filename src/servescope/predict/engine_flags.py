@@ -165,21 +165,31 @@ EP_SWITCHES = ("enable-expert-parallel", "enable-ep-moe", "enable-deepep-moe", "
 EP_SIZES = ("ep-size", "ep", "expert-parallel-size", "moe-expert-parallel-size")
 
 
+def flag_int(value: Any) -> int | None:
+    """A flag's value as an integer, None when it is not one."""
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def switched_on(value: Any) -> bool:
+    """A flag that turns something on: true, or a size above 1."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float):
+        return value > 1
+    return value is not None and str(value).lower() not in ("", "0", "1", "none", "false")
+
+
 def expert_parallel_size(flags: dict[str, Any], tp: int) -> int:
     """How many ranks of a replica the experts are spread over: a stated size, else ``tp`` when a
     switch above is on, else 1 (tensor parallelism of every expert). ``coverage`` refuses a size
     other than 1 or tp (only expert parallelism over the tp ranks is simulated)."""
     size = first(flags, *EP_SIZES)
     if size is not None and not isinstance(size, bool):
-        try:
-            return max(1, int(size))
-        except (TypeError, ValueError):
-            return 1
-    for name in EP_SWITCHES:
-        value = flags.get(name)
-        if value is True or (isinstance(value, str) and value.lower() not in ("", "none", "false", "0")):
-            return tp
-    return 1
+        return max(1, flag_int(size) or 1)
+    return tp if any(switched_on(flags.get(name)) for name in EP_SWITCHES) else 1
 
 
 __all__ = [
@@ -196,9 +206,11 @@ __all__ = [
     "canonical",
     "expert_parallel_size",
     "first",
+    "flag_int",
     "is_default",
     "is_inert",
     "kv_dtype_flag",
     "normalized",
     "read_flags",
+    "switched_on",
 ]

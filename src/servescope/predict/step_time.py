@@ -121,10 +121,14 @@ def padded_expert_rows(tokens: int, experts: int, experts_per_tok: int, block: i
     full tiles, E[ceil(X/B)] = sum over j >= 0 of P(X > jB)."""
     if tokens <= 0 or experts <= 0:
         return 0.0
-    p = min(1.0, experts_per_tok / experts)
-    thresholds = np.arange(0, tokens // block + 1, dtype=np.float64) * block
-    tiles = float(bdtrc(thresholds, tokens, p).sum())
+    tiles = float(_tile_tail(tokens, min(1.0, experts_per_tok / experts), block).sum())
     return experts * block * tiles
+
+
+def _tile_tail(tokens: int, p: float, block: int) -> np.ndarray:
+    """P(ceil(X / block) >= m) = P(X > (m - 1) block) for m = 1 .. tokens // block + 1, X ~ Binomial(tokens, p):
+    one expert's tiles of ``block`` rows (their sum over m is E[ceil(X / block)])."""
+    return bdtrc(np.arange(0, tokens // block + 1, dtype=np.float64) * block, tokens, p)
 
 
 _Z_MAX: dict[int, float] = {}
@@ -151,9 +155,8 @@ def busiest_rank_rows(tokens: int, experts: int, experts_per_tok: int, block: in
     a sum of E / ranks loads). Uniform routing: real routers' favourite experts are not modelled."""
     if tokens <= 0 or experts <= 0:
         return 0.0
-    p = min(1.0, experts_per_tok / experts)
-    m = np.arange(1, tokens // block + 2, dtype=np.float64)
-    tail = bdtrc((m - 1.0) * block, tokens, p)  # P(ceil(X / B) >= m)
+    tail = _tile_tail(tokens, min(1.0, experts_per_tok / experts), block)  # P(ceil(X / B) >= m)
+    m = np.arange(1, tail.size + 1, dtype=np.float64)
     mean_tiles = float(tail.sum())
     var_tiles = max(0.0, float(((2.0 * m - 1.0) * tail).sum()) - mean_tiles * mean_tiles)
     per_rank = experts / ranks
@@ -308,11 +311,15 @@ class StepTimeModel:
     def expert_rows(self, tokens: int) -> float:
         """Rows the routed-expert GEMMs multiply per MoE layer for ``tokens`` tokens: tokens x k
         without a known kernel, else the padded rows of its row tile under binomial routing."""
-        a, kernel = self.arch, self.moe_kernel
-        if kernel is None:
+        a = self.arch
+        if self.moe_kernel is None:
             return float(tokens * a.experts_per_tok)
-        block = moe_block_m(kernel.block_m, tokens, a.experts, a.experts_per_tok)
-        return padded_expert_rows(tokens, a.experts, a.experts_per_tok, block)
+        return padded_expert_rows(tokens, a.experts, a.experts_per_tok, self._expert_block(tokens))
+
+    def _expert_block(self, tokens: int) -> int:
+        """The row tile the MoE kernel pads each expert's tokens to (1: no kernel, no padding)."""
+        a, kernel = self.arch, self.moe_kernel
+        return 1 if kernel is None else moe_block_m(kernel.block_m, tokens, a.experts, a.experts_per_tok)
 
     def moe_time(self, tokens: int) -> float:
         if not self.arch.experts or tokens <= 0:
@@ -320,13 +327,13 @@ class StepTimeModel:
         t = self._moe_by_tokens.get(tokens)
         if t is None:
             # per-token FLOPs already hold k experts: scale by padded rows / (tokens x k)
-            rows, touched = self.expert_rows(tokens), self.experts_touched(tokens)
             if self.ep > 1:
                 # the busiest rank's rows and experts, as if every rank were as busy (the /tp constants)
-                a, kernel = self.arch, self.moe_kernel
-                block = 1 if kernel is None else moe_block_m(kernel.block_m, tokens, a.experts, a.experts_per_tok)
-                rows = self.ep * busiest_rank_rows(tokens, a.experts, a.experts_per_tok, block, self.ep)
+                a = self.arch
+                rows = self.ep * busiest_rank_rows(tokens, a.experts, a.experts_per_tok, self._expert_block(tokens), self.ep)
                 touched = self.ep * busiest_rank_experts(tokens, a.experts, a.experts_per_tok, self.ep)
+            else:
+                rows, touched = self.expert_rows(tokens), self.experts_touched(tokens)
             flops = rows / self.arch.experts_per_tok * self._expert_flops_per_token
             t = self._roof(flops, self._moe_rate, touched * self._expert_bytes_each)
             self._moe_by_tokens[tokens] = t
@@ -453,7 +460,6 @@ class StepTimeModel:
         pf_full, pf_slide, kv_full, kv_slide, window = self._pf_flops_full, self._pf_flops_slide, self._kv_full, self._kv_slide, self._window
         for q, c in prefill:
             if q <= 0:
-                attn += 0.0
                 continue
             pairs_full = q * c + q * (q + 1) / 2
             pairs_slide = self._sliding_pairs(q, c) if pf_slide else 0.0
@@ -475,8 +481,6 @@ class StepTimeModel:
             f = n_logits * self._head_flops_per_token / self._gemm_rate
             b = self._head_bytes_s
             device += b if b > f else f
-        else:
-            device += 0.0
         device += self.moe_time(tokens) if self.arch.experts else 0.0
         device += attn
         comm_fixed, comm_per_token = self._comm_fixed, self._comm_per_token
@@ -484,8 +488,6 @@ class StepTimeModel:
         if tokens:
             c_ = self.cal
             device += self._overhead_fixed + tokens * c_.token_overhead_s + n_logits * c_.output_token_overhead_s
-        else:
-            device += 0.0
         # an iteration carrying prompt tokens runs outside CUDA graphs: it takes at
         # least as long as the host needs to launch it (async launch overlaps the rest)
         return max(device, self._eager_step) if prefill else device
