@@ -336,3 +336,15 @@ def test_sharegpt_from_a_client_of_unknown_filter_is_refused(catalog: Catalog) -
         fit_cases(Measured("s", None, [point], "aiperf", "sharegpt"), scenario, catalog, template_tokens=0)
     (case,) = fit_cases(Measured("s", None, [point], "aiperf", "random"), scenario, catalog, template_tokens=0)
     assert case.prepared.synthetic is not None and case.prepared.synthetic.sharegpt_client is None
+
+
+def test_the_default_fit_fits_the_gemm_efficiency_the_deployment_uses(catalog: Catalog, measured: EvaluationRun) -> None:
+    """16-bit weights' GEMMs run at ``gemm_eff_16bit``: fitting ``gemm_eff`` there would move nothing they use."""
+    from servescope.predict.calibration import DEFAULT_FIT, default_fit_for
+    from servescope.predict.deployment import deploy
+
+    assert default_fit_for("fp8") == DEFAULT_FIT and default_fit_for("int4") == DEFAULT_FIT
+    assert "gemm_eff_16bit" in default_fit_for("bf16") and "gemm_eff" not in default_fit_for("bf16")
+    weights = deploy(catalog.scenario("tiny-llama-on-cpu"), catalog=catalog).step_model.weight_dtype
+    out = calibrate("tiny-llama-on-cpu", measured, catalog=catalog, max_evaluations=2, date="2026-12-01")
+    assert set(out.document.factors) == set(default_fit_for(weights))

@@ -122,7 +122,7 @@ def test_measured_hardware_keeps_unit_efficiency(catalog: Catalog) -> None:
     """A probe-measured device already gives achievable rates: the kernel's datasheet share is not applied again."""
     hw = catalog.hardware("h100-sxm").model_copy(update={"figures": "measured"})
     arch = architecture(catalog.model("qwen3-235b-a22b"))
-    m = StepTimeModel(arch, hw, Calibration(gemm_eff=1.0), tp=8, moe_kernel=MOE_KERNELS["triton-fused-moe"])
+    m = StepTimeModel(arch, hw, Calibration(gemm_eff=1.0, gemm_eff_16bit=1.0), tp=8, moe_kernel=MOE_KERNELS["triton-fused-moe"])
     rows = padded_expert_rows(16384, 128, 8, 64)
     assert m.moe_time(16384) == pytest.approx(rows * 2 * arch.expert_params * arch.moe_layers / 8 / 989.4e12)
     assert not math.isnan(m.moe_time(1))

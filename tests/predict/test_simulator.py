@@ -24,6 +24,7 @@ STEP = 10 * MS
 FLAT = {
     "memory_bw_eff": 1e12,
     "gemm_eff": 1e12,
+    "gemm_eff_16bit": 1e12,
     "attn_eff": 1e12,
     "comm_bw_eff": 1e12,
     "step_overhead_s": 0.010,

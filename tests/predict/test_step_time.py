@@ -19,7 +19,7 @@ from servescope.predict.calibration import Calibration
 from servescope.predict.step_time import StepTimeModel, peak_flops
 from tests.predict.conftest import toy_hardware
 
-IDEAL = Calibration(1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, eager_layer_s=0.0)
+IDEAL = Calibration(1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, eager_layer_s=0.0, gemm_eff_16bit=1.0)
 DENSE = 1_342_177_280 + 5_637_144_576  # Llama 3.1 8B attention + MLP weights
 HEAD = 128256 * 4096
 
@@ -68,7 +68,7 @@ def test_tensor_parallel_halves_weights_and_adds_all_reduce(llama8b: Model) -> N
 
 
 def test_overheads_add_linearly(llama8b: Model) -> None:
-    cal = Calibration(1.0, 1.0, 1.0, 1.0, step_overhead_s=1e-3, layer_overhead_s=1e-5, token_overhead_s=1e-6, output_token_overhead_s=1e-4)
+    cal = Calibration(1.0, 1.0, 1.0, 1.0, step_overhead_s=1e-3, layer_overhead_s=1e-5, token_overhead_s=1e-6, output_token_overhead_s=1e-4, gemm_eff_16bit=1.0)
     m = StepTimeModel(architecture(llama8b), toy_hardware(), cal)
     assert m.overhead_time(tokens=10, logits=4) == pytest.approx(1e-3 + 32 * 1e-5 + 10 * 1e-6 + 4 * 1e-4)
 
@@ -218,3 +218,29 @@ def test_step_time_is_the_sum_of_its_terms_bit_for_bit(
         want = _terms_step_time(m, nd, keys_full, keys_slide, prefill, logits)
         assert m._step_time(nd, keys_full, keys_slide, prefill, logits) == want, name
         assert m.step_time(nd, keys_full, keys_slide, prefill, logits) == want, name  # (the one-chunk memo too)
+
+
+def test_sixteen_bit_weights_use_their_own_gemm_efficiency(llama8b: Model) -> None:
+    """bf16/fp16 weights' GEMMs reach ``gemm_eff_16bit`` of peak (Vidur's H100 profile), the fp8 and
+    weight-only quantised ones ``gemm_eff`` (what it was fitted on): at 8,192 tokens both are compute-bound."""
+    cal = replace(IDEAL, gemm_eff=0.4, gemm_eff_16bit=0.8)
+    arch = architecture(llama8b)
+    flops = 2 * 8192 * DENSE
+    bf16 = StepTimeModel(arch, toy_hardware(), cal, weight_dtype="bf16")
+    fp16 = StepTimeModel(arch, toy_hardware(), cal, weight_dtype="fp16")
+    awq = StepTimeModel(arch, toy_hardware(), cal, weight_dtype="int4")  # dequantised to bf16 (Marlin-class kernels)
+    assert bf16.linear_time(8192) == pytest.approx(flops / (1e14 * 0.8))
+    assert fp16.linear_time(8192) == pytest.approx(flops / (1e14 * 0.8))
+    assert awq.linear_time(8192) == pytest.approx(flops / (1e14 * 0.4))
+    # the default calibration: the 16-bit figure is the larger share (a profile, not the fp8 fit)
+    assert Calibration().gemm_eff_16bit > Calibration().gemm_eff
+
+
+def test_routed_experts_use_the_efficiency_of_their_own_dtype(catalog: Catalog) -> None:
+    """gpt-oss: bf16 attention but mxfp4 experts - without a kernel figure the experts keep ``gemm_eff``."""
+    arch = architecture(catalog.model("gpt-oss-120b"))
+    cal = replace(IDEAL, gemm_eff=0.4, gemm_eff_16bit=0.8)
+    mixed = StepTimeModel(arch, toy_hardware(), cal, weight_dtype="bf16", expert_dtype="mxfp4")
+    plain = StepTimeModel(arch, toy_hardware(), cal, weight_dtype="bf16")
+    tokens = 65536  # every expert busy: compute-bound
+    assert mixed.moe_time(tokens) == pytest.approx(plain.moe_time(tokens) * 2, rel=1e-9)

@@ -38,7 +38,7 @@ from servescope.documents import EvaluationPoint, EvaluationRun, Result, Scenari
 from servescope.documents.prediction import Calibration as CalibrationDocument
 from servescope.errors import CatalogError
 from servescope.predict.api import Prepared, prepare, simulate
-from servescope.predict.calibration import DEFAULT_FIT, FACTOR_NAMES, Calibration
+from servescope.predict.calibration import DEFAULT_FIT, FACTOR_NAMES, Calibration, default_fit_for
 from servescope.predict.dataset_lengths import SHAREGPT_FILTERS
 from servescope.predict.deployment import deploy
 from servescope.predict.replay import REPLAYS, Replay
@@ -273,6 +273,9 @@ def calibrate(
     base_dep = deploy(scen, catalog=cat)
     model, hardware = base_dep.model, base_dep.hardware
     base = base_dep.calibration
+    if tuple(factors) == DEFAULT_FIT:
+        # the default fit's GEMM efficiency is the one this deployment's dense GEMMs use
+        factors = default_fit_for(base_dep.step_model.weight_dtype)
     meas = measured_of(measured)
     cases = fit_cases(meas, scen, cat, base_dep.template_tokens)
     before = evaluate(scen, cases, base, metrics, cat, model=model, hardware=hardware)

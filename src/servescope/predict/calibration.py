@@ -37,6 +37,8 @@ class Calibration:
     output_token_overhead_s: float = 5e-6
     request_overhead_s: float = 0.1e-3
     eager_layer_s: float = 625e-6
+    # (last: Calibration is also built positionally)
+    gemm_eff_16bit: float = 0.65
 
     def with_factors(self, factors: dict[str, float]) -> Calibration:
         unknown = sorted(set(factors) - set(FACTOR_NAMES))
@@ -62,6 +64,14 @@ FACTOR_DOCS: dict[str, str] = {
     "gemm_eff": "Fraction of datasheet dense tensor throughput GEMMs reach. Default 0.42, "
     f"{_FIT} (a priori 0.70 for bf16 cuBLAS; fp8 GEMMs at serving shapes, with their scaling and "
     "quantisation kernels, reach a smaller share of a peak that is twice as high); calibrate.",
+    "gemm_eff_16bit": "Fraction of datasheet dense tensor throughput that GEMMs with 16-bit (bf16/fp16) weights reach "
+    "(``gemm_eff`` is for the fp8/int8/fp4 and weight-only quantised GEMMs it was fitted on). Default 0.65, a priori from a "
+    "public measurement, not fitted: Vidur's per-operator profiles of Llama-2-70B's projections on H100 "
+    "(microsoft/vidur data/profiling/compute/h100/meta-llama/Llama-2-70b-hf/mlp.csv@683364e9) reach 0.56-0.74 of the "
+    "989 TFLOP/s bf16 peak from 256 to 4,096 tokens (MLP up-projection 0.63 at 256, 0.67 at 640, 0.69 at 4,096; "
+    "down-projection 0.67 at 256, 0.73 at 4,096; below ~200 tokens the bytes bound them, which the roofline's memory term "
+    "covers); the A100 profile of the same shapes (data/profiling/compute/a100/...@25e529de) reaches 0.77 of 312 at 4,096. "
+    "Routed experts in 16 bits use it too unless their kernel has its own figure (``MOE_KERNELS``); calibrate.",
     "attn_eff": "Fraction of peak reached by prefill attention. Default 0.50: engineering default for "
     "FlashAttention-2-class kernels on variable-length batches; calibrate.",
     "comm_bw_eff": "Fraction of per-direction link bandwidth a tensor-parallel all-reduce reaches. "
@@ -94,6 +104,7 @@ FACTOR_DOCS: dict[str, str] = {
 _CPU_DATASHEET = Calibration(
     memory_bw_eff=0.6,
     gemm_eff=0.5,
+    gemm_eff_16bit=0.5,  # (one a-priori figure for every dtype on CPUs)
     attn_eff=0.3,
     comm_bw_eff=0.5,
     step_overhead_s=300e-6,
@@ -205,8 +216,25 @@ def default_calibration(hardware: Hardware, engine_id: str) -> Calibration:
     else:
         base = Calibration().with_factors(ENGINE_DEFAULTS.get(engine_id.lower(), {}))
     if hardware.figures == "measured":
-        base = replace(base, memory_bw_eff=1.0, gemm_eff=1.0, attn_eff=1.0)
+        base = replace(base, memory_bw_eff=1.0, gemm_eff=1.0, gemm_eff_16bit=1.0, attn_eff=1.0)
     return base
+
+
+#: Weight dtypes whose GEMMs run on 16-bit weights as stored (no dequantisation, no scales).
+SIXTEEN_BIT = ("bf16", "fp16")
+
+
+def gemm_efficiency(calibration: Calibration, weight_dtype: str) -> float:
+    """The share of tensor peak a GEMM over ``weight_dtype`` weights reaches: ``gemm_eff_16bit`` for
+    bf16/fp16 weights, ``gemm_eff`` for the fp8/int8/fp4 and weight-only quantised ones."""
+    return calibration.gemm_eff_16bit if weight_dtype in SIXTEEN_BIT else calibration.gemm_eff
+
+
+def default_fit_for(weight_dtype: str) -> tuple[str, ...]:
+    """``DEFAULT_FIT`` with the GEMM efficiency that a deployment of ``weight_dtype`` weights uses."""
+    if weight_dtype not in SIXTEEN_BIT:
+        return DEFAULT_FIT
+    return tuple("gemm_eff_16bit" if f == "gemm_eff" else f for f in DEFAULT_FIT)
 
 
 def load_calibration(path: str | Path) -> CalibrationDocument:

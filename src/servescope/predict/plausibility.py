@@ -68,7 +68,7 @@ def decode_floor(scenario: Scenario, catalog: Catalog) -> DecodeFloor:
     kv = kv_dtype_for(kv_asked, weight, from_torch_dtype(model.torch_dtype))
     quant = (scenario.quantization or model.quantization or "").lower()
     expert = "mxfp4" if quant == "mxfp4" and arch.experts else None
-    ideal = Calibration(memory_bw_eff=1.0, gemm_eff=1.0, attn_eff=1.0, comm_bw_eff=1.0)
+    ideal = Calibration(memory_bw_eff=1.0, gemm_eff=1.0, gemm_eff_16bit=1.0, attn_eff=1.0, comm_bw_eff=1.0)
     step = StepTimeModel(arch, hw, ideal, tp=scenario.tp, pp=scenario.pp, weight_dtype=weight, kv_dtype=kv, expert_dtype=expert)
     bw = hw.memory_bandwidth_gb_s * 1e9
     active = (arch.dense_linear_params + arch.lm_head_params) * step.weight_bytes

@@ -47,7 +47,7 @@ from scipy.special import bdtr, bdtrc, ndtr
 
 from servescope.documents import Hardware
 from servescope.predict.architecture import Architecture
-from servescope.predict.calibration import Calibration, MoeKernel
+from servescope.predict.calibration import Calibration, MoeKernel, gemm_efficiency
 from servescope.predict.dtypes import RATE_VS_BF16, bytes_per, compute_dtype_for
 
 
@@ -213,7 +213,10 @@ class StepTimeModel:
         scale = 1.0
         if hardware.device_type == "cpu" and threads and hardware.cores:
             scale = min(threads, hardware.cores) / hardware.cores
-        self._gemm_rate = peak_flops(hardware, compute_dtype, self.notes) * scale * c.gemm_eff
+        # dense GEMMs over 16-bit weights reach a larger share of peak than the fp8 / quantised ones
+        # ``gemm_eff`` was fitted on (``calibration.gemm_efficiency``: a public profile, not a fit)
+        peak = peak_flops(hardware, compute_dtype, self.notes) * scale
+        self._gemm_rate = peak * gemm_efficiency(c, weight_dtype)
         self._attn_rate = peak_flops(hardware, act_dtype, self.notes) * scale * c.attn_eff
         self._bw = hardware.memory_bandwidth_gb_s * 1e9 * c.memory_bw_eff
         self.weight_bytes = bytes_per(weight_dtype)
@@ -236,9 +239,12 @@ class StepTimeModel:
         self._expert_flops_per_token = 2.0 * a.experts_per_tok * a.expert_params * a.moe_layers / tp * expert_padding
         self._expert_bytes_each = a.expert_params * a.moe_layers * self.expert_bytes / tp * expert_padding
         self.moe_kernel = moe_kernel
-        self._moe_rate = self._gemm_rate
+        # routed experts without a kernel figure: the share of peak of their own weights' dtype
+        # (gpt-oss: bf16 attention, mxfp4 experts)
+        expert_eff = gemm_efficiency(c, expert_dtype or weight_dtype)
+        self._moe_rate = peak * expert_eff
         if moe_kernel is not None and a.experts:
-            eff = c.gemm_eff if moe_kernel.efficiency is None or hardware.figures == "measured" else moe_kernel.efficiency
+            eff = expert_eff if moe_kernel.efficiency is None or hardware.figures == "measured" else moe_kernel.efficiency
             self._moe_rate = peak_flops(hardware, moe_kernel.peak_dtype, self.notes) * scale * eff
             self.notes.append(f"routed experts: {moe_kernel.name} ({self._moe_rate / 1e12:.0f} TFLOP/s at prefill sizes; {moe_kernel.source})")
         self._moe_by_tokens: dict[int, float] = {}
