@@ -49,6 +49,9 @@ class PlannedStep:
     new_base: list[int] = field(default_factory=list)
     run_area: float = 0.0
     """KV block-time of the decode-only iterations (those an arrival can cut)."""
+    replica: int = -1
+    """The replica that runs it (``Simulation.run`` keeps the step itself in its heap as
+    the step's end event: no ``StepEnd`` object per planned step)."""
 
     @property
     def k(self) -> int:
@@ -424,6 +427,7 @@ class Replica:
             n,
             step.new_base,
             step.run_area - dropped_area,
+            self.index,
         )
         self.pending = short
         self.n_steps = step.first_index + keep

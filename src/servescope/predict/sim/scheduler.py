@@ -318,7 +318,7 @@ class VllmV1Scheduler:
         stats.iterations += k
         r.n_steps = first + k
         epoch = r.epoch = r.epoch + 1
-        step = r.pending = PlannedStep(now, first, ends, chunks, epoch, kv_area, new, new_base, run_area)
+        step = r.pending = PlannedStep(now, first, ends, chunks, epoch, kv_area, new, new_base, run_area, r.index)
         return step
 
     # --- what other engines' schedulers change (SglangScheduler) ---------------------

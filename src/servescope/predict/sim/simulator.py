@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 
 from servescope.predict.deployment import Deployment
 from servescope.predict.sim import sglang_scheduler  # noqa: F401  (registers the sglang scheduler)
-from servescope.predict.sim.events import Arrival, Event, PhaseStart, StepEnd, StepStart
+from servescope.predict.sim.events import Arrival, Event, PhaseStart, StepStart
 from servescope.predict.sim.kv_cache import BlockPool
 from servescope.predict.sim.load import LoadDriver, Phase
-from servescope.predict.sim.replica import Replica, ReplicaStats
+from servescope.predict.sim.replica import PlannedStep, Replica, ReplicaStats
 from servescope.predict.sim.request import SimRequest
 from servescope.predict.sim.router import make_router
 from servescope.predict.sim.scheduler import make_scheduler
@@ -171,29 +171,30 @@ class Simulation:
         return None
 
     def run(self) -> SimOutcome:
-        heap: list[tuple[int, int, int, Event]] = []
+        # (time ns, priority, sequence number, event); a PlannedStep stands for its own
+        # StepEnd (priority 0) where this loop pushes it: one object fewer per planned step
+        heap: list[tuple[int, int, int, Event | PlannedStep]] = []
         seq = 0
-        ev: Event
-        for ev in [PhaseStart(0)]:
-            heapq.heappush(heap, (ev.time, ev.priority, seq, ev))
-            seq += 1
+        ev: Event | PlannedStep
+        start = PhaseStart(0)
+        heapq.heappush(heap, (start.time, start.priority, seq, start))
+        seq += 1
         count = 0
         push, pop = heapq.heappush, heapq.heappop
         driver = self.driver
         replicas, idle, plan, completed = self.replicas, self.idle_wakeup_pending, self.scheduler.plan, driver.completed
         pick = self.router.pick
         while heap and not driver.stopped:
-            _, _, _, ev = pop(heap)
+            now, _, _, ev = pop(heap)
             count += 1
-            if type(ev) is StepEnd:
+            if type(ev) is PlannedStep:
                 # StepEnd.handle and the StepStart it asks for, inline (the most frequent event):
                 # the same effects, events and sequence numbers, without the lists between them
-                idx = ev.replica
+                step = ev
+                idx = step.replica
                 rep = replicas[idx]
-                step = ev.step
                 if rep.pending is not step or rep.epoch != step.epoch:
                     continue  # superseded by a truncated run
-                now = ev.time
                 for req in rep.finish(step):
                     for nxt in completed(req, now):
                         push(heap, (nxt.time, nxt.priority, seq, nxt))
@@ -208,7 +209,7 @@ class Simulation:
                         idle[idx] = False
                         nstep = plan(rep, now)  # (rep.pending is None: the step just finished)
                         if nstep is not None:
-                            push(heap, (nstep.ends_ns[-1], 0, seq, StepEnd(nstep.ends_ns[-1], idx, nstep)))
+                            push(heap, (nstep.ends_ns[-1], 0, seq, nstep))
                             seq += 1
                 continue
             if type(ev) is Arrival:
@@ -239,14 +240,15 @@ class Simulation:
                                 count += 1
                                 nstep = plan(rep, now)
                                 if nstep is not None:
-                                    push(heap, (nstep.ends_ns[-1], 0, seq, StepEnd(nstep.ends_ns[-1], idx, nstep)))
+                                    push(heap, (nstep.ends_ns[-1], 0, seq, nstep))
                                     seq += 1
                     elif rep.free_slots:  # it can join at the next iteration boundary
                         short = rep.truncate(now)
                         if short is not None:
-                            push(heap, (short.ends_ns[-1], 0, seq, StepEnd(short.ends_ns[-1], idx, short)))
+                            push(heap, (short.ends_ns[-1], 0, seq, short))
                             seq += 1
                 continue
+            assert not isinstance(ev, PlannedStep)  # (handled above; for mypy)
             out = ev.handle(self)
             # A StepStart (always an event's last) that would be the very next event popped
             # - nothing in the heap at its time with a priority up to its own - is handled at
