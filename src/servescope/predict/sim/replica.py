@@ -149,7 +149,15 @@ class Replica:
         self._queue_since = now
 
     def enqueue(self, req: SimRequest, now: int, front: bool = False) -> None:
-        self._queue_mark(now)
+        # (_queue_mark inline: it runs for every request that arrives)
+        since = self._queue_since
+        if now > since:
+            s = self.stats
+            n = len(self.waiting)
+            s.queue_area += n * (now - since)
+            if n > s.queue_max:
+                s.queue_max = n
+        self._queue_since = now
         req.enqueued_step = -1  # set by the first plan that sees it (a pending run may still be cut)
         if front:
             self.waiting.appendleft(req)
@@ -157,8 +165,17 @@ class Replica:
             self.waiting.append(req)
 
     def dequeue(self, now: int) -> SimRequest:
-        self._queue_mark(now)
-        req = self.waiting.popleft()
+        # (_queue_mark inline: it runs for every request admitted)
+        since = self._queue_since
+        waiting = self.waiting
+        if now > since:
+            s = self.stats
+            n = len(waiting)
+            s.queue_area += n * (now - since)
+            if n > s.queue_max:
+                s.queue_max = n
+        self._queue_since = now
+        req = waiting.popleft()
         watch = self.watch
         # a measured request admitted this late has its first token later still (search's give-up rule)
         if watch is not None and req.phase == "measured" and not req.generated and now - req.start_ns >= watch.late_ns:

@@ -86,6 +86,12 @@ def _accounting_error(pool: BlockPool, n: int) -> None:
 class VllmV1Scheduler:
     #: ``_room_for`` can refuse an admission (vLLM's never does: the admission loop skips the call)
     limits_admission: bool = False
+    #: Hooks other engines' schedulers set (``SglangScheduler``'s prefill and decode passes),
+    #: flags rather than methods (a plan reads them once, without two calls): decoding
+    #: sequences get their token in the iteration being planned; prompt chunks (running
+    #: prefills, then admissions) may join it.
+    decodes_run: bool = True
+    prefills_run: bool = True
 
     @staticmethod
     def _promised_blocks(r: Replica) -> int:
@@ -110,9 +116,8 @@ class VllmV1Scheduler:
         # 1. decodes: one token each; make room for the blocks they need now and take them
         # (a decoder holds ceil(ctx / bs) blocks: it needs one more when ctx is a multiple of bs)
         clock = r.clock
-        # (the hooks are asked once per plan: none changes its answer within one)
-        decodes = self._decodes_run()
-        prefills = self._prefills_run()
+        decodes = self.decodes_run
+        prefills = self.prefills_run
         nd = r.n_decoding if decodes else 0  # (SGLang's prefill passes: the decoders sit out)
         # (r.dec_res[(-t) % bs] is r.dec_on_boundary(t), inlined on this path)
         if nd and pool.free < nd:
@@ -322,14 +327,6 @@ class VllmV1Scheduler:
         return step
 
     # --- what other engines' schedulers change (SglangScheduler) ---------------------
-    def _decodes_run(self) -> bool:
-        """Decoding sequences get their token in the iteration being planned."""
-        return True
-
-    def _prefills_run(self) -> bool:
-        """Prompt chunks (running prefills, then admissions) may join the iteration being planned."""
-        return True
-
     def _room_for(self, r: Replica, req: SimRequest, todo: int) -> bool:
         """The engine's own admission budget beside blocks and slots (none in vLLM)."""
         return True

@@ -184,6 +184,9 @@ class Simulation:
         driver = self.driver
         replicas, idle, plan, completed = self.replicas, self.idle_wakeup_pending, self.scheduler.plan, driver.completed
         pick = self.router.pick
+        # admission_check's test that a request fits, inline below (every request but a refused one passes it)
+        eng = self.engine
+        max_len, reject, fit_bs, fit_blocks = eng.max_model_len, eng.overflow == "reject", eng.block_size, replicas[0].pool.num_blocks
         while heap and not driver.stopped:
             now, _, _, ev = pop(heap)
             count += 1
@@ -218,7 +221,12 @@ class Simulation:
                 now = req.arrival_ns = ev.time
                 if req.phase == "measured" and req.point not in self._windowed:
                     self.measured_arrival(req, now)
-                failure = self.admission_check(req)
+                prompt = req.prompt_tokens
+                wanted = prompt + req.max_tokens
+                if prompt < max_len and not (reject and wanted > max_len) and -(-wanted // fit_bs) <= fit_blocks:
+                    failure = None
+                else:
+                    failure = self.admission_check(req)
                 if failure is not None:
                     req.failure = failure
                     req.done = True
