@@ -426,10 +426,11 @@ class Replica:
         self.ahead = keep
         n = step.new_slots
         if n:
-            nblocks = self.nblocks
+            nblocks, new_base = self.nblocks, step.new_base
             back = 0
-            for slot, base in zip(n, step.new_base, strict=True):
-                kept = -(-(base + keep) // bs)
+            for i in range(len(n)):  # (by index: zip(..., strict=True) costs ~0.1 us more)
+                slot = n[i]
+                kept = -(-(new_base[i] + keep) // bs)
                 back += nblocks[slot] - kept
                 nblocks[slot] = kept
             self.pool.free += back
@@ -465,12 +466,14 @@ class Replica:
         self.ahead = 0
         pool = self.pool
         bs = self.block_size
+        caching = pool.prefix_caching
         for slot, q in step.chunks:
             req = self.slot_req[slot]
             assert req is not None
-            done_before = req.computed // bs
-            req.computed += q
-            if pool.prefix_caching and req.block_hashes:
+            before = req.computed
+            req.computed = before + q
+            if caching and req.block_hashes:
+                done_before = before // bs
                 upto = min(req.computed // bs, len(req.block_hashes))
                 if upto > done_before:
                     req.hashed.extend(pool.register(req.block_hashes[done_before:upto]))
@@ -500,17 +503,36 @@ class Replica:
             finished.sort()
         if finished:
             slot_req, seg_start, ctx_base = self.slot_req, self.seg_start, self.ctx_base
+            res, running_order = self.dec_res, self.running_order
+            q_sum = cb_sum = 0
             for slot in finished:
                 req = slot_req[slot]
                 assert req is not None
                 req.segments.append((seg_start[slot], last))
                 req.generated = req.max_tokens
                 req.done = True
+                cb = ctx_base[slot]
                 if req.hashed:
                     self.release_blocks(slot, req)
                 else:  # (release_blocks without cached blocks: a decoder holds ceil((ctx_base + clock) / bs), ahead being 0 here)
-                    pool.free += -(-(ctx_base[slot] + clock) // bs) + pool.state_blocks
-                self._clear(slot)
+                    pool.free += -(-(cb + clock) // bs) + pool.state_blocks
+                # _clear and _stop_decoding inline (once per completion; a decoder is not
+                # among the prefilling), the running totals' sums taken off once below
+                q, rem = divmod(cb, bs)
+                q_sum += q
+                res[rem] -= 1
+                cb_sum += cb
+                serial[slot] = 0
+                self.decoding[slot] = False
+                slot_req[slot] = None
+                self.nblocks[slot] = 0
+                ctx_base[slot] = 0
+                self.left_base[slot] = 0
+                running_order.remove(slot)
+                self.free_slots.append(slot)
                 done.append(req)
+            self.dec_q_sum -= q_sum
+            self.dec_cb_sum -= cb_sum
+            self.n_decoding -= len(finished)
         self.pending = None
         return done

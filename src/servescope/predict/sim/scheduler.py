@@ -255,10 +255,14 @@ class VllmV1Scheduler:
                         u1 += 1
             # blocks for k tokens past each base: ceil((base + k) / bs)
             grow = r.dec_grow(clock + 1, clock + k) if nd else 0
-            for slot, b in zip(new, new_base, strict=True):
-                tgt = -(-(b + k) // bs)
-                grow += tgt - r.nblocks[slot]
-                r.nblocks[slot] = tgt
+            if new:
+                nblocks = r.nblocks
+                # (by index: zip(..., strict=True) costs ~0.1 us more a call, on every plan)
+                for i in range(len(new)):
+                    slot = new[i]
+                    tgt = -(-(new_base[i] + k) // bs)
+                    grow += tgt - nblocks[slot]
+                    nblocks[slot] = tgt
             if grow and not pool.allocate(grow):
                 _accounting_error(pool, grow)
             r.ahead = k
