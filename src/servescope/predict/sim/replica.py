@@ -211,19 +211,6 @@ class Replica:
         return slot
 
     # --- decoders as running totals ------------------------------------------------
-    def start_decoding(self, slot: int, ctx_base: int, left_base: int) -> None:
-        self.decoding[slot] = True
-        self.n_decoding += 1
-        self.ctx_base[slot] = ctx_base
-        self.left_base[slot] = left_base
-        q, rem = divmod(ctx_base, self.block_size)
-        self.dec_q_sum += q
-        self.dec_res[rem] += 1
-        self.dec_cb_sum += ctx_base
-        self._serial += 1
-        self.dec_serial[slot] = self._serial
-        heapq.heappush(self.dec_heap, (left_base, self._serial, slot))
-
     def _stop_decoding(self, slot: int) -> None:
         cb = self.ctx_base[slot]
         q, rem = divmod(cb, self.block_size)
@@ -482,9 +469,22 @@ class Replica:
                 self.prefilling.remove(slot)
                 self.seg_start[slot] = first
                 # it decoded in the step's other k - 1 iterations (new_slots; all the
-                # step's prompts complete when k > 1); it holds ceil((computed + k - 1) / bs) blocks
-                left = req.max_tokens - req.generated - (k - 1)
-                self.start_decoding(slot, req.computed + (k - 1) - clock, left + clock)
+                # step's prompts complete when k > 1); it holds ceil((computed + k - 1) / bs) blocks:
+                # it starts decoding with these bases: the slot joins the running totals and the
+                # completion heap (inline here, its one place: once per request)
+                ctx_b = req.computed + (k - 1) - clock
+                left_b = req.max_tokens - req.generated - (k - 1) + clock
+                self.decoding[slot] = True
+                self.n_decoding += 1
+                self.ctx_base[slot] = ctx_b
+                self.left_base[slot] = left_b
+                q_, rem = divmod(ctx_b, bs)
+                self.dec_q_sum += q_
+                self.dec_res[rem] += 1
+                self.dec_cb_sum += ctx_b
+                ser = self._serial = self._serial + 1
+                self.dec_serial[slot] = ser
+                heapq.heappush(self.dec_heap, (left_b, ser, slot))
         # the decoders done (left_base <= clock: the heap's front); in ascending slot
         # order, as a scan of all slots gives
         done: list[SimRequest] = []
