@@ -171,19 +171,21 @@ class Simulation:
         return None
 
     def run(self) -> SimOutcome:
-        # (time ns, priority, sequence number, event); a PlannedStep stands for its own
-        # StepEnd (priority 0) where this loop pushes it: one object fewer per planned step
-        heap: list[tuple[int, int, int, Event | PlannedStep]] = []
+        # (time ns, priority, sequence number, event). Where this loop pushes them, a PlannedStep
+        # stands for its own StepEnd (priority 0) and a SimRequest for its own Arrival (priority 1):
+        # one object fewer per planned step and per request sent
+        heap: list[tuple[int, int, int, Event | PlannedStep | SimRequest]] = []
         seq = 0
-        ev: Event | PlannedStep
+        ev: Event | PlannedStep | SimRequest
         start = PhaseStart(0)
         heapq.heappush(heap, (start.time, start.priority, seq, start))
         seq += 1
         count = 0
         push, pop = heapq.heappush, heapq.heappop
         driver = self.driver
-        replicas, idle, plan, completed = self.replicas, self.idle_wakeup_pending, self.scheduler.plan, driver.completed
+        replicas, idle, plan, ended = self.replicas, self.idle_wakeup_pending, self.scheduler.plan, driver.request_ended
         pick = self.router.pick
+        overhead_ns = driver.request_overhead_ns
         # admission_check's test that a request fits, inline below (every request but a refused one passes it)
         eng = self.engine
         max_len, reject, fit_bs, fit_blocks = eng.max_model_len, eng.overflow == "reject", eng.block_size, replicas[0].pool.num_blocks
@@ -199,8 +201,13 @@ class Simulation:
                 if rep.pending is not step or rep.epoch != step.epoch:
                     continue  # superseded by a truncated run
                 for req in rep.finish(step):
-                    for nxt in completed(req, now):
-                        push(heap, (nxt.time, nxt.priority, seq, nxt))
+                    # (driver.completed's events: the client's next request, then the next phase)
+                    sent, phase_ended = ended(req, now)
+                    if sent is not None:
+                        push(heap, (now + overhead_ns, 1, seq, sent))
+                        seq += 1
+                    if phase_ended:
+                        push(heap, (now, 3, seq, PhaseStart(now)))
                         seq += 1
                 if rep.running_order or rep.waiting:
                     if driver.stopped or (heap and heap[0] < (now, 3)):  # (3: the priority after StepStart's 2)
@@ -215,10 +222,12 @@ class Simulation:
                             push(heap, (nstep.ends_ns[-1], 0, seq, nstep))
                             seq += 1
                 continue
-            if type(ev) is Arrival:
+            if type(ev) is Arrival:  # (a phase's first requests)
+                ev = ev.request
+            if type(ev) is SimRequest:
                 # Arrival.handle inline (the same effects and events)
-                req = ev.request
-                now = req.arrival_ns = ev.time
+                req = ev
+                req.arrival_ns = now
                 if req.phase == "measured" and req.point not in self._windowed:
                     self.measured_arrival(req, now)
                 prompt = req.prompt_tokens
@@ -230,8 +239,12 @@ class Simulation:
                 if failure is not None:
                     req.failure = failure
                     req.done = True
-                    for nxt in completed(req, now):
-                        push(heap, (nxt.time, nxt.priority, seq, nxt))
+                    sent, phase_ended = ended(req, now)
+                    if sent is not None:
+                        push(heap, (now + overhead_ns, 1, seq, sent))
+                        seq += 1
+                    if phase_ended:
+                        push(heap, (now, 3, seq, PhaseStart(now)))
                         seq += 1
                 else:
                     idx = pick(replicas)
@@ -256,7 +269,7 @@ class Simulation:
                             push(heap, (short.ends_ns[-1], 0, seq, short))
                             seq += 1
                 continue
-            assert not isinstance(ev, PlannedStep)  # (handled above; for mypy)
+            assert not isinstance(ev, PlannedStep | SimRequest)  # (handled above; for mypy)
             out = ev.handle(self)
             # A StepStart (always an event's last) that would be the very next event popped
             # - nothing in the heap at its time with a priority up to its own - is handled at
