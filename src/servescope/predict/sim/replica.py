@@ -37,13 +37,14 @@ class PlannedStep:
     prefill chunks; the rest are decodes only. The replica's decoders decode in all
     k (only a plan changes who decodes); ``new_slots`` are prompts that the first
     iteration completes and that decode in the other k - 1 (their KV then holds
-    ``new_base`` + j tokens after iteration j)."""
+    ``new_base`` + j tokens after iteration j). A cut (``Replica.truncate``) shortens
+    it in place: an end event is live while its step is the replica's pending one and
+    ends at the event's time."""
 
     start_ns: int
     first_index: int
     ends_ns: list[int]
     chunks: list[tuple[int, int]]
-    epoch: int
     kv_area: float
     new_slots: list[int] = field(default_factory=list)
     new_base: list[int] = field(default_factory=list)
@@ -124,7 +125,6 @@ class Replica:
         self._ends: list[int] = []
         self.n_steps = 0
         self.pending: PlannedStep | None = None
-        self.epoch = 0
         self.stats = ReplicaStats()
         self._queue_since = 0
         # most sequences ever running at once: a max_num_seqs at least this large (with
@@ -217,9 +217,14 @@ class Replica:
         self.dec_q_sum -= q
         self.dec_res[rem] -= 1
         self.dec_cb_sum -= cb
-        self.dec_serial[slot] = 0
+        serial = self.dec_serial
+        serial[slot] = 0
         self.decoding[slot] = False
         self.n_decoding -= 1
+        # its heap entry is dead now: the heap's front is kept live (min_left is then a peek)
+        heap = self.dec_heap
+        while heap and serial[heap[0][2]] != heap[0][1]:
+            heapq.heappop(heap)
 
     def dec_blocks(self, t: int) -> int:
         """The decoders' blocks at ``t`` tokens past their bases: sum of ceil((ctx_base + t) / bs).
@@ -246,6 +251,12 @@ class Replica:
         big1, rem1 = divmod(t1, bs)
         big0, rem0 = divmod(t0, bs)
         total = n * (big1 - big0)
+        if rem1 and rem0:
+            # (the common case: the two partial sums of residues below overlap, and their
+            # difference is one shorter sum; for rem = 1 the slice from bs is empty)
+            if rem1 >= rem0:
+                return total + sum(res[bs + 1 - rem1 : bs + 1 - rem0])
+            return total - sum(res[bs + 1 - rem0 : bs + 1 - rem1])
         if rem1 == 0:
             total -= res[0]
         elif rem1 >= 2:
@@ -261,11 +272,9 @@ class Replica:
         return self.dec_res[(-t) % self.block_size]
 
     def min_left(self) -> int:
-        """Fewest tokens a decoder has left to generate (there is one)."""
-        heap, serial = self.dec_heap, self.dec_serial
-        while serial[heap[0][2]] != heap[0][1]:
-            heapq.heappop(heap)
-        return heap[0][0] - self.clock
+        """Fewest tokens a decoder has left to generate (there is one): the heap's front,
+        which is live (a stopped decoder's dead entries are popped once they reach it)."""
+        return self.dec_heap[0][0] - self.clock
 
     def dec_contexts(self) -> np.ndarray:
         """The decoders' KV tokens, in ascending slot order (only sliding-window layers need them one by one)."""
@@ -385,8 +394,8 @@ class Replica:
 
     def truncate(self, now: int) -> PlannedStep | None:
         """Cut the pending decode run at the first iteration boundary at or after
-        ``now`` (a new request can join there). Returns the shortened step, or
-        None when it already ends there."""
+        ``now`` (a new request can join there). Returns the step, shortened in place
+        (its end event at the old end is then stale), or None when it already ends there."""
         step = self.pending
         if step is None:
             return None
@@ -421,22 +430,11 @@ class Replica:
                 back += nblocks[slot] - kept
                 nblocks[slot] = kept
             self.pool.free += back
-        self.epoch += 1
-        short = PlannedStep(
-            step.start_ns,
-            step.first_index,
-            ends[:keep],
-            step.chunks,
-            self.epoch,
-            step.kv_area - dropped_area,
-            n,
-            step.new_base,
-            step.run_area - dropped_area,
-            self.index,
-        )
-        self.pending = short
+        del ends[keep:]
+        step.kv_area -= dropped_area
+        step.run_area -= dropped_area
         self.n_steps = step.first_index + keep
-        return short
+        return step
 
     def finish(self, step: PlannedStep) -> list[SimRequest]:
         """Apply a finished step; return the requests that completed."""

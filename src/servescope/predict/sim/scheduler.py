@@ -326,8 +326,7 @@ class VllmV1Scheduler:
         stats.kv_area += kv_area
         stats.iterations += k
         r.n_steps = first + k
-        epoch = r.epoch = r.epoch + 1
-        step = r.pending = PlannedStep(now, first, ends, chunks, epoch, kv_area, new, new_base, run_area, r.index)
+        step = r.pending = PlannedStep(now, first, ends, chunks, kv_area, new, new_base, run_area, r.index)
         return step
 
     # --- what other engines' schedulers change (SglangScheduler) ---------------------
@@ -344,7 +343,8 @@ class VllmV1Scheduler:
         pool, bs = r.pool, r.block_size
         if not chunks:
             # max(1, min(fewest left, MAX_RUN, hold or MAX_RUN)), without the calls
-            k = r.min_left()
+            # (r.min_left(), inline: the completion heap's live front)
+            k = r.dec_heap[0][0] - r.clock
             if k > MAX_RUN:
                 k = MAX_RUN
             if hold and k > hold:
@@ -374,7 +374,7 @@ class VllmV1Scheduler:
             slots = [s for s, _ in chunks]
             bases = [req.target - 1 for req in reqs]  # type: ignore[union-attr]
         if nd:
-            fewest = r.min_left()
+            fewest = r.dec_heap[0][0] - r.clock  # (r.min_left(), inline)
             if fewest < left:
                 left = fewest
         k = left if left < MAX_RUN + 1 else MAX_RUN + 1

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from servescope.predict.deployment import Deployment
 from servescope.predict.sim import sglang_scheduler  # noqa: F401  (registers the sglang scheduler)
-from servescope.predict.sim.events import Arrival, Event, PhaseStart, StepStart
+from servescope.predict.sim.events import Arrival, Event, PhaseStart, StepEnd, StepStart
 from servescope.predict.sim.kv_cache import BlockPool
 from servescope.predict.sim.load import LoadDriver, Phase
 from servescope.predict.sim.replica import PlannedStep, Replica, ReplicaStats
@@ -192,14 +192,16 @@ class Simulation:
         while heap and not driver.stopped:
             now, _, _, ev = pop(heap)
             count += 1
+            if type(ev) is StepEnd:  # (pushed by a StepStart event's handle)
+                ev = ev.step
             if type(ev) is PlannedStep:
                 # StepEnd.handle and the StepStart it asks for, inline (the most frequent event):
                 # the same effects, events and sequence numbers, without the lists between them
                 step = ev
                 idx = step.replica
                 rep = replicas[idx]
-                if rep.pending is not step or rep.epoch != step.epoch:
-                    continue  # superseded by a truncated run
+                if rep.pending is not step or step.ends_ns[-1] != now:
+                    continue  # finished already, or cut shorter after this event was pushed
                 for req in rep.finish(step):
                     # (driver.completed's events: the client's next request, then the next phase)
                     sent, phase_ended = ended(req, now)
