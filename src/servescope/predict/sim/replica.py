@@ -389,7 +389,7 @@ class Replica:
         while size < len(lst) or size < self.n_steps:
             size *= 2
         arr = np.zeros(size, dtype=np.int64)
-        arr[: len(lst)] = lst
+        arr[: len(lst)] = np.fromiter(lst, dtype=np.int64, count=len(lst))  # (half the time of assigning the list)
         self.step_ends = arr
 
     def truncate(self, now: int) -> PlannedStep | None:
