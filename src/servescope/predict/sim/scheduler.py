@@ -245,28 +245,29 @@ class VllmV1Scheduler:
         if k > 1:
             lead = 1 if chunks else 0  # a decode that ran in the first iteration holds one more token
             size = nd + len(new)
-            if chunks:
-                # each running sequence holds ceil((base + 1) / bs) blocks: the next
-                # iteration needs one more exactly when base + 1 fills its last block
-                if nd:
-                    u1 += r.dec_res[(-(clock + 1)) % bs]
-                for b in new_base:
-                    if (b + 1) % bs == 0:
-                        u1 += 1
+            # each running sequence holds ceil((base + 1) / bs) blocks: the next
+            # iteration needs one more exactly when base + 1 fills its last block
+            if chunks and nd:
+                u1 += r.dec_res[(-(clock + 1)) % bs]
             # blocks for k tokens past each base: ceil((base + k) / bs)
             grow = r.dec_grow(clock + 1, clock + k) if nd else 0
-            if new:
+            keys = ctx_sum  # + the new decoders' bases
+            if new:  # (the prompts this step completes: it has chunks)
                 nblocks = r.nblocks
                 # (by index: zip(..., strict=True) costs ~0.1 us more a call, on every plan)
                 for i in range(len(new)):
+                    b = new_base[i]
+                    keys += b
+                    if (b + 1) % bs == 0:
+                        u1 += 1
                     slot = new[i]
-                    tgt = -(-(new_base[i] + k) // bs)
+                    tgt = -(-(b + k) // bs)
                     grow += tgt - nblocks[slot]
                     nblocks[slot] = tgt
             if grow and not pool.allocate(grow):
                 _accounting_error(pool, grow)
             r.ahead = k
-            keys_sum = float(ctx_sum + sum(new_base)) + lead * size
+            keys_sum = float(keys) + lead * size
             line = model.decode_line(size, keys_sum)  # (None with sliding-window layers)
             if line is not None and k - lead <= _SHORT_RUN:
                 # a short run's end times in plain Python: the floats decode_run's arrays hold
@@ -363,28 +364,28 @@ class VllmV1Scheduler:
             if req0.computed + n0 < req0.target:
                 return 1
             left = req0.max_tokens - req0.generated
-            slots = [slot0]
-            bases = [req0.target - 1]
+            new.append(slot0)
+            new_base.append(req0.target - 1)
         else:
             reqs = [r.slot_req[s] for s, _ in chunks]
             if not all(req.computed + n >= req.target for req, (_, n) in zip(reqs, chunks, strict=True)):  # type: ignore[union-attr]
                 return 1
             # each prompt's last chunk yields its first token: max_tokens - generated - 1 to go
             left = min(req.max_tokens - req.generated for req in reqs)  # type: ignore[union-attr]
-            slots = [s for s, _ in chunks]
-            bases = [req.target - 1 for req in reqs]  # type: ignore[union-attr]
+            new.extend(s for s, _ in chunks)
+            new_base.extend(req.target - 1 for req in reqs)  # type: ignore[union-attr]
+        # (new and new_base hold the step's prompts from here; emptied again if it stays one iteration)
         if nd:
             fewest = r.dec_heap[0][0] - r.clock  # (r.min_left(), inline)
             if fewest < left:
                 left = fewest
         k = left if left < MAX_RUN + 1 else MAX_RUN + 1
+        if k > 1 and pool.free < (nd + len(new)) * (k // bs + 1):
+            k = self._fit_blocks(r, new, new_base, pool.free, k)
         if k <= 1:
+            new.clear()
+            new_base.clear()
             return 1
-        if pool.free < (nd + len(slots)) * (k // bs + 1):
-            k = self._fit_blocks(r, slots, bases, pool.free, k)
-        if k > 1:
-            new.extend(slots)
-            new_base.extend(bases)
         return k
 
     @staticmethod
