@@ -132,7 +132,8 @@ class VllmV1Scheduler:
             if need and not pool.allocate(need):  # (most iterations: no decoder crosses a block boundary)
                 _accounting_error(pool, need)
             r.ahead = 1
-        budget -= nd * r.model.decode_query_tokens  # (k + 1 under speculative decoding: vLLM counts each)
+        model = r.model
+        budget -= nd * model.decode_query_tokens  # (k + 1 under speculative decoding: vLLM counts each)
 
         # 2. running prefills, in admission order
         chunks: list[tuple[int, int]] = []
@@ -197,7 +198,7 @@ class VllmV1Scheduler:
                 if hit:
                     pool.acquire(hashes)
                     req.hashed = list(hashes)
-                else:
+                elif req.hashed:  # (a queued request holds none: its blocks went back when it was preempted)
                     req.hashed = []
                 if not pool.allocate(new_blocks + state):
                     _accounting_error(pool, new_blocks + state)
@@ -216,7 +217,6 @@ class VllmV1Scheduler:
         if not nd and not chunks:
             return None
         first = r.n_steps
-        model = r.model
         window = model.arch.sliding_window
         new: list[int] = []
         new_base: list[int] = []
