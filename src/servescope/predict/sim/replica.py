@@ -38,8 +38,8 @@ class PlannedStep:
     k (only a plan changes who decodes); ``new_slots`` are prompts that the first
     iteration completes and that decode in the other k - 1 (their KV then holds
     ``new_base`` + j tokens after iteration j). A cut (``Replica.truncate``) shortens
-    it in place: an end event is live while its step is the replica's pending one and
-    ends at the event's time."""
+    it in place and its new end event is pushed: that one pops first (it is earlier)
+    and finishes the step, so the old one finds the step no longer pending."""
 
     start_ns: int
     first_index: int

@@ -200,8 +200,8 @@ class Simulation:
                 step = ev
                 idx = step.replica
                 rep = replicas[idx]
-                if rep.pending is not step or step.ends_ns[-1] != now:
-                    continue  # finished already, or cut shorter after this event was pushed
+                if rep.pending is not step:
+                    continue  # a cut step's old end: the step ended at its new end, pushed then and popped first
                 for req in rep.finish(step):
                     # (driver.completed's events: the client's next request, then the next phase)
                     sent, phase_ended = ended(req, now)
