@@ -11,6 +11,7 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_left
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
@@ -164,7 +165,8 @@ class Replica:
         else:
             self.waiting.append(req)
 
-    def dequeue(self, now: int) -> SimRequest:
+    def admit_next(self, now: int) -> int:
+        """The queue's front leaves the queue and takes a free slot (returned)."""
         # (_queue_mark inline: it runs for every request admitted)
         since = self._queue_since
         waiting = self.waiting
@@ -181,12 +183,21 @@ class Replica:
         if watch is not None and req.phase == "measured" and not req.generated and now - req.start_ns >= watch.late_ns:
             watch.late(req, now)
             # those still queued that were sent before it are later still (the queue is in arrival order)
-            for other in self.waiting:
+            for other in waiting:
                 if now - other.start_ns < watch.late_ns:
                     break
                 if other.phase == "measured" and not other.generated:
                     watch.late(other, now)
-        return req
+        slot = self.free_slots.pop()
+        self.slot_req[slot] = req
+        req.slot = slot
+        self.decoding[slot] = False
+        running = self.running_order
+        running.append(slot)
+        self.prefilling.append(slot)
+        if len(running) > self.peak_running:
+            self.peak_running = len(running)
+        return slot
 
     def reset_stats(self, now: int) -> None:
         self._queue_mark(now)
@@ -197,18 +208,6 @@ class Replica:
         """A snapshot of the window's statistics (later phases keep counting into the live object)."""
         self._queue_mark(now)
         return replace(self.stats)
-
-    # --- slots --------------------------------------------------------------------
-    def admit(self, req: SimRequest) -> int:
-        slot = self.free_slots.pop()
-        self.slot_req[slot] = req
-        req.slot = slot
-        self.decoding[slot] = False
-        self.running_order.append(slot)
-        self.prefilling.append(slot)
-        if len(self.running_order) > self.peak_running:
-            self.peak_running = len(self.running_order)
-        return slot
 
     # --- decoders as running totals ------------------------------------------------
     def _stop_decoding(self, slot: int) -> None:
@@ -436,7 +435,7 @@ class Replica:
         self.n_steps = step.first_index + keep
         return step
 
-    def finish(self, step: PlannedStep) -> list[SimRequest]:
+    def finish(self, step: PlannedStep) -> Sequence[SimRequest]:
         """Apply a finished step; return the requests that completed."""
         ends = step.ends_ns
         k = len(ends)
@@ -485,9 +484,12 @@ class Replica:
                 heapq.heappush(self.dec_heap, (left_b, ser, slot))
         # the decoders done (left_base <= clock: the heap's front); in ascending slot
         # order, as a scan of all slots gives
+        heap, serial = self.dec_heap, self.dec_serial
+        if not heap or heap[0][0] > clock:  # (most steps: none; the front is live)
+            self.pending = None
+            return ()
         done: list[SimRequest] = []
         finished: list[int] = []
-        heap, serial = self.dec_heap, self.dec_serial
         while heap:
             left_base, ser, slot = heap[0]
             if serial[slot] != ser:

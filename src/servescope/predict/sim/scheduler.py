@@ -194,7 +194,7 @@ class VllmV1Scheduler:
                     promised += whole
                 if self.limits_admission and not self._room_for(r, req, todo):
                     break
-                r.dequeue(now)
+                slot = r.admit_next(now)  # (req leaves the queue for a slot)
                 if hit:
                     pool.acquire(hashes)
                     req.hashed = list(hashes)
@@ -209,7 +209,6 @@ class VllmV1Scheduler:
                     stats = r.stats
                     stats.prompt_tokens += req.prompt_tokens
                     stats.hit_tokens += hit * bs
-                slot = r.admit(req)
                 r.nblocks[slot] = hit + new_blocks
                 chunks.append((slot, q))
                 budget -= q
