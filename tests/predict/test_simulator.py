@@ -337,7 +337,12 @@ def _check_decoder_totals(r: Replica) -> None:
     for t in {r.clock, r.clock + 1, r.clock + r.ahead, r.clock + 7}:
         assert r.dec_blocks(t) == sum(-(-(b + t) // bs) for b in bases)
         assert r.dec_on_boundary(t) == sum(1 for b in bases if (b + t) % bs == 0)
+    for t0 in {r.clock, r.clock + 1, r.clock + r.ahead}:
+        for t1 in range(t0, t0 + 2 * bs + 2):  # every pair of residues, runs past a block or two
+            assert r.dec_grow(t0, t1) == sum(-(-(b + t1) // bs) - -(-(b + t0) // bs) for b in bases)
     if dec:
+        # the completion heap's front is live (min_left reads it without a check)
+        assert r.dec_serial[r.dec_heap[0][2]] == r.dec_heap[0][1]
         assert r.min_left() == min(r.left_base[s] for s in dec) - r.clock
     own = 0
     for s in r.running_order:

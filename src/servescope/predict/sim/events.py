@@ -63,8 +63,8 @@ class StepEnd(Event):
     def handle(self, sim: SimState) -> list[Event]:
         rep = sim.replicas[self.replica]
         step = self.step
-        if rep.pending is not step or rep.epoch != step.epoch:
-            return []  # superseded by a truncated run
+        if rep.pending is not step:
+            return []  # a cut step's old end: the step ended at its new end (an earlier event)
         done = rep.finish(step)
         if done:
             out: list[Event] = []

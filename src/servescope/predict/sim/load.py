@@ -98,6 +98,18 @@ class LoadDriver:
 
     def completed(self, req: SimRequest, now: int) -> list[Event]:
         """A request ended at ``now``: send the next one (closed loop), or end the phase."""
+        nxt, phase_ended = self.request_ended(req, now)
+        out: list[Event] = []
+        if nxt is not None:
+            out.append(Arrival(now + self.request_overhead_ns, nxt))
+        if phase_ended:
+            out.append(PhaseStart(now))
+        return out
+
+    def request_ended(self, req: SimRequest, now: int) -> tuple[SimRequest | None, bool]:
+        """``completed`` without its event objects (``Simulation.run`` pushes a request as its own
+        arrival): the request a closed-loop client sends at ``now`` (None when none is sent) and
+        whether the phase ended (the next starts at ``now``), in that order."""
         self.finished.append(req)
         ph = self.phases[self._current]
         ph._open -= 1
@@ -114,15 +126,14 @@ class LoadDriver:
                 if all(not later.requests for later in self.phases[self._current + 1 :]):
                     self.stopped = True
                     ph.ended_ns = now
-                    return []
-        out: list[Event] = []
+                    return None, False
+        sent = None
         nxt = ph._next
         if nxt < len(ph.requests) and ph.offsets_ns is None:  # (closed loop: the client sends its next request)
-            req = ph.requests[nxt]
-            req.start_ns = now
-            out.append(Arrival(now + self.request_overhead_ns, req))  # (_send, inline)
+            sent = ph.requests[nxt]
+            sent.start_ns = now
             ph._next = nxt + 1
         if ph._open == 0:
             ph.ended_ns = now
-            out.append(PhaseStart(now))
-        return out
+            return sent, True
+        return sent, False

@@ -11,6 +11,7 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_left
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
@@ -37,18 +38,22 @@ class PlannedStep:
     prefill chunks; the rest are decodes only. The replica's decoders decode in all
     k (only a plan changes who decodes); ``new_slots`` are prompts that the first
     iteration completes and that decode in the other k - 1 (their KV then holds
-    ``new_base`` + j tokens after iteration j)."""
+    ``new_base`` + j tokens after iteration j). A cut (``Replica.truncate``) shortens
+    it in place and its new end event is pushed: that one pops first (it is earlier)
+    and finishes the step, so the old one finds the step no longer pending."""
 
     start_ns: int
     first_index: int
     ends_ns: list[int]
     chunks: list[tuple[int, int]]
-    epoch: int
     kv_area: float
     new_slots: list[int] = field(default_factory=list)
     new_base: list[int] = field(default_factory=list)
     run_area: float = 0.0
     """KV block-time of the decode-only iterations (those an arrival can cut)."""
+    replica: int = -1
+    """The replica that runs it (``Simulation.run`` keeps the step itself in its heap as
+    the step's end event: no ``StepEnd`` object per planned step)."""
 
     @property
     def k(self) -> int:
@@ -121,7 +126,6 @@ class Replica:
         self._ends: list[int] = []
         self.n_steps = 0
         self.pending: PlannedStep | None = None
-        self.epoch = 0
         self.stats = ReplicaStats()
         self._queue_since = 0
         # most sequences ever running at once: a max_num_seqs at least this large (with
@@ -146,27 +150,54 @@ class Replica:
         self._queue_since = now
 
     def enqueue(self, req: SimRequest, now: int, front: bool = False) -> None:
-        self._queue_mark(now)
+        # (_queue_mark inline: it runs for every request that arrives)
+        since = self._queue_since
+        if now > since:
+            s = self.stats
+            n = len(self.waiting)
+            s.queue_area += n * (now - since)
+            if n > s.queue_max:
+                s.queue_max = n
+        self._queue_since = now
         req.enqueued_step = -1  # set by the first plan that sees it (a pending run may still be cut)
         if front:
             self.waiting.appendleft(req)
         else:
             self.waiting.append(req)
 
-    def dequeue(self, now: int) -> SimRequest:
-        self._queue_mark(now)
-        req = self.waiting.popleft()
+    def admit_next(self, now: int) -> int:
+        """The queue's front leaves the queue and takes a free slot (returned)."""
+        # (_queue_mark inline: it runs for every request admitted)
+        since = self._queue_since
+        waiting = self.waiting
+        if now > since:
+            s = self.stats
+            n = len(waiting)
+            s.queue_area += n * (now - since)
+            if n > s.queue_max:
+                s.queue_max = n
+        self._queue_since = now
+        req = waiting.popleft()
         watch = self.watch
         # a measured request admitted this late has its first token later still (search's give-up rule)
         if watch is not None and req.phase == "measured" and not req.generated and now - req.start_ns >= watch.late_ns:
             watch.late(req, now)
             # those still queued that were sent before it are later still (the queue is in arrival order)
-            for other in self.waiting:
+            for other in waiting:
                 if now - other.start_ns < watch.late_ns:
                     break
                 if other.phase == "measured" and not other.generated:
                     watch.late(other, now)
-        return req
+        slot = self.free_slots.pop()
+        self.slot_req[slot] = req
+        req.slot = slot
+        self.decoding[slot] = False
+        running = self.running_order
+        running.append(slot)
+        self.prefilling.append(slot)
+        if len(running) > self.peak_running:
+            self.peak_running = len(running)
+        return slot
 
     def reset_stats(self, now: int) -> None:
         self._queue_mark(now)
@@ -178,41 +209,21 @@ class Replica:
         self._queue_mark(now)
         return replace(self.stats)
 
-    # --- slots --------------------------------------------------------------------
-    def admit(self, req: SimRequest) -> int:
-        slot = self.free_slots.pop()
-        self.slot_req[slot] = req
-        req.slot = slot
-        self.decoding[slot] = False
-        self.running_order.append(slot)
-        self.prefilling.append(slot)
-        if len(self.running_order) > self.peak_running:
-            self.peak_running = len(self.running_order)
-        return slot
-
     # --- decoders as running totals ------------------------------------------------
-    def start_decoding(self, slot: int, ctx_base: int, left_base: int) -> None:
-        self.decoding[slot] = True
-        self.n_decoding += 1
-        self.ctx_base[slot] = ctx_base
-        self.left_base[slot] = left_base
-        q, rem = divmod(ctx_base, self.block_size)
-        self.dec_q_sum += q
-        self.dec_res[rem] += 1
-        self.dec_cb_sum += ctx_base
-        self._serial += 1
-        self.dec_serial[slot] = self._serial
-        heapq.heappush(self.dec_heap, (left_base, self._serial, slot))
-
     def _stop_decoding(self, slot: int) -> None:
         cb = self.ctx_base[slot]
         q, rem = divmod(cb, self.block_size)
         self.dec_q_sum -= q
         self.dec_res[rem] -= 1
         self.dec_cb_sum -= cb
-        self.dec_serial[slot] = 0
+        serial = self.dec_serial
+        serial[slot] = 0
         self.decoding[slot] = False
         self.n_decoding -= 1
+        # its heap entry is dead now: the heap's front is kept live (min_left is then a peek)
+        heap = self.dec_heap
+        while heap and serial[heap[0][2]] != heap[0][1]:
+            heapq.heappop(heap)
 
     def dec_blocks(self, t: int) -> int:
         """The decoders' blocks at ``t`` tokens past their bases: sum of ceil((ctx_base + t) / bs).
@@ -239,6 +250,12 @@ class Replica:
         big1, rem1 = divmod(t1, bs)
         big0, rem0 = divmod(t0, bs)
         total = n * (big1 - big0)
+        if rem1 and rem0:
+            # (the common case: the two partial sums of residues below overlap, and their
+            # difference is one shorter sum; for rem = 1 the slice from bs is empty)
+            if rem1 >= rem0:
+                return total + sum(res[bs + 1 - rem1 : bs + 1 - rem0])
+            return total - sum(res[bs + 1 - rem0 : bs + 1 - rem1])
         if rem1 == 0:
             total -= res[0]
         elif rem1 >= 2:
@@ -254,11 +271,9 @@ class Replica:
         return self.dec_res[(-t) % self.block_size]
 
     def min_left(self) -> int:
-        """Fewest tokens a decoder has left to generate (there is one)."""
-        heap, serial = self.dec_heap, self.dec_serial
-        while serial[heap[0][2]] != heap[0][1]:
-            heapq.heappop(heap)
-        return heap[0][0] - self.clock
+        """Fewest tokens a decoder has left to generate (there is one): the heap's front,
+        which is live (a stopped decoder's dead entries are popped once they reach it)."""
+        return self.dec_heap[0][0] - self.clock
 
     def dec_contexts(self) -> np.ndarray:
         """The decoders' KV tokens, in ascending slot order (only sliding-window layers need them one by one)."""
@@ -373,13 +388,13 @@ class Replica:
         while size < len(lst) or size < self.n_steps:
             size *= 2
         arr = np.zeros(size, dtype=np.int64)
-        arr[: len(lst)] = lst
+        arr[: len(lst)] = np.fromiter(lst, dtype=np.int64, count=len(lst))  # (half the time of assigning the list)
         self.step_ends = arr
 
     def truncate(self, now: int) -> PlannedStep | None:
         """Cut the pending decode run at the first iteration boundary at or after
-        ``now`` (a new request can join there). Returns the shortened step, or
-        None when it already ends there."""
+        ``now`` (a new request can join there). Returns the step, shortened in place
+        (its end event at the old end is then stale), or None when it already ends there."""
         step = self.pending
         if step is None:
             return None
@@ -406,30 +421,21 @@ class Replica:
         self.ahead = keep
         n = step.new_slots
         if n:
-            nblocks = self.nblocks
+            nblocks, new_base = self.nblocks, step.new_base
             back = 0
-            for slot, base in zip(n, step.new_base, strict=True):
-                kept = -(-(base + keep) // bs)
+            for i in range(len(n)):  # (by index: zip(..., strict=True) costs ~0.1 us more)
+                slot = n[i]
+                kept = -(-(new_base[i] + keep) // bs)
                 back += nblocks[slot] - kept
                 nblocks[slot] = kept
             self.pool.free += back
-        self.epoch += 1
-        short = PlannedStep(
-            step.start_ns,
-            step.first_index,
-            ends[:keep],
-            step.chunks,
-            self.epoch,
-            step.kv_area - dropped_area,
-            n,
-            step.new_base,
-            step.run_area - dropped_area,
-        )
-        self.pending = short
+        del ends[keep:]
+        step.kv_area -= dropped_area
+        step.run_area -= dropped_area
         self.n_steps = step.first_index + keep
-        return short
+        return step
 
-    def finish(self, step: PlannedStep) -> list[SimRequest]:
+    def finish(self, step: PlannedStep) -> Sequence[SimRequest]:
         """Apply a finished step; return the requests that completed."""
         ends = step.ends_ns
         k = len(ends)
@@ -444,12 +450,14 @@ class Replica:
         self.ahead = 0
         pool = self.pool
         bs = self.block_size
+        caching = pool.prefix_caching
         for slot, q in step.chunks:
             req = self.slot_req[slot]
             assert req is not None
-            done_before = req.computed // bs
-            req.computed += q
-            if pool.prefix_caching and req.block_hashes:
+            before = req.computed
+            req.computed = before + q
+            if caching and req.block_hashes:
+                done_before = before // bs
                 upto = min(req.computed // bs, len(req.block_hashes))
                 if upto > done_before:
                     req.hashed.extend(pool.register(req.block_hashes[done_before:upto]))
@@ -458,14 +466,30 @@ class Replica:
                 self.prefilling.remove(slot)
                 self.seg_start[slot] = first
                 # it decoded in the step's other k - 1 iterations (new_slots; all the
-                # step's prompts complete when k > 1); it holds ceil((computed + k - 1) / bs) blocks
-                left = req.max_tokens - req.generated - (k - 1)
-                self.start_decoding(slot, req.computed + (k - 1) - clock, left + clock)
+                # step's prompts complete when k > 1); it holds ceil((computed + k - 1) / bs) blocks:
+                # it starts decoding with these bases: the slot joins the running totals and the
+                # completion heap (inline here, its one place: once per request)
+                ctx_b = req.computed + (k - 1) - clock
+                left_b = req.max_tokens - req.generated - (k - 1) + clock
+                self.decoding[slot] = True
+                self.n_decoding += 1
+                self.ctx_base[slot] = ctx_b
+                self.left_base[slot] = left_b
+                q_, rem = divmod(ctx_b, bs)
+                self.dec_q_sum += q_
+                self.dec_res[rem] += 1
+                self.dec_cb_sum += ctx_b
+                ser = self._serial = self._serial + 1
+                self.dec_serial[slot] = ser
+                heapq.heappush(self.dec_heap, (left_b, ser, slot))
         # the decoders done (left_base <= clock: the heap's front); in ascending slot
         # order, as a scan of all slots gives
+        heap, serial = self.dec_heap, self.dec_serial
+        if not heap or heap[0][0] > clock:  # (most steps: none; the front is live)
+            self.pending = None
+            return ()
         done: list[SimRequest] = []
         finished: list[int] = []
-        heap, serial = self.dec_heap, self.dec_serial
         while heap:
             left_base, ser, slot = heap[0]
             if serial[slot] != ser:
@@ -479,17 +503,36 @@ class Replica:
             finished.sort()
         if finished:
             slot_req, seg_start, ctx_base = self.slot_req, self.seg_start, self.ctx_base
+            res, running_order = self.dec_res, self.running_order
+            q_sum = cb_sum = 0
             for slot in finished:
                 req = slot_req[slot]
                 assert req is not None
                 req.segments.append((seg_start[slot], last))
                 req.generated = req.max_tokens
                 req.done = True
+                cb = ctx_base[slot]
                 if req.hashed:
                     self.release_blocks(slot, req)
                 else:  # (release_blocks without cached blocks: a decoder holds ceil((ctx_base + clock) / bs), ahead being 0 here)
-                    pool.free += -(-(ctx_base[slot] + clock) // bs) + pool.state_blocks
-                self._clear(slot)
+                    pool.free += -(-(cb + clock) // bs) + pool.state_blocks
+                # _clear and _stop_decoding inline (once per completion; a decoder is not
+                # among the prefilling), the running totals' sums taken off once below
+                q, rem = divmod(cb, bs)
+                q_sum += q
+                res[rem] -= 1
+                cb_sum += cb
+                serial[slot] = 0
+                self.decoding[slot] = False
+                slot_req[slot] = None
+                self.nblocks[slot] = 0
+                ctx_base[slot] = 0
+                self.left_base[slot] = 0
+                running_order.remove(slot)
+                self.free_slots.append(slot)
                 done.append(req)
+            self.dec_q_sum -= q_sum
+            self.dec_cb_sum -= cb_sum
+            self.n_decoding -= len(finished)
         self.pending = None
         return done

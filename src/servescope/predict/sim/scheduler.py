@@ -86,6 +86,12 @@ def _accounting_error(pool: BlockPool, n: int) -> None:
 class VllmV1Scheduler:
     #: ``_room_for`` can refuse an admission (vLLM's never does: the admission loop skips the call)
     limits_admission: bool = False
+    #: Hooks other engines' schedulers set (``SglangScheduler``'s prefill and decode passes),
+    #: flags rather than methods (a plan reads them once, without two calls): decoding
+    #: sequences get their token in the iteration being planned; prompt chunks (running
+    #: prefills, then admissions) may join it.
+    decodes_run: bool = True
+    prefills_run: bool = True
 
     @staticmethod
     def _promised_blocks(r: Replica) -> int:
@@ -110,9 +116,8 @@ class VllmV1Scheduler:
         # 1. decodes: one token each; make room for the blocks they need now and take them
         # (a decoder holds ceil(ctx / bs) blocks: it needs one more when ctx is a multiple of bs)
         clock = r.clock
-        # (the hooks are asked once per plan: none changes its answer within one)
-        decodes = self._decodes_run()
-        prefills = self._prefills_run()
+        decodes = self.decodes_run
+        prefills = self.prefills_run
         nd = r.n_decoding if decodes else 0  # (SGLang's prefill passes: the decoders sit out)
         # (r.dec_res[(-t) % bs] is r.dec_on_boundary(t), inlined on this path)
         if nd and pool.free < nd:
@@ -127,7 +132,8 @@ class VllmV1Scheduler:
             if need and not pool.allocate(need):  # (most iterations: no decoder crosses a block boundary)
                 _accounting_error(pool, need)
             r.ahead = 1
-        budget -= nd * r.model.decode_query_tokens  # (k + 1 under speculative decoding: vLLM counts each)
+        model = r.model
+        budget -= nd * model.decode_query_tokens  # (k + 1 under speculative decoding: vLLM counts each)
 
         # 2. running prefills, in admission order
         chunks: list[tuple[int, int]] = []
@@ -188,11 +194,11 @@ class VllmV1Scheduler:
                     promised += whole
                 if self.limits_admission and not self._room_for(r, req, todo):
                     break
-                r.dequeue(now)
+                slot = r.admit_next(now)  # (req leaves the queue for a slot)
                 if hit:
                     pool.acquire(hashes)
                     req.hashed = list(hashes)
-                else:
+                elif req.hashed:  # (a queued request holds none: its blocks went back when it was preempted)
                     req.hashed = []
                 if not pool.allocate(new_blocks + state):
                     _accounting_error(pool, new_blocks + state)
@@ -203,7 +209,6 @@ class VllmV1Scheduler:
                     stats = r.stats
                     stats.prompt_tokens += req.prompt_tokens
                     stats.hit_tokens += hit * bs
-                slot = r.admit(req)
                 r.nblocks[slot] = hit + new_blocks
                 chunks.append((slot, q))
                 budget -= q
@@ -211,7 +216,6 @@ class VllmV1Scheduler:
         if not nd and not chunks:
             return None
         first = r.n_steps
-        model = r.model
         window = model.arch.sliding_window
         new: list[int] = []
         new_base: list[int] = []
@@ -240,24 +244,29 @@ class VllmV1Scheduler:
         if k > 1:
             lead = 1 if chunks else 0  # a decode that ran in the first iteration holds one more token
             size = nd + len(new)
-            if chunks:
-                # each running sequence holds ceil((base + 1) / bs) blocks: the next
-                # iteration needs one more exactly when base + 1 fills its last block
-                if nd:
-                    u1 += r.dec_res[(-(clock + 1)) % bs]
-                for b in new_base:
-                    if (b + 1) % bs == 0:
-                        u1 += 1
+            # each running sequence holds ceil((base + 1) / bs) blocks: the next
+            # iteration needs one more exactly when base + 1 fills its last block
+            if chunks and nd:
+                u1 += r.dec_res[(-(clock + 1)) % bs]
             # blocks for k tokens past each base: ceil((base + k) / bs)
             grow = r.dec_grow(clock + 1, clock + k) if nd else 0
-            for slot, b in zip(new, new_base, strict=True):
-                tgt = -(-(b + k) // bs)
-                grow += tgt - r.nblocks[slot]
-                r.nblocks[slot] = tgt
+            keys = ctx_sum  # + the new decoders' bases
+            if new:  # (the prompts this step completes: it has chunks)
+                nblocks = r.nblocks
+                # (by index: zip(..., strict=True) costs ~0.1 us more a call, on every plan)
+                for i in range(len(new)):
+                    b = new_base[i]
+                    keys += b
+                    if (b + 1) % bs == 0:
+                        u1 += 1
+                    slot = new[i]
+                    tgt = -(-(b + k) // bs)
+                    grow += tgt - nblocks[slot]
+                    nblocks[slot] = tgt
             if grow and not pool.allocate(grow):
                 _accounting_error(pool, grow)
             r.ahead = k
-            keys_sum = float(ctx_sum + sum(new_base)) + lead * size
+            keys_sum = float(keys) + lead * size
             line = model.decode_line(size, keys_sum)  # (None with sliding-window layers)
             if line is not None and k - lead <= _SHORT_RUN:
                 # a short run's end times in plain Python: the floats decode_run's arrays hold
@@ -317,19 +326,10 @@ class VllmV1Scheduler:
         stats.kv_area += kv_area
         stats.iterations += k
         r.n_steps = first + k
-        epoch = r.epoch = r.epoch + 1
-        step = r.pending = PlannedStep(now, first, ends, chunks, epoch, kv_area, new, new_base, run_area)
+        step = r.pending = PlannedStep(now, first, ends, chunks, kv_area, new, new_base, run_area, r.index)
         return step
 
     # --- what other engines' schedulers change (SglangScheduler) ---------------------
-    def _decodes_run(self) -> bool:
-        """Decoding sequences get their token in the iteration being planned."""
-        return True
-
-    def _prefills_run(self) -> bool:
-        """Prompt chunks (running prefills, then admissions) may join the iteration being planned."""
-        return True
-
     def _room_for(self, r: Replica, req: SimRequest, todo: int) -> bool:
         """The engine's own admission budget beside blocks and slots (none in vLLM)."""
         return True
@@ -343,7 +343,8 @@ class VllmV1Scheduler:
         pool, bs = r.pool, r.block_size
         if not chunks:
             # max(1, min(fewest left, MAX_RUN, hold or MAX_RUN)), without the calls
-            k = r.min_left()
+            # (r.min_left(), inline: the completion heap's live front)
+            k = r.dec_heap[0][0] - r.clock
             if k > MAX_RUN:
                 k = MAX_RUN
             if hold and k > hold:
@@ -362,28 +363,28 @@ class VllmV1Scheduler:
             if req0.computed + n0 < req0.target:
                 return 1
             left = req0.max_tokens - req0.generated
-            slots = [slot0]
-            bases = [req0.target - 1]
+            new.append(slot0)
+            new_base.append(req0.target - 1)
         else:
             reqs = [r.slot_req[s] for s, _ in chunks]
             if not all(req.computed + n >= req.target for req, (_, n) in zip(reqs, chunks, strict=True)):  # type: ignore[union-attr]
                 return 1
             # each prompt's last chunk yields its first token: max_tokens - generated - 1 to go
             left = min(req.max_tokens - req.generated for req in reqs)  # type: ignore[union-attr]
-            slots = [s for s, _ in chunks]
-            bases = [req.target - 1 for req in reqs]  # type: ignore[union-attr]
+            new.extend(s for s, _ in chunks)
+            new_base.extend(req.target - 1 for req in reqs)  # type: ignore[union-attr]
+        # (new and new_base hold the step's prompts from here; emptied again if it stays one iteration)
         if nd:
-            fewest = r.min_left()
+            fewest = r.dec_heap[0][0] - r.clock  # (r.min_left(), inline)
             if fewest < left:
                 left = fewest
         k = left if left < MAX_RUN + 1 else MAX_RUN + 1
+        if k > 1 and pool.free < (nd + len(new)) * (k // bs + 1):
+            k = self._fit_blocks(r, new, new_base, pool.free, k)
         if k <= 1:
+            new.clear()
+            new_base.clear()
             return 1
-        if pool.free < (nd + len(slots)) * (k // bs + 1):
-            k = self._fit_blocks(r, slots, bases, pool.free, k)
-        if k > 1:
-            new.extend(slots)
-            new_base.extend(bases)
         return k
 
     @staticmethod

@@ -45,17 +45,12 @@ class SglangScheduler(VllmV1Scheduler):
     def __init__(self) -> None:
         self.init_ratio = self.min_ratio = self.decay = -1.0  # set from the engine at the first plan
         self._ratio: dict[int, float] = {}  # new_token_ratio of each replica (one SGLang scheduler each)
-        self._prefill = False
+        # vllm-v1's hooks, as flags (read once per plan): a decode pass unless in a prefill pass
+        self.decodes_run, self.prefills_run = True, False
         self._rem_tokens: float | None = None  # the adder's token budget in the plan under way
         self.ratio = 0.0  # the ratio of the replica being planned
 
     # --- the hooks vllm-v1's plan calls ---------------------------------------------
-    def _decodes_run(self) -> bool:
-        return not self._prefill
-
-    def _prefills_run(self) -> bool:
-        return self._prefill
-
     def _room_for(self, r: Replica, req: SimRequest, todo: int) -> bool:
         if self._rem_tokens is None:
             self._rem_tokens = r.pool.free * r.block_size - self.ratio * self._running_left(r)
@@ -66,7 +61,7 @@ class SglangScheduler(VllmV1Scheduler):
         return True
 
     def _run_ahead(self, r: Replica, nd: int, chunks: list[tuple[int, int]], hold: int, new: list[int], new_base: list[int]) -> int:
-        if self._prefill and r.n_decoding:
+        if self.prefills_run and r.n_decoding:
             return 1  # an extend pass: the decoders wait for the next iteration
         return super()._run_ahead(r, nd, chunks, hold, new, new_base)
 
@@ -87,11 +82,11 @@ class SglangScheduler(VllmV1Scheduler):
 
     def _plan(self, r: Replica, now: int) -> PlannedStep | None:
         if r.prefilling or (r.waiting and r.free_slots):
-            self._prefill, self._rem_tokens = True, None
+            self.decodes_run, self.prefills_run, self._rem_tokens = False, True, None  # an extend pass
             try:
                 step = super().plan(r, now)
             finally:
-                self._prefill, self._rem_tokens = False, None
+                self.decodes_run, self.prefills_run, self._rem_tokens = True, False, None
             if step is not None:
                 r.pause_decoders(step.first_index)
                 return step

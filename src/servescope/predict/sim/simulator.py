@@ -13,7 +13,7 @@ from servescope.predict.sim import sglang_scheduler  # noqa: F401  (registers th
 from servescope.predict.sim.events import Arrival, Event, PhaseStart, StepEnd, StepStart
 from servescope.predict.sim.kv_cache import BlockPool
 from servescope.predict.sim.load import LoadDriver, Phase
-from servescope.predict.sim.replica import Replica, ReplicaStats
+from servescope.predict.sim.replica import PlannedStep, Replica, ReplicaStats
 from servescope.predict.sim.request import SimRequest
 from servescope.predict.sim.router import make_router
 from servescope.predict.sim.scheduler import make_scheduler
@@ -171,32 +171,45 @@ class Simulation:
         return None
 
     def run(self) -> SimOutcome:
-        heap: list[tuple[int, int, int, Event]] = []
+        # (time ns, priority, sequence number, event). Where this loop pushes them, a PlannedStep
+        # stands for its own StepEnd (priority 0) and a SimRequest for its own Arrival (priority 1):
+        # one object fewer per planned step and per request sent
+        heap: list[tuple[int, int, int, Event | PlannedStep | SimRequest]] = []
         seq = 0
-        ev: Event
-        for ev in [PhaseStart(0)]:
-            heapq.heappush(heap, (ev.time, ev.priority, seq, ev))
-            seq += 1
+        ev: Event | PlannedStep | SimRequest
+        start = PhaseStart(0)
+        heapq.heappush(heap, (start.time, start.priority, seq, start))
+        seq += 1
         count = 0
         push, pop = heapq.heappush, heapq.heappop
         driver = self.driver
-        replicas, idle, plan, completed = self.replicas, self.idle_wakeup_pending, self.scheduler.plan, driver.completed
+        replicas, idle, plan, ended = self.replicas, self.idle_wakeup_pending, self.scheduler.plan, driver.request_ended
         pick = self.router.pick
+        overhead_ns = driver.request_overhead_ns
+        # admission_check's test that a request fits, inline below (every request but a refused one passes it)
+        eng = self.engine
+        max_len, reject, fit_bs, fit_blocks = eng.max_model_len, eng.overflow == "reject", eng.block_size, replicas[0].pool.num_blocks
         while heap and not driver.stopped:
-            _, _, _, ev = pop(heap)
+            now, _, _, ev = pop(heap)
             count += 1
-            if type(ev) is StepEnd:
+            if type(ev) is StepEnd:  # (pushed by a StepStart event's handle)
+                ev = ev.step
+            if type(ev) is PlannedStep:
                 # StepEnd.handle and the StepStart it asks for, inline (the most frequent event):
                 # the same effects, events and sequence numbers, without the lists between them
-                idx = ev.replica
+                step = ev
+                idx = step.replica
                 rep = replicas[idx]
-                step = ev.step
-                if rep.pending is not step or rep.epoch != step.epoch:
-                    continue  # superseded by a truncated run
-                now = ev.time
+                if rep.pending is not step:
+                    continue  # a cut step's old end: the step ended at its new end, pushed then and popped first
                 for req in rep.finish(step):
-                    for nxt in completed(req, now):
-                        push(heap, (nxt.time, nxt.priority, seq, nxt))
+                    # (driver.completed's events: the client's next request, then the next phase)
+                    sent, phase_ended = ended(req, now)
+                    if sent is not None:
+                        push(heap, (now + overhead_ns, 1, seq, sent))
+                        seq += 1
+                    if phase_ended:
+                        push(heap, (now, 3, seq, PhaseStart(now)))
                         seq += 1
                 if rep.running_order or rep.waiting:
                     if driver.stopped or (heap and heap[0] < (now, 3)):  # (3: the priority after StepStart's 2)
@@ -208,21 +221,32 @@ class Simulation:
                         idle[idx] = False
                         nstep = plan(rep, now)  # (rep.pending is None: the step just finished)
                         if nstep is not None:
-                            push(heap, (nstep.ends_ns[-1], 0, seq, StepEnd(nstep.ends_ns[-1], idx, nstep)))
+                            push(heap, (nstep.ends_ns[-1], 0, seq, nstep))
                             seq += 1
                 continue
-            if type(ev) is Arrival:
+            if type(ev) is Arrival:  # (a phase's first requests)
+                ev = ev.request
+            if type(ev) is SimRequest:
                 # Arrival.handle inline (the same effects and events)
-                req = ev.request
-                now = req.arrival_ns = ev.time
+                req = ev
+                req.arrival_ns = now
                 if req.phase == "measured" and req.point not in self._windowed:
                     self.measured_arrival(req, now)
-                failure = self.admission_check(req)
+                prompt = req.prompt_tokens
+                wanted = prompt + req.max_tokens
+                if prompt < max_len and not (reject and wanted > max_len) and -(-wanted // fit_bs) <= fit_blocks:
+                    failure = None
+                else:
+                    failure = self.admission_check(req)
                 if failure is not None:
                     req.failure = failure
                     req.done = True
-                    for nxt in completed(req, now):
-                        push(heap, (nxt.time, nxt.priority, seq, nxt))
+                    sent, phase_ended = ended(req, now)
+                    if sent is not None:
+                        push(heap, (now + overhead_ns, 1, seq, sent))
+                        seq += 1
+                    if phase_ended:
+                        push(heap, (now, 3, seq, PhaseStart(now)))
                         seq += 1
                 else:
                     idx = pick(replicas)
@@ -239,14 +263,15 @@ class Simulation:
                                 count += 1
                                 nstep = plan(rep, now)
                                 if nstep is not None:
-                                    push(heap, (nstep.ends_ns[-1], 0, seq, StepEnd(nstep.ends_ns[-1], idx, nstep)))
+                                    push(heap, (nstep.ends_ns[-1], 0, seq, nstep))
                                     seq += 1
                     elif rep.free_slots:  # it can join at the next iteration boundary
                         short = rep.truncate(now)
                         if short is not None:
-                            push(heap, (short.ends_ns[-1], 0, seq, StepEnd(short.ends_ns[-1], idx, short)))
+                            push(heap, (short.ends_ns[-1], 0, seq, short))
                             seq += 1
                 continue
+            assert not isinstance(ev, PlannedStep | SimRequest)  # (handled above; for mypy)
             out = ev.handle(self)
             # A StepStart (always an event's last) that would be the very next event popped
             # - nothing in the heap at its time with a priority up to its own - is handled at
