@@ -286,3 +286,25 @@ def test_bad_mode_arguments_are_one_line() -> None:
         assert proc.returncode in (1, 2), args
         assert "Traceback" not in proc.stderr and proc.stderr.strip().count("\n") == 0, (args, proc.stderr)
         assert needle in proc.stderr, (args, proc.stderr)
+
+
+def test_calibrate_takes_a_scenario_file_as_predict_does(tmp_path: Path) -> None:
+    """``calibrate PATH.yaml`` (like ``predict PATH.yaml``): the file's scenario names the calibration."""
+    scen = (ROOT / "src/servescope/data/scenarios/tiny-llama-on-cpu.yaml").read_text().replace("name: tiny-llama-on-cpu", "name: my-tiny-llama")
+    (tmp_path / "mine.yaml").write_text(scen)
+    measured = {
+        "kind": "EvaluationRun",
+        "name": "m",
+        "scenario": "my-tiny-llama",
+        "harness": "servescope",
+        "engine_version": "x",
+        "workload": "sweep-parallel-1-8-i128-o64-v1",
+        "points": [{"concurrency": 1, "ttft_ms": 18.7, "itl_ms": 1.5, "output_tokens_per_sec": 574.2, "mean_isl": 180, "mean_osl": 64}],
+    }
+    (tmp_path / "measured.json").write_text(json.dumps(measured))
+    proc = run("calibrate", "mine.yaml", "--from", "measured.json", "--factors", "step_overhead_s", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads((tmp_path / "calibration-my-tiny-llama.json").read_text())
+    assert doc["scenario"] == "my-tiny-llama" and set(doc["factors"]) == {"step_overhead_s"}
+    bad = run("calibrate", "missing.yaml", "--from", "measured.json", cwd=tmp_path)
+    assert bad.returncode != 0 and len(bad.stderr.strip().splitlines()) == 1 and "missing.yaml" in bad.stderr

@@ -239,25 +239,27 @@ def predict_command(
 
 @_value_errors_as_one_line
 def calibrate_command(
-    scenario: Annotated[str, typer.Argument(help="Scenario that was measured.")],
+    scenario: Annotated[str, typer.Argument(help="Scenario that was measured: a catalog name or a Scenario file (.yaml/.json).")],
     measured: Annotated[Path, typer.Option("--from", help="The measured EvaluationRun or Result.")],
     factors: Annotated[str | None, typer.Option(help="Factors to fit, comma-separated (default: the usual few).")] = None,
     metrics: Annotated[str | None, typer.Option(help="Metrics to fit, e.g. ttft_ms,itl_ms,output_tokens_per_sec.")] = None,
     out: Annotated[Path | None, typer.Option(help="Calibration file to write (default: calibration-SCENARIO.json).")] = None,
 ) -> None:
     """Fit the step-time model's efficiency and overhead factors to a measurement; report MAPE before/after."""
+    from servescope.predict.api import load_scenario
     from servescope.predict.calibrate import DEFAULT_FIT, DEFAULT_METRICS, calibrate
 
     doc = _load_measured(measured)
+    scen = load_scenario(scenario) if _is_file_name(scenario) else None
     outcome = calibrate(
-        scenario,
+        scen or scenario,
         doc,
         factors=[f.strip() for f in factors.split(",")] if factors else DEFAULT_FIT,
         metrics=[m.strip() for m in metrics.split(",")] if metrics else DEFAULT_METRICS,
         fitted_from=str(measured),
         date=dt.date.today().isoformat(),
     )
-    path = out or Path(f"calibration-{scenario}.json")
+    path = out or Path(f"calibration-{scen.name if scen else scenario}.json")
     outcome.document.write_json(path)
     console = _console()
     console.print(f"{'metric':<24} {'MAPE before %':>14} {'MAPE after %':>13}", markup=False)
