@@ -75,7 +75,10 @@ FACTOR_DOCS: dict[str, str] = {
     "attn_eff": "Fraction of peak reached by prefill attention. Default 0.50: engineering default for "
     "FlashAttention-2-class kernels on variable-length batches; calibrate.",
     "comm_bw_eff": "Fraction of per-direction link bandwidth a tensor-parallel all-reduce reaches. "
-    "Default 0.70: engineering default for ring all-reduce (NCCL bus-bandwidth efficiency); calibrate.",
+    "Default 0.70: engineering default for ring all-reduce (NCCL bus-bandwidth efficiency). Checked against "
+    "Vidur's NCCL all-reduce profile on an H100 DGX (microsoft/vidur data/profiling/network/h100_dgx/all_reduce.csv"
+    "@e26eb8f7, median): 67 MB takes 0.318 ms over 4 GPUs and 0.322 ms over 8; at 0.70 of 450 GB/s a ring gives "
+    "0.326 and 0.379 ms; calibrate.",
     "step_overhead_s": "Fixed cost of one engine iteration (scheduling, input preparation, sampling launch, "
     "output processing). Default 0.3 ms for GPU servers: engineering default; calibrate.",
     "layer_overhead_s": "Per layer per iteration: the latency floor of a decoder layer's ~10 kernels at small "
