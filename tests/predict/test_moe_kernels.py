@@ -156,6 +156,16 @@ def test_no_expert_padding_elsewhere(catalog: Catalog, model: str, hardware: str
     assert deploy(_scenario(model, hardware, tp, engine, weight), catalog=catalog).step_model.expert_padding == 1.0
 
 
+@pytest.mark.parametrize(
+    ("hardware", "engine", "warned"),
+    [("h100-sxm", "trt-llm", True), ("h200", "trt-llm", True), ("b200", "trt-llm", False), ("h100-sxm", "vllm", False)],
+)
+def test_tensorrt_llm_mxfp4_experts_on_hopper_are_warned(catalog: Catalog, hardware: str, engine: str, warned: bool) -> None:
+    """Which MoE kernel TensorRT-LLM runs for mxfp4 experts on Hopper is not modelled: one warning line."""
+    lines = deploy(_scenario("gpt-oss-120b", hardware, 1, engine, "bf16"), catalog=catalog).warnings
+    assert any("TensorRT-LLM's mxfp4 experts on Hopper" in line for line in lines) is warned
+
+
 # --- expert parallelism ----------------------------------------------------------------
 
 

@@ -415,6 +415,13 @@ def deploy(
     expert = "mxfp4" if quant == "mxfp4" and arch.experts else None
     state = _state_dtype(scenario, mdl, flags) if arch.linear_layers else None
     kernel = moe_kernel_for(scenario.engine.id, hw, expert or weight) if arch.experts else None
+    if expert == "mxfp4" and normalize_engine(scenario.engine.id) == "trt-llm" and is_hopper(hw):
+        warnings.append(
+            f"scenario {scenario.name}: TensorRT-LLM's mxfp4 experts on Hopper: which MoE kernel runs, and how fast, is not "
+            "modelled (its TRTLLM backend does not run on Hopper, CUTLASS support was unfinished at 1.0 and TRITON is the one "
+            "recommended: TensorRT-LLM tech blog 9, NVIDIA/TensorRT-LLM#7101); predicted at the fitted TensorRT-LLM GEMM rate, "
+            "several times too fast against GPUStack's TensorRT-LLM 1.0 on one H100 (233 ms mean TPOT)"
+        )
     spec = speculation(scenario)
     ep = expert_parallel_size(flags, scenario.tp) if arch.experts else 1
     step_args: dict[str, Any] = {
