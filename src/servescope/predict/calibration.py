@@ -61,7 +61,8 @@ _FIT = (
 FACTOR_DOCS: dict[str, str] = {
     "memory_bw_eff": "Fraction of datasheet memory bandwidth that weight/KV streaming reaches. Default 0.79, "
     f"{_FIT} (a priori 0.85: memory-bound decode kernels commonly sustain 80-90 % of HBM peak); calibrate.",
-    "gemm_eff": "Fraction of datasheet dense tensor throughput GEMMs reach. Default 0.42, "
+    "gemm_eff": "Fraction of datasheet dense tensor throughput that GEMMs over fp8/int8/fp4 and weight-only quantised "
+    "weights reach (16-bit weights: ``gemm_eff_16bit``). Default 0.42, "
     f"{_FIT} (a priori 0.70 for bf16 cuBLAS; fp8 GEMMs at serving shapes, with their scaling and "
     "quantisation kernels, reach a smaller share of a peak that is twice as high); calibrate.",
     "gemm_eff_16bit": "Fraction of datasheet dense tensor throughput that GEMMs with 16-bit (bf16/fp16) weights reach "
