@@ -348,3 +348,20 @@ def test_the_default_fit_fits_the_gemm_efficiency_the_deployment_uses(catalog: C
     weights = deploy(catalog.scenario("tiny-llama-on-cpu"), catalog=catalog).step_model.weight_dtype
     out = calibrate("tiny-llama-on-cpu", measured, catalog=catalog, max_evaluations=2, date="2026-12-01")
     assert set(out.document.factors) == set(default_fit_for(weights))
+
+
+def test_a_calibration_whose_gemm_eff_no_longer_applies_is_warned(catalog: Catalog) -> None:
+    """A calibration fitted before ``gemm_eff_16bit`` sets ``gemm_eff`` only: over bf16 weights it would be silently
+    dropped, so it is said in one line; with the 16-bit factor, or over fp8 weights, nothing is said."""
+    from servescope.predict.deployment import deploy
+
+    bf16 = catalog.scenario("llama-3.1-8b-on-h100")
+    fp8 = bf16.model_copy(update={"weight_dtype": "fp8"})
+
+    def said(scenario: object, factors: dict[str, float]) -> bool:
+        return any("sets gemm_eff" in w for w in deploy(scenario, catalog=catalog, calibration=factors).warnings)  # type: ignore[arg-type]
+
+    assert said(bf16, {"gemm_eff": 0.5})
+    assert not said(bf16, {"gemm_eff": 0.5, "gemm_eff_16bit": 0.6})
+    assert not said(fp8, {"gemm_eff": 0.5})
+    assert not said(bf16, {"memory_bw_eff": 0.8})

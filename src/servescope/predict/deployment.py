@@ -28,7 +28,7 @@ from servescope.documents.config_id import normalize_dtype, normalize_engine
 from servescope.documents.prediction import Calibration as CalibrationDocument
 from servescope.errors import CatalogError, NotModelledError
 from servescope.predict.architecture import Architecture, architecture
-from servescope.predict.calibration import MOE_KERNELS, Calibration, MoeKernel, apply, default_calibration
+from servescope.predict.calibration import MOE_KERNELS, SIXTEEN_BIT, Calibration, MoeKernel, apply, default_calibration
 from servescope.predict.coverage import review, vllm_v0
 from servescope.predict.dtypes import from_torch_dtype, kv_dtype_for
 from servescope.predict.engine_flags import expert_parallel_size, first, kv_dtype_flag, normalized, state_dtype_flag
@@ -408,6 +408,13 @@ def deploy(
     if scenario.weight_dtype == "auto" and normalize_dtype(flags.get("dtype")) in ("bf16", "fp16", "fp32"):
         weight = normalize_dtype(flags["dtype"])  # vLLM/SGLang --dtype casts the checkpoint
     warnings = review(scenario, mdl, arch, hw, weight_dtype=weight, max_model_len=eng.max_model_len)
+    factors = calibration.factors if isinstance(calibration, CalibrationDocument) else (calibration or {})
+    if weight in SIXTEEN_BIT and "gemm_eff" in factors and "gemm_eff_16bit" not in factors:
+        # a calibration fitted before the 16-bit figure existed: its gemm_eff no longer reaches these GEMMs
+        warnings.append(
+            f"scenario {scenario.name}: calibration{' ' + name if name else ''} sets gemm_eff, which GEMMs over {weight} weights do not use "
+            "(they run at gemm_eff_16bit); refit it with `servescope calibrate` or set gemm_eff_16bit"
+        )
     kv_flag = kv_dtype_flag(scenario.engine.id, flags)
     kv_asked = scenario.kv_dtype if scenario.kv_dtype != "auto" or kv_flag is None else kv_flag[1]
     kv = kv_dtype_for(kv_asked, weight, from_torch_dtype(mdl.torch_dtype))
