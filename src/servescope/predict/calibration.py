@@ -259,9 +259,13 @@ def load_calibration(path: str | Path) -> CalibrationDocument:
     return doc  # type: ignore[return-value]
 
 
+def factors_of(doc: CalibrationDocument | dict[str, Any] | None) -> dict[str, Any]:
+    """The factors a Calibration document (or a plain dict of them) sets; none for None."""
+    if doc is None:
+        return {}
+    return dict(doc.factors if isinstance(doc, CalibrationDocument) else doc)
+
+
 def apply(base: Calibration, doc: CalibrationDocument | dict[str, Any] | None) -> Calibration:
     """``base`` with the factors of a Calibration document (or a plain dict) applied."""
-    if doc is None:
-        return base
-    factors = doc.factors if isinstance(doc, CalibrationDocument) else doc
-    return base.with_factors(dict(factors))
+    return base if doc is None else base.with_factors(factors_of(doc))

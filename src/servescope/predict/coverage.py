@@ -123,7 +123,16 @@ def _scenario_findings(s: Scenario, model: Model, arch: Architecture) -> list[Fi
     return out
 
 
-def _quantization_findings(s: Scenario, model: Model, weight_dtype: str, flags: dict[str, Any]) -> list[Finding]:
+#: Catalog ids of Hopper (sm_90) devices: the only architecture with wgmma, which Marlin does not use.
+HOPPER_IDS = ("h100", "h200", "h20", "h800", "gh200")
+
+
+def is_hopper(hardware: Hardware) -> bool:
+    """Whether ``hardware`` is a Hopper GPU (by catalog id: ``h100-sxm``, ``h200``, ``h20``...)."""
+    return hardware.vendor.strip().lower() == "nvidia" and hardware.id.split("-")[0] in HOPPER_IDS
+
+
+def _quantization_findings(s: Scenario, model: Model, arch: Architecture, hardware: Hardware, weight_dtype: str, flags: dict[str, Any]) -> list[Finding]:
     if s.quantization:
         where, method = "quantization", s.quantization
     elif flags.get("quantization"):
@@ -137,6 +146,12 @@ def _quantization_findings(s: Scenario, model: Model, weight_dtype: str, flags: 
     if q not in QUANTIZATION_WIDTH or QUANTIZATION_WIDTH[q] is None:
         return [Finding(False, head, f"not read by the simulator: weights are costed as weight_dtype {weight_dtype}")]
     width = QUANTIZATION_WIDTH[q]
+    if q == "mxfp4" and arch.experts and normalize_engine(s.engine.id) == "trt-llm" and is_hopper(hardware):
+        return [Finding(False, head, "TensorRT-LLM's mxfp4 experts on Hopper: which MoE kernel runs, and how fast, is not "
+                                     "modelled (its TRTLLM backend does not run on Hopper, CUTLASS support was unfinished at 1.0 "
+                                     "and TRITON is the one recommended: TensorRT-LLM tech blog 9, NVIDIA/TensorRT-LLM#7101); "
+                                     "predicted at the fitted TensorRT-LLM GEMM rate, several times too fast against GPUStack's "
+                                     "TensorRT-LLM 1.0 on one H100 (233 ms mean TPOT)")]  # fmt: skip
     if width == "experts" or width == weight_dtype:
         return []
     return [Finding(False, head, f"{width} weights, but weight_dtype is {weight_dtype}: the simulator costs weights by "
@@ -282,7 +297,7 @@ def findings(scenario: Scenario, model: Model, arch: Architecture, hardware: Har
     return [
         *_scenario_findings(scenario, model, arch),
         *_flag_findings(scenario, model, arch, hardware),
-        *_quantization_findings(scenario, model, weight_dtype, normalized(scenario.engine.id, scenario.engine.args)),
+        *_quantization_findings(scenario, model, arch, hardware, weight_dtype, normalized(scenario.engine.id, scenario.engine.args)),
         *_model_findings(scenario, model, max_model_len),
     ]
 
@@ -304,4 +319,4 @@ def review(scenario: Scenario, model: Model, arch: Architecture, hardware: Hardw
     return lines
 
 
-__all__ = ["MODELLED_ENGINES", "QUANTIZATION_WIDTH", "Finding", "NotModelledError", "findings", "review", "vllm_v0"]
+__all__ = ["HOPPER_IDS", "MODELLED_ENGINES", "QUANTIZATION_WIDTH", "Finding", "NotModelledError", "findings", "is_hopper", "review", "vllm_v0"]

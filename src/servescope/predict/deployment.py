@@ -28,8 +28,8 @@ from servescope.documents.config_id import normalize_dtype, normalize_engine
 from servescope.documents.prediction import Calibration as CalibrationDocument
 from servescope.errors import CatalogError, NotModelledError
 from servescope.predict.architecture import Architecture, architecture
-from servescope.predict.calibration import MOE_KERNELS, SIXTEEN_BIT, Calibration, MoeKernel, apply, default_calibration
-from servescope.predict.coverage import review, vllm_v0
+from servescope.predict.calibration import MOE_KERNELS, SIXTEEN_BIT, Calibration, MoeKernel, apply, default_calibration, factors_of
+from servescope.predict.coverage import is_hopper, review, vllm_v0
 from servescope.predict.dtypes import from_torch_dtype, kv_dtype_for
 from servescope.predict.engine_flags import expert_parallel_size, first, kv_dtype_flag, normalized, state_dtype_flag
 from servescope.predict.hf_config import read_model_config
@@ -335,15 +335,6 @@ def expert_padding(engine_id: str, arch: Architecture, tp: int, expert_dtype: st
     return (-(-inter // 128) * 128) * (-(-arch.hidden // 256) * 256) / (inter * arch.hidden)
 
 
-#: Catalog ids of Hopper (sm_90) devices: the only architecture with wgmma, which Marlin does not use.
-HOPPER_IDS = ("h100", "h200", "h20", "h800", "gh200")
-
-
-def is_hopper(hardware: Hardware) -> bool:
-    """Whether ``hardware`` is a Hopper GPU (by catalog id: ``h100-sxm``, ``h200``, ``h20``...)."""
-    return hardware.vendor.strip().lower() == "nvidia" and hardware.id.split("-")[0] in HOPPER_IDS
-
-
 def _speculative_step_model(
     scenario: Scenario, spec: Speculation, arch: Architecture, hw: Hardware, cal: Calibration, catalog: Catalog | None, step_args: dict[str, Any]
 ) -> SpeculativeStepTimeModel:
@@ -408,7 +399,7 @@ def deploy(
     if scenario.weight_dtype == "auto" and normalize_dtype(flags.get("dtype")) in ("bf16", "fp16", "fp32"):
         weight = normalize_dtype(flags["dtype"])  # vLLM/SGLang --dtype casts the checkpoint
     warnings = review(scenario, mdl, arch, hw, weight_dtype=weight, max_model_len=eng.max_model_len)
-    factors = calibration.factors if isinstance(calibration, CalibrationDocument) else (calibration or {})
+    factors = factors_of(calibration)
     if weight in SIXTEEN_BIT and "gemm_eff" in factors and "gemm_eff_16bit" not in factors:
         # a calibration fitted before the 16-bit figure existed: its gemm_eff no longer reaches these GEMMs
         warnings.append(
@@ -422,13 +413,6 @@ def deploy(
     expert = "mxfp4" if quant == "mxfp4" and arch.experts else None
     state = _state_dtype(scenario, mdl, flags) if arch.linear_layers else None
     kernel = moe_kernel_for(scenario.engine.id, hw, expert or weight) if arch.experts else None
-    if expert == "mxfp4" and normalize_engine(scenario.engine.id) == "trt-llm" and is_hopper(hw):
-        warnings.append(
-            f"scenario {scenario.name}: TensorRT-LLM's mxfp4 experts on Hopper: which MoE kernel runs, and how fast, is not "
-            "modelled (its TRTLLM backend does not run on Hopper, CUTLASS support was unfinished at 1.0 and TRITON is the one "
-            "recommended: TensorRT-LLM tech blog 9, NVIDIA/TensorRT-LLM#7101); predicted at the fitted TensorRT-LLM GEMM rate, "
-            "several times too fast against GPUStack's TensorRT-LLM 1.0 on one H100 (233 ms mean TPOT)"
-        )
     spec = speculation(scenario)
     ep = expert_parallel_size(flags, scenario.tp) if arch.experts else 1
     step_args: dict[str, Any] = {
