@@ -244,3 +244,16 @@ def test_routed_experts_use_the_efficiency_of_their_own_dtype(catalog: Catalog) 
     plain = StepTimeModel(arch, toy_hardware(), cal, weight_dtype="bf16")
     tokens = 65536  # every expert busy: compute-bound
     assert mixed.moe_time(tokens) == pytest.approx(plain.moe_time(tokens) * 2, rel=1e-9)
+
+
+def test_an_moe_layer_takes_longer_to_launch_than_a_dense_one(catalog: Catalog) -> None:
+    """The host floor of a prompt iteration counts launches: gpt-oss's 36 layers are all MoE layers
+    (14 kernels each, 10 for a dense layer), so its floor is 36 x 1.4 dense layers; a dense model's is its layers."""
+    floor = 1e-3
+    cal = replace(IDEAL, eager_layer_s=floor)
+    moe = StepTimeModel(architecture(catalog.model("gpt-oss-120b")), toy_hardware(), cal, weight_dtype="bf16", expert_dtype="mxfp4")
+    dense = StepTimeModel(architecture(catalog.model("llama-3.1-8b")), toy_hardware(), cal)
+    short = [(16, 0)]  # device time far below either floor
+    assert moe.step_time(0, 0.0, 0.0, short) == pytest.approx(36 * 1.4 * floor)
+    assert dense.step_time(0, 0.0, 0.0, short) == pytest.approx(32 * floor)
+    assert moe.breakdown(0, 0.0, 0.0, short).total == pytest.approx(36 * 1.4 * floor)

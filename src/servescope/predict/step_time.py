@@ -51,11 +51,27 @@ from servescope.predict.calibration import Calibration, MoeKernel, gemm_efficien
 from servescope.predict.dtypes import RATE_VS_BF16, bytes_per, compute_dtype_for
 
 
+#: Kernels the host launches for one decoder layer outside CUDA graphs, counted in vLLM's model code
+#: (vllm-project/vllm@00a130a03146): a dense layer (``llama.py``) launches 10 (input norm, QKV GEMM,
+#: rotary, KV-cache write, attention, output GEMM, post-attention norm, gate-up GEMM, SiLU-and-mul,
+#: down GEMM); an MoE layer replaces the MLP's 3 with 7 (router GEMM, top-k softmax, and
+#: ``fused_marlin_moe.py``'s block alignment, first grouped GEMM, activation, second grouped GEMM
+#: and the sum over the k experts). Host launch time goes with the launches.
+DENSE_LAYER_LAUNCHES = 10
+MOE_LAYER_LAUNCHES = 14
+
+
+def eager_layers(arch: Architecture) -> float:
+    """Decoder layers in units of a dense layer's host launch time (``Calibration.eager_layer_s``,
+    fitted on dense 80-layer models): an MoE layer counts MOE_LAYER_LAUNCHES / DENSE_LAYER_LAUNCHES."""
+    return arch.layers + arch.moe_layers * (MOE_LAYER_LAUNCHES - DENSE_LAYER_LAUNCHES) / DENSE_LAYER_LAUNCHES
+
+
 @dataclass(frozen=True)
 class StepBreakdown:
     """Seconds per term of one iteration. ``host_wait``: how much longer the host
     takes to launch an iteration that runs outside CUDA graphs (one carrying prompt
-    tokens) than the device takes to run it (layers x ``Calibration.eager_layer_s``)."""
+    tokens) than the device takes to run it (``eager_layers`` x ``Calibration.eager_layer_s``)."""
 
     linear: float
     lm_head: float
@@ -284,7 +300,7 @@ class StepTimeModel:
                 self._comm_fixed += (pp - 1) * lat
                 self._comm_per_token += (pp - 1) * msg / bw
         self._overhead_fixed = c.step_overhead_s + a.layers * c.layer_overhead_s
-        self._eager_step = a.layers * c.eager_layer_s  # host launch time of a non-graphed iteration
+        self._eager_step = eager_layers(a) * c.eager_layer_s  # host launch time of a non-graphed iteration
         # the weights' streaming times, constant per model (``_step_time`` reads them)
         self._dense_bytes_s = self._dense_bytes / self._bw
         self._head_bytes_s = self._head_bytes / self._bw
