@@ -50,7 +50,6 @@ from servescope.predict.architecture import Architecture
 from servescope.predict.calibration import Calibration, MoeKernel, gemm_efficiency
 from servescope.predict.dtypes import RATE_VS_BF16, bytes_per, compute_dtype_for
 
-
 #: Kernels the host launches for one decoder layer outside CUDA graphs, counted in vLLM's model code
 #: (vllm-project/vllm@00a130a03146): a dense layer (``llama.py``) launches 10 (input norm, QKV GEMM,
 #: rotary, KV-cache write, attention, output GEMM, post-attention norm, gate-up GEMM, SiLU-and-mul,
