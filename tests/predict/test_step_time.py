@@ -257,3 +257,21 @@ def test_an_moe_layer_takes_longer_to_launch_than_a_dense_one(catalog: Catalog) 
     assert moe.step_time(0, 0.0, 0.0, short) == pytest.approx(36 * 1.4 * floor)
     assert dense.step_time(0, 0.0, 0.0, short) == pytest.approx(32 * floor)
     assert moe.breakdown(0, 0.0, 0.0, short).total == pytest.approx(36 * 1.4 * floor)
+
+
+def test_fp8_weights_without_fp8_tensor_cores_run_weight_only(llama8b: Model) -> None:
+    """An A100-like datasheet (16-bit and int8 rates, no fp8): fp8 weights are dequantised into
+    bf16 GEMMs at the weight-only share of peak, not run at a derived fp8 rate; still 1 byte a weight."""
+    cal = replace(IDEAL, gemm_eff=0.4, gemm_eff_16bit=0.8)
+    arch = architecture(llama8b)
+    ampere = toy_hardware(peak_tflops={"bf16": 100.0, "int8": 200.0})
+    hopper = toy_hardware(peak_tflops={"bf16": 100.0, "fp8": 200.0})
+    fp8_ampere = StepTimeModel(arch, ampere, cal, weight_dtype="fp8")
+    fp8_hopper = StepTimeModel(arch, hopper, cal, weight_dtype="fp8")
+    int8_ampere = StepTimeModel(arch, ampere, cal, weight_dtype="int8")
+    flops = 2 * 8192 * DENSE
+    assert fp8_ampere.linear_time(8192) == pytest.approx(flops / (100e12 * 0.4))
+    assert fp8_hopper.linear_time(8192) == pytest.approx(flops / (200e12 * 0.4))
+    assert int8_ampere.linear_time(8192) == pytest.approx(flops / (200e12 * 0.4))  # int8 tensor cores: native
+    assert fp8_ampere.linear_time(1) == pytest.approx(DENSE * 1 / 1e12)  # the bytes stay fp8's
+    assert any("no fp8 tensor cores" in n for n in fp8_ampere.notes)

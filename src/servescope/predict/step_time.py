@@ -108,6 +108,22 @@ def peak_flops(hardware: Hardware, dtype: str, notes: list[str] | None = None) -
     raise ValueError(f"hardware {hardware.id} gives no peak_tflops usable for {dtype}")
 
 
+def gemm_dtype(hardware: Hardware, weight_dtype: str, notes: list[str] | None = None) -> str:
+    """The dtype the GEMMs over ``weight_dtype`` weights run in on ``hardware``: ``compute_dtype_for``'s,
+    except on a GPU whose datasheet gives 16-bit tensor rates but none in that dtype (fp8 on Ampere,
+    fp4 on Hopper): it has no such tensor cores, and engines run the weights weight-only, dequantised
+    into 16-bit GEMMs (vLLM: "Your GPU does not have native support for FP8 computation ... Weight-only
+    FP8 compression will be used leveraging the Marlin kernel"; NVFP4 through Marlin before Blackwell).
+    Their share of that peak is the weight-only one (``gemm_eff``), as for AWQ/GPTQ."""
+    native = compute_dtype_for(weight_dtype)
+    peaks = hardware.peak_tflops
+    if hardware.device_type == "gpu" and native in ("fp8", "int8", "fp4") and native not in peaks and ("bf16" in peaks or "fp16" in peaks):
+        if notes is not None:
+            notes.append(f"{hardware.id}: no {native} tensor cores in its datasheet; {weight_dtype} weights run weight-only in 16-bit GEMMs")
+        return "bf16"
+    return native
+
+
 def moe_block_m(rule: str, tokens: int, experts: int, experts_per_tok: int) -> int:
     """Row tile (BLOCK_SIZE_M) a MoE kernel pads each expert's tokens to, for ``tokens`` in the batch.
 
@@ -223,7 +239,7 @@ class StepTimeModel:
         self.kv_dtype = kv_dtype
         self.notes: list[str] = []
         c = calibration
-        compute_dtype = compute_dtype_for(weight_dtype)
+        compute_dtype = gemm_dtype(hardware, weight_dtype, self.notes)
         act_dtype = "fp32" if weight_dtype == "fp32" else "bf16"
         scale = 1.0
         if hardware.device_type == "cpu" and threads and hardware.cores:
