@@ -5,7 +5,9 @@ plus one fp16 scale (34 bytes / 32 weights = 8.5 bits), ``q4_0`` 18 bytes / 32
 (4.5 bits), ``q4_k_m`` ≈ 4.85 bits, ``q5_k_m`` ≈ 5.69 bits and ``q6_k`` 6.5625
 bits per weight (llama.cpp's quantisation table, ``ggml-quants`` block layouts);
 ``mxfp4`` (OCP Microscaling spec) stores 32 fp4 values plus an 8-bit shared
-exponent (4.25 bits).
+exponent (4.25 bits); ``fp4`` is NVIDIA's NVFP4 (what ModelOpt's FP4 checkpoints
+and Blackwell's fp4 tensor cores use): 16 E2M1 values plus one FP8 E4M3 scale, 72
+bits per 16 weights (4.5 bits; the per-tensor FP32 scale is negligible).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ BYTES_PER_ELEMENT: dict[str, float] = {
     "q4_k_m": 4.85 / 8,
     "q4_0": 18 / 32,
     "int4": 0.5,
-    "fp4": 0.5,
+    "fp4": 4.5 / 8,
     "mxfp4": 4.25 / 8,
 }
 
