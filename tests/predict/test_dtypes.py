@@ -12,6 +12,8 @@ def test_block_formats_carry_their_scales() -> None:
     assert bytes_per("fp4") == pytest.approx((16 * 4 + 8) / 16 / 8)
     # MXFP4 (OCP): 32 E2M1 values + one E8M0 exponent = 136 bits per 32 weights
     assert bytes_per("mxfp4") == pytest.approx((32 * 4 + 8) / 32 / 8)
+    # AWQ / GPTQ, group size 128: an fp16 scale and a 4-bit zero per 128 weights
+    assert bytes_per("int4") == pytest.approx((128 * 4 + 16 + 4) / 128 / 8)
     # GGUF q4_0: 32 nibbles + one fp16 scale = 18 bytes per 32 weights
     assert bytes_per("q4_0") == pytest.approx(18 / 32)
     assert bytes_per("FP8") == 1.0 and bytes_per("bf16") == 2.0

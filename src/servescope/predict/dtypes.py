@@ -7,7 +7,10 @@ bits per weight (llama.cpp's quantisation table, ``ggml-quants`` block layouts);
 ``mxfp4`` (OCP Microscaling spec) stores 32 fp4 values plus an 8-bit shared
 exponent (4.25 bits); ``fp4`` is NVIDIA's NVFP4 (what ModelOpt's FP4 checkpoints
 and Blackwell's fp4 tensor cores use): 16 E2M1 values plus one FP8 E4M3 scale, 72
-bits per 16 weights (4.5 bits; the per-tensor FP32 scale is negligible).
+bits per 16 weights (4.5 bits; the per-tensor FP32 scale is negligible); ``int4``
+is the group-quantised AWQ / GPTQ layout at its usual group size 128: 128 4-bit
+weights plus one fp16 scale and one packed 4-bit zero point (``qzeros``) per group,
+4 + 20 / 128 = 4.156 bits.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ BYTES_PER_ELEMENT: dict[str, float] = {
     "q5_k_m": 5.69 / 8,
     "q4_k_m": 4.85 / 8,
     "q4_0": 18 / 32,
-    "int4": 0.5,
+    "int4": (128 * 4 + 16 + 4) / 128 / 8,
     "fp4": 4.5 / 8,
     "mxfp4": 4.25 / 8,
 }
