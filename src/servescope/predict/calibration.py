@@ -99,7 +99,8 @@ FACTOR_DOCS: dict[str, str] = {
     "TP 8). Every fit point has 80 layers, so per layer or per iteration cannot be told apart there. "
     "TensorRT-LLM (PyTorch backend): 0.969 ms (77.5 ms at 80 layers). 0 for CPU engines and NIM's "
     "prebuilt TensorRT engines. The figure is a dense layer's; an MoE layer launches 14 kernels where a dense one "
-    "launches 10 (``step_time.MOE_LAYER_LAUNCHES``, counted in vLLM's model code) and counts 1.4 layers.",
+    "launches 10 (``step_time.MOE_LAYER_LAUNCHES``, counted in vLLM's model code; taken for every engine) and counts "
+    "1.4 layers.",
     "request_overhead_s": "Per request before it reaches the scheduler (HTTP, chat template, tokenisation); "
     f"adds to TTFT. Default 0.1 ms (the fit's lower bound), {_FIT}: once the harness's start-up burst is replayed, "
     "the measured TTFTs need no per-request cost (a priori 1 ms).",

@@ -55,7 +55,8 @@ from servescope.predict.dtypes import RATE_VS_BF16, bytes_per, compute_dtype_for
 #: rotary, KV-cache write, attention, output GEMM, post-attention norm, gate-up GEMM, SiLU-and-mul,
 #: down GEMM); an MoE layer replaces the MLP's 3 with 7 (router GEMM, top-k softmax, and
 #: ``fused_marlin_moe.py``'s block alignment, first grouped GEMM, activation, second grouped GEMM
-#: and the sum over the k experts). Host launch time goes with the launches.
+#: and the sum over the k experts). Host launch time goes with the launches. The same count is
+#: taken for every engine with a launch floor (SGLang's and TensorRT-LLM's code were not counted).
 DENSE_LAYER_LAUNCHES = 10
 MOE_LAYER_LAUNCHES = 14
 
