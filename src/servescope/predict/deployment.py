@@ -36,7 +36,7 @@ from servescope.predict.hf_config import read_model_config
 from servescope.predict.kv_capacity import V0_RUNTIME_RESERVE_BYTES, KvCapacity, kv_capacity
 from servescope.predict.speculative import Speculation, speculation
 from servescope.predict.speculative_step import SpeculativeStepTimeModel, head_architecture
-from servescope.predict.step_time import StepTimeModel
+from servescope.predict.step_time import StepTimeModel, lacks_tensor_cores
 from servescope.predict.tokens import Encoder, load_encoder
 
 GIB = 1024**3
@@ -303,12 +303,11 @@ def moe_kernel_for(engine_id: str, hardware: Hardware, expert_dtype: str) -> Moe
         return None
     if hardware.device_type != "gpu" or hardware.vendor.strip().lower() != "nvidia":
         return None
-    peaks = hardware.peak_tflops
-    if "fp4" in peaks:
+    if not lacks_tensor_cores(hardware, "fp4"):
         return None
     if expert_dtype in ("bf16", "fp16"):
         return MOE_KERNELS["triton-fused-moe"]
-    if expert_dtype == "fp8" and "fp8" in peaks:
+    if expert_dtype == "fp8" and not lacks_tensor_cores(hardware, "fp8"):
         return MOE_KERNELS["triton-fused-moe-fp8"]
     if expert_dtype in ("mxfp4", "int4", "fp4", "fp8"):
         return MOE_KERNELS["marlin-moe-hopper" if is_hopper(hardware) else "marlin-moe"]

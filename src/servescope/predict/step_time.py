@@ -109,6 +109,14 @@ def peak_flops(hardware: Hardware, dtype: str, notes: list[str] | None = None) -
     raise ValueError(f"hardware {hardware.id} gives no peak_tflops usable for {dtype}")
 
 
+def lacks_tensor_cores(hardware: Hardware, dtype: str) -> bool:
+    """Whether ``hardware`` is a GPU without tensor cores in ``dtype``: its datasheet gives 16-bit tensor
+    rates but none in that dtype (fp8 on Ampere, fp4 on Hopper). A datasheet without 16-bit rates
+    (GB10's lists fp4 only) says nothing of what it lacks."""
+    peaks = hardware.peak_tflops
+    return hardware.device_type == "gpu" and dtype not in peaks and ("bf16" in peaks or "fp16" in peaks)
+
+
 def gemm_dtype(hardware: Hardware, weight_dtype: str, notes: list[str] | None = None) -> str:
     """The dtype the GEMMs over ``weight_dtype`` weights run in on ``hardware``: ``compute_dtype_for``'s,
     except on a GPU whose datasheet gives 16-bit tensor rates but none in that dtype (fp8 on Ampere,
@@ -117,8 +125,7 @@ def gemm_dtype(hardware: Hardware, weight_dtype: str, notes: list[str] | None = 
     FP8 compression will be used leveraging the Marlin kernel"; NVFP4 through Marlin before Blackwell).
     Their share of that peak is the weight-only one (``gemm_eff``), as for AWQ/GPTQ."""
     native = compute_dtype_for(weight_dtype)
-    peaks = hardware.peak_tflops
-    if hardware.device_type == "gpu" and native in ("fp8", "int8", "fp4") and native not in peaks and ("bf16" in peaks or "fp16" in peaks):
+    if native in ("fp8", "int8", "fp4") and lacks_tensor_cores(hardware, native):
         if notes is not None:
             notes.append(f"{hardware.id}: no {native} tensor cores in its datasheet; {weight_dtype} weights run weight-only in 16-bit GEMMs")
         return "bf16"
