@@ -151,8 +151,13 @@ def test_inert_flags_need_no_warning(catalog: Catalog) -> None:
     assert _deploy(catalog, engine=_engine(args)).warnings == []
 
 
-def test_eager_mode_is_warned(catalog: Catalog) -> None:
-    _warned(catalog, "engine.args.--enforce-eager", "CUDA graphs", engine=_engine({"--enforce-eager": None}))
+def test_eager_mode_beside_a_draft_is_warned(catalog: Catalog) -> None:
+    # (alone it is modelled: tests/predict/test_cuda_graphs.py)
+    args = {
+        "--enforce-eager": None,
+        "--speculative-config": '{"method": "eagle3", "num_speculative_tokens": 3, "model": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B"}',
+    }
+    _warned(catalog, "engine.args.--enforce-eager", "CUDA graphs", engine=_engine(args))
 
 
 def test_cpu_offload_is_refused(catalog: Catalog) -> None:

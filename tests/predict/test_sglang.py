@@ -9,6 +9,7 @@ import pytest
 
 from servescope.catalog.store import Catalog
 from servescope.predict.deployment import Deployment, deploy, sglang_max_running_requests, sglang_memory_defaults
+from servescope.predict.kv_capacity import SGLANG_SETUP_BYTES
 from tests.predict.conftest import scenario
 from tests.predict.test_simulator import MS, STEP, reqs, run, times, toy
 
@@ -36,7 +37,10 @@ def test_an_sglang_deployment_takes_them(catalog: Catalog) -> None:
     chunk, fraction = sglang_memory_defaults(catalog.hardware("h100-sxm"), 1, 1)
     assert dep.engine.max_num_batched_tokens == chunk and dep.engine.gpu_memory_utilization == fraction
     assert dep.engine.block_size == 1 and dep.engine.scheduler == "sglang"
-    assert dep.kv.usable_bytes == pytest.approx(dep.kv.device_memory_bytes * fraction)
+    # the fraction is of what is free before the weights load, and only the weights come out of it
+    assert dep.kv.reserve_bytes == SGLANG_SETUP_BYTES and dep.kv.activation_bytes == 0.0
+    assert dep.kv.usable_bytes == pytest.approx((dep.kv.device_memory_bytes - SGLANG_SETUP_BYTES) * fraction)
+    assert dep.kv.kv_pool_bytes == pytest.approx(dep.kv.usable_bytes - dep.kv.weight_bytes)
     assert dep.engine.max_num_seqs == sglang_max_running_requests(dep.kv.tokens, dep.engine.max_model_len)
     # flags win, and --enable-mixed-chunk mixes prefill and decode as vLLM does
     told = deploy(

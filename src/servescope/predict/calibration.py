@@ -89,9 +89,10 @@ FACTOR_DOCS: dict[str, str] = {
     "step_overhead_s, so it is put on layers (a priori 2 us).",
     "token_overhead_s": "Per scheduled token per iteration (input preparation, position/slot bookkeeping). Default 0.2 us.",
     "output_token_overhead_s": "Per sampled token (sampling, detokenisation, streaming one chunk). Default 5 us.",
-    "eager_layer_s": "Host time per decoder layer of an iteration that carries prompt tokens: engines replay CUDA graphs only "
-    "for decode batches (vLLM captures up to min(2 x max_num_seqs, 512) tokens, or FULL_DECODE_ONLY; "
-    "TensorRT-LLM's PyTorch backend only generation-only batches), so a prefill or mixed iteration is "
+    "eager_layer_s": "Host time per decoder layer of an iteration that carries prompt tokens, or of a decode batch the engine "
+    "captured no CUDA graph for: engines replay CUDA graphs only for decode batches of the sizes they captured (vLLM up to "
+    "min(2 x max_num_seqs, 512) tokens, SGLang up to cuda_graph_max_bs, TensorRT-LLM's PyTorch backend its "
+    "cuda_graph_config: ``deployment.cuda_graphs``), so a prefill, mixed or larger decode iteration is "
     "launched kernel by kernel and lasts at least layers x this, whatever the device time (max, not sum: "
     "launches overlap execution; per layer because the launches are). Default 0.625 ms (50 ms for an "
     f"80-layer model), {_FIT}: without it the measured time to first token falls less with tensor "

@@ -195,10 +195,11 @@ def _flag_findings(s: Scenario, model: Model, arch: Architecture, hardware: Hard
                 out.append(Finding(True, where, f"{val} contradicts {field} {have}: the simulator uses the scenario's {field}; "
                                                 "make them agree"))  # fmt: skip
         elif name in EAGER:
-            if val is True:
-                out.append(Finding(False, where, "the engine runs every iteration without CUDA graphs; the simulator graphs decode "
-                                                 "iterations (only prompt iterations pay the host launch floor), so TPOT is likely "
-                                                 "understated"))  # fmt: skip
+            # modelled (``deployment.cuda_graphs``: no decode batch replays a graph), except beside a draft
+            if val is True and any(n in SPECULATIVE or is_speculative_flag(n) for n in flags):
+                out.append(Finding(False, where, "the engine runs every iteration without CUDA graphs; with speculative decoding "
+                                                 "the simulator graphs the verify iterations (only prompt iterations pay the host "
+                                                 "launch floor), so TPOT is likely understated"))  # fmt: skip
         elif name == "cpu-offload-gb":
             if isinstance(val, int | float) and not isinstance(val, bool) and val > 0:
                 out.append(Finding(True, where, f"{val} GB of weights offloaded to CPU memory (streamed over PCIe every step) is not "

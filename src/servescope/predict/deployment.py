@@ -18,6 +18,8 @@ args (``--max-num-seqs 256``), then the engine's own defaults:
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -33,10 +35,10 @@ from servescope.predict.coverage import is_hopper, review, vllm_v0
 from servescope.predict.dtypes import from_torch_dtype, kv_dtype_for
 from servescope.predict.engine_flags import expert_parallel_size, first, kv_dtype_flag, normalized, state_dtype_flag
 from servescope.predict.hf_config import read_model_config
-from servescope.predict.kv_capacity import V0_RUNTIME_RESERVE_BYTES, KvCapacity, kv_capacity
+from servescope.predict.kv_capacity import V0_RUNTIME_RESERVE_BYTES, KvCapacity, kv_capacity, sglang_setup_bytes
 from servescope.predict.speculative import Speculation, speculation
 from servescope.predict.speculative_step import SpeculativeStepTimeModel, head_architecture
-from servescope.predict.step_time import StepTimeModel, lacks_tensor_cores
+from servescope.predict.step_time import CudaGraphs, StepTimeModel, lacks_tensor_cores
 from servescope.predict.tokens import Encoder, load_encoder
 
 GIB = 1024**3
@@ -202,7 +204,19 @@ def sglang_memory_defaults(hardware: Hardware, tp: int, pp: int) -> tuple[int, f
     memory`` with reserved = 512 MiB + 1.5 x max(chunk, 2048) + 2 x graph batch + tp x pp / 8
     GiB, at least 10 GiB on GPUs over 60 GB."""
     mem = hardware.device_memory_bytes / 2**20
-    small_tp = tp < 4
+    chunk, graph_bs = _sglang_by_memory(mem, tp < 4)
+    reserved = 512 + max(chunk, 2048) * 1.5 + graph_bs * 2 + tp * pp / 8 * 1024
+    if mem > 60 * 1024:
+        reserved = max(reserved, 10 * 1024)
+    return chunk, round((mem - reserved) / mem, 3)
+
+
+def sglang_cuda_graph_max_bs(hardware: Hardware, tp: int) -> int:
+    """SGLang's default ``cuda_graph_max_bs`` (``sglang_memory_defaults``' table)."""
+    return _sglang_by_memory(hardware.device_memory_bytes / 2**20, tp < 4)[1]
+
+
+def _sglang_by_memory(mem: float, small_tp: bool) -> tuple[int, int]:
     if mem < 20 * 1024:
         chunk, graph_bs = 2048, 8
     elif mem < 35 * 1024:
@@ -213,10 +227,7 @@ def sglang_memory_defaults(hardware: Hardware, tp: int, pp: int) -> tuple[int, f
         chunk, graph_bs = 8192, 256 if small_tp else 512
     else:
         chunk, graph_bs = 16384, 512
-    reserved = 512 + max(chunk, 2048) * 1.5 + graph_bs * 2 + tp * pp / 8 * 1024
-    if mem > 60 * 1024:
-        reserved = max(reserved, 10 * 1024)
-    return chunk, round((mem - reserved) / mem, 3)
+    return chunk, graph_bs
 
 
 def sglang_max_running_requests(pool_tokens: int, context_len: int) -> int:
@@ -264,6 +275,8 @@ def _memory_rule(scenario: Scenario, flags: dict[str, Any]) -> dict[str, Any]:
         cap = flags.get("max-tokens")
         # (sliding-window layers keep max_attention_window tokens each: TensorRT-LLM's variable sliding window attention)
         return {"rule": "trt-llm", "max_tokens": int(cap) if isinstance(cap, (int, float)) and cap > 0 else None, "windowed": True}
+    if engine == "sglang":
+        return {"rule": "sglang", "reserve_bytes": sglang_setup_bytes(scenario.tp)}
     if vllm_v0(scenario):
         return {"reserve_bytes": V0_RUNTIME_RESERVE_BYTES}
     if engine == "vllm":
@@ -271,6 +284,71 @@ def _memory_rule(scenario: Scenario, flags: dict[str, Any]) -> dict[str, Any]:
         # unless --disable-hybrid-kv-cache-manager (vllm/v1/core/single_type_kv_cache_manager.py)
         return {"windowed": flags.get("disable-hybrid-kv-cache-manager") is not True}
     return {}
+
+
+def cuda_graphs(scenario: Scenario, eng: EngineConfig, hardware: Hardware, flags: dict[str, Any]) -> CudaGraphs | None:
+    """The decode batches the engine replays as CUDA graphs (``step_time.CudaGraphs``; a larger or,
+    without padding, an uncaptured batch is launched eagerly); None where every decode iteration is
+    taken to replay one (NIM's prebuilt engines, CPU engines, other engines, TensorRT-LLM before 1.0).
+
+    - vLLM V1 (0.8+): ``[1, 2, 4] + 8..248 by 8 + 256..max by 16`` up to ``min(2 x max_num_seqs,
+      512)``, padded (vllm/config: ``cuda_graph_sizes`` / ``max_cudagraph_capture_size``); V0: 8..256
+      by 8 up to ``min(max_num_seqs, 256)``. ``--cuda-graph-sizes`` / ``--max-cudagraph-capture-size``
+      read; ``--enforce-eager``: none.
+    - SGLang: up to ``cuda_graph_max_bs``, padded, by the GPU's memory and tp
+      (``sglang_cuda_graph_max_bs``) unless ``--cuda-graph-max-bs`` / ``--cuda-graph-bs`` say;
+      ``--disable-cuda-graph``: none.
+    - TensorRT-LLM 1.0+ (PyTorch backend): ``cuda_graph_config`` (written ``cuda_graph_config.max_batch_size``,
+      ``.batch_sizes``, ``.enable_padding`` in engine.args; ``cuda_graph_config: false`` for none);
+      its default ``CudaGraphConfig()`` captures up to 128 without padding, i.e. only batches of
+      1-32, 64 and 128 replay (tensorrt_llm/llmapi/llm_args.py ``_generate_cuda_graph_batch_sizes``)."""
+    engine = normalize_engine(scenario.engine.id)
+    if engine == "vllm":
+        if flags.get("enforce-eager") is True:
+            return CudaGraphs(frozenset())
+        if vllm_v0(scenario):
+            return CudaGraphs(frozenset([1, 2, 4, *range(8, min(eng.max_num_seqs, 256) + 1, 8)]))
+        given = _batch_sizes(scenario, "cuda-graph-sizes", flags)
+        if given is not None and len(given) > 1:
+            return CudaGraphs(frozenset(given))
+        top = (_batch_sizes(scenario, "max-cudagraph-capture-size", flags) or given or [min(2 * eng.max_num_seqs, 512)])[0]
+        return CudaGraphs(frozenset([1, 2, 4, *range(8, min(top, 255) + 1, 8), *range(256, top + 1, 16)]) | {top})
+    if engine == "sglang":
+        if flags.get("disable-cuda-graph") is True:
+            return CudaGraphs(frozenset())
+        listed = _batch_sizes(scenario, "cuda-graph-bs", flags)
+        if listed is not None:
+            return CudaGraphs(frozenset(listed))
+        top = (_batch_sizes(scenario, "cuda-graph-max-bs", flags) or [sglang_cuda_graph_max_bs(hardware, scenario.tp)])[0]
+        return CudaGraphs(frozenset([1, 2, 4, *range(8, top + 1, 8)]) | {top})
+    if engine == "trt-llm":
+        version = re.match(r"^v?(\d+)\.", scenario.engine.version.strip())
+        if version is not None and int(version[1]) < 1:
+            return None
+        if flags.get("cuda-graph-config") is False:
+            return CudaGraphs(frozenset())
+        padded = flags.get("cuda-graph-config.enable-padding") is True
+        listed = _batch_sizes(scenario, "cuda-graph-config.batch-sizes", flags)
+        if listed is not None:
+            return CudaGraphs(frozenset(listed), padded)
+        top = (_batch_sizes(scenario, "cuda-graph-config.max-batch-size", flags) or [128])[0]
+        sizes = [1, 2, 4, *range(8, 129, 8)] if padded else [*range(1, 33), 64, 128]
+        sizes += [2**i for i in range(8, math.ceil(math.log2(top)))] if top > 1 else []
+        return CudaGraphs(frozenset(x for x in sizes if x <= top) | {top}, padded)
+    return None
+
+
+def _batch_sizes(scenario: Scenario, name: str, flags: dict[str, Any]) -> list[int] | None:
+    """A flag's batch size or sizes (``64``, ``"1 2 4 8"``, ``"1,2,4"``); None when not given."""
+    value = flags.get(name)
+    if value is None:
+        return None
+    parts = str(value).replace(",", " ").split() if isinstance(value, str) else [value]
+    sizes = [_int(v) for v in parts]
+    if not sizes or any(v is None or v < 1 for v in sizes):
+        raise CatalogError(f"scenario {scenario.name}: engine.args {name} {value!r}: give a positive whole batch size, or several "
+                           "separated by spaces")  # fmt: skip
+    return [v for v in sizes if v is not None]
 
 
 def _v0_profile_tokens(scenario: Scenario, eng: EngineConfig, flags: dict[str, Any]) -> int | None:
@@ -427,7 +505,7 @@ def deploy(
         "ep": ep,
     }
     if spec is None:
-        step = StepTimeModel(arch, hw, cal, **step_args)
+        step = StepTimeModel(arch, hw, cal, cuda_graphs=cuda_graphs(scenario, eng, hw, flags), **step_args)
     else:
         if spec.method == "mtp" and not mdl.mtp_layers:
             raise NotModelledError(

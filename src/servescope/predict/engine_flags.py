@@ -51,6 +51,10 @@ READ_BATCHING = frozenset(
         "mamba-ssm-cache-dtype", "mamba-ssm-dtype",  # vLLM, SGLang: the linear-attention state's dtype
         "enable-mixed-chunk", "schedule-conservativeness",  # SGLang's scheduler
         "disable-hybrid-kv-cache-manager",  # vLLM: sliding-window KV kept for every token
+        # the decode batches replayed as CUDA graphs (``deployment.cuda_graphs``): vLLM, SGLang,
+        # TensorRT-LLM's cuda_graph_config (its keys written dotted)
+        "cuda-graph-sizes", "max-cudagraph-capture-size", "cuda-graph-max-bs", "cuda-graph-bs", "cuda-graph-config",
+        "cuda-graph-config.max-batch-size", "cuda-graph-config.batch-sizes", "cuda-graph-config.enable-padding",
     }
 )  # fmt: skip
 PARALLEL: dict[str, str] = {

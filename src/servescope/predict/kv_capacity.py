@@ -15,6 +15,9 @@ The activation and runtime reserves are estimates, stated here:
   hidden state; plus fp32 logits for ``max_num_seqs`` rows of the vocabulary;
 - runtime reserve: 1 GiB per GPU (CUDA context and graphs, NCCL), 0 on CPUs; vLLM's V0
   engine (graphs captured after the pool is sized): its logged non-torch memory, 0.35 GiB;
+- SGLang: ``mem_fraction_static`` of what is free before its weights load (the device less
+  its setup: CUDA context, and from tp 4 NCCL's NVLS buffers, ``SGLANG_SETUP_BYTES``), less the
+  weights; its activations and CUDA graphs live in the fraction's complement;
 - the driver's own reserve: CUDA exposes ~0.5 GiB less than ``nvidia-smi``'s total
   (vLLM logs ``total_gpu_memory`` 79.11-79.33 GiB on H100 80GB HBM3, whose nvidia-smi
   total is 81,559 MiB = 79.65 GiB; 23.58 GiB on an RTX 3090 of 24,576 MiB, vLLM issue
@@ -39,6 +42,17 @@ GPU_RUNTIME_RESERVE_BYTES = 1.0 * GIB
 #: V0 captured CUDA graphs after sizing its pool, so nothing else is reserved.
 V0_RUNTIME_RESERVE_BYTES = 0.35 * GIB
 CUDA_DRIVER_RESERVE_BYTES = 0.5 * GIB
+#: What SGLang holds before it loads weights (CUDA context, NCCL), read from its "Load weight begin. avail
+#: mem=" line against the device's memory: 78.32-78.81 GiB on an H100 at tp 1-2 (five public logs,
+#: 2025-01 to 2026-08; median 78.43 against 79.15), 137.29 GiB on an H200 at tp 8 (sgl-project/sglang
+#: PR #11716's log; against 139.90), where NCCL's NVLink SHARP buffers come in beside the context.
+SGLANG_SETUP_BYTES = 0.7 * GIB
+SGLANG_SETUP_BYTES_TP4 = 2.6 * GIB
+
+
+def sglang_setup_bytes(tp: int) -> float:
+    """SGLang's memory in use before its weights load (``SGLANG_SETUP_BYTES``): tp 4 and more pay NCCL's NVLS buffers."""
+    return SGLANG_SETUP_BYTES_TP4 if tp >= 4 else SGLANG_SETUP_BYTES
 
 
 @dataclass(frozen=True)
@@ -104,10 +118,12 @@ def kv_capacity(
     """The KV pool of one replica (each of its devices holds 1/tp of every token's KV).
 
     ``rule``: ``vllm``: the fraction is of the device, and weights, activations and the
-    runtime reserve come out of it (SGLang's ``mem_fraction_static`` too: its
-    ``profile_max_num_token`` takes the pool as the memory free after loading less
-    ``total x (1 - fraction)``, and what loading leaves allocated beside the weights plays
-    the activation estimate's part; the one logged SGLang pool is within 3 %, kv_pool_check.py); ``trt-llm``: TensorRT-LLM's ``free_gpu_memory_fraction`` is of the memory
+    runtime reserve come out of it; ``sglang``: ``mem_fraction_static`` is of the memory free
+    before the weights load (the device less ``reserve_bytes``, SGLang's setup), and only the
+    weights come out of it: ``profile_max_num_token`` takes the pool as the memory free after
+    loading less ``free_before x (1 - fraction)``, so activations and CUDA graphs live in the
+    rest (a log of SGLang's own docs, Llama 3.1 8B on an H100 at 0.88: 0.88 x 78.81 - 15.09 GiB
+    is its 54.26 GiB of K and V; kv_pool_check.py); ``trt-llm``: TensorRT-LLM's ``free_gpu_memory_fraction`` is of the memory
     still free once weights, activations and the runtime are in place, and its
     ``max_tokens`` caps the pool (the smaller wins, its log says).
 
@@ -141,6 +157,10 @@ def kv_capacity(
         if rule == "trt-llm":
             usable = memory
             pool = max(0.0, (memory - weights - acts - reserve) * gpu_memory_utilization)
+        elif rule == "sglang":
+            acts = 0.0  # (the fraction's complement holds them)
+            usable = (memory - reserve) * gpu_memory_utilization
+            pool = max(0.0, usable - weights)
         else:
             usable = memory * gpu_memory_utilization
             pool = max(0.0, usable - weights - acts - reserve)

@@ -39,6 +39,7 @@ with ``dtypes.RATE_VS_BF16`` and the derivation is noted in ``notes``.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -68,10 +69,27 @@ def eager_layers(arch: Architecture) -> float:
 
 
 @dataclass(frozen=True)
+class CudaGraphs:
+    """The decode batches an engine replays as CUDA graphs: ``sizes`` (tokens per iteration) were
+    captured; an engine that pads (``padded``) replays a batch up to the largest of them in the next
+    size up, one that does not replays only a batch of exactly a captured size. Any other decode
+    iteration is launched kernel by kernel and pays the host launch floor, as a prompt iteration does
+    (``Calibration.eager_layer_s``). No sizes: every decode iteration runs eagerly (``--enforce-eager``)."""
+
+    sizes: frozenset[int]
+    padded: bool = True
+
+    @property
+    def max_tokens(self) -> int:
+        return max(self.sizes, default=0)
+
+
+@dataclass(frozen=True)
 class StepBreakdown:
     """Seconds per term of one iteration. ``host_wait``: how much longer the host
     takes to launch an iteration that runs outside CUDA graphs (one carrying prompt
-    tokens) than the device takes to run it (``eager_layers`` x ``Calibration.eager_layer_s``)."""
+    tokens, or a decode batch the engine has no graph for: ``CudaGraphs``) than the
+    device takes to run it (``eager_layers`` x ``Calibration.eager_layer_s``)."""
 
     linear: float
     lm_head: float
@@ -237,6 +255,7 @@ class StepTimeModel:
         moe_kernel: MoeKernel | None = None,
         expert_padding: float = 1.0,
         ep: int = 1,
+        cuda_graphs: CudaGraphs | None = None,
     ) -> None:
         self.arch = arch
         self.hardware = hardware
@@ -324,6 +343,10 @@ class StepTimeModel:
                 self._comm_per_token += (pp - 1) * msg / bw
         self._overhead_fixed = c.step_overhead_s + a.layers * c.layer_overhead_s
         self._eager_step = eager_layers(a) * c.eager_layer_s  # host launch time of a non-graphed iteration
+        # a decode iteration the engine has no CUDA graph for is launched eagerly too (None: all graphed)
+        self.cuda_graphs = cuda_graphs if self._eager_step > 0 else None
+        self._graph_max = self.cuda_graphs.max_tokens if self.cuda_graphs is not None else sys.maxsize
+        self._graph_sizes = self.cuda_graphs.sizes if self.cuda_graphs is not None and not self.cuda_graphs.padded else None
         # the weights' streaming times, constant per model (``_step_time`` reads them)
         self._dense_bytes_s = self._dense_bytes / self._bw
         self._head_bytes_s = self._head_bytes / self._bw
@@ -455,7 +478,7 @@ class StepTimeModel:
             communication=self.communication_time(tokens),
             overhead=self.overhead_time(tokens, n_logits) if tokens else 0.0,
         )
-        if prefill and self._eager_step > parts.total:
+        if self._eager_step > parts.total and (prefill or self._eager_decode(decode_tokens)):
             parts = replace(parts, host_wait=self._eager_step - parts.total)
         return parts
 
@@ -535,7 +558,11 @@ class StepTimeModel:
             device += self._overhead_fixed + tokens * c_.token_overhead_s + n_logits * c_.output_token_overhead_s
         # an iteration carrying prompt tokens runs outside CUDA graphs: it takes at
         # least as long as the host needs to launch it (async launch overlaps the rest)
-        return max(device, self._eager_step) if prefill else device
+        return max(device, self._eager_step) if prefill or self._eager_decode(decode_tokens) else device
+
+    def _eager_decode(self, batch: int) -> bool:
+        """Whether a decode-only iteration of ``batch`` tokens runs outside CUDA graphs."""
+        return batch > self._graph_max or (self._graph_sizes is not None and batch > 0 and batch not in self._graph_sizes)
 
     def _decode_fixed(self, b: int) -> float:
         """Every term of a decode iteration of ``b`` sequences but KV attention (memoised:
@@ -557,6 +584,8 @@ class StepTimeModel:
         term is keys x the larger seconds-per-key. (``decode_run`` computes the same floats.)"""
         if self._window is not None and self._attn_flops_slide:
             return None
+        if batch > self._graph_max or (self._graph_sizes is not None and batch not in self._graph_sizes):
+            return None  # launched eagerly: max(device, launch floor) is not a line
         per_key = self._decode_per_key
         fixed = self._fixed_by_batch.get(batch)  # (_decode_fixed's memo read inline: one call fewer per decode run)
         if fixed is None:
@@ -584,16 +613,20 @@ class StepTimeModel:
             out += first
             out[0] = lead
             return out
-        assert self._window is not None  # (no line only with sliding-window layers)
         fixed = self._decode_fixed(b)
         keys0 = keys_total + b
         j = np.arange(steps, dtype=np.float64)
         keys_full = keys0 + j * b
-        grid = np.minimum(contexts[:, None].astype(np.float64) + 1.0 + j[None, :], float(self._window))
-        keys_slide = grid.sum(axis=0)
-        flops = self._attn_flops_full * keys_full + self._attn_flops_slide * keys_slide
-        nbytes = self._kv_full * keys_full + self._kv_slide * keys_slide
-        out = fixed + np.maximum(flops / self._attn_rate, nbytes / self._bw)
+        if self._window is not None and self._attn_flops_slide:
+            grid = np.minimum(contexts[:, None].astype(np.float64) + 1.0 + j[None, :], float(self._window))
+            keys_slide = grid.sum(axis=0)
+            flops = self._attn_flops_full * keys_full + self._attn_flops_slide * keys_slide
+            nbytes = self._kv_full * keys_full + self._kv_slide * keys_slide
+            out = fixed + np.maximum(flops / self._attn_rate, nbytes / self._bw)
+        else:
+            out = fixed + self._decode_per_key * keys_full
+        if self._eager_decode(b):
+            np.maximum(out, self._eager_step, out=out)
         return out if lead is None else np.concatenate(([lead], out))
 
     # --- facts for capacity and plausibility -------------------------------------

@@ -285,7 +285,7 @@ class VllmV1Scheduler:
                     ends.append(end)
                 durations = None
             else:
-                if line is None:
+                if line is None and window:
                     contexts = np.concatenate((ctx_d, np.array(new_base, dtype=np.int64))) if new else ctx_d
                     if lead:
                         contexts = contexts + lead
@@ -298,7 +298,7 @@ class VllmV1Scheduler:
                 one = head_s
             else:
                 line = model.decode_line(nd, float(ctx_sum))
-                one = line[0] if line is not None else float(model.decode_run(ctx_d, 1, keys_sum=float(ctx_sum))[0])
+                one = line[0] if line is not None else float(model.decode_run(ctx_d if window else r.zeros[:nd], 1, keys_sum=float(ctx_sum))[0])
             step_ns = round(one * 1e9)
             end = now + (step_ns if step_ns >= 1 else 1)
             ends = [end]
