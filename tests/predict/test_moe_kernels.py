@@ -166,6 +166,18 @@ def test_tensorrt_llm_mxfp4_experts_on_hopper_are_warned(catalog: Catalog, hardw
     assert any("TensorRT-LLM's mxfp4 experts on Hopper" in line for line in lines) is warned
 
 
+def test_tensorrt_llm_triton_backend_runs_the_triton_kernels_figure(catalog: Catalog) -> None:
+    """``moe_backend: TRITON`` is OpenAI's triton_kernels grouped GEMM, vLLM's other Hopper option, taken as
+    Marlin's equal there too: the Hopper figure, and no warning; on Blackwell it changes nothing."""
+    doc = _scenario("gpt-oss-120b", "h200", 1, "trt-llm", "bf16").model_dump()
+    doc["engine"]["args"] = {"moe_backend": "TRITON"}
+    dep = deploy(Scenario.model_validate(doc), catalog=catalog)
+    assert dep.step_model.moe_kernel is MOE_KERNELS["marlin-moe-hopper"]
+    assert not any("mxfp4 experts on Hopper" in w for w in dep.warnings) and not any("moe_backend" in w for w in dep.warnings)
+    assert moe_kernel_for("trt-llm", catalog.hardware("h200"), "mxfp4", "CUTLASS") is None
+    assert moe_kernel_for("trt-llm", catalog.hardware("b200"), "mxfp4", "TRITON") is None
+
+
 # --- expert parallelism ----------------------------------------------------------------
 
 

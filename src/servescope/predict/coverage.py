@@ -55,6 +55,7 @@ from servescope.predict.engine_flags import (
     normalized,
     read_flags,
     switched_on,
+    trt_moe_backend,
 )
 from servescope.predict.speculative import is_speculative_flag
 
@@ -146,7 +147,8 @@ def _quantization_findings(s: Scenario, model: Model, arch: Architecture, hardwa
     if q not in QUANTIZATION_WIDTH or QUANTIZATION_WIDTH[q] is None:
         return [Finding(False, head, f"not read by the simulator: weights are costed as weight_dtype {weight_dtype}")]
     width = QUANTIZATION_WIDTH[q]
-    if q == "mxfp4" and arch.experts and normalize_engine(s.engine.id) == "trt-llm" and is_hopper(hardware):
+    backend = trt_moe_backend(normalized(s.engine.id, s.engine.args))
+    if q == "mxfp4" and arch.experts and normalize_engine(s.engine.id) == "trt-llm" and is_hopper(hardware) and backend != "TRITON":
         return [Finding(False, head, "TensorRT-LLM's mxfp4 experts on Hopper: which MoE kernel runs, and how fast, is not "
                                      "modelled (its TRTLLM backend does not run on Hopper, CUTLASS support was unfinished at 1.0 "
                                      "and TRITON is the one recommended: TensorRT-LLM tech blog 9, NVIDIA/TensorRT-LLM#7101); "

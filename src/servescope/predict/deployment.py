@@ -33,7 +33,7 @@ from servescope.predict.architecture import Architecture, architecture
 from servescope.predict.calibration import MOE_KERNELS, SIXTEEN_BIT, Calibration, MoeKernel, apply, default_calibration, factors_of
 from servescope.predict.coverage import is_hopper, review, vllm_v0
 from servescope.predict.dtypes import from_torch_dtype, kv_dtype_for
-from servescope.predict.engine_flags import expert_parallel_size, first, kv_dtype_flag, normalized, state_dtype_flag
+from servescope.predict.engine_flags import expert_parallel_size, first, kv_dtype_flag, normalized, state_dtype_flag, trt_moe_backend
 from servescope.predict.hf_config import read_model_config
 from servescope.predict.kv_capacity import V0_RUNTIME_RESERVE_BYTES, KvCapacity, kv_capacity, sglang_setup_bytes
 from servescope.predict.speculative import Speculation, speculation
@@ -361,7 +361,7 @@ def _v0_profile_tokens(scenario: Scenario, eng: EngineConfig, flags: dict[str, A
     return max(eng.max_num_batched_tokens, eng.max_model_len)
 
 
-def moe_kernel_for(engine_id: str, hardware: Hardware, expert_dtype: str) -> MoeKernel | None:
+def moe_kernel_for(engine_id: str, hardware: Hardware, expert_dtype: str, moe_backend: str | None = None) -> MoeKernel | None:
     """The grouped GEMM vLLM and SGLang run routed experts with on NVIDIA GPUs without native 4-bit
     tensor cores (Ampere, Ada, Hopper), whose measured efficiency ``calibration.MOE_KERNELS`` holds:
 
@@ -374,10 +374,20 @@ def moe_kernel_for(engine_id: str, hardware: Hardware, expert_dtype: str) -> Moe
       public figure and is taken to be Marlin's equal; Marlin's share of peak is lower on Hopper,
       ``MOE_KERNELS["marlin-moe-hopper"]``).
 
-    None (the calibration's ``gemm_eff`` for every GEMM, as before) for TensorRT-LLM and NIM (their
-    CUTLASS MoE kernels are in the TensorRT-LLM factors' fit), for Blackwell (native fp4/fp8 MoE
-    kernels: no public figure), for CPU engines and for other vendors."""
-    if normalize_engine(engine_id) not in ("vllm", "sglang"):
+    TensorRT-LLM with ``moe_backend: TRITON`` (``moe_config.backend``) and weight-only 4-bit experts
+    on a GPU without native 4-bit tensor cores runs the same OpenAI triton_kernels grouped GEMM as
+    vLLM's Hopper option (the backend TensorRT-LLM's gpt-oss guide recommends on Hopper), so it takes
+    the same figure.
+
+    None (the calibration's ``gemm_eff`` for every GEMM, as before) for TensorRT-LLM's other backends
+    and NIM (their CUTLASS MoE kernels are in the TensorRT-LLM factors' fit), for Blackwell (native
+    fp4/fp8 MoE kernels: no public figure), for CPU engines and for other vendors."""
+    engine = normalize_engine(engine_id)
+    if engine == "trt-llm" and str(moe_backend or "").upper() == "TRITON" and expert_dtype in ("mxfp4", "int4", "fp4"):
+        if hardware.device_type == "gpu" and hardware.vendor.strip().lower() == "nvidia" and lacks_tensor_cores(hardware, "fp4"):
+            return MOE_KERNELS["marlin-moe-hopper" if is_hopper(hardware) else "marlin-moe"]
+        return None
+    if engine not in ("vllm", "sglang"):
         return None
     if hardware.device_type != "gpu" or hardware.vendor.strip().lower() != "nvidia":
         return None
@@ -432,7 +442,8 @@ def _speculative_step_model(
             raise CatalogError(f"scenario {scenario.name}: speculative_draft_model {spec.draft_model}: {exc}") from None
         draft_weight = scenario.weight_dtype if scenario.weight_dtype != "auto" else (from_torch_dtype(draft_doc.torch_dtype) or "bf16")
         draft_arch = architecture(draft_doc)
-        moe = moe_kernel_for(scenario.engine.id, hw, draft_weight) if draft_arch.experts else None
+        backend = trt_moe_backend(normalized(scenario.engine.id, scenario.engine.args))
+        moe = moe_kernel_for(scenario.engine.id, hw, draft_weight, backend) if draft_arch.experts else None
         draft = StepTimeModel(
             draft_arch, hw, cal, **{**head_args, "weight_dtype": draft_weight, "expert_dtype": None, "moe_kernel": moe, "expert_padding": 1.0}
         )
@@ -489,7 +500,7 @@ def deploy(
     quant = str(scenario.quantization or flags.get("quantization") or mdl.quantization or "").lower()
     expert = "mxfp4" if quant == "mxfp4" and arch.experts else None
     state = _state_dtype(scenario, mdl, flags) if arch.linear_layers else None
-    kernel = moe_kernel_for(scenario.engine.id, hw, expert or weight) if arch.experts else None
+    kernel = moe_kernel_for(scenario.engine.id, hw, expert or weight, trt_moe_backend(flags)) if arch.experts else None
     spec = speculation(scenario)
     ep = expert_parallel_size(flags, scenario.tp) if arch.experts else 1
     step_args: dict[str, Any] = {

@@ -55,6 +55,7 @@ READ_BATCHING = frozenset(
         # TensorRT-LLM's cuda_graph_config (its keys written dotted)
         "cuda-graph-sizes", "max-cudagraph-capture-size", "cuda-graph-max-bs", "cuda-graph-bs", "cuda-graph-config",
         "cuda-graph-config.max-batch-size", "cuda-graph-config.batch-sizes", "cuda-graph-config.enable-padding",
+        "moe-backend", "moe-config.backend",  # TensorRT-LLM's MoE kernels (``deployment.moe_kernel_for``)
     }
 )  # fmt: skip
 PARALLEL: dict[str, str] = {
@@ -184,6 +185,12 @@ def switched_on(value: Any) -> bool:
     if isinstance(value, int | float):
         return value > 1
     return value is not None and str(value).lower() not in ("", "0", "1", "none", "false")
+
+
+def trt_moe_backend(flags: dict[str, Any]) -> str | None:
+    """TensorRT-LLM's MoE backend (``moe_backend``, or ``moe_config.backend`` written dotted), upper-case; None when not given."""
+    value = flags.get("moe-backend") or flags.get("moe-config.backend")
+    return str(value).upper() if value else None
 
 
 def expert_parallel_size(flags: dict[str, Any], tp: int) -> int:
