@@ -301,7 +301,9 @@ def cuda_graphs(scenario: Scenario, eng: EngineConfig, hardware: Hardware, flags
     - TensorRT-LLM 1.0+ (PyTorch backend): ``cuda_graph_config`` (written ``cuda_graph_config.max_batch_size``,
       ``.batch_sizes``, ``.enable_padding`` in engine.args; ``cuda_graph_config: false`` for none);
       its default ``CudaGraphConfig()`` captures up to 128 without padding, i.e. only batches of
-      1-32, 64 and 128 replay (tensorrt_llm/llmapi/llm_args.py ``_generate_cuda_graph_batch_sizes``)."""
+      1-32, 64 and 128 replay (tensorrt_llm/llmapi/llm_args.py ``_generate_cuda_graph_batch_sizes``;
+      the API reference's ``DecodeCudaGraphConfig``: ``enable_padding`` False, "if neither is provided,
+      a default max_batch_size of 128 is used", nvidia.github.io/TensorRT-LLM/llm-api/reference)."""
     engine = normalize_engine(scenario.engine.id)
     if engine == "vllm":
         if flags.get("enforce-eager") is True:
