@@ -176,6 +176,10 @@ def test_tensorrt_llm_triton_backend_runs_the_triton_kernels_figure(catalog: Cat
     assert not any("mxfp4 experts on Hopper" in w for w in dep.warnings) and not any("moe_backend" in w for w in dep.warnings)
     assert moe_kernel_for("trt-llm", catalog.hardware("h200"), "mxfp4", "CUTLASS") is None
     assert moe_kernel_for("trt-llm", catalog.hardware("b200"), "mxfp4", "TRITON") is None
+    # the same flag on another engine is not read: one line says so
+    other = _scenario("gpt-oss-120b", "h200", 1, "vllm", "bf16").model_dump()
+    other["engine"]["args"] = {"--moe-backend": "triton"}
+    assert any("read as TensorRT-LLM's MoE backend only" in w for w in deploy(Scenario.model_validate(other), catalog=catalog).warnings)
 
 
 # --- expert parallelism ----------------------------------------------------------------

@@ -223,6 +223,9 @@ def _flag_findings(s: Scenario, model: Model, arch: Architecture, hardware: Hard
 
 def _read_flag_findings(s: Scenario, arch: Architecture, hardware: Hardware, raw: str, name: str, val: Any, flags: dict[str, Any]) -> list[Finding]:
     where = f"engine.args.{raw}"
+    if name in ("moe-backend", "moe-config.backend") and normalize_engine(s.engine.id) != "trt-llm":
+        return [Finding(False, where, f"{val}: read as TensorRT-LLM's MoE backend only; for {s.engine.id} it is not simulated "
+                                      "(its default MoE kernel is assumed)")]  # fmt: skip
     if name == "n-gpu-layers" and hardware.device_type != "cpu":
         n = int(val) if isinstance(val, int) and not isinstance(val, bool) else None
         if n is not None and 0 <= n < arch.layers:
