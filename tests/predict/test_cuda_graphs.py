@@ -102,3 +102,14 @@ def test_a_bad_batch_size_list_is_one_line(catalog: Catalog) -> None:
     assert listed == CudaGraphs(frozenset([1, 2, 4, 8, 16]))
     with pytest.raises(CatalogError, match=r"^scenario s: engine.args cuda-graph-bs '8 x': give a positive whole batch size"):
         _graphs(catalog, engine={"id": "sglang", "version": "0.5.5", "args": {"--cuda-graph-bs": "8 x"}})
+
+
+def test_a_prediction_says_which_decode_batches_have_no_graph(catalog: Catalog) -> None:
+    notes = deploy(scenario(), catalog=catalog).notes  # vLLM on an H100: 1,024 sequences, graphs up to 512
+    assert any(n.startswith("CUDA graphs up to 512 decode tokens; a larger decode batch is launched eagerly") for n in notes)
+    trt = deploy(scenario(engine={"id": "trt-llm", "version": "1.2.0"}), catalog=catalog).notes
+    assert any("exactly 1-32, 64, 128 (no padding)" in n for n in trt)
+    eager = deploy(scenario(engine={"id": "vllm", "version": "0.11.0", "args": {"--enforce-eager": None}}), catalog=catalog).notes
+    assert any(n.startswith("CUDA graphs off: every decode iteration is launched eagerly") for n in eager)
+    small = deploy(scenario(engine={"id": "vllm", "version": "0.11.0", "args": {"--max-num-seqs": 64}}), catalog=catalog).notes
+    assert not any(n.startswith("CUDA graphs") for n in small)

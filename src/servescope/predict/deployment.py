@@ -340,6 +340,38 @@ def cuda_graphs(scenario: Scenario, eng: EngineConfig, hardware: Hardware, flags
     return None
 
 
+def _cuda_graph_note(step: StepTimeModel, max_num_seqs: int) -> str | None:
+    """One line when some decode batches the engine may run have no CUDA graph (``cuda_graphs``)."""
+    graphs = step.cuda_graphs
+    if graphs is None:
+        return None
+    floor_ms = step.eager_step_s * 1e3
+    if not graphs.sizes:
+        return f"CUDA graphs off: every decode iteration is launched eagerly (at least {floor_ms:.1f} ms)"
+    if not graphs.padded and max_num_seqs > 1:
+        return (
+            f"CUDA graphs for decode batches of exactly {_ranges(sorted(graphs.sizes))} (no padding); any other batch is "
+            f"launched eagerly (at least {floor_ms:.1f} ms)"
+        )
+    if max_num_seqs > graphs.max_tokens:
+        return f"CUDA graphs up to {graphs.max_tokens} decode tokens; a larger decode batch is launched eagerly (at least {floor_ms:.1f} ms)"
+    return None
+
+
+def _ranges(sizes: list[int]) -> str:
+    """``[1, 2, 3, 64]`` → ``1-3, 64``."""
+    out: list[str] = []
+    start = prev = sizes[0]
+    for x in [*sizes[1:], None]:
+        if x is not None and x == prev + 1:
+            prev = x
+            continue
+        out.append(f"{start}-{prev}" if prev > start else f"{start}")
+        if x is not None:
+            start = prev = x
+    return ", ".join(out)
+
+
 def _batch_sizes(scenario: Scenario, name: str, flags: dict[str, Any]) -> list[int] | None:
     """A flag's batch size or sizes (``64``, ``"1 2 4 8"``, ``"1,2,4"``); None when not given."""
     value = flags.get(name)
@@ -562,6 +594,9 @@ def deploy(
             f"lower --max-model-len to be sure"
         )
     notes = list(step.notes)
+    graph_note = _cuda_graph_note(step, eng.max_num_seqs)
+    if graph_note:
+        notes.append(graph_note)
     encoder = load_encoder(mdl.tokenizer)
     if mdl.tokenizer and encoder is None:
         notes.append(f"tokenizer {mdl.tokenizer} unavailable (install 'tokenizers'); prompt lengths are nominal")

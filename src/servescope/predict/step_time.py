@@ -560,6 +560,11 @@ class StepTimeModel:
         # least as long as the host needs to launch it (async launch overlaps the rest)
         return max(device, self._eager_step) if prefill or self._eager_decode(decode_tokens) else device
 
+    @property
+    def eager_step_s(self) -> float:
+        """The host launch floor of an iteration that runs outside CUDA graphs (seconds)."""
+        return self._eager_step
+
     def _eager_decode(self, batch: int) -> bool:
         """Whether a decode-only iteration of ``batch`` tokens runs outside CUDA graphs."""
         return batch > self._graph_max or (self._graph_sizes is not None and batch > 0 and batch not in self._graph_sizes)
