@@ -66,6 +66,8 @@ def test_vllm_captures_up_to_twice_max_num_seqs_or_512(catalog: Catalog) -> None
     assert small is not None and small.max_tokens == 128
     told = _graphs(catalog, engine={"id": "vllm", "version": "0.11.0", "args": {"--cuda-graph-sizes": 64}})
     assert told is not None and told.max_tokens == 64
+    tiny = _graphs(catalog, engine={"id": "vllm", "version": "0.11.0", "args": {"--max-num-seqs": 1}})
+    assert tiny is not None and tiny.sizes == frozenset([1, 2])  # min(2 x 1, 512): nothing above 2
     v0 = _graphs(catalog, engine={"id": "vllm", "version": "0.6.4"})
     assert v0 is not None and v0.max_tokens == 256
 

@@ -314,7 +314,7 @@ def cuda_graphs(scenario: Scenario, eng: EngineConfig, hardware: Hardware, flags
         if given is not None and len(given) > 1:
             return CudaGraphs(frozenset(given))
         top = (_batch_sizes(scenario, "max-cudagraph-capture-size", flags) or given or [min(2 * eng.max_num_seqs, 512)])[0]
-        return CudaGraphs(frozenset([1, 2, 4, *range(8, min(top, 255) + 1, 8), *range(256, top + 1, 16)]) | {top})
+        return CudaGraphs(frozenset(x for x in (1, 2, 4, *range(8, min(top, 255) + 1, 8), *range(256, top + 1, 16)) if x <= top) | {top})
     if engine == "sglang":
         if flags.get("disable-cuda-graph") is True:
             return CudaGraphs(frozenset())
@@ -322,7 +322,7 @@ def cuda_graphs(scenario: Scenario, eng: EngineConfig, hardware: Hardware, flags
         if listed is not None:
             return CudaGraphs(frozenset(listed))
         top = (_batch_sizes(scenario, "cuda-graph-max-bs", flags) or [sglang_cuda_graph_max_bs(hardware, scenario.tp)])[0]
-        return CudaGraphs(frozenset([1, 2, 4, *range(8, top + 1, 8)]) | {top})
+        return CudaGraphs(frozenset(x for x in (1, 2, 4, *range(8, top + 1, 8)) if x <= top) | {top})
     if engine == "trt-llm":
         version = re.match(r"^v?(\d+)\.", scenario.engine.version.strip())
         if version is not None and int(version[1]) < 1:
