@@ -5,6 +5,7 @@ and flags (``deployment.cuda_graphs``)."""
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -70,6 +71,9 @@ def test_vllm_captures_up_to_twice_max_num_seqs_or_512(catalog: Catalog) -> None
     assert tiny is not None and tiny.sizes == frozenset([1, 2])  # min(2 x 1, 512): nothing above 2
     v0 = _graphs(catalog, engine={"id": "vllm", "version": "0.6.4"})
     assert v0 is not None and v0.max_tokens == 256
+    # V0 rounds max_num_seqs up to the next captured size: 100 sequences replay the graph of 104
+    v0_100 = _graphs(catalog, engine={"id": "vllm", "version": "0.6.4", "args": {"--max-num-seqs": 100}})
+    assert v0_100 is not None and v0_100.max_tokens == 104 and 100 not in v0_100.sizes
 
 
 def test_eager_mode_is_modelled_not_warned(catalog: Catalog) -> None:
@@ -96,6 +100,8 @@ def test_trt_llm_default_graphs_stop_at_128_without_padding(catalog: Catalog) ->
     assert told is not None and told.padded and told.max_tokens == 1024 and {8, 128, 256, 512, 1024} <= told.sizes
     off = _graphs(catalog, engine={**trt, "args": {"cuda_graph_config": False}})
     assert off == CudaGraphs(frozenset())
+    assert _graphs(catalog, engine={**trt, "args": {"cuda_graph_config": None}}) == CudaGraphs(frozenset())  # YAML null: off
+    assert _graphs(catalog, engine={"id": "trt-llm", "version": "0.21.0"}) is None  # before 1.0: not modelled
     assert deploy(scenario(engine={**trt, "args": {"cuda_graph_config.max_batch_size": 256}}), catalog=catalog).warnings == []
 
 
@@ -115,3 +121,50 @@ def test_a_prediction_says_which_decode_batches_have_no_graph(catalog: Catalog) 
     assert any(n.startswith("CUDA graphs off: every decode iteration is launched eagerly") for n in eager)
     small = deploy(scenario(engine={"id": "vllm", "version": "0.11.0", "args": {"--max-num-seqs": 64}}), catalog=catalog).notes
     assert not any(n.startswith("CUDA graphs") for n in small)
+
+
+@pytest.mark.parametrize(
+    ("engine", "args"),
+    [
+        ({"id": "nim", "version": "1.8.0"}, {"--enforce-eager": None}),  # NIM's prebuilt engines: not modelled
+        ({"id": "vllm", "version": "0.11.0"}, {"--disable-cuda-graph": None}),  # SGLang's flag on vLLM
+        ({"id": "sglang", "version": "0.5.5"}, {"--enforce-eager": None}),  # vLLM's flag on SGLang
+        ({"id": "trt-llm", "version": "0.21.0"}, {"cuda_graph_config.max_batch_size": 64}),  # before 1.0
+        (
+            {"id": "vllm", "version": "0.11.0"},
+            {
+                "--cuda-graph-sizes": 8,
+                "--speculative-config": '{"method": "eagle3", "num_speculative_tokens": 3, "model": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B"}',
+            },
+        ),
+    ],
+)
+def test_a_graph_flag_the_simulator_does_not_apply_is_one_line(catalog: Catalog, engine: dict[str, Any], args: dict[str, Any]) -> None:
+    warnings = deploy(scenario(engine={**engine, "args": args}), catalog=catalog).warnings
+    flag = next(k for k in args if "speculative" not in k)
+    hits = [w for w in warnings if f"engine.args.{flag}" in w]
+    assert len(hits) == 1 and "\n" not in hits[0] and "CUDA graph" in hits[0], warnings
+
+
+def test_eager_decodes_are_simulated_at_the_launch_floor(catalog: Catalog) -> None:
+    """Eight requests decode together; four stop after 10 tokens. With graphs for batches of 1 and 2 only, the
+    four that go on decode in a run of their own (no new prompt beside them) that has no graph, so each gap is
+    the launch floor (32 x 1 ms); with every batch graphed it is the device time, far below. (Such a run once
+    costed a batch of 0: ``decode_run`` got the sliding-window contexts, empty for a full-attention model.)"""
+    from servescope.predict.calibration import Calibration
+    from tests.predict.test_simulator import reqs, run, times
+
+    def late_gaps(graphs: CudaGraphs | None) -> list[int]:
+        dep = deploy(scenario(), catalog=catalog, calibration={"eager_layer_s": FLOOR})
+        assert isinstance(dep.calibration, Calibration)
+        m = dep.step_model
+        dep.step_model = StepTimeModel(m.arch, m.hardware, dep.calibration, weight_dtype="bf16", kv_dtype="bf16", cuda_graphs=graphs)
+        requests = reqs(8, 64, 40)
+        for short in requests[:4]:
+            short.max_tokens = 10
+        chunks = [c for _, _, c in times(run(dep, requests, concurrency=8)).values() if len(c) == 40]
+        assert len(chunks) == 4
+        return [b - a for c in chunks for a, b in pairwise(c[12:])]
+
+    assert set(late_gaps(CudaGraphs(frozenset([1, 2])))) == {round(32 * FLOOR * 1e9)}
+    assert max(late_gaps(None)) < 32 * FLOOR * 1e9 / 2

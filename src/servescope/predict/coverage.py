@@ -41,6 +41,7 @@ from servescope.errors import NotModelledError
 from servescope.predict.architecture import Architecture
 from servescope.predict.dtypes import BYTES_PER_ELEMENT
 from servescope.predict.engine_flags import (
+    CUDA_GRAPH_FLAGS,
     EAGER,
     EP_SIZES,
     EXPERT_PARALLEL,
@@ -48,6 +49,7 @@ from servescope.predict.engine_flags import (
     PARALLEL,
     SPECULATIVE,
     canonical,
+    cuda_graphs_modelled,
     flag_int,
     is_default,
     is_inert,
@@ -196,12 +198,8 @@ def _flag_findings(s: Scenario, model: Model, arch: Architecture, hardware: Hard
             if not _same(val, have):
                 out.append(Finding(True, where, f"{val} contradicts {field} {have}: the simulator uses the scenario's {field}; "
                                                 "make them agree"))  # fmt: skip
-        elif name in EAGER:
-            # modelled (``deployment.cuda_graphs``: no decode batch replays a graph), except beside a draft
-            if val is True and any(n in SPECULATIVE or is_speculative_flag(n) for n in flags):
-                out.append(Finding(False, where, "the engine runs every iteration without CUDA graphs; with speculative decoding "
-                                                 "the simulator graphs the verify iterations (only prompt iterations pay the host "
-                                                 "launch floor), so TPOT is likely understated"))  # fmt: skip
+        elif name in CUDA_GRAPH_FLAGS:
+            out.extend(_cuda_graph_findings(s, where, name, val, flags))
         elif name == "cpu-offload-gb":
             if isinstance(val, int | float) and not isinstance(val, bool) and val > 0:
                 out.append(Finding(True, where, f"{val} GB of weights offloaded to CPU memory (streamed over PCIe every step) is not "
@@ -219,6 +217,23 @@ def _flag_findings(s: Scenario, model: Model, arch: Architecture, hardware: Hard
         out.append(Finding(False, "engine.args", f"{', '.join(unread)} not simulated (read by the engine, not by the "
                                                  "simulator): predicted as if they were at the engine's defaults"))  # fmt: skip
     return out
+
+
+def _cuda_graph_findings(s: Scenario, where: str, name: str, val: Any, flags: dict[str, Any]) -> list[Finding]:
+    """A flag that says which decode batches replay CUDA graphs: modelled (``deployment.cuda_graphs``) for its
+    own engine, without a draft; one line otherwise."""
+    if name in EAGER and val is False:
+        return []
+    eng = normalize_engine(s.engine.id)
+    if CUDA_GRAPH_FLAGS[name] != eng or not cuda_graphs_modelled(s.engine.id, s.engine.version):
+        reader = {"vllm": "vLLM's", "sglang": "SGLang's", "trt-llm": "TensorRT-LLM's (1.0 and later)"}[CUDA_GRAPH_FLAGS[name]]
+        return [Finding(False, where, f"{val}: read as {reader} CUDA graph setting only; for {s.engine.id} {s.engine.version} "
+                                      "every decode iteration is taken to replay a graph")]  # fmt: skip
+    if any(n in SPECULATIVE or is_speculative_flag(n) for n in flags):
+        return [Finding(False, where, f"{val}: with speculative decoding the simulator takes every verify iteration to replay "
+                                      "CUDA graphs (only prompt iterations pay the host launch floor); with fewer graphs TPOT is "
+                                      "likely understated")]  # fmt: skip
+    return []
 
 
 def _read_flag_findings(s: Scenario, arch: Architecture, hardware: Hardware, raw: str, name: str, val: Any, flags: dict[str, Any]) -> list[Finding]:

@@ -19,7 +19,6 @@ args (``--max-num-seqs 256``), then the engine's own defaults:
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -33,7 +32,16 @@ from servescope.predict.architecture import Architecture, architecture
 from servescope.predict.calibration import MOE_KERNELS, SIXTEEN_BIT, Calibration, MoeKernel, apply, default_calibration, factors_of
 from servescope.predict.coverage import is_hopper, review, vllm_v0
 from servescope.predict.dtypes import from_torch_dtype, kv_dtype_for
-from servescope.predict.engine_flags import expert_parallel_size, first, kv_dtype_flag, normalized, state_dtype_flag, trt_moe_backend
+from servescope.predict.engine_flags import (
+    canonical,
+    cuda_graphs_modelled,
+    expert_parallel_size,
+    first,
+    kv_dtype_flag,
+    normalized,
+    state_dtype_flag,
+    trt_moe_backend,
+)
 from servescope.predict.hf_config import read_model_config
 from servescope.predict.kv_capacity import V0_RUNTIME_RESERVE_BYTES, KvCapacity, kv_capacity, sglang_setup_bytes
 from servescope.predict.speculative import Speculation, speculation
@@ -293,23 +301,29 @@ def cuda_graphs(scenario: Scenario, eng: EngineConfig, hardware: Hardware, flags
 
     - vLLM V1 (0.8+): ``[1, 2, 4] + 8..248 by 8 + 256..max by 16`` up to ``min(2 x max_num_seqs,
       512)``, padded (vllm/config: ``cuda_graph_sizes`` / ``max_cudagraph_capture_size``); V0: 8..256
-      by 8 up to ``min(max_num_seqs, 256)``. ``--cuda-graph-sizes`` / ``--max-cudagraph-capture-size``
+      by 8 up to ``min(max_num_seqs, 256)`` rounded up to a captured size. ``--cuda-graph-sizes`` / ``--max-cudagraph-capture-size``
       read; ``--enforce-eager``: none.
     - SGLang: up to ``cuda_graph_max_bs``, padded, by the GPU's memory and tp
       (``sglang_cuda_graph_max_bs``) unless ``--cuda-graph-max-bs`` / ``--cuda-graph-bs`` say;
       ``--disable-cuda-graph``: none.
     - TensorRT-LLM 1.0+ (PyTorch backend): ``cuda_graph_config`` (written ``cuda_graph_config.max_batch_size``,
-      ``.batch_sizes``, ``.enable_padding`` in engine.args; ``cuda_graph_config: false`` for none);
+      ``.batch_sizes``, ``.enable_padding`` in engine.args; ``cuda_graph_config: null`` or ``false`` for none);
       its default ``CudaGraphConfig()`` captures up to 128 without padding, i.e. only batches of
       1-32, 64 and 128 replay (tensorrt_llm/llmapi/llm_args.py ``_generate_cuda_graph_batch_sizes``;
       the API reference's ``DecodeCudaGraphConfig``: ``enable_padding`` False, "if neither is provided,
       a default max_batch_size of 128 is used", nvidia.github.io/TensorRT-LLM/llm-api/reference)."""
     engine = normalize_engine(scenario.engine.id)
+    if not cuda_graphs_modelled(scenario.engine.id, scenario.engine.version):
+        return None
     if engine == "vllm":
         if flags.get("enforce-eager") is True:
             return CudaGraphs(frozenset())
         if vllm_v0(scenario):
-            return CudaGraphs(frozenset([1, 2, 4, *range(8, min(eng.max_num_seqs, 256) + 1, 8)]))
+            # V0 rounds max_num_seqs up to the next captured size (``_get_graph_batch_size``) within 1, 2, 4, 8..256;
+            # its eager decode once a sequence outgrows max_seq_len_to_capture (8,192) is not modelled
+            top = min(eng.max_num_seqs, 256)
+            top = top if top <= 2 or top == 4 else (4 if top < 4 else -(-top // 8) * 8)
+            return CudaGraphs(frozenset(x for x in (1, 2, 4, *range(8, 257, 8)) if x <= top))
         given = _batch_sizes(scenario, "cuda-graph-sizes", flags)
         if given is not None and len(given) > 1:
             return CudaGraphs(frozenset(given))
@@ -324,10 +338,10 @@ def cuda_graphs(scenario: Scenario, eng: EngineConfig, hardware: Hardware, flags
         top = (_batch_sizes(scenario, "cuda-graph-max-bs", flags) or [sglang_cuda_graph_max_bs(hardware, scenario.tp)])[0]
         return CudaGraphs(frozenset(x for x in (1, 2, 4, *range(8, top + 1, 8)) if x <= top) | {top})
     if engine == "trt-llm":
-        version = re.match(r"^v?(\d+)\.", scenario.engine.version.strip())
-        if version is not None and int(version[1]) < 1:
-            return None
-        if flags.get("cuda-graph-config") is False:
+        # ``cuda_graph_config: null`` (or false) turns CUDA graphs off (a bare null reads as True once normalised)
+        raw_off = any(canonical(scenario.engine.id, k, v)[0] == "cuda-graph-config" and (v is None or str(v).strip().lower() in ("null", "none", "false"))
+                      for k, v in scenario.engine.args.items())  # fmt: skip
+        if raw_off:
             return CudaGraphs(frozenset())
         padded = flags.get("cuda-graph-config.enable-padding") is True
         listed = _batch_sizes(scenario, "cuda-graph-config.batch-sizes", flags)

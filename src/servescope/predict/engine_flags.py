@@ -18,6 +18,7 @@ llama.cpp ``-np`` = ``parallel``) and value (a bare flag is ``True``, ``"8"`` is
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -51,10 +52,6 @@ READ_BATCHING = frozenset(
         "mamba-ssm-cache-dtype", "mamba-ssm-dtype",  # vLLM, SGLang: the linear-attention state's dtype
         "enable-mixed-chunk", "schedule-conservativeness",  # SGLang's scheduler
         "disable-hybrid-kv-cache-manager",  # vLLM: sliding-window KV kept for every token
-        # the decode batches replayed as CUDA graphs (``deployment.cuda_graphs``): vLLM, SGLang,
-        # TensorRT-LLM's cuda_graph_config (its keys written dotted)
-        "cuda-graph-sizes", "max-cudagraph-capture-size", "cuda-graph-max-bs", "cuda-graph-bs", "cuda-graph-config",
-        "cuda-graph-config.max-batch-size", "cuda-graph-config.batch-sizes", "cuda-graph-config.enable-padding",
         "moe-backend", "moe-config.backend",  # TensorRT-LLM's MoE kernels (``deployment.moe_kernel_for``)
     }
 )  # fmt: skip
@@ -90,6 +87,26 @@ EXPERT_PARALLEL = frozenset(
      "enable-deepep-moe", "moe-a2a-backend", "enable-eplb"}
 )  # fmt: skip
 EAGER = frozenset({"enforce-eager", "disable-cuda-graph"})
+#: The flags that say which decode batches replay CUDA graphs, by the engine that reads them
+#: (``deployment.cuda_graphs``; TensorRT-LLM's cuda_graph_config keys written dotted).
+CUDA_GRAPH_FLAGS: dict[str, str] = {
+    "enforce-eager": "vllm", "cuda-graph-sizes": "vllm", "max-cudagraph-capture-size": "vllm",
+    "disable-cuda-graph": "sglang", "cuda-graph-max-bs": "sglang", "cuda-graph-bs": "sglang",
+    "cuda-graph-config": "trt-llm", "cuda-graph-config.max-batch-size": "trt-llm", "cuda-graph-config.batch-sizes": "trt-llm",
+    "cuda-graph-config.enable-padding": "trt-llm",
+}  # fmt: skip
+
+
+def cuda_graphs_modelled(engine: str, version: str) -> bool:
+    """Whether the simulator knows which decode batches this engine replays as CUDA graphs (vLLM, SGLang,
+    TensorRT-LLM from 1.0, whose PyTorch backend has ``cuda_graph_config``); elsewhere every decode is taken as graphed."""
+    eng = normalize_engine(engine)
+    if eng in ("vllm", "sglang"):
+        return True
+    if eng == "trt-llm":
+        major = re.match(r"^v?(\d+)\.", version.strip())
+        return major is None or int(major[1]) >= 1
+    return False
 
 
 def canonical(engine: str, raw: str, value: Any) -> tuple[str, Any]:

@@ -589,8 +589,8 @@ class StepTimeModel:
         term is keys x the larger seconds-per-key. (``decode_run`` computes the same floats.)"""
         if self._window is not None and self._attn_flops_slide:
             return None
-        if batch > self._graph_max or (self._graph_sizes is not None and batch not in self._graph_sizes):
-            return None  # launched eagerly: max(device, launch floor) is not a line
+        if batch > self._graph_max or (self._graph_sizes is not None and batch > 0 and batch not in self._graph_sizes):
+            return None  # launched eagerly (``_eager_decode``, inlined): max(device, launch floor) is not a line
         per_key = self._decode_per_key
         fixed = self._fixed_by_batch.get(batch)  # (_decode_fixed's memo read inline: one call fewer per decode run)
         if fixed is None:
