@@ -321,9 +321,9 @@ def cuda_graphs(scenario: Scenario, eng: EngineConfig, hardware: Hardware, flags
         if vllm_v0(scenario):
             # V0 rounds max_num_seqs up to the next captured size (``_get_graph_batch_size``) within 1, 2, 4, 8..256;
             # its eager decode once a sequence outgrows max_seq_len_to_capture (8,192) is not modelled
-            top = min(eng.max_num_seqs, 256)
-            top = top if top <= 2 or top == 4 else (4 if top < 4 else -(-top // 8) * 8)
-            return CudaGraphs(frozenset(x for x in (1, 2, 4, *range(8, 257, 8)) if x <= top))
+            captured = (1, 2, 4, *range(8, 257, 8))
+            top = min(x for x in captured if x >= min(eng.max_num_seqs, 256))
+            return CudaGraphs(frozenset(x for x in captured if x <= top))
         given = _batch_sizes(scenario, "cuda-graph-sizes", flags)
         if given is not None and len(given) > 1:
             return CudaGraphs(frozenset(given))
@@ -431,16 +431,15 @@ def moe_kernel_for(engine_id: str, hardware: Hardware, expert_dtype: str, moe_ba
     and NIM (their CUTLASS MoE kernels are in the TensorRT-LLM factors' fit), for Blackwell (native
     fp4/fp8 MoE kernels: no public figure), for CPU engines and for other vendors."""
     engine = normalize_engine(engine_id)
-    if engine == "trt-llm" and str(moe_backend or "").upper() == "TRITON" and expert_dtype in ("mxfp4", "int4", "fp4"):
-        if hardware.device_type == "gpu" and hardware.vendor.strip().lower() == "nvidia" and lacks_tensor_cores(hardware, "fp4"):
-            return MOE_KERNELS["marlin-moe-hopper" if is_hopper(hardware) else "marlin-moe"]
-        return None
-    if engine not in ("vllm", "sglang"):
+    triton = engine == "trt-llm" and str(moe_backend or "").upper() == "TRITON"
+    if engine not in ("vllm", "sglang") and not triton:
         return None
     if hardware.device_type != "gpu" or hardware.vendor.strip().lower() != "nvidia":
         return None
     if not lacks_tensor_cores(hardware, "fp4"):
         return None
+    if triton and expert_dtype not in ("mxfp4", "int4", "fp4"):
+        return None  # (TensorRT-LLM's other experts stay in its fitted rate)
     if expert_dtype in ("bf16", "fp16"):
         return MOE_KERNELS["triton-fused-moe"]
     if expert_dtype == "fp8" and not lacks_tensor_cores(hardware, "fp8"):

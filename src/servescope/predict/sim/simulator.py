@@ -241,6 +241,7 @@ class Simulation:
                 if failure is not None:
                     req.failure = failure
                     req.done = True
+                    # (a finished request's events, as after rep.finish above: inline, not a call, on this hot loop)
                     sent, phase_ended = ended(req, now)
                     if sent is not None:
                         push(heap, (now + overhead_ns, 1, seq, sent))
