@@ -255,3 +255,32 @@ def test_requests_past_the_workload_timeout_are_warned(catalog: Catalog) -> None
     assert run.result.resolved_params["warnings"] == run.prediction.warnings
     assert not predict(scenario(), "serve-chat-c8-i1k-o256-v1", catalog=catalog).prediction.warnings
     assert isinstance(wl, Workload)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        # trtllm-serve's CLI flag, the extra-llm-api-config keys flat and nested (written dotted)
+        {"--kv_cache_free_gpu_memory_fraction": 0.5, "capacity_scheduler_policy": "MAX_UTILIZATION", "enable_block_reuse": False},
+        {"free_gpu_memory_fraction": 0.5, "capacity_scheduler_policy": "MAX_UTILIZATION", "enable_block_reuse": False},
+        {
+            "kv_cache_config.free_gpu_memory_fraction": 0.5,
+            "scheduler_config.capacity_scheduler_policy": "MAX_UTILIZATION",
+            "kv_cache_config.enable_block_reuse": False,
+            "kv_cache_config.dtype": "fp8",
+        },
+    ],
+)
+def test_tensorrt_llm_kv_cache_and_scheduler_settings_are_read_however_written(catalog: Catalog, args: dict[str, Any]) -> None:
+    """The pool's fraction, block reuse (TensorRT-LLM's prefix cache), the capacity policy and the KV dtype
+    are simulated whether written as the CLI flag, the flat key or the nested YAML key: none is warned
+    as unread, and each changes what is simulated."""
+    dep = _deploy(catalog, engine=_engine(args, "trt-llm", version="1.0.0"))
+    assert dep.warnings == []
+    assert dep.engine.gpu_memory_utilization == 0.5
+    assert dep.engine.enable_prefix_caching is False
+    assert dep.engine.reserve_to_completion is False
+    assert dep.step_model.kv_dtype == ("fp8" if "kv_cache_config.dtype" in args else "bf16")
+    default = _deploy(catalog, engine=_engine({}, "trt-llm", version="1.0.0"))
+    assert default.engine.gpu_memory_utilization == 0.9 and default.engine.enable_prefix_caching is True
+    assert default.engine.reserve_to_completion is True

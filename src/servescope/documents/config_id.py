@@ -67,6 +67,17 @@ FLAG_ALIASES: dict[str, dict[str, str]] = {
         "data-parallel-size": "dp-size",
         "context-length": "context-length",
     },
+    # TensorRT-LLM's extra-llm-api-config YAML nests these (written dotted in a scenario); trtllm-serve's
+    # CLI flag and the flat key are the same setting (tensorrt_llm/llmapi/llm_args.py KvCacheConfig,
+    # SchedulerConfig; trtllm-serve --kv_cache_free_gpu_memory_fraction)
+    "trt-llm": {
+        "kv-cache-config.free-gpu-memory-fraction": "kv-cache-free-gpu-memory-fraction",
+        "free-gpu-memory-fraction": "kv-cache-free-gpu-memory-fraction",
+        "kv-cache-config.max-tokens": "max-tokens",
+        "kv-cache-config.enable-block-reuse": "enable-block-reuse",
+        "kv-cache-config.dtype": "kv-cache-dtype",
+        "scheduler-config.capacity-scheduler-policy": "capacity-scheduler-policy",
+    },
     "llama.cpp": {
         "c": "ctx-size",
         "np": "parallel",

@@ -171,13 +171,17 @@ def engine_config(scenario: Scenario, model: Model, hardware: Hardware) -> Engin
     block = e.block_size or _int(first(flags, "block-size", "page-size")) or (1 if sglang else 16)
     util = (
         e.gpu_memory_utilization
-        or _float(first(flags, "gpu-memory-utilization", "mem-fraction-static", "kv-cache-free-gpu-memory-fraction", "free-gpu-memory-fraction"))
+        or _float(first(flags, "gpu-memory-utilization", "mem-fraction-static", "kv-cache-free-gpu-memory-fraction"))
         or sgl_fraction
         or 0.9
     )
     prefix = e.enable_prefix_caching
     if prefix is None:
-        prefix = flags.get("enable-prefix-caching") is not False and flags.get("disable-radix-cache") is not True
+        prefix = (
+            flags.get("enable-prefix-caching") is not False
+            and flags.get("disable-radix-cache") is not True
+            and flags.get("enable-block-reuse") is not False  # TensorRT-LLM's prefix cache
+        )
     chunked = e.enable_chunked_prefill if e.enable_chunked_prefill is not None else flags.get("enable-chunked-prefill") is not False
     max_len = e.max_model_len or _int(first(flags, "max-model-len", "context-length", "max-seq-len")) or max_pos
     wait_iters = _int(flags.get("batch-wait-timeout-iters")) or 0
@@ -272,7 +276,7 @@ def _guaranteed_no_evict(engine_id: str, flags: dict[str, Any]) -> bool:
     ``SchedulerConfig.capacity_scheduler_policy`` defaults to it in tensorrt_llm/llmapi/llm_args.py)."""
     if normalize_engine(engine_id) not in ("trt-llm", "nim"):
         return False
-    policy = first(flags, "capacity-scheduler-policy", "capacity_scheduler_policy")
+    policy = flags.get("capacity-scheduler-policy")
     return policy is None or str(policy).strip().upper() != "MAX_UTILIZATION"
 
 

@@ -44,6 +44,8 @@ READ_BATCHING = frozenset(
         "max-num-batched-tokens", "chunked-prefill-size", "max-num-tokens",
         "block-size", "page-size",
         "gpu-memory-utilization", "mem-fraction-static",
+        "kv-cache-free-gpu-memory-fraction", "max-tokens", "enable-block-reuse",  # TensorRT-LLM's KV pool
+        "capacity-scheduler-policy",  # TensorRT-LLM: GUARANTEED_NO_EVICT or not (``deployment._guaranteed_no_evict``)
         "enable-prefix-caching", "disable-radix-cache",
         "enable-chunked-prefill",
         "max-model-len", "context-length", "max-seq-len",
