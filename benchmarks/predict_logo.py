@@ -30,6 +30,11 @@ not held to the goals (issue 11: TTFT <= 30 %, ITL/TPOT <= 15 %, output tok/s <=
 
     .venv/bin/python benchmarks/predict_logo.py          # ~2-4 min on 2 cores
 
+Each MAPE comes with a 95 % interval from redrawing the group's runs with replacement
+(``mape_ci95_by_runs``; a run's points move together, since they share a deployment and a
+publisher's setup), for groups of 5 or more runs: how far the figure would move on another
+sample of deployments like these. The goals are held against the MAPE itself, not the interval.
+
 Results: benchmarks/results/predict_logo.json and a table on stdout.
 """
 
@@ -42,6 +47,7 @@ import re
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -61,6 +67,9 @@ from predict_accuracy import METRICS  # noqa: E402
 OUT = HERE / "results" / "predict_logo.json"
 GOALS = {"ttft_ms": 30.0, "itl_ms": 15.0, "output_tokens_per_sec": 15.0}
 MIN_POINTS = 5
+#: Redraws of a group's runs behind each MAPE's 95 % interval (``run_bootstrap_interval``).
+BOOTSTRAP_DRAWS = 2000
+MIN_RUNS_FOR_INTERVAL = 5
 
 #: Hardware generation of each catalog device (by id prefix, longest first).
 GENERATIONS = {
@@ -156,6 +165,24 @@ def plan_for(group_runs: set[str], runs: list[EvaluationRun]) -> tuple[str, list
     return "shipped", []
 
 
+def run_bootstrap_interval(errors_by_run: list[list[float]], draws: int = BOOTSTRAP_DRAWS, seed: int = 0) -> list[float] | None:
+    """95 % interval of a group's MAPE (in %) when its runs are redrawn with replacement: the points of
+    one run share a deployment and a publisher's setup, so they are resampled together (a cluster
+    bootstrap; points drawn one by one would give a narrower, overconfident interval). None with
+    fewer than ``MIN_RUNS_FOR_INTERVAL`` runs that have the metric (redraws of two or three runs take
+    a handful of values: no interval to speak of)."""
+    runs = [np.asarray(e, dtype=float) for e in errors_by_run if e]
+    if len(runs) < MIN_RUNS_FOR_INTERVAL:
+        return None
+    rng = np.random.default_rng(seed)
+    sums = np.array([r.sum() for r in runs])
+    counts = np.array([r.size for r in runs], dtype=float)
+    picks = rng.integers(0, len(runs), size=(draws, len(runs)))
+    means = 100.0 * sums[picks].sum(axis=1) / counts[picks].sum(axis=1)
+    lo, hi = np.percentile(means, [2.5, 97.5])
+    return [round(float(lo), 1), round(float(hi), 1)]
+
+
 def spread(names: list[str], k: int) -> list[str]:
     """``k`` names evenly spaced over the sorted list (all when there are fewer)."""
     if len(names) <= k:
@@ -208,38 +235,56 @@ def _held_out(group: tuple[tuple[str, str], set[str]]) -> dict[str, Any]:
     members = sorted(names)
     t_group = time.monotonic()
     fitted: dict[str, float] | None = None
+    cal_of: Callable[[Any, Any], Calibration]
     if how == "shipped":
-        errs = _point_errors(members, lambda scen, dep: dep.calibration)
+
+        def cal_of(scen: Any, dep: Any) -> Calibration:
+            return dep.calibration
+
         label = "as shipped (the group takes no part in either fit)"
     elif how == "trt-emptied":
-        shipped = Calibration()
-        errs = _point_errors(members, lambda scen, dep, shipped=shipped: dep.calibration.with_factors({k: getattr(shipped, k) for k in TRT_FIT}))
+        emptied = {k: getattr(Calibration(), k) for k in TRT_FIT}
+
+        def cal_of(scen: Any, dep: Any) -> Calibration:
+            return dep.calibration.with_factors(emptied)
+
         label = "GPU defaults as shipped, TensorRT-LLM factors emptied"
     elif how == "trt-refit":
         cal, _ = fit_factors([prepared[n] for n in train], cat, TRT_FIT, Calibration(), a.max_evaluations)
         fitted = {k: float(f"{getattr(cal, k):.4g}") for k in TRT_FIT}
-        errs = _point_errors(
-            members,
-            lambda scen, dep, fitted=fitted: (
-                dep.calibration.with_factors(fitted) if normalize_engine(scen.engine.id) in ("trt-llm", "nim") else dep.calibration
-            ),
-        )
+
+        trt = fitted
+
+        def cal_of(scen: Any, dep: Any) -> Calibration:
+            return dep.calibration.with_factors(trt) if normalize_engine(scen.engine.id) in ("trt-llm", "nim") else dep.calibration
+
         label = f"TensorRT-LLM factors refitted on {len(train)} remaining runs"
     elif how == "refit":
         used = spread(train, a.train_runs)
         cal, _ = fit_factors([prepared[n] for n in used], cat, FIT, A_PRIORI, a.max_evaluations)
         fitted = {k: float(f"{getattr(cal, k):.4g}") for k in FIT}
-        errs = _point_errors(members, lambda scen, dep, cal=cal: _nim(cal, scen))
+        refitted = cal
+
+        def cal_of(scen: Any, dep: Any) -> Calibration:
+            return _nim(refitted, scen)
+
         train = used
         label = f"GPU defaults refitted on {len(used)} runs outside the group ({sum(len(by_name[n].points) for n in used)} points)"
     else:
-        errs = _point_errors(members, lambda scen, dep: _nim(A_PRIORI, scen))
+
+        def cal_of(scen: Any, dep: Any) -> Calibration:
+            return _nim(A_PRIORI, scen)
+
         label = "a priori (no run outside the group to fit on)"
+    errs = _point_errors(members, cal_of)
+    # (each run's own errors: read back from the cache, nothing is simulated again)
+    by_run = [_point_errors([n], cal_of) for n in members]
     points = max(len(v) for v in errs.values())
     exact = {m: 100 * float(np.mean(v)) for m, v in errs.items() if v}
     mape = {m: round(x, 1) for m, x in exact.items()}
     # (held against the unrounded error: 30.03 % misses a 30 % goal although it prints as 30.0)
     misses = [m for m, goal in GOALS.items() if m in exact and exact[m] > goal] if points >= MIN_POINTS else []
+    interval = {m: run_bootstrap_interval([r[m] for r in by_run]) for m in exact}
     return {
         "dimension": dim,
         "group": value,
@@ -250,16 +295,22 @@ def _held_out(group: tuple[tuple[str, str], set[str]]) -> dict[str, Any]:
         "fitted": fitted,
         "mape": mape,
         "mape_unrounded": exact,
+        "mape_ci95_by_runs": interval,
         "misses_goal": misses,
         "seconds": round(time.monotonic() - t_group, 1),
     }
+
+
+def _interval(row: dict[str, Any], metric: str) -> str:
+    ci = row.get("mape_ci95_by_runs", {}).get(metric)
+    return f" [{ci[0]:.1f}-{ci[1]:.1f}]" if ci else ""
 
 
 def _print_row(row: dict[str, Any]) -> None:
     mape, misses = row["mape"], row["misses_goal"]
     print(
         f"{row['dimension']:<20} {row['group']:<24} {row['points']:>4} pts  "
-        + "  ".join(f"{m} {mape.get(m, float('nan')):5.1f}%" for m in METRICS)
+        + "  ".join(f"{m} {mape.get(m, float('nan')):5.1f}%{_interval(row, m)}" for m in METRICS)
         + f"  [{row['how']}]"
         + (f"  MISSES {', '.join(misses)}" if misses else ""),
         flush=True,
