@@ -284,3 +284,13 @@ def test_tensorrt_llm_kv_cache_and_scheduler_settings_are_read_however_written(c
     default = _deploy(catalog, engine=_engine({}, "trt-llm", version="1.0.0"))
     assert default.engine.gpu_memory_utilization == 0.9 and default.engine.enable_prefix_caching is True
     assert default.engine.reserve_to_completion is True
+
+
+@pytest.mark.parametrize("engine, flag", [("trt-llm", "stream_interval"), ("sglang", "--stream-interval")])
+def test_a_stream_interval_is_warned_with_what_it_changes(catalog: Catalog, engine: str, flag: str) -> None:
+    """Tokens streamed several to a chunk are not simulated: one line says which metric that changes
+    (ITL, a gap between chunks) and which it does not; an interval of 1 (every token its own chunk)
+    is what is simulated and is not warned."""
+    line = _warned(catalog, "streams tokens 20 to a chunk", engine=_engine({flag: 20}, engine, version="1.0.0"))
+    assert f"engine.args.{flag}" in line and "ITL" in line and "understated about 20 times" in line and "TPOT" in line
+    assert _deploy(catalog, engine=_engine({flag: 1}, engine, version="1.0.0")).warnings == []
