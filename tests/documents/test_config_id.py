@@ -477,3 +477,21 @@ def test_legacy_rule_is_the_one_the_committed_demo_baseline_was_written_with() -
     assert legacy_config_id("llama.cpp", version, args, "fp32", "fp16") == "a361709790b9d8d0"
     assert config_id("llama.cpp", version, args, "fp32", "fp16") != "a361709790b9d8d0"
     assert legacy_config_id("vllm", "1", {"--hf-token": "a"}) != legacy_config_id("vllm", "1", {"--hf-token": "b"})
+
+
+def test_tensorrt_llm_nested_keys_are_one_setting_and_older_ids_still_check() -> None:
+    """The flat key, trtllm-serve's flag and the nested YAML key are one setting (one id); an id written
+    before they were normalised is recomputed by the earlier rule, so such a Result is told apart
+    from a wrong one."""
+    flat = {"free_gpu_memory_fraction": 0.85, "enable_block_reuse": False}
+    nested = {"kv_cache_config.free_gpu_memory_fraction": 0.85, "kv_cache_config.enable_block_reuse": False}
+    cli = {"--kv_cache_free_gpu_memory_fraction": 0.85, "enable_block_reuse": False}
+    assert config_id("trt-llm", "1.0.0", flat) == config_id("trt-llm", "1.0.0", nested) == config_id("trt-llm", "1.0.0", cli)
+    assert config_id("nim", "1.8.0", flat) == config_id("nim", "1.8.0", nested)
+    assert legacy_config_id("trt-llm", "1.0.0", nested) != config_id("trt-llm", "1.0.0", nested)
+    # the earlier rule kept each spelling as written: the nested and flat keys gave different ids
+    assert legacy_config_id("trt-llm", "1.0.0", nested) != legacy_config_id("trt-llm", "1.0.0", flat)
+    assert canonical_config("trt-llm", "1.0.0", nested, legacy=True)["flags"] == {
+        "kv-cache-config.free-gpu-memory-fraction": 0.85,
+        "kv-cache-config.enable-block-reuse": False,
+    }

@@ -294,3 +294,35 @@ def test_a_stream_interval_is_warned_with_what_it_changes(catalog: Catalog, engi
     line = _warned(catalog, "streams tokens 20 to a chunk", engine=_engine({flag: 20}, engine, version="1.0.0"))
     assert f"engine.args.{flag}" in line and "ITL" in line and "understated about 20 times" in line and "TPOT" in line
     assert _deploy(catalog, engine=_engine({flag: 1}, engine, version="1.0.0")).warnings == []
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+def test_tensorrt_llm_kv_settings_are_not_read_for_other_engines(catalog: Catalog, engine: str) -> None:
+    """TensorRT-LLM's own KV and scheduler keys mean nothing to vLLM or SGLang: they change nothing
+    there and are warned as unread, not taken silently."""
+    args = {"kv_cache_free_gpu_memory_fraction": 0.5, "enable_block_reuse": False, "max_tokens": 1000}
+    dep = _deploy(catalog, engine=_engine(args, engine))
+    base = _deploy(catalog, engine=_engine({}, engine))
+    assert dep.engine.gpu_memory_utilization == base.engine.gpu_memory_utilization
+    assert dep.engine.enable_prefix_caching == base.engine.enable_prefix_caching
+    line = _warned(catalog, "not simulated (read by the engine", engine=_engine(args, engine))
+    assert all(k in line for k in args)
+
+
+def test_nim_reads_tensorrt_llm_kv_settings_however_written(catalog: Catalog) -> None:
+    for args in ({"free_gpu_memory_fraction": 0.5}, {"kv_cache_config.free_gpu_memory_fraction": 0.5}):
+        dep = _deploy(catalog, engine=_engine(args, "nim", version="1.8.0"))
+        assert dep.engine.gpu_memory_utilization == 0.5
+        assert not [w for w in dep.warnings if "fraction" in w]
+
+
+def test_one_setting_written_twice_with_different_values_is_refused(catalog: Catalog) -> None:
+    args = {"free_gpu_memory_fraction": 0.5, "--kv_cache_free_gpu_memory_fraction": 0.6}
+    _refused(catalog, "engine.args.--kv_cache_free_gpu_memory_fraction", "same setting", "keep one", engine=_engine(args, "trt-llm", version="1.0.0"))
+    same = {"free_gpu_memory_fraction": 0.5, "kv_cache_config.free_gpu_memory_fraction": 0.5}
+    assert _deploy(catalog, engine=_engine(same, "trt-llm", version="1.0.0")).engine.gpu_memory_utilization == 0.5
+
+
+@pytest.mark.parametrize("value", [None, "often", 0])
+def test_a_stream_interval_that_is_no_count_is_refused(catalog: Catalog, value: object) -> None:
+    _refused(catalog, "engine.args.stream_interval", "whole number", engine=_engine({"stream_interval": value}, "trt-llm", version="1.0.0"))

@@ -69,7 +69,8 @@ FLAG_ALIASES: dict[str, dict[str, str]] = {
     },
     # TensorRT-LLM's extra-llm-api-config YAML nests these (written dotted in a scenario); trtllm-serve's
     # CLI flag and the flat key are the same setting (tensorrt_llm/llmapi/llm_args.py KvCacheConfig,
-    # SchedulerConfig; trtllm-serve --kv_cache_free_gpu_memory_fraction)
+    # SchedulerConfig; trtllm-serve --kv_cache_free_gpu_memory_fraction); NIM's TensorRT-LLM takes
+    # the same (the entry is shared below)
     "trt-llm": {
         "kv-cache-config.free-gpu-memory-fraction": "kv-cache-free-gpu-memory-fraction",
         "free-gpu-memory-fraction": "kv-cache-free-gpu-memory-fraction",
@@ -98,6 +99,8 @@ FLAG_ALIASES: dict[str, dict[str, str]] = {
         "nocb": "no-cont-batching",
     },
 }
+
+FLAG_ALIASES["nim"] = FLAG_ALIASES["trt-llm"]
 
 # Documented defaults; a flag set to its default is dropped.
 FLAG_DEFAULTS: dict[str, dict[str, Any]] = {
@@ -262,10 +265,10 @@ def _normal_field(key: str, value: Any) -> Any:
     return None if q in ("", "none", "null") else q
 
 
-# What the rule before credentials and --no-X were normalised (servescope 2026-12) lacked;
+# What the rule before credentials, --no-X and TensorRT-LLM's nested keys were normalised (servescope 2026-12) lacked;
 # ``legacy_config_id`` recomputes an id written then, so such a Result is told apart from a wrong one.
 _NEW_NON_RUNNABLE = frozenset({"ssl-key-file", "ssl-cert-file", "api-key-file"})
-_NEW_ALIASES = {"tgi": {"quantize"}, "llama.cpp": {"hft", "nocb"}}
+_NEW_ALIASES = {"tgi": {"quantize"}, "llama.cpp": {"hft", "nocb"}, "trt-llm": set(FLAG_ALIASES["trt-llm"]), "nim": set(FLAG_ALIASES["nim"])}
 
 
 def canonical_config(

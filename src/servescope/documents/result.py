@@ -363,8 +363,8 @@ class Result(Document):
                 issues.append(
                     warning(
                         "config_id",
-                        f"{self.config_id} was computed by an earlier rule (before --no-X flags and credentials were "
-                        f"normalised); today's rule gives {expected}, which results written now carry",
+                        f"{self.config_id} was computed by an earlier rule (before --no-X flags, credentials and "
+                        f"TensorRT-LLM's nested keys were normalised); today's rule gives {expected}, which results written now carry",
                     )
                 )
             elif expected != self.config_id:

@@ -169,11 +169,17 @@ def _flag_findings(s: Scenario, model: Model, arch: Architecture, hardware: Hard
     read = read_flags(e.id)
     out: list[Finding] = []
     unread: list[str] = []
+    spelled: dict[str, tuple[str, Any]] = {}  # canonical name -> (raw key, value): one setting written twice
     for raw, value in e.args.items():
         name, val = canonical(e.id, raw, value)
         where = f"engine.args.{raw}"
         if not name or is_inert(name):
             continue
+        if name in spelled and spelled[name][1] != val:
+            first_raw, first_val = spelled[name]
+            out.append(Finding(True, where, f"{val!r} and engine.args.{first_raw} {first_val!r} are the same setting ({name}) with "
+                                            "different values; keep one"))  # fmt: skip
+        spelled.setdefault(name, (raw, val))
         if name in SPECULATIVE or is_speculative_flag(name):
             continue  # read by ``speculative.speculation``, which refuses what it does not simulate
         if name in EXPERT_PARALLEL:
@@ -209,7 +215,9 @@ def _flag_findings(s: Scenario, model: Model, arch: Architecture, hardware: Hard
                 out.append(Finding(False, where, "data-parallel attention (attention per rank, experts shared by all ranks) is not "
                                                  f"simulated: simulated as {s.dp} independent replicas"))  # fmt: skip
         elif name == "stream-interval":
-            if val != 1:
+            if not isinstance(val, int) or isinstance(val, bool) or val < 1:
+                out.append(Finding(True, where, f"{val!r} is not a number of iterations; give a whole number of 1 or more"))
+            elif val != 1:
                 out.append(Finding(False, where, f"{val}: the engine streams tokens {val} to a chunk; not simulated: every token is taken "
                                                  "to reach the client as its own chunk, so ITL (a gap between chunks) is understated "
                                                  f"about {val} times; TPOT and throughput are not affected, and TTFT only where the "

@@ -33,6 +33,7 @@ from servescope.predict.calibration import MOE_KERNELS, SIXTEEN_BIT, Calibration
 from servescope.predict.coverage import is_hopper, review, vllm_v0
 from servescope.predict.dtypes import from_torch_dtype, kv_dtype_for
 from servescope.predict.engine_flags import (
+    TRT_ENGINES,
     canonical,
     cuda_graphs_modelled,
     expert_parallel_size,
@@ -169,9 +170,10 @@ def engine_config(scenario: Scenario, model: Model, hardware: Hardware) -> Engin
     batched = e.max_num_batched_tokens or _int(first(flags, "max-num-batched-tokens", "chunked-prefill-size", "max-num-tokens"))
     batched = batched or sgl_chunk or (8192 if big else 2048)
     block = e.block_size or _int(first(flags, "block-size", "page-size")) or (1 if sglang else 16)
+    trt = normalize_engine(eid) in TRT_ENGINES
     util = (
         e.gpu_memory_utilization
-        or _float(first(flags, "gpu-memory-utilization", "mem-fraction-static", "kv-cache-free-gpu-memory-fraction"))
+        or _float(first(flags, "gpu-memory-utilization", "mem-fraction-static", *(["kv-cache-free-gpu-memory-fraction"] if trt else [])))
         or sgl_fraction
         or 0.9
     )
@@ -180,7 +182,7 @@ def engine_config(scenario: Scenario, model: Model, hardware: Hardware) -> Engin
         prefix = (
             flags.get("enable-prefix-caching") is not False
             and flags.get("disable-radix-cache") is not True
-            and flags.get("enable-block-reuse") is not False  # TensorRT-LLM's prefix cache
+            and not (trt and flags.get("enable-block-reuse") is False)  # TensorRT-LLM's prefix cache
         )
     chunked = e.enable_chunked_prefill if e.enable_chunked_prefill is not None else flags.get("enable-chunked-prefill") is not False
     max_len = e.max_model_len or _int(first(flags, "max-model-len", "context-length", "max-seq-len")) or max_pos

@@ -44,8 +44,6 @@ READ_BATCHING = frozenset(
         "max-num-batched-tokens", "chunked-prefill-size", "max-num-tokens",
         "block-size", "page-size",
         "gpu-memory-utilization", "mem-fraction-static",
-        "kv-cache-free-gpu-memory-fraction", "max-tokens", "enable-block-reuse",  # TensorRT-LLM's KV pool
-        "capacity-scheduler-policy",  # TensorRT-LLM: GUARANTEED_NO_EVICT or not (``deployment._guaranteed_no_evict``)
         "enable-prefix-caching", "disable-radix-cache",
         "enable-chunked-prefill",
         "max-model-len", "context-length", "max-seq-len",
@@ -57,6 +55,10 @@ READ_BATCHING = frozenset(
         "moe-backend", "moe-config.backend",  # TensorRT-LLM's MoE kernels (``deployment.moe_kernel_for``)
     }
 )  # fmt: skip
+#: TensorRT-LLM's (and NIM's) own: its KV pool's fraction, cap and block reuse (its prefix cache), and
+#: its capacity policy (``deployment._guaranteed_no_evict``); read for those engines only.
+READ_TRT = frozenset({"kv-cache-free-gpu-memory-fraction", "max-tokens", "enable-block-reuse", "capacity-scheduler-policy"})
+TRT_ENGINES = frozenset({"trt-llm", "nim"})
 PARALLEL: dict[str, str] = {
     "tensor-parallel-size": "tp", "tp-size": "tp", "tp": "tp",
     "pipeline-parallel-size": "pp", "pp-size": "pp",
@@ -171,7 +173,10 @@ def is_inert(name: str) -> bool:
 
 
 def read_flags(engine: str) -> frozenset[str]:
-    return READ_LLAMA_CPP if normalize_engine(engine) in LLAMA_CPP_ENGINES else READ_BATCHING
+    eng = normalize_engine(engine)
+    if eng in LLAMA_CPP_ENGINES:
+        return READ_LLAMA_CPP
+    return READ_BATCHING | READ_TRT if eng in TRT_ENGINES else READ_BATCHING
 
 
 def first(flags: Mapping[str, Any], *names: str) -> Any:
