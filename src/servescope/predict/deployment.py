@@ -171,12 +171,8 @@ def engine_config(scenario: Scenario, model: Model, hardware: Hardware) -> Engin
     batched = batched or sgl_chunk or (8192 if big else 2048)
     block = e.block_size or _int(first(flags, "block-size", "page-size")) or (1 if sglang else 16)
     trt = normalize_engine(eid) in TRT_ENGINES
-    util = (
-        e.gpu_memory_utilization
-        or _float(first(flags, "gpu-memory-utilization", "mem-fraction-static", *(["kv-cache-free-gpu-memory-fraction"] if trt else [])))
-        or sgl_fraction
-        or 0.9
-    )
+    fraction_flags = ("gpu-memory-utilization", "mem-fraction-static") + (("kv-cache-free-gpu-memory-fraction",) if trt else ())
+    util = e.gpu_memory_utilization or _float(first(flags, *fraction_flags)) or sgl_fraction or 0.9
     prefix = e.enable_prefix_caching
     if prefix is None:
         prefix = (
@@ -276,7 +272,7 @@ def _guaranteed_no_evict(engine_id: str, flags: dict[str, Any]) -> bool:
     otherwise: "GUARANTEED_NO_EVICT (default) ... guarantee that a started request is never paused"
     (https://nvidia.github.io/TensorRT-LLM/performance/performance-tuning-guide/useful-runtime-flags.html;
     ``SchedulerConfig.capacity_scheduler_policy`` defaults to it in tensorrt_llm/llmapi/llm_args.py)."""
-    if normalize_engine(engine_id) not in ("trt-llm", "nim"):
+    if normalize_engine(engine_id) not in TRT_ENGINES:
         return False
     policy = flags.get("capacity-scheduler-policy")
     return policy is None or str(policy).strip().upper() != "MAX_UTILIZATION"
@@ -285,7 +281,7 @@ def _guaranteed_no_evict(engine_id: str, flags: dict[str, Any]) -> bool:
 def _memory_rule(scenario: Scenario, flags: dict[str, Any]) -> dict[str, Any]:
     """The engine's own way of sizing its KV pool (``kv_capacity``'s ``rule``, reserve and cap)."""
     engine = normalize_engine(scenario.engine.id)
-    if engine in ("trt-llm", "nim"):
+    if engine in TRT_ENGINES:
         cap = flags.get("max-tokens")
         # (sliding-window layers keep max_attention_window tokens each: TensorRT-LLM's variable sliding window attention)
         return {"rule": "trt-llm", "max_tokens": int(cap) if isinstance(cap, (int, float)) and cap > 0 else None, "windowed": True}
