@@ -81,7 +81,9 @@ FACTOR_DOCS: dict[str, str] = {
     "@e26eb8f7, median): 67 MB takes 0.318 ms over 4 GPUs and 0.322 ms over 8; at 0.70 of 450 GB/s a ring gives "
     "0.326 and 0.379 ms; calibrate.",
     "step_overhead_s": "Fixed cost of one engine iteration (scheduling, input preparation, sampling launch, "
-    "output processing). Default 0.3 ms for GPU servers: engineering default; calibrate.",
+    "output processing). Default 0.3 ms for GPU servers: engineering default; calibrate. Under an engine's overlap "
+    "scheduling (``engine_flags.overlap_scheduling``) it and the per-token and per-sampled-token costs are the host's "
+    "share of an iteration, run beside the device's (an iteration lasts the longer), not added to it.",
     "layer_overhead_s": "Per layer per iteration: the latency floor of a decoder layer's ~10 kernels at small "
     "batch (each takes microseconds even when its bytes would take less) and launches CUDA graphs do not hide. "
     f"Default 58 us, {_FIT}: the measured decode iterations carry ~5-7 ms more than the weights' streaming time "
@@ -98,7 +100,7 @@ FACTOR_DOCS: dict[str, str] = {
     f"80-layer model), {_FIT}: without it the measured time to first token falls less with tensor "
     "parallelism than the device time does (B200, twice as fast as H100, measured as slow as H100 at "
     "TP 8). Every fit point has 80 layers, so per layer or per iteration cannot be told apart there. "
-    "TensorRT-LLM (PyTorch backend): 0.969 ms (77.5 ms at 80 layers). 0 for CPU engines and NIM's "
+    "TensorRT-LLM (PyTorch backend): 0.961 ms (76.9 ms at 80 layers). 0 for CPU engines and NIM's "
     "prebuilt TensorRT engines. The figure is a dense layer's; an MoE layer launches 14 kernels where a dense one "
     "launches 10 (``step_time.MOE_LAYER_LAUNCHES``, counted in vLLM's model code; taken for every engine) and counts "
     "1.4 layers.",
@@ -129,10 +131,10 @@ _CPU_ENGINES = ("llama.cpp", "llamacpp", "ollama", "llama-cpp")
 
 # TensorRT-LLM's fused kernels: a larger share of GEMM peak, less per layer; its PyTorch backend
 # (trtllm-serve, as InferenceX runs it) launches context iterations eagerly (48 InferenceX points on H200).
-TRT_MEMORY_BW_EFF = 0.79
-TRT_GEMM_EFF = 0.53
-TRT_LAYER_OVERHEAD_S = 35e-6
-TRT_EAGER_LAYER_S = 969e-6
+TRT_MEMORY_BW_EFF = 0.864
+TRT_GEMM_EFF = 0.536
+TRT_LAYER_OVERHEAD_S = 46e-6
+TRT_EAGER_LAYER_S = 961e-6
 
 #: GPU engines whose kernels differ enough from vLLM's to have their own factors, fitted by
 #: ``benchmarks/fit_gpu_defaults.py --engine trt-llm`` (InferenceX TensorRT-LLM on H200;

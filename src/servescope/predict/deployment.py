@@ -40,6 +40,7 @@ from servescope.predict.engine_flags import (
     first,
     kv_dtype_flag,
     normalized,
+    overlap_scheduling,
     state_dtype_flag,
     trt_moe_backend,
 )
@@ -565,7 +566,9 @@ def deploy(
         "ep": ep,
     }
     if spec is None:
-        step = StepTimeModel(arch, hw, cal, cuda_graphs=cuda_graphs(scenario, eng, hw, flags), **step_args)
+        # vLLM's CPU backend has no async scheduling (v0.14.0 release notes)
+        overlap = hw.device_type != "cpu" and overlap_scheduling(scenario.engine.id, scenario.engine.version, flags, pp=scenario.pp)
+        step = StepTimeModel(arch, hw, cal, cuda_graphs=cuda_graphs(scenario, eng, hw, flags), overlap_host=overlap, **step_args)
     else:
         if spec.method == "mtp" and not mdl.mtp_layers:
             raise NotModelledError(
@@ -612,6 +615,11 @@ def deploy(
     graph_note = _cuda_graph_note(step, eng.max_num_seqs)
     if graph_note:
         notes.append(graph_note)
+    if step.overlap_host:
+        notes.append(
+            f"overlap scheduling: the host's share of an iteration ({cal.step_overhead_s * 1e3:.2f} ms + "
+            f"{cal.output_token_overhead_s * 1e6:.0f} us per sampled token) runs while the device runs the previous one"
+        )
     encoder = load_encoder(mdl.tokenizer)
     if mdl.tokenizer and encoder is None:
         notes.append(f"tokenizer {mdl.tokenizer} unavailable (install 'tokenizers'); prompt lengths are nominal")

@@ -59,6 +59,13 @@ READ_BATCHING = frozenset(
 #: its capacity policy (``deployment._guaranteed_no_evict``); read for those engines only.
 READ_TRT = frozenset({"kv-cache-free-gpu-memory-fraction", "max-tokens", "enable-block-reuse", "capacity-scheduler-policy"})
 TRT_ENGINES = frozenset({"trt-llm", "nim"})
+#: The switch of each engine's overlap of host and device work (``overlap_scheduling``), read for that engine only:
+#: vLLM's --async-scheduling (--no-async-scheduling: off), SGLang's --disable-overlap-schedule,
+#: TensorRT-LLM's ``disable_overlap_scheduler``.
+OVERLAP_FLAGS: dict[str, str] = {"vllm": "async-scheduling", "sglang": "disable-overlap-schedule", "trt-llm": "disable-overlap-scheduler"}
+#: vLLM's first release with async scheduling on by default (v0.14.0 release notes, vllm-project/vllm#27614:
+#: "Async scheduling is now enabled by default ... Excludes ... pipeline parallel, CPU backend, non-MTP/Eagle spec decoding").
+VLLM_ASYNC_DEFAULT_FROM = (0, 14)
 PARALLEL: dict[str, str] = {
     "tensor-parallel-size": "tp", "tp-size": "tp", "tp": "tp",
     "pipeline-parallel-size": "pp", "pp-size": "pp",
@@ -176,7 +183,50 @@ def read_flags(engine: str) -> frozenset[str]:
     eng = normalize_engine(engine)
     if eng in LLAMA_CPP_ENGINES:
         return READ_LLAMA_CPP
-    return READ_BATCHING | READ_TRT if eng in TRT_ENGINES else READ_BATCHING
+    own = frozenset({OVERLAP_FLAGS[eng]}) if eng in OVERLAP_FLAGS else frozenset()
+    return READ_BATCHING | own | (READ_TRT if eng in TRT_ENGINES else frozenset())
+
+
+def _release(version: str) -> tuple[int, int] | None:
+    """(major, minor) of a version string such as ``0.14.0`` or ``v0.11.0rc1``; None when it is not one (``unstated``)."""
+    m = re.match(r"^v?(\d+)\.(\d+)", version.strip())
+    return (int(m[1]), int(m[2])) if m else None
+
+
+def overlap_scheduling(engine: str, version: str, flags: Mapping[str, Any], *, pp: int = 1, speculative: bool = False) -> bool:
+    """Whether the engine prepares iteration n+1 on the host while the device runs iteration n, so the
+    host's share of an iteration (scheduling, input preparation, output processing) hides behind the
+    device's (``step_time``'s ``overlap_host``):
+
+    - vLLM: ``--async-scheduling``; on by default from v0.14.0 (``VLLM_ASYNC_DEFAULT_FROM``); an
+      unstated version is taken as older (off);
+    - SGLang: its overlap scheduler, on unless ``--disable-overlap-schedule`` (SGLang v0.4's
+      "zero-overhead batch scheduler");
+    - TensorRT-LLM (PyTorch backend, 1.0 on or an unstated version): its overlap scheduler, on unless
+      ``disable_overlap_scheduler: true`` ("Enabled by default", TensorRT-LLM docs, features/overlap-scheduler);
+    - NIM's prebuilt TensorRT engines, the llama.cpp family and anything else: off.
+
+    Under speculative decoding or pipeline parallelism it is taken as off whatever the engine (what an
+    engine overlaps there differs by release: vLLM added both in 2026, vllm-project/vllm#31998 and #32359)."""
+    eng = normalize_engine(engine)
+    if speculative or pp > 1 or eng not in OVERLAP_FLAGS:
+        return False
+    given = flags.get(OVERLAP_FLAGS[eng])
+    on = given is not None and _is_on(given)
+    if eng == "vllm":
+        if given is not None:
+            return on
+        release = _release(version)
+        return release is not None and release >= VLLM_ASYNC_DEFAULT_FROM
+    if eng == "sglang":
+        return not on
+    release = _release(version)
+    return not on and (release is None or release >= (1, 0))
+
+
+def _is_on(value: Any) -> bool:
+    """A switch's value read as on/off: true, 1, "true", "yes", "on"."""
+    return value is True or (not isinstance(value, bool) and str(value).strip().lower() in ("1", "true", "yes", "on"))
 
 
 def first(flags: Mapping[str, Any], *names: str) -> Any:
@@ -246,6 +296,7 @@ __all__ = [
     "is_inert",
     "kv_dtype_flag",
     "normalized",
+    "overlap_scheduling",
     "read_flags",
     "switched_on",
 ]

@@ -26,7 +26,12 @@ runs on, ``max(flops / (peak * eff), bytes / (bandwidth * memory_bw_eff))``:
   ``2 * latency + 2(tp-1)/tp * bytes / (link * comm_bw_eff)``; pipeline
   stages pass the hidden state ``pp - 1`` times.
 - **overhead**: fixed per iteration, per layer, per scheduled token and per
-  sampled token (see ``calibration.FACTOR_DOCS``).
+  sampled token (see ``calibration.FACTOR_DOCS``). Under an engine's overlap
+  scheduling (``overlap_host``: vLLM's async scheduling, SGLang's and
+  TensorRT-LLM's overlap schedulers, ``engine_flags.overlap_scheduling``) the
+  host's share (the per-iteration, per-token and per-sampled-token terms) runs
+  while the device runs the previous iteration: an iteration lasts the longer of
+  the two instead of their sum. The per-layer floor stays: it is the device's.
 
 Tensor parallelism divides weights, heads and FLOPs by ``tp`` (KV heads by
 ``min(tp, kv_heads)``: heads are replicated once tp exceeds them). Pipeline
@@ -89,7 +94,8 @@ class StepBreakdown:
     """Seconds per term of one iteration. ``host_wait``: how much longer the host
     takes to launch an iteration that runs outside CUDA graphs (one carrying prompt
     tokens, or a decode batch the engine has no graph for: ``CudaGraphs``) than the
-    device takes to run it (``eager_layers`` x ``Calibration.eager_layer_s``)."""
+    device takes to run it (``eager_layers`` x ``Calibration.eager_layer_s``), or,
+    under overlap scheduling, to do its own share of the iteration."""
 
     linear: float
     lm_head: float
@@ -256,6 +262,7 @@ class StepTimeModel:
         expert_padding: float = 1.0,
         ep: int = 1,
         cuda_graphs: CudaGraphs | None = None,
+        overlap_host: bool = False,
     ) -> None:
         self.arch = arch
         self.hardware = hardware
@@ -341,7 +348,12 @@ class StepTimeModel:
             if pp > 1:
                 self._comm_fixed += (pp - 1) * lat
                 self._comm_per_token += (pp - 1) * msg / bw
-        self._overhead_fixed = c.step_overhead_s + a.layers * c.layer_overhead_s
+        # the host's share of an iteration: in the sum, or (overlap scheduling) a floor beside it
+        self.overlap_host = overlap_host
+        host = (c.step_overhead_s, c.token_overhead_s, c.output_token_overhead_s)
+        self._host_fixed, self._host_per_token, self._host_per_logit = host if overlap_host else (0.0, 0.0, 0.0)
+        self._summed_step_s, self._token_ovh, self._logit_ovh = (0.0, 0.0, 0.0) if overlap_host else host
+        self._overhead_fixed = self._summed_step_s + a.layers * c.layer_overhead_s
         self._eager_step = eager_layers(a) * c.eager_layer_s  # host launch time of a non-graphed iteration
         # a decode iteration the engine has no CUDA graph for is launched eagerly too (None: all graphed)
         self.cuda_graphs = cuda_graphs if self._eager_step > 0 else None
@@ -449,8 +461,13 @@ class StepTimeModel:
         return self._comm_fixed + tokens * self._comm_per_token
 
     def overhead_time(self, tokens: int, logits: int) -> float:
-        c = self.cal
-        return self._overhead_fixed + tokens * c.token_overhead_s + logits * c.output_token_overhead_s
+        return self._overhead_fixed + tokens * self._token_ovh + logits * self._logit_ovh
+
+    def host_time(self, tokens: int, logits: int) -> float:
+        """The host's share of an iteration under overlap scheduling, the least it can last (0 without overlap)."""
+        if not self.overlap_host or tokens <= 0:
+            return 0.0
+        return self._host_fixed + tokens * self._host_per_token + logits * self._host_per_logit
 
     # --- one iteration ---------------------------------------------------------
     def breakdown(
@@ -478,8 +495,10 @@ class StepTimeModel:
             communication=self.communication_time(tokens),
             overhead=self.overhead_time(tokens, n_logits) if tokens else 0.0,
         )
-        if self._eager_step > parts.total and (prefill or self._eager_decode(decode_tokens)):
-            parts = replace(parts, host_wait=self._eager_step - parts.total)
+        floor = self._eager_step if prefill or self._eager_decode(decode_tokens) else 0.0
+        floor = max(floor, self.host_time(tokens, n_logits))
+        if floor > parts.total:
+            parts = replace(parts, host_wait=floor - parts.total)
         return parts
 
     def step_time(
@@ -554,11 +573,15 @@ class StepTimeModel:
         comm_fixed, comm_per_token = self._comm_fixed, self._comm_per_token
         device += comm_fixed + tokens * comm_per_token if tokens > 0 and (comm_fixed or comm_per_token) else 0.0
         if tokens:
-            c_ = self.cal
-            device += self._overhead_fixed + tokens * c_.token_overhead_s + n_logits * c_.output_token_overhead_s
+            device += self._overhead_fixed + tokens * self._token_ovh + n_logits * self._logit_ovh
         # an iteration carrying prompt tokens runs outside CUDA graphs: it takes at
         # least as long as the host needs to launch it (async launch overlaps the rest)
-        return max(device, self._eager_step) if prefill or self._eager_decode(decode_tokens) else device
+        t = max(device, self._eager_step) if prefill or self._eager_decode(decode_tokens) else device
+        if self.overlap_host and tokens:
+            host = self._host_fixed + tokens * self._host_per_token + n_logits * self._host_per_logit
+            if host > t:
+                t = host
+        return t
 
     @property
     def eager_step_s(self) -> float:
@@ -595,7 +618,10 @@ class StepTimeModel:
         fixed = self._fixed_by_batch.get(batch)  # (_decode_fixed's memo read inline: one call fewer per decode run)
         if fixed is None:
             fixed = self._decode_fixed(batch)
-        return fixed + per_key * (keys_sum + batch), per_key * batch
+        first = fixed + per_key * (keys_sum + batch)
+        if self.overlap_host and first < self.host_time(batch, batch):
+            return None  # the host's share outlasts the device's: max(device, host) is not a line
+        return first, per_key * batch
 
     def decode_run(self, contexts: np.ndarray, steps: int, *, keys_sum: float | None = None, lead: float | None = None) -> np.ndarray:
         """Durations (s) of ``steps`` consecutive decode-only iterations of the
@@ -632,6 +658,8 @@ class StepTimeModel:
             out = fixed + self._decode_per_key * keys_full
         if self._eager_decode(b):
             np.maximum(out, self._eager_step, out=out)
+        if self.overlap_host:
+            np.maximum(out, self.host_time(b, b), out=out)
         return out if lead is None else np.concatenate(([lead], out))
 
     # --- facts for capacity and plausibility -------------------------------------

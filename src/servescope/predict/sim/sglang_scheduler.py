@@ -22,7 +22,8 @@ Constants are SGLang's defaults (``global_config`` / ``envs``:
 ``SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS`` 600, ``SGLANG_CLIP_MAX_NEW_TOKENS_ESTIMATION`` 4096,
 ``SGLANG_RETRACT_DECODE_STEPS`` 20). Not modelled: the radix cache's longest-prefix-first
 ordering (requests are taken first come, first served, SGLang's ``fcfs``), its retraction
-order (the most recently admitted request goes first here), overlap scheduling.
+order (the most recently admitted request goes first here). Its overlap scheduler (on by
+default) is the step model's (``step_time``'s ``overlap_host``), not the scheduler's.
 """
 
 from __future__ import annotations
