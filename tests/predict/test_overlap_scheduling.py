@@ -5,6 +5,7 @@ lasts the longer of the two, not their sum. Which engines overlap, by flag and b
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -56,12 +57,29 @@ def test_overlapped_iteration_lasts_at_least_the_hosts_share(llama8b: Model) -> 
     assert run.tolist() == pytest.approx(one_by_one)
 
 
-def test_overlap_changes_nothing_without_a_host_share(llama8b: Model) -> None:
-    """With every host term at 0 the two models give the same floats, the decode line included."""
-    ideal = Calibration(1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, eager_layer_s=0.0, gemm_eff_16bit=1.0)
-    serial, overlapped = _pair(llama8b, ideal)
-    assert overlapped.decode_line(8, 8000) == serial.decode_line(8, 8000)
-    assert overlapped.step_time(decode_tokens=3, prefill=[(512, 0)]) == serial.step_time(decode_tokens=3, prefill=[(512, 0)])
+def test_an_overlapped_decode_run_is_the_serial_line_less_the_hosts_share(llama8b: Model) -> None:
+    """Where the device outlasts the host, a decode run is still a line: the serial one shifted down by
+    the host's share of that batch, the same slope (the KV read per iteration is the device's)."""
+    serial, overlapped = _pair(llama8b)
+    first_s, slope_s = serial.decode_line(8, 8000)  # type: ignore[misc]
+    line = overlapped.decode_line(8, 8000)
+    assert line is not None
+    assert line[0] == pytest.approx(first_s - (1e-3 + 8 * 1e-7 + 8 * 10e-6)) and line[1] == slope_s
+
+
+def test_a_prompt_iteration_lasts_the_longest_of_device_launch_floor_and_host(llama8b: Model) -> None:
+    """A prompt iteration runs outside CUDA graphs: with overlap it lasts the longest of the device's
+    time, the host's launch floor (layers x eager_layer_s) and the host's share, never their sum."""
+    arch = architecture(llama8b)
+    launch = Calibration(1.0, 1.0, 1.0, 1.0, 1e-3, 2e-6, 1e-7, 10e-6, 0.0, eager_layer_s=5e-3, gemm_eff_16bit=1.0)
+    overlapped = StepTimeModel(arch, toy_hardware(), launch, overlap_host=True)
+    device_only = StepTimeModel(
+        arch, toy_hardware(), replace(launch, step_overhead_s=0.0, token_overhead_s=0.0, output_token_overhead_s=0.0, eager_layer_s=0.0)
+    )
+    for q in (16, 4096):  # launch floor (32 x 5 ms = 160 ms) above the device; then the device above it
+        t = overlapped.step_time(prefill=[(q, 0)])
+        assert t == pytest.approx(max(device_only.step_time(prefill=[(q, 0)]), 32 * 5e-3, 1e-3 + q * 1e-7 + 10e-6))
+        assert overlapped.breakdown(prefill=[(q, 0)]).total == pytest.approx(t)
 
 
 @pytest.mark.parametrize(
@@ -74,10 +92,17 @@ def test_overlap_changes_nothing_without_a_host_share(llama8b: Model) -> None:
         ("vllm", "0.30.0", {"async-scheduling": False}, False),  # --no-async-scheduling
         ("sglang", "0.5.5", {}, True),  # SGLang's overlap scheduler is on by default
         ("sglang", "0.5.5", {"disable-overlap-schedule": True}, False),
+        ("sglang", "0.3.5", {}, False),  # before v0.4: off unless --enable-overlap-schedule
+        ("sglang", "0.3.5", {"enable-overlap-schedule": True}, True),
+        ("sglang", "unstated", {}, True),
         ("trt-llm", "1.2.0rc1", {}, True),
         ("trt-llm", "unstated", {}, True),
         ("trt-llm", "1.2.0rc1", {"disable-overlap-scheduler": True}, False),
-        ("trt-llm", "0.17.0", {}, False),
+        ("trt-llm", "1.2.0rc1", {"disable-overlap-scheduler": "true"}, False),
+        ("trt-llm", "1.2.0rc1", {"backend": "tensorrt"}, False),  # prebuilt engines, the C++ runtime
+        ("trt-llm", "0.19.0", {}, False),  # before 0.20: off unless enable_overlap_scheduler
+        ("trt-llm", "0.19.0", {"enable-overlap-scheduler": True}, True),
+        ("trt-llm", "0.20.0", {}, True),
         ("nim", "1.8.0", {}, False),
         ("llama.cpp", "b6000", {}, False),
     ],
@@ -104,11 +129,33 @@ def test_vllm_async_scheduling_is_read_not_warned(catalog: Catalog, raw: str) ->
     assert any(n.startswith("overlap scheduling:") for n in dep.notes) is (raw == "--async-scheduling")
 
 
-def test_async_scheduling_taken_as_off_is_warned(catalog: Catalog) -> None:
-    dep = deploy(scenario(count=2, pp=2, engine=_engine({"--async-scheduling": True})), catalog=catalog)
+@pytest.mark.parametrize(
+    "over, why",
+    [
+        ({"count": 2, "pp": 2}, "pipeline parallelism"),
+        ({"hardware": "generic-cpu", "engine": _engine({"--async-scheduling": True, "--max-model-len": 4096}, version="0.30.0")}, "a CPU device"),
+        ({"speculative_method": "eagle", "speculative_tokens": 3}, "speculative decoding"),
+    ],
+)
+def test_async_scheduling_taken_as_off_is_warned(catalog: Catalog, over: dict[str, Any], why: str) -> None:
+    over = {"engine": _engine({"--async-scheduling": True}, version="0.30.0"), **over}
+    dep = deploy(scenario(**over), catalog=catalog)
     assert dep.step_model.overlap_host is False
     hits = [w for w in dep.warnings if "engine.args.--async-scheduling" in w]
-    assert len(hits) == 1 and "taken as off with pipeline parallelism" in hits[0]
+    assert len(hits) == 1 and f"taken as off with {why}" in hits[0], dep.warnings
+
+
+def test_a_speculative_deployment_is_not_overlapped_even_by_default(catalog: Catalog) -> None:
+    """vLLM 0.30 overlaps by default, but with a draft the step model is the speculative one, serial."""
+    plain = deploy(scenario(engine=_engine({}, version="0.30.0")), catalog=catalog)
+    drafted = deploy(scenario(engine=_engine({}, version="0.30.0"), speculative_method="eagle", speculative_tokens=3), catalog=catalog)
+    assert plain.step_model.overlap_host is True and drafted.step_model.overlap_host is False
+
+
+def test_tensorrt_llm_nested_overlap_switch_is_read(catalog: Catalog) -> None:
+    """``pytorch_backend_config.disable_overlap_scheduler`` (written dotted) is the same switch."""
+    dep = deploy(scenario(engine=_engine({"pytorch_backend_config.disable_overlap_scheduler": True}, "trt-llm", "1.2.0rc1")), catalog=catalog)
+    assert dep.step_model.overlap_host is False and dep.warnings == []
 
 
 @pytest.mark.parametrize("engine, raw", [("sglang", "--async-scheduling"), ("vllm", "--disable-overlap-schedule")])

@@ -78,6 +78,9 @@ FLAG_ALIASES: dict[str, dict[str, str]] = {
         "kv-cache-config.enable-block-reuse": "enable-block-reuse",
         "kv-cache-config.dtype": "kv-cache-dtype",
         "scheduler-config.capacity-scheduler-policy": "capacity-scheduler-policy",
+        # the overlap scheduler's switch, also written under pytorch_backend_config (before 0.20: enable_...)
+        "pytorch-backend-config.disable-overlap-scheduler": "disable-overlap-scheduler",
+        "pytorch-backend-config.enable-overlap-scheduler": "enable-overlap-scheduler",
     },
     "llama.cpp": {
         "c": "ctx-size",

@@ -282,12 +282,12 @@ def _read_flag_findings(s: Scenario, arch: Architecture, hardware: Hardware, raw
         d = normalize_dtype(val)
         if d in ("bf16", "fp16", "fp32") and s.weight_dtype in ("bf16", "fp16", "fp32") and d != s.weight_dtype:
             return [Finding(True, where, f"{val} contradicts weight_dtype {s.weight_dtype}; set weight_dtype: {d}")]
-    if name == "async-scheduling" and val is True:
+    if name in ("async-scheduling", "enable-overlap-schedule", "enable-overlap-scheduler") and val is True:
         drafts = bool(s.speculative_tokens) or any(n in SPECULATIVE or is_speculative_flag(n) for n in flags)
         why = "pipeline parallelism" if s.pp > 1 else "a CPU device" if hardware.device_type == "cpu" else "speculative decoding" if drafts else None
         if why:
             return [Finding(False, where, f"taken as off with {why}: the host's share of each iteration is added to the device's, "
-                                          "not overlapped with it (what vLLM overlaps there differs by release)")]  # fmt: skip
+                                          "not overlapped with it (what an engine overlaps there differs by release)")]  # fmt: skip
     return []
 
 

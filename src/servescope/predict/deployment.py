@@ -565,9 +565,9 @@ def deploy(
         "expert_padding": expert_padding(scenario.engine.id, arch, scenario.tp, expert, kernel, ep),
         "ep": ep,
     }
+    # vLLM's CPU backend has no async scheduling (v0.14.0 release notes)
+    overlap = hw.device_type != "cpu" and overlap_scheduling(scenario.engine.id, scenario.engine.version, flags, pp=scenario.pp, speculative=spec is not None)
     if spec is None:
-        # vLLM's CPU backend has no async scheduling (v0.14.0 release notes)
-        overlap = hw.device_type != "cpu" and overlap_scheduling(scenario.engine.id, scenario.engine.version, flags, pp=scenario.pp)
         step = StepTimeModel(arch, hw, cal, cuda_graphs=cuda_graphs(scenario, eng, hw, flags), overlap_host=overlap, **step_args)
     else:
         if spec.method == "mtp" and not mdl.mtp_layers:
@@ -618,7 +618,8 @@ def deploy(
     if step.overlap_host:
         notes.append(
             f"overlap scheduling: the host's share of an iteration ({cal.step_overhead_s * 1e3:.2f} ms + "
-            f"{cal.output_token_overhead_s * 1e6:.0f} us per sampled token) runs while the device runs the previous one"
+            f"{cal.token_overhead_s * 1e6:.1f} us per scheduled token + {cal.output_token_overhead_s * 1e6:.0f} us per sampled token) "
+            "runs while the device runs the previous one"
         )
     encoder = load_encoder(mdl.tokenizer)
     if mdl.tokenizer and encoder is None:

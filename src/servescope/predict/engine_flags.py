@@ -59,13 +59,24 @@ READ_BATCHING = frozenset(
 #: its capacity policy (``deployment._guaranteed_no_evict``); read for those engines only.
 READ_TRT = frozenset({"kv-cache-free-gpu-memory-fraction", "max-tokens", "enable-block-reuse", "capacity-scheduler-policy"})
 TRT_ENGINES = frozenset({"trt-llm", "nim"})
-#: The switch of each engine's overlap of host and device work (``overlap_scheduling``), read for that engine only:
-#: vLLM's --async-scheduling (--no-async-scheduling: off), SGLang's --disable-overlap-schedule,
-#: TensorRT-LLM's ``disable_overlap_scheduler``.
-OVERLAP_FLAGS: dict[str, str] = {"vllm": "async-scheduling", "sglang": "disable-overlap-schedule", "trt-llm": "disable-overlap-scheduler"}
+#: The switches of each engine's overlap of host and device work (``overlap_scheduling``), read for that
+#: engine only: vLLM's --async-scheduling (--no-async-scheduling: off), SGLang's --disable-overlap-schedule
+#: (before v0.4: --enable-overlap-schedule), TensorRT-LLM's ``disable_overlap_scheduler`` (before 0.20:
+#: ``pytorch_backend_config.enable_overlap_scheduler``).
+OVERLAP_FLAGS: dict[str, tuple[str, ...]] = {
+    "vllm": ("async-scheduling",),
+    "sglang": ("disable-overlap-schedule", "enable-overlap-schedule"),
+    "trt-llm": ("disable-overlap-scheduler", "enable-overlap-scheduler"),
+}
 #: vLLM's first release with async scheduling on by default (v0.14.0 release notes, vllm-project/vllm#27614:
 #: "Async scheduling is now enabled by default ... Excludes ... pipeline parallel, CPU backend, non-MTP/Eagle spec decoding").
 VLLM_ASYNC_DEFAULT_FROM = (0, 14)
+#: SGLang's overlap scheduler is on by default from v0.4 (sgl-project/sglang#2067, Nov 2024: "Turn on
+#: --enable-overlap-schedule by default"; the v0.4 "zero-overhead batch scheduler").
+SGLANG_OVERLAP_DEFAULT_FROM = (0, 4)
+#: TensorRT-LLM's PyTorch backend overlaps by default from 0.20 (NVIDIA/TensorRT-LLM#4174, May 2025: "Enable
+#: scheduling overlap by default", ``enable_overlap_scheduler`` renamed ``disable_overlap_scheduler``).
+TRT_OVERLAP_DEFAULT_FROM = (0, 20)
 PARALLEL: dict[str, str] = {
     "tensor-parallel-size": "tp", "tp-size": "tp", "tp": "tp",
     "pipeline-parallel-size": "pp", "pp-size": "pp",
@@ -183,7 +194,7 @@ def read_flags(engine: str) -> frozenset[str]:
     eng = normalize_engine(engine)
     if eng in LLAMA_CPP_ENGINES:
         return READ_LLAMA_CPP
-    own = frozenset({OVERLAP_FLAGS[eng]}) if eng in OVERLAP_FLAGS else frozenset()
+    own = frozenset(OVERLAP_FLAGS.get(eng, ()))
     return READ_BATCHING | own | (READ_TRT if eng in TRT_ENGINES else frozenset())
 
 
@@ -200,10 +211,12 @@ def overlap_scheduling(engine: str, version: str, flags: Mapping[str, Any], *, p
 
     - vLLM: ``--async-scheduling``; on by default from v0.14.0 (``VLLM_ASYNC_DEFAULT_FROM``); an
       unstated version is taken as older (off);
-    - SGLang: its overlap scheduler, on unless ``--disable-overlap-schedule`` (SGLang v0.4's
-      "zero-overhead batch scheduler");
-    - TensorRT-LLM (PyTorch backend, 1.0 on or an unstated version): its overlap scheduler, on unless
-      ``disable_overlap_scheduler: true`` ("Enabled by default", TensorRT-LLM docs, features/overlap-scheduler);
+    - SGLang: its overlap scheduler, on from v0.4 (or an unstated version) unless
+      ``--disable-overlap-schedule``; before, only with ``--enable-overlap-schedule``;
+    - TensorRT-LLM's PyTorch backend: its overlap scheduler, on from 0.20 (or an unstated version) unless
+      ``disable_overlap_scheduler: true`` ("Enabled by default", TensorRT-LLM docs,
+      features/overlap-scheduler); before, only with ``enable_overlap_scheduler: true``; off under
+      ``backend: tensorrt`` (prebuilt engines, the C++ runtime);
     - NIM's prebuilt TensorRT engines, the llama.cpp family and anything else: off.
 
     Under speculative decoding or pipeline parallelism it is taken as off whatever the engine (what an
@@ -211,17 +224,19 @@ def overlap_scheduling(engine: str, version: str, flags: Mapping[str, Any], *, p
     eng = normalize_engine(engine)
     if speculative or pp > 1 or eng not in OVERLAP_FLAGS:
         return False
-    given = flags.get(OVERLAP_FLAGS[eng])
-    on = given is not None and _is_on(given)
-    if eng == "vllm":
-        if given is not None:
-            return on
-        release = _release(version)
-        return release is not None and release >= VLLM_ASYNC_DEFAULT_FROM
-    if eng == "sglang":
-        return not on
     release = _release(version)
-    return not on and (release is None or release >= (1, 0))
+    if eng == "vllm":
+        given = flags.get("async-scheduling")
+        return _is_on(given) if given is not None else release is not None and release >= VLLM_ASYNC_DEFAULT_FROM
+    off_flag, on_flag = OVERLAP_FLAGS[eng][0], OVERLAP_FLAGS[eng][1]
+    if eng == "trt-llm" and str(flags.get("backend", "")).strip().lower() == "tensorrt":
+        return False
+    if flags.get(off_flag) is not None and _is_on(flags[off_flag]):
+        return False
+    if flags.get(on_flag) is not None:
+        return _is_on(flags[on_flag])
+    since = SGLANG_OVERLAP_DEFAULT_FROM if eng == "sglang" else TRT_OVERLAP_DEFAULT_FROM
+    return release is None or release >= since
 
 
 def _is_on(value: Any) -> bool:

@@ -118,6 +118,9 @@ class SpeculativeStepTimeModel(StepTimeModel):
         draft_shares_lm_head: bool = False,
         **kwargs: Any,
     ) -> None:
+        if kwargs.get("overlap_host"):
+            # its draft and verify passes add the host terms themselves (``_verify_fixed``, ``_draft_pass_fixed``)
+            raise ValueError("speculative decoding is simulated without overlap scheduling (engine_flags.overlap_scheduling)")
         super().__init__(arch, hardware, calibration, **kwargs)
         self.spec = speculation
         self.draft = draft
