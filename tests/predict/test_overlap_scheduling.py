@@ -173,3 +173,23 @@ def test_async_scheduling_shortens_predicted_decode(catalog: Catalog) -> None:
     for batch in (1, 32):
         gain = serial.step_time(decode_tokens=batch, decode_keys_full=batch * 1000) - overlapped.step_time(decode_tokens=batch, decode_keys_full=batch * 1000)
         assert gain == pytest.approx(c.step_overhead_s + batch * (c.token_overhead_s + c.output_token_overhead_s))
+
+
+def test_calibrating_an_overlapped_deployment_fits_the_costs_its_itl_shows(catalog: Catalog) -> None:
+    """Under overlap the host's per-iteration and per-token costs leave no trace in ITL, so the default
+    fit puts the per-iteration cost on the device's per-layer floor instead of reporting two factors it
+    could not move; a deployment without overlap keeps the usual default."""
+    from servescope.predict.calibration import DEFAULT_FIT, default_fit_for
+
+    assert default_fit_for("fp8") == DEFAULT_FIT
+    fit = default_fit_for("bf16", overlap_host=True)
+    assert "layer_overhead_s" in fit and "step_overhead_s" not in fit and "output_token_overhead_s" not in fit
+    assert "gemm_eff_16bit" in fit
+    # the floor it fits is one an overlapped iteration does pay
+    dep = deploy(scenario(engine=_engine({}, version="0.30.0")), catalog=catalog)
+    m = dep.step_model
+    heavier = StepTimeModel(m.arch, m.hardware, replace(m.cal, layer_overhead_s=2 * m.cal.layer_overhead_s), overlap_host=True)
+    lighter_host = StepTimeModel(m.arch, m.hardware, replace(m.cal, step_overhead_s=2 * m.cal.step_overhead_s), overlap_host=True)
+    base = StepTimeModel(m.arch, m.hardware, m.cal, overlap_host=True)
+    assert heavier.step_time(decode_tokens=8, decode_keys_full=8000) > base.step_time(decode_tokens=8, decode_keys_full=8000)
+    assert lighter_host.step_time(decode_tokens=8, decode_keys_full=8000) == base.step_time(decode_tokens=8, decode_keys_full=8000)

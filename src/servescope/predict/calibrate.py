@@ -275,7 +275,7 @@ def calibrate(
     base = base_dep.calibration
     if tuple(factors) == DEFAULT_FIT:
         # the default fit's GEMM efficiency is the one this deployment's dense GEMMs use
-        factors = default_fit_for(base_dep.step_model.weight_dtype)
+        factors = default_fit_for(base_dep.step_model.weight_dtype, overlap_host=base_dep.step_model.overlap_host)
     meas = measured_of(measured)
     cases = fit_cases(meas, scen, cat, base_dep.template_tokens)
     before = evaluate(scen, cases, base, metrics, cat, model=model, hardware=hardware)
