@@ -280,3 +280,18 @@ def test_fp8_weights_without_fp8_tensor_cores_run_weight_only(llama8b: Model) ->
     assert int8_ampere.linear_time(8192) == pytest.approx(flops / (200e12 * 0.4))  # int8 tensor cores: native
     assert fp8_ampere.linear_time(1) == pytest.approx(DENSE * 1 / 1e12)  # the bytes stay fp8's
     assert any("no fp8 tensor cores" in n for n in fp8_ampere.notes)
+
+
+@settings(max_examples=60, deadline=None)
+@given(ctx=st.lists(st.integers(0, 20_000), min_size=1, max_size=40), steps=st.integers(1, 6))
+def test_a_decode_run_is_its_iterations_one_by_one(ctx: list[int], steps: int) -> None:
+    """``decode_run`` (a line where it can be one, else vectorised) gives each iteration's time as
+    ``step_time`` does one at a time, for every model kind, overlapped or not, whichever floor wins."""
+    contexts = np.asarray(ctx, dtype=np.int64)
+    for name, m in _step_models().items():
+        run = m.decode_run(contexts, steps)
+        window = m._window
+        for j in range(steps):
+            seen = contexts + 1 + j
+            keys_slide = float(np.minimum(seen, window).sum()) if window is not None and m._attn_flops_slide else 0.0
+            assert run[j] == pytest.approx(m.step_time(len(ctx), float(seen.sum()), keys_slide), rel=1e-9), (name, j)
