@@ -3,9 +3,10 @@ flags, parallelism and dtypes. Named like ``llama-3.1-8b-on-h100``."""
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Mapping
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from servescope.documents.base import Document, Issue, NonEmptyStr, NonNegFloat, StrictModel, error
 
@@ -25,6 +26,35 @@ class EngineSpec(StrictModel):
     enable_prefix_caching: bool | None = None
     enable_chunked_prefill: bool | None = None
     max_model_len: int | None = Field(default=None, ge=1)
+
+    @field_validator("args", mode="before")
+    @classmethod
+    def _flatten_nested(cls, value: Any) -> Any:
+        """A nested mapping, as TensorRT-LLM's extra-llm-api-config YAML is written
+        (``kv_cache_config: {free_gpu_memory_fraction: 0.6}``), is the same flags dotted
+        (``kv_cache_config.free_gpu_memory_fraction: 0.6``); a list of plain values is the
+        values space-separated, as a command line gives them (``batch_sizes: [1, 2, 4]`` =
+        ``"1 2 4"``)."""
+        if not isinstance(value, Mapping) or not any(isinstance(v, Mapping | list) for v in value.values()):
+            return value
+        flat: dict[str, Any] = {}
+
+        def walk(prefix: str, tree: Mapping[Any, Any]) -> None:
+            for key, item in tree.items():
+                name = f"{prefix}.{key}" if prefix else str(key)
+                if isinstance(item, Mapping):
+                    if not item:
+                        raise ValueError(f"{name}: an empty mapping sets nothing; give its keys or drop it")
+                    walk(name, item)
+                    continue
+                if isinstance(item, list) and all(isinstance(v, str | int | float) and not isinstance(v, bool) for v in item):
+                    item = " ".join(str(v) for v in item)
+                if name in flat and flat[name] != item:
+                    raise ValueError(f"{name} is given twice, nested and dotted, with different values ({flat[name]!r}, {item!r}); keep one")
+                flat[name] = item
+
+        walk("", value)
+        return flat
 
 
 class Scenario(Document):
