@@ -189,7 +189,32 @@ def test_calibrating_an_overlapped_deployment_fits_the_costs_its_itl_shows(catal
     dep = deploy(scenario(engine=_engine({}, version="0.30.0")), catalog=catalog)
     m = dep.step_model
     heavier = StepTimeModel(m.arch, m.hardware, replace(m.cal, layer_overhead_s=2 * m.cal.layer_overhead_s), overlap_host=True)
-    lighter_host = StepTimeModel(m.arch, m.hardware, replace(m.cal, step_overhead_s=2 * m.cal.step_overhead_s), overlap_host=True)
+    heavier_host = StepTimeModel(m.arch, m.hardware, replace(m.cal, step_overhead_s=2 * m.cal.step_overhead_s), overlap_host=True)
     base = StepTimeModel(m.arch, m.hardware, m.cal, overlap_host=True)
     assert heavier.step_time(decode_tokens=8, decode_keys_full=8000) > base.step_time(decode_tokens=8, decode_keys_full=8000)
-    assert lighter_host.step_time(decode_tokens=8, decode_keys_full=8000) == base.step_time(decode_tokens=8, decode_keys_full=8000)
+    assert heavier_host.step_time(decode_tokens=8, decode_keys_full=8000) == base.step_time(decode_tokens=8, decode_keys_full=8000)
+
+
+def test_calibrate_on_an_overlapped_catalog_scenario_fits_the_per_layer_floor(catalog: Catalog) -> None:
+    """``calibrate`` itself picks the overlap-aware default fit (the catalog's vLLM 0.29 scenario overlaps)."""
+    from servescope.documents import EvaluationPoint, EvaluationRun
+    from servescope.predict.api import predict
+    from servescope.predict.calibrate import calibrate
+    from servescope.predict.calibration import default_fit_for
+
+    name = "llama-3.1-8b-on-h100"
+    dep = deploy(catalog.scenario(name), catalog=catalog)
+    assert dep.step_model.overlap_host is True
+    pred = predict(name, "sweep-parallel-1-8-i128-o64-v1", catalog=catalog).prediction
+    keep = {"concurrency", "ttft_ms", "itl_ms", "output_tokens_per_sec", "mean_isl", "mean_osl"}
+    run = EvaluationRun(
+        name="synthetic",
+        scenario=name,
+        harness="servescope-sim",
+        engine_version="x",
+        workload="sweep-parallel-1-8-i128-o64-v1",
+        points=[EvaluationPoint(**p.model_dump(include=keep)) for p in pred.points],
+    )
+    out = calibrate(name, run, catalog=catalog, max_evaluations=2, date="2026-12-02")
+    assert set(out.document.factors) == set(default_fit_for(dep.step_model.weight_dtype, overlap_host=True))
+    assert "layer_overhead_s" in out.document.factors and "step_overhead_s" not in out.document.factors

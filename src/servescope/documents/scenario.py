@@ -3,12 +3,14 @@ flags, parallelism and dtypes. Named like ``llama-3.1-8b-on-h100``."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, model_validator
 
 from servescope.documents.base import Document, Issue, NonEmptyStr, NonNegFloat, StrictModel, error
+from servescope.documents.config_id import normalize_engine
 
 SpeculativeMethod = Literal["draft_model", "eagle", "eagle3", "mtp", "ngram"]
 Dtype = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4", "q8_0", "q6_k", "q5_k_m", "q4_k_m", "q4_0", "auto"]
@@ -27,34 +29,58 @@ class EngineSpec(StrictModel):
     enable_chunked_prefill: bool | None = None
     max_model_len: int | None = Field(default=None, ge=1)
 
-    @field_validator("args", mode="before")
+    @model_validator(mode="before")
     @classmethod
-    def _flatten_nested(cls, value: Any) -> Any:
-        """A nested mapping, as TensorRT-LLM's extra-llm-api-config YAML is written
-        (``kv_cache_config: {free_gpu_memory_fraction: 0.6}``), is the same flags dotted
-        (``kv_cache_config.free_gpu_memory_fraction: 0.6``); a list of plain values is the
-        values space-separated, as a command line gives them (``batch_sizes: [1, 2, 4]`` =
-        ``"1 2 4"``)."""
-        if not isinstance(value, Mapping) or not any(isinstance(v, Mapping | list) for v in value.values()):
-            return value
+    def _structured_args(cls, data: Any) -> Any:
+        """``engine.args`` written as structured YAML is read as the command line it stands for:
+
+        - TensorRT-LLM / NIM: a nested mapping, as its extra-llm-api-config YAML is written
+          (``kv_cache_config: {free_gpu_memory_fraction: 0.6}``), is the same flags dotted
+          (``kv_cache_config.free_gpu_memory_fraction: 0.6``); a null inside it is a key left at its
+          default (that YAML's meaning) and is dropped;
+        - any other engine: a mapping is the flag's JSON, as vLLM's and SGLang's JSON-valued flags take
+          it (``--speculative-config: {method: eagle3}`` = ``'{"method": "eagle3"}'``);
+        - a list of numbers or names is the values space-separated, as a command line gives a
+          multi-value flag (``batch_sizes: [1, 2, 4]`` = ``"1 2 4"``).
+
+        The same flag given twice (nested and dotted) with different values, an empty mapping or list,
+        a key that is not a name and a list of anything else are refused, each in one line."""
+        if not isinstance(data, Mapping):
+            return data
+        args = data.get("args")
+        if not isinstance(args, Mapping) or not any(isinstance(v, Mapping | list) for v in args.values()):
+            return data
+        nested_is_dotted = normalize_engine(str(data.get("id", ""))) in ("trt-llm", "nim")
         flat: dict[str, Any] = {}
+
+        def plain(name: str, item: Any) -> Any:
+            if isinstance(item, list):
+                if not item or not all(isinstance(v, str | int | float) and not isinstance(v, bool) for v in item):
+                    raise ValueError(f"{name}: {item!r}: give a non-empty list of numbers or names (a command line's values)")
+                return " ".join(str(v) for v in item)
+            if isinstance(item, Mapping) and not nested_is_dotted:
+                return json.dumps(item)
+            return item
 
         def walk(prefix: str, tree: Mapping[Any, Any]) -> None:
             for key, item in tree.items():
-                name = f"{prefix}.{key}" if prefix else str(key)
-                if isinstance(item, Mapping):
+                if not isinstance(key, str):
+                    raise ValueError(f"{prefix + '.' if prefix else ''}{key!r} is not a flag name; quote it")
+                name = f"{prefix}.{key}" if prefix else key
+                if isinstance(item, Mapping) and (nested_is_dotted or not item):
                     if not item:
                         raise ValueError(f"{name}: an empty mapping sets nothing; give its keys or drop it")
                     walk(name, item)
                     continue
-                if isinstance(item, list) and all(isinstance(v, str | int | float) and not isinstance(v, bool) for v in item):
-                    item = " ".join(str(v) for v in item)
-                if name in flat and flat[name] != item:
+                if item is None and prefix:
+                    continue  # a key of a nested block left at its default
+                item = plain(name, item)
+                if name in flat and (type(flat[name]) is not type(item) or flat[name] != item):
                     raise ValueError(f"{name} is given twice, nested and dotted, with different values ({flat[name]!r}, {item!r}); keep one")
                 flat[name] = item
 
-        walk("", value)
-        return flat
+        walk("", args)
+        return {**data, "args": flat}
 
 
 class Scenario(Document):

@@ -241,9 +241,9 @@ def gemm_efficiency(calibration: Calibration, weight_dtype: str) -> float:
 
 def default_fit_for(weight_dtype: str, *, overlap_host: bool = False) -> tuple[str, ...]:
     """``DEFAULT_FIT`` with the GEMM efficiency that a deployment of ``weight_dtype`` weights uses. Under
-    overlap scheduling the host's per-iteration and per-token costs hide behind the device's and no ITL
-    shows them (a fit could not move them): the per-iteration cost left to fit is the device's per-layer
-    floor, ``layer_overhead_s``."""
+    overlap scheduling the host's per-iteration and per-token costs hide behind the device's wherever the
+    device's share is the longer (on GPUs, nearly always), so a fit could not move them: the
+    per-iteration cost left to fit is the device's per-layer floor, ``layer_overhead_s``."""
     fit = DEFAULT_FIT
     if overlap_host:
         fit = tuple(f for f in fit if f not in ("step_overhead_s", "output_token_overhead_s")) + ("layer_overhead_s",)
