@@ -31,7 +31,6 @@ silently.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,7 +54,9 @@ from servescope.predict.engine_flags import (
     is_inert,
     kv_dtype_flag,
     normalized,
+    overlap_taken_off,
     read_flags,
+    release,
     switched_on,
     trt_moe_backend,
 )
@@ -284,7 +285,7 @@ def _read_flag_findings(s: Scenario, arch: Architecture, hardware: Hardware, raw
             return [Finding(True, where, f"{val} contradicts weight_dtype {s.weight_dtype}; set weight_dtype: {d}")]
     if name in ("async-scheduling", "enable-overlap-schedule", "enable-overlap-scheduler") and val is True:
         drafts = bool(s.speculative_tokens) or any(n in SPECULATIVE or is_speculative_flag(n) for n in flags)
-        why = "pipeline parallelism" if s.pp > 1 else "a CPU device" if hardware.device_type == "cpu" else "speculative decoding" if drafts else None
+        why = overlap_taken_off(pp=s.pp, cpu=hardware.device_type == "cpu", speculative=drafts)
         if why:
             return [Finding(False, where, f"taken as off with {why}: the host's share of each iteration is added to the device's, "
                                           "not overlapped with it (what an engine overlaps there differs by release)")]  # fmt: skip
@@ -345,8 +346,8 @@ def findings(scenario: Scenario, model: Model, arch: Architecture, hardware: Har
 
 def vllm_v0(scenario: Scenario) -> bool:
     """vLLM before 0.8: its V0 engine runs by default (other scheduler, defaults and memory profiling)."""
-    version = re.match(r"^v?(\d+)\.(\d+)", scenario.engine.version.strip())
-    return normalize_engine(scenario.engine.id) == "vllm" and version is not None and (int(version[1]), int(version[2])) < (0, 8)
+    known = release(scenario.engine.version)
+    return normalize_engine(scenario.engine.id) == "vllm" and known is not None and known < (0, 8)
 
 
 def review(scenario: Scenario, model: Model, arch: Architecture, hardware: Hardware, *, weight_dtype: str, max_model_len: int) -> list[str]:

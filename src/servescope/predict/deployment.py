@@ -565,8 +565,7 @@ def deploy(
         "expert_padding": expert_padding(scenario.engine.id, arch, scenario.tp, expert, kernel, ep),
         "ep": ep,
     }
-    # vLLM's CPU backend has no async scheduling (v0.14.0 release notes)
-    overlap = hw.device_type != "cpu" and overlap_scheduling(scenario.engine.id, scenario.engine.version, flags, pp=scenario.pp, speculative=spec is not None)
+    overlap = overlap_scheduling(scenario.engine.id, scenario.engine.version, flags, pp=scenario.pp, cpu=hw.device_type == "cpu", speculative=spec is not None)
     if spec is None:
         step = StepTimeModel(arch, hw, cal, cuda_graphs=cuda_graphs(scenario, eng, hw, flags), overlap_host=overlap, **step_args)
     else:

@@ -126,8 +126,8 @@ def cuda_graphs_modelled(engine: str, version: str) -> bool:
     if eng in ("vllm", "sglang"):
         return True
     if eng == "trt-llm":
-        major = re.match(r"^v?(\d+)\.", version.strip())
-        return major is None or int(major[1]) >= 1
+        known = release(version)
+        return known is None or known >= (1, 0)
     return False
 
 
@@ -198,13 +198,21 @@ def read_flags(engine: str) -> frozenset[str]:
     return READ_BATCHING | own | (READ_TRT if eng in TRT_ENGINES else frozenset())
 
 
-def _release(version: str) -> tuple[int, int] | None:
+def release(version: str) -> tuple[int, int] | None:
     """(major, minor) of a version string such as ``0.14.0`` or ``v0.11.0rc1``; None when it is not one (``unstated``)."""
     m = re.match(r"^v?(\d+)\.(\d+)", version.strip())
     return (int(m[1]), int(m[2])) if m else None
 
 
-def overlap_scheduling(engine: str, version: str, flags: Mapping[str, Any], *, pp: int = 1, speculative: bool = False) -> bool:
+def overlap_taken_off(*, pp: int = 1, cpu: bool = False, speculative: bool = False) -> str | None:
+    """Why an engine's overlap scheduling is taken as off whatever its switch says (None: it is not):
+    pipeline parallelism and speculative decoding (what an engine overlaps there differs by release:
+    vLLM added both in 2026, vllm-project/vllm#31998 and #32359) and a CPU device (vLLM's CPU backend
+    has none, v0.14.0 release notes)."""
+    return "pipeline parallelism" if pp > 1 else "a CPU device" if cpu else "speculative decoding" if speculative else None
+
+
+def overlap_scheduling(engine: str, version: str, flags: Mapping[str, Any], *, pp: int = 1, cpu: bool = False, speculative: bool = False) -> bool:
     """Whether the engine prepares iteration n+1 on the host while the device runs iteration n, so the
     host's share of an iteration (scheduling, input preparation, output processing) hides behind the
     device's (``step_time``'s ``overlap_host``):
@@ -219,16 +227,15 @@ def overlap_scheduling(engine: str, version: str, flags: Mapping[str, Any], *, p
       ``backend: tensorrt`` (prebuilt engines, the C++ runtime);
     - NIM's prebuilt TensorRT engines, the llama.cpp family and anything else: off.
 
-    Under speculative decoding or pipeline parallelism it is taken as off whatever the engine (what an
-    engine overlaps there differs by release: vLLM added both in 2026, vllm-project/vllm#31998 and #32359)."""
+    With pipeline parallelism, speculative decoding or on a CPU it is taken as off (``overlap_taken_off``)."""
     eng = normalize_engine(engine)
-    if speculative or pp > 1 or eng not in OVERLAP_FLAGS:
+    if overlap_taken_off(pp=pp, cpu=cpu, speculative=speculative) or eng not in OVERLAP_FLAGS:
         return False
-    release = _release(version)
+    known = release(version)
     if eng == "vllm":
         given = flags.get("async-scheduling")
-        return _is_on(given) if given is not None else release is not None and release >= VLLM_ASYNC_DEFAULT_FROM
-    off_flag, on_flag = OVERLAP_FLAGS[eng][0], OVERLAP_FLAGS[eng][1]
+        return _is_on(given) if given is not None else known is not None and known >= VLLM_ASYNC_DEFAULT_FROM
+    off_flag, on_flag = OVERLAP_FLAGS[eng]
     if eng == "trt-llm" and str(flags.get("backend", "")).strip().lower() == "tensorrt":
         return False
     if flags.get(off_flag) is not None and _is_on(flags[off_flag]):
@@ -236,7 +243,7 @@ def overlap_scheduling(engine: str, version: str, flags: Mapping[str, Any], *, p
     if flags.get(on_flag) is not None:
         return _is_on(flags[on_flag])
     since = SGLANG_OVERLAP_DEFAULT_FROM if eng == "sglang" else TRT_OVERLAP_DEFAULT_FROM
-    return release is None or release >= since
+    return known is None or known >= since
 
 
 def _is_on(value: Any) -> bool:
@@ -312,6 +319,8 @@ __all__ = [
     "kv_dtype_flag",
     "normalized",
     "overlap_scheduling",
+    "overlap_taken_off",
     "read_flags",
+    "release",
     "switched_on",
 ]
