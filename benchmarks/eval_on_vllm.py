@@ -294,11 +294,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except rv.Fail as e:
-        print(f"eval_on_vllm.py: error: {e}", file=sys.stderr)
-        sys.exit(1)
-    except KeyboardInterrupt:
-        print("eval_on_vllm.py: interrupted; server stopped", file=sys.stderr)
-        sys.exit(130)
+    rv.run_script(main, "eval_on_vllm.py")

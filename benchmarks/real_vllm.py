@@ -92,9 +92,10 @@ import textwrap
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, NoReturn, Self
 
 REPO = Path(__file__).resolve().parent.parent
 REPO_PYTHON = REPO / ".venv" / "bin" / "python"
@@ -1017,12 +1018,18 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
+def run_script(entry: Callable[[], int], name: str) -> NoReturn:
+    """A benchmark script's entry point (this one's and its siblings'): one line on a ``Fail``, exit 130
+    on Ctrl-C (the server is stopped on the way out by its context manager)."""
     try:
-        sys.exit(main())
+        sys.exit(entry())
     except Fail as e:
-        print(f"real_vllm.py: error: {e}", file=sys.stderr)
+        print(f"{name}: error: {e}", file=sys.stderr)
         sys.exit(1)
     except KeyboardInterrupt:
-        print("real_vllm.py: interrupted; server stopped", file=sys.stderr)
+        print(f"{name}: interrupted; server stopped", file=sys.stderr)
         sys.exit(130)
+
+
+if __name__ == "__main__":
+    run_script(main, "real_vllm.py")

@@ -33,6 +33,8 @@ FLAT = {
     "output_token_overhead_s": 0.0,
     "request_overhead_s": 0.002,
     "eager_layer_s": 0.0,
+    "intake_request_s": 0.0,
+    "intake_token_s": 0.0,
 }
 
 
@@ -71,6 +73,41 @@ def test_closed_loop_sends_next_at_completion(catalog: Catalog) -> None:
     t = times(run(toy(catalog), reqs(2, 100, 3)))
     assert t["r1"][0] == t["r0"][2][-1]  # sent the moment r0 ended
     assert t["r1"][1] - t["r1"][0] == 12 * MS
+
+
+def intake(dep: Deployment, per_request_s: float, per_token_s: float = 0.0) -> Deployment:
+    dep.calibration = replace(dep.calibration, intake_request_s=per_request_s, intake_token_s=per_token_s)
+    return dep
+
+
+def test_intake_takes_a_burst_one_request_at_a_time_in_send_order(catalog: Catalog) -> None:
+    # 5 ms + 100 tokens x 50 us = 10 ms a request: the k-th of a burst reaches the engine after k + 1 intakes
+    dep = intake(toy(catalog, max_num_seqs=1), 0.005, 50e-6)
+    out = run(dep, reqs(3, 100, 1), concurrency=3)
+    arrivals = {r.request_id: r.arrival_ns for r in out.requests}
+    assert arrivals == {"r0": 12 * MS, "r1": 22 * MS, "r2": 32 * MS}  # (+ the 2 ms request overhead)
+    t = times(out)
+    assert [t[f"r{i}"][1] for i in range(3)] == [22 * MS, 32 * MS, 42 * MS]  # each prefill once it has arrived
+
+
+def test_intake_is_a_delay_when_the_front_end_is_idle(catalog: Catalog) -> None:
+    # closed loop at concurrency 1: every request finds the front end free and pays its own intake only
+    t = times(run(intake(toy(catalog), 0.003), reqs(2, 100, 3)))
+    assert t["r0"][1] == 5 * MS + STEP
+    assert t["r1"][1] - t["r1"][0] == 5 * MS + STEP
+
+
+def test_intake_queue_holds_a_request_sent_while_the_front_end_is_busy(catalog: Catalog) -> None:
+    # open loop, sent at 0 and 1 ms: the second waits for the first's 4 ms intake
+    out = run(intake(toy(catalog), 0.004), reqs(2, 100, 1), concurrency=2, offsets=[0, 1 * MS])
+    assert [r.arrival_ns for r in sorted(out.requests, key=lambda r: r.index)] == [6 * MS, 10 * MS]
+
+
+def test_intake_has_one_front_end_per_data_parallel_rank(catalog: Catalog) -> None:
+    dep = intake(toy(catalog, dp=2), 0.010)
+    assert dep.front_ends == 2
+    out = run(dep, reqs(4, 100, 1), concurrency=4)
+    assert sorted(r.arrival_ns for r in out.requests) == [12 * MS, 12 * MS, 22 * MS, 22 * MS]
 
 
 def test_chunked_prefill_splits_the_prompt(catalog: Catalog) -> None:
@@ -491,7 +528,7 @@ def test_the_event_loop_is_the_events_handlers(catalog: Catalog, case: str) -> N
     elif case == "open-loop":
         load = LoadOptions(rate=40.0)
     elif case == "zero-overhead-dp2":  # a client's next request arrives the instant its last one ends
-        dep.calibration = replace(dep.calibration, request_overhead_s=0.0)
+        dep.calibration = replace(dep.calibration, request_overhead_s=0.0, intake_request_s=0.0, intake_token_s=0.0)
     elif case == "pressure":
         dep.kv = replace(dep.kv, num_blocks=120)
         spec = SyntheticWorkload((12,), 300, 120, num_requests=40)

@@ -38,6 +38,7 @@ from servescope.predict.engine_flags import (
     cuda_graphs_modelled,
     expert_parallel_size,
     first,
+    front_ends,
     kv_dtype_flag,
     normalized,
     overlap_scheduling,
@@ -99,6 +100,8 @@ class Deployment:
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     """What of this scenario the simulator does not model, one line each (``coverage.review``)."""
+    front_ends: int = 1
+    """API-server processes that take requests in, one at a time each (``engine_flags.front_ends``)."""
 
     @property
     def replicas(self) -> int:
@@ -637,4 +640,5 @@ def deploy(
         template_tokens=mdl.chat_template_tokens or 0,
         notes=notes,
         warnings=warnings,
+        front_ends=front_ends(scenario.engine.id, flags, scenario.dp),
     )

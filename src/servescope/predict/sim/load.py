@@ -14,9 +14,13 @@ requests), closed loop or open loop.
   latency starts at that scheduled time (``workload.arrivals``, the schedule the
   harness sends by, so the same seed gives the same arrivals).
 
-A request reaches the engine ``request_overhead`` after it is sent. The
-*measured window* of a point runs from the arrival of its first measured request
-to the end of its last (``Simulation`` keeps the engine's figures over it).
+A request reaches the engine once the front end has taken it in and
+``request_overhead`` later: each front-end process (one per replica, or vLLM's
+``--api-server-count``) takes one request at a time, in send order, for
+``intake_request_s`` + ``intake_token_s`` per prompt token, so a burst queues there
+and a lone request pays its own intake only. The *measured window* of a point
+runs from the arrival of its first measured request to the end of its last
+(``Simulation`` keeps the engine's figures over it).
 """
 
 from __future__ import annotations
@@ -53,6 +57,12 @@ class LoadDriver:
     request_overhead_ns: int
     on_window_end: Callable[[int, int], None]
     """(point, now): the last measured request of a point has ended."""
+    intake_request_ns: float = 0.0
+    intake_token_ns: float = 0.0
+    """The front end's intake, per request and per prompt token (``calibration.intake_request_s``)."""
+    front_ends: int = 1
+    """Front-end processes, each taking one request at a time, in send order."""
+    _frontend_free: list[float] = field(default_factory=list)
     _current: int = -1
     _measured_left: dict[int, int] = field(default_factory=dict)
     _phase_measured: int = 0
@@ -65,9 +75,26 @@ class LoadDriver:
     def phase(self) -> Phase:
         return self.phases[self._current]
 
+    @property
+    def queued_intake(self) -> bool:
+        return bool(self.intake_request_ns or self.intake_token_ns)
+
+    def arrival_ns(self, req: SimRequest, sent_ns: int) -> int:
+        """When a request sent at ``sent_ns`` reaches the engine: after the front end has taken
+        every request sent before it (FIFO), its own intake, and the fixed per-request overhead."""
+        if self.intake_request_ns or self.intake_token_ns:
+            free = self._frontend_free
+            if not free:
+                free.extend([0.0] * max(1, self.front_ends))
+            i = min(range(len(free)), key=free.__getitem__) if len(free) > 1 else 0  # the first to be free takes it
+            done = max(float(sent_ns), free[i]) + self.intake_request_ns + self.intake_token_ns * req.prompt_tokens
+            free[i] = done
+            return round(done) + self.request_overhead_ns
+        return sent_ns + self.request_overhead_ns
+
     def _send(self, req: SimRequest, sent_ns: int) -> Arrival:
         req.start_ns = sent_ns
-        return Arrival(sent_ns + self.request_overhead_ns, req)
+        return Arrival(self.arrival_ns(req, sent_ns), req)
 
     def start_next(self, now: int) -> list[Event]:
         """Start the next non-empty phase at ``now`` (nothing when all are done)."""
@@ -101,7 +128,7 @@ class LoadDriver:
         nxt, phase_ended = self.request_ended(req, now)
         out: list[Event] = []
         if nxt is not None:
-            out.append(Arrival(now + self.request_overhead_ns, nxt))
+            out.append(Arrival(self.arrival_ns(nxt, now), nxt))
         if phase_ended:
             out.append(PhaseStart(now))
         return out

@@ -109,7 +109,8 @@ class Simulation:
         self._window: tuple[int, int] | None = None  # (point, start ns) of the open measured window
         self._windowed: set[int] = set()
         overhead_ns = round(deployment.calibration.request_overhead_s * 1e9)
-        self.driver = LoadDriver(phases, overhead_ns, self._window_end)
+        cal = deployment.calibration
+        self.driver = LoadDriver(phases, overhead_ns, self._window_end, cal.intake_request_s * 1e9, cal.intake_token_s * 1e9, deployment.front_ends)
         self.events = 0
         self._fits: tuple[int, bool, int, int] | None = None
         self.give_up = give_up
@@ -186,6 +187,7 @@ class Simulation:
         replicas, idle, plan, ended = self.replicas, self.idle_wakeup_pending, self.scheduler.plan, driver.request_ended
         pick = self.router.pick
         overhead_ns = driver.request_overhead_ns
+        queued = driver.queued_intake
         # admission_check's test that a request fits, inline below (every request but a refused one passes it)
         eng = self.engine
         max_len, reject, fit_bs, fit_blocks = eng.max_model_len, eng.overflow == "reject", eng.block_size, replicas[0].pool.num_blocks
@@ -206,7 +208,7 @@ class Simulation:
                     # (driver.completed's events: the client's next request, then the next phase)
                     sent, phase_ended = ended(req, now)
                     if sent is not None:
-                        push(heap, (now + overhead_ns, 1, seq, sent))
+                        push(heap, (now + overhead_ns if not queued else driver.arrival_ns(sent, now), 1, seq, sent))
                         seq += 1
                     if phase_ended:
                         push(heap, (now, 3, seq, PhaseStart(now)))
@@ -244,7 +246,7 @@ class Simulation:
                     # (a finished request's events, as after rep.finish above: inline, not a call, on this hot loop)
                     sent, phase_ended = ended(req, now)
                     if sent is not None:
-                        push(heap, (now + overhead_ns, 1, seq, sent))
+                        push(heap, (now + overhead_ns if not queued else driver.arrival_ns(sent, now), 1, seq, sent))
                         seq += 1
                     if phase_ended:
                         push(heap, (now, 3, seq, PhaseStart(now)))

@@ -1,0 +1,74 @@
+"""The API server's serial intake: how many front ends a deployment has, which engines pay it,
+and what a burst of requests sees (``calibration.intake_request_s``, ``engine_flags.front_ends``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from servescope.catalog.store import Catalog
+from servescope.predict.api import prepare, simulate
+from servescope.predict.calibration import Calibration, default_calibration
+from servescope.predict.deployment import Deployment, deploy
+from servescope.predict.engine_flags import front_ends, normalized
+from servescope.predict.workload_input import SyntheticWorkload
+from tests.predict.conftest import scenario
+
+
+@pytest.mark.parametrize(
+    "engine, args, dp, expected",
+    [
+        ("vllm", {}, 1, 1),
+        ("vllm", {}, 4, 4),  # vLLM starts one API server per data-parallel rank unless told otherwise
+        ("vllm", {"--api-server-count": 2}, 4, 2),
+        ("vllm", {"--api-server-count": 3}, 1, 3),
+        ("sglang", {"--api-server-count": 3}, 2, 2),  # not SGLang's flag: one front end per replica
+        ("vllm", {"--api-server-count": 0}, 2, 2),  # (headless: not a count; warned)
+    ],
+)
+def test_front_ends(engine: str, args: dict[str, object], dp: int, expected: int) -> None:
+    assert front_ends(engine, normalized(engine, args), dp) == expected
+
+
+def test_deployment_reads_the_api_server_count(catalog: Catalog) -> None:
+    dep = deploy(scenario(engine={"id": "vllm", "version": "0.11.0", "args": {"--api-server-count": 4}}), catalog=catalog)
+    assert dep.front_ends == 4
+    assert not [w for w in dep.warnings if "api-server-count" in w]  # read, not "not simulated"
+
+
+def test_a_count_that_is_not_one_is_warned(catalog: Catalog) -> None:
+    dep = deploy(scenario(engine={"id": "vllm", "version": "0.11.0", "args": {"--api-server-count": "many"}}), catalog=catalog)
+    assert dep.front_ends == 1
+    assert [w for w in dep.warnings if "api-server-count" in w and "not a number of API-server processes" in w]
+
+
+def test_gpu_engines_pay_the_intake_and_cpu_engines_do_not(catalog: Catalog) -> None:
+    gpu = default_calibration(catalog.hardware("h100-sxm"), "vllm")
+    assert gpu.intake_request_s == Calibration().intake_request_s > 0 and gpu.intake_token_s > 0
+    assert default_calibration(catalog.hardware("h100-sxm"), "trt-llm").intake_request_s == gpu.intake_request_s
+    cpu = default_calibration(catalog.hardware("h100-sxm"), "llama.cpp")
+    assert cpu.intake_request_s == 0 and cpu.intake_token_s == 0
+
+
+def ttft_ms(dep: Deployment, spec: SyntheticWorkload) -> float:
+    value = simulate(prepare(spec), dep, documents=False).prediction.points[0].ttft_ms
+    assert value is not None
+    return value
+
+
+def test_a_burst_reaches_the_engine_one_intake_after_another(catalog: Catalog) -> None:
+    dep = deploy(scenario(), catalog=catalog)
+    per_request_ns = (dep.calibration.intake_request_s + 128 * dep.calibration.intake_token_s) * 1e9
+    run = simulate(prepare(SyntheticWorkload((400,), 128, 4, num_requests=400, harness="burst")), dep, documents=False)
+    arrivals = sorted(r.arrival_ns - r.start_ns for r in run.outcome.requests)
+    assert arrivals[-1] - arrivals[0] == pytest.approx(399 * per_request_ns, rel=1e-6)
+    ttft = run.prediction.points[0].ttft_ms
+    assert ttft is not None and ttft > sum(arrivals) / len(arrivals) / 1e6  # no first token before its request arrived
+
+
+def test_one_request_at_a_time_pays_its_own_intake_only(catalog: Catalog) -> None:
+    s = scenario()
+    dep = deploy(s, catalog=catalog)
+    off = deploy(s, catalog=catalog, calibration={"intake_request_s": 0.0, "intake_token_s": 0.0})
+    per_request_ms = (dep.calibration.intake_request_s + 128 * dep.calibration.intake_token_s) * 1e3
+    lone = SyntheticWorkload((1,), 128, 4, num_requests=4)
+    assert ttft_ms(dep, lone) - ttft_ms(off, lone) == pytest.approx(per_request_ms, rel=0.05)
