@@ -21,7 +21,10 @@ from tests.predict.conftest import scenario
         ("vllm", {}, 4, 4),  # vLLM starts one API server per data-parallel rank unless told otherwise
         ("vllm", {"--api-server-count": 2}, 4, 2),
         ("vllm", {"--api-server-count": 3}, 1, 3),
-        ("sglang", {"--api-server-count": 3}, 2, 2),  # not SGLang's flag: one front end per replica
+        ("sglang", {}, 2, 1),  # one TokenizerManager feeds SGLang's data-parallel controller
+        ("sglang", {"--tokenizer-worker-num": 4}, 1, 4),
+        ("sglang", {"--api-server-count": 3}, 1, 1),  # not SGLang's flag
+        ("trt-llm", {}, 2, 2),  # one server per replica
         ("vllm", {"--api-server-count": 0}, 2, 2),  # (headless: not a count; warned)
     ],
 )
@@ -38,7 +41,7 @@ def test_deployment_reads_the_api_server_count(catalog: Catalog) -> None:
 def test_a_count_that_is_not_one_is_warned(catalog: Catalog) -> None:
     dep = deploy(scenario(engine={"id": "vllm", "version": "0.11.0", "args": {"--api-server-count": "many"}}), catalog=catalog)
     assert dep.front_ends == 1
-    assert [w for w in dep.warnings if "api-server-count" in w and "not a number of API-server processes" in w]
+    assert [w for w in dep.warnings if "api-server-count" in w and "not a number of front-end processes" in w]
 
 
 def test_gpu_engines_pay_the_intake_and_cpu_engines_do_not(catalog: Catalog) -> None:

@@ -623,6 +623,12 @@ def deploy(
             f"{cal.token_overhead_s * 1e6:.1f} us per scheduled token + {cal.output_token_overhead_s * 1e6:.0f} us per sampled token) "
             "runs while the device runs the previous one"
         )
+    intake = front_ends(scenario.engine.id, flags, scenario.dp)
+    if cal.intake_request_s or cal.intake_token_s:
+        notes.append(
+            f"API-server intake: {intake} front-end process{'es' if intake > 1 else ''}, each taking one request at a time "
+            f"({cal.intake_request_s * 1e3:.2f} ms + {cal.intake_token_s * 1e6:.2f} us per prompt token) before the scheduler sees it"
+        )
     encoder = load_encoder(mdl.tokenizer)
     if mdl.tokenizer and encoder is None:
         notes.append(f"tokenizer {mdl.tokenizer} unavailable (install 'tokenizers'); prompt lengths are nominal")
@@ -640,5 +646,5 @@ def deploy(
         template_tokens=mdl.chat_template_tokens or 0,
         notes=notes,
         warnings=warnings,
-        front_ends=front_ends(scenario.engine.id, flags, scenario.dp),
+        front_ends=intake,
     )

@@ -190,21 +190,22 @@ def is_inert(name: str) -> bool:
     return name in INERT or name in NON_RUNNABLE_FLAGS or is_secret_flag(name) or name.startswith(("ssl-", "log-"))
 
 
-#: The flag that sets how many API-server processes take requests in (``front_ends``).
-API_SERVER_FLAGS: dict[str, tuple[str, ...]] = {"vllm": ("api-server-count",)}
+#: The flag that sets how many front-end processes take requests in (``front_ends``).
+API_SERVER_FLAGS: dict[str, tuple[str, ...]] = {"vllm": ("api-server-count",), "sglang": ("tokenizer-worker-num",)}
 
 
 def front_ends(engine: str, flags: Mapping[str, Any], replicas: int) -> int:
     """How many front-end processes take requests in, each one request at a time (the intake of
-    ``calibration.intake_request_s``): vLLM's ``--api-server-count``, whose default is one per
+    ``calibration.intake_request_s``). vLLM: ``--api-server-count``, whose default is one per
     data-parallel rank (vLLM's ``auto_setup_api_server_count``: "at least as many API servers as data
-    parallel size"); otherwise one per replica."""
-    count = first(flags, *API_SERVER_FLAGS.get(normalize_engine(engine), ()))
-    try:
-        n = int(count) if count is not None and not isinstance(count, bool) else 0
-    except (TypeError, ValueError):
-        n = 0
-    return n if n >= 1 else max(1, replicas)
+    parallel size"). SGLang: ``--tokenizer-worker-num``, default 1 whatever ``--dp-size`` (one
+    TokenizerManager feeds the data-parallel controller). Otherwise one per replica."""
+    eng = normalize_engine(engine)
+    count = first(flags, *API_SERVER_FLAGS.get(eng, ()))
+    n = count if type(count) is int else 0
+    if n >= 1:
+        return n
+    return 1 if eng == "sglang" else max(1, replicas)
 
 
 def read_flags(engine: str) -> frozenset[str]:
