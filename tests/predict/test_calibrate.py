@@ -367,3 +367,10 @@ def test_a_calibration_whose_gemm_eff_no_longer_applies_is_warned(catalog: Catal
     assert not said(bf16, {"gemm_eff": 0.5, "gemm_eff_16bit": 0.6})
     assert not said(fp8, {"gemm_eff": 0.5})
     assert not said(bf16, {"memory_bw_eff": 0.8})
+
+
+def test_a_fitted_per_request_cost_is_recorded_with_the_intake_it_was_fitted_beside(catalog: Catalog, measured: EvaluationRun) -> None:
+    doc = calibrate("tiny-llama-on-cpu", measured, catalog=catalog, factors=("request_overhead_s",), max_evaluations=6)
+    assert set(doc.document.factors) == {"request_overhead_s", "intake_request_s", "intake_token_s"}  # (0 on llama.cpp: said so)
+    only = calibrate("tiny-llama-on-cpu", measured, catalog=catalog, factors=("output_token_overhead_s",), max_evaluations=6)
+    assert set(only.document.factors) == {"output_token_overhead_s"}

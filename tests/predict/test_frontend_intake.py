@@ -25,6 +25,7 @@ from tests.predict.conftest import scenario
         ("sglang", {"--tokenizer-worker-num": 4}, 1, 4),
         ("sglang", {"--api-server-count": 3}, 1, 1),  # not SGLang's flag
         ("trt-llm", {}, 2, 2),  # one server per replica
+        ("vllm", {"-asc": 2}, 1, 2),  # vLLM's short form
         ("vllm", {"--api-server-count": 0}, 2, 2),  # (headless: not a count; warned)
     ],
 )
@@ -38,10 +39,27 @@ def test_deployment_reads_the_api_server_count(catalog: Catalog) -> None:
     assert not [w for w in dep.warnings if "api-server-count" in w]  # read, not "not simulated"
 
 
-def test_a_count_that_is_not_one_is_warned(catalog: Catalog) -> None:
-    dep = deploy(scenario(engine={"id": "vllm", "version": "0.11.0", "args": {"--api-server-count": "many"}}), catalog=catalog)
+@pytest.mark.parametrize("value", ["many", 0])
+def test_a_count_that_is_not_one_is_warned(catalog: Catalog, value: object) -> None:
+    dep = deploy(scenario(engine={"id": "vllm", "version": "0.11.0", "args": {"--api-server-count": value}}), catalog=catalog)
     assert dep.front_ends == 1
     assert [w for w in dep.warnings if "api-server-count" in w and "not a number of front-end processes" in w]
+
+
+def test_vllm_on_a_cpu_pays_the_intake_it_was_measured_with(catalog: Catalog) -> None:
+    cpu = catalog.hardware("generic-cpu")
+    vllm = default_calibration(cpu, "vllm")
+    assert vllm.intake_request_s == Calibration().intake_request_s and vllm.intake_token_s == Calibration().intake_token_s
+    assert vllm.request_overhead_s == Calibration().request_overhead_s
+    assert default_calibration(cpu, "llama.cpp").intake_request_s == 0
+
+
+def test_a_calibration_with_its_own_per_request_cost_is_told_of_the_intake(catalog: Catalog) -> None:
+    s = scenario()
+    old = deploy(s, catalog=catalog, calibration={"request_overhead_s": 0.02})
+    assert [w for w in old.warnings if "sets request_overhead_s but not intake_request_s" in w]
+    new = deploy(s, catalog=catalog, calibration={"request_overhead_s": 0.02, "intake_request_s": 0.0016})
+    assert not [w for w in new.warnings if "intake_request_s" in w]
 
 
 def test_gpu_engines_pay_the_intake_and_cpu_engines_do_not(catalog: Catalog) -> None:
@@ -64,8 +82,10 @@ def test_a_burst_reaches_the_engine_one_intake_after_another(catalog: Catalog) -
     run = simulate(prepare(SyntheticWorkload((400,), 128, 4, num_requests=400, harness="burst")), dep, documents=False)
     arrivals = sorted(r.arrival_ns - r.start_ns for r in run.outcome.requests)
     assert arrivals[-1] - arrivals[0] == pytest.approx(399 * per_request_ns, rel=1e-6)
-    ttft = run.prediction.points[0].ttft_ms
-    assert ttft is not None and ttft > sum(arrivals) / len(arrivals) / 1e6  # no first token before its request arrived
+    records = run.records
+    assert all(r.first_token_ns is not None for r in records)
+    by_id = {r.request_id: r for r in run.outcome.requests}
+    assert all(rec.first_token_ns > by_id[rec.request_id].arrival_ns for rec in records)  # no token before its request arrived
 
 
 def test_one_request_at_a_time_pays_its_own_intake_only(catalog: Catalog) -> None:

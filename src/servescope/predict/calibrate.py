@@ -308,7 +308,9 @@ def calibrate(
         name=name or f"{scen.name}-calibration",
         scenario=scen.name,
         fitted_from=fitted_from or meas.name,
-        factors={f: float(f"{getattr(best, f):.6g}") for f in factors},
+        # a fitted per-request cost is fitted beside the intake it ran with: recorded with it, so that the
+        # document says so (and a later change of the intake's default does not add to it unseen)
+        factors={f: float(f"{getattr(best, f):.6g}") for f in (*factors, *(("intake_request_s", "intake_token_s") if "request_overhead_s" in factors else ()))},
         metrics=list(metrics),
         mape_before=before.mape(),
         mape_after=after.mape(),

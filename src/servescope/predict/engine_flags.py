@@ -191,14 +191,15 @@ def is_inert(name: str) -> bool:
 
 
 #: The flag that sets how many front-end processes take requests in (``front_ends``).
-API_SERVER_FLAGS: dict[str, tuple[str, ...]] = {"vllm": ("api-server-count",), "sglang": ("tokenizer-worker-num",)}
+API_SERVER_FLAGS: dict[str, tuple[str, ...]] = {"vllm": ("api-server-count", "asc"), "sglang": ("tokenizer-worker-num",)}
 
 
 def front_ends(engine: str, flags: Mapping[str, Any], replicas: int) -> int:
     """How many front-end processes take requests in, each one request at a time (the intake of
-    ``calibration.intake_request_s``). vLLM: ``--api-server-count``, whose default is one per
-    data-parallel rank (vLLM's ``auto_setup_api_server_count``: "at least as many API servers as data
-    parallel size"). SGLang: ``--tokenizer-worker-num``, default 1 whatever ``--dp-size`` (one
+    ``calibration.intake_request_s``). vLLM: ``--api-server-count`` (``-asc``); left unset, vLLM's
+    ``vllm/entrypoints/cli/serve.py`` starts one per data-parallel rank ("Defaulting api_server_count to
+    data_parallel_size (N)", v0.15.1's log), or one per server under an external load balancer, where
+    every rank is a server of its own: one per replica either way. SGLang: ``--tokenizer-worker-num``, default 1 whatever ``--dp-size`` (one
     TokenizerManager feeds the data-parallel controller). Otherwise one per replica."""
     eng = normalize_engine(engine)
     count = first(flags, *API_SERVER_FLAGS.get(eng, ()))

@@ -61,8 +61,9 @@ class LoadDriver:
     intake_token_ns: float = 0.0
     """The front end's intake, per request and per prompt token (``calibration.intake_request_s``)."""
     front_ends: int = 1
-    """Front-end processes, each taking one request at a time, in send order."""
+    """Front-end processes, each taking one request at a time, in the order the harness sends them."""
     _frontend_free: list[float] = field(default_factory=list)
+    _taken: int = 0
     _current: int = -1
     _measured_left: dict[int, int] = field(default_factory=dict)
     _phase_measured: int = 0
@@ -80,13 +81,18 @@ class LoadDriver:
         return bool(self.intake_request_ns or self.intake_token_ns)
 
     def arrival_ns(self, req: SimRequest, sent_ns: int) -> int:
-        """When a request sent at ``sent_ns`` reaches the engine: after the front end has taken
-        every request sent before it (FIFO), its own intake, and the fixed per-request overhead."""
+        """When a request sent at ``sent_ns`` reaches the engine: after its front end has taken
+        every request handed to it before (FIFO, in the harness's send order: an open-loop phase's
+        list order, which a staged run's later stage may start before the last sends of the one
+        before), its own intake, and the fixed per-request overhead. Several front ends take
+        requests in turn (vLLM's API servers share one listening socket and the kernel spreads
+        the connections; round robin is the deterministic stand-in, not the least busy one)."""
         if self.intake_request_ns or self.intake_token_ns:
             free = self._frontend_free
             if not free:
                 free.extend([0.0] * max(1, self.front_ends))
-            i = min(range(len(free)), key=free.__getitem__) if len(free) > 1 else 0  # the first to be free takes it
+            i = self._taken % len(free)
+            self._taken += 1
             done = max(float(sent_ns), free[i]) + self.intake_request_ns + self.intake_token_ns * req.prompt_tokens
             free[i] = done
             return round(done) + self.request_overhead_ns
