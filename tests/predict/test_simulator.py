@@ -80,14 +80,23 @@ def intake(dep: Deployment, per_request_s: float, per_token_s: float = 0.0) -> D
     return dep
 
 
-def test_intake_takes_a_burst_one_request_at_a_time_in_send_order(catalog: Catalog) -> None:
-    # 5 ms + 100 tokens x 50 us = 10 ms a request: the k-th of a burst reaches the engine after k + 1 intakes
+def test_intake_takes_a_burst_in_together(catalog: Catalog) -> None:
+    # 5 ms + 100 tokens x 50 us = 10 ms a request: three sent at once all reach the engine after the three intakes
     dep = intake(toy(catalog, max_num_seqs=1), 0.005, 50e-6)
     out = run(dep, reqs(3, 100, 1), concurrency=3)
     arrivals = {r.request_id: r.arrival_ns for r in out.requests}
-    assert arrivals == {"r0": 12 * MS, "r1": 22 * MS, "r2": 32 * MS}  # (+ the 2 ms request overhead)
+    assert arrivals == {"r0": 32 * MS, "r1": 32 * MS, "r2": 32 * MS}  # (+ the 2 ms request overhead)
     t = times(out)
-    assert [t[f"r{i}"][1] for i in range(3)] == [22 * MS, 32 * MS, 42 * MS]  # each prefill once it has arrived
+    assert [t[f"r{i}"][1] for i in range(3)] == [42 * MS, 52 * MS, 62 * MS]  # then admitted in send order, one seat
+
+
+def test_intake_of_a_closed_loop_client_waits_behind_the_burst(catalog: Catalog) -> None:
+    # two clients, three requests: the third is sent when the first ends and finds the front end free
+    dep = intake(toy(catalog), 0.005)
+    out = run(dep, reqs(3, 100, 1), concurrency=2)
+    t = times(out)
+    assert [r.arrival_ns for r in sorted(out.requests, key=lambda r: r.index)][:2] == [12 * MS, 12 * MS]
+    assert t["r2"][1] - t["r2"][0] == 7 * MS + STEP  # its own 5 ms intake + 2 ms overhead, one prefill
 
 
 def test_intake_is_a_delay_when_the_front_end_is_idle(catalog: Catalog) -> None:
@@ -101,13 +110,18 @@ def test_intake_queue_holds_a_request_sent_while_the_front_end_is_busy(catalog: 
     # open loop, sent at 0 and 1 ms: the second waits for the first's 4 ms intake
     out = run(intake(toy(catalog), 0.004), reqs(2, 100, 1), concurrency=2, offsets=[0, 1 * MS])
     assert [r.arrival_ns for r in sorted(out.requests, key=lambda r: r.index)] == [6 * MS, 10 * MS]
+    # sent at the same instant, open loop too: taken in together
+    out = run(intake(toy(catalog), 0.004), reqs(3, 100, 1), concurrency=3, offsets=[0, 0, 1 * MS])
+    assert [r.arrival_ns for r in sorted(out.requests, key=lambda r: r.index)] == [10 * MS, 10 * MS, 14 * MS]
 
 
 def test_intake_has_one_front_end_per_data_parallel_rank(catalog: Catalog) -> None:
     dep = intake(toy(catalog, dp=2), 0.010)
     assert dep.front_ends == 2
     out = run(dep, reqs(4, 100, 1), concurrency=4)
-    assert sorted(r.arrival_ns for r in out.requests) == [12 * MS, 12 * MS, 22 * MS, 22 * MS]
+    assert sorted(r.arrival_ns for r in out.requests) == [22 * MS] * 4  # two requests each, taken in turn
+    out = run(dep, reqs(3, 100, 1), concurrency=3)
+    assert sorted(r.arrival_ns for r in out.requests) == [12 * MS, 22 * MS, 22 * MS]
 
 
 def test_chunked_prefill_splits_the_prompt(catalog: Catalog) -> None:

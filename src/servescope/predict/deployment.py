@@ -634,8 +634,9 @@ def deploy(
     intake = front_ends(scenario.engine.id, flags, scenario.dp)
     if cal.intake_request_s or cal.intake_token_s:
         notes.append(
-            f"API-server intake: {intake} front-end process{'es' if intake > 1 else ''}, each taking one request at a time "
-            f"({cal.intake_request_s * 1e3:.2f} ms + {cal.intake_token_s * 1e6:.2f} us per prompt token) before the scheduler sees it"
+            f"API-server intake: {intake} front-end process{'es' if intake > 1 else ''}, {cal.intake_request_s * 1e3:.2f} ms + "
+            f"{cal.intake_token_s * 1e6:.2f} us per prompt token of each request before the scheduler sees it, in send order; "
+            "requests sent at once reach it together when the burst's intake is done"
         )
     encoder = load_encoder(mdl.tokenizer)
     if mdl.tokenizer and encoder is None:

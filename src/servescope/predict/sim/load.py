@@ -16,9 +16,11 @@ requests), closed loop or open loop.
 
 A request reaches the engine once the front end has taken it in and
 ``request_overhead`` later: each front-end process (one per replica, or vLLM's
-``--api-server-count``) takes one request at a time, in send order, for
-``intake_request_s`` + ``intake_token_s`` per prompt token, so a burst queues there
-and a lone request pays its own intake only. The *measured window* of a point
+``--api-server-count``) spends ``intake_request_s`` + ``intake_token_s`` per prompt
+token on each request, in send order; requests sent at the same instant (a burst)
+reach the engine together once the whole burst's intake is done, as an event loop
+that advances them all a step at a time hands them over; a lone request pays its
+own intake only. The *measured window* of a point
 runs from the arrival of its first measured request to the end of its last
 (``Simulation`` keeps the engine's figures over it).
 """
@@ -61,7 +63,7 @@ class LoadDriver:
     intake_token_ns: float = 0.0
     """The front end's intake, per request and per prompt token (``calibration.intake_request_s``)."""
     front_ends: int = 1
-    """Front-end processes, each taking one request at a time, in the order the harness sends them."""
+    """Front-end processes, each spending its intake on the requests it takes in the order the harness sends them."""
     _frontend_free: list[float] = field(default_factory=list)
     _taken: int = 0
     _current: int = -1
@@ -102,6 +104,28 @@ class LoadDriver:
         req.start_ns = sent_ns
         return Arrival(self.arrival_ns(req, sent_ns), req)
 
+    def _send_together(self, reqs: list[SimRequest], sent_ns: int) -> list[Arrival]:
+        """Requests sent at the same instant (a phase's opening burst): each front end advances every
+        request it holds a step at a time, as an event loop does (parse, template, tokenise, hand
+        over: each request's step waits for every other request's), so they reach the engine together
+        once all their intake is done, in the order they were sent - not one after another."""
+        if not (self.intake_request_ns or self.intake_token_ns) or len(reqs) == 1:
+            return [self._send(r, sent_ns) for r in reqs]
+        free = self._frontend_free
+        if not free:
+            free.extend([0.0] * max(1, self.front_ends))
+        mine: list[list[SimRequest]] = [[] for _ in free]
+        for r in reqs:
+            r.start_ns = sent_ns
+            mine[self._taken % len(free)].append(r)
+            self._taken += 1
+        at: list[int] = []
+        for i, group in enumerate(mine):
+            if group:
+                free[i] = max(float(sent_ns), free[i]) + sum(self.intake_request_ns + self.intake_token_ns * r.prompt_tokens for r in group)
+            at.append(round(free[i]) + self.request_overhead_ns)
+        return [Arrival(at[k % len(free)], r) for k, r in enumerate(reqs, start=self._taken - len(reqs))]
+
     def start_next(self, now: int) -> list[Event]:
         """Start the next non-empty phase at ``now`` (nothing when all are done)."""
         while True:
@@ -124,10 +148,18 @@ class LoadDriver:
         if ph.closed:
             n = max(1, min(ph.concurrency, len(ph.requests)))
             ph._next = n
-            return [self._send(r, now) for r in ph.requests[:n]]
+            return list(self._send_together(ph.requests[:n], now))
         assert ph.offsets_ns is not None
         ph._next = len(ph.requests)
-        return [self._send(r, now + off) for r, off in zip(ph.requests, ph.offsets_ns, strict=True)]
+        out: list[Event] = []
+        i, reqs, offs = 0, ph.requests, ph.offsets_ns
+        while i < len(reqs):  # runs of requests sent at the same instant are taken in together
+            j = i + 1
+            while j < len(reqs) and offs[j] == offs[i]:
+                j += 1
+            out.extend(self._send_together(reqs[i:j], now + offs[i]))
+            i = j
+        return out
 
     def completed(self, req: SimRequest, now: int) -> list[Event]:
         """A request ended at ``now``: send the next one (closed loop), or end the phase."""
