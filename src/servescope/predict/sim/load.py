@@ -29,6 +29,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import groupby
+from operator import itemgetter
 
 from servescope.predict.sim.events import Arrival, Event, PhaseStart
 from servescope.predict.sim.request import SimRequest
@@ -65,6 +67,7 @@ class LoadDriver:
     front_ends: int = 1
     """Front-end processes, each spending its intake on the requests it takes in the order the harness sends them."""
     _frontend_free: list[float] = field(default_factory=list)
+    """When each front end is next free (ns)."""
     _taken: int = 0
     _current: int = -1
     _measured_left: dict[int, int] = field(default_factory=dict)
@@ -77,6 +80,9 @@ class LoadDriver:
     @property
     def phase(self) -> Phase:
         return self.phases[self._current]
+
+    def __post_init__(self) -> None:
+        self._frontend_free = [0.0] * max(1, self.front_ends)
 
     @property
     def queued_intake(self) -> bool:
@@ -91,8 +97,6 @@ class LoadDriver:
         the connections; round robin is the deterministic stand-in, not the least busy one)."""
         if self.intake_request_ns or self.intake_token_ns:
             free = self._frontend_free
-            if not free:
-                free.extend([0.0] * max(1, self.front_ends))
             i = self._taken % len(free)
             self._taken += 1
             done = max(float(sent_ns), free[i]) + self.intake_request_ns + self.intake_token_ns * req.prompt_tokens
@@ -109,11 +113,9 @@ class LoadDriver:
         request it holds a step at a time, as an event loop does (parse, template, tokenise, hand
         over: each request's step waits for every other request's), so they reach the engine together
         once all their intake is done, in the order they were sent - not one after another."""
-        if not (self.intake_request_ns or self.intake_token_ns) or len(reqs) == 1:
+        if not self.queued_intake:
             return [self._send(r, sent_ns) for r in reqs]
         free = self._frontend_free
-        if not free:
-            free.extend([0.0] * max(1, self.front_ends))
         mine: list[list[SimRequest]] = [[] for _ in free]
         for r in reqs:
             r.start_ns = sent_ns
@@ -148,17 +150,13 @@ class LoadDriver:
         if ph.closed:
             n = max(1, min(ph.concurrency, len(ph.requests)))
             ph._next = n
-            return list(self._send_together(ph.requests[:n], now))
+            return list[Event](self._send_together(ph.requests[:n], now))
         assert ph.offsets_ns is not None
         ph._next = len(ph.requests)
         out: list[Event] = []
-        i, reqs, offs = 0, ph.requests, ph.offsets_ns
-        while i < len(reqs):  # runs of requests sent at the same instant are taken in together
-            j = i + 1
-            while j < len(reqs) and offs[j] == offs[i]:
-                j += 1
-            out.extend(self._send_together(reqs[i:j], now + offs[i]))
-            i = j
+        # runs of requests sent at the same instant are taken in together
+        for off, run in groupby(zip(ph.requests, ph.offsets_ns, strict=True), key=itemgetter(1)):
+            out.extend(self._send_together([r for r, _ in run], now + off))
         return out
 
     def completed(self, req: SimRequest, now: int) -> list[Event]:
