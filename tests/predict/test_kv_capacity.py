@@ -84,6 +84,30 @@ def test_tensorrt_llm_admits_under_guaranteed_no_evict_unless_told_otherwise() -
     assert not policy("vllm", {}) and not policy("sglang", {})
 
 
+def test_trtllm_serve_takes_build_configs_batch_limits_on_every_gpu() -> None:
+    """trtllm-serve's --max_batch_size / --max_num_tokens default to BuildConfig's 2,048 / 8,192 whatever
+    the GPU; vLLM's defaults (256 sequences, 2,048 tokens on an A100) are not TensorRT-LLM's. A flag wins."""
+    from servescope.documents import Scenario
+    from servescope.predict.deployment import engine_config
+
+    cat = Catalog.load()
+    base = cat.scenario("llama-3.1-8b-on-h100")
+    model = cat.model(base.model)
+
+    def limits(engine_id: str, hardware: str, args: dict[str, object]) -> tuple[int, int]:
+        data = base.model_dump(mode="json")
+        data["engine"] = {**data["engine"], "id": engine_id, "args": args}
+        data["hardware"] = hardware
+        eng = engine_config(Scenario.model_validate(data), model, cat.hardware(hardware))
+        return eng.max_num_seqs, eng.max_num_batched_tokens
+
+    assert limits("trt-llm", "a100-80gb", {}) == (2048, 8192)
+    assert limits("trt-llm", "h100-sxm", {}) == (2048, 8192)
+    assert limits("trt-llm", "a100-80gb", {"--max_batch_size": 64, "--max_num_tokens": 4096}) == (64, 4096)
+    assert limits("vllm", "a100-80gb", {}) == (256, 2048)  # (vLLM's own rule for an A100)
+    assert limits("nim", "a100-80gb", {}) == (256, 2048)  # (NIM's prebuilt profiles are not trtllm-serve's)
+
+
 def test_sliding_window_layers_hold_only_their_window(catalog: Catalog) -> None:
     """gpt-oss-120b: 18 of its 36 layers slide over 128 tokens. vLLM V1 and TensorRT-LLM keep those
     layers' KV for the window only, so a pool's tokens are counted in the full layers' bytes and each
