@@ -59,7 +59,11 @@ def main() -> None:
             "notes": (
                 f"Server: {about['server']}. Source script: {about['script']}. Not stated, engine defaults assumed: "
                 "mem_fraction_static, max_running_requests, chunked prefill size, the H200 form factor (SXM 141 GB, "
-                "as the repository's README says '4 x H200 141GB')."
+                "as the repository's README says '4 x H200 141GB'). The version: the publisher's own issue "
+                "https://github.com/sgl-project/sglang/issues/2450 (antferdom, 2024-12-11, Llama 3.3 70B) says "
+                "'lmsysorg/sglang:latest with SGLang v0.4'; the simulator applies its SGLang defaults (0.5.x), which differ "
+                "from v0.4.0-0.4.1's (python/sglang/srt/server_args.py of those wheels: mem_fraction_static 0.85 at tp 4, "
+                "CUDA graphs up to 160 sequences and larger decode batches eager, chunked prefill 8192): not modelled by version."
             ),
         },
     )
