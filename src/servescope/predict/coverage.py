@@ -157,6 +157,11 @@ def _quantization_findings(s: Scenario, model: Model, arch: Architecture, hardwa
                                      "and TRITON is the one recommended: TensorRT-LLM tech blog 9, NVIDIA/TensorRT-LLM#7101); "
                                      "predicted at the fitted TensorRT-LLM GEMM rate, several times too fast against GPUStack's "
                                      "TensorRT-LLM 1.0 on one H100 (233 ms mean TPOT)")]  # fmt: skip
+    if q == "mxfp4" and arch.experts and normalize_engine(s.engine.id) == "sglang" and is_hopper(hardware):
+        return [Finding(False, head, "SGLang's mxfp4 experts on Hopper (OpenAI's triton_kernels, taken at Marlin's rate: no public "
+                                     "figure) are not validated: GPUStack's SGLang 0.5.3rc0 gpt-oss-120b ShareGPT burst on one H100 "
+                                     "ran at 866 output tok/s, 3.7x below the prediction, and about 44 requests decoded at a time "
+                                     "where vLLM 0.10.2 ran about 135 on the same GPU (cause not found)")]  # fmt: skip
     if width == "experts" or width == weight_dtype:
         return []
     return [Finding(False, head, f"{width} weights, but weight_dtype is {weight_dtype}: the simulator costs weights by "
