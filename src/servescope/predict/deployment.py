@@ -173,17 +173,18 @@ def engine_config(scenario: Scenario, model: Model, hardware: Hardware) -> Engin
             threads=_int(flags.get("threads")),
         )
     big = hardware.device_memory_bytes >= 70 * GIB and "a100" not in hardware.id.lower()
-    sglang = normalize_engine(eid) == "sglang"
+    engine = normalize_engine(eid)
+    sglang = engine == "sglang"
     sgl_chunk, sgl_fraction = sglang_memory_defaults(hardware, scenario.tp, scenario.pp) if sglang else (0, 0.0)
     # SGLang's max_running_requests follows its KV pool (deploy() sets it once the pool is known);
     # trtllm-serve takes BuildConfig's limits whatever the GPU (TRTLLM_SERVE_DEFAULTS); vLLM's depend on it
-    serve_seqs, serve_tokens = TRTLLM_SERVE_DEFAULTS if normalize_engine(eid) == "trt-llm" else (0, 0)
+    serve_seqs, serve_tokens = TRTLLM_SERVE_DEFAULTS if engine == "trt-llm" else (0, 0)
     seqs = e.max_num_seqs or _int(first(flags, "max-num-seqs", "max-running-requests", "max-batch-size"))
     seqs = seqs or serve_seqs or (1024 if big or sglang else 256)
     batched = e.max_num_batched_tokens or _int(first(flags, "max-num-batched-tokens", "chunked-prefill-size", "max-num-tokens"))
     batched = batched or sgl_chunk or serve_tokens or (8192 if big else 2048)
     block = e.block_size or _int(first(flags, "block-size", "page-size")) or (1 if sglang else 16)
-    trt = normalize_engine(eid) in TRT_ENGINES
+    trt = engine in TRT_ENGINES
     fraction_flags = ("gpu-memory-utilization", "mem-fraction-static") + (("kv-cache-free-gpu-memory-fraction",) if trt else ())
     util = e.gpu_memory_utilization or _float(first(flags, *fraction_flags)) or sgl_fraction or 0.9
     prefix = e.enable_prefix_caching
