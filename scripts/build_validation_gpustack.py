@@ -51,7 +51,7 @@ def _dump(path: Path, doc: dict[str, object]) -> None:
     path.write_text(yaml.safe_dump(doc, sort_keys=False, width=120, allow_unicode=True), encoding="utf-8")
 
 
-HARDWARE_WORDS = {"h100-sxm": "H100", "a100-80gb": "A100 80GB"}
+HARDWARE_WORDS = {"h100-sxm": "H100", "h100-pcie": "H100", "a100-80gb": "A100 80GB"}
 
 
 def _scenario(name: str, d: dict, about: dict) -> dict[str, object]:
@@ -59,7 +59,9 @@ def _scenario(name: str, d: dict, about: dict) -> dict[str, object]:
     hardware = d.get("hardware", "h100-sxm")
     checkpoint = d.get("checkpoint") or CHECKPOINT[(d["model"], d["weight_dtype"])]
     not_stated = about["not_stated_on_any_page"]
-    if hardware != "h100-sxm":  # the A100 page names the device and its count
+    if hardware == "h100-pcie":  # inferred from the page's A100 twins (the note says how)
+        not_stated = not_stated.replace("H100 form factor (SXM assumed)", "H100 form factor (PCIe inferred, below)") + " " + about["form_factor_inferred"]
+    elif hardware != "h100-sxm":  # the A100 page names the device and its count
         not_stated = not_stated.replace(
             "the number of GPUs where no -tp/-pp flag is given (1 assumed: the engines' default), H100 form factor (SXM assumed), ", ""
         )
@@ -140,6 +142,8 @@ def main() -> None:
                 "engine_version": d["version"],
                 # the block's command line names it: --dataset-name sharegpt / random
                 "dataset": "sharegpt" if r["case"].startswith("sharegpt") else "random",
+                # --backend openai-chat: /v1/chat/completions, whose role chunk vllm bench serve times too
+                "endpoint": "chat",
                 "notes": [
                     f"Source: GPUStack Performance Lab, {about['pages'][d['page']]}, section '{r['section']}', the "
                     f"'Serving Benchmark Result' block; client vllm bench serve --backend openai-chat, dataset {dataset}, "

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -190,6 +192,12 @@ def test_harness_replays_a_known_client(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     res = _only(tmp_path / "v", "result.json")
     assert res["resolved_params"]["harness"] == "vllm" and res["resolved_params"]["lengths"] == [1.0, 1.0]
+    assert res["resolved_params"]["stream_timing"]["endpoint"] == "completions"  # vllm bench serve's default backend
+    proc = run("predict", "llama-3.1-8b-on-h100", "--concurrency", "4", "--isl", "256", "--osl", "16", "--harness", "vllm",
+               "--num-requests", "40", "--endpoint", "chat", "--out", str(tmp_path / "vc"))  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    chat, completions = _only(tmp_path / "vc", "prediction.json")["points"][0], _only(tmp_path / "v", "prediction.json")["points"][0]
+    assert chat["itl_ms"] == pytest.approx(completions["itl_ms"] * 15 / 16) and chat["tpot_ms"] == completions["tpot_ms"]
     proc = run("predict", "llama-3.1-8b-on-h100", "--concurrency", "4", "--isl", "256", "--osl", "16", "--out", str(tmp_path / "s"))
     assert proc.returncode == 0, proc.stderr
     replay = _only(tmp_path / "s", "result.json")["resolved_params"]["replay"]
@@ -240,6 +248,10 @@ def test_bad_mode_arguments_are_one_line() -> None:
         ((*base, "--stages", "5:60", "--num-requests", "9"), "leave --num-requests out"),
         ((*base, "--max-rate", "--slo", "p99_ttft_ms<=0.0001", "--num-requests", "50"), "no Poisson rate meets"),
         (("predict", "llama-3.1-8b-on-h100", "serve-chat-c8-i1k-o256-v1", "--harness", "vllm"), "catalog workload"),
+        (("predict", "llama-3.1-8b-on-h100", "serve-chat-c8-i1k-o256-v1", "--endpoint", "chat"), "catalog workload"),
+        ((*base, "--concurrency", "4", "--endpoint", "chat"), "matters to a client that times every chunk"),
+        ((*base, "--concurrency", "4", "--harness", "vllm", "--num-requests", "8", "--endpoint", "responses"), "give one of completions, chat"),
+        ((*base, "--max-rate", "--slo", "p99_ttft_ms<=200", "--endpoint", "chat"), "not applied to --max-rate"),
         (
             (
                 "search",

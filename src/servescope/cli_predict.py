@@ -120,6 +120,13 @@ def predict_command(
     ] = "steady",
     warmup_requests: Annotated[int | None, typer.Option(help="Synthetic closed loop: warm-up requests (default: the harness's).")] = None,
     range_ratio: Annotated[float | None, typer.Option(help="Synthetic workload: lengths uniform in L(1±r) (default: the harness's; steady 0.1).")] = None,
+    endpoint: Annotated[
+        str | None,
+        typer.Option(
+            help="With --harness vllm: the API vllm bench serve calls, completions (its default) or chat (--backend openai-chat: "
+            "its ITL also times the chat stream's chunks without text)."
+        ),
+    ] = None,
     rate: Annotated[float | None, typer.Option(help="Open loop: requests per second (alone: one point labelled by its rate).")] = None,
     arrival: Annotated[str, typer.Option(help="poisson, gamma or constant.")] = "poisson",
     gamma_shape: Annotated[float, typer.Option(help="Gamma arrivals: shape.")] = 1.0,
@@ -154,9 +161,11 @@ def predict_command(
                             {"--max-throughput": max_throughput, "--max-rate": max_rate, "--stages": stages is not None})  # fmt: skip
     if slo is not None and mode != "--max-rate":
         raise BadArgument("--slo is read by --max-rate only (servescope search takes its own --slo)")
-    if workload is not None and (harness != "steady" or warmup_requests is not None or range_ratio is not None):
-        raise BadArgument("--harness, --warmup-requests and --range-ratio shape a synthetic --isl/--osl workload; "
+    if workload is not None and (harness != "steady" or warmup_requests is not None or range_ratio is not None or endpoint is not None):
+        raise BadArgument("--harness, --warmup-requests, --range-ratio and --endpoint shape a synthetic --isl/--osl workload; "
                           "a catalog workload runs its own plan")  # fmt: skip
+    if endpoint is not None and mode == "--max-rate":
+        raise BadArgument("--endpoint is not applied to --max-rate's probes (their ITL is servescope's client's: chunks with text)")
     scen: object = load_scenario(scenario) if _is_file_name(scenario) else scenario
     common = {"calibration": str(calibration) if calibration else None,
               "model_config": str(model_config) if model_config else None, "router": router,
@@ -201,7 +210,7 @@ def predict_command(
             wl: object = SyntheticWorkload(
                 concurrency=tuple(levels or ()), isl=isl, osl=osl, num_requests=num_requests, range_ratio=range_ratio,
                 rate=rate if levels is None else None, harness=harness, warmup_requests=warmup_requests,
-                offline=mode == "--max-throughput", stages=_stages(stages) if stages else (),
+                offline=mode == "--max-throughput", stages=_stages(stages) if stages else (), endpoint=endpoint,
             )  # fmt: skip
             levels = None
         else:

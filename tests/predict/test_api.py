@@ -124,19 +124,20 @@ def test_synthetic_dp_reports_every_device(catalog: Catalog) -> None:
     assert all(abs(p.mean_isl - 1024) < 20 and abs(p.mean_osl - 128) < 4 for p in pts)  # type: ignore[operator]
 
 
-@pytest.mark.parametrize("rate", [None, 30.0])
-def test_columns_from_the_simulation_equal_the_records(catalog: Catalog, rate: float | None) -> None:
+@pytest.mark.parametrize(("rate", "textless"), [(None, (0, 0)), (30.0, (0, 0)), (None, (1, 1))])
+def test_columns_from_the_simulation_equal_the_records(catalog: Catalog, rate: float | None, textless: tuple[int, int]) -> None:
     """The documents are computed from columns built straight from the simulation;
-    they must be exactly what the records (as written to records.jsonl) give."""
+    they must be exactly what the records (as written to records.jsonl) give, also
+    with the chunks without text a client times (``predict.stream_chunks``)."""
     from servescope.analysis.metrics import Columns, aggregate_columns
     from servescope.predict.outputs import build_columns, build_records
 
     dep = deploy(scenario(), catalog=catalog)
     prepared = prepare(SyntheticWorkload((1, 12), 700, 40, num_requests=30, warmup_requests=3, range_ratio=0.3), rate=rate)
     out = run_simulation(prepared, dep)
-    direct = build_columns(out)
+    direct = build_columns(out, textless)
     by_records: dict[int, Columns] = {}
-    for rec in build_records(out):
+    for rec in build_records(out, textless):
         by_records.setdefault(rec.point or 0, Columns()).add(rec)
     assert sorted(direct) == sorted(p for p, c in by_records.items() if c.ok)
     for p, cols in direct.items():

@@ -80,6 +80,8 @@ def check_points(points: list[EvaluationPoint]) -> list[Issue]:
 #: client's synthetic random-token prompts of configured lengths.
 BenchmarkDataset = Literal["sharegpt", "random"]
 DATASETS: tuple[str, ...] = ("sharegpt", "random")
+ApiEndpoint = Literal["completions", "chat"]
+API_ENDPOINTS: tuple[str, ...] = ("completions", "chat")
 
 
 class EvaluationRun(Document):
@@ -107,6 +109,12 @@ class EvaluationRun(Document):
         "meaning (sglang.bench_serving: lengths uniform in [max(1, int(r L)), L]; vllm bench serve: in [L (1 - r), "
         "L (1 + r)]); null when the source does not state it (the point is then replayed at its mean lengths, or as its harness's replay says).",
     )
+    endpoint: ApiEndpoint | None = Field(
+        default=None,
+        description="servescope extension: the API the client called - 'completions' (/v1/completions) or 'chat' "
+        "(/v1/chat/completions; vllm bench serve --backend openai-chat); null when the source does not say (the client's "
+        "default). A client that times every stream chunk counts the chat stream's chunks without text (predict.stream_chunks).",
+    )
     notes: list[str] | None = Field(
         default=None,
         description="servescope extension: metric-definition notes (e.g. how this harness computes ITL).",
@@ -119,6 +127,13 @@ class EvaluationRun(Document):
         # one line that says what to write instead (pydantic's own says only which literals it takes)
         if value is not None and value not in DATASETS:
             raise ValueError(f"unknown dataset {value!r}; give one of {', '.join(DATASETS)}, or leave dataset out where the source does not state it")
+        return value
+
+    @field_validator("endpoint", mode="before")
+    @classmethod
+    def _known_endpoint(cls, value: object) -> object:
+        if value is not None and value not in API_ENDPOINTS:
+            raise ValueError(f"unknown endpoint {value!r}; give one of {', '.join(API_ENDPOINTS)}, or leave endpoint out where the source does not state it")
         return value
 
     def check(self) -> list[Issue]:

@@ -42,6 +42,7 @@ from servescope.predict.outputs import (
     relabel_concurrency,
 )
 from servescope.predict.sim.simulator import SimOutcome, Simulation, TtftGiveUp
+from servescope.predict.stream_chunks import TIMES_EVERY_CHUNK, textless_chunks
 from servescope.predict.workload_input import (
     LoadOptions,
     SyntheticWorkload,
@@ -118,14 +119,15 @@ class _LazyRecords:
     """The records of a simulation, built once, when first asked for (SLO checks,
     ``PredictionRun.records``)."""
 
-    def __init__(self, outcome: SimOutcome) -> None:
+    def __init__(self, outcome: SimOutcome, textless: tuple[int, int] = (0, 0)) -> None:
         self.outcome = outcome
+        self.textless = textless
         self._built: list[RequestRecord] | None = None
 
     @property
     def records(self) -> list[RequestRecord]:
         if self._built is None:
-            self._built = build_records(self.outcome)
+            self._built = build_records(self.outcome, self.textless)
         return self._built
 
     def __iter__(self) -> Iterator[RequestRecord]:
@@ -187,6 +189,9 @@ def prepare(
             }
         if spec.stages:
             resolved["stages"] = [{"rate": r, "seconds": s} for r, s in spec.stages]
+        if spec.timing_client is not None:
+            # the ITL is that client's: every chunk it times, text or not (predict.stream_chunks)
+            resolved["stream_timing"] = {"client": spec.timing_client, "endpoint": spec.endpoint or TIMES_EVERY_CHUNK[spec.timing_client]}
         return Prepared(spec.id, load, synthetic=spec, resolved=resolved)
     cat = catalog or Catalog.load()
     wl = cat.workload(workload) if isinstance(workload, str) else workload
@@ -216,6 +221,14 @@ def _load_kind(prepared: Prepared) -> str:
     if spec is not None and spec.stages:
         return "stages"
     return "closed" if prepared.load.rate is None else "open"
+
+
+def _textless_chunks(prepared: Prepared, dep: Deployment) -> tuple[tuple[int, int], str | None]:
+    """The chunks without text the replayed client times per request (``predict.stream_chunks``)."""
+    spec = prepared.synthetic
+    if spec is None:
+        return (0, 0), None  # a catalog workload is run by servescope's own client
+    return textless_chunks(spec.timing_client, dep.engine.engine, spec.endpoint, dep.model.architecture)
 
 
 def _run_warnings(prepared: Prepared, views: list[PointView]) -> list[str]:
@@ -264,8 +277,9 @@ def simulate(
             phases = phases_from_plan(prepared.points, dep, load, prepared.token_cache)
         sim = Simulation(dep, phases, router=router)
         outcome = sim.run()
-        columns = build_columns(outcome)
-        lazy = _LazyRecords(outcome)
+        textless, stream_warning = _textless_chunks(prepared, dep)
+        columns = build_columns(outcome, textless)
+        lazy = _LazyRecords(outcome, textless)
         ctx = prepared.context_of
         rates = prepared.rate_of
         views = []
@@ -276,11 +290,16 @@ def simulate(
                 conc = relabel_concurrency(outcome, p, peak_in_flight(cols))
             views.append(PointView(p, conc, ctx.get(p), cols, aggregate_columns(cols), engine_figures(dep, [phase] if phase else []), rates.get(p)))
         run_name = name or f"{dep.scenario.name}-{prepared.workload_id}-sim"
-        warnings = [*dep.warnings, *_run_warnings(prepared, views)]
+        warnings = [*dep.warnings, *_run_warnings(prepared, views), *([stream_warning] if stream_warning else [])]
         prediction = build_prediction(dep, views, name=run_name, workload=prepared.workload_id, seed=load.seed, date=date, warnings=warnings)
         result: Result | None = None
         if documents:
             resolved = dict(prepared.resolved)
+            if "stream_timing" in resolved:
+                resolved["stream_timing"] = {
+                    **resolved["stream_timing"],
+                    "textless_chunks": {"before_first_token": textless[0], "after_last_token": textless[1]},
+                }
             resolved.update(
                 {
                     "load": _load_kind(prepared),

@@ -42,6 +42,7 @@ from servescope.predict.calibration import DEFAULT_FIT, FACTOR_NAMES, Calibratio
 from servescope.predict.dataset_lengths import SHAREGPT_FILTERS
 from servescope.predict.deployment import deploy
 from servescope.predict.replay import REPLAYS, Replay
+from servescope.predict.stream_chunks import TIMES_EVERY_CHUNK
 from servescope.predict.workload_input import SyntheticWorkload
 
 METRICS: tuple[str, ...] = ("ttft_ms", "itl_ms", "e2e_ms", "output_tokens_per_sec")
@@ -66,12 +67,14 @@ class Measured:
     """``EvaluationRun.dataset``: ``sharegpt`` points are replayed with ShareGPT lengths."""
     random_range_ratio: float | None = None
     """``EvaluationRun.random_range_ratio``: the random dataset's length spread, in the client's meaning."""
+    endpoint: str | None = None
+    """``EvaluationRun.endpoint``: the API the client called (None: its default)."""
 
 
 def measured_of(doc: EvaluationRun | Result) -> Measured:
     if isinstance(doc, Result):
         return Measured(doc.run_id, doc.workload_id, rows_from_result(doc), doc.metadata.harness)
-    return Measured(doc.name, doc.workload, list(doc.points), doc.harness, doc.dataset, doc.random_range_ratio)
+    return Measured(doc.name, doc.workload, list(doc.points), doc.harness, doc.dataset, doc.random_range_ratio, doc.endpoint)
 
 
 def random_spread(harness: str, range_ratio: float, mean_isl: int, mean_osl: int) -> float:
@@ -141,6 +144,9 @@ def fit_cases(measured: Measured, scenario: Scenario, catalog: Catalog, template
             f"{measured.name}: dataset sharegpt from harness {measured.harness!r}: that client's ShareGPT length filter is "
             f"not known here (known: {', '.join(SHAREGPT_FILTERS)}); leave dataset out to replay the mean lengths"
         )
+    # a client that times every stream chunk, text or not, counts the server's chunks without text in its ITL
+    client = measured.harness.lower()
+    stream_client, endpoint = (client, measured.endpoint) if client in TIMES_EVERY_CHUNK else (None, None)
     for p in sorted(measured.points, key=lambda q: q.concurrency):
         if not p.mean_isl or not p.mean_osl:
             raise CatalogError(
@@ -163,8 +169,9 @@ def fit_cases(measured: Measured, scenario: Scenario, catalog: Catalog, template
             # every request was in flight at once (an offline burst: `vllm bench serve` with no --max-concurrency
             # and rate inf, or a loop that sent each client one request): replayed as that burst, not a loop
             spec = SyntheticWorkload(
-                (p.concurrency,), isl, p.mean_osl, num_requests=p.completed_requests, harness="burst", sharegpt_client=sharegpt, range_ratio=spread
-            )
+                (p.concurrency,), isl, p.mean_osl, num_requests=p.completed_requests, harness="burst", sharegpt_client=sharegpt, range_ratio=spread,
+                stream_client=stream_client, endpoint=endpoint,
+            )  # fmt: skip
         else:
             count = p.completed_requests if counted and p.completed_requests else None
             replay = rep or REPLAYS["steady"]
@@ -175,7 +182,17 @@ def fit_cases(measured: Measured, scenario: Scenario, catalog: Catalog, template
             centre = (lo + hi) / 2
             exact = sharegpt or spread is not None or centre == 1.0
             x_in, x_out = (isl, p.mean_osl) if exact else (round(isl / centre), round(p.mean_osl / centre))
-            spec = SyntheticWorkload((p.concurrency,), x_in, x_out, num_requests=count, harness=replay.name, sharegpt_client=sharegpt, range_ratio=spread)
+            spec = SyntheticWorkload(
+                (p.concurrency,),
+                x_in,
+                x_out,
+                num_requests=count,
+                harness=replay.name,
+                sharegpt_client=sharegpt,
+                range_ratio=spread,
+                stream_client=stream_client,
+                endpoint=endpoint,
+            )
         cases.append(FitCase(prepare(spec), [p]))
     return cases
 

@@ -42,8 +42,17 @@ def _tokens_per_chunk(outcome: SimOutcome) -> float | None:
     return model.per_step if isinstance(model, SpeculativeStepTimeModel) else None
 
 
-def build_records(outcome: SimOutcome) -> list[RequestRecord]:
-    """One record per request, in request order, times in simulated ns."""
+def _with_textless(times: np.ndarray, textless: tuple[int, int]) -> np.ndarray:
+    """A request's chunk times with the chunks without text its client times (``predict.stream_chunks``):
+    ``lead`` copies of the first token's time before it, ``trail`` of the last's after it."""
+    lead, trail = textless
+    return np.concatenate((np.repeat(times[:1], lead), times, np.repeat(times[-1:], trail)))
+
+
+def build_records(outcome: SimOutcome, textless: tuple[int, int] = (0, 0)) -> list[RequestRecord]:
+    """One record per request, in request order, times in simulated ns. ``textless``: chunks
+    without text the measuring client times, before the first token and after the last
+    (``predict.stream_chunks``), as chunks at those tokens' times."""
     records: list[RequestRecord] = []
     ends = [r.step_ends for r in outcome.replicas]
     per_chunk = _tokens_per_chunk(outcome)
@@ -71,7 +80,8 @@ def build_records(outcome: SimOutcome) -> list[RequestRecord]:
             e = ends[req.replica]
             segs = req.segments
             times = e[segs[0][0] : segs[0][1] + 1] if len(segs) == 1 else np.concatenate([e[a : b + 1] for a, b in segs])
-            chunk = (times if per_chunk is None else verify_chunks(times, per_chunk)).tolist()
+            chunks = times if per_chunk is None else verify_chunks(times, per_chunk)
+            chunk = (_with_textless(chunks, textless) if textless != (0, 0) else chunks).tolist()
             rec.chunk_ns = chunk
             rec.first_token_ns = chunk[0]
             rec.end_ns = chunk[-1]
@@ -84,11 +94,12 @@ def build_records(outcome: SimOutcome) -> list[RequestRecord]:
     return records
 
 
-def build_columns(outcome: SimOutcome) -> dict[int, Columns]:
+def build_columns(outcome: SimOutcome, textless: tuple[int, int] = (0, 0)) -> dict[int, Columns]:
     """The measured requests of each point as ``analysis.metrics.Columns``, built
     straight from the simulation: exactly what ``Columns.add`` makes of the records
-    ``build_records`` writes (a test holds them equal), without a Python object per
-    token — so the metric formulas run on a simulation as on a measurement."""
+    ``build_records`` writes with the same ``textless`` (a test holds them equal),
+    without a Python object per token — so the metric formulas run on a simulation
+    as on a measurement."""
     nan = math.nan
     ends = [r.step_ends for r in outcome.replicas]
     per_chunk = _tokens_per_chunk(outcome)
@@ -121,6 +132,8 @@ def build_columns(outcome: SimOutcome) -> dict[int, Columns]:
         cols.output_tokens.append(n)
         if per_chunk is not None:
             times = verify_chunks(times, per_chunk)
+        if textless != (0, 0):
+            times = _with_textless(times, textless)
         pieces[req.point].append(times)
         cols.chunk_len.append(int(times.size))
         cols.sources.add("simulated")

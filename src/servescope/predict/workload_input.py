@@ -16,6 +16,7 @@ from servescope.predict.deployment import Deployment
 from servescope.predict.replay import Replay, replay, symmetric
 from servescope.predict.sim.load import Phase
 from servescope.predict.sim.request import SimRequest, requests_from_rows
+from servescope.predict.stream_chunks import TIMES_EVERY_CHUNK, check_client, check_endpoint
 from servescope.predict.tokens import hashes_from_ids, hashes_from_text
 from servescope.workload.arrivals import arrival_offsets_ns
 from servescope.workload.plan import PlannedPoint, PlannedRequest
@@ -75,6 +76,13 @@ class SyntheticWorkload:
     ``vllm-bench-serve``): lengths drawn from an exponential law whose means after that
     client's ShareGPT filter are ``isl``/``osl``, max_tokens = the drawn output
     (``predict.dataset_lengths``), instead of the replay's uniform lengths. None: the replay's."""
+    stream_client: str | None = None
+    """The client whose stream timing the ITL follows (``predict.stream_chunks``): a client that
+    times every chunk, text or not (``vllm-bench-serve``), counts the server's chunks without text
+    as gaps of about zero. None: ``--harness vllm``'s client for that replay, else servescope's
+    (chunks with text)."""
+    endpoint: str | None = None
+    """The API that client calls, ``completions`` or ``chat`` (None: the client's default)."""
 
     def __post_init__(self) -> None:
         rep = replay(self.harness)  # an unknown harness is one line
@@ -104,6 +112,15 @@ class SyntheticWorkload:
             check_means(self.isl, self.osl, sharegpt_filter(self.sharegpt_client))  # an unknown client, impossible means: one line
             if self.range_ratio is not None:
                 raise ValueError("give ShareGPT lengths or a range ratio, not both (ShareGPT lengths are drawn from their own law)")
+        if self.stream_client is not None:
+            check_client(self.stream_client)
+        if self.endpoint is not None:
+            check_endpoint(self.endpoint)
+            if self.timing_client is None:
+                raise ValueError(
+                    f"endpoint {self.endpoint}: servescope's client times the chunks with text on either endpoint; the endpoint "
+                    f"matters to a client that times every chunk ({', '.join(TIMES_EVERY_CHUNK)}: --harness vllm)"
+                )
         if rep.needs_requests and self.num_requests is None and self.closed_loop:
             raise ValueError(f"--harness {rep.name}: its default request count is not pinned here; give --num-requests (the count that run measured)")
         self.check_budget()
@@ -133,6 +150,13 @@ class SyntheticWorkload:
     @property
     def replay(self) -> Replay:
         return replay(self.harness)
+
+    @property
+    def timing_client(self) -> str | None:
+        """``stream_client``, or ``vllm bench serve`` for ``--harness vllm``; None: servescope's client."""
+        if self.stream_client is not None:
+            return self.stream_client
+        return "vllm-bench-serve" if self.replay.name == "vllm" else None
 
     @property
     def closed_loop(self) -> bool:
