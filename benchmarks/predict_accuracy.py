@@ -74,7 +74,7 @@ def group_of(run: EvaluationRun) -> str:
     publisher = {"sb-": "silybench", "gs-": "GPUStack", "dc-": "DataCrunch"}.get(run.name[:3])
     if publisher:
         engine = next(e for k, e in (("-vllm-", "vLLM"), ("-sglang-", "SGLang"), ("-trt-llm-", "TensorRT-LLM")) if k in run.name)
-        mode = " burst" if "-burst-" in run.name else ""
+        mode = " burst" if "-burst-" in run.name else (" Poisson" if any(pt.request_rate for pt in run.points) else "")
         return f"{publisher} {engine}, {gpu.upper()}{mode}"
     engine = "vLLM" if run.name.startswith("ix-vllm-") else "TensorRT-LLM"
     if "-gpt-oss-120b-" in run.name:

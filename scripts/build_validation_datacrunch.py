@@ -2,15 +2,16 @@
 """Write the DataCrunch part of the predictor's validation set.
 
 Input: ``scripts/validation_sources/datacrunch_h200_sglang.json`` — every line of
-``sglang/outputs/llama_3_3_70b_offline_output.jsonl`` in the public repository
+``sglang/outputs/llama_3_3_70b_offline_output.jsonl`` and of ``llama_3_3_70b_online_output.jsonl`` in the public repository
 datacrunch-research/h200-benchmarks (commit c091ef530a525d2e788bc41c39a4450b09c9f2ad):
 SGLang serving Llama 3.3 70B Instruct bf16 on 4 x H200 (tp 4), offline
-``sglang.bench_serving`` runs at request rate inf. The file publishes *median* TTFT
+``sglang.bench_serving`` runs at request rate inf, and online ones at request rates
+1-16/s (Poisson arrivals, no concurrency limit). The files publish *median* TTFT
 and *median* ITL only.
 
 Output (``src/servescope/data/validation``): one Scenario and one EvaluationRun per
-line. Each point is an offline burst: concurrency = the number of requests (all
-sent at t = 0); ttft_p50_ms = median TTFT, itl_p50_ms = median ITL (said in the notes);
+line. An offline point is a burst: concurrency = the number of requests (all
+sent at t = 0); an online one has its ``request_rate`` (concurrency = the requests sent); ttft_p50_ms = median TTFT, itl_p50_ms = median ITL (said in the notes);
 mean_isl/mean_osl = total tokens / completed, rounded (the one arithmetic step).
 Re-running rewrites the same files.
 
@@ -119,7 +120,57 @@ def main() -> None:
                 ],
             },
         )
-    print(f"{len(source['lines'])} runs, 1 scenario written to {OUT}")
+    for line in source["online_lines"]:
+        _online_run(line, about)
+    print(f"{len(source['lines']) + len(source['online_lines'])} runs, 1 scenario written to {OUT}")
+
+
+def _online_run(line: dict, about: dict) -> None:
+    """One open-loop point of the online file: Poisson arrivals at its request rate, no concurrency limit."""
+    n, rate = line["completed"], line["request_rate"]
+    case = "sharegpt" if line["dataset_name"] == "sharegpt" else f"random-i{line['random_input_len']}-o{line['random_output_len']}"
+    name = f"{SCENARIO}-{case}-rate{rate:g}-n{n}"
+    dataset = (
+        "ShareGPT"
+        if case == "sharegpt"
+        else f"random --random-input {line['random_input_len']} --random-output {line['random_output_len']}, range ratio 0.0 (lengths uniform in [1, L])"
+    )
+    _dump(
+        OUT / "runs" / f"{name}.yaml",
+        {
+            "kind": "EvaluationRun",
+            "name": name,
+            "scenario": SCENARIO,
+            "harness": "sglang-bench-serving",
+            "engine_version": "unstated",
+            "dataset": line["dataset_name"],
+            **({"random_range_ratio": 0.0} if case != "sharegpt" else {}),
+            "notes": [
+                f"Source: DataCrunch, {about['online_output_file']} (the line with dataset {line['dataset_name']}, request_rate "
+                f"{rate}, completed {n}, duration {line['duration']} s); the same script and server as the offline runs.",
+                f"Open loop: sglang.bench_serving --num-prompt {n} --request-rate {rate:g}, no max concurrency (the file's "
+                "'max_concurrency': null): Poisson arrivals at that mean rate; concurrency here is the number of requests "
+                f"sent (no limit was set). Dataset: {dataset}.",
+                "Columns: ttft_p50_ms = median_ttft_ms and itl_p50_ms = median_itl_ms (medians: the file has no means; "
+                "scored against the predicted medians), "
+                f"output_tokens_per_sec = output_throughput; mean E2E latency {line['mean_e2e_latency_ms']} ms.",
+                f"mean_isl/mean_osl = total_input_tokens {line['total_input_tokens']} / total_output_tokens "
+                f"{line['total_output_tokens']} divided by the {n} completed requests, rounded.",
+            ],
+            "points": [
+                {
+                    "concurrency": n,
+                    "completed_requests": n,
+                    "request_rate": rate,
+                    "output_tokens_per_sec": round(line["output_throughput"], 3),
+                    "ttft_p50_ms": round(line["median_ttft_ms"], 3),
+                    "itl_p50_ms": round(line["median_itl_ms"], 3),
+                    "mean_isl": round(line["total_input_tokens"] / n),
+                    "mean_osl": round(line["total_output_tokens"] / n),
+                }
+            ],
+        },
+    )
 
 
 if __name__ == "__main__":

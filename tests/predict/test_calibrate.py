@@ -290,7 +290,7 @@ def test_validation_runs_say_which_dataset_they_used() -> None:
             assert run.dataset == "sharegpt", run.name
         if "-random-" in run.name or run.name.startswith(("ix-", "sb-")):
             assert run.dataset == "random", run.name
-    assert len(by_dataset["sharegpt"]) == 26
+    assert len(by_dataset["sharegpt"]) == 28
     assert sorted(by_dataset[None]) == ["nim-1.8.0-llama-3.3-70b-fp8-tp2-i500-o2000", "nim-1.8.0-llama-3.3-70b-fp8-tp2-i5000-o500"]
 
 
@@ -374,3 +374,36 @@ def test_a_fitted_per_request_cost_is_recorded_with_the_intake_it_was_fitted_bes
     assert set(doc.document.factors) == {"request_overhead_s", "intake_request_s", "intake_token_s"}  # (0 on llama.cpp: said so)
     only = calibrate("tiny-llama-on-cpu", measured, catalog=catalog, factors=("output_token_overhead_s",), max_evaluations=6)
     assert set(only.document.factors) == {"output_token_overhead_s"}
+
+
+def test_an_open_loop_point_is_replayed_as_poisson_arrivals_at_its_rate(catalog: Catalog) -> None:
+    """DataCrunch's online runs (sglang.bench_serving --request-rate R, no concurrency limit): the point
+    states its rate; it is replayed as that many requests arriving at R per second, not as a burst of
+    all of them (which its concurrency label, the requests sent, would otherwise say), and the
+    prediction's row is found by its rate."""
+    from servescope.predict.calibrate import Measured, evaluate, fit_cases
+    from servescope.predict.calibration import Calibration
+
+    scenario = catalog.scenario("llama-3.1-8b-on-h100")
+    point = EvaluationPoint(
+        concurrency=40, completed_requests=40, request_rate=2.0, output_tokens_per_sec=128.0, ttft_p50_ms=50.0, itl_p50_ms=8.0, mean_isl=256, mean_osl=64
+    )
+    (case,) = fit_cases(Measured("dc", None, [point], "sglang-bench-serving"), scenario, catalog, template_tokens=0)
+    spec = case.prepared.synthetic
+    assert spec is not None and spec.rate == 2.0 and spec.rate_only and spec.requests_at(1) == 40
+    ev = evaluate(scenario, [case], Calibration(), ("ttft_ms", "itl_ms", "output_tokens_per_sec"), catalog)
+    assert len(ev.predicted["ttft_ms"]) == 1 and len(ev.predicted["itl_ms"]) == 1  # medians, matched by rate
+    # at 2 requests/s of 64 tokens the output rate is about the offered 128 tok/s (a burst of 40 would be thousands)
+    [tokens_per_s] = ev.predicted["output_tokens_per_sec"]
+    assert 80 < tokens_per_s < 160 and ev.predicted["ttft_ms"][0] < 200
+
+
+def test_the_datacrunch_online_runs_state_their_rates() -> None:
+    from servescope.catalog.store import packaged_root
+    from servescope.documents import load_document
+
+    runs = [load_document(p, EvaluationRun) for p in sorted((packaged_root() / "validation" / "runs").glob("dc-*-rate*.yaml"))]
+    assert sorted(r.points[0].request_rate for r in runs) == [1.0, 2.0, 4.0, 4.0, 8.0, 8.0, 16.0]  # type: ignore[type-var]
+    for run in runs:
+        [p] = run.points
+        assert p.concurrency == p.completed_requests and f"--request-rate {p.request_rate:g}" in " ".join(run.notes or [])

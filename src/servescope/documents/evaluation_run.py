@@ -41,6 +41,13 @@ class EvaluationPoint(StrictModel):
     kv_utilization: UnitFloat | None = Field(default=None, description="Fraction of the KV pool in use, [0, 1].")
     prefix_cache_hit_rate: UnitFloat | None = Field(default=None, description="Fraction of prompt tokens served from cache, [0, 1].")
     preemptions: int | None = Field(default=None, ge=0, description="Requests evicted and later recomputed.")
+    request_rate: float | None = Field(
+        default=None,
+        gt=0.0,
+        description="servescope extension: an open-loop point - the requests per second the client offered (Poisson "
+        "arrivals at this mean rate, as sglang.bench_serving / vllm bench serve --request-rate send them); concurrency "
+        "is then the client's concurrency limit, or the requests it sent where it set none. Null: a closed loop or a burst.",
+    )
 
     def check(self) -> list[Issue]:
         latencies = (self.ttft_ms, self.itl_ms, self.ttft_p50_ms, self.itl_p50_ms)

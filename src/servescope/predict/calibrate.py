@@ -165,7 +165,13 @@ def fit_cases(measured: Measured, scenario: Scenario, catalog: Catalog, template
         spread = None
         if measured.dataset == "random" and measured.random_range_ratio is not None:
             spread = random_spread(measured.harness, measured.random_range_ratio, isl, p.mean_osl) or None
-        if p.completed_requests and p.completed_requests <= p.concurrency and (rep is None or counted):
+        if p.request_rate is not None:
+            # an open-loop point: the client's requests arrived at this mean rate (Poisson), as many as it completed
+            spec = SyntheticWorkload(
+                (), isl, p.mean_osl, rate=p.request_rate, num_requests=p.completed_requests or None, sharegpt_client=sharegpt,
+                range_ratio=spread, stream_client=stream_client, endpoint=endpoint,
+            )  # fmt: skip
+        elif p.completed_requests and p.completed_requests <= p.concurrency and (rep is None or counted):
             # every request was in flight at once (an offline burst: `vllm bench serve` with no --max-concurrency
             # and rate inf, or a loop that sent each client one request): replayed as that burst, not a loop
             spec = SyntheticWorkload(
@@ -239,8 +245,10 @@ def evaluate(
     for case in cases:
         run = simulate(case.prepared, dep, documents=False)
         predicted = {p.concurrency: p for p in run.prediction.points}
+        by_rate = {p.request_rate: p for p in run.prediction.points if p.request_rate is not None}
         for mp in case.points:
-            pp = predicted.get(mp.concurrency)
+            # an open-loop point's row is labelled by its rate (its concurrency is the most simulated requests in flight)
+            pp = by_rate.get(mp.request_rate) if mp.request_rate is not None else predicted.get(mp.concurrency)
             for m in metrics:
                 stat = _statistic(mp, m)
                 meas, pred = _metric(mp, stat), _metric(pp, stat) if pp is not None else None

@@ -73,6 +73,7 @@ def test_aiperf_artifact_dir(tmp_path: Path) -> None:
         "kv_utilization": None,
         "prefix_cache_hit_rate": pytest.approx(0.16333333333333333, rel=1e-12),
         "preemptions": None,
+        "request_rate": None,
     }
     assert point(run, 4) == {
         "concurrency": 4,
@@ -87,6 +88,7 @@ def test_aiperf_artifact_dir(tmp_path: Path) -> None:
         "kv_utilization": None,
         "prefix_cache_hit_rate": pytest.approx(0.17, rel=1e-12),
         "preemptions": None,
+        "request_rate": None,
     }
     notes = " ".join(run.notes or [])
     assert "per request" in notes and "TPOT" in notes
@@ -142,6 +144,7 @@ def test_guidellm_report(tmp_path: Path) -> None:
         "kv_utilization": None,
         "prefix_cache_hit_rate": None,
         "preemptions": None,
+        "request_rate": None,
     }
     assert point(run, 4) == {
         "concurrency": 4,
@@ -156,6 +159,7 @@ def test_guidellm_report(tmp_path: Path) -> None:
         "kv_utilization": None,
         "prefix_cache_hit_rate": None,
         "preemptions": None,
+        "request_rate": None,
     }
     notes = " ".join(run.notes or [])
     assert "includes TTFT" in notes
@@ -201,6 +205,7 @@ def test_vllm_appended_results(tmp_path: Path) -> None:
         "kv_utilization": None,
         "prefix_cache_hit_rate": None,
         "preemptions": None,
+        "request_rate": None,
     }
     assert point(run, 4) == {
         "concurrency": 4,
@@ -215,6 +220,7 @@ def test_vllm_appended_results(tmp_path: Path) -> None:
         "kv_utilization": None,
         "prefix_cache_hit_rate": None,
         "preemptions": None,
+        "request_rate": None,
     }
     notes = " ".join(run.notes or [])
     assert "pooled over requests" in notes
@@ -271,6 +277,7 @@ def test_inference_perf_reports_folder(tmp_path: Path) -> None:
         "kv_utilization": None,
         "prefix_cache_hit_rate": None,
         "preemptions": None,
+        "request_rate": None,
     }
     assert point(run, 4) == {
         "concurrency": 4,
@@ -285,6 +292,7 @@ def test_inference_perf_reports_folder(tmp_path: Path) -> None:
         "kv_utilization": None,
         "prefix_cache_hit_rate": None,
         "preemptions": None,
+        "request_rate": None,
     }
     notes = run.notes or []
     assert any("at concurrency 4, 1 failed request(s) (Connection Error x1)" in n for n in notes)
