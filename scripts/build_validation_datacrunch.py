@@ -70,70 +70,46 @@ def main() -> None:
     )
     seen: dict[str, int] = {}
     for line in source["lines"]:
-        n = line["completed"]
-        if line["dataset_name"] == "sharegpt":
-            case = "sharegpt"
-        else:
-            case = f"random-i{line['random_input_len']}-o{line['random_output_len']}"
-        base = f"{SCENARIO}-{case}-burst-n{n}"
+        base = f"{SCENARIO}-{_case(line)}-burst-n{line['completed']}"
         seen[base] = seen.get(base, 0) + 1
         name = base if seen[base] == 1 else f"{base}-repeat{seen[base]}"
-        dataset = (
-            "ShareGPT"
-            if case == "sharegpt"
-            else f"random --random-input {line['random_input_len']} --random-output {line['random_output_len']}, range ratio 0.0 (lengths uniform in [1, L])"
+        n = line["completed"]
+        source_note = f"Source: DataCrunch, {about['output_file']} (the line with dataset {line['dataset_name']}, " + (
+            f"random_input_len {line['random_input_len']}, random_output_len {line['random_output_len']}, completed "
+            f"{n}, duration {line['duration']} s)" + (" - the second of two runs of this command in the file." if seen[base] > 1 else ".")
         )
-        _dump(
-            OUT / "runs" / f"{name}.yaml",
-            {
-                "kind": "EvaluationRun",
-                "name": name,
-                "scenario": SCENARIO,
-                "harness": "sglang-bench-serving",
-                "engine_version": "unstated",
-                "dataset": line["dataset_name"],  # the output line's own field: "sharegpt" or "random"
-                # the client's --random-range-ratio, left at its default 0.0 (the measured means, about L / 2, show it)
-                **({"random_range_ratio": 0.0} if case != "sharegpt" else {}),
-                "notes": [
-                    f"Source: DataCrunch, {about['output_file']} (the line with dataset {line['dataset_name']}, "
-                    f"random_input_len {line['random_input_len']}, random_output_len {line['random_output_len']}, completed "
-                    f"{n}, duration {line['duration']} s)" + (" - the second of two runs of this command in the file." if seen[base] > 1 else "."),
-                    f"Offline burst: sglang.bench_serving --num-prompt {n} at request rate inf, no max concurrency (the "
-                    f"file's 'max_concurrency': null): all {n} requests sent at t = 0; concurrency here is that number. "
-                    f"Dataset: {dataset}.",
-                    "Columns: ttft_p50_ms = median_ttft_ms and itl_p50_ms = median_itl_ms (medians: the file has no means; "
-                    "scored against the predicted medians), "
-                    f"output_tokens_per_sec = output_throughput; mean E2E latency {line['mean_e2e_latency_ms']} ms.",
-                    f"mean_isl/mean_osl = total_input_tokens {line['total_input_tokens']} / total_output_tokens "
-                    f"{line['total_output_tokens']} divided by the {n} completed requests, rounded.",
-                ],
-                "points": [
-                    {
-                        "concurrency": n,
-                        "completed_requests": n,
-                        "output_tokens_per_sec": round(line["output_throughput"], 3),
-                        "ttft_p50_ms": round(line["median_ttft_ms"], 3),
-                        "itl_p50_ms": round(line["median_itl_ms"], 3),
-                        "mean_isl": round(line["total_input_tokens"] / n),
-                        "mean_osl": round(line["total_output_tokens"] / n),
-                    }
-                ],
-            },
+        load_note = (
+            f"Offline burst: sglang.bench_serving --num-prompt {n} at request rate inf, no max concurrency (the "
+            f"file's 'max_concurrency': null): all {n} requests sent at t = 0; concurrency here is that number."
         )
+        _run(name, line, source_note, load_note, {})
     for line in source["online_lines"]:
-        _online_run(line, about)
+        n, rate = line["completed"], line["request_rate"]
+        source_note = (
+            f"Source: DataCrunch, {about['online_output_file']} (the line with dataset {line['dataset_name']}, request_rate "
+            f"{rate}, completed {n}, duration {line['duration']} s); the same script and server as the offline runs."
+        )
+        load_note = (
+            f"Open loop: sglang.bench_serving --num-prompt {n} --request-rate {rate:g}, no max concurrency (the file's "
+            "'max_concurrency': null): Poisson arrivals at that mean rate; concurrency here is the number of requests "
+            "sent (no limit was set)."
+        )
+        _run(f"{SCENARIO}-{_case(line)}-rate{rate:g}-n{n}", line, source_note, load_note, {"request_rate": rate})
     print(f"{len(source['lines']) + len(source['online_lines'])} runs, 1 scenario written to {OUT}")
 
 
-def _online_run(line: dict, about: dict) -> None:
-    """One open-loop point of the online file: Poisson arrivals at its request rate, no concurrency limit."""
-    n, rate = line["completed"], line["request_rate"]
-    case = "sharegpt" if line["dataset_name"] == "sharegpt" else f"random-i{line['random_input_len']}-o{line['random_output_len']}"
-    name = f"{SCENARIO}-{case}-rate{rate:g}-n{n}"
+def _case(line: dict) -> str:
+    return "sharegpt" if line["dataset_name"] == "sharegpt" else f"random-i{line['random_input_len']}-o{line['random_output_len']}"
+
+
+def _run(name: str, line: dict, source_note: str, load_note: str, extra: dict[str, object]) -> None:
+    """One EvaluationRun of one output line: medians as published, the lengths from its totals."""
+    n = line["completed"]
+    random = line["dataset_name"] != "sharegpt"
     dataset = (
-        "ShareGPT"
-        if case == "sharegpt"
-        else f"random --random-input {line['random_input_len']} --random-output {line['random_output_len']}, range ratio 0.0 (lengths uniform in [1, L])"
+        f"random --random-input {line['random_input_len']} --random-output {line['random_output_len']}, range ratio 0.0 (lengths uniform in [1, L])"
+        if random
+        else "ShareGPT"
     )
     _dump(
         OUT / "runs" / f"{name}.yaml",
@@ -143,14 +119,12 @@ def _online_run(line: dict, about: dict) -> None:
             "scenario": SCENARIO,
             "harness": "sglang-bench-serving",
             "engine_version": "unstated",
-            "dataset": line["dataset_name"],
-            **({"random_range_ratio": 0.0} if case != "sharegpt" else {}),
+            "dataset": line["dataset_name"],  # the output line's own field: "sharegpt" or "random"
+            # the client's --random-range-ratio, left at its default 0.0 (the measured means, about L / 2, show it)
+            **({"random_range_ratio": 0.0} if random else {}),
             "notes": [
-                f"Source: DataCrunch, {about['online_output_file']} (the line with dataset {line['dataset_name']}, request_rate "
-                f"{rate}, completed {n}, duration {line['duration']} s); the same script and server as the offline runs.",
-                f"Open loop: sglang.bench_serving --num-prompt {n} --request-rate {rate:g}, no max concurrency (the file's "
-                "'max_concurrency': null): Poisson arrivals at that mean rate; concurrency here is the number of requests "
-                f"sent (no limit was set). Dataset: {dataset}.",
+                source_note,
+                f"{load_note} Dataset: {dataset}.",
                 "Columns: ttft_p50_ms = median_ttft_ms and itl_p50_ms = median_itl_ms (medians: the file has no means; "
                 "scored against the predicted medians), "
                 f"output_tokens_per_sec = output_throughput; mean E2E latency {line['mean_e2e_latency_ms']} ms.",
@@ -161,7 +135,7 @@ def _online_run(line: dict, about: dict) -> None:
                 {
                     "concurrency": n,
                     "completed_requests": n,
-                    "request_rate": rate,
+                    **extra,
                     "output_tokens_per_sec": round(line["output_throughput"], 3),
                     "ttft_p50_ms": round(line["median_ttft_ms"], 3),
                     "itl_p50_ms": round(line["median_itl_ms"], 3),

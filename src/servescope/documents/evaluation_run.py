@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationInfo, field_validator
 
 from servescope import limits
 from servescope.documents.base import (
@@ -128,19 +128,14 @@ class EvaluationRun(Document):
     )
     points: list[EvaluationPoint] = Field(description="At least one point, each at a different concurrency.")
 
-    @field_validator("dataset", mode="before")
+    @field_validator("dataset", "endpoint", mode="before")
     @classmethod
-    def _known_dataset(cls, value: object) -> object:
+    def _one_of_the_known(cls, value: object, info: ValidationInfo) -> object:
         # one line that says what to write instead (pydantic's own says only which literals it takes)
-        if value is not None and value not in DATASETS:
-            raise ValueError(f"unknown dataset {value!r}; give one of {', '.join(DATASETS)}, or leave dataset out where the source does not state it")
-        return value
-
-    @field_validator("endpoint", mode="before")
-    @classmethod
-    def _known_endpoint(cls, value: object) -> object:
-        if value is not None and value not in API_ENDPOINTS:
-            raise ValueError(f"unknown endpoint {value!r}; give one of {', '.join(API_ENDPOINTS)}, or leave endpoint out where the source does not state it")
+        known = {"dataset": DATASETS, "endpoint": API_ENDPOINTS}[info.field_name or ""]
+        if value is not None and value not in known:
+            name = info.field_name
+            raise ValueError(f"unknown {name} {value!r}; give one of {', '.join(known)}, or leave {name} out where the source does not state it")
         return value
 
     def check(self) -> list[Issue]:
