@@ -1,7 +1,8 @@
 """``servescope compare A B``: two tables of the same question, point by point.
 
 Typically A is a Prediction and B the measured EvaluationRun (or two runs).
-Points are paired by concurrency. Signed error is (A − B) / B × 100 %; per
+Points are paired by concurrency (open-loop points that both sides label with a
+``request_rate``: by the rate). Signed error is (A − B) / B × 100 %; per
 metric, MAPE is the mean of |error| over the paired points and ``max_abs_pct``
 its largest value. Different scenarios or workloads are refused unless forced
 (then said so); different harnesses draw a warning because they define
@@ -114,12 +115,19 @@ def compare(a: EvaluationRun | Prediction | Result, b: EvaluationRun | Predictio
             + "".join(f"; A: {n}" for n in id_a["notes"])
             + "".join(f"; B: {n}" for n in id_b["notes"])
         )
-    by_b = {p.concurrency: p for p in rows_b}
-    by_a = {p.concurrency: p for p in rows_a}
+    # open-loop points that both sides label with a rate pair by it (a measured one's concurrency is its
+    # client's limit or request count, a predicted one's the most requests in flight); the rest by concurrency
+    rate_a = {p.request_rate: p for p in rows_a if p.request_rate is not None}
+    rate_b = {p.request_rate: p for p in rows_b if p.request_rate is not None}
+    by_rate = [(rate_a[r], rate_b[r]) for r in sorted(set(rate_a) & set(rate_b))]
+    paired = {id(p) for pair in by_rate for p in pair}
+    by_b = {p.concurrency: p for p in rows_b if id(p) not in paired}
+    by_a = {p.concurrency: p for p in rows_a if id(p) not in paired}
     out.unpaired_a = sorted(set(by_a) - set(by_b))
     out.unpaired_b = sorted(set(by_b) - set(by_a))
-    for conc in sorted(set(by_a) & set(by_b)):
-        pa, pb = by_a[conc], by_b[conc]
+    pairs = by_rate + [(by_a[c], by_b[c]) for c in sorted(set(by_a) & set(by_b))]
+    for pa, pb in pairs:
+        conc = pa.concurrency
         for metric in COMPARED_METRICS:
             va, vb = getattr(pa, metric, None), getattr(pb, metric, None)
             if va is None or vb is None:
