@@ -67,13 +67,13 @@ def test_pairs_errors_and_mape() -> None:
 def test_open_loop_points_pair_by_their_rate() -> None:
     """A measured open-loop point is labelled by its client's request count (no concurrency limit), a
     predicted one by the most requests it had in flight: they pair by the rate both state."""
-    m = measured(points=[{"concurrency": 300, "request_rate": 1.0, "ttft_ms": 80.0}, {"concurrency": 600, "request_rate": 2.0, "ttft_ms": 90.0},
+    m = measured(points=[{"concurrency": 300, "request_rate": 1.0, "ttft_p50_ms": 80.0}, {"concurrency": 600, "request_rate": 2.0, "ttft_ms": 90.0},
                          {"concurrency": 8, "ttft_ms": 200.0}])  # fmt: skip
-    p = predicted(points=[{"concurrency": 18, "request_rate": 1.0, "ttft_ms": 60.0}, {"concurrency": 28, "request_rate": 2.0, "ttft_ms": 99.0},
+    p = predicted(points=[{"concurrency": 18, "request_rate": 1.0, "ttft_p50_ms": 60.0}, {"concurrency": 28, "request_rate": 2.0, "ttft_ms": 99.0},
                           {"concurrency": 8, "ttft_ms": 150.0}])  # fmt: skip
     c = compare(p, m)
-    got = sorted((pv.concurrency, pv.error_pct) for pv in c.pairs)
-    assert got == [(8, pytest.approx(-25.0)), (18, pytest.approx(-25.0)), (28, pytest.approx(10.0))]
+    got = sorted((pv.concurrency, pv.metric, pv.error_pct) for pv in c.pairs)
+    assert got == [(8, "ttft_ms", pytest.approx(-25.0)), (18, "ttft_p50_ms", pytest.approx(-25.0)), (28, "ttft_ms", pytest.approx(10.0))]
     assert c.unpaired_a == [] and c.unpaired_b == []
 
 

@@ -35,6 +35,8 @@ from servescope.errors import CompareRefused, ServescopeError
 COMPARED_METRICS: tuple[str, ...] = (
     "ttft_ms",
     "itl_ms",
+    "ttft_p50_ms",  # the medians, where a source publishes those (silybench, DataCrunch)
+    "itl_p50_ms",
     "e2e_ms",
     "output_tokens_per_sec",
     "input_tokens_per_sec",
