@@ -22,6 +22,7 @@ def test_each_servers_chunks_without_text_on_each_endpoint() -> None:
     assert textless_chunks("vllm-bench-serve", "trtllm", "chat") == ((1, 0), None)
     assert textless_chunks("vllm-bench-serve", "sglang", "chat") == ((1, 1), None)
     assert textless_chunks("vllm-bench-serve", "vllm", None) == ((0, 0), None)  # the client's default: completions
+    assert textless_chunks("vllm-bench-serve", "tensorrt-llm", "completions") == ((0, 0), None)
     chunks, warning = textless_chunks("vllm-bench-serve", "tgi", "chat")
     assert chunks == (0, 0) and warning is not None and "tgi" in warning and "not known" in warning
     chunks, warning = textless_chunks("vllm-bench-serve", "vllm", "chat", "GptOssForCausalLM")

@@ -18,9 +18,10 @@ each later one appends a gap), and on the chat endpoint servers send such chunks
 - SGLang's chat stream sends the role chunk first and the finish reason in a chunk of
   its own after the last token (``serving_chat.py`` ``_generate_chat_stream``: "Send
   finish_reason chunks for each index that completed"): two gaps of about zero.
-- On the completions endpoint vLLM and SGLang send one chunk per output, the finish
-  reason on the last (SGLang ``serving_completions.py``); the closing usage chunk has
-  no choice, so it is not timed.
+- On the completions endpoint vLLM, SGLang and TensorRT-LLM send one chunk per output,
+  the finish reason on the last (SGLang ``serving_completions.py``, TensorRT-LLM
+  ``serve/postprocess_handlers.py`` ``completion_stream_post_processor``); the closing
+  usage chunk has no choice (``choices=[]``), so it is not timed.
 
 What is not listed is not known here: the ITL is then that of the chunks with text,
 and ``textless_chunks`` says so in one line. Nor are tokens that stream no text: gpt-oss's
@@ -45,6 +46,7 @@ TEXTLESS_CHUNKS: dict[tuple[str, str], tuple[int, int]] = {
     ("vllm", "chat"): (1, 0),
     ("vllm", "completions"): (0, 0),
     ("trt-llm", "chat"): (1, 0),
+    ("trt-llm", "completions"): (0, 0),
     ("sglang", "chat"): (1, 1),
     ("sglang", "completions"): (0, 0),
 }
