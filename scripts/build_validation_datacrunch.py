@@ -2,14 +2,16 @@
 """Write the DataCrunch part of the predictor's validation set.
 
 Input: ``scripts/validation_sources/datacrunch_h200_sglang.json`` — every line of
-``sglang/outputs/llama_3_3_70b_offline_output.jsonl`` and of ``llama_3_3_70b_online_output.jsonl`` in the public repository
+``sglang/outputs/llama_3_3_70b_offline_output.jsonl``, ``llama_3_3_70b_online_output.jsonl`` and
+``llama_405b_online_output.jsonl`` in the public repository
 datacrunch-research/h200-benchmarks (commit c091ef530a525d2e788bc41c39a4450b09c9f2ad):
-SGLang serving Llama 3.3 70B Instruct bf16 on 4 x H200 (tp 4), offline
+SGLang serving Llama 3.3 70B Instruct bf16 on 4 x H200 (tp 4) and Llama 3.1 405B Instruct bf16
+on 8 x H200 (tp 8, online runs only), offline
 ``sglang.bench_serving`` runs at request rate inf, and online ones at request rates
 1-16/s (Poisson arrivals, no concurrency limit). The files publish *median* TTFT
 and *median* ITL only.
 
-Output (``src/servescope/data/validation``): one Scenario and one EvaluationRun per
+Output (``src/servescope/data/validation``): one Scenario per deployment and one EvaluationRun per
 line. An offline point is a burst: concurrency = the number of requests (all
 sent at t = 0); an online one has its ``request_rate`` (concurrency = the requests sent); ttft_p50_ms = median TTFT, itl_p50_ms = median ITL (said in the notes);
 mean_isl/mean_osl = total tokens / completed, rounded (the one arithmetic step).
@@ -29,6 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "scripts" / "validation_sources" / "datacrunch_h200_sglang.json"
 OUT = ROOT / "src" / "servescope" / "data" / "validation"
 SCENARIO = "dc-sglang-llama-3.3-70b-bf16-h200-tp4"
+SCENARIO_405B = "dc-sglang-llama-3.1-405b-bf16-h200-tp8"
 
 
 def _dump(path: Path, doc: dict[str, object]) -> None:
@@ -68,6 +71,35 @@ def main() -> None:
             ),
         },
     )
+    _dump(
+        OUT / "scenarios" / f"{SCENARIO_405B}.yaml",
+        {
+            "kind": "Scenario",
+            "name": SCENARIO_405B,
+            "description": "Llama 3.1 405B Instruct in bf16 on 8 x H200 with tensor parallelism 8, served by SGLang (version not "
+            "stated), as benchmarked by DataCrunch (datacrunch-research/h200-benchmarks).",
+            "model": "llama-3.1-405b",
+            "hardware": "h200",
+            "count": 8,
+            "tp": 8,
+            "engine": {
+                "id": "sglang",
+                "version": "unstated",
+                "args": {"--tp-size": 8, "--disable-radix-cache": True, "--enable-torch-compile": True},
+                "enable_prefix_caching": False,
+            },
+            "weight_dtype": "bf16",
+            "kv_dtype": "auto",
+            "notes": (
+                f"Server: {about['server_405b']}. Source script: {about['script_405b']}. Not stated, engine defaults assumed: "
+                "mem_fraction_static, max_running_requests, chunked prefill size, the H200 form factor (SXM 141 GB, as for the "
+                "repository's 70B runs). The version is not stated; the same repository's 70B runs used 'lmsysorg/sglang:latest "
+                "with SGLang v0.4' (https://github.com/sgl-project/sglang/issues/2450), whose defaults differ from the 0.5.x ones "
+                "the simulator applies (v0.4.0-0.4.1: mem_fraction_static 0.81 at tp 8, CUDA graphs up to 160 sequences): not "
+                "modelled by version."
+            ),
+        },
+    )
     seen: dict[str, int] = {}
     for line in source["lines"]:
         base = f"{SCENARIO}-{_case(line)}-burst-n{line['completed']}"
@@ -82,27 +114,32 @@ def main() -> None:
             f"Offline burst: sglang.bench_serving --num-prompt {n} at request rate inf, no max concurrency (the "
             f"file's 'max_concurrency': null): all {n} requests sent at t = 0; concurrency here is that number."
         )
-        _run(name, line, source_note, load_note, {})
-    for line in source["online_lines"]:
-        n, rate = line["completed"], line["request_rate"]
-        source_note = (
-            f"Source: DataCrunch, {about['online_output_file']} (the line with dataset {line['dataset_name']}, request_rate "
-            f"{rate}, completed {n}, duration {line['duration']} s); the same script and server as the offline runs."
-        )
-        load_note = (
-            f"Open loop: sglang.bench_serving --num-prompt {n} --request-rate {rate:g}, no max concurrency (the file's "
-            "'max_concurrency': null): Poisson arrivals at that mean rate; concurrency here is the number of requests "
-            "sent (no limit was set)."
-        )
-        _run(f"{SCENARIO}-{_case(line)}-rate{rate:g}-n{n}", line, source_note, load_note, {"request_rate": rate})
-    print(f"{len(source['lines']) + len(source['online_lines'])} runs, 1 scenario written to {OUT}")
+        _run(name, line, source_note, load_note, {}, SCENARIO)
+    for scenario, lines, file, same in (
+        (SCENARIO, source["online_lines"], about["online_output_file"], "the same script and server as the offline runs"),
+        (SCENARIO_405B, source["online_lines_405b"], about["online_output_file_405b"], f"server and client commands from {about['script_405b']}"),
+    ):
+        for line in lines:
+            n, rate = line["completed"], line["request_rate"]
+            source_note = (
+                f"Source: DataCrunch, {file} (the line with dataset {line['dataset_name']}, request_rate "
+                f"{rate}, completed {n}, duration {line['duration']} s); {same}."
+            )
+            load_note = (
+                f"Open loop: sglang.bench_serving --num-prompt {n} --request-rate {rate:g}, no max concurrency (the file's "
+                "'max_concurrency': null): Poisson arrivals at that mean rate; concurrency here is the number of requests "
+                "sent (no limit was set)."
+            )
+            _run(f"{scenario}-{_case(line)}-rate{rate:g}-n{n}", line, source_note, load_note, {"request_rate": rate}, scenario)
+    total = len(source["lines"]) + len(source["online_lines"]) + len(source["online_lines_405b"])
+    print(f"{total} runs, 2 scenarios written to {OUT}")
 
 
 def _case(line: dict) -> str:
     return "sharegpt" if line["dataset_name"] == "sharegpt" else f"random-i{line['random_input_len']}-o{line['random_output_len']}"
 
 
-def _run(name: str, line: dict, source_note: str, load_note: str, extra: dict[str, object]) -> None:
+def _run(name: str, line: dict, source_note: str, load_note: str, extra: dict[str, object], scenario: str) -> None:
     """One EvaluationRun of one output line: medians as published, the lengths from its totals."""
     n = line["completed"]
     random = line["dataset_name"] != "sharegpt"
@@ -116,7 +153,7 @@ def _run(name: str, line: dict, source_note: str, load_note: str, extra: dict[st
         {
             "kind": "EvaluationRun",
             "name": name,
-            "scenario": SCENARIO,
+            "scenario": scenario,
             "harness": "sglang-bench-serving",
             "engine_version": "unstated",
             "dataset": line["dataset_name"],  # the output line's own field: "sharegpt" or "random"

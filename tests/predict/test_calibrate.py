@@ -290,7 +290,7 @@ def test_validation_runs_say_which_dataset_they_used() -> None:
             assert run.dataset == "sharegpt", run.name
         if "-random-" in run.name or run.name.startswith(("ix-", "sb-")):
             assert run.dataset == "random", run.name
-    assert len(by_dataset["sharegpt"]) == 28
+    assert len(by_dataset["sharegpt"]) == 30
     assert sorted(by_dataset[None]) == ["nim-1.8.0-llama-3.3-70b-fp8-tp2-i500-o2000", "nim-1.8.0-llama-3.3-70b-fp8-tp2-i5000-o500"]
 
 
@@ -403,7 +403,8 @@ def test_the_datacrunch_online_runs_state_their_rates() -> None:
     from servescope.documents import load_document
 
     runs = [load_document(p, EvaluationRun) for p in sorted((packaged_root() / "validation" / "runs").glob("dc-*-rate*.yaml"))]
-    assert sorted(r.points[0].request_rate for r in runs) == [1.0, 2.0, 4.0, 4.0, 8.0, 8.0, 16.0]  # type: ignore[type-var]
+    rates = sorted(r.points[0].request_rate for r in runs)  # type: ignore[type-var]
+    assert rates == [1.0, 1.0, 2.0, 2.0, 4.0, 4.0, 4.0, 4.0, 8.0, 8.0, 8.0, 8.0, 16.0]  # 70B: 7 runs, 405B: 6
     for run in runs:
         [p] = run.points
         assert p.concurrency == p.completed_requests and f"--request-rate {p.request_rate:g}" in " ".join(run.notes or [])
