@@ -189,9 +189,6 @@ def prepare(
             }
         if spec.stages:
             resolved["stages"] = [{"rate": r, "seconds": s} for r, s in spec.stages]
-        if spec.timing_client is not None:
-            # the ITL is that client's: every chunk it times, text or not (predict.stream_chunks)
-            resolved["stream_timing"] = {"client": spec.timing_client, "endpoint": spec.endpoint or TIMES_EVERY_CHUNK[spec.timing_client]}
         return Prepared(spec.id, load, synthetic=spec, resolved=resolved)
     cat = catalog or Catalog.load()
     wl = cat.workload(workload) if isinstance(workload, str) else workload
@@ -295,9 +292,12 @@ def simulate(
         result: Result | None = None
         if documents:
             resolved = dict(prepared.resolved)
-            if "stream_timing" in resolved:
+            spec = prepared.synthetic
+            if spec is not None and (client := spec.timing_client) is not None:
+                # the ITL is that client's: every chunk it times, text or not (predict.stream_chunks)
                 resolved["stream_timing"] = {
-                    **resolved["stream_timing"],
+                    "client": client,
+                    "endpoint": spec.endpoint or TIMES_EVERY_CHUNK[client],
                     "textless_chunks": {"before_first_token": textless[0], "after_last_token": textless[1]},
                 }
             resolved.update(

@@ -26,6 +26,7 @@ import datetime as _dt
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -138,15 +139,17 @@ def fit_cases(measured: Measured, scenario: Scenario, catalog: Catalog, template
     # from an exponential law whose means after the client's own ShareGPT filter are the measured ones
     # (predict.dataset_lengths, with the filters' sources); max_tokens = the drawn output, which is what
     # TensorRT-LLM's GUARANTEED_NO_EVICT reserves. A client whose filter is not known is refused.
-    sharegpt = measured.harness.lower() if measured.dataset == "sharegpt" else None
+    client = measured.harness.lower()
+    sharegpt = client if measured.dataset == "sharegpt" else None
     if sharegpt is not None and sharegpt not in SHAREGPT_FILTERS:
         raise CatalogError(
             f"{measured.name}: dataset sharegpt from harness {measured.harness!r}: that client's ShareGPT length filter is "
             f"not known here (known: {', '.join(SHAREGPT_FILTERS)}); leave dataset out to replay the mean lengths"
         )
     # a client that times every stream chunk, text or not, counts the server's chunks without text in its ITL
-    client = measured.harness.lower()
     stream_client, endpoint = (client, measured.endpoint) if client in TIMES_EVERY_CHUNK else (None, None)
+    rep = HARNESS_REPLAYS.get(client)
+    counted = rep is not None and rep.name in _COUNT_OF_POINT
     for p in sorted(measured.points, key=lambda q: q.concurrency):
         if not p.mean_isl or not p.mean_osl:
             raise CatalogError(
@@ -159,25 +162,19 @@ def fit_cases(measured: Measured, scenario: Scenario, catalog: Catalog, template
             spec = SyntheticWorkload((p.concurrency,), isl, p.mean_osl, num_requests=n, harness="burst")
             cases.append(FitCase(prepare(spec), [p]))
             continue
-        rep = HARNESS_REPLAYS.get(measured.harness.lower())
-        counted = rep is not None and rep.name in _COUNT_OF_POINT
         # a random-dataset point whose client's range ratio is stated: its lengths' spread around the means
         spread = None
         if measured.dataset == "random" and measured.random_range_ratio is not None:
             spread = random_spread(measured.harness, measured.random_range_ratio, isl, p.mean_osl) or None
+        # what every replay of this point shares: the client's lengths and its stream timing
+        workload = partial(SyntheticWorkload, sharegpt_client=sharegpt, range_ratio=spread, stream_client=stream_client, endpoint=endpoint)
         if p.request_rate is not None:
             # an open-loop point: the client's requests arrived at this mean rate (Poisson), as many as it completed
-            spec = SyntheticWorkload(
-                (), isl, p.mean_osl, rate=p.request_rate, num_requests=p.completed_requests or None, sharegpt_client=sharegpt,
-                range_ratio=spread, stream_client=stream_client, endpoint=endpoint,
-            )  # fmt: skip
+            spec = workload((), isl, p.mean_osl, rate=p.request_rate, num_requests=p.completed_requests or None)
         elif p.completed_requests and p.completed_requests <= p.concurrency and (rep is None or counted):
             # every request was in flight at once (an offline burst: `vllm bench serve` with no --max-concurrency
             # and rate inf, or a loop that sent each client one request): replayed as that burst, not a loop
-            spec = SyntheticWorkload(
-                (p.concurrency,), isl, p.mean_osl, num_requests=p.completed_requests, harness="burst", sharegpt_client=sharegpt, range_ratio=spread,
-                stream_client=stream_client, endpoint=endpoint,
-            )  # fmt: skip
+            spec = workload((p.concurrency,), isl, p.mean_osl, num_requests=p.completed_requests, harness="burst")
         else:
             count = p.completed_requests if counted and p.completed_requests else None
             replay = rep or REPLAYS["steady"]
@@ -188,17 +185,7 @@ def fit_cases(measured: Measured, scenario: Scenario, catalog: Catalog, template
             centre = (lo + hi) / 2
             exact = sharegpt or spread is not None or centre == 1.0
             x_in, x_out = (isl, p.mean_osl) if exact else (round(isl / centre), round(p.mean_osl / centre))
-            spec = SyntheticWorkload(
-                (p.concurrency,),
-                x_in,
-                x_out,
-                num_requests=count,
-                harness=replay.name,
-                sharegpt_client=sharegpt,
-                range_ratio=spread,
-                stream_client=stream_client,
-                endpoint=endpoint,
-            )
+            spec = workload((p.concurrency,), x_in, x_out, num_requests=count, harness=replay.name)
         cases.append(FitCase(prepare(spec), [p]))
     return cases
 

@@ -56,6 +56,7 @@ def build_records(outcome: SimOutcome, textless: tuple[int, int] = (0, 0)) -> li
     records: list[RequestRecord] = []
     ends = [r.step_ends for r in outcome.replicas]
     per_chunk = _tokens_per_chunk(outcome)
+    padded = textless != (0, 0)
     for req in sorted(outcome.requests, key=lambda q: q.index):
         rec = RequestRecord(
             request_id=req.request_id,
@@ -81,7 +82,7 @@ def build_records(outcome: SimOutcome, textless: tuple[int, int] = (0, 0)) -> li
             segs = req.segments
             times = e[segs[0][0] : segs[0][1] + 1] if len(segs) == 1 else np.concatenate([e[a : b + 1] for a, b in segs])
             chunks = times if per_chunk is None else verify_chunks(times, per_chunk)
-            chunk = (_with_textless(chunks, textless) if textless != (0, 0) else chunks).tolist()
+            chunk = (_with_textless(chunks, textless) if padded else chunks).tolist()
             rec.chunk_ns = chunk
             rec.first_token_ns = chunk[0]
             rec.end_ns = chunk[-1]
@@ -103,6 +104,7 @@ def build_columns(outcome: SimOutcome, textless: tuple[int, int] = (0, 0)) -> di
     nan = math.nan
     ends = [r.step_ends for r in outcome.replicas]
     per_chunk = _tokens_per_chunk(outcome)
+    padded = textless != (0, 0)
     by_point: dict[int, Columns] = {}
     pieces: dict[int, list[np.ndarray]] = {}
     for req in sorted(outcome.requests, key=lambda q: q.index):
@@ -132,7 +134,7 @@ def build_columns(outcome: SimOutcome, textless: tuple[int, int] = (0, 0)) -> di
         cols.output_tokens.append(n)
         if per_chunk is not None:
             times = verify_chunks(times, per_chunk)
-        if textless != (0, 0):
+        if padded:
             times = _with_textless(times, textless)
         pieces[req.point].append(times)
         cols.chunk_len.append(int(times.size))

@@ -77,6 +77,9 @@ class Replay:
     stationary_start: bool = False
     """Each client's first (warm-up) request stops after a uniformly drawn share of its
     output, so completions start spread over one request's length (continuous loops)."""
+    stream_client: str | None = None
+    """The client whose stream timing the predicted ITL follows (``predict.stream_chunks``);
+    None: servescope's (chunks with text)."""
 
     def warmup_at(self, concurrency: int) -> int:
         return round(self.warmup_per_concurrency * concurrency) + self.warmup_requests
@@ -130,6 +133,7 @@ REPLAYS: dict[str, Replay] = {
             "vllm/benchmarks/datasets.py (RandomDataset.DEFAULT_RANGE_RATIO 0.0, lengths in "
             "[floor(L(1-r)), ceil(L(1+r))], --num-prompts 1000), main branch as stored 2026",
             num_requests=1000,
+            stream_client="vllm-bench-serve",
         ),
         Replay(
             "inferencex",

@@ -34,8 +34,7 @@ prediction then says so in one line.
 from __future__ import annotations
 
 from servescope.documents.config_id import normalize_engine
-
-ENDPOINTS: tuple[str, ...] = ("completions", "chat")
+from servescope.documents.evaluation_run import API_ENDPOINTS
 
 #: Clients that time every chunk carrying a choice, with the endpoint they call unless told.
 TIMES_EVERY_CHUNK: dict[str, str] = {"vllm-bench-serve": "completions"}
@@ -53,9 +52,9 @@ TEXTLESS_CHUNKS: dict[tuple[str, str], tuple[int, int]] = {
 
 
 def check_endpoint(endpoint: str) -> str:
-    """``endpoint`` if it is one of ``ENDPOINTS``, else one line that says what to give."""
-    if endpoint not in ENDPOINTS:
-        raise ValueError(f"endpoint {endpoint!r}: give one of {', '.join(ENDPOINTS)}")
+    """``endpoint`` if it is one of ``API_ENDPOINTS``, else one line that says what to give."""
+    if endpoint not in API_ENDPOINTS:
+        raise ValueError(f"endpoint {endpoint!r}: give one of {', '.join(API_ENDPOINTS)}")
     return endpoint
 
 

@@ -153,10 +153,8 @@ class SyntheticWorkload:
 
     @property
     def timing_client(self) -> str | None:
-        """``stream_client``, or ``vllm bench serve`` for ``--harness vllm``; None: servescope's client."""
-        if self.stream_client is not None:
-            return self.stream_client
-        return "vllm-bench-serve" if self.replay.name == "vllm" else None
+        """``stream_client``, or the replay's (``vllm bench serve`` for ``--harness vllm``); None: servescope's client."""
+        return self.stream_client or self.replay.stream_client
 
     @property
     def closed_loop(self) -> bool:
