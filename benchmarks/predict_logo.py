@@ -56,7 +56,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from servescope.catalog.store import Catalog, packaged_root
-from servescope.documents import EvaluationRun, load_document
+from servescope.documents import EvaluationRun, Scenario, load_document
 from servescope.documents.config_id import normalize_engine
 from servescope.predict.calibrate import evaluate
 from servescope.predict.calibration import Calibration
@@ -135,13 +135,23 @@ def publisher(run: EvaluationRun) -> str:
     return run.harness
 
 
+def weight_dtype_label(scen: Scenario, cat: Catalog) -> str:
+    """The dtype most of the deployment's weight bytes are in: the scenario's weight dtype, except that
+    routed experts quantised in the checkpoint (gpt-oss: mxfp4 experts, 97 % of its parameters, beside
+    bf16 attention) label the deployment by the experts' dtype, as the deployment runs them."""
+    model = cat.model(scen.model)
+    quant = str(scen.quantization or model.quantization or "").lower()
+    if quant == "mxfp4" and model.num_experts:
+        return "mxfp4"
+    return str(scen.weight_dtype if scen.weight_dtype != "auto" else (model.torch_dtype or "auto"))
+
+
 def dimensions(run: EvaluationRun, cat: Catalog) -> dict[str, str]:
     scen = cat.scenario(run.scenario)
-    dtype = scen.weight_dtype if scen.weight_dtype != "auto" else (cat.model(scen.model).torch_dtype or "auto")
     return {
         "model family": family(scen.model),
         "engine": ENGINE_NAMES.get(scen.engine.id.lower(), scen.engine.id),
-        "weight dtype": str(dtype),
+        "weight dtype": weight_dtype_label(scen, cat),
         "hardware generation": generation(scen.hardware),
         "publisher": publisher(run),
     }

@@ -27,18 +27,18 @@ class Calibration:
 
     # memory_bw_eff, gemm_eff, layer_overhead_s, request_overhead_s and eager_layer_s: fitted
     # once to public measurements (benchmarks/fit_gpu_defaults.py), the rest a priori; see FACTOR_DOCS.
-    memory_bw_eff: float = 0.788
-    gemm_eff: float = 0.427
+    memory_bw_eff: float = 0.809
+    gemm_eff: float = 0.43
     attn_eff: float = 0.50
     comm_bw_eff: float = 0.70
     step_overhead_s: float = 300e-6
-    layer_overhead_s: float = 58.6e-6
+    layer_overhead_s: float = 58.56e-6
     token_overhead_s: float = 0.2e-6
     output_token_overhead_s: float = 5e-6
-    request_overhead_s: float = 0.1e-3
-    eager_layer_s: float = 561e-6
+    request_overhead_s: float = 0.1086e-3
+    eager_layer_s: float = 574e-6
     # (last: Calibration is also built positionally)
-    gemm_eff_16bit: float = 0.65
+    gemm_eff_16bit: float = 0.74
     # the API server's serial intake (a priori: benchmarks/frontend_cost.py on a real vLLM)
     intake_request_s: float = 1.61e-3
     intake_token_s: float = 2.66e-6
@@ -62,19 +62,19 @@ _FIT = (
 
 #: What each constant means and where its GPU default comes from.
 FACTOR_DOCS: dict[str, str] = {
-    "memory_bw_eff": "Fraction of datasheet memory bandwidth that weight/KV streaming reaches. Default 0.788, "
+    "memory_bw_eff": "Fraction of datasheet memory bandwidth that weight/KV streaming reaches. Default 0.809, "
     f"{_FIT} (a priori 0.85: memory-bound decode kernels commonly sustain 80-90 % of HBM peak); calibrate.",
     "gemm_eff": "Fraction of datasheet dense tensor throughput that GEMMs over fp8/int8/fp4 and weight-only quantised "
-    "weights reach (16-bit weights: ``gemm_eff_16bit``). Default 0.427, "
+    "weights reach (16-bit weights: ``gemm_eff_16bit``). Default 0.43, "
     f"{_FIT} (a priori 0.70 for bf16 cuBLAS; fp8 GEMMs at serving shapes, with their scaling and "
     "quantisation kernels, reach a smaller share of a peak that is twice as high); calibrate.",
     "gemm_eff_16bit": "Fraction of datasheet dense tensor throughput that GEMMs with 16-bit (bf16/fp16) weights reach "
-    "(``gemm_eff`` is for the fp8/int8/fp4 and weight-only quantised GEMMs it was fitted on). Default 0.65, a priori from a "
-    "public measurement, not fitted: Vidur's per-operator profiles of Llama-2-70B's projections on H100 "
-    "(microsoft/vidur data/profiling/compute/h100/meta-llama/Llama-2-70b-hf/mlp.csv@683364e9) reach 0.56-0.74 of the "
-    "989 TFLOP/s bf16 peak from 256 to 4,096 tokens (MLP up-projection 0.63 at 256, 0.67 at 640, 0.69 at 4,096; "
-    "down-projection 0.67 at 256, 0.73 at 4,096; below ~200 tokens the bytes bound them, which the roofline's memory term "
-    "covers); the A100 profile of the same shapes (data/profiling/compute/a100/...@25e529de) reaches 0.77 of 312 at 4,096. "
+    "(``gemm_eff`` is for the fp8/int8/fp4 and weight-only quantised GEMMs it was fitted on). Default 0.74, a priori from a "
+    "public measurement, not fitted to serving data: Vidur's per-operator profiles of Llama-2-70B's four projections "
+    "(cuBLAS, tp 1-8, 1 to 4,096 tokens) on H100 (microsoft/vidur data/profiling/compute/h100/meta-llama/Llama-2-70b-hf/"
+    "mlp.csv@683364e9) and A100 (data/profiling/compute/a100/...@25e529de), fitted with the step model's GEMM roofline "
+    "(``step_time.GEMM_ROOFLINE_P``): compute at 0.75 of the 989 TFLOP/s bf16 peak on H100, 0.74 of 312 on A100, 0.74 "
+    "pooled (benchmarks/gemm_roofline.py). "
     "Routed experts in 16 bits use it too unless their kernel has its own figure (``MOE_KERNELS``); calibrate.",
     "attn_eff": "Fraction of peak reached by prefill attention. Default 0.50: engineering default for "
     "FlashAttention-2-class kernels on variable-length batches; calibrate.",
@@ -99,11 +99,11 @@ FACTOR_DOCS: dict[str, str] = {
     "min(2 x max_num_seqs, 512) tokens, SGLang up to cuda_graph_max_bs, TensorRT-LLM's PyTorch backend its "
     "cuda_graph_config: ``deployment.cuda_graphs``), so a prefill, mixed or larger decode iteration is "
     "launched kernel by kernel and lasts at least layers x this, whatever the device time (max, not sum: "
-    "launches overlap execution; per layer because the launches are). Default 0.561 ms (45 ms for an "
+    "launches overlap execution; per layer because the launches are). Default 0.574 ms (46 ms for an "
     f"80-layer model), {_FIT}: without it the measured time to first token falls less with tensor "
     "parallelism than the device time does (B200, twice as fast as H100, measured as slow as H100 at "
     "TP 8). Every fit point has 80 layers, so per layer or per iteration cannot be told apart there. "
-    "TensorRT-LLM (PyTorch backend): 0.895 ms (71.6 ms at 80 layers). 0 for CPU engines and NIM's "
+    "TensorRT-LLM (PyTorch backend): 0.885 ms (70.8 ms at 80 layers). 0 for CPU engines and NIM's "
     "prebuilt TensorRT engines. The figure is a dense layer's; an MoE layer launches 14 kernels where a dense one "
     "launches 10 (``step_time.MOE_LAYER_LAUNCHES``, counted in vLLM's model code; taken for every engine) and counts "
     "1.4 layers.",
@@ -123,7 +123,7 @@ FACTOR_DOCS: dict[str, str] = {
     "Default 2.66 us, a priori from the same measurement (1,024- against 128-token prompts); a tokenizer with longer "
     "tokens or a longer chat template may differ.",
     "request_overhead_s": "Per request on its way to the scheduler, beside the front end's intake and not queued "
-    "(``intake_request_s`` is the queued CPU work); adds to TTFT. Default 0.1 ms (the fit's lower bound), "
+    "(``intake_request_s`` is the queued CPU work); adds to TTFT. Default 0.11 ms (near the fit's lower bound of 0.1 ms), "
     f"{_FIT}: once the harness's start-up burst and the intake are replayed, the measured TTFTs need no more "
     "(a priori 1 ms). CPU engines: 1 ms, their whole per-request cost.",
 }
@@ -152,10 +152,10 @@ _CPU_ENGINES = ("llama.cpp", "llamacpp", "ollama", "llama-cpp")
 
 # TensorRT-LLM's fused kernels: a larger share of GEMM peak, less per layer; its PyTorch backend
 # (trtllm-serve, as InferenceX runs it) launches context iterations eagerly (48 InferenceX points on H200).
-TRT_MEMORY_BW_EFF = 0.836
-TRT_GEMM_EFF = 0.584
-TRT_LAYER_OVERHEAD_S = 45.2e-6
-TRT_EAGER_LAYER_S = 895e-6
+TRT_MEMORY_BW_EFF = 0.896
+TRT_GEMM_EFF = 0.581
+TRT_LAYER_OVERHEAD_S = 46.9e-6
+TRT_EAGER_LAYER_S = 885e-6
 
 #: GPU engines whose kernels differ enough from vLLM's to have their own factors, fitted by
 #: ``benchmarks/fit_gpu_defaults.py --engine trt-llm`` (InferenceX TensorRT-LLM on H200;
