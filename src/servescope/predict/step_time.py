@@ -76,7 +76,9 @@ DENSE_LAYER_LAUNCHES = 10
 #: peak, memory at 0.75 of bandwidth) and on A100 (data/profiling/compute/a100/...@25e529de; p 1.58, 0.74,
 #: 0.71). Taken from one device, it fits the other about as well as that device's own fit does (A100 9.9 %
 #: mean error against 15.0 % for the best ``max``; H100 15.7 % against 18.3 %), and the ``max`` form
-#: comes out 13-28 % fast at 96-384 tokens on both devices. That makes it a device-independent shape, so
+#: comes out 13-28 % fast at 96-384 tokens on both devices. The constants fitted on Llama-2-70B also predict
+#: five other profiled models better than ``max`` does (CodeLlama-34B, Llama-2-7B, Qwen-72B, Llama-3-8B,
+#: Llama-3-70B: 9-18 % against 14-23 %). That makes it a device-independent shape, so
 #: it is applied to the dense, lm-head and routed-expert GEMMs on every GPU. Attention keeps ``max``:
 #: there is no profile for its kernels. CPUs keep ``max`` too: there is no measurement there.
 #: Derivation: benchmarks/gemm_roofline.py.
