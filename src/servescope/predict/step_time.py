@@ -67,6 +67,8 @@ from servescope.predict.dtypes import RATE_VS_BF16, bytes_per, compute_dtype_for
 #: and the sum over the k experts). Host launch time goes with the launches. The same count is
 #: taken for every engine with a launch floor (SGLang's and TensorRT-LLM's code were not counted).
 DENSE_LAYER_LAUNCHES = 10
+MOE_LAYER_LAUNCHES = 14
+
 #: How a GEMM's compute and memory times combine on a GPU: ``(c^p + m^p)^(1/p)``, not ``max(c, m)``.
 #: Near the ridge point (a decode batch of a few hundred tokens) a kernel neither streams its weights
 #: at full bandwidth nor keeps its tensor cores busy, so it takes longer than either bound alone.
@@ -83,7 +85,6 @@ DENSE_LAYER_LAUNCHES = 10
 #: there is no profile for its kernels. CPUs keep ``max`` too: there is no measurement there.
 #: Derivation: benchmarks/gemm_roofline.py.
 GEMM_ROOFLINE_P = 1.6
-MOE_LAYER_LAUNCHES = 14
 
 
 def eager_layers(arch: Architecture) -> float:
