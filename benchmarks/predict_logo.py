@@ -60,6 +60,7 @@ from servescope.documents import EvaluationRun, Scenario, load_document
 from servescope.documents.config_id import normalize_engine
 from servescope.predict.calibrate import evaluate
 from servescope.predict.calibration import Calibration
+from servescope.predict.deployment import routed_expert_dtype
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -140,9 +141,9 @@ def weight_dtype_label(scen: Scenario, cat: Catalog) -> str:
     routed experts quantised in the checkpoint (gpt-oss: mxfp4 experts, 97 % of its parameters, beside
     bf16 attention) label the deployment by the experts' dtype, as the deployment runs them."""
     model = cat.model(scen.model)
-    quant = str(scen.quantization or model.quantization or "").lower()
-    if quant == "mxfp4" and model.num_experts:
-        return "mxfp4"
+    expert = routed_expert_dtype(scen, model)
+    if expert is not None:
+        return expert
     return str(scen.weight_dtype if scen.weight_dtype != "auto" else (model.torch_dtype or "auto"))
 
 

@@ -4,6 +4,7 @@ import pytest
 
 from servescope.catalog.store import Catalog
 from servescope.documents import Hardware, Model, Scenario
+from servescope.predict.step_time import GEMM_ROOFLINE_P
 
 
 @pytest.fixture(scope="session")
@@ -19,6 +20,12 @@ def llama8b(catalog: Catalog) -> Model:
 @pytest.fixture(scope="session")
 def h100(catalog: Catalog) -> Hardware:
     return catalog.hardware("h100-sxm")
+
+
+def gemm_s(compute_s: float, memory_s: float) -> float:
+    """A GEMM's time on a GPU from its two roofline sides (``step_time.GEMM_ROOFLINE_P``)."""
+    p = GEMM_ROOFLINE_P
+    return float((compute_s**p + memory_s**p) ** (1 / p))
 
 
 def toy_hardware(**over: object) -> Hardware:

@@ -14,7 +14,8 @@ from servescope.documents import Scenario
 from servescope.predict.architecture import architecture
 from servescope.predict.calibration import MOE_KERNELS, Calibration
 from servescope.predict.deployment import deploy, moe_kernel_for
-from servescope.predict.step_time import GEMM_ROOFLINE_P, StepTimeModel, moe_block_m, padded_expert_rows
+from servescope.predict.step_time import StepTimeModel, moe_block_m, padded_expert_rows
+from tests.predict.conftest import gemm_s
 
 
 def test_marlin_row_tile_follows_vllm_rule() -> None:
@@ -97,12 +98,6 @@ def test_deployment_picks_the_engines_moe_kernel(catalog: Catalog, model: str, h
 def test_no_moe_kernel_off_nvidia(catalog: Catalog) -> None:
     assert moe_kernel_for("vllm", catalog.hardware("mi300x"), "bf16") is None
     assert moe_kernel_for("llama.cpp", catalog.hardware("h100-sxm"), "bf16") is None
-
-
-def gemm_s(compute_s: float, memory_s: float) -> float:
-    """A GEMM's time on a GPU from its two roofline sides (``step_time.GEMM_ROOFLINE_P``)."""
-    p = GEMM_ROOFLINE_P
-    return float((compute_s**p + memory_s**p) ** (1 / p))
 
 
 def test_prefill_experts_run_at_the_kernels_rate_and_decode_stays_memory_bound(catalog: Catalog) -> None:

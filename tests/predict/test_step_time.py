@@ -17,7 +17,7 @@ from servescope.documents import Model, Scenario
 from servescope.predict.architecture import architecture
 from servescope.predict.calibration import Calibration
 from servescope.predict.step_time import GEMM_ROOFLINE_P, StepTimeModel, peak_flops
-from tests.predict.conftest import toy_hardware
+from tests.predict.conftest import gemm_s, toy_hardware
 
 IDEAL = Calibration(1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, eager_layer_s=0.0, gemm_eff_16bit=1.0)
 DENSE = 1_342_177_280 + 5_637_144_576  # Llama 3.1 8B attention + MLP weights
@@ -26,12 +26,6 @@ HEAD = 128256 * 4096
 
 def model(llama8b: Model, **kw: object) -> StepTimeModel:
     return StepTimeModel(architecture(llama8b), toy_hardware(), IDEAL, **kw)  # type: ignore[arg-type]
-
-
-def gemm_s(compute_s: float, memory_s: float) -> float:
-    """A GEMM's time on a GPU from its two roofline sides (``step_time.GEMM_ROOFLINE_P``)."""
-    p = GEMM_ROOFLINE_P
-    return float((compute_s**p + memory_s**p) ** (1 / p))
 
 
 def test_decode_gemm_is_memory_bound(llama8b: Model) -> None:

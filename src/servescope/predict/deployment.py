@@ -525,6 +525,14 @@ def resolve_model(scenario: Scenario, catalog: Catalog, model_config: str | Path
     return catalog.model(scenario.model)
 
 
+def routed_expert_dtype(scenario: Scenario, model: Model) -> str | None:
+    """The dtype the routed experts are stored in when it is not the weights' own: ``mxfp4`` where the
+    scenario, its engine's ``--quantization`` or the checkpoint (gpt-oss) quantises them so; None otherwise."""
+    flags = normalized(scenario.engine.id, scenario.engine.args)
+    quant = str(scenario.quantization or flags.get("quantization") or model.quantization or "").lower()
+    return "mxfp4" if quant == "mxfp4" and model.num_experts else None
+
+
 def deploy(
     scenario: Scenario,
     *,
@@ -568,8 +576,7 @@ def deploy(
     kv_flag = kv_dtype_flag(scenario.engine.id, flags)
     kv_asked = scenario.kv_dtype if scenario.kv_dtype != "auto" or kv_flag is None else kv_flag[1]
     kv = kv_dtype_for(kv_asked, weight, from_torch_dtype(mdl.torch_dtype))
-    quant = str(scenario.quantization or flags.get("quantization") or mdl.quantization or "").lower()
-    expert = "mxfp4" if quant == "mxfp4" and arch.experts else None
+    expert = routed_expert_dtype(scenario, mdl)
     state = _state_dtype(scenario, mdl, flags) if arch.linear_layers else None
     kernel = moe_kernel_for(scenario.engine.id, hw, expert or weight, trt_moe_backend(flags)) if arch.experts else None
     spec = speculation(scenario)
