@@ -244,6 +244,20 @@ def test_vllm_v0_versions_are_warned(catalog: Catalog) -> None:
     assert _deploy(catalog, engine={"id": "vllm", "version": "unstated"}).warnings == []
 
 
+def test_sglang_before_0_5_is_warned_unless_its_defaults_are_pinned(catalog: Catalog) -> None:
+    # v0.4 took mem_fraction_static from tp and captured CUDA graphs up to 160 sequences; the simulator applies 0.5's rule
+    line = _warned(catalog, "engine.version: 0.4.0.post1", "SGLang before 0.5", "--cuda-graph-max-bs",
+                   engine={"id": "sglang", "version": "0.4.0.post1"})  # fmt: skip
+    assert "0.81 at tp 8" in line and "160 sequences" in line
+    for version in ("0.5.5.post1", "v0.5.3rc0", "unstated"):
+        assert _deploy(catalog, engine={"id": "sglang", "version": version}).warnings == [], version
+    pinned = {"--mem-fraction-static": 0.85, "--cuda-graph-max-bs": 160, "--chunked-prefill-size": 8192}
+    assert _deploy(catalog, engine={"id": "sglang", "version": "0.4.0", "args": pinned}).warnings == []
+    # one default left to 0.5's rule is still warned
+    partly = {k: v for k, v in pinned.items() if k != "--cuda-graph-max-bs"}
+    _warned(catalog, "SGLang before 0.5", engine={"id": "sglang", "version": "0.4.0", "args": partly})
+
+
 def test_requests_past_the_workload_timeout_are_warned(catalog: Catalog) -> None:
     from servescope.documents import Workload
 

@@ -15,7 +15,8 @@ Refused: weights offloaded to CPU memory, llama.cpp partial GPU offload, paralle
 or engine fields that contradict the scenario's own fields, KV dtypes the
 simulator does not know or that contradict ``kv_dtype``.
 
-Warned: vLLM releases before 0.8 (V0 engine, simulated as V1), expert parallelism (simulated as tensor parallelism of the experts),
+Warned: vLLM releases before 0.8 (V0 engine, simulated as V1), SGLang releases before 0.5 (simulated with 0.5's defaults unless
+the scenario pins them), expert parallelism (simulated as tensor parallelism of the experts),
 vLLM data parallelism of a MoE model (one engine sharding experts over every
 rank, simulated as independent replicas), SGLang DP attention, pipeline
 parallelism (no micro-batch overlap), eager mode (decode simulated as
@@ -121,6 +122,12 @@ def _scenario_findings(s: Scenario, model: Model, arch: Architecture) -> list[Fi
         out.append(Finding(False, f"engine.version: {s.engine.version}",
                            "vLLM before 0.8 runs its V0 engine by default (other scheduler and defaults: prefix caching off, "
                            "chunked prefill only for long contexts); simulated as the V1 scheduler with V1's defaults"))  # fmt: skip
+    if sglang_before_05(s) and not _sglang_defaults_pinned(s):
+        out.append(Finding(False, f"engine.version: {s.engine.version}",
+                           "SGLang before 0.5 set its memory and batch defaults otherwise (v0.4: mem_fraction_static by tp, 0.88 at "
+                           "tp 1 to 0.81 at tp 8; CUDA graphs up to 160 sequences; prefill chunks of 8,192 tokens on every GPU); "
+                           "simulated with 0.5's defaults by GPU memory: give --mem-fraction-static, --cuda-graph-max-bs and "
+                           "--chunked-prefill-size to pin them"))  # fmt: skip
     if eng not in MODELLED_ENGINES:
         out.append(Finding(False, f"engine.id: {s.engine.id}",
                            "no model of this engine: simulated with vLLM v1's scheduler and defaults"))  # fmt: skip
@@ -356,6 +363,24 @@ def vllm_v0(scenario: Scenario) -> bool:
     """vLLM before 0.8: its V0 engine runs by default (other scheduler, defaults and memory profiling)."""
     known = release(scenario.engine.version)
     return normalize_engine(scenario.engine.id) == "vllm" and known is not None and known < (0, 8)
+
+
+def sglang_before_05(scenario: Scenario) -> bool:
+    """SGLang before 0.5, whose defaults ``deployment.sglang_memory_defaults`` does not hold: v0.4's
+    ``ServerArgs`` took mem_fraction_static from tp alone and capped CUDA graphs at 160 sequences
+    (python/sglang/srt/server_args.py of that release); 0.5 sizes both by GPU memory."""
+    known = release(scenario.engine.version)
+    return normalize_engine(scenario.engine.id) == "sglang" and known is not None and known < (0, 5)
+
+
+def _sglang_defaults_pinned(scenario: Scenario) -> bool:
+    """Whether the scenario gives every default that changed at SGLang 0.5 (then nothing is taken from 0.5)."""
+    e = scenario.engine
+    flags = normalized(e.id, e.args)
+    fraction = e.gpu_memory_utilization is not None or "mem-fraction-static" in flags
+    graphs = any(k in flags for k in ("cuda-graph-max-bs", "cuda-graph-bs", "disable-cuda-graph"))
+    chunk = e.max_num_batched_tokens is not None or "chunked-prefill-size" in flags
+    return fraction and graphs and chunk
 
 
 def review(scenario: Scenario, model: Model, arch: Architecture, hardware: Hardware, *, weight_dtype: str, max_model_len: int) -> list[str]:
