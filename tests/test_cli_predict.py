@@ -230,6 +230,18 @@ def test_search_over_engines_and_dtypes_cli() -> None:
                "--engines", "vllm@0.11.0,sglang@0.5.2", "--dtypes", "bf16,fp8")  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert "4 configurations" in proc.stdout and "sglang@0.5.2-fp8-tp1-dp1-seqs64" in proc.stdout
+    assert "warning:" not in proc.stderr  # nothing approximated in these four
+
+
+def test_search_warns_what_its_configurations_approximate() -> None:
+    # SGLang 0.4 is simulated with 0.5's defaults: the ranking says so, one line for every configuration it concerns
+    proc = run("search", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--gpus", "1", "--slo", "p99_ttft_ms<=1000",
+               "--isl", "256", "--osl", "32", "--concurrency", "8", "--max-num-seqs", "32,64",
+               "--engines", "vllm@0.11.0,sglang@0.4.0")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    [line] = [w for w in proc.stderr.splitlines() if w.startswith("warning:")]
+    assert "engine.version: 0.4.0: SGLang before 0.5" in line and "(2 of 4 configurations: sglang@0.4.0-bf16-tp1-dp1-seqs" in line
+    assert "scenario search-" not in line  # the generated scenario's name is not the user's
 
 
 def test_bad_mode_arguments_are_one_line() -> None:

@@ -302,6 +302,7 @@ def search_command(
     from servescope.predict.search import (
         DEFAULT_SEQS,
         format_search,
+        format_warnings,
         parse_dtypes,
         parse_engines,
         search,
@@ -331,6 +332,8 @@ def search_command(
         percentile=percentile,
         workers=workers or os.cpu_count() or 1,
     )
+    for line in format_warnings(outcome):
+        print(f"warning: {line}", file=sys.stderr)
     _console().print(format_search(outcome, top=top), markup=False)
 
 

@@ -82,6 +82,7 @@ def test_search_over_engines_and_dtypes(catalog: Catalog) -> None:
     fp8, bf16 = ranked["vllm@0.11.0-fp8-tp4-dp1-seqs32"], ranked["vllm@0.11.0-bf16-tp4-dp1-seqs32"]
     assert fp8.per_device is not None and bf16.per_device is not None and fp8.per_device > bf16.per_device
     assert out.ranked[0].weight_dtype == "fp8" and "sglang@0.5.2" in format_search(out)
+    assert out.warnings() == [] and all(c.warnings == [] for c in out.ranked)
     assert parse_engines("vllm@0.11.0, trt-llm@1.0.0") == [("vllm", "0.11.0"), ("trt-llm", "1.0.0")]
     assert parse_dtypes("BF16,fp8") == ["bf16", "fp8"]
     for bad, fn in (("vllm", parse_engines), ("vllm@0.11.0,vllm@0.11.0", parse_engines), ("fp9", parse_dtypes),
@@ -119,3 +120,22 @@ def test_giving_up_on_a_broken_ttft_changes_no_ranking(catalog: Catalog, model: 
     assert full.gave_up == 0
     if model == "llama-3.1-8b" and len(work.concurrency) == 3:
         assert fast.gave_up >= 3 and fast.simulations <= full.simulations  # small caps queue at c = 256
+
+
+def test_search_keeps_each_configurations_warnings(catalog: Catalog) -> None:
+    """A configuration the simulator approximates carries the deployment's warnings (without the
+    generated scenario's name); the outcome groups them by message over the ranked configurations."""
+    from servescope.predict.search import format_warnings
+
+    wl = SyntheticWorkload((8,), 256, 32, requests_per_concurrency=2, min_requests=8)
+    out = search("llama-3.1-8b", "h100-sxm", 2, "ttft_ms<=5000", wl, catalog=catalog,
+                 engines="vllm@0.11.0,sglang@0.4.0", max_num_seqs=(32,))  # fmt: skip
+    by_label = {c.label: c.warnings for c in out.ranked}
+    assert by_label["vllm@0.11.0-bf16-tp1-dp2-seqs32"] == [] and by_label["vllm@0.11.0-bf16-tp2-dp1-seqs32"] == []
+    old = [by_label["sglang@0.4.0-bf16-tp1-dp2-seqs32"], by_label["sglang@0.4.0-bf16-tp2-dp1-seqs32"]]
+    assert all(len(w) == 1 and w[0].startswith("engine.version: 0.4.0: SGLang before 0.5") for w in old), old
+    [(message, labels)] = out.warnings()
+    assert message == old[0][0] and sorted(labels) == ["sglang@0.4.0-bf16-tp1-dp2-seqs32", "sglang@0.4.0-bf16-tp2-dp1-seqs32"]
+    [line] = format_warnings(out)
+    assert line.endswith("(2 of 4 configurations: " + ", ".join(labels) + ")")
+    assert format_warnings(out, most_labels=1)[0].endswith(f"(2 of 4 configurations: {labels[0]}, ...)")

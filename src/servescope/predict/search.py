@@ -87,6 +87,9 @@ class Candidate:
     gave_up: dict[int, str] = field(default_factory=dict)
     """Levels whose run was stopped once its TTFT percentile was certain to break the
     SLO (``measured_at`` holds None there: the figures were not simulated to the end)."""
+    warnings: list[str] = field(default_factory=list)
+    """What the simulator warned of this configuration's deployment (``Deployment.warnings``,
+    less the generated scenario's name): what it approximates or does not model."""
 
     @property
     def label(self) -> str:
@@ -108,6 +111,16 @@ class SearchOutcome:
     @property
     def configurations_per_s(self) -> float:
         return self.configurations / self.wall_s if self.wall_s > 0 else float("inf")
+
+    def warnings(self) -> list[tuple[str, list[str]]]:
+        """Each distinct warning of the configurations searched, with the labels of those it
+        concerns (ranked ones first, in rank order), so that a ranking built on an approximated
+        deployment says so as ``predict`` does."""
+        seen: dict[str, list[str]] = {}
+        for cand in self.ranked:
+            for line in cand.warnings:
+                seen.setdefault(line, []).append(cand.label)
+        return list(seen.items())
 
 
 def parse_engines(text: str) -> list[tuple[str, str]]:
@@ -236,6 +249,8 @@ def _search_tp_configs(tp: int, job: _Job | None) -> tuple[list[Candidate], list
             cand.skipped = str(exc)
             skipped.append(cand)
             continue
+        prefix = f"scenario {scen.name}: "
+        cand.warnings = [w.removeprefix(prefix) for w in dep.warnings]
         for c in job.levels:
             if c not in prepared:
                 prepared[c] = prepare(job.workload, catalog=cat, concurrency=[c], seed=job.seed)
@@ -348,6 +363,17 @@ def search(
     skipped.sort(key=lambda k: (k.engine, k.engine_version, k.weight_dtype, k.tp, k.max_num_seqs))
     return SearchOutcome(ranked, skipped, slo_list, devices, sum(p[3] for p in parts), sum(p[2] for p in parts),
                          time.perf_counter() - started, sum(p[4] for p in parts))  # fmt: skip
+
+
+def format_warnings(outcome: SearchOutcome, most_labels: int = 3) -> list[str]:
+    """One line per distinct warning of the ranked configurations, naming how many it concerns
+    and the first few of them."""
+    total = len(outcome.ranked)
+    lines = []
+    for message, labels in outcome.warnings():
+        shown = ", ".join(labels[:most_labels]) + (", ..." if len(labels) > most_labels else "")
+        lines.append(f"{message} ({len(labels)} of {total} configurations: {shown})")
+    return lines
 
 
 def format_search(outcome: SearchOutcome, top: int = 10) -> str:
