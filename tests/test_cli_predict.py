@@ -328,7 +328,14 @@ def test_calibrate_takes_a_scenario_file_as_predict_does(tmp_path: Path) -> None
     (tmp_path / "measured.json").write_text(json.dumps(measured))
     proc = run("calibrate", "mine.yaml", "--from", "measured.json", "--factors", "step_overhead_s", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
+    assert "warning:" not in proc.stderr
     doc = json.loads((tmp_path / "calibration-my-tiny-llama.json").read_text())
     assert doc["scenario"] == "my-tiny-llama" and set(doc["factors"]) == {"step_overhead_s"}
+    # a flag the simulator does not read is warned here as predict warns it: the fitted factors absorb what it changes
+    (tmp_path / "mine.yaml").write_text(scen.replace('    --threads: "1"', '    --threads: "1"\n    --rope-freq-base: "20000"'))
+    warned = run("calibrate", "mine.yaml", "--from", "measured.json", "--factors", "step_overhead_s", cwd=tmp_path)
+    assert warned.returncode == 0, warned.stderr
+    [line] = [w for w in warned.stderr.splitlines() if w.startswith("warning:")]
+    assert "scenario my-tiny-llama" in line and "--rope-freq-base" in line
     bad = run("calibrate", "missing.yaml", "--from", "measured.json", cwd=tmp_path)
     assert bad.returncode != 0 and len(bad.stderr.strip().splitlines()) == 1 and "missing.yaml" in bad.stderr

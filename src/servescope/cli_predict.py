@@ -270,6 +270,8 @@ def calibrate_command(
     )
     path = out or Path(f"calibration-{scen.name if scen else scenario}.json")
     outcome.document.write_json(path)
+    for line in outcome.warnings:
+        print(f"warning: {line}", file=sys.stderr)
     console = _console()
     console.print(f"{'metric':<24} {'MAPE before %':>14} {'MAPE after %':>13}", markup=False)
     for m, before in outcome.document.mape_before.items():

@@ -408,3 +408,12 @@ def test_the_datacrunch_online_runs_state_their_rates() -> None:
     for run in runs:
         [p] = run.points
         assert p.concurrency == p.completed_requests and f"--request-rate {p.request_rate:g}" in " ".join(run.notes or [])
+
+
+def test_calibrating_an_approximated_deployment_says_so(catalog: Catalog, measured: EvaluationRun) -> None:
+    # the fitted factors absorb whatever the simulator does not model: the outcome carries the deployment's warnings
+    assert calibrate("tiny-llama-on-cpu", measured, catalog=catalog, factors=("step_overhead_s",), max_evaluations=2).warnings == []
+    scen = catalog.scenario("tiny-llama-on-cpu")
+    unread = scen.model_copy(update={"engine": scen.engine.model_copy(update={"args": {**scen.engine.args, "--rope-freq-base": 20000}})})
+    out = calibrate(unread, measured, catalog=catalog, factors=("step_overhead_s",), max_evaluations=2)
+    assert len(out.warnings) == 1 and "--rope-freq-base" in out.warnings[0], out.warnings

@@ -259,6 +259,9 @@ class CalibrationOutcome:
     before: Evaluation
     after: Evaluation
     evaluations: int
+    warnings: list[str] = field(default_factory=list)
+    """What the simulator warns of the deployment (``Deployment.warnings``): what it approximates
+    or does not model, which the fitted factors then absorb."""
 
 
 def calibrate(
@@ -332,4 +335,4 @@ def calibrate(
         notes=f"least_squares on log(predicted/measured), {count} simulations; other factors keep their defaults "
         f"({', '.join(f'{k}={v:g}' for k, v in base.as_dict().items() if k not in factors)})",
     )
-    return CalibrationOutcome(doc, before, after, count)
+    return CalibrationOutcome(doc, before, after, count, list(base_dep.warnings))
