@@ -359,28 +359,35 @@ def findings(scenario: Scenario, model: Model, arch: Architecture, hardware: Har
     ]
 
 
+def _release_before(scenario: Scenario, engine: str, first: tuple[int, int]) -> bool:
+    """Whether the scenario runs ``engine`` at a stated release older than ``first`` (an unstated one is not)."""
+    known = release(scenario.engine.version)
+    return normalize_engine(scenario.engine.id) == engine and known is not None and known < first
+
+
 def vllm_v0(scenario: Scenario) -> bool:
     """vLLM before 0.8: its V0 engine runs by default (other scheduler, defaults and memory profiling)."""
-    known = release(scenario.engine.version)
-    return normalize_engine(scenario.engine.id) == "vllm" and known is not None and known < (0, 8)
+    return _release_before(scenario, "vllm", (0, 8))
 
 
 def sglang_before_05(scenario: Scenario) -> bool:
     """SGLang before 0.5, whose defaults ``deployment.sglang_memory_defaults`` does not hold: v0.4's
     ``ServerArgs`` took mem_fraction_static from tp alone and capped CUDA graphs at 160 sequences
     (python/sglang/srt/server_args.py of that release); 0.5 sizes both by GPU memory."""
-    known = release(scenario.engine.version)
-    return normalize_engine(scenario.engine.id) == "sglang" and known is not None and known < (0, 5)
+    return _release_before(scenario, "sglang", (0, 5))
 
 
 def _sglang_defaults_pinned(scenario: Scenario) -> bool:
-    """Whether the scenario gives every default that changed at SGLang 0.5 (then nothing is taken from 0.5)."""
+    """Whether the scenario gives every default that changed at SGLang 0.5 - the memory fraction, the
+    token budget and the CUDA graphs, as field or flag - so that nothing is taken from 0.5."""
     e = scenario.engine
     flags = normalized(e.id, e.args)
-    fraction = e.gpu_memory_utilization is not None or "mem-fraction-static" in flags
-    graphs = any(k in flags for k in ("cuda-graph-max-bs", "cuda-graph-bs", "disable-cuda-graph"))
-    chunk = e.max_num_batched_tokens is not None or "chunked-prefill-size" in flags
-    return fraction and graphs and chunk
+
+    def given(field_name: str) -> bool:
+        return getattr(e, field_name) is not None or any(f in flags for f in _FIELD_FLAGS[field_name])
+
+    graphs = any(flag in flags for flag, engine in CUDA_GRAPH_FLAGS.items() if engine == "sglang")
+    return given("gpu_memory_utilization") and given("max_num_batched_tokens") and graphs
 
 
 def review(scenario: Scenario, model: Model, arch: Architecture, hardware: Hardware, *, weight_dtype: str, max_model_len: int) -> list[str]:

@@ -113,9 +113,9 @@ class SearchOutcome:
         return self.configurations / self.wall_s if self.wall_s > 0 else float("inf")
 
     def warnings(self) -> list[tuple[str, list[str]]]:
-        """Each distinct warning of the configurations searched, with the labels of those it
-        concerns (ranked ones first, in rank order), so that a ranking built on an approximated
-        deployment says so as ``predict`` does."""
+        """Each distinct warning of the ranked configurations, with the labels of those it concerns
+        in rank order, so that a ranking built on an approximated deployment says so as ``predict``
+        does (a skipped configuration says why in ``Candidate.skipped`` instead)."""
         seen: dict[str, list[str]] = {}
         for cand in self.ranked:
             for line in cand.warnings:
