@@ -91,6 +91,18 @@ def test_search_ranks_configurations() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert "configurations/s" in proc.stdout and "tp" in proc.stdout
+    assert "concurrency levels tried: 16\n" in proc.stdout
+
+
+def test_search_sweeps_levels_by_default() -> None:
+    """--isl/--osl without --concurrency: a sweep, not one level, and one line saying which."""
+    proc = run("search", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--gpus", "2", "--slo", "ttft_ms<=5000",
+               "--isl", "64", "--osl", "8", "--max-num-seqs", "4,8")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    [line] = [x for x in proc.stdout.splitlines() if x.startswith("concurrency levels tried:")]
+    assert line == "concurrency levels tried: 1, 2, 4, 8, 16 (default sweep, each configuration up to dp x max_num_seqs; --concurrency sets others)"
+    best = {row.split()[1]: int(row.split()[2]) for row in proc.stdout.splitlines() if "-tp" in row and row.split()[0].isdigit()}
+    assert best["vllm@0.11.0-bf16-tp1-dp2-seqs8"] == 16 and best["vllm@0.11.0-bf16-tp2-dp1-seqs4"] == 4  # dp x max_num_seqs
 
 
 def test_bad_arguments_are_one_line() -> None:
