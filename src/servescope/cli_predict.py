@@ -289,7 +289,7 @@ def search_command(
     workload: Annotated[str | None, typer.Option(help="Workload id (or --isl/--osl/--concurrency).")] = None,
     isl: Annotated[int | None, typer.Option(help="Synthetic: input tokens.")] = None,
     osl: Annotated[int | None, typer.Option(help="Synthetic: output tokens.")] = None,
-    concurrency: Annotated[str | None, typer.Option(help="Levels to try, e.g. 8,32,128 (default: the workload's; with --isl/--osl a sweep 1,2,4,... up to GPUs x max_num_seqs).")] = None,
+    concurrency: Annotated[str | None, typer.Option(help="Levels to try, e.g. 8,32,128 (default: the workload's; --isl/--osl: a sweep).")] = None,
     max_num_seqs: Annotated[str | None, typer.Option(help="max_num_seqs choices, e.g. 32,64,128,256.")] = None,
     engines: Annotated[str, typer.Option(help="Engines to try, ENGINE@VERSION,..., e.g. vllm@0.11.0,sglang@0.5.2,trt-llm@1.0.0.")] = "vllm@0.11.0",
     dtypes: Annotated[str, typer.Option(help="Weight dtypes to try, e.g. bf16,fp8.")] = "bf16",

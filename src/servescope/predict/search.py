@@ -359,8 +359,8 @@ def search(
     a list or ``"bf16,fp8"``. A configuration the simulator refuses (a dtype the
     device cannot hold, a flag it does not model) is listed as skipped with the
     reason. ``concurrency`` overrides the workload's levels; ``"sweep"`` sweeps
-    ``sweep_levels`` (module docstring). ``workers`` > 1 searches the tp choices in that many forked processes
-    (Linux; same result as one process)."""
+    ``sweep_levels`` (module docstring). ``workers`` > 1 searches the tp choices
+    in that many forked processes (Linux; same result as one process)."""
     global _JOB
     started = time.perf_counter()
     if not 1 <= devices <= limits.MAX_GPUS:
@@ -373,7 +373,11 @@ def search(
     mdl = cat.model(model)
     hw = cat.hardware(hardware)
     sweep = concurrency == "sweep"
-    levels = sweep_levels(devices, max_num_seqs) if sweep else list(concurrency) if concurrency else None
+    levels: list[int] | None = None
+    if concurrency == "sweep":
+        levels = sweep_levels(devices, max_num_seqs)
+    elif concurrency:
+        levels = list(concurrency)
     if levels is None:
         if isinstance(workload, SyntheticWorkload):
             levels = list(workload.concurrency)
