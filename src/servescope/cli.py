@@ -231,6 +231,11 @@ def compare(
     if plot is not None:
         cmp.plot(c, str(plot))
         err.print(f"plot: {plot}", markup=False)
+    from servescope.analysis.calibration_hint import calibrate_hint
+
+    hint = calibrate_hint(c, ((docs[0], a), (docs[1], b)))
+    if hint:
+        err.print(hint, markup=False)
 
 
 @app.command()
