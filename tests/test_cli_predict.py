@@ -60,6 +60,12 @@ def test_calibrate_then_predict_with_it(tmp_path: Path) -> None:
     proc = run("calibrate", "tiny-llama-on-cpu", "--from", str(src), "--out", str(cal))
     assert proc.returncode == 0, proc.stderr
     assert "MAPE before %" in proc.stdout
+    pinned = [line for line in proc.stderr.splitlines() if line.startswith("warning: factor ")]
+    assert [line.split(":")[1] for line in pinned] == [" factor memory_bw_eff ended on its upper bound 1.5 (of the hardware's measured figures)",
+                                                      " factor step_overhead_s ended on its lower bound 1e-08 (seconds)"]  # fmt: skip
+    refused = run("calibrate", "llama-3.1-8b-on-h100", "--from", str(src), "--out", str(tmp_path / "h100.json"))
+    assert refused.returncode == 2 and not (tmp_path / "h100.json").exists()
+    assert refused.stderr.startswith("error: scenario llama-3.1-8b-on-h100 runs on 8 x h100-sxm") and len(refused.stderr.splitlines()) == 1
     doc = json.loads(cal.read_text())
     assert doc["kind"] == "Calibration"
     after, before = doc["mape_after"], doc["mape_before"]
