@@ -16,9 +16,7 @@ from rich.table import Table
 from servescope.cli_examples import epilog
 from servescope.errors import RunFailedBar, UsageError
 
-engine_app = typer.Typer(
-    help="Manage the embedded llama.cpp engine (tiny local model, loopback only).", no_args_is_help=True, epilog=epilog("engine")
-)
+engine_app = typer.Typer(help="Manage the embedded llama.cpp engine (tiny local model, loopback only).", no_args_is_help=True, epilog=epilog("engine"))
 
 
 def parse_slos(spec: str | None) -> list[Any]:
