@@ -29,7 +29,7 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
     ),
     "run": (
         (
-            "a small sweep on the embedded llama.cpp engine (this CPU, loopback only)",
+            "a small sweep on the embedded llama.cpp engine (this CPU, loopback)",
             "servescope run sweep-parallel-1-8-i128-o64-v1 --scenario tiny-llama-on-cpu --out runs/cpu",
         ),
         (
@@ -37,7 +37,7 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
             "servescope run sweep-parallel-1-8-i128-o64-v1 --scenario tiny-llama-on-cpu --concurrency 1,4 --slo 'ttft_ms<=500,tpot_ms<=30'",
         ),
         (
-            "an OpenAI-compatible server (the key is read from the variable, never written)",
+            "an OpenAI-compatible server; the API key is read from the variable",
             "servescope run serve-chat-c8-i1k-o256-v1 --endpoint http://localhost:8000/v1 --api-key-env OPENAI_API_KEY --scenario llama-3.1-8b-on-h100",
         ),
     ),
@@ -62,7 +62,7 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
     ),
     "search": (
         (
-            "tp/dp/max_num_seqs for an 8B model on 8 H100s (sweeps concurrency 1, 2, 4, ...)",
+            "tp, dp and max_num_seqs for an 8B model on 8 H100s (concurrency swept)",
             "servescope search --model llama-3.1-8b --hardware h100-sxm --gpus 8 --slo 'ttft_ms<=500,itl_ms<=30' --isl 1024 --osl 256",
         ),
         (
@@ -94,10 +94,10 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("as Markdown, with the curves drawn", f"servescope compare {_PREDICTION}/prediction.json {_MEASURED} --format md --plot curves.html"),
         (
             "another scenario's prediction (refused unless forced, then said so)",
-            f"servescope compare predictions/llama-3.1-8b-on-h100-*/prediction.json {_MEASURED} --force",
+            f"servescope compare predictions/llama-3.1-8b-on-h100-*-c1-8-64-*/prediction.json {_MEASURED} --force",
         ),
     ),
-    "regress": (("deterministic (simulated) results against a saved copy of them", "servescope regress --baseline baseline --results predictions"),),
+    "regress": (("simulated results against an earlier copy (cp -r predictions baseline)", "servescope regress --baseline baseline --results predictions"),),
     "import": (
         (
             "a `vllm bench serve --save-result` file",
