@@ -170,6 +170,7 @@ def test_a_prediction_and_its_result_form_count_once(tmp_path: Path) -> None:
     once, however the files are named, as it counts a copy of a document once; a prediction of
     the same name whose figures differ, or with another seed, is another prediction."""
     from servescope.predict.api import predict
+    from servescope.predict.workload_input import SyntheticWorkload
     from servescope.report import write_report
 
     first = predict("tiny-llama-on-cpu", "sweep-parallel-1-8-i128-o64-v1", concurrency=[1, 2], date="2026-01-01")
@@ -181,12 +182,17 @@ def test_a_prediction_and_its_result_form_count_once(tmp_path: Path) -> None:
     first.result.write_json(inputs / "a" / "simulated.json")
     first.result.write_json(inputs / "b" / "copy-of-the-result.json")
     other_seed.prediction.write_json(inputs / "b" / "prediction.json")
+    # an open-loop point: the Result's pooled row has no rate and another concurrency than the Prediction's
+    open_loop = predict("tiny-llama-on-cpu", SyntheticWorkload((), 128, 32, rate=4.0, num_requests=20), date="2026-01-01")
+    (inputs / "c").mkdir()
+    open_loop.prediction.write_json(inputs / "c" / "p.json")
+    open_loop.result.write_json(inputs / "c" / "r.json")
     files = write_report([inputs], tmp_path / "site")
-    assert files.runs == 2  # the first's Result, the second's Prediction (its Result form is not given)
+    assert files.runs == 3  # the first's Result, the second's Prediction (its Result form is not given), the open loop's Result
     index = (tmp_path / "site" / "index.html").read_text()
-    assert "2 run(s): 0 measured, 0 imported, 2 predicted. 2 document(s) are copies or compact tables of runs shown here" in index
+    assert "3 run(s): 0 measured, 0 imported, 3 predicted. 3 document(s) are copies or compact tables of runs shown here" in index
 
     changed = first.prediction.dump()
     changed["points"][0]["output_tokens_per_sec"] *= 2  # same name and seed, other figures: not the Result's table
     (inputs / "b" / "edited.json").write_text(json.dumps(changed), encoding="utf-8")
-    assert write_report([inputs], tmp_path / "site").runs == 3
+    assert write_report([inputs], tmp_path / "site").runs == 4

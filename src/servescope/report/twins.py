@@ -6,8 +6,8 @@
   run`` and ``servescope import`` write both, the run named by the Result's run_id);
 - a **Prediction** that is the compact table of a simulated Result shown
   (``servescope predict`` writes both): same scenario, workload and seed, the
-  Result's run_id the Prediction's name and seed, and the same figures point by
-  point. Two predictions of one name that differ (another calibration, another
+  Result's run_id the Prediction's name and seed, and the same figures (requests,
+  mean TTFT/ITL/E2E, throughputs) point by point. Two predictions of one name that differ (another calibration, another
   predictor version) keep both.
 
 The Result is kept: it carries everything its compact table does, and more."""
@@ -23,7 +23,7 @@ from servescope.report.evidence import Run
 
 # The figures a Prediction's row and its Result's pooled row both carry (the Result has no
 # published medians), rounded so that a float's last bits written by another code path do not count.
-_FIGURES = ("concurrency", "completed_requests", "ttft_ms", "itl_ms", "e2e_ms", "output_tokens_per_sec", "input_tokens_per_sec")
+_FIGURES = ("completed_requests", "ttft_ms", "itl_ms", "e2e_ms", "output_tokens_per_sec", "input_tokens_per_sec")
 
 
 def _digest(doc: Result | Prediction | EvaluationRun) -> str:
@@ -33,7 +33,14 @@ def _digest(doc: Result | Prediction | EvaluationRun) -> str:
 
 def _figures(doc: Result | Prediction) -> tuple[tuple[float | None, ...], ...]:
     rows, _ = table_of(doc)
-    return tuple(tuple(None if (v := getattr(row, f, None)) is None else float(f"{v:.9g}") for f in _FIGURES) for row in rows)
+    # the figures only, not the rows' labels: a Result's pooled rows carry no rate, and their
+    # concurrency is the client's limit where the Prediction's is the most requests in flight
+    figures = [tuple(_rounded(getattr(row, f, None)) for f in _FIGURES) for row in rows]
+    return tuple(sorted(figures, key=repr))
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else float(f"{value:.9g}")
 
 
 def _prediction_key(doc: Result | Prediction) -> tuple[object, ...]:
