@@ -60,6 +60,12 @@ def test_calibrate_then_predict_with_it(tmp_path: Path) -> None:
     proc = run("calibrate", "tiny-llama-on-cpu", "--from", str(src), "--out", str(cal))
     assert proc.returncode == 0, proc.stderr
     assert "MAPE before %" in proc.stdout
+    pinned = [line for line in proc.stderr.splitlines() if line.startswith("warning: factor ")]
+    assert [line.split(":")[1] for line in pinned] == [" factor memory_bw_eff ended on its upper bound 1.5 (of the hardware's measured figures)",
+                                                      " factor step_overhead_s ended on its lower bound 1e-08 (seconds)"]  # fmt: skip
+    refused = run("calibrate", "llama-3.1-8b-on-h100", "--from", str(src), "--out", str(tmp_path / "h100.json"))
+    assert refused.returncode == 2 and not (tmp_path / "h100.json").exists()
+    assert refused.stderr.startswith("error: scenario llama-3.1-8b-on-h100 runs on 8 x h100-sxm") and len(refused.stderr.splitlines()) == 1
     doc = json.loads(cal.read_text())
     assert doc["kind"] == "Calibration"
     after, before = doc["mape_after"], doc["mape_before"]
@@ -91,6 +97,18 @@ def test_search_ranks_configurations() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert "configurations/s" in proc.stdout and "tp" in proc.stdout
+    assert "concurrency levels tried: 16\n" in proc.stdout
+
+
+def test_search_sweeps_levels_by_default() -> None:
+    """--isl/--osl without --concurrency: a sweep, not one level, and one line saying which."""
+    proc = run("search", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--gpus", "2", "--slo", "ttft_ms<=5000",
+               "--isl", "64", "--osl", "8", "--max-num-seqs", "4,8")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    [line] = [x for x in proc.stdout.splitlines() if x.startswith("concurrency levels tried:")]
+    assert line == "concurrency levels tried: 1, 2, 4, 8, 16 (default sweep, each configuration up to dp x max_num_seqs; --concurrency sets others)"
+    best = {row.split()[1]: int(row.split()[2]) for row in proc.stdout.splitlines() if "-tp" in row and row.split()[0].isdigit()}
+    assert best["vllm@0.11.0-bf16-tp1-dp2-seqs8"] == 16 and best["vllm@0.11.0-bf16-tp2-dp1-seqs4"] == 4  # dp x max_num_seqs
 
 
 def test_bad_arguments_are_one_line() -> None:

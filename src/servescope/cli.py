@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.table import Table
 
 from servescope import __version__
+from servescope.cli_examples import epilog
 from servescope.errors import ServescopeError
 from servescope.redaction import redact
 
@@ -32,25 +33,26 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    epilog=epilog(""),
 )
-catalog_app = typer.Typer(help="List and lock the workload/dataset catalog.", no_args_is_help=True)
+catalog_app = typer.Typer(help="List and lock the workload/dataset catalog.", no_args_is_help=True, epilog=epilog("catalog"))
 app.add_typer(catalog_app, name="catalog")
 
 from servescope.cli_run import engine_app, run_command  # noqa: E402 - after app creation on purpose
 
-app.command("run")(run_command)
+app.command("run", epilog=epilog("run"))(run_command)
 app.add_typer(engine_app, name="engine")
 
 from servescope.cli_predict import calibrate_command, predict_command, probe_command, search_command  # noqa: E402
 
-app.command("predict")(predict_command)
-app.command("calibrate")(calibrate_command)
-app.command("search")(search_command)
-app.command("probe")(probe_command)
+app.command("predict", epilog=epilog("predict"))(predict_command)
+app.command("calibrate", epilog=epilog("calibrate"))(calibrate_command)
+app.command("search", epilog=epilog("search"))(search_command)
+app.command("probe", epilog=epilog("probe"))(probe_command)
 
 from servescope.cli_report import report_command  # noqa: E402
 
-app.command("report")(report_command)
+app.command("report", epilog=epilog("report"))(report_command)
 
 # Tables stay readable when piped (rich would otherwise assume 80 columns).
 _WIDTH = None if sys.stdout.isatty() else 160
@@ -86,7 +88,7 @@ def _plausibility(doc: Document, catalog: Catalog) -> list[Issue]:
     return []
 
 
-@app.command()
+@app.command(epilog=epilog("validate"))
 def validate(
     paths: Annotated[list[Path] | None, typer.Argument(help="Document files or folders (searched recursively).")] = None,
     catalog: Annotated[bool, typer.Option("--catalog", help="Also validate the whole catalog (packaged + SERVESCOPE_CATALOG_PATH).")] = False,
@@ -123,7 +125,7 @@ def validate(
     raise typer.Exit(1 if failed else 0)
 
 
-@app.command()
+@app.command(epilog=epilog("schema"))
 def schema(
     out_dir: Annotated[Path, typer.Option("--out", help="Folder to write <kind>.schema.json files into.")] = Path("schemas"),
 ) -> None:
@@ -134,7 +136,7 @@ def schema(
         out.print(str(path))
 
 
-@app.command()
+@app.command(epilog=epilog("summarize"))
 def summarize(
     inputs: Annotated[list[Path], typer.Option("--in", help="Result files or folders (searched recursively; partial runs included).")],
     out_dir: Annotated[Path, typer.Option("--out", help="Folder for the summary files.")],
@@ -172,7 +174,7 @@ class CompareFormat(str, Enum):
     md = "md"
 
 
-@app.command()
+@app.command(epilog=epilog("compare"))
 def compare(
     a: Annotated[Path, typer.Argument(help="A: a Prediction, EvaluationRun or Result (e.g. the prediction).")],
     b: Annotated[Path, typer.Argument(help="B: the reference (e.g. the measured EvaluationRun).")],
@@ -231,9 +233,14 @@ def compare(
     if plot is not None:
         cmp.plot(c, str(plot))
         err.print(f"plot: {plot}", markup=False)
+    from servescope.analysis.calibration_hint import calibrate_hint
+
+    hint = calibrate_hint(c, ((docs[0], a), (docs[1], b)))
+    if hint:
+        err.print(hint, markup=False)
 
 
-@app.command()
+@app.command(epilog=epilog("regress"))
 def regress(
     baseline: Annotated[Path, typer.Option("--baseline", help="Folder of baseline Results (deterministic runs).")],
     results: Annotated[Path, typer.Option("--results", help="Folder of new Results to check against it.")],
@@ -262,7 +269,7 @@ def regress(
     raise typer.Exit(0 if report.ok else 1)
 
 
-@app.command("import")
+@app.command("import", epilog=epilog("import"))
 def import_cmd(
     harness: Annotated[str, typer.Argument(help="Which tool wrote the export: aiperf, guidellm, vllm or inference-perf.")],
     path: Annotated[Path, typer.Argument(help="The tool's export file or folder.")],
@@ -300,7 +307,7 @@ def import_cmd(
     )
 
 
-@app.command("config-id")
+@app.command("config-id", epilog=epilog("config-id"))
 def config_id_cmd(
     engine: Annotated[str, typer.Argument(help="Engine name, e.g. vllm or llama.cpp.")],
     version: Annotated[str, typer.Argument(help="Engine version.")],
@@ -329,7 +336,7 @@ def config_id_cmd(
         out.print_json(json.dumps(canon))
 
 
-@catalog_app.command("list")
+@catalog_app.command("list", epilog=epilog("catalog list"))
 def catalog_list(
     fmt: Annotated[OutputFormat, typer.Option("--format", help="text or json.")] = OutputFormat.text,
 ) -> None:
@@ -352,7 +359,7 @@ def catalog_list(
     out.print(table)
 
 
-@catalog_app.command("lock")
+@catalog_app.command("lock", epilog=epilog("catalog lock"))
 def catalog_lock(
     root: Annotated[Path, typer.Argument(help="Catalog root holding workloads/ and datasets/.")],
 ) -> None:

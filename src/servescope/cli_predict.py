@@ -289,7 +289,7 @@ def search_command(
     workload: Annotated[str | None, typer.Option(help="Workload id (or --isl/--osl/--concurrency).")] = None,
     isl: Annotated[int | None, typer.Option(help="Synthetic: input tokens.")] = None,
     osl: Annotated[int | None, typer.Option(help="Synthetic: output tokens.")] = None,
-    concurrency: Annotated[str | None, typer.Option(help="Concurrency levels to try, e.g. 8,32,128.")] = None,
+    concurrency: Annotated[str | None, typer.Option(help="Levels to try, e.g. 8,32,128 (default: the workload's; --isl/--osl: a sweep).")] = None,
     max_num_seqs: Annotated[str | None, typer.Option(help="max_num_seqs choices, e.g. 32,64,128,256.")] = None,
     engines: Annotated[str, typer.Option(help="Engines to try, ENGINE@VERSION,..., e.g. vllm@0.11.0,sglang@0.5.2,trt-llm@1.0.0.")] = "vllm@0.11.0",
     dtypes: Annotated[str, typer.Option(help="Weight dtypes to try, e.g. bf16,fp8.")] = "bf16",
@@ -316,7 +316,8 @@ def search_command(
     if workload is None:
         if isl is None or osl is None:
             raise BadArgument("give --workload, or --isl and --osl (with --concurrency)")
-        wl: object = SyntheticWorkload(concurrency=tuple(levels or [64]), isl=isl, osl=osl, harness=harness)
+        # (the levels are search's: its default sweep, or --concurrency's)
+        wl: object = SyntheticWorkload(concurrency=tuple(levels or (1,)), isl=isl, osl=osl, harness=harness)
     else:
         if harness != "steady":
             raise BadArgument("--harness replays a synthetic --isl/--osl workload; a catalog workload runs its own plan")
@@ -330,7 +331,7 @@ def search_command(
         engines=engine_list,
         weight_dtypes=dtype_list,
         max_num_seqs=_ints(max_num_seqs, "--max-num-seqs") or DEFAULT_SEQS,
-        concurrency=levels if workload is not None else None,
+        concurrency=levels if levels or workload is not None else "sweep",
         percentile=percentile,
         workers=workers or os.cpu_count() or 1,
     )

@@ -13,9 +13,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from servescope.cli_examples import epilog
 from servescope.errors import RunFailedBar, UsageError
 
-engine_app = typer.Typer(help="Manage the embedded llama.cpp engine (tiny local model, loopback only).", no_args_is_help=True)
+engine_app = typer.Typer(help="Manage the embedded llama.cpp engine (tiny local model, loopback only).", no_args_is_help=True, epilog=epilog("engine"))
 
 
 def parse_slos(spec: str | None) -> list[Any]:
@@ -268,7 +269,7 @@ def _run_with_progress(console: Console, opts: Any, progress_cls: Any, run_workl
         return run_workload(opts, progress_cls(on_start=on_start, on_point=on_point, on_record=on_record, on_status=on_status, on_notice=on_notice))
 
 
-@engine_app.command("start")
+@engine_app.command("start", epilog=epilog("engine start"))
 def engine_start(
     parallel: Annotated[int, typer.Option(help="Slots (concurrent sequences).")] = 4,
     ctx_per_slot: Annotated[int, typer.Option(help="Context tokens per slot.")] = 4096,
@@ -293,7 +294,7 @@ def engine_start(
     _console().print(f"{st.message}\nendpoint: {st.state.openai_base_url if st.state else '-'}  model: {st.state.model_name if st.state else '-'}")
 
 
-@engine_app.command("status")
+@engine_app.command("status", epilog=epilog("engine status"))
 def engine_status() -> None:
     """Say whether the embedded engine is running, and where."""
     from servescope.bench.engine import status
@@ -309,7 +310,7 @@ def engine_status() -> None:
     raise typer.Exit(0 if st.running else 1)
 
 
-@engine_app.command("stop")
+@engine_app.command("stop", epilog=epilog("engine stop"))
 def engine_stop() -> None:
     """Stop the background embedded engine."""
     from servescope.bench.engine import stop_detached

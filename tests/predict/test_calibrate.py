@@ -417,3 +417,56 @@ def test_calibrating_an_approximated_deployment_says_so(catalog: Catalog, measur
     unread = scen.model_copy(update={"engine": scen.engine.model_copy(update={"args": {**scen.engine.args, "--rope-freq-base": 20000}})})
     out = calibrate(unread, measured, catalog=catalog, factors=("step_overhead_s",), max_evaluations=2)
     assert len(out.warnings) == 1 and "--rope-freq-base" in out.warnings[0], out.warnings
+
+
+def test_a_factor_fitted_onto_its_bound_is_warned(catalog: Catalog) -> None:
+    """The demo's kind of measurement (the tiny model on a CPU much faster than its figures say):
+    the fit pins memory_bw_eff on its upper bound and step_overhead_s on its lower one; each
+    says so in one line, and a factor inside its bounds says nothing."""
+    from servescope.predict.calibrate import bound_warnings
+
+    run = EvaluationRun(name="m", scenario="tiny-llama-on-cpu", harness="servescope", engine_version="x", workload="sweep-parallel-1-8-i128-o64-v1",
+                        points=[EvaluationPoint(concurrency=1, ttft_ms=18.7, itl_ms=1.5, output_tokens_per_sec=574.2, mean_isl=180, mean_osl=64),
+                                EvaluationPoint(concurrency=4, ttft_ms=80.4, itl_ms=6.1, output_tokens_per_sec=513.1, mean_isl=180, mean_osl=64)])  # fmt: skip
+    out = calibrate("tiny-llama-on-cpu", run, catalog=catalog, date="2026-12-01")
+    pinned = [w for w in out.warnings if w.startswith("factor ")]
+    assert out.document.factors["memory_bw_eff"] == pytest.approx(1.5, rel=1e-3)
+    assert out.document.factors["step_overhead_s"] == pytest.approx(1e-8, rel=1e-3)
+    assert pinned == [
+        "factor memory_bw_eff ended on its upper bound 1.5 (of the hardware's measured figures): the fit wanted more than the model "
+        "allows, so it may stand for another cost; check that the scenario describes what was measured (hardware, engine flags), "
+        "or fit other factors (--factors)",
+        "factor step_overhead_s ended on its lower bound 1e-08 (seconds): the fit wanted less than the model allows, so it may "
+        "stand for another cost; check that the scenario describes what was measured (hardware, engine flags), "
+        "or fit other factors (--factors)",
+    ]
+    assert bound_warnings({"gemm_eff": 0.5, "step_overhead_s": 0.001}) == []
+    assert [w.split(":")[0] for w in bound_warnings({"gemm_eff": 0.9999, "attn_eff": 0.02})] == [
+        "factor gemm_eff ended on its upper bound 1 (of the datasheet peak)",
+        "factor attn_eff ended on its lower bound 0.02 (of the datasheet peak)",
+    ]
+
+
+def test_a_measurement_on_other_hardware_is_refused(catalog: Catalog, measured: EvaluationRun) -> None:
+    """An H100 scenario fitted to a run measured on the CPU (its scenario, or a Result's hardware
+    field, says so) is refused before any fit; another device count too; a measurement that names
+    no hardware the catalog knows is fitted with a warning."""
+    from servescope.documents import Result
+    from servescope.errors import UsageError
+
+    with pytest.raises(UsageError, match=r"scenario llama-3.1-8b-on-h100 runs on 8 x h100-sxm \(gpu: .*\) but m.json was measured on 1 x generic-cpu \(cpu: .*\(its scenario tiny-llama-on-cpu\)"):  # fmt: skip
+        calibrate("llama-3.1-8b-on-h100", measured, catalog=catalog, fitted_from="m.json")
+    simulated = predict("tiny-llama-on-cpu", "sweep-parallel-1-8-i128-o64-v1", catalog=catalog, concurrency=[1]).result
+    elsewhere = simulated.model_copy(update={"scenario": None})
+    other_device = Result.model_validate({**elsewhere.dump(), "hardware": {"id": "h100-sxm", "count": 1}})
+    with pytest.raises(UsageError, match=r"measured on 1 x h100-sxm \(gpu: .*\) \(its hardware field\)"):
+        calibrate("tiny-llama-on-cpu", other_device, catalog=catalog)
+    more_devices = Result.model_validate({**elsewhere.dump(), "hardware": {"id": "generic-cpu", "count": 2}})
+    with pytest.raises(UsageError, match=r"runs on 1 x generic-cpu .* measured on 2 x generic-cpu"):
+        calibrate("tiny-llama-on-cpu", more_devices, catalog=catalog)
+    unknown = measured.model_copy(update={"scenario": "my-own-box"})
+    out = calibrate("tiny-llama-on-cpu", unknown, catalog=catalog, factors=("output_token_overhead_s",), max_evaluations=3)
+    assert out.warnings[0] == (
+        "synthetic-truth does not say which hardware it was measured on (its scenario 'my-own-box' is in neither the catalog nor "
+        "the one calibrated): the fit assumes 1 x generic-cpu (cpu: " + catalog.hardware("generic-cpu").name + "), the scenario's; check that it is"
+    )

@@ -139,3 +139,29 @@ def test_search_keeps_each_configurations_warnings(catalog: Catalog) -> None:
     [line] = format_warnings(out)
     assert line.endswith("(2 of 4 configurations: " + ", ".join(labels) + ")")
     assert format_warnings(out, most_labels=1)[0].endswith(f"(2 of 4 configurations: {labels[0]}, ...)")
+
+
+def test_default_sweep_climbs_each_configuration_to_its_slots(catalog: Catalog) -> None:
+    """Without levels of its own the search sweeps powers of two up to devices x the largest
+    max_num_seqs; each configuration stops at its first level breaking an SLO or filling every
+    slot (dp x max_num_seqs), and the output names the levels tried."""
+    from servescope.predict.search import SWEEP_CEILING, levels_lines, sweep_levels
+
+    assert sweep_levels(2, (8, 16)) == [1, 2, 4, 8, 16, 32]
+    assert sweep_levels(3, (8,)) == [1, 2, 4, 8, 16, 32]  # the first power of two at or above 24
+    assert sweep_levels(8, (512,))[-1] == SWEEP_CEILING
+    wl = SyntheticWorkload((1,), 256, 32, requests_per_concurrency=2, min_requests=8)
+    out = search("llama-3.1-8b", "h100-sxm", 2, "ttft_ms<=5000,itl_ms<=200", wl, catalog=catalog, max_num_seqs=(8, 16), concurrency="sweep")
+    assert out.swept and out.levels == [1, 2, 4, 8, 16, 32]
+    for cand in out.ranked:
+        slots = cand.dp * cand.max_num_seqs
+        assert max(cand.measured_at) == slots  # a loose SLO: every configuration climbs to its full slots, no further
+        assert cand.best_concurrency is not None and cand.best_concurrency > 1
+    assert {c.label for c in out.at_top_level} == {"vllm@0.11.0-bf16-tp1-dp2-seqs16"}
+    tried, higher = levels_lines(out)
+    assert tried.startswith("concurrency levels tried: 1, 2, 4, 8, 16, 32 (default sweep")
+    assert higher.startswith("1 of 4 configurations still met the SLO at 32")
+    assert f"{tried}\n{higher}\n" in format_search(out)
+    given = search("llama-3.1-8b", "h100-sxm", 2, "ttft_ms<=5000,itl_ms<=200", wl, catalog=catalog, max_num_seqs=(8, 16))
+    assert not given.swept and given.levels == [1] and levels_lines(given)[0] == "concurrency levels tried: 1"
+    assert levels_lines(given)[1].startswith("4 of 4 configurations still met the SLO at 1, the highest level tried")

@@ -163,3 +163,36 @@ def test_a_second_report_replaces_the_first_and_a_foreign_folder_is_refused(fixt
     with pytest.raises(UsageError, match="is not empty and holds no earlier report"):
         write_report([fixture_set], foreign)
     assert (foreign / "notes.txt").read_text() == "mine"
+
+
+def test_a_prediction_and_its_result_form_count_once(tmp_path: Path) -> None:
+    """predict writes a Prediction and its simulated Result: the report counts the prediction
+    once, however the files are named, as it counts a copy of a document once; a prediction of
+    the same name whose figures differ, or with another seed, is another prediction."""
+    from servescope.predict.api import predict
+    from servescope.predict.workload_input import SyntheticWorkload
+    from servescope.report import write_report
+
+    first = predict("tiny-llama-on-cpu", "sweep-parallel-1-8-i128-o64-v1", concurrency=[1, 2], date="2026-01-01")
+    other_seed = predict("tiny-llama-on-cpu", "sweep-parallel-1-8-i128-o64-v1", concurrency=[1, 2], seed=1, date="2026-01-01")
+    inputs = tmp_path / "in"
+    (inputs / "a").mkdir(parents=True)
+    (inputs / "b").mkdir()
+    first.prediction.write_json(inputs / "a" / "forecast.json")
+    first.result.write_json(inputs / "a" / "simulated.json")
+    first.result.write_json(inputs / "b" / "copy-of-the-result.json")
+    other_seed.prediction.write_json(inputs / "b" / "prediction.json")
+    # an open-loop point: the Result's pooled row has no rate and another concurrency than the Prediction's
+    open_loop = predict("tiny-llama-on-cpu", SyntheticWorkload((), 128, 32, rate=4.0, num_requests=20), date="2026-01-01")
+    (inputs / "c").mkdir()
+    open_loop.prediction.write_json(inputs / "c" / "p.json")
+    open_loop.result.write_json(inputs / "c" / "r.json")
+    files = write_report([inputs], tmp_path / "site")
+    assert files.runs == 3  # the first's Result, the second's Prediction (its Result form is not given), the open loop's Result
+    index = (tmp_path / "site" / "index.html").read_text()
+    assert "3 run(s): 0 measured, 0 imported, 3 predicted. 3 document(s) are copies or compact tables of runs shown here" in index
+
+    changed = first.prediction.dump()
+    changed["points"][0]["output_tokens_per_sec"] *= 2  # same name and seed, other figures: not the Result's table
+    (inputs / "b" / "edited.json").write_text(json.dumps(changed), encoding="utf-8")
+    assert write_report([inputs], tmp_path / "site").runs == 4

@@ -17,7 +17,13 @@ other harnesses (``HARNESS_REPLAYS``, ``predict.replay``).
 
 Efficiencies are bounded to (0.02, 1.0] of datasheet peaks (a fit may not make
 a device faster than its datasheet) and (0.02, 1.5] of measured figures
-(``servescope probe`` measures one kernel; an engine's can be better).
+(``servescope probe`` measures one kernel; an engine's can be better). A factor
+that ends on a bound is a warning (``bound_warnings``): the measurement asked for
+more than the model allows, so the fit is not the measurement's.
+
+A measurement taken on other hardware than the scenario's (another device or
+device count) is refused before any fit; one that does not say is a warning
+(``predict.measured_hardware``).
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ from servescope.predict.api import Prepared, prepare, simulate
 from servescope.predict.calibration import DEFAULT_FIT, FACTOR_NAMES, Calibration, default_fit_for
 from servescope.predict.dataset_lengths import SHAREGPT_FILTERS
 from servescope.predict.deployment import deploy
+from servescope.predict.measured_hardware import check_measured_hardware
 from servescope.predict.replay import REPLAYS, Replay
 from servescope.predict.stream_chunks import TIMES_EVERY_CHUNK
 from servescope.predict.workload_input import SyntheticWorkload
@@ -253,6 +260,35 @@ def _bounds(name: str, measured_figures: bool = False) -> tuple[float, float]:
     return _MEASURED_EFFICIENCY_BOUNDS if measured_figures else _EFFICIENCY_BOUNDS
 
 
+#: How close (relative) to a bound a fitted factor counts as on it: the trust-region fit
+#: stays strictly inside the box, so a pinned factor ends a hair away from its bound.
+_ON_BOUND = 1e-3
+
+
+def bound_warnings(values: dict[str, float], measured_figures: bool = False) -> list[str]:
+    """One line per fitted factor that ended on a bound of the fit (module docstring)."""
+    lines = []
+    for name, value in values.items():
+        lo, hi = _bounds(name, measured_figures)
+        if name.endswith("_s"):
+            what = "seconds"
+        elif measured_figures:
+            what = "of the hardware's measured figures"
+        else:
+            what = "of the datasheet peak"
+        if value >= hi * (1 - _ON_BOUND):
+            side, wants = f"upper bound {hi:g} ({what})", "more"
+        elif value <= lo * (1 + _ON_BOUND):
+            side, wants = f"lower bound {lo:g} ({what})", "less"
+        else:
+            continue
+        lines.append(
+            f"factor {name} ended on its {side}: the fit wanted {wants} than the model allows, so it may stand for "
+            "another cost; check that the scenario describes what was measured (hardware, engine flags), or fit other factors (--factors)"
+        )
+    return lines
+
+
 @dataclass
 class CalibrationOutcome:
     document: CalibrationDocument
@@ -260,8 +296,9 @@ class CalibrationOutcome:
     after: Evaluation
     evaluations: int
     warnings: list[str] = field(default_factory=list)
-    """What the simulator warns of the deployment (``Deployment.warnings``): what it approximates
-    or does not model, which the fitted factors then absorb."""
+    """A measurement that does not say its hardware; what the simulator warns of the deployment
+    (``Deployment.warnings``: what it approximates or does not model, which the fitted factors
+    then absorb); each fitted factor that ended on a bound (``bound_warnings``)."""
 
 
 def calibrate(
@@ -285,6 +322,7 @@ def calibrate(
         raise ValueError(f"unknown metric(s) {', '.join(bad)}; known: {', '.join(METRICS)}")
     cat = catalog or Catalog.load()
     scen = cat.scenario(scenario) if isinstance(scenario, str) else scenario
+    hardware_warnings = check_measured_hardware(measured, scen, cat, fitted_from or measured_of(measured).name)
     base_dep = deploy(scen, catalog=cat)
     model, hardware = base_dep.model, base_dep.hardware
     base = base_dep.calibration
@@ -335,4 +373,5 @@ def calibrate(
         notes=f"least_squares on log(predicted/measured), {count} simulations; other factors keep their defaults "
         f"({', '.join(f'{k}={v:g}' for k, v in base.as_dict().items() if k not in factors)})",
     )
-    return CalibrationOutcome(doc, before, after, count, list(base_dep.warnings))
+    fitted = {f: float(getattr(best, f)) for f in factors}
+    return CalibrationOutcome(doc, before, after, count, [*hardware_warnings, *base_dep.warnings, *bound_warnings(fitted, mf)])

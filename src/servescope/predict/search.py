@@ -24,6 +24,21 @@ and every score are unchanged (tested on the benchmark cases), and its figures i
 ``Candidate.measured_at`` are None (not simulated to the end; ``Candidate.gave_up``
 says why). ``give_up=False`` simulates every level to its end.
 
+Without levels of its own (``concurrency="sweep"``: a synthetic ``--isl/--osl``
+workload and no ``--concurrency``) the search sweeps powers of two from 1 up to
+``devices x max(max_num_seqs)`` - the most sequences any configuration can run at
+once - or ``SWEEP_CEILING`` if lower (``sweep_levels``). A single level would rank
+every configuration at one load, where a configuration with more replicas has not
+yet filled its batches (llama-3.1-8b on 8 x H100 at c = 64 ranked tp1-dp8 15th of
+20; swept, it is 4th). Each configuration climbs until a level breaks an SLO or
+reaches ``dp x max_num_seqs``: there every slot is full and more clients only wait
+in the queue (its TTFT grows, its throughput does not), which also bounds a sweep
+whose SLO never breaks (an ITL limit alone does not grow with queueing). Doubling
+keeps a sweep's cost about twice its top level's (a level replays 16 x c requests
+by default, 16,384 at the ceiling, about a second of simulation on one core). A
+configuration still meeting the SLO at the highest level tried is counted in
+``SearchOutcome.at_top_level``, and the output says its best may lie higher.
+
 An SLO such as ``ttft_ms<=500`` is checked on a statistic of the point's
 distribution (``percentile``, default p90; ``mean`` is accepted); a prefix names
 its own statistic: ``p99_ttft_ms<=2000``, ``mean_tpot_ms<=50``.
@@ -37,6 +52,7 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from typing import Literal
 
 from servescope import limits
 from servescope.analysis.metrics import FastStats
@@ -53,6 +69,8 @@ from servescope.predict.sim.simulator import TtftGiveUp
 from servescope.predict.workload_input import SyntheticWorkload
 
 DEFAULT_SEQS: tuple[int, ...] = (32, 64, 128, 256, 512)
+SWEEP_CEILING = 1024
+"""The highest level of the default sweep (module docstring)."""
 DEFAULT_ENGINE: tuple[str, str] = ("vllm", "0.11.0")
 _DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4")
 
@@ -107,6 +125,16 @@ class SearchOutcome:
     wall_s: float
     gave_up: int = 0
     """Simulations stopped early by the TTFT give-up rule."""
+    levels: list[int] = field(default_factory=list)
+    """The concurrency levels tried, ascending (each configuration up to its first that breaks an SLO)."""
+    swept: bool = False
+    """The levels are the default sweep (``sweep_levels``)."""
+
+    @property
+    def at_top_level(self) -> list[Candidate]:
+        """Ranked configurations whose best level is the highest tried: their best may lie higher."""
+        top = max(self.levels, default=None)
+        return [c for c in self.ranked if c.best_concurrency is not None and c.best_concurrency == top]
 
     @property
     def configurations_per_s(self) -> float:
@@ -152,6 +180,17 @@ def parse_dtypes(text: str) -> list[str]:
     return out
 
 
+def sweep_levels(devices: int, max_num_seqs: Sequence[int]) -> list[int]:
+    """The default sweep: powers of two from 1 to the first at or above the most sequences
+    any configuration runs at once (``devices`` replicas of tp 1 at the largest
+    ``max_num_seqs``), at most ``SWEEP_CEILING``."""
+    top = min(devices * max(max_num_seqs, default=1), SWEEP_CEILING, limits.MAX_SIMULATED_CONCURRENCY)
+    levels = [1]
+    while levels[-1] < top:
+        levels.append(levels[-1] * 2)
+    return [c for c in levels if c <= limits.MAX_SIMULATED_CONCURRENCY]
+
+
 def tp_choices(devices: int, heads: int) -> list[int]:
     return [t for t in range(1, devices + 1) if devices % t == 0 and heads % t == 0 and (t & (t - 1)) == 0]
 
@@ -174,6 +213,8 @@ class _Job:
     seed: int
     reuse: bool
     give_up: bool = True
+    sweep: bool = False
+    """The default sweep: each configuration stops at its first level >= dp x max_num_seqs."""
     prepared: dict[int, Prepared] = field(default_factory=dict)
     """Each level's prepared workload, shared by every tp's part in one process (its
     ``request_cache`` then holds each level's requests once for all of them)."""
@@ -288,6 +329,8 @@ def _search_tp_configs(tp: int, job: _Job | None) -> tuple[list[Candidate], list
                 cand.output_tokens_per_sec = tput
                 cand.per_device = tput / devices
                 cand.best_concurrency = c
+            if job.sweep and c >= dp * seqs:
+                break  # every slot full: a higher level only queues
         ranked.append(cand)
     return ranked, skipped, sims, n_configs, gave_up
 
@@ -303,7 +346,7 @@ def search(
     engines: Sequence[tuple[str, str]] | str = (DEFAULT_ENGINE,),
     weight_dtypes: Sequence[str] | str = ("bf16",),
     max_num_seqs: Sequence[int] = DEFAULT_SEQS,
-    concurrency: Sequence[int] | None = None,
+    concurrency: Sequence[int] | Literal["sweep"] | None = None,
     percentile: float | None = 90.0,
     seed: int = 0,
     reuse: bool = True,
@@ -315,8 +358,9 @@ def search(
     are (engine, version) pairs or ``"vllm@0.11.0,sglang@0.5.2"``; ``weight_dtypes``
     a list or ``"bf16,fp8"``. A configuration the simulator refuses (a dtype the
     device cannot hold, a flag it does not model) is listed as skipped with the
-    reason. ``workers`` > 1 searches the tp choices in that many forked processes
-    (Linux; same result as one process)."""
+    reason. ``concurrency`` overrides the workload's levels; ``"sweep"`` sweeps
+    ``sweep_levels`` (module docstring). ``workers`` > 1 searches the tp choices
+    in that many forked processes (Linux; same result as one process)."""
     global _JOB
     started = time.perf_counter()
     if not 1 <= devices <= limits.MAX_GPUS:
@@ -328,7 +372,12 @@ def search(
     slo_list = parse_slos(slos) if isinstance(slos, str) else list(slos)
     mdl = cat.model(model)
     hw = cat.hardware(hardware)
-    levels = list(concurrency) if concurrency else None
+    sweep = concurrency == "sweep"
+    levels: list[int] | None = None
+    if concurrency == "sweep":
+        levels = sweep_levels(devices, max_num_seqs)
+    elif concurrency:
+        levels = list(concurrency)
     if levels is None:
         if isinstance(workload, SyntheticWorkload):
             levels = list(workload.concurrency)
@@ -338,7 +387,7 @@ def search(
     engine_list = parse_engines(engines) if isinstance(engines, str) else list(engines)
     dtype_list = parse_dtypes(weight_dtypes) if isinstance(weight_dtypes, str) else list(weight_dtypes)
     job = _Job(cat, mdl, hw, devices, slo_list, workload, engine_list, dtype_list, list(max_num_seqs),
-               sorted(set(levels)), percentile, seed, reuse, give_up)  # fmt: skip
+               sorted(set(levels)), percentile, seed, reuse, give_up, sweep)  # fmt: skip
     for level in levels:
         if not 1 <= level <= limits.MAX_SIMULATED_CONCURRENCY:
             raise ValueError(f"concurrency {level:,}: give 1..{limits.MAX_SIMULATED_CONCURRENCY:,} (SERVESCOPE_MAX_SIMULATED_CONCURRENCY)")
@@ -362,7 +411,7 @@ def search(
     ranked.sort(key=lambda k: (-(k.per_device or -1.0), k.engine, k.engine_version, k.weight_dtype, k.tp, k.max_num_seqs))
     skipped.sort(key=lambda k: (k.engine, k.engine_version, k.weight_dtype, k.tp, k.max_num_seqs))
     return SearchOutcome(ranked, skipped, slo_list, devices, sum(p[3] for p in parts), sum(p[2] for p in parts),
-                         time.perf_counter() - started, sum(p[4] for p in parts))  # fmt: skip
+                         time.perf_counter() - started, sum(p[4] for p in parts), job.levels, sweep)  # fmt: skip
 
 
 def format_warnings(outcome: SearchOutcome, most_labels: int = 3) -> list[str]:
@@ -376,6 +425,20 @@ def format_warnings(outcome: SearchOutcome, most_labels: int = 3) -> list[str]:
     return lines
 
 
+def levels_lines(outcome: SearchOutcome) -> list[str]:
+    """Which concurrency levels were tried; and, when some configurations still met the SLO at
+    the highest, that their best may lie above it."""
+    line = f"concurrency levels tried: {', '.join(map(str, outcome.levels))}"
+    if outcome.swept:
+        line += " (default sweep, each configuration up to dp x max_num_seqs; --concurrency sets others)"
+    lines = [line]
+    high = outcome.at_top_level
+    if high:
+        lines.append(f"{len(high)} of {len(outcome.ranked)} configurations still met the SLO at {outcome.levels[-1]}, "
+                     "the highest level tried: their best may lie higher (--concurrency with higher levels)")  # fmt: skip
+    return lines
+
+
 def format_search(outcome: SearchOutcome, top: int = 10) -> str:
     lines = [
         (
@@ -386,6 +449,7 @@ def format_search(outcome: SearchOutcome, top: int = 10) -> str:
         ),
     ]
     width = max([22, *(len(c.label) for c in [*outcome.ranked[:top], *outcome.skipped])])
+    lines.extend(levels_lines(outcome))
     lines.append(f"{'rank':>4} {'config':<{width}} {'best conc':>9} {'out tok/s':>10} {'per device':>10}")
     for i, c in enumerate(outcome.ranked[:top], 1):
         if c.per_device is None:

@@ -19,4 +19,4 @@ class Site:
     workloads: dict[str, Workload]
     workload_pages: dict[str, str] = field(default_factory=dict)  # workload id -> path from the site root
     problems: list[str] = field(default_factory=list)
-    twins: int = 0  # EvaluationRuns left out because they are the compact table of a Result shown
+    twins: int = 0  # documents left out as copies or compact tables of those shown (report.twins)

@@ -85,7 +85,7 @@ def render_index(cov: CoverageMap, site: Site) -> str:
         f"<p>{len(site.runs)} run(s): "
         + ", ".join(f"{n} {k}" for k, n in kinds.items())
         + "."
-        + (f" {site.twins} EvaluationRun(s) are the compact tables of Results shown here and are not counted again." if site.twins else "")
+        + (f" {site.twins} document(s) are copies or compact tables of runs shown here, not counted again." if site.twins else "")
         + "</p>"
     ]
     if site.problems:

@@ -30,6 +30,7 @@ from servescope.report.index_page import render_index
 from servescope.report.inputs import collect_inputs
 from servescope.report.pairing import pair_runs
 from servescope.report.run_page import render_run
+from servescope.report.twins import split_twins
 from servescope.report.workload_page import render_workload
 
 ASSETS = ("report.js", "report.css")
@@ -71,11 +72,8 @@ def write_report(paths: Iterable[Path], out_dir: Path, catalog: Catalog | None =
         for sub in SITE_FOLDERS:  # an earlier report: its pages go, so none of a run no longer given stays behind
             shutil.rmtree(out_dir / sub, ignore_errors=True)
     runs = [to_run(doc, src, found.scenarios) for doc, src in found.documents]
-    # `servescope run` and `servescope import` write each measurement twice: the Result and its
-    # compact EvaluationRun (named by the run_id). Count the measurement once, as its Result.
-    result_ids = {(r.name, r.workload_id) for r in runs if r.doc_kind == "Result"}
-    twins = [r for r in runs if r.doc_kind == "EvaluationRun" and (r.name, r.workload_id) in result_ids]
-    runs = [r for r in runs if r not in twins]
+    # run, import and predict write each run twice (a Result and its compact table): count it once
+    runs, twins = split_twins(runs)
     seen = {r.workload_id for r in runs if r.workload_id}
     staleness = Staleness(superseded_by(found.workloads, seen), newest_engines(runs))
     site = Site(runs, staleness, pair_runs(runs), found.workloads, problems=list(found.problems), twins=len(twins))
