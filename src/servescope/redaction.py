@@ -305,9 +305,7 @@ def _looks_random(value: str) -> bool:
     """A credential after ``Bearer``/``Basic``, not an English word ("basic arithmetic"):
     it has a digit, base64's padding or symbols, or both cases after its first letter."""
     rest = value[1:]
-    return value != REDACTED and (
-        any(c.isdigit() for c in value) or any(c in "+/=_~." for c in value) or (rest.lower() != rest and rest.upper() != rest)
-    )
+    return value != REDACTED and (any(c.isdigit() for c in value) or any(c in "+/=_~." for c in value) or (rest.lower() != rest and rest.upper() != rest))
 
 
 def _secret_leaves(value: Any) -> Any:

@@ -167,9 +167,7 @@ def _tail(path: Path) -> str:
     return redact(text)[-OUTPUT_CHARS:]
 
 
-def _run(
-    argv: list[str], stdin: str, limits: Limits, drop_to_nobody: bool, env: dict[str, str] | None, marker: str | None = None, cwd: str = "/"
-) -> Execution:
+def _run(argv: list[str], stdin: str, limits: Limits, drop_to_nobody: bool, env: dict[str, str] | None, marker: str | None = None, cwd: str = "/") -> Execution:
     """Run ``argv`` with ``stdin`` as its input. Output goes to files, not pipes: a
     descendant that keeps a pipe open cannot hang the wait. After the code ends (or the
     wall clock does) its process group and every process carrying ``marker`` are killed,
