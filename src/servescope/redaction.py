@@ -155,20 +155,18 @@ _USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^
 # A credential-like name in a text: "authorization", api_key, x-api-key, HF_TOKEN, clientSecret,
 # Set-Cookie ... (the same words as is_secret_key; checked again on the match).
 _NAME = r"(?<![A-Za-z0-9_.])(?P<name>[A-Za-z][A-Za-z0-9_.-]{0,80}+)"  # possessive: one try per word
-_KEY_VALUE = re.compile(
-    _NAME
-    + r"(?P<close>\\*[\"'])?"  # the key's closing quote, escaped or not
-    + r"(?P<sep>\s*[:=]\s*)"
-    + r"(?:"
-    + r"(?P<q>\\+\")(?P<ev>.*?)(?P=q)"  # \"value\" (JSON inside a JSON string)
+# The name and its separator only: a name that is no credential must not swallow its value,
+# which may hold one (``"error": "{\\"api_key\\": ...}"``); the value is read by _VALUE.
+_NAME_SEP = re.compile(_NAME + r"(?P<close>\\*[\"'])?" + r"(?P<sep>\s*[:=]\s*)")  # the key's closing quote, escaped or not
+_VALUE = re.compile(
+    r"(?P<q>\\+\")(?P<ev>.*?)(?P=q)"  # \"value\" (JSON inside a JSON string)
     + r"|\"(?P<dv>(?:\\.|[^\"\\\n])*)\""  # "value"
     + r"|'(?P<sv>[^'\n]*)'"  # 'value'
-    + r"|(?P<uv>(?:(?:bearer|basic|token)\s+)?(?:<redacted>|[^\s\"',;&{}\[\])<>][^\s\"',;&}\])<>]*))"  # bare value (a header, a query string)
-    + r")",
+    + r"|(?P<uv>(?:(?:bearer|basic|token)\s+)?(?:<redacted>|[^\s\"',;&{}\[\])<>][^\s\"',;&}\])<>]*))",  # bare (a header, a query string)
     re.IGNORECASE,
 )
 # A command line's credential flag and its value: --api-key abc, -hft 'abc', --hf-token=abc
-# (the ``=`` form is _KEY_VALUE's).
+# (the ``=`` form is _NAME_SEP's).
 _FLAG_VALUE = re.compile(
     r"(?<![A-Za-z0-9_-])(?P<flag>--?(?P<name>[A-Za-z][A-Za-z0-9_.-]{0,80}+))(?P<sep>\s+)"
     r"(?:\"(?P<dv>(?:\\.|[^\"\\\n])*)\"|'(?P<sv>[^'\n]*)'|(?P<uv>[^\s\"'-][^\s\"']*))"
@@ -247,19 +245,29 @@ def _not_a_secret(value: str) -> bool:
     return not v or v == REDACTED or v.lower() in _BOOL_OR_NULL or bool(_NUMBER.match(v))
 
 
-def _key_value(m: re.Match[str]) -> str:
-    if not is_secret_key(m["name"]):
-        return m[0]
-    for group in ("ev", "dv", "sv", "uv"):
-        value = m[group]
-        if value is not None:
-            break
-    if value is None or _not_a_secret(value):
-        return m[0]
-    start, end = m.span(group)
-    scheme = re.match(r"(?i)(bearer|basic|token)\s+", value)
-    keep = scheme.group(0) if scheme and group == "uv" else ""
-    return m[0][: start - m.start()] + keep + REDACTED + m[0][end - m.start() :]
+def _redact_key_values(text: str) -> str:
+    """Every value of a credential-like name in ``text`` (``"key": "v"``, ``key=v``,
+    ``Key: v``), nested ones included, replaced; the name and its quoting kept."""
+    out: list[str] = []
+    done = 0  # text[:done] is in out
+    for m in _NAME_SEP.finditer(text):
+        if m.start() < done or not is_secret_key(m["name"]):
+            continue
+        v = _VALUE.match(text, m.end())
+        if v is None:
+            continue
+        group = next(g for g in ("ev", "dv", "sv", "uv") if v[g] is not None)
+        value = v[group]
+        if _not_a_secret(value):
+            continue
+        scheme = re.match(r"(?i)(bearer|basic|token)\s+", value) if group == "uv" else None
+        start, end = v.span(group)
+        out += [text[done:start], scheme.group(0) if scheme else "", REDACTED]
+        done = end
+    if not out:
+        return text
+    out.append(text[done:])
+    return "".join(out)
 
 
 def _flag_value(m: re.Match[str]) -> str:
@@ -293,7 +301,7 @@ def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
         text = _COOKIE_LINE.sub(lambda m: m["name"] + (m["value"] if m["value"].strip() == REDACTED else REDACTED), text)
     if any(h in low for h in _NAME_HINTS) or "-hft" in low:
         if "=" in text or ":" in text:
-            text = _KEY_VALUE.sub(_key_value, text)
+            text = _redact_key_values(text)
         if "-" in text:
             text = _FLAG_VALUE.sub(_flag_value, text)
     if "bearer" in low or "basic" in low:
