@@ -258,8 +258,8 @@ def _redact_key_values(text: str) -> str:
             continue
         group = next(g for g in ("ev", "dv", "sv", "uv") if v[g] is not None)
         value = v[group]
-        if _not_a_secret(value):
-            continue
+        if _not_a_secret(value) or (group == "uv" and value.endswith((":", "="))):
+            continue  # not a secret, or the next name ("credential: token: abc"): its own match follows
         scheme = re.match(r"(?i)(bearer|basic|token)\s+", value) if group == "uv" else None
         start, end = v.span(group)
         out += [text[done:start], scheme.group(0) if scheme else "", REDACTED]

@@ -18,6 +18,7 @@ from servescope.analysis.summarize import write_summary
 from servescope.catalog.store import Catalog
 from servescope.documents import Result
 from servescope.errors import UsageError
+from servescope.redaction import redact
 from servescope.report.context import Site
 from servescope.report.coverage import (
     Staleness,
@@ -55,7 +56,9 @@ def plotly_js() -> Path:
 
 
 def _write(path: Path, text: str) -> None:
-    path.write_text(text, encoding="utf-8")
+    """Every page of the site: under the one redaction rule (a page copies workload
+    descriptions, scenario names, args and failure messages from its inputs)."""
+    path.write_text(redact(text), encoding="utf-8")
 
 
 def write_report(paths: Iterable[Path], out_dir: Path, catalog: Catalog | None = None) -> ReportFiles:
