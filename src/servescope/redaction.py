@@ -30,6 +30,7 @@ Pure apart from the learned secrets; imports nothing of ours.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import threading
@@ -109,8 +110,11 @@ def is_secret_key(key: object) -> bool:
     (case, ``-``/``_``/``.`` and camelCase do not matter; leading dashes and a
     ``request.`` prefix are looked through). ``max_tokens``, ``tokenizer``, ``top_k``
     and a bare ``key`` are not."""
-    if not isinstance(key, str):
-        return False
+    return isinstance(key, str) and _is_secret_name(key)
+
+
+@functools.lru_cache(maxsize=4096)  # the same few keys, once per record and document
+def _is_secret_name(key: str) -> bool:
     words = _words(key)
     if words and words[0] == "request":
         words = words[1:]
@@ -200,20 +204,28 @@ _SHAPE_HINTS = (
     "eyj",
     "glpat-",
 )
+_SHAPE_HINT = re.compile("|".join(re.escape(h) for h in _SHAPE_HINTS))
+_NAME_HINT = re.compile("|".join(re.escape(h) for h in (*_NAME_HINTS, "-hft")))
 
 # --- known secrets ------------------------------------------------------------------------
 
 _LEARNED: set[str] = set()
 _LEARNED_LOCK = threading.Lock()
+# The learned secrets, longest first (a secret that contains another is replaced whole):
+# rebuilt when one is learned, read without the lock on every redact.
+_LEARNED_ORDERED: tuple[str, ...] = ()
 
 
 def remember(*secrets: str | None) -> None:
     """Learn secrets every later :func:`redact` replaces wherever they appear (the API
     key, a token given under a credential-like key). Short values are not learned."""
+    global _LEARNED_ORDERED
+    new = [s for s in secrets if s and s != REDACTED and len(s) >= _MIN_LEARNED_LEN and s not in _LEARNED]
+    if not new:
+        return
     with _LEARNED_LOCK:
-        for secret in secrets:
-            if secret and secret != REDACTED and len(secret) >= _MIN_LEARNED_LEN:
-                _LEARNED.add(secret)
+        _LEARNED.update(new)
+        _LEARNED_ORDERED = tuple(sorted(_LEARNED, key=len, reverse=True))
 
 
 def remember_environment(environ: Mapping[str, str] | None = None) -> None:
@@ -225,16 +237,18 @@ def remember_environment(environ: Mapping[str, str] | None = None) -> None:
 
 def forget_learned() -> None:
     """Forget what :func:`remember` learned (tests)."""
+    global _LEARNED_ORDERED
     with _LEARNED_LOCK:
         _LEARNED.clear()
+        _LEARNED_ORDERED = ()
 
 
-def _known(extra: Iterable[str | None]) -> list[str]:
-    given = [s for s in extra if s and len(s) >= _MIN_SECRET_LEN and s != REDACTED]
-    with _LEARNED_LOCK:
-        learned = list(_LEARNED)
-    # longest first: a secret that contains another is replaced whole
-    return sorted(set(given) | set(learned), key=len, reverse=True)
+def _known(extra: Iterable[str | None]) -> tuple[str, ...]:
+    given = [s for s in extra if s and len(s) >= _MIN_SECRET_LEN and s != REDACTED and s not in _LEARNED]
+    learned = _LEARNED_ORDERED
+    if not given:
+        return learned
+    return tuple(sorted({*given, *learned}, key=len, reverse=True))
 
 
 # --- the rule -----------------------------------------------------------------------------
@@ -287,19 +301,19 @@ def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
     """``text`` with every known secret, credential-shaped value, credential-named
     ``key: value`` / ``key=value`` (JSON, escaped JSON, headers, query strings) and
     URL userinfo replaced by ``<redacted>``."""
-    if not text or not isinstance(text, str):
+    if not isinstance(text, str) or len(text) < _MIN_SECRET_LEN:
         return text
     for secret in _known(secrets):
         if secret in text:
             text = text.replace(secret, REDACTED)
     low = text.lower()
-    if any(h in low for h in _SHAPE_HINTS):
+    if _SHAPE_HINT.search(low):
         text = _VALUE_SHAPES.sub(REDACTED, text)
     if "@" in text and "://" in text:
         text = _USERINFO.sub(lambda m: f"{m['scheme']}{REDACTED}@", text)
     if "cookie" in low:
         text = _COOKIE_LINE.sub(lambda m: m["name"] + (m["value"] if m["value"].strip() == REDACTED else REDACTED), text)
-    if any(h in low for h in _NAME_HINTS) or "-hft" in low:
+    if _NAME_HINT.search(low):
         if "=" in text or ":" in text:
             text = _redact_key_values(text)
         if "-" in text:
@@ -348,7 +362,9 @@ def redact_obj(value: Any, secrets: Iterable[str | None] = ()) -> Any:
     is) under the one rule: a credential-like key's string values are ``<redacted>``
     (and learned, so the same token elsewhere is caught too), every string passes
     :func:`redact`. Keys are kept, numbers and booleans are never secrets."""
-    known = list(secrets)
+    known = tuple(secrets)
+    if isinstance(value, str):
+        return redact(value, known)
     _learn(value)  # first: a token under "api_key" is then caught in every string beside it
 
     def walk(v: Any) -> Any:
