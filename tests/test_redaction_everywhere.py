@@ -14,6 +14,7 @@ holds none of our secrets."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -22,14 +23,16 @@ import subprocess
 import sys
 import threading
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from servescope.bench.engine import LlamaServer, ServerConfig, find_llama_server
 from servescope.bench.run import Progress, RunArtifacts, RunOptions, run_workload
 from servescope.catalog.store import Catalog
+from servescope.errors import EngineError
 from servescope.scoring import sandbox
 from servescope.scoring.code_exec import UNSAFE_ENV
 from tests.bench.hostile import _chunk, hostile_server
@@ -79,7 +82,36 @@ def _leaks(texts: dict[str, str]) -> list[str]:
     return [f"{what} in {where}" for where, text in texts.items() for what, secret in SECRETS.items() if secret in text]
 
 
-def test_no_planted_secret_reaches_any_file_or_stream(tmp_path: Path) -> None:
+@contextlib.contextmanager
+def _server(kind: str, cache: Path) -> Iterator[tuple[str, str, list[str], Callable[[], None]]]:
+    """(base URL, model, engine flags, a check that the key was used) of a server on loopback:
+    the echoing one (every other answer a 400 that echoes headers and body), or the real
+    llama.cpp engine started with the planted API key (a request without it is refused)."""
+    key = SECRETS["api key (SERVESCOPE_API_KEY)"]
+    if kind == "echo":
+        with hostile_server("echo-request") as srv:
+            flags = ["--engine", "vllm", "--engine-args", f"vllm serve org/model --api-key {SECRETS['engine-args --api-key']} "
+                     f"--hf-token {SECRETS['engine-args --hf-token']} --max-num-seqs 4"]  # fmt: skip
+
+            def echoed() -> None:
+                assert any(h.get("authorization") == f"Bearer {key}" for h in srv.seen_headers), "the key was sent, and echoed back"
+
+            yield srv.base_url, "hostile", flags, echoed
+        return
+    try:
+        find_llama_server(cache)
+    except EngineError as exc:
+        pytest.skip(str(exc))
+    with LlamaServer(ServerConfig(parallel=2, ctx_per_slot=1024, cache_dir=cache, extra_args=("--api-key", key))) as server:
+        flags = [
+            "--engine-args",
+            f"llama-server -m model.gguf --api-key {SECRETS['engine-args --api-key']} -hft {SECRETS['engine-args --hf-token']} --parallel 2",
+        ]
+        yield server.openai_base_url, server.model_name, flags, lambda: None  # a run without the key fails with HTTP 401
+
+
+@pytest.mark.parametrize("server", ["echo", "llama.cpp"])
+def test_no_planted_secret_reaches_any_file_or_stream(server: str, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     root = _catalog(
         tmp_path / "catalog",
         [
@@ -105,21 +137,17 @@ def test_no_planted_secret_reaches_any_file_or_stream(tmp_path: Path) -> None:
         "metadata": {"x-api-key": SECRETS["extra-body nested key"], "team": "perf"},
         "user_tag": SECRETS["extra-body token-shaped value"],
     }
-    engine_args = f"vllm serve org/model --api-key {SECRETS['engine-args --api-key']} --hf-token {SECRETS['engine-args --hf-token']} --max-num-seqs 4"
     runs, site, summary = tmp_path / "runs", tmp_path / "site", tmp_path / "summary"
     streams: dict[str, str] = {}
-    with hostile_server("echo-request") as srv:
-        common = ["--model", "hostile", "--api-key-env", "SERVESCOPE_API_KEY", "--no-scrape", "--out", str(runs)]
+    with _server(server, tmp_path_factory.mktemp("engine-cache")) as (url, model, engine_flags, key_was_sent):
+        common = ["--model", model, "--api-key-env", "SERVESCOPE_API_KEY", "--no-scrape", "--out", str(runs)]
         run = _cli(
             "run",
             "serve-secrets-v1",
             "--endpoint",
-            srv.base_url,
+            url,
             *common,
-            "--engine",
-            "vllm",
-            "--engine-args",
-            engine_args,
+            *engine_flags,
             "--extra-body",
             json.dumps(extra_body),
             "--scenario",
@@ -130,9 +158,8 @@ def test_no_planted_secret_reaches_any_file_or_stream(tmp_path: Path) -> None:
         )
         streams |= {"run stdout": run.stdout, "run stderr": run.stderr}
         assert run.returncode == 0, run.stderr
-        echoed = [h for h in srv.seen_headers if h.get("authorization") == f"Bearer {SECRETS['api key (SERVESCOPE_API_KEY)']}"]
-        assert echoed, "the key was sent (and echoed back in every other answer)"
-        query = _cli("run", "serve-secrets-v1", "--endpoint", f"{srv.base_url}/v1?api_key={SECRETS['endpoint query']}", *common, env=env)
+        key_was_sent()
+        query = _cli("run", "serve-secrets-v1", "--endpoint", f"{url}/v1?api_key={SECRETS['endpoint query']}", *common, env=env)
         streams |= {"query-run stdout": query.stdout, "query-run stderr": query.stderr}
         assert query.returncode in (1, 2), query.stderr  # refused in one line: a query string is never sent
         assert [ln for ln in query.stderr.splitlines() if ln.strip()] == [ln for ln in query.stderr.splitlines() if ln.startswith("error:")]
@@ -143,11 +170,13 @@ def test_no_planted_secret_reaches_any_file_or_stream(tmp_path: Path) -> None:
     files = {str(p): p.read_bytes().decode("utf-8", errors="replace") for folder in (runs, site, summary) for p in folder.rglob("*") if p.is_file()}
     assert any(p.endswith("records.jsonl") for p in files) and any(p.endswith("result.json") for p in files)
     records = next(t for p, t in files.items() if p.endswith("records.jsonl"))
-    assert '"category":' in records and "HTTP 400" in records and "<redacted>" in records  # the echo was recorded, redacted
+    if server == "echo":
+        assert '"category":' in records and "HTTP 400" in records and "<redacted>" in records  # the echo was recorded, redacted
     assert _leaks(files | streams) == []
     result = json.loads(next(t for p, t in files.items() if p.endswith("result.json")))
+    assert result["metrics"]["completed_requests"] >= 3  # it ran: the secrets were sent, not refused
     assert result["args"]["request.authorization"] == "<redacted>"
-    assert result["args"]["--max-num-seqs"] == "4"  # what is no credential stays
+    assert result["args"].get("--max-num-seqs", result["args"].get("--parallel")) in ("4", "2")  # what is no credential stays
 
 
 CODE_ROWS = [
