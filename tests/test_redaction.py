@@ -6,10 +6,15 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 
+from servescope.bench.records import RecordWriter, read_records
+from servescope.documents.base import Document
 from servescope.documents.engine_command import redact_flags
+from servescope.documents.record import RequestRecord
 from servescope.redaction import REDACTED, RedactingStream, forget_learned, is_secret_key, redact, redact_obj, remember, remember_environment
 
 
@@ -203,3 +208,35 @@ def test_the_stream_redacts_every_write() -> None:
     stream.writelines(["key sk-" + "c" * 30 + "\n"])
     assert "abc12345" not in sink.getvalue() and "c" * 30 not in sink.getvalue()
     assert stream.getvalue() == sink.getvalue()  # everything else is the wrapped stream's
+
+
+def test_the_record_writer_redacts_every_line(tmp_path: Path) -> None:
+    path = tmp_path / "records.jsonl"
+    record = RequestRecord(
+        request_id="r1",
+        ok=False,
+        error='HTTP 401: {"headers": {"authorization": "Bearer writer-secret-1"}}',
+        output_text="key sk-" + "w" * 30,
+        tool_calls=[{"name": "f", "arguments": {"api_key": "writer-secret-2"}}],
+        chunk_ns=[1, 2, 3],
+    )
+    with RecordWriter(path) as writer:
+        writer.write_header({"args": {"request.authorization": "Bearer writer-secret-3"}, "endpoint": "http://u:writer-secret-4@h/"})
+        writer.write(record)
+    text = path.read_text()
+    assert not any(s in text for s in ("writer-secret-1", "writer-secret-2", "writer-secret-3", "writer-secret-4", "w" * 30))
+    assert record.error is not None and "writer-secret-1" in record.error  # what was measured is left as it is
+    [back] = list(read_records(path))
+    assert back.chunk_ns == [1, 2, 3] and back.category is None
+
+
+class _Note(Document):
+    kind: str = "Note"
+    text: str
+    fields: dict[str, Any]
+
+
+def test_documents_are_written_under_the_rule(tmp_path: Path) -> None:
+    doc = _Note(text="Authorization: Bearer doc-secret-1", fields={"client_secret": "doc-secret-2", "max_tokens": 16})
+    written = json.loads(doc.write_json(tmp_path / "note.json").read_text())
+    assert written == {"kind": "Note", "text": f"Authorization: Bearer {REDACTED}", "fields": {"client_secret": REDACTED, "max_tokens": 16}}
