@@ -8,8 +8,8 @@ What the sandbox enforces (each has an escape test in tests/scoring/test_sandbox
   tmpfs, nothing else of the host is mounted;
 * no secrets: ``--clearenv`` (an API key in our environment is not in its);
 * limits: CPU seconds (``RLIMIT_CPU``), address space (``RLIMIT_AS``, so a 4 GiB
-  allocation fails), processes (``RLIMIT_NPROC``, so a fork bomb stops) and a wall
-  clock; on timeout the whole process group is killed, and because the code runs in
+  allocation fails), processes (``RLIMIT_NPROC``, so a fork bomb stops), file size
+  (``RLIMIT_FSIZE``, ``MAX_FILE_BYTES``: its output files too) and a wall clock; on timeout the whole process group is killed, and because the code runs in
   its own PID namespace whose init is bwrap, a child that outlives its parent dies
   with the sandbox (``--die-with-parent``);
 * non-root: when servescope runs as root, bwrap is started as uid/gid 65534 (nobody),
