@@ -266,3 +266,15 @@ def test_unsafe_code_exec_run_is_marked_and_contained(tmp_path: Path, monkeypatc
     assert [r["score"]["detail"].split(":")[0] for r in records] == ["timeout", "timeout"]
     files = {str(p): p.read_text(errors="replace") for p in artifacts.run_dir.rglob("*") if p.is_file()}
     assert _leaks(files) == []
+
+
+def test_an_error_line_echoing_a_bad_value_is_redacted(tmp_path: Path) -> None:
+    """A usage error quotes the bad value back; a credential-named environment variable's
+    value (learned when the CLI starts) and a token's shape are redacted from it."""
+    env = {**os.environ, "MY_SERVICE_TOKEN": f"envtok-{TAG}-value"}
+    shaped = f"sk-proj-{TAG}EchoedInAnErrorLine0123"
+    for bad in (env["MY_SERVICE_TOKEN"], shaped):
+        done = _cli("run", "serve-itest-c4-v1", "--concurrency", f"1,{bad}", "--out", str(tmp_path), env=env)
+        assert done.returncode == 2, done.stderr
+        assert bad not in done.stdout + done.stderr
+        assert [ln for ln in done.stderr.splitlines() if ln.strip()] == ["error: --concurrency '1,<redacted>': give integers like 1,4,8"]
