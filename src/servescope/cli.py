@@ -21,7 +21,7 @@ from rich.table import Table
 from servescope import __version__
 from servescope.cli_examples import epilog
 from servescope.errors import ServescopeError
-from servescope.redaction import redact
+from servescope.redaction import RedactingStream, redact, remember_environment
 
 if TYPE_CHECKING:  # imported lazily at run time: the CLI starts without them
     from servescope.catalog.store import Catalog
@@ -374,7 +374,14 @@ def catalog_lock(
 
 
 def main() -> None:
-    """Entry point: run the app, turning known errors into one line."""
+    """Entry point: run the app, turning known errors into one line. Everything it
+    prints passes the one redaction rule (``redaction.RedactingStream``), with the
+    values of credential-named environment variables (``OPENAI_API_KEY``, ...) known."""
+    remember_environment()
+    if not isinstance(sys.stdout, RedactingStream):
+        sys.stdout = RedactingStream(sys.stdout)
+    if not isinstance(sys.stderr, RedactingStream):
+        sys.stderr = RedactingStream(sys.stderr)
     try:
         app()
     except ServescopeError as exc:

@@ -3,7 +3,7 @@
 A real TCP server (asyncio, its own thread) that speaks just enough HTTP/1.1: it reads
 a request line, headers and a Content-Length body, then answers according to
 ``mode`` — an endless ``data:`` line, ``data:`` lines without the blank line, a huge
-error body, an echo of the request headers, a connection closed before any answer,
+error body, an echo of the request headers (or of every other request's headers and body), a connection closed before any answer,
 an empty ``data:`` field inside an otherwise normal stream, or any given bytes (``raw``). ``GET /v1/models`` always
 answers one model, so ``servescope run --endpoint`` can be pointed at it.
 
@@ -108,6 +108,18 @@ class HostileServer:
         elif mode == "echo-headers":
             text = json.dumps({"error": {"message": "unauthorized", "request": {"headers": headers}}}).encode()
             writer.write(b"HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % len(text) + text)
+        elif mode == "echo-request":  # every other request: 400 echoing its headers and body (no prompt), as some proxies do
+            if len(self.seen_headers) % 2:
+                writer.write(sse + _normal_stream())
+            else:
+                sent = json.loads(body or b"{}")
+                sent.pop("messages", None)
+                sent.pop("prompt", None)
+                echo = {"body_text": json.dumps(sent), "headers": headers, "body": sent}
+                text = json.dumps({"error": {"message": "rejected", "echo": echo}}).encode()
+                writer.write(
+                    b"HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % len(text) + text
+                )
         elif mode == "echo-headers-in-stream":
             err = json.dumps({"error": {"message": f"bad request from {headers.get('authorization')}", "code": 400}}).encode()
             writer.write(sse + _chunk("a ") + b"data: " + err + b"\n\n")

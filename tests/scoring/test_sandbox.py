@@ -92,6 +92,9 @@ def escape_orphan(run: Callable[[str], object], tmp: Path) -> bool:
 
 
 ESCAPES = [escape_network, escape_write, escape_env, escape_orphan]
+# What only the sandbox stops; the unsafe runner still stops the other two (a minimal
+# environment, every process of the run killed when it ends: tests/scoring/test_unsafe_exec.py).
+ISOLATION_ESCAPES = [escape_network, escape_write]
 
 
 @pytest.mark.parametrize("escape", ESCAPES, ids=lambda f: f.__name__)
@@ -99,10 +102,16 @@ def test_sandbox_blocks_the_escape(sandbox: BwrapRunner, escape: Callable[..., b
     assert escape(lambda code: sandbox.run(code, Limits(wall_s=15)), tmp_path) is False
 
 
-@pytest.mark.parametrize("escape", ESCAPES, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("escape", ISOLATION_ESCAPES, ids=lambda f: f.__name__)
 def test_the_same_escape_succeeds_with_the_sandbox_disabled(escape: Callable[..., bool], tmp_path: Path) -> None:
     unsafe = UnsafeRunner()
     assert escape(lambda code: unsafe.run(code, Limits(wall_s=15)), tmp_path) is True
+
+
+@pytest.mark.parametrize("escape", [escape_env, escape_orphan], ids=lambda f: f.__name__)
+def test_the_unsafe_runner_still_blocks_secrets_and_orphans(escape: Callable[..., bool], tmp_path: Path) -> None:
+    unsafe = UnsafeRunner()
+    assert escape(lambda code: unsafe.run(code, Limits(wall_s=15)), tmp_path) is False
 
 
 def test_fork_bomb_is_stopped(sandbox: BwrapRunner) -> None:

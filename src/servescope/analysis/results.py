@@ -215,6 +215,11 @@ DEFINITION_NOTES = [
 ]
 
 
+# Said in the scores' note and the EvaluationRun's notes of a run whose generated code ran
+# without a sandbox (resolved_params.code_exec_sandbox: "none", servescope run --unsafe-code-exec).
+UNSANDBOXED_NOTE = "code-exec: generated code ran WITHOUT a sandbox (--unsafe-code-exec), as the user who ran servescope, on that machine."
+
+
 def result_points(result: Result) -> tuple[list[EvaluationPoint], list[str]]:
     """One EvaluationPoint per concurrency (the first point of a concurrency is
     kept when several share it, e.g. a context-length sweep), and notes."""
@@ -227,6 +232,8 @@ def result_points(result: Result) -> tuple[list[EvaluationPoint], list[str]]:
     imported = result.resolved_params.get("import")  # a Result made by servescope import: its harness's definitions
     imported_notes = imported.get("notes") if isinstance(imported, dict) else None
     notes = [str(n) for n in imported_notes] if isinstance(imported_notes, list) else list(DEFINITION_NOTES)
+    if result.resolved_params.get("code_exec_sandbox") == "none":
+        notes.append(UNSANDBOXED_NOTE)
     concs = [c for c, _ in blocks]
     if len(set(concs)) != len(concs):
         notes.append("several points shared a concurrency (e.g. a context-length sweep); the row shows the first point")

@@ -45,6 +45,7 @@ from typing import Any, Literal
 
 from servescope.analysis.stats import calibration_error, mean_ci, percentile, rate_ci
 from servescope.documents import Result
+from servescope.redaction import redact
 
 GROUP_KEYS: tuple[str, ...] = ("workload_id", "config_id", "harness", "load", "model")
 
@@ -424,8 +425,10 @@ def write_summary(
         groups=len(groups),
         results=len(results),
     )
+    # under the one redaction rule: a summary copies scenario names, args and failure messages
+    v02 = redact(v02)
     paths.v02.write_text(v02, encoding="utf-8")
     paths.csv.write_text(v02, encoding="utf-8")
-    paths.v03.write_text(render_csv(rows3, v03_columns()), encoding="utf-8")
-    paths.markdown.write_text(render_markdown(groups, rows2, partial_runs), encoding="utf-8")
+    paths.v03.write_text(redact(render_csv(rows3, v03_columns())), encoding="utf-8")
+    paths.markdown.write_text(redact(render_markdown(groups, rows2, partial_runs)), encoding="utf-8")
     return paths

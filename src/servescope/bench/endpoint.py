@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 from servescope.documents.failures import CONTEXT_OVERFLOW_MARKERS, classify_http_error
 from servescope.errors import EndpointError
-from servescope.redaction import redact
+from servescope.redaction import redact, remember
 
 __all__ = ["CONTEXT_OVERFLOW_MARKERS", "Api", "Endpoint", "classify_http_error", "normalize_base_url"]
 
@@ -25,6 +25,12 @@ def normalize_base_url(url: str) -> str:
         raise EndpointError(f"endpoint {redact(url)!r} is not an http(s) URL; give e.g. http://127.0.0.1:8000/v1")
     if parts.username or parts.password:
         raise EndpointError("endpoint URL must not carry credentials; pass the key with --api-key-env VAR")
+    if parts.query or parts.fragment:
+        # Never sent (requests go to BASE/v1/...), so never dropped silently either; often a key (?api_key=).
+        raise EndpointError(
+            f"endpoint {redact(url)!r}: a query string or fragment is not sent to the server; give the base URL alone "
+            "(e.g. http://127.0.0.1:8000/v1) and the key with --api-key-env VAR"
+        )
     path = parts.path.rstrip("/")
     if path.endswith("/v1"):
         path = path[: -len("/v1")]
@@ -45,6 +51,7 @@ class Endpoint:
             key = os.environ.get(api_key_env)
             if not key:
                 raise EndpointError(f"--api-key-env {api_key_env}: that environment variable is not set or empty")
+            remember(key)  # whatever echoes it (an error body, a log line) is redacted
         return cls(normalize_base_url(url), model, api, key)
 
     @property

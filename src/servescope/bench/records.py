@@ -36,6 +36,7 @@ token counts, ...) is counted by reason, never used and never dropped silently.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import math
@@ -50,6 +51,7 @@ import numpy as np
 
 from servescope.analysis.metrics import Columns
 from servescope.documents.record import RequestRecord
+from servescope.redaction import redact_obj
 
 try:
     from orjson import JSONDecodeError as _DecodeError
@@ -111,6 +113,30 @@ def _open_aligned(path: Path, unit: int) -> Any:
     return fh
 
 
+# A record's fields that hold numbers only: never scanned (a stream's chunk times are
+# thousands of integers); every other field may carry a server's or a model's text.
+_NUMBER_LISTS = frozenset({"chunk_ns", "chunk_tokens"})
+_TEXT_FIELDS = tuple(f.name for f in dataclasses.fields(RequestRecord) if f.name not in _NUMBER_LISTS)
+
+
+def redacted_record(record: RequestRecord) -> RequestRecord:
+    """``record`` as it may reach disk: every text, dict and list in it (error messages,
+    an echoed body, output text, tool calls, the score) under the one redaction rule
+    (``redaction.redact_obj``). The record itself is left as it is (a copy when
+    anything changes): what is measured and scored is not touched."""
+    changed: dict[str, Any] = {}
+    for name in _TEXT_FIELDS:
+        value = getattr(record, name)
+        if isinstance(value, str | dict | list) and value:
+            clean = redact_obj(value)
+            if clean != value:
+                changed[name] = clean
+    if not changed:
+        return record
+    copy = dataclasses.replace(record, **changed)
+    return copy
+
+
 def _i64(v: int | None) -> int:
     return NULL_I64 if v is None else int(v)
 
@@ -149,8 +175,9 @@ class RecordWriter:
         )
 
     def write_extra(self, key: str, payload: dict[str, Any]) -> None:
-        """A non-request line (``{"header": ...}``, ``{"tokenized": ...}``)."""
-        self._write_line(json.dumps({key: payload}, separators=(",", ":")) + "\n")
+        """A non-request line (``{"header": ...}``, ``{"tokenized": ...}``), redacted:
+        the header carries the run spec (args, resolved params, endpoint)."""
+        self._write_line(json.dumps({key: redact_obj(payload)}, separators=(",", ":")) + "\n")
 
     def _write_line(self, line: str) -> tuple[int, int]:
         data = line.encode("utf-8")
@@ -161,7 +188,7 @@ class RecordWriter:
         return offset, len(data)
 
     def write(self, record: RequestRecord) -> None:
-        offset, length = self._write_line(record.to_json() + "\n")
+        offset, length = self._write_line(redacted_record(record).to_json() + "\n")
         source = _SOURCE_CODE.get(record.token_count_source, 255)
         needs_json = (not record.ok) or source == 255 or (record.input_tokens is None and record.prompt_id is not None)
         chunks = record.chunk_ns

@@ -130,7 +130,7 @@ def build_result(
         slos=slos,
         resolved_params=resolved_params,
         turnaround_note="explicit timing: E2E of completed requests, measured at the client",
-        scores=next((o.scores for o in outcomes if o.scores is not None), None),
+        scores=_with_sandbox_note(next((o.scores for o in outcomes if o.scores is not None), None), resolved_params),
         metadata={
             "pipeline_mode": "llm_live",
             "non_deterministic": True,
@@ -151,6 +151,16 @@ def build_result(
             "engine_scrape": engine_scrape,
         },
     )
+
+
+def _with_sandbox_note(scores: dict[str, Any] | None, resolved_params: dict[str, Any]) -> dict[str, Any] | None:
+    """The scores block, saying so in its note when generated code ran unsandboxed
+    (``resolved_params.code_exec_sandbox: none``, ``--unsafe-code-exec``): a reader
+    of the scores sees it beside the accuracy."""
+    if scores is None or resolved_params.get("code_exec_sandbox") != "none":
+        return scores
+    note = results.UNSANDBOXED_NOTE
+    return {**scores, "note": f"{scores['note']} {note}" if scores.get("note") else note}
 
 
 def _figures(window: EngineWindow) -> EngineFigures:

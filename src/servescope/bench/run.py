@@ -208,6 +208,7 @@ async def _run_async(
     *,
     allow_network: bool,
     command: EngineCommand | None = None,
+    code_exec_sandbox: str | None = None,
 ) -> RunArtifacts:
     endpoint = Endpoint.create(base_url, model, opts.api, opts.api_key_env)
     session = make_session()
@@ -256,6 +257,8 @@ async def _run_async(
         }
         if len(points) == 1:
             resolved["concurrency"] = points[0].concurrency
+        if code_exec_sandbox is not None:  # "none": the code ran unsandboxed (--unsafe-code-exec), said in the Result
+            resolved["code_exec_sandbox"] = code_exec_sandbox
         if capabilities.source is not None:  # what the rows were checked against, kept with the run
             resolved["endpoint_capabilities"] = {"source": capabilities.source, "supports_tools": capabilities.supports_tools, "vision": capabilities.vision}
             if capabilities.detail is not None:
@@ -372,10 +375,13 @@ def run_workload(opts: RunOptions, progress: Progress | None = None, catalog: Ca
     rows = cat.dataset_rows(workload.dataset_id)
     points = plan(workload, rows, opts.concurrency)
     command = _engine_command(opts)
+    code_exec_sandbox = None
     if workload.kind == "eval":
-        from servescope.bench.runners.eval import preflight
+        from servescope.bench.runners.eval import UNSANDBOXED_WARNING, preflight
 
-        preflight(workload, points, opts.unsafe_code_exec)
+        code_exec_sandbox = preflight(workload, points, opts.unsafe_code_exec)
+        if code_exec_sandbox == "none" and prog.on_notice is not None:
+            prog.on_notice(UNSANDBOXED_WARNING)
     if opts.engine_model is not None:
         from servescope.bench.engine.models import check_engine_model
 
@@ -389,12 +395,27 @@ def run_workload(opts: RunOptions, progress: Progress | None = None, catalog: Ca
             )
         # Loopback only, started by servescope, nothing downloaded: the run does not use the network.
         with _embedded_engine(opts, points, status) as (url, model, version, emb_args):
-            return run_event_loop(_run_async(opts, workload, points, url, model, "llama.cpp", version, emb_args, prog, allow_network=False))
+            return run_event_loop(
+                _run_async(opts, workload, points, url, model, "llama.cpp", version, emb_args, prog, allow_network=False, code_exec_sandbox=code_exec_sandbox)
+            )
     engine_id = opts.engine_id or command.engine
     args = redact_flags(command.flags)
     if engine_id is not None:
         _check_config(engine_id, opts.engine_version, args)  # before the endpoint is asked anything
     # An --endpoint may be anywhere (a loopback URL can proxy a hosted API): the run uses the network.
     return run_event_loop(
-        _run_async(opts, workload, points, opts.endpoint, opts.model, engine_id, opts.engine_version, args, prog, allow_network=True, command=command)
+        _run_async(
+            opts,
+            workload,
+            points,
+            opts.endpoint,
+            opts.model,
+            engine_id,
+            opts.engine_version,
+            args,
+            prog,
+            allow_network=True,
+            command=command,
+            code_exec_sandbox=code_exec_sandbox,
+        )
     )

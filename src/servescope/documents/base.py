@@ -18,6 +18,8 @@ from typing import Annotated, Any, Literal, Self
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationInfo, model_validator
 
+from servescope.redaction import redact_obj
+
 Level = Literal["error", "warning"]
 
 NonEmptyStr = Annotated[str, StringConstraints(strip_whitespace=False, min_length=1, pattern=r"\S")]
@@ -114,6 +116,7 @@ class Document(StrictModel):
 
     def write_json(self, path: Path) -> Path:
         """The one way a document is written to disk (``run``, ``predict``, ``search``):
-        JSON, two-space indent, one final newline, UTF-8."""
-        path.write_text(json.dumps(self.dump(), indent=2) + "\n", encoding="utf-8")
+        JSON, two-space indent, one final newline, UTF-8, under the one redaction rule
+        (``redaction.redact_obj``: no credential reaches disk, whatever field carries it)."""
+        path.write_text(json.dumps(redact_obj(self.dump()), indent=2) + "\n", encoding="utf-8")
         return path

@@ -37,8 +37,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from servescope.documents.config_id import is_secret_flag, normalize_engine, parse_flags
-
-REDACTED = "<redacted>"
+from servescope.redaction import REDACTED, redact_obj, remember
 
 EXPECTED = (
     "give the engine's flags (e.g. --max-num-seqs 64) or its command line: vllm serve MODEL ..., "
@@ -146,8 +145,20 @@ def _take_model(engine: str | None, launcher: str | None, model: str | None, res
 
 
 def redact_flags(flags: Mapping[str, Any]) -> dict[str, Any]:
-    """The flags with every credential's value replaced by ``<redacted>`` (a bare flag stays bare)."""
-    return {k: (REDACTED if is_secret_flag(k) and v is not None and not isinstance(v, bool) else v) for k, v in flags.items()}
+    """The flags with every credential's value replaced by ``<redacted>`` (a bare flag
+    stays bare): a credential flag (``is_secret_flag``) loses any value; every other
+    value passes the one redaction rule (``redaction.redact_obj``: a credential-like
+    name such as ``request.authorization``, a token's shape, JSON inside a value).
+    Done before ``config_id`` sees the flags, so what is written hashes the same."""
+    out: dict[str, Any] = {}
+    for k, v in flags.items():
+        if is_secret_flag(k) and v is not None and not isinstance(v, bool):
+            if isinstance(v, str):
+                remember(v)  # a server that echoes it is caught too
+            out[k] = REDACTED
+        else:
+            out[k] = redact_obj({k: v})[k]
+    return out
 
 
 __all__ = ["EXPECTED", "REDACTED", "EngineCommand", "command_for_engine", "parse_engine_command", "redact_flags", "split_command_line"]

@@ -18,6 +18,7 @@ from servescope.analysis.summarize import write_summary
 from servescope.catalog.store import Catalog
 from servescope.documents import Result
 from servescope.errors import UsageError
+from servescope.redaction import redact
 from servescope.report.context import Site
 from servescope.report.coverage import (
     Staleness,
@@ -56,7 +57,9 @@ def plotly_js() -> Path:
 
 
 def _write(path: Path, text: str) -> None:
-    path.write_text(text, encoding="utf-8")
+    """Every page of the site: under the one redaction rule (a page copies workload
+    descriptions, scenario names, args and failure messages from its inputs)."""
+    path.write_text(redact(text), encoding="utf-8")
 
 
 def write_report(paths: Iterable[Path], out_dir: Path, catalog: Catalog | None = None) -> ReportFiles:
@@ -84,7 +87,8 @@ def write_report(paths: Iterable[Path], out_dir: Path, catalog: Catalog | None =
         (out_dir / sub).mkdir(parents=True, exist_ok=True)
     shutil.copyfile(plotly_js(), out_dir / "assets" / "plotly.min.js")
     for name in ASSETS:
-        _write(out_dir / "assets" / name, resources.files("servescope.report").joinpath("assets", name).read_text(encoding="utf-8"))
+        # packaged code, not a copy of any input: as shipped (the redaction rule must not rewrite a script)
+        (out_dir / "assets" / name).write_text(resources.files("servescope.report").joinpath("assets", name).read_text(encoding="utf-8"), encoding="utf-8")
     results = [r.doc for r in runs if isinstance(r.doc, Result)]
     if results:
         write_summary(results, out_dir / "summary")

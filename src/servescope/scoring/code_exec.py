@@ -37,8 +37,9 @@ def score(output: Output, expected: object, args: Args) -> Score:
     if not code.strip():
         return wrong("no code in the answer", strict=False)
     runner = find_sandbox(unsafe=os.environ.get(UNSAFE_ENV) == "1")
-    result = runner.run(code + "\n\n" + tests + "\n", Limits(wall_s=float(args.get("timeout_s", 10.0))))
-    if result.timed_out:
-        return wrong("timed out in the sandbox", code[:200], strict=False)
+    wall_s = float(args.get("timeout_s", 10.0))
+    result = runner.run(code + "\n\n" + tests + "\n", Limits(wall_s=wall_s))
+    if result.timed_out:  # the code and everything it started were killed (scoring.sandbox)
+        return wrong(f"timeout: no exit within {wall_s:g} s; killed with every process it started", code[:200], strict=False)
     last = (result.stderr.strip().splitlines() or [""])[-1][:200]
     return verdict(result.passed, code[:200], strict=fenced, detail=None if result.passed else f"exit {result.returncode}: {last}")

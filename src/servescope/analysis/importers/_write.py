@@ -17,6 +17,7 @@ import yaml
 
 from servescope.documents import EvaluationRun, Result
 from servescope.errors import DocumentError
+from servescope.redaction import redact_obj
 
 RESULT_FILE = "result.json"
 RUN_FILE = "evaluation-run.json"
@@ -42,7 +43,8 @@ def write_documents(result: Result, run: EvaluationRun, out: Path) -> tuple[Path
     try:
         run_path.parent.mkdir(parents=True, exist_ok=True)
         for path, doc in ((result_path, result), (run_path, run)):
-            path.write_text(render(doc.dump(), path.suffix.lower()), encoding="utf-8")
+            # under the one redaction rule, as Document.write_json writes: an export may carry a key
+            path.write_text(render(redact_obj(doc.dump()), path.suffix.lower()), encoding="utf-8")
     except OSError as exc:
         raise DocumentError(str(out), f"cannot be written: {exc.strerror or exc}") from exc
     return result_path, run_path

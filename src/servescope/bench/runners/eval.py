@@ -49,16 +49,28 @@ def row_scorer(workload: Workload, req: PlannedRequest) -> str:
     return (req.row.scorer if req.row is not None and req.row.scorer else None) or workload_scorer
 
 
-def preflight(workload: Workload, points: list[PlannedPoint], unsafe_code_exec: bool = False) -> None:
-    """Refuse before anything is sent: an unknown scorer, or code to run and no sandbox."""
+# resolved_params.code_exec_sandbox: how generated code ran ("bwrap", or "none" under --unsafe-code-exec)
+CODE_EXEC_SANDBOX = "code_exec_sandbox"
+UNSANDBOXED_WARNING = (
+    "warning: --unsafe-code-exec and no working sandbox: generated code runs WITHOUT a sandbox, as this user, on this machine "
+    "(minimal environment, killed with everything it starts when it ends); the result records code_exec_sandbox: none"
+)
+
+
+def preflight(workload: Workload, points: list[PlannedPoint], unsafe_code_exec: bool = False) -> str | None:
+    """Refuse before anything is sent: an unknown scorer, or code to run and no sandbox.
+    Returns what will run the code (``"bwrap"``, or ``"none"`` under ``--unsafe-code-exec``),
+    or None when no row runs code."""
     names = {row_scorer(workload, r) for p in points for r in p.requests}
     unknown = sorted(n for n in names if not known(n))
     if unknown:
         raise ValueError(f"workload {workload.id}: unknown scorer(s) {', '.join(unknown)}")
     if any(canonical_name(n) == "code_exec" for n in names):
-        from servescope.scoring.sandbox import find_sandbox
+        from servescope.scoring.sandbox import UnsafeRunner, find_sandbox
 
-        find_sandbox(unsafe=unsafe_code_exec)  # a UsageError in one line when none works
+        runner = find_sandbox(unsafe=unsafe_code_exec)  # a UsageError in one line when none works
+        return "none" if isinstance(runner, UnsafeRunner) else runner.name
+    return None
 
 
 async def _scored(workload: Workload, req: PlannedRequest, record: RequestRecord) -> ScoredItem:
