@@ -131,6 +131,7 @@ def build_result(
         resolved_params=resolved_params,
         turnaround_note="explicit timing: E2E of completed requests, measured at the client",
         scores=next((o.scores for o in outcomes if o.scores is not None), None),
+        point_indices=[o.point.index for o in outcomes] if points is not None else None,
         metadata={
             "pipeline_mode": "llm_live",
             "non_deterministic": True,

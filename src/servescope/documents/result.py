@@ -105,7 +105,11 @@ class Metrics(StrictModel):
     kv_utilization: UnitFloat | None = None
     prefix_cache_hit_rate: UnitFloat | None = None
     preemptions: NonNegInt | None = None
-    goodput_requests_per_sec: NonNegFloat | None = None
+    goodput_requests_per_sec: NonNegFloat | None = Field(
+        default=None,
+        description="Requests that completed within every SLO, per second of the measured window (DistServe; vllm bench serve --goodput). "
+        "Null when no SLO was given.",
+    )
     resends: NonNegInt | None = Field(
         default=None,
         description="Sends repeated because the previous send never reached the server (a pooled connection it had "
@@ -128,6 +132,9 @@ class Metrics(StrictModel):
             issues.append(error("total_requests", f"completed ({c}) + failed ({f}) != total ({t})"))
         if t and c is not None and self.success_rate is not None and abs(self.success_rate - c / t) > 1e-6:
             issues.append(error("success_rate", f"{self.success_rate} != completed/total = {c / t:.6f}"))
+        g, rps = self.goodput_requests_per_sec, self.requests_per_sec
+        if g is not None and rps is not None and g > rps * (1 + 1e-9) + 1e-12:
+            issues.append(error("goodput_requests_per_sec", f"{g} exceeds requests_per_sec {rps}: requests within every SLO are completed requests"))
         return issues
 
 
