@@ -134,6 +134,13 @@ def run_command(
         bool, typer.Option("--scrape/--no-scrape", help="Read the engine's /metrics (KV usage, prefix hits, preemptions) from a thread during the run.")
     ] = True,
     scrape_interval: Annotated[float, typer.Option(help="Seconds between /metrics reads at first; doubles while a read takes over 10 % of it.")] = 0.5,
+    gpu_metrics_url: Annotated[
+        str | None,
+        typer.Option(
+            help="A DCGM exporter's page (e.g. http://gpu-node:9400/metrics): power, utilisation, memory, SM clock and temperature "
+            "per GPU and energy per output token, per point, read from a thread like /metrics; checked before the run."
+        ),
+    ] = None,
 ) -> None:
     """Measure a workload against an endpoint (default: the embedded llama.cpp engine)."""
     from servescope.bench.request_fields import parse_extra_body
@@ -177,6 +184,7 @@ def run_command(
         embedded_ctx_per_slot=ctx_per_slot,
         scrape_metrics=scrape,
         scrape_interval_s=scrape_interval,
+        gpu_metrics_url=gpu_metrics_url,
         engine_model=engine_model,
         unsafe_code_exec=unsafe_code_exec,
     )

@@ -15,6 +15,8 @@
   (``goodput_requests_per_sec``) = those requests / the measured window's wall time
   (``duration_s``) — DistServe's goodput and ``vllm bench serve --goodput``'s
   ``request_goodput``. A failed request is never on time. Null without SLOs.
+- Energy per output token (``gpu_telemetry.energy_per_output_token_j``): the GPUs'
+  energy over the window (J) / ``output_tokens_total``.
 """
 
 from __future__ import annotations
@@ -342,6 +344,14 @@ def _request_metric(r: RequestRecord, metric: str) -> float | None:
             return None
         return max(b - a for a, b in zip(r.chunk_ns, r.chunk_ns[1:], strict=False)) / NS_PER_MS
     raise ValueError(f"unknown SLO metric {metric!r}")
+
+
+def energy_per_output_token(energy_j: float | None, output_tokens: int | None) -> float | None:
+    """J per output token over a window: the GPUs' energy / the output tokens of the
+    requests that completed in it. Null without either, or without a token."""
+    if energy_j is None or not output_tokens or output_tokens <= 0:
+        return None
+    return energy_j / output_tokens
 
 
 @dataclass

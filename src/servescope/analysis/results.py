@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from servescope import __version__
-from servescope.analysis.metrics import Aggregate, FailureGroup, contract_fields, goodput, slo_count
+from servescope.analysis.metrics import Aggregate, FailureGroup, contract_fields, energy_per_output_token, goodput, slo_count
 from servescope.documents import EvaluationRun, Prediction, PredictionPoint, Result
 from servescope.documents.evaluation_run import EvaluationPoint
 from servescope.documents.record import RequestRecord
@@ -44,6 +44,8 @@ class EngineFigures:
     device_utilization: list[float] | None = None
     queue_length_mean: list[float] | None = None
     queue_length_max: list[int] | None = None
+    # the GPUs over the window (a measured run with --gpu-metrics-url): the gpu_telemetry block less energy per token
+    gpu: dict[str, Any] | None = None
 
 
 def metrics_of(agg: Aggregate, figures: EngineFigures | None = None, requested_rate: float | None = None, achieved_rate: float | None = None) -> Metrics:
@@ -56,6 +58,9 @@ def metrics_of(agg: Aggregate, figures: EngineFigures | None = None, requested_r
         m["device_utilization"] = figures.device_utilization
         m["device_queue_length_mean"] = figures.queue_length_mean
         m["device_queue_length_max"] = figures.queue_length_max
+        if figures.gpu is not None:
+            energy = figures.gpu.get("energy_j")
+            m["gpu_telemetry"] = {**figures.gpu, "energy_per_output_token_j": energy_per_output_token(energy, m.get("output_tokens_total"))}
     m["requested_rate"] = requested_rate
     m["achieved_rate"] = achieved_rate
     return Metrics.model_validate(m)

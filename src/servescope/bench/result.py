@@ -24,6 +24,7 @@ from servescope import __version__
 from servescope.analysis import results
 from servescope.analysis.metrics import Columns, aggregate_columns, failures_by_concurrency
 from servescope.analysis.results import EngineFigures, ResultIdentity, build_evaluation_run, metrics_of, result_point
+from servescope.bench.gpu_telemetry import merge_gpu_windows
 from servescope.bench.outcome import EngineWindow, PointOutcome
 from servescope.documents import Result, Workload, canonical_config, config_id
 from servescope.documents.record import RequestRecord
@@ -62,6 +63,7 @@ def _merge_engine(windows: list[EngineWindow]) -> EngineWindow:
         kv_utilization=sum(kv) / len(kv) if kv else None,
         prefix_cache_hit_rate=sum(hr) / len(hr) if hr else None,
         preemptions=sum(pre) if pre else None,
+        gpu=windows[0].gpu if len(windows) == 1 else merge_gpu_windows([w.gpu for w in windows]),
     )
 
 
@@ -155,7 +157,7 @@ def build_result(
 
 
 def _figures(window: EngineWindow) -> EngineFigures:
-    return EngineFigures(window.kv_utilization, window.prefix_cache_hit_rate, window.preemptions)
+    return EngineFigures(window.kv_utilization, window.prefix_cache_hit_rate, window.preemptions, gpu=window.gpu)
 
 
 __all__ = ["RunIdentity", "build_evaluation_run", "build_result", "git_commit"]

@@ -79,6 +79,44 @@ class Distribution(StrictModel):
         return issues
 
 
+class GpuStats(StrictModel):
+    """One GPU over a measured window, from a DCGM exporter's samples (``run --gpu-metrics-url``).
+    A statistic whose metric the exporter did not publish is null."""
+
+    gpu: str = Field(description="The exporter's gpu label (device index on its host).")
+    uuid: str | None = None
+    model_name: str | None = None
+    hostname: str | None = None
+    samples: NonNegInt = Field(description="Scrapes of the window that carried this GPU.")
+    power_w_mean: NonNegFloat | None = Field(default=None, description="Mean of DCGM_FI_DEV_POWER_USAGE samples (W).")
+    power_w_max: NonNegFloat | None = None
+    utilization_pct_mean: float | None = Field(default=None, ge=0.0, le=100.0, description="Mean of DCGM_FI_DEV_GPU_UTIL samples (%).")
+    memory_used_mib_max: NonNegFloat | None = Field(default=None, description="Largest DCGM_FI_DEV_FB_USED sample (MiB).")
+    sm_clock_mhz_mean: NonNegFloat | None = Field(default=None, description="Mean of DCGM_FI_DEV_SM_CLOCK samples (MHz).")
+    temperature_c_max: float | None = Field(default=None, description="Largest DCGM_FI_DEV_GPU_TEMP sample (C).")
+    energy_j: NonNegFloat | None = Field(default=None, description="Energy over the window (J).")
+    energy_source: Literal["energy-counter", "power-integral"] | None = Field(
+        default=None,
+        description="energy-counter: the delta of DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION (preferred); power-integral: the power samples "
+        "integrated over time (trapezoids), when the counter is missing or went backwards.",
+    )
+
+
+class GpuTelemetry(StrictModel):
+    """The GPUs while a run (or one point) was measured: scraped from a DCGM exporter
+    off the event loop that stamps tokens, between a snapshot taken before the
+    measured load and one taken after it."""
+
+    source: str = Field(description="The exporter URL scraped (no credentials).")
+    window_s: NonNegFloat = Field(description="From the first to the last scrape of the window.")
+    scrapes: NonNegInt
+    gpus: list[GpuStats] = Field(default_factory=list)
+    energy_j: NonNegFloat | None = Field(default=None, description="Sum over the GPUs (null unless every GPU has an energy).")
+    energy_per_output_token_j: NonNegFloat | None = Field(
+        default=None, description="energy_j / output_tokens_total of the same window (J per output token); null without either."
+    )
+
+
 class Metrics(StrictModel):
     """Counts, throughputs and latency distributions of a run (or one point)."""
 
@@ -116,6 +154,7 @@ class Metrics(StrictModel):
         "closed); the time they took stays inside each request's latency. Null when not counted.",
     )
     resent_requests: NonNegInt | None = Field(default=None, description="Requests sent more than once (see resends).")
+    gpu_telemetry: GpuTelemetry | None = Field(default=None, description="The GPUs during the window (run --gpu-metrics-url); null when not scraped.")
     # Simulated only (metrics-contract.txt): null in explicit mode.
     device_utilization: list[UnitFloat] | None = None
     device_queue_length_mean: list[NonNegFloat] | None = None
