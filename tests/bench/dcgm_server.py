@@ -31,8 +31,16 @@ def set_value(text: str, name: str, gpu: str, value: float | str) -> str:
 
 
 class DcgmServer:
-    def __init__(self, power_w: dict[str, float], util_pct: Callable[[float], float] = lambda t: 50.0, status: int = 200, body: str | None = None) -> None:
+    def __init__(
+        self,
+        power_w: dict[str, float],
+        util_pct: Callable[[float], float] = lambda t: 50.0,
+        status: int = 200,
+        body: str | None = None,
+        authorization: str | None = None,
+    ) -> None:
         self.power_w = power_w
+        self.authorization = authorization  # the Authorization header a request must carry (401 otherwise)
         self.util_pct = util_pct
         self.status = status
         self.body = body
@@ -58,6 +66,8 @@ class DcgmServer:
         return text
 
     async def _metrics(self, request: web.Request) -> web.Response:
+        if self.authorization is not None and request.headers.get("Authorization") != self.authorization:
+            return web.Response(status=401, text="unauthorized")
         if self.body is not None:
             return web.Response(status=self.status, text=self.body, content_type="text/plain")
         now = time.monotonic()

@@ -64,10 +64,12 @@ def test_window_per_gpu_hand_computed() -> None:
     assert g0["utilization_pct_mean"] == pytest.approx(90.0)
     assert g0["energy_j"] == pytest.approx(3000.0) and g0["energy_source"] == "energy-counter"
     assert g1["energy_j"] == pytest.approx(1000.0) and g1["energy_source"] == "power-integral"  # 100 W x 10 s
-    assert g2["energy_j"] == 0.0 and g2["energy_source"] == "energy-counter"  # the recorded page: nothing moved
+    # GPU 2's counter never moved while it drew 187.902 W: not refreshed in the window, so its power is integrated
+    assert g2["energy_j"] == pytest.approx(1879.02) and g2["energy_source"] == "power-integral"
     assert g3["memory_used_mib_max"] == 11136 and g3["temperature_c_max"] == 44 and g3["sm_clock_mhz_mean"] == 1410
     assert g3["samples"] == 3
-    assert block["energy_j"] == pytest.approx(4000.0)
+    assert g3["energy_j"] == pytest.approx(1213.38)  # 121.338 W x 10 s, its counter stale too
+    assert block["energy_j"] == pytest.approx(3000.0 + 1000.0 + 1879.02 + 1213.38)
     GpuTelemetry.model_validate(block)
 
 
@@ -110,8 +112,11 @@ def test_energy_per_output_token_in_the_metrics_block() -> None:
     assert energy_per_output_token(None, 400) is None and energy_per_output_token(10.0, 0) is None and energy_per_output_token(10.0, None) is None
     from tests.analysis.test_metrics import R1, R2  # 4 + 5 output tokens
 
-    _, gpus = parse_dcgm(TEXT)
-    window = summarize_gpus("u", [snap(0, TEXT), snap(1, set_value(TEXT, ENERGY, "0", 9_876_543_210 + 90_000))], gpus)
+    idle = TEXT
+    for g in "123":  # GPUs 1-3 draw nothing: 0 J whatever their counters say
+        idle = set_value(idle, POWER, g, 0.0)
+    _, gpus = parse_dcgm(idle)
+    window = summarize_gpus("u", [snap(0, idle), snap(1, set_value(idle, ENERGY, "0", 9_876_543_210 + 90_000))], gpus)
     m = metrics_of(aggregate([R1, R2]), EngineFigures(gpu=window))
     assert m.gpu_telemetry is not None and m.output_tokens_total == 9
     assert m.gpu_telemetry.energy_j == pytest.approx(90.0)
@@ -146,3 +151,26 @@ def test_the_url_is_checked_before_a_run() -> None:
     with pytest.raises(UsageError) as info:
         check_gpu_metrics_url(f"http://admin:hunter22@127.0.0.1:{_free_port()}/metrics")
     assert "hunter22" not in str(info.value)
+
+
+def test_credentials_in_the_url_are_sent_as_basic_auth_and_never_shown() -> None:
+    import asyncio
+
+    from servescope.bench.gpu_telemetry import GpuSampler
+
+    with DcgmServer({g: 100.0 for g in "0123"}, authorization="Basic dXNlcjpzM2NyM3QhIQ==") as srv:  # user:s3cr3t!!
+        url = srv.url.replace("http://", "http://user:s3cr3t%21%21@")
+        assert check_gpu_metrics_url(url) == 4
+        with pytest.raises(UsageError, match="answered HTTP 401") as info:
+            check_gpu_metrics_url(url.replace("s3cr3t", "wrong"))
+        assert "wrong" not in str(info.value)
+        sampler = GpuSampler(url, interval_s=0.05)
+
+        async def window() -> object:
+            await sampler.start()
+            await asyncio.sleep(0.2)
+            return await sampler.stop()
+
+        block = asyncio.run(window())
+    assert isinstance(block, dict) and len(block["gpus"]) == 4 and block["scrapes"] >= 2
+    assert "s3cr3t" not in repr(block) and block["source"].startswith("http://<redacted>@127.0.0.1:")

@@ -25,19 +25,24 @@ def test_a_sweep_carries_gpu_telemetry_per_point_and_per_run(itest_catalog: Cata
     with TruthServer(itl_ms=5.0, ttft_ms=20.0) as srv, DcgmServer(POWER, util_pct=lambda t: min(100.0, 10.0 + 40.0 * t)) as dcgm:
         opts = RunOptions("sweep-itest-1-4-v1", endpoint=srv.base_url, out_dir=tmp_path, scrape_metrics=False, gpu_metrics_url=dcgm.url, scrape_interval_s=0.05)
         art = run_workload(opts, catalog=itest_catalog)
-        served = len(dcgm.served)
+        served = [t for t, _ in dcgm.served]
     res = art.result
     assert res.points is not None and len(res.points) == 3
-    assert served >= 2 * 3  # a snapshot before and after each point at least
+    # the pages served, in order: the check before the run, then each point's scrapes (a snapshot before its load, after it, between)
+    assert len(served) == 1 + sum(p.metrics.gpu_telemetry.scrapes for p in res.points)  # type: ignore[union-attr]
+    first = 1
     for p in res.points:
         t = p.metrics.gpu_telemetry
         assert t is not None and t.source == dcgm.url and t.scrapes >= 2
+        server_window_s = served[first + t.scrapes - 1] - served[first]
+        first += t.scrapes
         assert [g.gpu for g in t.gpus] == ["0", "1", "2", "3"]
         for g in t.gpus:
             assert g.power_w_mean == pytest.approx(POWER[g.gpu]) and g.power_w_max == pytest.approx(POWER[g.gpu])
             assert g.energy_source == "energy-counter" and g.model_name == "NVIDIA H100 80GB HBM3"
-            # the counter advanced by power x the exporter's clock between the window's first and last scrape
-            assert g.energy_j == pytest.approx(POWER[g.gpu] * t.window_s, rel=0.05, abs=0.5)
+            # the counter advanced by power x the exporter's clock between the window's first and last scrape (to 1 mJ)
+            assert g.energy_j == pytest.approx(POWER[g.gpu] * server_window_s, abs=0.002)
+            assert t.window_s == pytest.approx(server_window_s, abs=0.25)  # the client's clock says about the same
             assert g.utilization_pct_mean is not None and 10.0 <= g.utilization_pct_mean <= 100.0
         assert t.energy_j == pytest.approx(sum(g.energy_j or 0 for g in t.gpus))
         assert p.metrics.output_tokens_total and t.energy_per_output_token_j == pytest.approx(t.energy_j / p.metrics.output_tokens_total)
@@ -45,6 +50,8 @@ def test_a_sweep_carries_gpu_telemetry_per_point_and_per_run(itest_catalog: Cata
     assert run is not None and run.energy_j == pytest.approx(sum(p.metrics.gpu_telemetry.energy_j for p in res.points))  # type: ignore[union-attr,misc]
     assert run.energy_per_output_token_j == pytest.approx(run.energy_j / res.metrics.output_tokens_total)  # type: ignore[operator]
     assert res.check() == []
+    scrape = res.metadata.gpu_scrape
+    assert scrape is not None and scrape.scrapes == len(served) - 1 and scrape.failed == 0 and scrape.note is None
     # a run that never wrote its Result: the point_done lines carry each point's block
     art.result_path.unlink()
     rebuilt = result_from_records(art.records_path, itest_catalog)

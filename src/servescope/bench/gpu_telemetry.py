@@ -17,7 +17,9 @@ Over a point's window (a snapshot before the measured load, the sampler's snapsh
 during it, one after): mean and max power, mean utilisation, max memory used, mean
 SM clock, max temperature; energy from the counter's delta (preferred: the GPU
 integrates it itself) or, when the counter is missing or went backwards (a reset),
-from the power samples integrated over time. Energy per output token is the
+from the power samples integrated over time — and so when the counter did not move
+at all while the GPU drew power (the exporter did not refresh it within the window:
+its collection interval, ``dcgm-exporter -c``, is longer). Energy per output token is the
 builder's (``analysis.metrics.energy_per_output_token``): it needs the tokens.
 
 Parsing and summarising are pure (text in, numbers out); ``GpuSampler`` reuses
@@ -27,12 +29,13 @@ tokens never waits on the exporter.
 
 from __future__ import annotations
 
+import base64
 import http.client
 import itertools
 import math
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -103,8 +106,12 @@ def gpu_stats(ident: GpuIdentity, snapshots: list[EngineSnapshot]) -> dict[str, 
     power = series(POWER)
     energy = series(ENERGY)
     energy_j, source = None, None
-    if len(energy) >= 2 and energy[-1][1] >= energy[0][1]:
-        energy_j, source = (energy[-1][1] - energy[0][1]) / 1000.0, "energy-counter"
+    delta = energy[-1][1] - energy[0][1] if len(energy) >= 2 else None
+    # A counter that did not move while the GPU drew power was not refreshed in the
+    # window (the exporter's collection interval is longer): it says nothing about it.
+    stale = delta == 0 and any(v > 0 for _, v in power)
+    if delta is not None and delta >= 0 and not stale:
+        energy_j, source = delta / 1000.0, "energy-counter"
     elif (integral := _power_integral_j(power)) is not None:
         energy_j, source = integral, "power-integral"
     util = [v for _, v in series(UTIL)]
@@ -211,7 +218,8 @@ class GpuSampler(MetricsSampler):
     def __init__(self, url: str, interval_s: float = 1.0, **kwargs: Any) -> None:
         parts = urlsplit(url)
         path = (parts.path or "/metrics") + (f"?{parts.query}" if parts.query else "")
-        super().__init__(f"{parts.scheme}://{parts.netloc}", interval_s, path=path, **kwargs)
+        super().__init__(f"{parts.scheme}://{parts.netloc}", interval_s, path=path, headers=_auth_headers(url), **kwargs)
+        self.url = redact(url)  # what notes and the Result name: never its credentials
         self.gpus: dict[str, GpuIdentity] = {}
 
     def _parse(self, text: str) -> dict[str, float]:
@@ -222,6 +230,15 @@ class GpuSampler(MetricsSampler):
 
     def _summarize(self) -> Any:
         return summarize_gpus(self.url, self.snapshots, self.gpus)
+
+
+def _auth_headers(url: str) -> dict[str, str]:
+    """HTTP basic auth from the URL's ``user:password@``, as a browser would send it."""
+    parts = urlsplit(url)
+    if parts.username is None:
+        return {}
+    token = base64.b64encode(f"{unquote(parts.username)}:{unquote(parts.password or '')}".encode()).decode("ascii")
+    return {"Authorization": f"Basic {token}"}
 
 
 def check_gpu_metrics_url(url: str, timeout_s: float = 5.0) -> int:
@@ -236,7 +253,7 @@ def check_gpu_metrics_url(url: str, timeout_s: float = 5.0) -> int:
         cls = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
         conn = cls(parts.hostname, parts.port, timeout=timeout_s)
         try:
-            conn.request("GET", sampler._path, headers={"Accept": "text/plain"})
+            conn.request("GET", sampler._path, headers={"Accept": "text/plain", **_auth_headers(url)})
             resp = conn.getresponse()
             body = resp.read(sampler.max_page_bytes + 1)
         finally:

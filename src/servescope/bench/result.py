@@ -81,6 +81,7 @@ def build_result(
     requested_rate: float | None = None,
     engine_scrape: dict[str, Any] | None = None,
     slo_records: list[RequestRecord] | None = None,
+    gpu_scrape: dict[str, Any] | None = None,
 ) -> Result:
     """``slo_records``: the records the SLOs are checked on when ``outcomes`` carry
     columns instead of records (a run rebuilt from its records file)."""
@@ -152,6 +153,7 @@ def build_result(
             "records_file": records_file,
             "seed": workload.params.seed,
             "engine_scrape": engine_scrape,
+            "gpu_scrape": gpu_scrape,
         },
     )
 

@@ -328,6 +328,7 @@ async def _run_async(
         slos=opts.slos,
         requested_rate=opts.rate,
         engine_scrape=engine_sampler.stats.as_metadata() if engine_sampler is not None else None,
+        gpu_scrape=gpu_sampler.stats.as_metadata() if gpu_sampler is not None else None,
     )
     result_path = run_dir / "result.json"
     result.write_json(result_path)

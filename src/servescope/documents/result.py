@@ -350,6 +350,9 @@ class Metadata(StrictModel):
     seed: int | None = None
     step_timing: dict[str, float] | None = None
     engine_scrape: EngineScrape | None = None
+    gpu_scrape: EngineScrape | None = Field(
+        default=None, description="What reading the DCGM exporter (run --gpu-metrics-url) cost, and why it stopped if it did; null when not read."
+    )
 
 
 class Result(Document):
