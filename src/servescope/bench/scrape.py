@@ -27,6 +27,10 @@ a fraction of a millisecond. Pages are bounded in size, and the interval doubles
 whenever a scrape takes more than a tenth of it (a server slow to render its page
 is disturbed by every scrape too). Every scrape's cost is kept and reported in
 the Result (``metadata.engine_scrape``).
+
+The same machinery reads other pages through two hooks (``_parse``, ``_summarize``):
+``bench.gpu_telemetry.GpuSampler`` reads a DCGM exporter. ``PointSamplers`` starts
+and stops both around a point.
 """
 
 from __future__ import annotations
