@@ -88,6 +88,19 @@ def test_power_alone_is_integrated_and_no_power_no_energy() -> None:
     assert summarize_gpus("u", [], gpus) is None
 
 
+def test_absurd_values_become_null_not_infinity() -> None:
+    # 1e308 W on a page is finite; its mean and its integral over a second are not: a Result holds finite numbers only
+    page = "\n".join(line for line in TEXT.splitlines() if ENERGY not in line) + "\n"
+    page = set_value(page, POWER, "1", "1e308")
+    _, gpus = parse_dcgm(page)
+    block = summarize_gpus("u", [snap(0, page), snap(1, page)], gpus)
+    assert block is not None
+    g1 = block["gpus"][1]
+    assert g1["power_w_mean"] is None and g1["power_w_max"] == 1e308 and g1["energy_j"] is None and g1["energy_source"] is None
+    assert block["energy_j"] is None
+    GpuTelemetry.model_validate(block)
+
+
 def test_merging_points_weights_means_by_samples_and_adds_energy() -> None:
     def block(samples: int, power: float, energy: float | None) -> dict[str, object]:
         gpu = {"gpu": "0", "uuid": "U", "model_name": "m", "hostname": "h", "samples": samples, "power_w_mean": power, "power_w_max": power + 10}

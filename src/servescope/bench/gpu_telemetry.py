@@ -96,6 +96,12 @@ def _power_integral_j(points: list[tuple[int, float]]) -> float | None:
     return sum((t1 - t0) / 1e9 * (p0 + p1) / 2 for (t0, p0), (t1, p1) in itertools.pairwise(points))
 
 
+def _finite(block: dict[str, Any]) -> dict[str, Any]:
+    """The block with every figure that overflowed (absurd values on a page) as null: a
+    Result holds finite numbers only."""
+    return {k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in block.items()}
+
+
 def gpu_stats(ident: GpuIdentity, snapshots: list[EngineSnapshot]) -> dict[str, Any]:
     """The ``GpuStats`` block of one GPU over a window's snapshots."""
     prefix = ident.key + _SEP
@@ -114,24 +120,28 @@ def gpu_stats(ident: GpuIdentity, snapshots: list[EngineSnapshot]) -> dict[str, 
         energy_j, source = delta / 1000.0, "energy-counter"
     elif (integral := _power_integral_j(power)) is not None:
         energy_j, source = integral, "power-integral"
+    if energy_j is not None and not math.isfinite(energy_j):
+        energy_j, source = None, None
     util = [v for _, v in series(UTIL)]
     fb = [v for _, v in series(FB_USED)]
     temp = [v for _, v in series(TEMP)]
-    return {
-        "gpu": ident.gpu,
-        "uuid": ident.uuid,
-        "model_name": ident.model_name,
-        "hostname": ident.hostname,
-        "samples": sum(1 for s in snapshots if any(k.startswith(prefix) for k in s.values)),
-        "power_w_mean": _mean([max(0.0, v) for _, v in power]),
-        "power_w_max": max((max(0.0, v) for _, v in power), default=None),
-        "utilization_pct_mean": None if not util else min(100.0, max(0.0, _mean(util) or 0.0)),
-        "memory_used_mib_max": max((max(0.0, v) for v in fb), default=None),
-        "sm_clock_mhz_mean": _mean([max(0.0, v) for _, v in series(SM_CLOCK)]),
-        "temperature_c_max": max(temp, default=None),
-        "energy_j": None if energy_j is None else max(0.0, energy_j),
-        "energy_source": source,
-    }
+    return _finite(
+        {
+            "gpu": ident.gpu,
+            "uuid": ident.uuid,
+            "model_name": ident.model_name,
+            "hostname": ident.hostname,
+            "samples": sum(1 for s in snapshots if any(k.startswith(prefix) for k in s.values)),
+            "power_w_mean": _mean([max(0.0, v) for _, v in power]),
+            "power_w_max": max((max(0.0, v) for _, v in power), default=None),
+            "utilization_pct_mean": None if not util else min(100.0, max(0.0, _mean(util) or 0.0)),
+            "memory_used_mib_max": max((max(0.0, v) for v in fb), default=None),
+            "sm_clock_mhz_mean": _mean([max(0.0, v) for _, v in series(SM_CLOCK)]),
+            "temperature_c_max": max(temp, default=None),
+            "energy_j": None if energy_j is None else max(0.0, energy_j),
+            "energy_source": source,
+        }
+    )
 
 
 def summarize_gpus(source: str, snapshots: list[EngineSnapshot], gpus: dict[str, GpuIdentity]) -> dict[str, Any] | None:
@@ -143,13 +153,15 @@ def summarize_gpus(source: str, snapshots: list[EngineSnapshot], gpus: dict[str,
     seen = [gpus[k] for k in sorted(present, key=lambda k: (gpus[k].hostname or "", _index(gpus[k].gpu), k))]
     stats = [gpu_stats(g, snapshots) for g in seen]
     energies = [s["energy_j"] for s in stats]
-    return {
-        "source": redact(source),
-        "window_s": max(0.0, (snapshots[-1].t_ns - snapshots[0].t_ns) / 1e9),
-        "scrapes": len(snapshots),
-        "gpus": stats,
-        "energy_j": sum(energies) if energies and all(e is not None for e in energies) else None,
-    }
+    return _finite(
+        {
+            "source": redact(source),
+            "window_s": max(0.0, (snapshots[-1].t_ns - snapshots[0].t_ns) / 1e9),
+            "scrapes": len(snapshots),
+            "gpus": stats,
+            "energy_j": sum(energies) if energies and all(e is not None for e in energies) else None,
+        }
+    )
 
 
 def _weighted(blocks: list[dict[str, Any]], name: str) -> float | None:
@@ -181,30 +193,34 @@ def merge_gpu_windows(windows: list[dict[str, Any] | None]) -> dict[str, Any] | 
         sources = {b.get("energy_source") for b in blocks}
         first = blocks[0]
         gpus.append(
-            {
-                "gpu": first["gpu"],
-                "uuid": first.get("uuid"),
-                "model_name": first.get("model_name"),
-                "hostname": first.get("hostname"),
-                "samples": sum(b.get("samples", 0) for b in blocks),
-                "power_w_mean": _weighted(blocks, "power_w_mean"),
-                "power_w_max": _largest(blocks, "power_w_max"),
-                "utilization_pct_mean": _weighted(blocks, "utilization_pct_mean"),
-                "memory_used_mib_max": _largest(blocks, "memory_used_mib_max"),
-                "sm_clock_mhz_mean": _weighted(blocks, "sm_clock_mhz_mean"),
-                "temperature_c_max": _largest(blocks, "temperature_c_max"),
-                "energy_j": sum(e for e in energies if e is not None) if has_energy else None,
-                "energy_source": (sources.pop() if len(sources) == 1 else "power-integral") if has_energy else None,
-            }
+            _finite(
+                {
+                    "gpu": first["gpu"],
+                    "uuid": first.get("uuid"),
+                    "model_name": first.get("model_name"),
+                    "hostname": first.get("hostname"),
+                    "samples": sum(b.get("samples", 0) for b in blocks),
+                    "power_w_mean": _weighted(blocks, "power_w_mean"),
+                    "power_w_max": _largest(blocks, "power_w_max"),
+                    "utilization_pct_mean": _weighted(blocks, "utilization_pct_mean"),
+                    "memory_used_mib_max": _largest(blocks, "memory_used_mib_max"),
+                    "sm_clock_mhz_mean": _weighted(blocks, "sm_clock_mhz_mean"),
+                    "temperature_c_max": _largest(blocks, "temperature_c_max"),
+                    "energy_j": sum(e for e in energies if e is not None) if has_energy else None,
+                    "energy_source": (sources.pop() if len(sources) == 1 else "power-integral") if has_energy else None,
+                }
+            )
         )
     energies = [g["energy_j"] for g in gpus]
-    return {
-        "source": present[0]["source"],
-        "window_s": sum(w["window_s"] for w in present),
-        "scrapes": sum(w["scrapes"] for w in present),
-        "gpus": gpus,
-        "energy_j": sum(energies) if energies and all(e is not None for e in energies) else None,
-    }
+    return _finite(
+        {
+            "source": present[0]["source"],
+            "window_s": sum(w["window_s"] for w in present),
+            "scrapes": sum(w["scrapes"] for w in present),
+            "gpus": gpus,
+            "energy_j": sum(energies) if energies and all(e is not None for e in energies) else None,
+        }
+    )
 
 
 def _index(gpu: str) -> tuple[int, str]:
