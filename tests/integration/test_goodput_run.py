@@ -52,3 +52,12 @@ def test_goodput_is_zero_when_no_request_meets_the_slo_and_null_without_one(ites
     assert missed.result.metrics.goodput_requests_per_sec == 0.0 and missed.result.on_time_rate == 0.0
     assert (missed.result.metrics.requests_per_sec or 0) > 0
     assert plain.result.metrics.goodput_requests_per_sec is None and plain.result.on_time_rate is None
+    from rich.console import Console
+
+    from servescope.cli_run import summary_table
+
+    console = Console(width=250, record=True)
+    console.print(summary_table(missed.result))
+    console.print(summary_table(plain.result))
+    with_slo, without = console.export_text().split("serve-itest-c4-v1", 2)[1:]
+    assert "goodput req/s" in with_slo and "0.00" in with_slo and "goodput" not in without

@@ -15,6 +15,7 @@ from servescope.bench.recover import result_from_records
 from servescope.bench.run import run_workload
 from servescope.bench.run_spec import RunOptions
 from servescope.catalog.store import Catalog
+from servescope.cli_run import summary_table
 from servescope.testing.truth.server import TruthServer
 from tests.bench.dcgm_server import DcgmServer
 
@@ -50,6 +51,9 @@ def test_a_sweep_carries_gpu_telemetry_per_point_and_per_run(itest_catalog: Cata
     assert run is not None and run.energy_j == pytest.approx(sum(p.metrics.gpu_telemetry.energy_j for p in res.points))  # type: ignore[union-attr,misc]
     assert run.energy_per_output_token_j == pytest.approx(run.energy_j / res.metrics.output_tokens_total)  # type: ignore[operator]
     assert res.check() == []
+    table = _render(summary_table(res))
+    assert "GPU W" in table and "J/out tok" in table and "goodput" not in table
+    assert f"{sum(POWER.values()):,.1f}" in table  # 730.0 W over the four GPUs, every point
     scrape = res.metadata.gpu_scrape
     assert scrape is not None and scrape.scrapes == len(served) - 1 and scrape.failed == 0 and scrape.note is None
     # a run that never wrote its Result: the point_done lines carry each point's block
@@ -63,6 +67,16 @@ def test_without_the_flag_there_is_no_block(itest_catalog: Catalog, tmp_path: Pa
     with TruthServer(itl_ms=1.0, ttft_ms=2.0) as srv:
         art = run_workload(RunOptions("serve-itest-c4-v1", endpoint=srv.base_url, out_dir=tmp_path, scrape_metrics=False), catalog=itest_catalog)
     assert art.result.metrics.gpu_telemetry is None
+    table = _render(summary_table(art.result))
+    assert "GPU W" not in table and "goodput" not in table
+
+
+def _render(table: object) -> str:
+    from rich.console import Console
+
+    console = Console(width=250, record=True)
+    console.print(table)
+    return console.export_text()
 
 
 def test_a_bad_url_is_one_line_before_anything_runs(tmp_path: Path) -> None:
