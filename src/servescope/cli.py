@@ -373,6 +373,44 @@ def catalog_lock(
     raise typer.Exit(1 if problems else 0)
 
 
+class ExportFormatOption(str, Enum):
+    parquet = "parquet"
+    csv = "csv"
+
+
+@app.command("export")
+def export_cmd(
+    run_dir: Annotated[Path, typer.Argument(help="A run folder (holding records.jsonl), or a records.jsonl file; finished or not.")],
+    fmt: Annotated[ExportFormatOption, typer.Option("--format", help="parquet (needs pyarrow: the parquet extra) or csv.")] = ExportFormatOption.parquet,
+    output: Annotated[Path | None, typer.Option("--out", "-o", help="File to write (default: records.parquet or records.csv beside records.jsonl).")] = None,
+) -> None:
+    """Write a run's per-request records as a table, one row per request (every field of records.jsonl)."""
+    from servescope.analysis.export import export_records
+    from servescope.bench.records import read_header, read_records
+    from servescope.errors import UsageError
+
+    records_path = run_dir / "records.jsonl" if run_dir.is_dir() else run_dir
+    if not records_path.is_file():
+        where = f"{run_dir} has no records.jsonl" if run_dir.is_dir() else f"{run_dir}: no such file or folder"
+        raise UsageError(f"{where}; give a run folder written by servescope run (OUT/<run_id>/) or its records.jsonl")
+    target = output or records_path.with_name(f"records.{fmt.value}")
+    if target.exists() and target.resolve() == records_path.resolve():
+        raise UsageError(f"--out {target}: that is the records file being exported; give another file")
+    dropped: dict[str, int] = {}
+    try:
+        header = read_header(records_path)
+        done = export_records(read_records(records_path, dropped), target, fmt.value, header)
+    except UnicodeDecodeError as exc:
+        target.unlink(missing_ok=True)
+        raise UsageError(f"{records_path}: not UTF-8 text (byte {exc.start}); is it a servescope records file?") from None
+    if header is None and not done.rows:
+        target.unlink(missing_ok=True)
+        raise UsageError(f"{records_path}: neither a run header nor a request line; is it a servescope records file?")
+    for why, n in {**dropped, **done.rejected}.items():
+        err.print(f"warning: {records_path}: {n} record(s) left out: {why}", markup=False)
+    out.print(f"{target}: {done.rows} request(s) from {records_path}", markup=False)
+
+
 def main() -> None:
     """Entry point: run the app, turning known errors into one line. Everything it
     prints passes the one redaction rule (``redaction.RedactingStream``), with the

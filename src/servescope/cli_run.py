@@ -44,16 +44,21 @@ def _fmt(v: float | None, digits: int = 1) -> str:
 def summary_table(result: Any) -> Table:
     """One row per point (or one for the run): the numbers a reader looks at first."""
     table = Table(title=f"{result.workload_id} — {result.engine.id} {result.engine.version or ''} — {result.model.id}")
-    for col in ("conc", "ctx", "ok/total", "out tok/s", "TTFT p50", "TTFT p90", "ITL p50", "TPOT p50", "E2E p50", "failures"):
-        table.add_column(col, justify="right")
     blocks = (
         [(p.concurrency, p.context_tokens, p.metrics) for p in result.points]
         if result.points
         else [(result.resolved_params.get("concurrency"), result.resolved_params.get("context_tokens"), result.metrics)]
     )
+    # columns only a run with SLOs (goodput) or GPU telemetry has: absent, not "-", on the others
+    goodput = bool(result.slos)
+    gpus = any(m.gpu_telemetry is not None for _, _, m in blocks)
+    columns = ["conc", "ctx", "ok/total", "out tok/s", "TTFT p50", "TTFT p90", "ITL p50", "TPOT p50", "E2E p50", "failures"]
+    columns += (["goodput req/s"] if goodput else []) + (["GPU W", "J/out tok"] if gpus else [])
+    for col in columns:
+        table.add_column(col, justify="right")
     for conc, ctx, m in blocks:
         failed = m.failed_requests or 0
-        table.add_row(
+        row = [
             str(conc),
             str(ctx) if ctx else "-",
             f"{m.completed_requests}/{m.total_requests}",
@@ -64,7 +69,15 @@ def summary_table(result: Any) -> Table:
             _fmt(m.tpot_ms.p50 if m.tpot_ms else None, 2),
             _fmt(m.e2e_ms.p50 if m.e2e_ms else None),
             f"[red]{failed}[/red]" if failed else "0",
-        )
+        ]
+        if goodput:
+            row.append(_fmt(m.goodput_requests_per_sec, 2))
+        if gpus:
+            t = m.gpu_telemetry
+            watts = [g.power_w_mean for g in t.gpus] if t is not None else []
+            row.append(_fmt(sum(w for w in watts if w is not None) if watts and all(w is not None for w in watts) else None))
+            row.append(_fmt(t.energy_per_output_token_j if t is not None else None, 3))
+        table.add_row(*row)
     return table
 
 
@@ -135,6 +148,13 @@ def run_command(
         bool, typer.Option("--scrape/--no-scrape", help="Read the engine's /metrics (KV usage, prefix hits, preemptions) from a thread during the run.")
     ] = True,
     scrape_interval: Annotated[float, typer.Option(help="Seconds between /metrics reads at first; doubles while a read takes over 10 % of it.")] = 0.5,
+    gpu_metrics_url: Annotated[
+        str | None,
+        typer.Option(
+            help="A DCGM exporter's page (e.g. http://gpu-node:9400/metrics): power, utilisation, memory, SM clock and temperature "
+            "per GPU and energy per output token, per point, read from a thread like /metrics; checked before the run."
+        ),
+    ] = None,
 ) -> None:
     """Measure a workload against an endpoint (default: the embedded llama.cpp engine)."""
     from servescope.bench.request_fields import parse_extra_body
@@ -178,6 +198,7 @@ def run_command(
         embedded_ctx_per_slot=ctx_per_slot,
         scrape_metrics=scrape,
         scrape_interval_s=scrape_interval,
+        gpu_metrics_url=gpu_metrics_url,
         engine_model=engine_model,
         unsafe_code_exec=unsafe_code_exec,
     )

@@ -14,6 +14,8 @@ from servescope.analysis.metrics import (
     FailureGroup,
     aggregate,
     aggregate_columns,
+    goodput,
+    slo_count,
     slo_outcome,
     timeline_stats,
     turnaround_s,
@@ -241,6 +243,27 @@ def test_failed_request_violates_every_slo() -> None:
 def test_slo_without_slos_or_measured_records() -> None:
     assert slo_outcome([R1], []) == (None, {})
     assert slo_outcome([W1], [("a", "ttft_ms", "<=", 1.0)]) == (None, {})
+
+
+def test_goodput_is_requests_within_every_slo_per_second_of_the_window() -> None:
+    # window: r1 starts at 10 000 ms, r2 ends last at 10 650 ms → 0.65 s; only r1 meets both SLOs
+    slos = [("ttft-150", "ttft_ms", "<=", 150.0), ("e2e-600", "e2e_ms", "<", 600.0)]
+    records = [W1, R1, R2, R3]
+    duration = aggregate(records).metrics["duration_s"]
+    assert duration == pytest.approx(0.65)
+    count = slo_count(records, slos)
+    assert count is not None and (count.measured, count.on_time) == (3, 1)
+    assert goodput(count, duration) == pytest.approx(1 / 0.65)
+    # loosen the SLOs: r1 and r2 (not the failed r3) → 2 / 0.65 s, beside requests_per_sec's 2 / 0.65 s
+    loose = slo_count(records, [("e2e", "e2e_ms", "<=", 600.0)])
+    assert goodput(loose, duration) == pytest.approx(2 / 0.65) == pytest.approx(aggregate(records).metrics["requests_per_sec"])
+
+
+def test_goodput_is_null_without_slos_requests_or_window() -> None:
+    assert goodput(slo_count([R1], []), 1.0) is None
+    assert goodput(slo_count([W1], [("a", "ttft_ms", "<=", 1.0)]), 1.0) is None  # no measured request
+    assert goodput(slo_count([R1], [("a", "ttft_ms", "<=", 1.0)]), None) is None
+    assert goodput(slo_count([R1], [("a", "ttft_ms", "<=", 1.0)]), 2.0) == 0.0  # measured, none on time: zero, not null
 
 
 def test_unknown_slo_metric_raises() -> None:

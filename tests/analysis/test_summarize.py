@@ -175,6 +175,20 @@ def test_on_time_rate_binomial_ci(tmp_path: Path) -> None:
     assert math.isclose(rows[0]["on_time_rate_ci_upper"], 0.88814, abs_tol=1e-4)
 
 
+def test_goodput_column_beside_on_time_rate(tmp_path: Path) -> None:
+    def with_goodput(r: Result, g: float) -> Result:
+        return r.model_copy(update={"metrics": r.metrics.model_copy(update={"goodput_requests_per_sec": g})})
+
+    results = [with_goodput(make_result("a", on_time=0.5), 2.0), with_goodput(make_result("b", on_time=1.0), 4.0)]
+    row = summary_rows(group_results(results), "v0.3")[0]
+    assert row["goodput_requests_per_sec_mean"] == 3.0 and math.isclose(row["goodput_requests_per_sec_std"], math.sqrt(2.0))
+    cols = v02_columns()
+    assert cols.index("goodput_requests_per_sec_mean") == cols.index("on_time_rate_std") + 1
+    # no SLO, no goodput: an empty cell, never 0
+    files = write_summary([make_result("c")], tmp_path)
+    assert read_csv(files.v02)[0]["goodput_requests_per_sec_mean"] == ""
+
+
 def scored(run_id: str, correct: list[bool], cats: list[str], confidences: list[float | None] | None = None, **kw: Any) -> Result:
     r = make_result(run_id, workload="eval-x-v1", completed=len(correct), **kw)
     n = len(correct)

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from servescope.bench.outcome import PointOutcome
 from servescope.bench.result import RunIdentity, build_result
 from servescope.documents import Result, Workload
 from servescope.documents.record import RequestRecord
+from servescope.documents.result import Slo
 from servescope.workload.plan import PlannedPoint
 
 SWEEP: dict[str, Any] = {
@@ -59,10 +62,44 @@ def _outcome(index: int, conc: int, records: list[RequestRecord], context: int |
     return PointOutcome(PlannedPoint(index=index, concurrency=conc, context_tokens=context), records=records)
 
 
-def _build(workload: dict[str, Any], outcomes: list[PointOutcome], **ident: Any) -> Result:
+def _build(workload: dict[str, Any], outcomes: list[PointOutcome], slos: list[Slo] | None = None, **ident: Any) -> Result:
     wl = Workload.model_validate(workload)
     identity = RunIdentity(run_id="r", engine_id=ident.pop("engine_id", "vllm"), engine_version="0.32", model_id="m", **ident)
-    return build_result(wl, outcomes, identity, resolved_params={}, started_at="s", finished_at="f", wall_s=1.0, records_file="records.jsonl")
+    return build_result(wl, outcomes, identity, resolved_params={}, started_at="s", finished_at="f", wall_s=1.0, records_file="records.jsonl", slos=slos)
+
+
+def _timed(rid: str, point: int, start_ms: int, ttft_ms: int, e2e_ms: int) -> RequestRecord:
+    ms = 1_000_000
+    return RequestRecord(
+        request_id=rid,
+        concurrency=1,
+        point=point,
+        start_ns=start_ms * ms,
+        sent_ns=start_ms * ms,
+        first_token_ns=(start_ms + ttft_ms) * ms,
+        end_ns=(start_ms + e2e_ms) * ms,
+        chunk_ns=[(start_ms + ttft_ms) * ms, (start_ms + e2e_ms) * ms],
+        output_tokens=2,
+    )
+
+
+def test_goodput_per_point_and_per_run_with_slos() -> None:
+    # point 0 (index 3 in the plan): window 0..400 ms, TTFTs 50/150/90 → 2 within ttft_ms<=100 → 2 / 0.4 s = 5 req/s
+    # point 1 (index 7): window 1000..1500 ms, TTFTs 20/300 → 1 within → 1 / 0.5 s = 2 req/s
+    # the run: 3 within over 0..1500 ms → 2 req/s; on_time_rate 3 of 6 measured (the failed one is never on time)
+    p0 = [_timed("a", 3, 0, 50, 200), _timed("b", 3, 100, 150, 300), _timed("c", 3, 200, 90, 200)]
+    p1 = [_timed("d", 7, 1000, 20, 400), _timed("e", 7, 1100, 300, 400), _failed(9, 7, 1)]
+    p1[-1].start_ns = 1_200_000_000
+    slos = [Slo(id="ttft_ms<=100", metric="ttft_ms", threshold=100.0)]
+    res = _build(SWEEP, [_outcome(3, 1, p0), _outcome(7, 2, p1)], slos=slos)
+    assert res.points is not None
+    assert res.points[0].metrics.goodput_requests_per_sec == pytest.approx(2 / 0.4)
+    assert res.points[1].metrics.goodput_requests_per_sec == pytest.approx(1 / 0.5)
+    assert res.metrics.goodput_requests_per_sec == pytest.approx(3 / 1.5)
+    assert res.on_time_rate == pytest.approx(3 / 6)
+    assert res.check() == []
+    plain = _build(SWEEP, [_outcome(3, 1, p0), _outcome(7, 2, p1)])
+    assert plain.metrics.goodput_requests_per_sec is None and all(p.metrics.goodput_requests_per_sec is None for p in plain.points or [])
 
 
 def test_dtype_kv_dtype_and_quantization_come_from_the_args() -> None:

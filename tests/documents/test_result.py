@@ -190,6 +190,14 @@ def test_success_rate_must_equal_completed_over_total() -> None:
     assert issues[0].message == "0.9 != completed/total = 0.800000"
 
 
+def test_goodput_above_requests_per_sec_is_an_error() -> None:
+    # 8 completed in 12.5 s = 0.64 req/s; at most those 8 met every SLO
+    assert issues_of(with_metrics(requests_per_sec=0.64, goodput_requests_per_sec=0.64)) == []
+    assert issues_of(with_metrics(requests_per_sec=0.64, goodput_requests_per_sec=0.4)) == []
+    issues = issues_of(with_metrics(requests_per_sec=0.64, goodput_requests_per_sec=0.72))
+    assert triples(issues) == [("error", "metrics.goodput_requests_per_sec")]
+
+
 def test_throughput_must_equal_completed_requests() -> None:
     issues = issues_of(result(throughput=7))
     assert triples(issues) == [("error", "throughput")]

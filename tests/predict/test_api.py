@@ -63,6 +63,30 @@ def test_result_is_a_valid_simulated_result(tiny_run) -> None:  # type: ignore[n
     assert again.expected_config_id() == again.config_id
 
 
+def test_a_predicted_sweep_carries_goodput_per_point(catalog: Catalog) -> None:
+    from servescope.documents.slo import parse_request_slos
+
+    run = predict("tiny-llama-on-cpu", "sweep-parallel-1-8-i128-o64-v1", catalog=catalog, slos=parse_request_slos("e2e_ms<=1000000000"))
+    res = run.result
+    assert res.on_time_rate == 1.0 and res.points is not None
+    for p in res.points:  # every simulated request meets a loose SLO: goodput is the completion rate
+        assert p.metrics.goodput_requests_per_sec == pytest.approx(p.metrics.requests_per_sec)
+    # an E2E SLO just above the fastest point's median: the busiest point (c=8, slower requests) has requests that miss it
+    p50_e2e = [p.metrics.e2e_ms.p50 for p in res.points if p.metrics.e2e_ms is not None]
+    threshold = f"{min(p50_e2e) * 1.01:.3f}"
+    tight = predict("tiny-llama-on-cpu", "sweep-parallel-1-8-i128-o64-v1", catalog=catalog, slos=parse_request_slos(f"e2e_ms<={threshold}")).result
+    assert tight.points is not None
+    first, last = tight.points[0].metrics, tight.points[-1].metrics
+    assert first.goodput_requests_per_sec is not None and last.goodput_requests_per_sec is not None
+    assert last.goodput_requests_per_sec < (last.requests_per_sec or 0)
+    assert tight.metrics.goodput_requests_per_sec is not None and tight.metrics.goodput_requests_per_sec < (tight.metrics.requests_per_sec or 0)
+    records = [r for r in run.records if r.phase == "measured" and r.point == 3]
+    within = sum(1 for r in records if r.e2e_ns is not None and r.e2e_ns / 1e6 <= float(threshold))
+    window_s = (max(r.end_ns or 0 for r in records) - min(r.start_ns for r in records)) / 1e9
+    assert last.goodput_requests_per_sec == pytest.approx(within / window_s)
+    assert predict("tiny-llama-on-cpu", "sweep-parallel-1-8-i128-o64-v1", catalog=catalog).result.metrics.goodput_requests_per_sec is None
+
+
 def test_same_seed_same_bytes(catalog: Catalog) -> None:
     a = predict("llama-3.1-8b-on-h100", "serve-prefix-c16-v1", catalog=catalog)
     b = predict("llama-3.1-8b-on-h100", "serve-prefix-c16-v1", catalog=catalog)

@@ -196,3 +196,34 @@ def test_a_prediction_and_its_result_form_count_once(tmp_path: Path) -> None:
     changed["points"][0]["output_tokens_per_sec"] *= 2  # same name and seed, other figures: not the Result's table
     (inputs / "b" / "edited.json").write_text(json.dumps(changed), encoding="utf-8")
     assert write_report([inputs], tmp_path / "site").runs == 4
+
+
+def test_a_run_with_slos_shows_goodput_beside_its_on_time_rate(tmp_path: Path) -> None:
+    from servescope.documents.result import Slo
+    from servescope.report.site import write_report
+    from tests.report.fixtures import result
+
+    base = result(
+        "slo-run", V2, model="tiny", hardware="cpu", engine="llama.cpp", version="b1", scenario=None, points=[(1, 50.0, 10.0, 2.0), (2, 80.0, 12.0, 3.0)]
+    )
+    assert base.points is not None
+    points = [
+        p.model_copy(update={"metrics": p.metrics.model_copy(update={"goodput_requests_per_sec": g})}) for p, g in zip(base.points, (3.25, 6.5), strict=True)
+    ]
+    doc = base.model_copy(
+        update={
+            "points": points,
+            "metrics": base.metrics.model_copy(update={"goodput_requests_per_sec": 4.875}),
+            "slos": [Slo(id="ttft_ms<=500", metric="ttft_ms", threshold=500.0)],
+            "on_time_rate": 0.8125,
+            "violations_by_invariant_id": {"ttft_ms<=500": 3},
+        }
+    )
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "slo.json").write_text(json.dumps(doc.dump()), encoding="utf-8")
+    write_report([tmp_path / "in"], tmp_path / "site")
+    page = next((tmp_path / "site" / "runs").glob("slo-run*.html")).read_text(encoding="utf-8")
+    assert "<th>goodput req/s</th>" in page and "<td>3.25</td>" in page and "<td>6.5</td>" in page
+    assert "<h3>SLOs</h3>" in page and "ttft_ms&lt;=500" in page and "4.875" in page and "0.8125" in page
+    index = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert "goodput req/s" in index and "on-time rate" in index

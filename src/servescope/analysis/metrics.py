@@ -10,6 +10,13 @@
   from the first measured request's start to the last measured request's end
   (warmup excluded). ``completed_requests`` is the integer ``throughput``.
 - Turnaround (metrics contract): p50/p95 of E2E in seconds.
+- With SLOs (each request held to every one): ``on_time_rate`` = measured requests
+  that completed within every SLO / measured requests; goodput
+  (``goodput_requests_per_sec``) = those requests / the measured window's wall time
+  (``duration_s``) — DistServe's goodput and ``vllm bench serve --goodput``'s
+  ``request_goodput``. A failed request is never on time. Null without SLOs.
+- Energy per output token (``gpu_telemetry.energy_per_output_token_j``): the GPUs'
+  energy over the window (J) / ``output_tokens_total``.
 """
 
 from __future__ import annotations
@@ -268,18 +275,32 @@ def turnaround_s(e2e_s: list[float]) -> tuple[float | None, float | None]:
     return percentile(e2e_s, 50), percentile(e2e_s, 95)
 
 
-def slo_outcome(records: Iterable[RequestRecord], slos: list[tuple[str, str, str, float]]) -> tuple[float | None, dict[str, int]]:
-    """on_time_rate (share of measured requests that completed within every SLO;
-    a failed request is not on time) and violations per SLO id.
-    ``slos``: (id, metric, op, threshold) with metric in ttft_ms/e2e_ms/tpot_ms/itl_ms."""
+@dataclass
+class SloCount:
+    """Measured requests held to a run's SLOs: how many, how many within every SLO,
+    and the violations per SLO id."""
+
+    measured: int
+    on_time: int
+    violations: dict[str, int]
+
+    @property
+    def on_time_rate(self) -> float | None:
+        return self.on_time / self.measured if self.measured else None
+
+
+def slo_count(records: Iterable[RequestRecord], slos: list[tuple[str, str, str, float]]) -> SloCount | None:
+    """The measured requests checked against ``slos`` ((id, metric, op, threshold),
+    metric in ttft_ms/e2e_ms/tpot_ms/itl_ms); None without SLOs. A failed request
+    violates every SLO."""
     if not slos:
-        return None, {}
-    measured = [r for r in records if r.phase == "measured"]
-    if not measured:
-        return None, {}
+        return None
     violations = {sid: 0 for sid, *_ in slos}
-    on_time = 0
-    for r in measured:
+    measured = on_time = 0
+    for r in records:
+        if r.phase != "measured":
+            continue
+        measured += 1
         good = r.ok
         for sid, metric, op, threshold in slos:
             value = _request_metric(r, metric)
@@ -288,7 +309,25 @@ def slo_outcome(records: Iterable[RequestRecord], slos: list[tuple[str, str, str
                 violations[sid] += 1
                 good = False
         on_time += good
-    return on_time / len(measured), violations
+    return SloCount(measured, on_time, violations)
+
+
+def slo_outcome(records: Iterable[RequestRecord], slos: list[tuple[str, str, str, float]]) -> tuple[float | None, dict[str, int]]:
+    """on_time_rate (share of measured requests that completed within every SLO;
+    a failed request is not on time) and violations per SLO id (``slo_count``)."""
+    count = slo_count(records, slos)
+    if count is None or not count.measured:
+        return None, {}
+    return count.on_time_rate, count.violations
+
+
+def goodput(count: SloCount | None, duration_s: float | None) -> float | None:
+    """Requests within every SLO per second of the measured window (DistServe;
+    ``vllm bench serve --goodput``): ``count.on_time / duration_s``. Null without
+    SLOs, without measured requests, or when the window has no length."""
+    if count is None or not count.measured or not duration_s or duration_s <= 0:
+        return None
+    return count.on_time / duration_s
 
 
 def _request_metric(r: RequestRecord, metric: str) -> float | None:
@@ -305,6 +344,14 @@ def _request_metric(r: RequestRecord, metric: str) -> float | None:
             return None
         return max(b - a for a, b in zip(r.chunk_ns, r.chunk_ns[1:], strict=False)) / NS_PER_MS
     raise ValueError(f"unknown SLO metric {metric!r}")
+
+
+def energy_per_output_token(energy_j: float | None, output_tokens: int | None) -> float | None:
+    """J per output token over a window: the GPUs' energy / the output tokens of the
+    requests that completed in it. Null without either, or without a token."""
+    if energy_j is None or not output_tokens or output_tokens <= 0:
+        return None
+    return energy_j / output_tokens
 
 
 @dataclass

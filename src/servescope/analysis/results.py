@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from servescope import __version__
-from servescope.analysis.metrics import Aggregate, FailureGroup, contract_fields
+from servescope.analysis.metrics import Aggregate, FailureGroup, contract_fields, energy_per_output_token, goodput, slo_count
 from servescope.documents import EvaluationRun, Prediction, PredictionPoint, Result
 from servescope.documents.evaluation_run import EvaluationPoint
 from servescope.documents.record import RequestRecord
@@ -44,6 +44,8 @@ class EngineFigures:
     device_utilization: list[float] | None = None
     queue_length_mean: list[float] | None = None
     queue_length_max: list[int] | None = None
+    # the GPUs over the window (a measured run with --gpu-metrics-url): the gpu_telemetry block less energy per token
+    gpu: dict[str, Any] | None = None
 
 
 def metrics_of(agg: Aggregate, figures: EngineFigures | None = None, requested_rate: float | None = None, achieved_rate: float | None = None) -> Metrics:
@@ -56,6 +58,9 @@ def metrics_of(agg: Aggregate, figures: EngineFigures | None = None, requested_r
         m["device_utilization"] = figures.device_utilization
         m["device_queue_length_mean"] = figures.queue_length_mean
         m["device_queue_length_max"] = figures.queue_length_max
+        if figures.gpu is not None:
+            energy = figures.gpu.get("energy_j")
+            m["gpu_telemetry"] = {**figures.gpu, "energy_per_output_token_j": energy_per_output_token(energy, m.get("output_tokens_total"))}
     m["requested_rate"] = requested_rate
     m["achieved_rate"] = achieved_rate
     return Metrics.model_validate(m)
@@ -110,20 +115,50 @@ def build_result(
     turnaround_note: str,
     failures: list[FailureGroup] | None = None,
     scores: Any = None,
+    point_indices: Sequence[int] | None = None,
 ) -> Result:
     """The Result of an outcome. ``failures``: grouped per point (a sweep), or None for
     ``aggregate``'s own groups; ``slo_records``: the requests the SLOs are checked on;
-    ``scores``: an eval run's scores block."""
+    ``scores``: an eval run's scores block; ``point_indices``: the ``RequestRecord.point``
+    of each entry of ``points`` (default: its position), which goodput per point reads."""
+    slo_list = slos or []
+    checked = list(slo_records) if slo_list else []
+    if slo_list:
+        metrics, points = _with_goodput(metrics, points, checked, slo_list, point_indices)
     return result_document(
         ident,
         metrics=metrics,
         points=points,
-        contract=contract_fields(aggregate, slo_records, slos or [], failures),
+        contract=contract_fields(aggregate, checked, slo_list, failures),
         resolved_params=resolved_params,
         metadata=metadata,
         turnaround_note=turnaround_note,
         scores=scores,
     )
+
+
+def _with_goodput(
+    metrics: Metrics, points: list[dict[str, Any]] | None, records: list[RequestRecord], slos: list[Slo], point_indices: Sequence[int] | None
+) -> tuple[Metrics, list[dict[str, Any]] | None]:
+    """``goodput_requests_per_sec`` of the run and of each point: requests within
+    every SLO over the window's wall time (``analysis.metrics.goodput``)."""
+    specs: list[tuple[str, str, str, float]] = [(s.id, s.metric, s.op, s.threshold) for s in slos]
+    metrics = metrics.model_copy(update={"goodput_requests_per_sec": goodput(slo_count(records, specs), metrics.duration_s)})
+    if not points:
+        return metrics, points
+    by_point: dict[int | None, list[RequestRecord]] = {}
+    for r in records:
+        by_point.setdefault(r.point, []).append(r)
+    indices = list(point_indices) if point_indices is not None else list(range(len(points)))
+    if len(indices) != len(points):
+        raise ValueError(f"{len(points)} point(s) but {len(indices)} point index(es)")
+    with_goodput = []
+    for index, point in zip(indices, points, strict=True):
+        m = point["metrics"]
+        m = m if isinstance(m, Metrics) else Metrics.model_validate(m)
+        g = goodput(slo_count(by_point.get(index, []), specs), m.duration_s)
+        with_goodput.append({**point, "metrics": m.model_copy(update={"goodput_requests_per_sec": g})})
+    return metrics, with_goodput
 
 
 def result_document(

@@ -14,7 +14,9 @@ episodes. Files:
   ``<metric>_std`` for every metric — the stable tier the regression guard reads;
 - ``summary_v0.3.csv``: the same rows and columns, then ``_p50``, ``_p90``,
   ``_mean_ci_lower``, ``_mean_ci_upper`` per metric (empty when n < 2), then
-  binomial CIs for ``success_rate`` and ``on_time_rate`` (pooled over requests),
+  binomial CIs for ``success_rate`` and ``on_time_rate`` (pooled over requests;
+  ``goodput_requests_per_sec``, the requests within every SLO per second, sits
+  beside ``on_time_rate`` in every tier and is empty without SLOs),
   then ``n_partial``: how many of the group's episodes are partial runs (rebuilt
   from the records of a run that wrote no result.json), then the scores of eval
   Results (``SCORE_COLUMNS``, empty for the others): accuracy pooled over the
@@ -58,6 +60,7 @@ METRICS: tuple[tuple[str, bool], ...] = (
     ("output_tokens_total", True),
     ("success_rate", False),
     ("on_time_rate", False),
+    ("goodput_requests_per_sec", False),
     ("p50_turnaround_s", False),
     ("p95_turnaround_s", False),
     ("output_tokens_per_sec", False),
@@ -124,6 +127,7 @@ def episode_metrics(r: Result) -> dict[str, float | int | None]:
         "output_tokens_total": m.output_tokens_total,
         "success_rate": m.success_rate,
         "on_time_rate": r.on_time_rate,
+        "goodput_requests_per_sec": m.goodput_requests_per_sec,
         "p50_turnaround_s": r.p50_turnaround_s,
         "p95_turnaround_s": r.p95_turnaround_s,
         "output_tokens_per_sec": m.output_tokens_per_sec,

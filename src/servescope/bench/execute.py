@@ -14,7 +14,7 @@ from servescope.bench.endpoint import Endpoint
 from servescope.bench.load import arrival_offsets_ns, closed_loop, open_loop
 from servescope.bench.outcome import PointOutcome
 from servescope.bench.records import RecordWriter
-from servescope.bench.scrape import MetricsSampler
+from servescope.bench.scrape import MetricsSampler, PointSamplers
 from servescope.documents.record import RequestRecord
 from servescope.workload.plan import PlannedPoint, PlannedRequest
 
@@ -53,7 +53,7 @@ async def run_point(
     temperature: float,
     seed: int | None,
     load: LoadSpec,
-    sampler: MetricsSampler | None = None,
+    sampler: MetricsSampler | PointSamplers | None = None,
     on_record: OnRecord | None = None,
     extra_body: dict[str, Any] | None = None,
 ) -> PointOutcome:

@@ -24,6 +24,9 @@ class EngineWindow:
     prefix_cache_hit_rate: float | None = None
     preemptions: int | None = None
     raw_delta: dict[str, float] = field(default_factory=dict)
+    # The GPUs over the same window (bench.gpu_telemetry.summarize_gpus): the Result's
+    # gpu_telemetry block less energy per token; None when not scraped.
+    gpu: dict[str, Any] | None = None
 
 
 @dataclass

@@ -160,19 +160,26 @@ class RecordWriter:
         self.write_extra(HEADER_KEY, header)
 
     def write_point_done(
-        self, point: int, achieved_rate: float | None, kv_utilization: float | None, prefix_cache_hit_rate: float | None, preemptions: int | None
+        self,
+        point: int,
+        achieved_rate: float | None,
+        kv_utilization: float | None,
+        prefix_cache_hit_rate: float | None,
+        preemptions: int | None,
+        gpu: dict[str, Any] | None = None,
     ) -> None:
-        """The end of a point: what recovery cannot compute from the request lines."""
-        self.write_extra(
-            POINT_DONE_KEY,
-            {
-                "point": point,
-                "achieved_rate": achieved_rate,
-                "kv_utilization": kv_utilization,
-                "prefix_cache_hit_rate": prefix_cache_hit_rate,
-                "preemptions": preemptions,
-            },
-        )
+        """The end of a point: what recovery cannot compute from the request lines
+        (``gpu``: the GPUs' summary over the point, when they were scraped)."""
+        done: dict[str, Any] = {
+            "point": point,
+            "achieved_rate": achieved_rate,
+            "kv_utilization": kv_utilization,
+            "prefix_cache_hit_rate": prefix_cache_hit_rate,
+            "preemptions": preemptions,
+        }
+        if gpu is not None:
+            done["gpu"] = gpu
+        self.write_extra(POINT_DONE_KEY, done)
 
     def write_extra(self, key: str, payload: dict[str, Any]) -> None:
         """A non-request line (``{"header": ...}``, ``{"tokenized": ...}``), redacted:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from servescope.analysis.metrics import Columns
 from servescope.bench.load import LoadOutcome
@@ -20,6 +21,7 @@ from servescope.bench.result import RunIdentity, build_result
 from servescope.bench.run_spec import RunSpec
 from servescope.catalog.store import Catalog
 from servescope.documents import Result
+from servescope.documents.result import GpuTelemetry
 from servescope.errors import DocumentError
 from servescope.workload.plan import PlannedPoint
 
@@ -54,6 +56,8 @@ def recover(records_path: Path, catalog: Catalog | None = None) -> Recovered:
         done = reader.points_done.get(idx)  # absent for the point a killed run was in: its rate is not known
         load = LoadOutcome(0, 0, 0, done.get("achieved_rate")) if done else None
         engine = EngineWindow(done.get("kv_utilization"), done.get("prefix_cache_hit_rate"), done.get("preemptions")) if done else EngineWindow()
+        if done and done.get("gpu") is not None:
+            engine.gpu = _gpu_block(done["gpu"], reader.dropped)
         outcomes.append(PointOutcome(point, load=load, engine=engine, prebuilt=columns.get(idx, Columns())))
     ident = RunIdentity(
         run_id=spec.run_id,
@@ -82,3 +86,14 @@ def recover(records_path: Path, catalog: Catalog | None = None) -> Recovered:
         slo_records=slo_records,
     )
     return Recovered(result, dict(sorted(reader.dropped.items())))
+
+
+def _gpu_block(block: Any, dropped: dict[str, int]) -> dict[str, Any] | None:
+    """A point's GPU summary as its point_done line gives it, if it is one; a block
+    that is not (another writer, an edit) is counted, not used."""
+    try:
+        GpuTelemetry.model_validate(block)
+    except ValueError:
+        dropped["bad-gpu-telemetry"] = dropped.get("bad-gpu-telemetry", 0) + 1
+        return None
+    return dict(block)

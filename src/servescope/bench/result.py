@@ -24,6 +24,7 @@ from servescope import __version__
 from servescope.analysis import results
 from servescope.analysis.metrics import Columns, aggregate_columns, failures_by_concurrency
 from servescope.analysis.results import EngineFigures, ResultIdentity, build_evaluation_run, metrics_of, result_point
+from servescope.bench.gpu_telemetry import merge_gpu_windows
 from servescope.bench.outcome import EngineWindow, PointOutcome
 from servescope.documents import Result, Workload, canonical_config, config_id
 from servescope.documents.record import RequestRecord
@@ -62,6 +63,7 @@ def _merge_engine(windows: list[EngineWindow]) -> EngineWindow:
         kv_utilization=sum(kv) / len(kv) if kv else None,
         prefix_cache_hit_rate=sum(hr) / len(hr) if hr else None,
         preemptions=sum(pre) if pre else None,
+        gpu=windows[0].gpu if len(windows) == 1 else merge_gpu_windows([w.gpu for w in windows]),
     )
 
 
@@ -79,6 +81,7 @@ def build_result(
     requested_rate: float | None = None,
     engine_scrape: dict[str, Any] | None = None,
     slo_records: list[RequestRecord] | None = None,
+    gpu_scrape: dict[str, Any] | None = None,
 ) -> Result:
     """``slo_records``: the records the SLOs are checked on when ``outcomes`` carry
     columns instead of records (a run rebuilt from its records file)."""
@@ -131,6 +134,7 @@ def build_result(
         resolved_params=resolved_params,
         turnaround_note="explicit timing: E2E of completed requests, measured at the client",
         scores=_with_sandbox_note(next((o.scores for o in outcomes if o.scores is not None), None), resolved_params),
+        point_indices=[o.point.index for o in outcomes] if points is not None else None,
         metadata={
             "pipeline_mode": "llm_live",
             "non_deterministic": True,
@@ -149,6 +153,7 @@ def build_result(
             "records_file": records_file,
             "seed": workload.params.seed,
             "engine_scrape": engine_scrape,
+            "gpu_scrape": gpu_scrape,
         },
     )
 
@@ -164,7 +169,7 @@ def _with_sandbox_note(scores: dict[str, Any] | None, resolved_params: dict[str,
 
 
 def _figures(window: EngineWindow) -> EngineFigures:
-    return EngineFigures(window.kv_utilization, window.prefix_cache_hit_rate, window.preemptions)
+    return EngineFigures(window.kv_utilization, window.prefix_cache_hit_rate, window.preemptions, gpu=window.gpu)
 
 
 __all__ = ["RunIdentity", "build_evaluation_run", "build_result", "git_commit"]

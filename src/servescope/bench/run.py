@@ -25,13 +25,14 @@ from servescope.bench.capabilities import Capabilities, probe_tools, read_capabi
 from servescope.bench.client import make_session
 from servescope.bench.endpoint import Endpoint
 from servescope.bench.execute import LoadSpec, OnRecord, PointOutcome
+from servescope.bench.gpu_telemetry import GpuSampler, check_gpu_metrics_url
 from servescope.bench.records import RecordWriter
 from servescope.bench.request_fields import request_extras
 from servescope.bench.result import RunIdentity, build_evaluation_run, build_result
 from servescope.bench.run_checks import check_run_options
 from servescope.bench.run_spec import EngineIdent, RunOptions, RunSpec
 from servescope.bench.runners import RUNNERS, RunContext
-from servescope.bench.scrape import MetricsSampler
+from servescope.bench.scrape import MetricsSampler, PointSamplers
 from servescope.catalog.store import Catalog
 from servescope.documents import EvaluationRun, Result, Workload
 from servescope.documents.config_id import config_id, parse_flags
@@ -291,8 +292,10 @@ async def _run_async(
         if progress.on_start:
             progress.on_start(sum(len(p.requests) for p in points))
         t_start = time.perf_counter()
-        # The sampler polls /metrics from its own thread (see bench.scrape): never on this loop.
-        sampler = MetricsSampler(endpoint.base_url, opts.scrape_interval_s, headers=endpoint.auth_headers()) if opts.scrape_metrics else None
+        # The samplers poll /metrics and the GPUs from their own threads (see bench.scrape): never on this loop.
+        engine_sampler = MetricsSampler(endpoint.base_url, opts.scrape_interval_s, headers=endpoint.auth_headers()) if opts.scrape_metrics else None
+        gpu_sampler = GpuSampler(opts.gpu_metrics_url, opts.scrape_interval_s) if opts.gpu_metrics_url else None
+        sampler = PointSamplers(engine_sampler, gpu_sampler) if engine_sampler or gpu_sampler else None
         timeout = opts.timeout_s or workload.params.timeout_s or 600.0
         with RecordWriter(records_path) as writer:
             writer.write_header(spec.header())
@@ -327,7 +330,8 @@ async def _run_async(
         records_file="records.jsonl",
         slos=opts.slos,
         requested_rate=opts.rate,
-        engine_scrape=sampler.stats.as_metadata() if sampler is not None else None,
+        engine_scrape=engine_sampler.stats.as_metadata() if engine_sampler is not None else None,
+        gpu_scrape=gpu_sampler.stats.as_metadata() if gpu_sampler is not None else None,
     )
     result_path = run_dir / "result.json"
     result.write_json(result_path)
@@ -366,6 +370,8 @@ def run_event_loop(coro: Any) -> Any:
 def run_workload(opts: RunOptions, progress: Progress | None = None, catalog: Catalog | None = None) -> RunArtifacts:
     """Plan, run and record one workload (library entry point of ``servescope run``)."""
     check_run_options(opts)  # before anything is loaded, started or written
+    if opts.gpu_metrics_url is not None:
+        check_gpu_metrics_url(opts.gpu_metrics_url)  # a wrong URL is one line now, not a run without telemetry
     prog = progress or Progress()
     status = prog.on_status or (lambda _msg: None)
     cat = catalog or Catalog.load()

@@ -48,6 +48,7 @@ class RunOptions:
     engine_model: str | None = None  # embedded engine only: a name of bench.engine.models (default: the tiny model)
     scrape_metrics: bool = True
     scrape_interval_s: float = 0.5  # first interval; doubles while a scrape takes > 10 % of it
+    gpu_metrics_url: str | None = None  # a DCGM exporter's page, scraped per point like /metrics (bench.gpu_telemetry)
     run_id: str | None = None
     extra_body: dict[str, Any] | None = None  # merged into every request, recorded in args (bench.request_fields)
 

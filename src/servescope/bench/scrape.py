@@ -27,6 +27,10 @@ a fraction of a millisecond. Pages are bounded in size, and the interval doubles
 whenever a scrape takes more than a tenth of it (a server slow to render its page
 is disturbed by every scrape too). Every scrape's cost is kept and reported in
 the Result (``metadata.engine_scrape``).
+
+The same machinery reads other pages through two hooks (``_parse``, ``_summarize``):
+``bench.gpu_telemetry.GpuSampler`` reads a DCGM exporter. ``PointSamplers`` starts
+and stops both around a point.
 """
 
 from __future__ import annotations
@@ -197,15 +201,16 @@ class MetricsSampler:
         headers: dict[str, str] | None = None,
         max_page_bytes: int = MAX_PAGE_BYTES,
         max_interval_s: float = MAX_INTERVAL_S,
+        path: str = "/metrics",
     ) -> None:
         if interval_s <= 0:
             raise ValueError("scrape interval must be > 0 seconds")
         parts = urlsplit(base_url)
-        self.url = f"{base_url}/metrics"
+        self.url = f"{base_url}{path}"
         self._https = parts.scheme == "https"
         self._host = parts.hostname or "127.0.0.1"
         self._port = parts.port
-        self._path = (parts.path.rstrip("/") or "") + "/metrics"
+        self._path = (parts.path.rstrip("/") or "") + path
         self._headers = {"Accept": "text/plain", **(headers or {})}
         self.max_page_bytes = max_page_bytes
         self.max_interval_s = max(interval_s, max_interval_s)
@@ -271,7 +276,7 @@ class MetricsSampler:
             self.stats.failed += 1
             return
         try:
-            values = parse_exposition(body.decode("utf-8", errors="replace"), WANTED_PREFIXES)
+            values = self._parse(body.decode("utf-8", errors="replace"))
         except ValueError as exc:
             self.available = False
             self.stats.failed += 1
@@ -287,6 +292,14 @@ class MetricsSampler:
         if (t2 - t0) > SLOW_FRACTION * self.interval_s and self.interval_s < self.max_interval_s:
             self.interval_s = min(self.max_interval_s, self.interval_s * 2)
             self.stats.final_interval_s = self.interval_s
+
+    def _parse(self, text: str) -> dict[str, float]:
+        """The numbers a snapshot keeps (a subclass reads other families)."""
+        return parse_exposition(text, WANTED_PREFIXES)
+
+    def _summarize(self) -> Any:
+        """What the window's snapshots say (a subclass summarises its own families)."""
+        return summarize_window(self.snapshots)
 
     def _loop(self) -> None:
         while not self._stop.wait(self.interval_s):
@@ -304,7 +317,8 @@ class MetricsSampler:
             self._thread = threading.Thread(target=self._loop, name="servescope-metrics", daemon=True)
             self._thread.start()
 
-    async def stop(self) -> EngineWindow:
+    async def stop(self) -> Any:
+        """The window's summary (``EngineWindow`` for an engine's page)."""
         self._stop.set()
         thread, self._thread = self._thread, None
         if thread is not None:
@@ -312,8 +326,42 @@ class MetricsSampler:
         if self.available:
             await asyncio.to_thread(self.sample)
         self._drop_connection()  # one connection per point: nothing held open between points
-        return summarize_window(self.snapshots)
+        return self._summarize()
 
     def close(self) -> None:
         self._stop.set()
         self._drop_connection()
+
+
+class PointSamplers:
+    """What is sampled while a point's measured load runs, each in its own thread:
+    the engine's ``/metrics`` and, with ``run --gpu-metrics-url``, the GPUs (a
+    ``bench.gpu_telemetry.GpuSampler``). ``stop()`` gives the engine's window with
+    the GPUs' summary in ``EngineWindow.gpu``."""
+
+    def __init__(self, engine: MetricsSampler | None = None, gpu: MetricsSampler | None = None) -> None:
+        self.engine = engine
+        self.gpu = gpu
+
+    async def start(self) -> None:
+        await asyncio.gather(*(s.start() for s in (self.engine, self.gpu) if s is not None))
+
+    async def stop(self) -> EngineWindow:
+        window = EngineWindow()
+        engine_window, gpu_window = await asyncio.gather(
+            self.engine.stop() if self.engine is not None else _none(),
+            self.gpu.stop() if self.gpu is not None else _none(),
+        )
+        if engine_window is not None:
+            window = engine_window
+        window.gpu = gpu_window
+        return window
+
+    def close(self) -> None:
+        for s in (self.engine, self.gpu):
+            if s is not None:
+                s.close()
+
+
+async def _none() -> None:
+    return None

@@ -79,6 +79,44 @@ class Distribution(StrictModel):
         return issues
 
 
+class GpuStats(StrictModel):
+    """One GPU over a measured window, from a DCGM exporter's samples (``run --gpu-metrics-url``).
+    A statistic whose metric the exporter did not publish is null."""
+
+    gpu: str = Field(description="The exporter's gpu label (device index on its host).")
+    uuid: str | None = None
+    model_name: str | None = None
+    hostname: str | None = None
+    samples: NonNegInt = Field(description="Scrapes of the window that carried this GPU.")
+    power_w_mean: NonNegFloat | None = Field(default=None, description="Mean of DCGM_FI_DEV_POWER_USAGE samples (W).")
+    power_w_max: NonNegFloat | None = None
+    utilization_pct_mean: float | None = Field(default=None, ge=0.0, le=100.0, description="Mean of DCGM_FI_DEV_GPU_UTIL samples (%).")
+    memory_used_mib_max: NonNegFloat | None = Field(default=None, description="Largest DCGM_FI_DEV_FB_USED sample (MiB).")
+    sm_clock_mhz_mean: NonNegFloat | None = Field(default=None, description="Mean of DCGM_FI_DEV_SM_CLOCK samples (MHz).")
+    temperature_c_max: float | None = Field(default=None, description="Largest DCGM_FI_DEV_GPU_TEMP sample (C).")
+    energy_j: NonNegFloat | None = Field(default=None, description="Energy over the window (J).")
+    energy_source: Literal["energy-counter", "power-integral"] | None = Field(
+        default=None,
+        description="energy-counter: the delta of DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION (preferred); power-integral: the power samples "
+        "integrated over time (trapezoids), when the counter is missing or went backwards.",
+    )
+
+
+class GpuTelemetry(StrictModel):
+    """The GPUs while a run (or one point) was measured: scraped from a DCGM exporter
+    off the event loop that stamps tokens, between a snapshot taken before the
+    measured load and one taken after it."""
+
+    source: str = Field(description="The exporter URL scraped (no credentials).")
+    window_s: NonNegFloat = Field(description="From the first to the last scrape of the window.")
+    scrapes: NonNegInt
+    gpus: list[GpuStats] = Field(default_factory=list)
+    energy_j: NonNegFloat | None = Field(default=None, description="Sum over the GPUs (null unless every GPU has an energy).")
+    energy_per_output_token_j: NonNegFloat | None = Field(
+        default=None, description="energy_j / output_tokens_total of the same window (J per output token); null without either."
+    )
+
+
 class Metrics(StrictModel):
     """Counts, throughputs and latency distributions of a run (or one point)."""
 
@@ -105,13 +143,18 @@ class Metrics(StrictModel):
     kv_utilization: UnitFloat | None = None
     prefix_cache_hit_rate: UnitFloat | None = None
     preemptions: NonNegInt | None = None
-    goodput_requests_per_sec: NonNegFloat | None = None
+    goodput_requests_per_sec: NonNegFloat | None = Field(
+        default=None,
+        description="Requests that completed within every SLO, per second of the measured window (DistServe; vllm bench serve --goodput). "
+        "Null when no SLO was given.",
+    )
     resends: NonNegInt | None = Field(
         default=None,
         description="Sends repeated because the previous send never reached the server (a pooled connection it had "
         "closed); the time they took stays inside each request's latency. Null when not counted.",
     )
     resent_requests: NonNegInt | None = Field(default=None, description="Requests sent more than once (see resends).")
+    gpu_telemetry: GpuTelemetry | None = Field(default=None, description="The GPUs during the window (run --gpu-metrics-url); null when not scraped.")
     # Simulated only (metrics-contract.txt): null in explicit mode.
     device_utilization: list[UnitFloat] | None = None
     device_queue_length_mean: list[NonNegFloat] | None = None
@@ -128,6 +171,9 @@ class Metrics(StrictModel):
             issues.append(error("total_requests", f"completed ({c}) + failed ({f}) != total ({t})"))
         if t and c is not None and self.success_rate is not None and abs(self.success_rate - c / t) > 1e-6:
             issues.append(error("success_rate", f"{self.success_rate} != completed/total = {c / t:.6f}"))
+        g, rps = self.goodput_requests_per_sec, self.requests_per_sec
+        if g is not None and rps is not None and g > rps * (1 + 1e-9) + 1e-12:
+            issues.append(error("goodput_requests_per_sec", f"{g} exceeds requests_per_sec {rps}: requests within every SLO are completed requests"))
         return issues
 
 
@@ -304,6 +350,9 @@ class Metadata(StrictModel):
     seed: int | None = None
     step_timing: dict[str, float] | None = None
     engine_scrape: EngineScrape | None = None
+    gpu_scrape: EngineScrape | None = Field(
+        default=None, description="What reading the DCGM exporter (run --gpu-metrics-url) cost, and why it stopped if it did; null when not read."
+    )
 
 
 class Result(Document):

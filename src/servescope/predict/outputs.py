@@ -272,6 +272,7 @@ def build_result(
         points=points,
         slo_records=records,
         slos=slos,
+        point_indices=[v.index for v in views] if points is not None else None,
         resolved_params=resolved,
         turnaround_note="simulated timing: E2E from the simulated send to the last simulated token, queueing and device time included",
         metadata={

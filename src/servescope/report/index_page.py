@@ -17,6 +17,8 @@ SUMMARY_METRICS: tuple[tuple[str, str], ...] = (
     ("itl_ms_p50", "ITL p50 ms"),
     ("tpot_ms_p50", "TPOT p50 ms"),
     ("e2e_ms_p50", "E2E p50 ms"),
+    ("on_time_rate", "on-time rate"),
+    ("goodput_requests_per_sec", "goodput req/s"),
 )
 LEGEND = (("measured", "measured"), ("imported", "imported"), ("predicted", "predicted only"), ("none", "none"))
 

@@ -27,6 +27,8 @@ class ChartPoint:
     ttft_mean: float | None = None
     itl_mean: float | None = None
     status: str = "ok"
+    # a Result with SLOs: requests within every SLO per second (null without SLOs, and for tables that carry no such figure)
+    goodput_requests_per_sec: float | None = None
 
 
 def _stat(dist: Any, name: str) -> float | None:
@@ -45,6 +47,7 @@ def _from_metrics(concurrency: int, context: int | None, m: Metrics, status: str
         ttft_mean=_stat(m.ttft_ms, "mean"),
         itl_mean=_stat(m.itl_ms, "mean"),
         status=status,
+        goodput_requests_per_sec=m.goodput_requests_per_sec,
     )
 
 

@@ -86,10 +86,27 @@ def _points(run: Run) -> str:
             fmt(p.itl_p50),
             fmt(p.itl_p99),
             fmt(p.itl_mean),
+            fmt(p.goodput_requests_per_sec),
         ]
         for p in chart_points(run)
     ]
-    return table(["concurrency", "context tokens", "status", "output tok/s", "TTFT p50", "TTFT p99", "TTFT mean", "ITL p50", "ITL p99", "ITL mean"], rows)
+    headers = ["concurrency", "context tokens", "status", "output tok/s", "TTFT p50", "TTFT p99", "TTFT mean", "ITL p50", "ITL p99", "ITL mean"]
+    return table([*headers, "goodput req/s"], rows) + _slos(run)
+
+
+def _slos(run: Run) -> str:
+    """A Result's SLOs and how the run met them (on-time rate, goodput, violations)."""
+    doc = run.doc
+    if not isinstance(doc, Result) or not doc.slos:
+        return ""
+    slos = ", ".join(s.id for s in doc.slos)
+    rows: list[tuple[str, object]] = [
+        ("SLOs (every request held to each)", slos),
+        ("on-time rate (share of measured requests within every SLO)", doc.on_time_rate),
+        ("goodput (requests within every SLO per second)", doc.metrics.goodput_requests_per_sec),
+        ("violations by SLO", doc.violations_by_invariant_id),
+    ]
+    return "<h3>SLOs</h3>" + _kv(rows)
 
 
 def _links(run: Run, site: Site) -> str:

@@ -12,7 +12,7 @@ from servescope.bench.capabilities import Capabilities
 from servescope.bench.endpoint import Endpoint
 from servescope.bench.execute import LoadSpec, OnRecord, PointOutcome, run_point
 from servescope.bench.records import RecordWriter
-from servescope.bench.scrape import MetricsSampler
+from servescope.bench.scrape import MetricsSampler, PointSamplers
 from servescope.documents import Workload
 from servescope.workload.plan import PlannedPoint
 
@@ -25,7 +25,7 @@ class RunContext:
     t0_ns: int
     timeout_s: float
     load: LoadSpec = field(default_factory=LoadSpec)
-    sampler: MetricsSampler | None = None
+    sampler: MetricsSampler | PointSamplers | None = None
     on_record: OnRecord | None = None
     on_point: Callable[[PlannedPoint], None] | None = None
     extra_body: dict[str, Any] | None = None
@@ -55,7 +55,12 @@ async def run_points(ctx: RunContext, workload: Workload, points: list[PlannedPo
         )
         engine = outcome.engine
         ctx.writer.write_point_done(
-            point.index, outcome.load.achieved_rate if outcome.load else None, engine.kv_utilization, engine.prefix_cache_hit_rate, engine.preemptions
+            point.index,
+            outcome.load.achieved_rate if outcome.load else None,
+            engine.kv_utilization,
+            engine.prefix_cache_hit_rate,
+            engine.preemptions,
+            engine.gpu,
         )
         outcomes.append(outcome)
     return outcomes
