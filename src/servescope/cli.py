@@ -378,7 +378,7 @@ class ExportFormatOption(str, Enum):
     csv = "csv"
 
 
-@app.command("export")
+@app.command("export", epilog=epilog("export"))
 def export_cmd(
     run_dir: Annotated[Path, typer.Argument(help="A run folder (holding records.jsonl), or a records.jsonl file; finished or not.")],
     fmt: Annotated[ExportFormatOption, typer.Option("--format", help="parquet (needs pyarrow: the parquet extra) or csv.")] = ExportFormatOption.parquet,

@@ -109,6 +109,10 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
         ),
         ("an inference-perf report folder, printed", "servescope import inference-perf inference-perf-reports --scenario llama-3.1-8b-on-h100"),
     ),
+    "export": (
+        ("one row per request, as Parquet (pip install servescope[parquet])", "servescope export runs/cpu/sweep-parallel-1-8-i128-o64-v1-*"),
+        ("as CSV, to a file of your choosing", "servescope export runs/cpu/sweep-parallel-1-8-i128-o64-v1-*/records.jsonl --format csv --out requests.csv"),
+    ),
     "config-id": (
         ("the fingerprint of a vLLM setup", "servescope config-id vllm 0.11.0 -- --max-num-seqs 256 --enable-prefix-caching"),
         (
