@@ -151,7 +151,9 @@ def summarize(
         out.print(f"{path}: partial run, summarized from its records", markup=False)
     for path, dropped in found.dropped.items():
         reasons = ", ".join(f"{n} {why}" for why, n in dropped.items())
-        out.print(f"{path}: {sum(dropped.values())} record(s) dropped: {reasons}", markup=False)
+        first = "; ".join(f"{why} at {where}" for why, where in found.dropped_at.get(path, {}).items())
+        where = f" (first {first})" if first else ""
+        out.print(f"{path}: {sum(dropped.values())} record(s) dropped: {reasons}{where}; the other records are summarized", markup=False)
     if not found.results:
         err.print("error: no Result found in the given paths", markup=False)
         raise typer.Exit(1)
