@@ -77,11 +77,12 @@ def _root(
 
 
 def _plausibility(doc: Document, catalog: Catalog) -> list[Issue]:
-    """The predictor's physics on measurements whose scenario is known."""
-    from servescope.documents import EvaluationRun, Result
+    """Impossible times in any measurement or prediction; the predictor's physics on
+    measurements whose scenario is known."""
+    from servescope.documents import EvaluationRun, Prediction, Result
     from servescope.predict.plausibility import plausibility_issues
 
-    if isinstance(doc, (Result, EvaluationRun)):
+    if isinstance(doc, (Result, EvaluationRun, Prediction)):
         return plausibility_issues(doc, catalog=catalog)
     return []
 

@@ -41,6 +41,7 @@ from servescope.documents.engine_command import (
     redact_flags,
 )
 from servescope.errors import EndpointError, UsageError
+from servescope.workload.arrivals import check_rate
 from servescope.workload.plan import PlannedPoint, plan
 
 # Flags of the embedded engine's command line that say nothing about what runs.
@@ -371,6 +372,9 @@ def run_workload(opts: RunOptions, progress: Progress | None = None, catalog: Ca
         raise EndpointError(f"workload kind {workload.kind!r} has no runner yet (eval and image arrive with their issues)")
     rows = cat.dataset_rows(workload.dataset_id)
     points = plan(workload, rows, opts.concurrency)
+    if opts.rate is not None:  # a schedule that cannot be sent is refused before anything starts
+        for point in points:
+            check_rate(opts.rate, sum(r.phase == "measured" for r in point.requests), "--rate")
     command = _engine_command(opts)
     if workload.kind == "eval":
         from servescope.bench.runners.eval import preflight
