@@ -35,7 +35,9 @@ def _one_line_refusal(proc: subprocess.CompletedProcess[str], *phrases: str) -> 
 @pytest.mark.parametrize("rate", ["1e-300", "1e-9", "1e-5"])
 def test_run_refuses_a_rate_whose_schedule_cannot_be_sent(itest_catalog: Catalog, tmp_path: Path, rate: str) -> None:
     with TruthServer(ttft_ms=1, itl_ms=1) as srv:
-        proc = cli("run", "serve-itest-c4-v1", "--endpoint", srv.base_url, "--rate", rate, "--no-scrape", "--out", str(tmp_path / "runs"), catalog=itest_catalog)
+        proc = cli(
+            "run", "serve-itest-c4-v1", "--endpoint", srv.base_url, "--rate", rate, "--no-scrape", "--out", str(tmp_path / "runs"), catalog=itest_catalog
+        )
         assert srv.read_log() == {}  # not one request sent
     _one_line_refusal(proc, f"--rate {float(rate):g}", "12 requests", "past the longest arrival schedule", "give a rate of at least")
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
@@ -44,7 +46,9 @@ def test_run_refuses_a_rate_whose_schedule_cannot_be_sent(itest_catalog: Catalog
 def test_run_at_a_slow_but_sendable_rate_is_not_refused_up_front(itest_catalog: Catalog, tmp_path: Path) -> None:
     """The control: 12 requests at 1000 req/s run and end in a Result."""
     with TruthServer(ttft_ms=1, itl_ms=1) as srv:
-        proc = cli("run", "serve-itest-c4-v1", "--endpoint", srv.base_url, "--rate", "1000", "--no-scrape", "--out", str(tmp_path / "runs"), catalog=itest_catalog)
+        proc = cli(
+            "run", "serve-itest-c4-v1", "--endpoint", srv.base_url, "--rate", "1000", "--no-scrape", "--out", str(tmp_path / "runs"), catalog=itest_catalog
+        )
     assert proc.returncode == 0, proc.stderr
     assert len(list((tmp_path / "runs").glob("*/result.json"))) == 1
 
