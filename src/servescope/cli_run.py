@@ -134,6 +134,13 @@ def run_command(
         bool, typer.Option("--scrape/--no-scrape", help="Read the engine's /metrics (KV usage, prefix hits, preemptions) from a thread during the run.")
     ] = True,
     scrape_interval: Annotated[float, typer.Option(help="Seconds between /metrics reads at first; doubles while a read takes over 10 % of it.")] = 0.5,
+    fail_fast: Annotated[
+        bool,
+        typer.Option(
+            "--fail-fast/--no-fail-fast",
+            help="Stop sending when the first max(8, 2 x concurrency) requests (at most 128) all fail the same way; the rest are recorded as not sent.",
+        ),
+    ] = True,
 ) -> None:
     """Measure a workload against an endpoint (default: the embedded llama.cpp engine)."""
     from servescope.bench.request_fields import parse_extra_body
@@ -179,6 +186,7 @@ def run_command(
         scrape_interval_s=scrape_interval,
         engine_model=engine_model,
         unsafe_code_exec=unsafe_code_exec,
+        fail_fast=fail_fast,
     )
     if not (math.isfinite(min_success_rate) and 0.0 <= min_success_rate <= 1.0):
         raise UsageError(f"--min-success-rate {min_success_rate!r}: give a share in 0..1, e.g. 0.95")

@@ -11,6 +11,7 @@ import aiohttp
 
 from servescope.bench.client import send
 from servescope.bench.endpoint import Endpoint
+from servescope.bench.fail_fast import FailFast
 from servescope.bench.load import arrival_offsets_ns, closed_loop, open_loop
 from servescope.bench.outcome import PointOutcome
 from servescope.bench.records import RecordWriter
@@ -56,6 +57,7 @@ async def run_point(
     sampler: MetricsSampler | None = None,
     on_record: OnRecord | None = None,
     extra_body: dict[str, Any] | None = None,
+    fail_fast: FailFast | None = None,
 ) -> PointOutcome:
     outcome = PointOutcome(point)
     warmup = [r for r in point.requests if r.phase == "warmup"]
@@ -73,9 +75,14 @@ async def run_point(
             start_ns=start_abs_ns - t0_ns,
             expected=req.expected,
         )
-        body = endpoint.body(req.prompt, req.max_tokens, temperature, seed, extra_body)
-        await send(session, endpoint, body, record, t0_ns=t0_ns, timeout_s=timeout_s, keep_text=req.expected is not None)
-        _check_expected(record)
+        if fail_fast is not None and fail_fast.stopped:
+            fail_fast.mark_not_sent(record)
+        else:
+            body = endpoint.body(req.prompt, req.max_tokens, temperature, seed, extra_body)
+            await send(session, endpoint, body, record, t0_ns=t0_ns, timeout_s=timeout_s, keep_text=req.expected is not None)
+            _check_expected(record)
+            if fail_fast is not None:
+                fail_fast.observe(record)
         writer.write(record)
         outcome.records.append(record)
         if on_record is not None:

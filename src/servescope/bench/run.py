@@ -25,6 +25,7 @@ from servescope.bench.capabilities import Capabilities, probe_tools, read_capabi
 from servescope.bench.client import make_session
 from servescope.bench.endpoint import Endpoint
 from servescope.bench.execute import LoadSpec, OnRecord, PointOutcome
+from servescope.bench.fail_fast import FailFast, window_for
 from servescope.bench.records import RecordWriter
 from servescope.bench.request_fields import request_extras
 from servescope.bench.result import RunIdentity, build_evaluation_run, build_result
@@ -257,6 +258,9 @@ async def _run_async(
         }
         if len(points) == 1:
             resolved["concurrency"] = points[0].concurrency
+        # Closed loop: the first point's concurrency; open loop: its in-flight requests are not capped, the same window.
+        fail_fast = FailFast(window_for(points[0].concurrency)) if opts.fail_fast and workload.kind != "eval" and points else None
+        resolved["fail_fast_window"] = fail_fast.window if fail_fast is not None else None
         if capabilities.source is not None:  # what the rows were checked against, kept with the run
             resolved["endpoint_capabilities"] = {"source": capabilities.source, "supports_tools": capabilities.supports_tools, "vision": capabilities.vision}
             if capabilities.detail is not None:
@@ -306,12 +310,17 @@ async def _run_async(
                 on_point=progress.on_point,
                 extra_body=extras.body or None,
                 capabilities=capabilities,
+                fail_fast=fail_fast,
             )
             try:
                 outcomes: list[PointOutcome] = await RUNNERS[workload.kind](ctx, workload, points)
             finally:
                 if sampler is not None:
                     sampler.close()
+            if fail_fast is not None and fail_fast.stopped:
+                resolved["stopped_early"] = fail_fast.notice()
+                if progress.on_notice is not None:
+                    progress.on_notice(fail_fast.notice())
             wall = time.perf_counter() - t_start
             await _fill_input_tokens(session, endpoint, points, outcomes, writer)
     result = build_result(

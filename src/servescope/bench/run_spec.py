@@ -50,6 +50,7 @@ class RunOptions:
     scrape_interval_s: float = 0.5  # first interval; doubles while a scrape takes > 10 % of it
     run_id: str | None = None
     extra_body: dict[str, Any] | None = None  # merged into every request, recorded in args (bench.request_fields)
+    fail_fast: bool = True  # stop sending when the first requests all fail the same way (bench.fail_fast)
 
 
 class EngineIdent(BaseModel):
