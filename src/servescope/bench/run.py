@@ -189,12 +189,29 @@ async def _fill_input_tokens(
     writer.write_extra("tokenized", {"source": "/tokenize", "input_tokens": counts})
 
 
+# How long the first GET /v1/models may take before the run is refused (the server is up
+# by then: a loading engine that accepts connections and says nothing is not ready).
+PROBE_TIMEOUT_S = 10.0
+
+
 async def _check_reachable(session: aiohttp.ClientSession, endpoint: Endpoint) -> None:
+    """One line naming the URL, what happened and what to do, whatever answers (or does not)."""
+    url = f"{endpoint.base_url}/v1/models"
     try:
-        async with session.get(f"{endpoint.base_url}/v1/models", headers=endpoint.headers(), timeout=aiohttp.ClientTimeout(total=10)):
+        async with session.get(url, headers=endpoint.headers(), timeout=aiohttp.ClientTimeout(total=PROBE_TIMEOUT_S)):
             return
-    except (aiohttp.ClientConnectionError, TimeoutError, OSError) as exc:
-        raise EndpointError(f"cannot reach {endpoint.base_url}: {exc}; is the server running?") from exc
+    except TimeoutError as exc:  # its text is empty: say what it means
+        raise EndpointError(
+            f"no answer from {url} within {PROBE_TIMEOUT_S:g} s: something accepts connections there but does not answer; "
+            "is the engine still loading, or is this another service's port?"
+        ) from exc
+    except aiohttp.ClientResponseError as exc:  # aiohttp could not parse the answer as HTTP
+        raise EndpointError(f"{url} answered with something that is not HTTP ({' '.join(exc.message.split())[:120]}); is this the server's HTTP port?") from exc
+    except aiohttp.ServerDisconnectedError as exc:
+        raise EndpointError(f"{url}: the server closed the connection without answering; is this the server's HTTP port?") from exc
+    except (aiohttp.ClientError, OSError) as exc:
+        detail = " ".join(str(exc).split()) or type(exc).__name__
+        raise EndpointError(f"cannot reach {endpoint.base_url}: {detail}; is the server running?") from exc
 
 
 async def _run_async(
