@@ -40,6 +40,25 @@ def _result_files(path: Path) -> Iterable[Path]:
             yield p
 
 
+def unfinished_runs(paths: Iterable[Path | str]) -> list[Path]:
+    """Records files (named, or in the folders named) of runs that wrote no
+    ``result.json`` beside them: killed, interrupted or still going."""
+    found: set[Path] = set()
+    for raw in paths:
+        path = Path(raw)
+        records = [path] if path.is_file() and path.name == "records.jsonl" else sorted(path.rglob("records.jsonl")) if path.is_dir() else []
+        found.update(r for r in records if not (r.parent / "result.json").is_file())
+    return sorted(found)
+
+
+def unfinished_line(records: Path) -> str:
+    """What to say of a run that did not finish, and how to read it anyway."""
+    return (
+        f"{records}: the records of a run that did not finish (no result.json beside them: killed, interrupted or still going); "
+        f"summarize rebuilds its Result from them: servescope summarize --in {records.parent} --out SUMMARY_FOLDER"
+    )
+
+
 def collect_results(paths: Iterable[Path], catalog: Catalog | None = None) -> Collected:
     out = Collected()
     cat = catalog
