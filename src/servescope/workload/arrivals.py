@@ -21,17 +21,12 @@ from typing import Literal
 
 import numpy as np
 
-from servescope.errors import UsageError
+from servescope.errors import ScheduleError
 
 Arrival = Literal["poisson", "gamma", "constant"]
 
 
 MAX_SCHEDULE_S = 7 * 24 * 3600.0
-
-
-class ScheduleError(UsageError, ValueError):
-    """A rate or schedule that cannot be sent or simulated: one line, exit code 2 (a
-    ``UsageError``); a ``ValueError`` too, for callers that word those as their own."""
 
 
 def _duration(seconds: float) -> str:
