@@ -93,7 +93,8 @@ def collect_results(paths: Iterable[Path], catalog: Catalog | None = None) -> Co
                 where = ".".join(str(p) for p in detail["loc"])
                 out.problems.append(f"{rec}: cannot rebuild a result from the records: {where}: {detail['msg']} (skipped)")
                 continue
-            except (ServescopeError, ValueError, KeyError, OSError) as exc:
+            except (ServescopeError, ValueError, KeyError, OSError, TypeError, AttributeError, IndexError, OverflowError) as exc:
+                # (data of a shape no writer of ours makes: this file is skipped, the others still summarized)
                 out.problems.append(f"{rec}: cannot rebuild a result from the records: {' '.join(str(exc).split())} (skipped)")
                 continue
             out.results.append(got.result)

@@ -233,6 +233,10 @@ def unusable_field(d: dict[str, Any]) -> tuple[str, str] | None:
     for k in ("start_ns", "first_token_ns", "end_ns"):
         if (k == "start_ns" or d.get(k) is not None) and not _is_time(d.get(k, 0)):
             return "bad-timestamp", f"{k} = {_shown(d.get(k))}"
+    start = d.get("start_ns", 0)
+    for k in ("first_token_ns", "end_ns"):  # latency is measured from start_ns: nothing happens before it
+        if d.get(k) is not None and d[k] < start:
+            return "bad-timestamp", f"{k} = {d[k]} < start_ns = {start}"
     chunks = d.get("chunk_ns")
     if chunks is not None and not (isinstance(chunks, list) and all(_is_time(c) for c in chunks)):
         return "bad-timestamp", f"chunk_ns = {_shown(chunks)}"
@@ -361,9 +365,9 @@ class _LineReader:
             if HEADER_KEY in d and self.header is None:
                 self.header = d[HEADER_KEY]
             elif TOKENIZED_KEY in d:
-                self.tokenized = dict((d[TOKENIZED_KEY] or {}).get("input_tokens") or {})
+                self.tokenized = _token_counts(d[TOKENIZED_KEY])
             elif POINT_DONE_KEY in d and isinstance(d[POINT_DONE_KEY], dict) and isinstance(d[POINT_DONE_KEY].get("point"), int):
-                self.points_done[d[POINT_DONE_KEY]["point"]] = d[POINT_DONE_KEY]
+                self.points_done[d[POINT_DONE_KEY]["point"]] = _point_done(d[POINT_DONE_KEY])
             return
         unusable = unusable_field(d)
         if unusable is not None:
@@ -411,6 +415,32 @@ class _LineReader:
             c.failed.append((d.get("stage") or "stream", d.get("category") or "other", d.get("error") or "", d["request_id"], d.get("http_status")))
 
 
+def _token_counts(payload: Any) -> dict[str, int]:
+    """The counts of a ``tokenized`` line that can be token counts (whole numbers in
+    0..MAX_TOKENS); any other value is left out, so the input count stays null."""
+    counts = payload.get("input_tokens") if isinstance(payload, dict) else None
+    if not isinstance(counts, dict):
+        return {}
+    return {str(k): v for k, v in counts.items() if type(v) is int and 0 <= v <= limits.MAX_TOKENS}
+
+
+def _point_done(payload: dict[str, Any]) -> dict[str, Any]:
+    """A ``point_done`` line's figures that can be what they claim; any other is null."""
+
+    def number(v: Any, top: float = math.inf) -> float | None:
+        ok = isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and 0 <= v <= top
+        return float(v) if ok else None
+
+    preemptions = payload.get("preemptions")
+    return {
+        "point": payload["point"],
+        "achieved_rate": number(payload.get("achieved_rate")),
+        "kv_utilization": number(payload.get("kv_utilization"), 1.0),
+        "prefix_cache_hit_rate": number(payload.get("prefix_cache_hit_rate"), 1.0),
+        "preemptions": preemptions if type(preemptions) is int and preemptions >= 0 else None,
+    }
+
+
 def _stdlib_or_none(line: bytes) -> Any:
     try:
         return json.loads(line)
@@ -449,12 +479,12 @@ def _read_index(records_path: Path, size: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _implausible_rows(rows: np.ndarray) -> np.ndarray:
-    """Rows whose times or counts cannot be true (negative, past ``limits.MAX_TOKENS``):
+    """Rows whose times or counts cannot be true (before start_ns, negative, past ``limits.MAX_TOKENS``):
     their lines are read as JSON instead, where ``unusable_field`` names what is wrong."""
     bad = (rows["start_ns"] < 0) | (rows["phase"] > 1)
     for name in ("first_ns", "end_ns"):
         col = rows[name]
-        bad |= (col != NULL_I64) & (col < 0)
+        bad |= (col != NULL_I64) & (col < rows["start_ns"])
     for name in ("input_tokens", "output_tokens"):
         col = rows[name]
         bad |= (col != NULL_I64) & ((col < 0) | (col > limits.MAX_TOKENS))
