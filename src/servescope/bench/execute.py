@@ -103,7 +103,9 @@ async def run_point(
             outcome.load = await closed_loop(measured, point.concurrency, one)
         else:
             offsets = arrival_offsets_ns(len(measured), load.rate, load.arrival, load.gamma_shape, load.seed)  # type: ignore[arg-type]
-            outcome.load = await open_loop(measured, offsets, one)
+            outcome.load = await open_loop(measured, offsets, one, stopped=(lambda: fail_fast.stopped) if fail_fast is not None else None)
+        if fail_fast is not None and fail_fast.stopped and outcome.load is not None:
+            outcome.load.achieved_rate = None  # the requests not sent were never offered: no rate was achieved
     finally:
         gc.unfreeze()
         if sampler is not None:
