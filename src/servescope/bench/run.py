@@ -42,7 +42,7 @@ from servescope.documents.engine_command import (
     redact_flags,
 )
 from servescope.errors import EndpointError, UsageError
-from servescope.workload.arrivals import check_rate
+from servescope.workload.arrivals import arrival_offsets_ns, check_rate
 from servescope.workload.plan import PlannedPoint, plan
 
 # Flags of the embedded engine's command line that say nothing about what runs.
@@ -400,7 +400,9 @@ def run_workload(opts: RunOptions, progress: Progress | None = None, catalog: Ca
     points = plan(workload, rows, opts.concurrency)
     if opts.rate is not None:  # a schedule that cannot be sent is refused before anything starts
         for point in points:
-            check_rate(opts.rate, sum(r.phase == "measured" for r in point.requests), "--rate")
+            n = sum(r.phase == "measured" for r in point.requests)
+            check_rate(opts.rate, n, "--rate")
+            arrival_offsets_ns(n, opts.rate, opts.arrival, opts.gamma_shape, workload.params.seed or 0)  # type: ignore[arg-type]  # the schedule execute draws
     command = _engine_command(opts)
     if workload.kind == "eval":
         from servescope.bench.runners.eval import preflight
