@@ -154,7 +154,10 @@ def test_a_server_that_drops_every_request_stops_early(itest_catalog: Catalog, t
 
 
 def _rec(ok: bool, category: str | None = None) -> RequestRecord:
-    return RequestRecord(request_id="r", ok=ok, category=category, error=None if ok else "boom")
+    stage = None if ok else "score" if category == "wrong-answer" else "stream"
+    return RequestRecord(
+        request_id="r", ok=ok, stage=stage, category="malformed-output" if category == "wrong-answer" else category, error=None if ok else "boom"
+    )
 
 
 @pytest.mark.parametrize(
@@ -166,6 +169,8 @@ def _rec(ok: bool, category: str | None = None) -> RequestRecord:
         (["timeout"] * 4 + ["connection"] * 20, False),  # two causes: not one dead server
         (["context-overflow"] * 20, False),  # an answer about the request, not the server
         (["http-error"] * 3 + ["unsupported"] + ["http-error"] * 20, False),
+        (["wrong-answer"] * 20, False),  # a needle not found in the answer: the server answered
+        (["malformed-output"] * 8, True),  # answers that cannot be read (not HTTP, impossible usage)
     ],
 )
 def test_only_the_first_requests_all_failing_one_way_stop_the_run(history: list[str | None], stops: bool) -> None:

@@ -11,8 +11,9 @@ the Result still counts every planned request and invents no measurement.
 
 Only the *first* requests decide: one success or a second category among them disarms
 the rule for the rest of the run. Answers that describe the request rather than the
-server (``context-overflow``, ``unsupported``) never count: a prompt too long for the
-server is a result of the measurement, not a dead endpoint.
+server (``context-overflow``, ``unsupported``) and answers judged wrong (stage
+``score``: a needle not found) count as answers: a prompt too long for the server or a
+wrong answer is a result of the measurement, not a dead endpoint.
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ class FailFast:
     def observe(self, record: RequestRecord) -> None:
         if not self.armed:
             return
-        if record.ok or record.category in _REQUEST_ANSWERS or (self.category is not None and record.category != self.category):
+        answered = record.ok or record.stage == "score" or record.category in _REQUEST_ANSWERS
+        if answered or (self.category is not None and record.category != self.category):
             self.armed = False
             return
         if self.category is None:
