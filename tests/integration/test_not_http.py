@@ -113,3 +113,14 @@ def test_a_silent_server_says_what_happened_and_what_to_do(itest_catalog: Catalo
         f"no answer from {url}/v1/models within 0.5 s: something accepts connections there but does not answer; "
         "is the engine still loading, or is this another service's port?"
     )
+
+
+def test_a_json_answer_to_a_streaming_request_is_a_malformed_output_failure(itest_catalog: Catalog, tmp_path: Path) -> None:
+    """A server that ignores "stream": true and answers one JSON object: it answered, not in a form that can be timed."""
+    body = json.dumps({"choices": [{"index": 0, "message": {"content": "hi"}, "finish_reason": None}]}).encode()
+    answer = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
+    with raw_server(MODELS_ANSWER, answer) as url:
+        art = run_workload(RunOptions("serve-itest-c4-v1", endpoint=url, out_dir=tmp_path, scrape_metrics=False, fail_fast=False), catalog=itest_catalog)
+    records = list(read_records(art.records_path))
+    assert {(r.stage, r.category) for r in records} == {("stream", "malformed-output")}
+    assert records[0].error == "answered HTTP 200 with Content-Type application/json, not a stream of server-sent events"

@@ -212,6 +212,7 @@ async def _stream(
             text = redact(raw.decode("utf-8", errors="replace"), (endpoint.api_key,))  # before it is cut
             _fail(record, "send", classify_http_error(resp.status, text), f"HTTP {resp.status}: {text[:300]}", t0_ns)
             return
+        content_type = resp.headers.get("Content-Type", "")
         parser = SseParser()
         max_bytes = limits.MAX_RESPONSE_BYTES
         received = 0
@@ -290,7 +291,11 @@ async def _stream(
     else:
         record.output_tokens = n_token_chunks
         record.token_count_source = "stream-count"
-    if not (finished or record.finish_reason or usage):
+    if not (finished or record.finish_reason or usage) and not chunks and not content_type.lower().startswith("text/event-stream"):
+        # e.g. one JSON answer from a server that ignores "stream": true: it answered, unreadably
+        what = _one_line(content_type, 80) or "none"
+        _fail(record, "stream", "malformed-output", f"answered HTTP {resp.status} with Content-Type {what}, not a stream of server-sent events", t0_ns)
+    elif not (finished or record.finish_reason or usage):
         _fail(record, "stream", "connection", "stream ended before completion (no finish_reason, usage or [DONE])", t0_ns)
     elif record.first_token_ns is None:
         _fail(record, "first-token", "malformed-output", "stream completed without any token", t0_ns)
