@@ -37,8 +37,9 @@ pytestmark = pytest.mark.integration
 def test_impossible_usage_is_a_malformed_output_failure_and_the_run_keeps_its_result(
     itest_catalog: Catalog, tmp_path: Path, fields: dict[str, Any], phrase: str
 ) -> None:
-    with TruthServer(ttft_ms=1, itl_ms=1, usage_fields=fields) as srv:
-        art = run_workload(RunOptions("serve-itest-c4-v1", endpoint=srv.base_url, out_dir=tmp_path, scrape_metrics=False), catalog=itest_catalog)
+    with TruthServer(ttft_ms=1, itl_ms=1, usage_fields=fields) as srv:  # every request fails: no fail-fast, each is judged
+        opts = RunOptions("serve-itest-c4-v1", endpoint=srv.base_url, out_dir=tmp_path, scrape_metrics=False, fail_fast=False)
+        art = run_workload(opts, catalog=itest_catalog)
     records = list(read_records(art.records_path))
     assert len(records) == 14  # 2 warmup + 12 measured, each recorded
     assert {(r.ok, r.stage, r.category) for r in records} == {(False, "stream", "malformed-output")}
