@@ -4,11 +4,13 @@ all failed the same way, the rest are recorded as not sent, and the Result is wr
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -25,6 +27,7 @@ from servescope.documents.record import RequestRecord
 from servescope.testing.truth.server import TruthServer
 from servescope.workload.plan import PlannedPoint, PlannedRequest
 from tests.bench.hostile import hostile_server
+from tests.integration.test_not_http import MODELS_ANSWER
 
 pytestmark = pytest.mark.integration
 
@@ -70,8 +73,10 @@ def test_a_port_nothing_listens_on_stops_after_the_first_window(tmp_path: Path, 
     assert len(records) == 200  # every planned request has its record
     sent = [r for r in records if r.stage != "admission"]
     not_sent = [r for r in records if r.stage == "admission"]
-    assert {(r.stage, r.category) for r in sent} == {("connect", "connection")}
-    assert rule.stopped and rule.window <= len(sent) < 200 // 2
+    refused = [r for r in sent if r.category == "connection"]
+    assert {(r.stage, r.category) for r in refused} == {("connect", "connection")} and len(refused) >= rule.window
+    assert all(r.category == "cancelled" and (r.error or "").startswith("cancelled in flight") for r in sent if r not in refused)
+    assert rule.stopped and len(sent) < 200 // 2
     assert {r.category for r in not_sent} == {"cancelled"} and len(not_sent) == rule.not_sent
     assert all(r.error and r.error.startswith("not sent: the run stopped early") for r in not_sent)
 
@@ -99,7 +104,10 @@ def test_a_server_answering_500_to_everything_stops_early_and_keeps_its_result(i
     assert f"stopped early: the first {window} requests all failed with http-error (HTTP 500" in notice and "--no-fail-fast" in notice
     m = art.result.metrics
     assert m.total_requests == 24 and m.completed_requests == 0  # every planned request counted
-    assert art.result.blocked_by_reason_code == {"http-error": 24 - art.result.blocked_by_reason_code["cancelled"], "cancelled": 24 - served}
+    codes = art.result.blocked_by_reason_code
+    assert set(codes) == {"http-error", "cancelled"} and codes["http-error"] >= window and sum(codes.values()) == 24
+    not_sent = [r for r in read_records(art.records_path) if r.stage == "admission"]
+    assert len(not_sent) == 24 - served and all(r.category == "cancelled" for r in not_sent)
     assert art.result.resolved_params["stopped_early"] == notice
     assert (art.run_dir / "result.json").is_file()
 
@@ -182,3 +190,54 @@ def test_only_the_first_requests_all_failing_one_way_stop_the_run(history: list[
 
 def test_the_window_grows_with_concurrency_and_is_bounded() -> None:
     assert [window_for(c) for c in (1, 4, 5, 32, 64, 1000)] == [8, 8, 10, 64, 128, 128]
+
+
+def test_requests_in_flight_when_the_run_stops_are_cancelled_not_waited_for(itest_catalog: Catalog, tmp_path: Path) -> None:
+    """The first 8 requests get HTTP 500 at once; every later one is never answered. The
+    ones in flight when the rule trips are cancelled then, not after their 60 s timeout."""
+    answered = 0
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal answered
+        with contextlib.suppress(ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = next((int(ln.split(b":")[1]) for ln in head.split(b"\r\n") if ln.lower().startswith(b"content-length:")), 0)
+                await reader.readexactly(length)
+                if head.startswith(b"GET "):
+                    writer.write(MODELS_ANSWER)
+                elif answered < 8:
+                    answered += 1
+                    writer.write(b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 4\r\n\r\nboom")
+                else:
+                    await reader.read()  # silence until the client gives up
+                    break
+                await writer.drain()
+        writer.close()
+
+    loop = asyncio.new_event_loop()
+    server = loop.run_until_complete(asyncio.start_server(handle, "127.0.0.1", 0))
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+        t0 = time.monotonic()
+        art = run_workload(RunOptions("serve-itest-c4-v1", endpoint=url, out_dir=tmp_path, scrape_metrics=False, timeout_s=60), catalog=itest_catalog)
+        elapsed = time.monotonic() - t0
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+        for task in asyncio.all_tasks(loop):
+            task.cancel()
+        loop.run_until_complete(asyncio.sleep(0.05))
+        server.close()
+        loop.run_until_complete(server.wait_closed())
+        loop.close()
+    assert elapsed < 20  # not 60 s for the requests left hanging
+    records = list(read_records(art.records_path))
+    assert len(records) == 14
+    by = {(r.stage, r.category) for r in records}
+    assert ("send", "http-error") in by and ("admission", "cancelled") in by
+    in_flight = [r for r in records if r.stage != "admission" and r.category == "cancelled"]
+    assert in_flight and all(r.error and r.error.startswith("cancelled in flight: the run stopped early") for r in in_flight)
+    assert sum(r.category == "http-error" for r in records) == 8

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -79,7 +80,8 @@ async def run_point(
             fail_fast.mark_not_sent(record)
         else:
             body = endpoint.body(req.prompt, req.max_tokens, temperature, seed, extra_body)
-            await send(session, endpoint, body, record, t0_ns=t0_ns, timeout_s=timeout_s, keep_text=req.expected is not None)
+            async with fail_fast.sending(record) if fail_fast is not None else contextlib.nullcontext():
+                await send(session, endpoint, body, record, t0_ns=t0_ns, timeout_s=timeout_s, keep_text=req.expected is not None)
             _check_expected(record)
             if fail_fast is not None:
                 fail_fast.observe(record)
