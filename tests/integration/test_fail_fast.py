@@ -4,13 +4,11 @@ all failed the same way, the rest are recorded as not sent, and the Result is wr
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import socket
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -27,7 +25,7 @@ from servescope.documents.record import RequestRecord
 from servescope.testing.truth.server import TruthServer
 from servescope.workload.plan import PlannedPoint, PlannedRequest
 from tests.bench.hostile import hostile_server
-from tests.integration.test_not_http import MODELS_ANSWER
+from tests.integration.test_not_http import MODELS_ANSWER, serve_tcp
 
 pytestmark = pytest.mark.integration
 
@@ -192,6 +190,9 @@ def test_the_window_grows_with_concurrency_and_is_bounded() -> None:
     assert [window_for(c) for c in (1, 4, 5, 32, 64, 1000)] == [8, 8, 10, 64, 128, 128]
 
 
+# The raw server's hung connections are closed at teardown; now and then one accepted as the
+# client gives up is collected after its loop closed (a test-server teardown race, no product socket).
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 def test_requests_in_flight_when_the_run_stops_are_cancelled_not_waited_for(itest_catalog: Catalog, tmp_path: Path) -> None:
     """The first 8 requests get HTTP 500 at once; every later one is never answered. The
     ones in flight when the rule trips are cancelled then, not after their 60 s timeout."""
@@ -199,40 +200,24 @@ def test_requests_in_flight_when_the_run_stops_are_cancelled_not_waited_for(ites
 
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         nonlocal answered
-        with contextlib.suppress(ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
-            while True:
-                head = await reader.readuntil(b"\r\n\r\n")
-                length = next((int(ln.split(b":")[1]) for ln in head.split(b"\r\n") if ln.lower().startswith(b"content-length:")), 0)
-                await reader.readexactly(length)
-                if head.startswith(b"GET "):
-                    writer.write(MODELS_ANSWER)
-                elif answered < 8:
-                    answered += 1
-                    writer.write(b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 4\r\n\r\nboom")
-                else:
-                    await reader.read()  # silence until the client gives up
-                    break
-                await writer.drain()
-        writer.close()
+        while True:
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = next((int(ln.split(b":")[1]) for ln in head.split(b"\r\n") if ln.lower().startswith(b"content-length:")), 0)
+            await reader.readexactly(length)
+            if head.startswith(b"GET "):
+                writer.write(MODELS_ANSWER)
+            elif answered < 8:
+                answered += 1
+                writer.write(b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 4\r\n\r\nboom")
+            else:
+                await reader.read()  # silence until the client gives up
+                return
+            await writer.drain()
 
-    loop = asyncio.new_event_loop()
-    server = loop.run_until_complete(asyncio.start_server(handle, "127.0.0.1", 0))
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    try:
-        url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+    with serve_tcp(handle) as url:
         t0 = time.monotonic()
         art = run_workload(RunOptions("serve-itest-c4-v1", endpoint=url, out_dir=tmp_path, scrape_metrics=False, timeout_s=60), catalog=itest_catalog)
         elapsed = time.monotonic() - t0
-    finally:
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
-        for task in asyncio.all_tasks(loop):
-            task.cancel()
-        loop.run_until_complete(asyncio.sleep(0.05))
-        server.close()
-        loop.run_until_complete(server.wait_closed())
-        loop.close()
     assert elapsed < 20  # not 60 s for the requests left hanging
     records = list(read_records(art.records_path))
     assert len(records) == 14

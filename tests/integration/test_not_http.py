@@ -10,7 +10,7 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
@@ -28,43 +28,66 @@ MODELS = json.dumps({"object": "list", "data": [{"id": "raw", "object": "model"}
 MODELS_ANSWER = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(MODELS), MODELS)
 
 
-@contextmanager
-def raw_server(answer_get: bytes | None, answer_post: bytes | None) -> Iterator[str]:
-    """A TCP server on loopback: it reads one request head, then writes the given bytes
-    and closes (None: it stays silent until the client gives up). Yields its base URL."""
+Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
+
+@contextmanager
+def serve_tcp(handle: Handler) -> Iterator[str]:
+    """A raw TCP server on loopback, on its own loop in a thread; yields its base URL.
+    On the way out it stops accepting, lets every accepted connection's handler start,
+    then closes every connection, so no socket outlives the test."""
     writers: list[asyncio.StreamWriter] = []
 
-    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def tracked(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         writers.append(writer)
-        with suppress(ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
-            head = await reader.readuntil(b"\r\n\r\n")
-            answer = answer_get if head.startswith(b"GET ") else answer_post
-            if answer is None:
-                await reader.read()  # silence: until the client closes
-            else:
-                writer.write(answer)
-                await writer.drain()
-        writer.close()
+        try:
+            with suppress(ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
+                await handle(reader, writer)
+        finally:
+            writer.close()
 
     loop = asyncio.new_event_loop()
-    server = loop.run_until_complete(asyncio.start_server(handle, "127.0.0.1", 0))
+    server = loop.run_until_complete(asyncio.start_server(tracked, "127.0.0.1", 0))
     port = server.sockets[0].getsockname()[1]
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
+
+    async def shutdown() -> None:
+        server.close()
+        await asyncio.sleep(0.05)  # connections accepted before the close: their handlers start
+        for w in writers:
+            w.close()
+        for task in asyncio.all_tasks():
+            if task is not asyncio.current_task():
+                task.cancel()
+        await asyncio.sleep(0.05)
+        await server.wait_closed()
+
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
+        asyncio.run_coroutine_threadsafe(shutdown(), loop).result(10)
         loop.call_soon_threadsafe(loop.stop)
         thread.join(10)
-        server.close()
-        for w in writers:
-            w.close()
-        for task in asyncio.all_tasks(loop):
-            task.cancel()
-        loop.run_until_complete(asyncio.sleep(0.05))
-        loop.run_until_complete(server.wait_closed())
         loop.close()
+
+
+@contextmanager
+def raw_server(answer_get: bytes | None, answer_post: bytes | None) -> Iterator[str]:
+    """Reads one request head, then writes the given bytes and closes (None: stays silent
+    until the client gives up). Yields its base URL."""
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        answer = answer_get if head.startswith(b"GET ") else answer_post
+        if answer is None:
+            await reader.read()  # silence: until the client closes
+        else:
+            writer.write(answer)
+            await writer.drain()
+
+    with serve_tcp(handle) as url:
+        yield url
 
 
 GARBAGE = [b"garbage\r\n", b"\x00\xff\x13\x37binary\x00\r\n\r\n", b"HTTP/1.1 99999 Nope\r\n\r\n", b"HTTP/1.1 200 OK\r\nContent-Length: abc\r\n\r\n"]
