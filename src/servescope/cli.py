@@ -79,11 +79,12 @@ def _root(
 
 
 def _plausibility(doc: Document, catalog: Catalog) -> list[Issue]:
-    """The predictor's physics on measurements whose scenario is known."""
-    from servescope.documents import EvaluationRun, Result
+    """Impossible times in any measurement or prediction; the predictor's physics on
+    measurements whose scenario is known."""
+    from servescope.documents import EvaluationRun, Prediction, Result
     from servescope.predict.plausibility import plausibility_issues
 
-    if isinstance(doc, (Result, EvaluationRun)):
+    if isinstance(doc, (Result, EvaluationRun, Prediction)):
         return plausibility_issues(doc, catalog=catalog)
     return []
 
@@ -96,32 +97,39 @@ def validate(
     strict: Annotated[bool, typer.Option(help="Treat warnings as errors.")] = False,
 ) -> None:
     """Validate documents (kind detected from each file) against their rules and the catalog."""
+    from servescope.bench.collect import unfinished_line, unfinished_runs
     from servescope.catalog.validate import catalog_paths, validate_paths
 
     targets = list(paths or []) + (catalog_paths() if catalog else [])
     if not targets:
         err.print("error: give document files or folders to validate, or --catalog", markup=False)
         raise typer.Exit(2)
-    report = validate_paths(targets, extra_checks=[_plausibility])
+    # A killed run leaves records but no Result: named as such (and failing the gate), not "no documents".
+    unfinished = unfinished_runs(targets)
+    report = validate_paths([t for t in targets if Path(t) not in unfinished], extra_checks=[_plausibility])
+    report.files = [f for f in report.files if not (f.document is None and Path(f.source).is_dir() and any(Path(f.source) in u.parents for u in unfinished))]
     # A gate that found nothing to check must not pass (a wrong path in CI).
-    failed = report.errors > 0 or (strict and report.warnings > 0) or not report.files
+    failed = report.errors > 0 or (strict and report.warnings > 0) or not report.files or bool(unfinished)
     if fmt is OutputFormat.json:
         payload = {
             "files": len(report.files),
-            "errors": report.errors,
+            "errors": report.errors + len(unfinished),
             "warnings": report.warnings,
             "valid": not failed,
             "issues": [i.as_dict(src) for src, i in report.issues()],
+            "unfinished_runs": [str(u) for u in unfinished],
         }
         print(json.dumps(payload, indent=2))
     else:
         for source, issue in report.issues():
             (err if issue.level == "error" else out).print(issue.format(source), markup=False)
-        if not report.files:
+        for records in unfinished:
+            err.print(f"error: {unfinished_line(records)}", markup=False)
+        if not report.files and not unfinished:
             err.print(f"error: no documents found in {', '.join(map(str, targets))} (no .yaml, .yml or .json files); "
                       "nothing was validated", markup=False)  # fmt: skip
         verdict = "[red]invalid[/red]" if failed else "[green]valid[/green]"
-        out.print(f"{len(report.files)} file(s): {report.errors} error(s), {report.warnings} warning(s) — {verdict}")
+        out.print(f"{len(report.files)} file(s): {report.errors + len(unfinished)} error(s), {report.warnings} warning(s) — {verdict}")
     raise typer.Exit(1 if failed else 0)
 
 
@@ -153,7 +161,9 @@ def summarize(
         out.print(f"{path}: partial run, summarized from its records", markup=False)
     for path, dropped in found.dropped.items():
         reasons = ", ".join(f"{n} {why}" for why, n in dropped.items())
-        out.print(f"{path}: {sum(dropped.values())} record(s) dropped: {reasons}", markup=False)
+        first = "; ".join(f"{why} at {where}" for why, where in found.dropped_at.get(path, {}).items())
+        where = f" (first {first})" if first else ""
+        out.print(f"{path}: {sum(dropped.values())} record(s) dropped: {reasons}{where}; the other records are summarized", markup=False)
     if not found.results:
         err.print("error: no Result found in the given paths", markup=False)
         raise typer.Exit(1)

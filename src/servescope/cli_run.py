@@ -155,6 +155,13 @@ def run_command(
             "per GPU and energy per output token, per point, read from a thread like /metrics; checked before the run."
         ),
     ] = None,
+    fail_fast: Annotated[
+        bool,
+        typer.Option(
+            "--fail-fast/--no-fail-fast",
+            help="Stop sending when the first max(8, 2 x concurrency) requests (at most 128) all fail the same way; the rest are recorded as not sent.",
+        ),
+    ] = True,
 ) -> None:
     """Measure a workload against an endpoint (default: the embedded llama.cpp engine)."""
     from servescope.bench.request_fields import parse_extra_body
@@ -201,6 +208,7 @@ def run_command(
         gpu_metrics_url=gpu_metrics_url,
         engine_model=engine_model,
         unsafe_code_exec=unsafe_code_exec,
+        fail_fast=fail_fast,
     )
     if not (math.isfinite(min_success_rate) and 0.0 <= min_success_rate <= 1.0):
         raise UsageError(f"--min-success-rate {min_success_rate!r}: give a share in 0..1, e.g. 0.95")

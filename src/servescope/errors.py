@@ -21,8 +21,11 @@ the CLI turns each into one line and an exit code, never a traceback::
         │                    engine is not known to accept); exit code 2
         ├── NotModelledError a scenario asks for something the simulator does not
         │                    model; exit code 2
-        └── LimitSettingError a ``SERVESCOPE_MAX_*`` variable that is not a positive
-                             integer; exit code 2
+        ├── LimitSettingError a ``SERVESCOPE_MAX_*`` variable that is not a positive
+        │                    integer; exit code 2
+        └── ScheduleError    a rate whose arrival schedule cannot be sent or simulated
+                             (longer than a week, workload.arrivals); exit code 2;
+                             also a ValueError, for callers that word those as their own
 
 Lower-level exceptions (OSError, yaml.YAMLError, aiohttp errors) are mapped with
 ``raise ... from exc`` so the cause stays available to a debugger.
@@ -94,6 +97,11 @@ class LimitSettingError(UsageError):
     """A ``SERVESCOPE_MAX_*`` variable that is not a positive integer."""
 
 
+class ScheduleError(UsageError, ValueError):
+    """A rate or schedule that cannot be sent or simulated: one line, exit code 2 (a
+    ``UsageError``); a ``ValueError`` too, for callers that word those as their own."""
+
+
 __all__ = [
     "BadArgument",
     "CatalogError",
@@ -105,6 +113,7 @@ __all__ = [
     "NoRateError",
     "NotModelledError",
     "RunFailedBar",
+    "ScheduleError",
     "ServescopeError",
     "UsageError",
 ]

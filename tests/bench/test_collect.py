@@ -94,3 +94,74 @@ def test_summarize_and_recovery_import_no_http_client() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60).stdout
     assert out.strip() == "[]"
+
+
+def _indexed_run(root: Path, bad: list[RequestRecord]) -> Path:
+    """Records written by the real writer, so the bad ones sit in the columnar index too."""
+    path = root / "idx" / "records.jsonl"
+    with RecordWriter(path) as w:
+        w.write_header({**HEADER, "run_id": "idx"})
+        for i in range(3):
+            w.write(_ok(i))
+        for r in bad:
+            w.write(r)
+    return path
+
+
+def test_impossible_counts_in_indexed_records_are_dropped_with_their_line_and_field(tmp_path: Path) -> None:
+    base = {"point": 0, "start_ns": 100, "first_token_ns": 103, "end_ns": 109, "chunk_ns": [103, 109], "input_tokens": 5, "output_tokens": 2}
+    path = _indexed_run(
+        tmp_path,
+        [
+            RequestRecord(request_id="neg-out", **{**base, "output_tokens": -5}),  # type: ignore[arg-type]
+            RequestRecord(request_id="neg-in", **{**base, "input_tokens": -1}),  # type: ignore[arg-type]
+            RequestRecord(request_id="huge", **{**base, "output_tokens": 10**15}),  # type: ignore[arg-type]
+            RequestRecord(request_id="neg-first", **{**base, "first_token_ns": -7}),  # type: ignore[arg-type]
+            RequestRecord(request_id="odd-category", ok=False, stage="stream", category="gremlins", error="x", point=0, start_ns=100, end_ns=120),
+        ],
+    )
+    found = collect_results([tmp_path])
+    assert found.problems == []
+    [result] = found.results
+    assert result.metrics.total_requests == 3  # the three good ones, summarized
+    assert result.metrics.output_tokens_total is not None and result.metrics.output_tokens_total >= 0
+    assert found.dropped[path] == {"bad-token-count": 3, "bad-timestamp": 1, "bad-failure": 1}
+    assert found.dropped_at[path] == {
+        "bad-failure": "line 9: category = 'gremlins'",
+        "bad-timestamp": "line 8: first_token_ns = -7",
+        "bad-token-count": "line 5: output_tokens = -5",
+    }
+
+
+def test_summarize_cli_names_the_line_and_field_of_a_dropped_record(tmp_path: Path) -> None:
+    base = {"point": 0, "start_ns": 100, "first_token_ns": 103, "end_ns": 109, "chunk_ns": [103, 109], "input_tokens": 5}
+    path = _indexed_run(tmp_path / "runs", [RequestRecord(request_id="neg", output_tokens=-60, **base)])  # type: ignore[arg-type]
+    proc = subprocess.run(
+        [sys.executable, "-m", "servescope", "summarize", "--in", str(tmp_path / "runs"), "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stderr == ""
+    assert f"{path}: 1 record(s) dropped: 1 bad-token-count (first bad-token-count at line 5: output_tokens = -60)" in proc.stdout
+    assert "1 result(s) in 1 group(s)" in proc.stdout
+
+
+def test_impossible_extra_lines_and_times_before_the_start_lose_no_good_record(tmp_path: Path) -> None:
+    """A tokenized or point_done line with impossible values, a token before its request
+    started: what cannot be true is left out (or null), the rest is summarized."""
+    base = {"point": 0, "start_ns": 100, "first_token_ns": 103, "end_ns": 109, "chunk_ns": [103, 109], "input_tokens": 5, "output_tokens": 2}
+    path = _indexed_run(tmp_path, [RequestRecord(request_id="early", **{**base, "first_token_ns": 50, "chunk_ns": [50, 109]})])  # type: ignore[arg-type]
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps({"point_done": {"point": 0, "achieved_rate": -3.0, "kv_utilization": 7, "prefix_cache_hit_rate": "x", "preemptions": -1}}) + "\n")
+        fh.write(json.dumps({"tokenized": {"input_tokens": {"p1": -4, "p2": "many", "p3": 12}}}) + "\n")
+        fh.write(_line(request_id="late", end_ns=90) + "\n")  # ends before it started
+    found = collect_results([tmp_path])
+    assert found.problems == []
+    [result] = found.results
+    assert result.metrics.total_requests == 3
+    assert found.dropped[path] == {"bad-timestamp": 2}
+    assert found.dropped_at[path] == {"bad-timestamp": "line 5: first_token_ns = 50 < start_ns = 100"}
+    assert result.metrics.achieved_rate is None and result.metrics.kv_utilization is None and result.metrics.preemptions is None

@@ -157,8 +157,10 @@ def test_mid_stream_error_is_a_recorded_failure(itest_catalog: Catalog, tmp_path
     its fault switch on: every stream sends 3 tokens, then a `data: {"error": ...}` event."""
     from servescope.testing.truth.server import TruthServer
 
-    with TruthServer(itl_ms=1.0, ttft_ms=2.0, error_after=3) as srv:
-        art = run_workload(RunOptions("serve-itest-c4-v1", endpoint=srv.base_url, out_dir=tmp_path, scrape_metrics=False), catalog=itest_catalog)
+    with TruthServer(itl_ms=1.0, ttft_ms=2.0, error_after=3) as srv:  # every request fails: --no-fail-fast sends them all
+        art = run_workload(
+            RunOptions("serve-itest-c4-v1", endpoint=srv.base_url, out_dir=tmp_path, scrape_metrics=False, fail_fast=False), catalog=itest_catalog
+        )
     records = [r for r in read_records(art.records_path) if r.phase == "measured"]
     assert len(records) == 12 and not any(r.ok for r in records)
     assert {(r.stage, r.category) for r in records} == {("stream", "stream-error")}

@@ -43,6 +43,7 @@ def test_endless_data_lines_end_every_request_in_bounded_memory(itest_catalog: C
             "--model",
             "hostile",
             "--no-scrape",
+            "--no-fail-fast",  # every request meets the endless lines: each must end in bounded memory
             "--out",
             str(out),
             catalog=itest_catalog,

@@ -65,3 +65,42 @@ def test_decode_floor_reads_the_kv_dtype_flag(catalog: Catalog) -> None:
     plain = decode_floor(scenario(), catalog)
     fp8 = decode_floor(scenario(engine={"id": "vllm", "version": "0.11.0", "args": {"--kv-cache-dtype": "fp8"}}), catalog)
     assert fp8.kv_seconds_per_token == pytest.approx(plain.kv_seconds_per_token / 2)
+
+
+# ---- impossible times, whatever the scenario ---------------------------------------
+
+
+def test_a_latency_of_centuries_is_an_error_even_without_a_known_scenario(catalog: Catalog) -> None:
+    # what `predict --rate 1e-300` wrote before the schedule was bounded: an int64 overflow
+    doc = run(EvaluationPoint(concurrency=1, ttft_ms=9.2e12, itl_ms=5.0), scenario="nobody-knows")
+    issues = plausibility_issues(doc, catalog=catalog)
+    assert [(i.level, i.path) for i in issues] == [("error", "points[0].ttft_ms")]
+    assert "longer than any latency" in issues[0].message
+
+
+def test_a_negative_latency_is_an_error(catalog: Catalog) -> None:
+    issues = plausibility_issues(run(EvaluationPoint(concurrency=1, itl_ms=5.0, e2e_ms=-3.0), scenario="nobody-knows"), catalog=catalog)
+    assert [(i.level, i.path) for i in issues] == [("error", "points[0].e2e_ms")]
+
+
+def test_impossible_times_in_a_simulated_result_and_prediction(catalog: Catalog) -> None:
+    from servescope.predict.api import predict
+    from servescope.predict.workload_input import SyntheticWorkload
+
+    sim = predict("llama-3.1-8b-on-h100", SyntheticWorkload((4,), 256, 32, num_requests=8), catalog=catalog)
+    assert plausibility_issues(sim.prediction, catalog=catalog) == []
+    res = sim.result.model_copy(deep=True)
+    assert res.metrics.ttft_ms is not None
+    res.metrics.ttft_ms.max = 9.223e12
+    res.metrics.duration_s = 40 * 86400.0
+    paths = {i.path for i in plausibility_issues(res, catalog=catalog) if i.level == "error"}
+    assert paths == {"metrics.ttft_ms.max", "metrics.duration_s"}
+    pred = sim.prediction.model_copy(deep=True)
+    pred.points[0].ttft_ms = 1e12
+    assert [i.path for i in plausibility_issues(pred, catalog=catalog)] == ["points[0].ttft_ms"]
+
+
+def test_a_week_long_latency_is_still_a_latency(catalog: Catalog) -> None:
+    """The bound is a week (run --timeout's maximum): six days is judged by physics only."""
+    doc = run(EvaluationPoint(concurrency=1, ttft_ms=6 * 86400e3, itl_ms=5.0), scenario="nobody-knows")
+    assert plausibility_issues(doc, catalog=catalog) == []

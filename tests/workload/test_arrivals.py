@@ -8,7 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from servescope.workload.arrivals import arrival_offsets_ns
+from servescope.errors import UsageError
+from servescope.workload.arrivals import MAX_SCHEDULE_S, arrival_offsets_ns, check_rate, check_span
 
 # ---- arrival_offsets_ns ----------------------------------------------------------
 
@@ -95,3 +96,45 @@ def test_non_positive_gamma_shape_raises(shape: float) -> None:
 def test_unknown_arrival_pattern_raises() -> None:
     with pytest.raises(ValueError, match="unknown arrival"):
         arrival_offsets_ns(10, 1.0, "bursty")  # type: ignore[arg-type]
+
+
+# ---- schedules that cannot be sent ------------------------------------------------
+
+
+@pytest.mark.parametrize(("n", "rate"), [(2, 1e-300), (320, 1e-9), (100, 1e-4), (10**6, 1.0)])
+def test_a_schedule_longer_than_the_bound_is_refused_in_one_line(n: int, rate: float) -> None:
+    with pytest.raises(UsageError, match="past the longest arrival schedule") as info:
+        arrival_offsets_ns(n, rate)
+    assert "\n" not in str(info.value) and "req/s" in str(info.value)
+    with pytest.raises(UsageError):
+        check_rate(rate, n, "--rate")
+
+
+def test_a_schedule_just_inside_the_bound_is_sent() -> None:
+    n = 101
+    rate = (n - 1) / MAX_SCHEDULE_S * 1.01
+    check_rate(rate, n)
+    offs = arrival_offsets_ns(n, rate, "constant")
+    assert offs[-1] <= MAX_SCHEDULE_S * 1e9 and all(o >= 0 for o in offs)
+
+
+def test_one_request_at_any_rate_is_sent_at_zero() -> None:
+    assert arrival_offsets_ns(1, 1e-300) == [0]
+
+
+def test_a_drawn_gamma_schedule_past_the_bound_is_refused() -> None:
+    # mean span half the bound (accepted), but a tiny shape puts it in a few enormous gaps:
+    # the span drawn is past the bound for some seeds (about one in five)
+    n = 1000
+    rate = 2 * (n - 1) / MAX_SCHEDULE_S
+    with pytest.raises(UsageError, match="drawn gamma schedule"):
+        for seed in range(100):
+            arrival_offsets_ns(n, rate, "gamma", shape=1e-4, seed=seed)
+
+
+def test_stage_seconds_past_the_bound_are_refused() -> None:
+    check_span(MAX_SCHEDULE_S, "--stages")
+    with pytest.raises(UsageError, match="--stages"):
+        check_span(MAX_SCHEDULE_S + 1, "--stages")
+    with pytest.raises(UsageError):
+        check_span(float("inf"), "--stages")

@@ -11,6 +11,12 @@ refuses an endless line or event; each is a ``malformed-output`` failure, so a r
 memory is bounded by those limits. Every text a record keeps (error messages, server
 bodies, output) passes ``redaction.redact`` with the API key, so a server that echoes
 the ``Authorization`` header cannot put the key on disk.
+
+What a server answers is checked before it becomes a number: bytes that are not HTTP
+(a wrong port, a proxy speaking another protocol) and a ``usage`` block with counts
+that cannot be true (negative, not integers, more completion tokens than
+``max_tokens`` allows) are ``malformed-output`` failures of that request, so a record
+on disk never carries an impossible count.
 """
 
 from __future__ import annotations
@@ -46,6 +52,48 @@ except ImportError:  # pragma: no cover
 # record.attempts and the Result's resends.
 _SEND_ATTEMPTS = 4
 
+# completion_tokens a server may report past the request's max_tokens: an engine may
+# count its stop token, and a speculative step can overshoot by its draft length before
+# the output is cut. More than this is a count the request cannot have produced.
+USAGE_MAX_TOKENS_SLACK = 16
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    return " ".join(text.split())[:limit]
+
+
+def _count_problem(usage: dict[str, Any], key: str, ceiling: int | None) -> str | None:
+    value = usage.get(key)
+    if value is None:
+        return None
+    if type(value) is not int:  # bool is an int to Python, never a count
+        return f"usage.{key} is {value!r}, not a whole number"
+    if value < 0:
+        return f"usage.{key} is {value}, below 0"
+    if value > limits.MAX_TOKENS:
+        return f"usage.{key} is {value:,}, above {limits.MAX_TOKENS:,} (SERVESCOPE_MAX_TOKENS)"
+    if ceiling is not None and value > ceiling:
+        return f"usage.{key} is {value:,}, more than max_tokens {ceiling - USAGE_MAX_TOKENS_SLACK:,} allows"
+    return None
+
+
+def usage_problem(usage: dict[str, Any], max_tokens: Any) -> str | None:
+    """Why a server's ``usage`` block cannot be true (one phrase), or None."""
+    ceiling = max_tokens + USAGE_MAX_TOKENS_SLACK if type(max_tokens) is int and max_tokens > 0 else None
+    for key, limit in (("prompt_tokens", None), ("completion_tokens", ceiling)):
+        problem = _count_problem(usage, key, limit)
+        if problem is not None:
+            return problem
+    details = usage.get("prompt_tokens_details")
+    if isinstance(details, dict) and (cached := details.get("cached_tokens")) is not None:
+        problem = _count_problem(details, "cached_tokens", None)
+        if problem is not None:
+            return problem.replace("usage.", "usage.prompt_tokens_details.")
+        prompt = usage.get("prompt_tokens")
+        if type(prompt) is int and cached > prompt:
+            return f"usage.prompt_tokens_details.cached_tokens is {cached:,}, more than prompt_tokens {prompt:,}"
+    return None
+
 
 def make_session(max_connections: int = 0) -> aiohttp.ClientSession:
     """One session per run; unlimited connections unless asked (closed loop sets its own)."""
@@ -72,9 +120,10 @@ async def send(
 ) -> RequestRecord:
     """Send one streaming request and fill ``record`` (times relative to ``t0_ns``)."""
     payload = _json_dumps(body)
+    max_tokens = body.get("max_tokens", body.get("max_completion_tokens"))
     try:
         async with asyncio.timeout(timeout_s):  # no extra task per request, unlike wait_for
-            await _stream(session, endpoint, payload, record, t0_ns, keep_text)
+            await _stream(session, endpoint, payload, record, t0_ns, keep_text, max_tokens)
     except TimeoutError:
         _fail(record, "first-token" if record.first_token_ns is None else "stream", "timeout", f"no completion within {timeout_s:g} s", t0_ns)
     except asyncio.CancelledError:
@@ -121,6 +170,7 @@ async def _stream(
     record: RequestRecord,
     t0_ns: int,
     keep_text: bool,
+    max_tokens: Any = None,
 ) -> None:
     perf = time.perf_counter_ns
     for attempt in range(_SEND_ATTEMPTS):
@@ -143,6 +193,14 @@ async def _stream(
         except (aiohttp.ClientConnectionError, OSError) as exc:
             _fail(record, "connect", "connection", f"{type(exc).__name__}: {exc}", t0_ns)
             return
+        except aiohttp.ClientResponseError as exc:
+            # aiohttp's parser refused the answer's status line or headers: the server (or
+            # whatever listens on that port) does not speak HTTP/1.1.
+            _fail(record, "send", "malformed-output", f"not an HTTP answer: {_one_line(exc.message)}", t0_ns)
+            return
+        except aiohttp.ClientError as exc:  # any other client failure: still a record, never a raise
+            _fail(record, "send", "other", f"{type(exc).__name__}: {_one_line(str(exc))}", t0_ns)
+            return
         break
     async with resp:
         record.http_status = resp.status
@@ -154,6 +212,7 @@ async def _stream(
             text = redact(raw.decode("utf-8", errors="replace"), (endpoint.api_key,))  # before it is cut
             _fail(record, "send", classify_http_error(resp.status, text), f"HTTP {resp.status}: {text[:300]}", t0_ns)
             return
+        content_type = resp.headers.get("Content-Type", "")
         parser = SseParser()
         max_bytes = limits.MAX_RESPONSE_BYTES
         received = 0
@@ -218,6 +277,10 @@ async def _stream(
         record.output_text = "".join(texts)
         if calls:
             record.tool_calls = [calls[i] for i in sorted(calls)]
+    if usage and (problem := usage_problem(usage, max_tokens)) is not None:
+        # Nothing of an impossible usage block is kept: the counts stay null.
+        _fail(record, "stream", "malformed-output", f"impossible token counts: {problem}", t0_ns)
+        return
     if usage:
         record.output_tokens = usage.get("completion_tokens")
         record.input_tokens = usage.get("prompt_tokens")
@@ -228,7 +291,11 @@ async def _stream(
     else:
         record.output_tokens = n_token_chunks
         record.token_count_source = "stream-count"
-    if not (finished or record.finish_reason or usage):
+    if not (finished or record.finish_reason or usage) and not chunks and not content_type.lower().startswith("text/event-stream"):
+        # e.g. one JSON answer from a server that ignores "stream": true: it answered, unreadably
+        what = _one_line(content_type, 80) or "none"
+        _fail(record, "stream", "malformed-output", f"answered HTTP {resp.status} with Content-Type {what}, not a stream of server-sent events", t0_ns)
+    elif not (finished or record.finish_reason or usage):
         _fail(record, "stream", "connection", "stream ended before completion (no finish_reason, usage or [DONE])", t0_ns)
     elif record.first_token_ns is None:
         _fail(record, "first-token", "malformed-output", "stream completed without any token", t0_ns)

@@ -10,6 +10,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from servescope.bench.recover import recover
 from servescope.catalog.store import Catalog
 from servescope.documents import Result, load
@@ -23,6 +25,8 @@ class Collected:
     problems: list[str] = field(default_factory=list)
     # records file -> request lines it holds that could not be used, by reason
     dropped: dict[Path, dict[str, int]] = field(default_factory=dict)
+    # records file -> reason -> "line N: field = value" of the first line left out for it
+    dropped_at: dict[Path, dict[str, str]] = field(default_factory=dict)
     # run_id -> dropped lines by reason, for every run rebuilt from its records
     partial_runs: dict[str, dict[str, int]] = field(default_factory=dict)
 
@@ -34,6 +38,25 @@ def _result_files(path: Path) -> Iterable[Path]:
     for p in sorted(path.rglob("*")):
         if p.is_file() and p.suffix in (".json", ".yaml", ".yml"):
             yield p
+
+
+def unfinished_runs(paths: Iterable[Path | str]) -> list[Path]:
+    """Records files (named, or in the folders named) of runs that wrote no
+    ``result.json`` beside them: killed, interrupted or still going."""
+    found: set[Path] = set()
+    for raw in paths:
+        path = Path(raw)
+        records = [path] if path.is_file() and path.name == "records.jsonl" else sorted(path.rglob("records.jsonl")) if path.is_dir() else []
+        found.update(r for r in records if not (r.parent / "result.json").is_file())
+    return sorted(found)
+
+
+def unfinished_line(records: Path) -> str:
+    """What to say of a run that did not finish, and how to read it anyway."""
+    return (
+        f"{records}: the records of a run that did not finish (no result.json beside them: killed, interrupted or still going); "
+        f"summarize rebuilds its Result from them: servescope summarize --in {records.parent} --out SUMMARY_FOLDER"
+    )
 
 
 def collect_results(paths: Iterable[Path], catalog: Catalog | None = None) -> Collected:
@@ -65,12 +88,19 @@ def collect_results(paths: Iterable[Path], catalog: Catalog | None = None) -> Co
             except DocumentError as exc:
                 out.problems.append(f"{exc} (skipped)" if str(exc).startswith(str(rec)) else f"{rec}: {exc} (skipped)")
                 continue
-            except (ServescopeError, ValueError, KeyError, OSError) as exc:
-                out.problems.append(f"{rec}: cannot rebuild a result from the records: {exc} (skipped)")
+            except ValidationError as exc:  # what the records add up to is not a valid Result
+                detail = exc.errors()[0]
+                where = ".".join(str(p) for p in detail["loc"])
+                out.problems.append(f"{rec}: cannot rebuild a result from the records: {where}: {detail['msg']} (skipped)")
+                continue
+            except (ServescopeError, ValueError, KeyError, OSError, TypeError, AttributeError, IndexError, OverflowError) as exc:
+                # (data of a shape no writer of ours makes: this file is skipped, the others still summarized)
+                out.problems.append(f"{rec}: cannot rebuild a result from the records: {' '.join(str(exc).split())} (skipped)")
                 continue
             out.results.append(got.result)
             out.partial.append(rec)
             out.partial_runs[got.result.run_id] = got.dropped
             if got.dropped:
                 out.dropped[rec] = got.dropped
+                out.dropped_at[rec] = got.dropped_at
     return out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -11,6 +12,7 @@ import aiohttp
 
 from servescope.bench.client import send
 from servescope.bench.endpoint import Endpoint
+from servescope.bench.fail_fast import FailFast
 from servescope.bench.load import arrival_offsets_ns, closed_loop, open_loop
 from servescope.bench.outcome import PointOutcome
 from servescope.bench.records import RecordWriter
@@ -56,6 +58,7 @@ async def run_point(
     sampler: MetricsSampler | PointSamplers | None = None,
     on_record: OnRecord | None = None,
     extra_body: dict[str, Any] | None = None,
+    fail_fast: FailFast | None = None,
 ) -> PointOutcome:
     outcome = PointOutcome(point)
     warmup = [r for r in point.requests if r.phase == "warmup"]
@@ -73,9 +76,15 @@ async def run_point(
             start_ns=start_abs_ns - t0_ns,
             expected=req.expected,
         )
-        body = endpoint.body(req.prompt, req.max_tokens, temperature, seed, extra_body)
-        await send(session, endpoint, body, record, t0_ns=t0_ns, timeout_s=timeout_s, keep_text=req.expected is not None)
-        _check_expected(record)
+        if fail_fast is not None and fail_fast.stopped:
+            fail_fast.mark_not_sent(record)
+        else:
+            body = endpoint.body(req.prompt, req.max_tokens, temperature, seed, extra_body)
+            async with fail_fast.sending(record) if fail_fast is not None else contextlib.nullcontext():
+                await send(session, endpoint, body, record, t0_ns=t0_ns, timeout_s=timeout_s, keep_text=req.expected is not None)
+            _check_expected(record)
+            if fail_fast is not None:
+                fail_fast.observe(record)
         writer.write(record)
         outcome.records.append(record)
         if on_record is not None:
@@ -96,7 +105,9 @@ async def run_point(
             outcome.load = await closed_loop(measured, point.concurrency, one)
         else:
             offsets = arrival_offsets_ns(len(measured), load.rate, load.arrival, load.gamma_shape, load.seed)  # type: ignore[arg-type]
-            outcome.load = await open_loop(measured, offsets, one)
+            outcome.load = await open_loop(measured, offsets, one, stopped=(lambda: fail_fast.stopped) if fail_fast is not None else None)
+        if fail_fast is not None and fail_fast.stopped and outcome.load is not None:
+            outcome.load.achieved_rate = None  # the requests not sent were never offered: no rate was achieved
     finally:
         gc.unfreeze()
         if sampler is not None:

@@ -60,8 +60,11 @@ async def open_loop(
     run_one: Callable[[T, int], Awaitable[None]],
     clock: Callable[[], int] = time.perf_counter_ns,
     max_in_flight: int | None = None,
+    stopped: Callable[[], bool] | None = None,
 ) -> LoadOutcome:
-    """Send item i at ``start + offsets_ns[i]``; ``run_one`` gets the scheduled time."""
+    """Send item i at ``start + offsets_ns[i]``; ``run_one`` gets the scheduled time.
+    Once ``stopped()`` is true (the run stopped early) the rest are handed to ``run_one``
+    at once, still with their scheduled times, so a stopped run does not sit out its schedule."""
     start = clock()
     tasks: list[asyncio.Task[None]] = []
     limiter = asyncio.Semaphore(max_in_flight) if max_in_flight else None
@@ -78,8 +81,8 @@ async def open_loop(
         scheduled = start + off
         # Loop: timers may fire a little early (uvloop rounds to the millisecond), and a
         # request must never leave before its scheduled time.
-        while (delay := (scheduled - clock()) / 1e9) > 0:
-            await asyncio.sleep(delay)
+        while (delay := (scheduled - clock()) / 1e9) > 0 and not (stopped is not None and stopped()):
+            await asyncio.sleep(min(delay, 0.25) if stopped is not None else delay)
         last_sent = clock()
         tasks.append(asyncio.create_task(guarded(it, scheduled)))
     await asyncio.gather(*tasks)

@@ -31,7 +31,10 @@ Readers: ``read_records`` (RequestRecord objects, for tests and tools),
 ``read_columns`` (straight into metric columns, no object per request: a million
 records summarise in about a second, benchmarks/summarize_records.py). A request
 line that cannot be used (``unusable_reason``: unknown phase, bad timestamps, NaN
-token counts, ...) is counted by reason, never used and never dropped silently.
+token counts, ...) is counted by reason, never used and never dropped silently; the
+first line left out for each reason is kept as "line N: field = value" so the user
+can find it. Index rows are checked too: a row whose times or counts cannot be true
+(negative, past ``limits.MAX_TOKENS``) is read as JSON, where its line is judged.
 """
 
 from __future__ import annotations
@@ -45,12 +48,14 @@ from array import array
 from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, get_args
 
 import numpy as np
 
+from servescope import limits
 from servescope.analysis.metrics import Columns
 from servescope.documents.record import RequestRecord
+from servescope.documents.result import FailureCategory, FailureStage
 from servescope.redaction import redact_obj
 
 try:
@@ -238,34 +243,66 @@ class RecordWriter:
 
 
 _INT64_MAX = (1 << 63) - 1
+_STAGES = frozenset(get_args(FailureStage))
+_CATEGORIES = frozenset(get_args(FailureCategory))
 
 
 def _is_time(v: Any) -> bool:
     return type(v) is int and 0 <= v <= _INT64_MAX
 
 
-def unusable_reason(d: dict[str, Any]) -> str | None:
-    """Why a request line cannot be used (one reason), or None. Our writer never
-    writes such a line; another writer, an edit or a damaged disk can."""
+def _shown(v: Any) -> str:
+    text = repr(v)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def unusable_field(d: dict[str, Any]) -> tuple[str, str] | None:
+    """Why a request line cannot be used: (reason, "field = value"), or None. Our
+    writer never writes such a line; another writer, an edit or a damaged disk can."""
+    rid = d.get("request_id")
+    if not (isinstance(rid, str) and rid):
+        return "bad-request-id", f"request_id = {_shown(rid)}"
     if d.get("phase", "measured") not in ("measured", "warmup"):
-        return "unknown-phase"
-    if not _is_time(d.get("start_ns", 0)) or any(d.get(k) is not None and not _is_time(d[k]) for k in ("first_token_ns", "end_ns")):
-        return "bad-timestamp"
+        return "unknown-phase", f"phase = {_shown(d.get('phase'))}"
+    for k in ("start_ns", "first_token_ns", "end_ns"):
+        if (k == "start_ns" or d.get(k) is not None) and not _is_time(d.get(k, 0)):
+            return "bad-timestamp", f"{k} = {_shown(d.get(k))}"
+    start = d.get("start_ns", 0)
+    for k in ("first_token_ns", "end_ns"):  # latency is measured from start_ns: nothing happens before it
+        if d.get(k) is not None and d[k] < start:
+            return "bad-timestamp", f"{k} = {d[k]} < start_ns = {start}"
     chunks = d.get("chunk_ns")
     if chunks is not None and not (isinstance(chunks, list) and all(_is_time(c) for c in chunks)):
-        return "bad-timestamp"
+        return "bad-timestamp", f"chunk_ns = {_shown(chunks)}"
     for k in ("input_tokens", "output_tokens"):
         v = d.get(k)
-        if v is None or (type(v) is int and 0 <= v <= _INT64_MAX):
+        if v is None or (type(v) is int and 0 <= v <= limits.MAX_TOKENS):
             continue
-        return "nan-token-count" if isinstance(v, float) and math.isnan(v) else "bad-token-count"
+        return ("nan-token-count" if isinstance(v, float) and math.isnan(v) else "bad-token-count"), f"{k} = {_shown(v)}"
     p = d.get("point")
     if p is not None and not (type(p) is int and 0 <= p < 1 << 31):
-        return "bad-point"
+        return "bad-point", f"point = {_shown(p)}"
     a = d.get("attempts")
     if a is not None and not (type(a) is int and 1 <= a <= 0xFFFFFFFF):
-        return "bad-attempts"
+        return "bad-attempts", f"attempts = {_shown(a)}"
+    if "ok" in d and type(d["ok"]) is not bool:
+        return "bad-ok", f"ok = {_shown(d['ok'])}"
+    if not d.get("ok", True):  # a failure becomes a Failure entry of the Result: its fields must fit one
+        for k, allowed in (("stage", _STAGES), ("category", _CATEGORIES)):
+            if d.get(k) is not None and d[k] not in allowed:
+                return "bad-failure", f"{k} = {_shown(d[k])}"
+        if d.get("error") is not None and not isinstance(d["error"], str):
+            return "bad-failure", f"error = {_shown(d['error'])}"
+        h = d.get("http_status")
+        if h is not None and not (type(h) is int and 100 <= h <= 999):
+            return "bad-failure", f"http_status = {_shown(h)}"
     return None
+
+
+def unusable_reason(d: dict[str, Any]) -> str | None:
+    """Why a request line cannot be used (one reason), or None (``unusable_field``)."""
+    found = unusable_field(d)
+    return None if found is None else found[0]
 
 
 def read_records(path: Path, dropped: dict[str, int] | None = None) -> Iterator[RequestRecord]:
@@ -322,6 +359,7 @@ class _LineReader:
         self.tokenized: dict[str, int] = {}
         self.points_done: dict[int, dict[str, Any]] = {}
         self.dropped: dict[str, int] = {}  # request lines that cannot be used, by reason
+        self.first_dropped: dict[str, tuple[int, str]] = {}  # reason -> (byte offset of its first line, "field = value")
         self.points: dict[int, Columns] = {}
         self.missing_input: list[tuple[int, int, str]] = []  # (point, row, prompt id) of completed rows without a count
         self.first_start: int | None = None
@@ -331,18 +369,23 @@ class _LineReader:
         """Every line in bytes [begin, stop) of the file, read a block at a time."""
         fh.seek(begin)
         rest = b""
+        rest_at = begin  # file offset of rest's first byte
         while begin < stop:
-            data = rest + fh.read(min(block, stop - begin))
-            begin += len(data) - len(rest)
+            chunk = fh.read(min(block, stop - begin))
+            if not chunk:
+                break  # the file is shorter than it was: what is left is a torn line
+            data = rest + chunk
+            begin += len(chunk)
             cut = data.rfind(b"\n") + 1 if begin < stop else len(data)
+            at = rest_at
             for line in data[:cut].split(b"\n"):
                 if line.strip():
-                    self.line(line)
+                    self.line(line, at)
+                at += len(line) + 1
             rest = data[cut:]
-            if not data:
-                break
+            rest_at += cut
 
-    def line(self, line: bytes) -> None:
+    def line(self, line: bytes, offset: int = -1) -> None:
         nan = math.nan
         try:
             d = _loads(line)
@@ -356,13 +399,16 @@ class _LineReader:
             if HEADER_KEY in d and self.header is None:
                 self.header = d[HEADER_KEY]
             elif TOKENIZED_KEY in d:
-                self.tokenized = dict((d[TOKENIZED_KEY] or {}).get("input_tokens") or {})
+                self.tokenized = _token_counts(d[TOKENIZED_KEY])
             elif POINT_DONE_KEY in d and isinstance(d[POINT_DONE_KEY], dict) and isinstance(d[POINT_DONE_KEY].get("point"), int):
-                self.points_done[d[POINT_DONE_KEY]["point"]] = d[POINT_DONE_KEY]
+                self.points_done[d[POINT_DONE_KEY]["point"]] = _point_done(d[POINT_DONE_KEY])
             return
-        reason = unusable_reason(d)
-        if reason is not None:
+        unusable = unusable_field(d)
+        if unusable is not None:
+            reason, what = unusable
             self.dropped[reason] = self.dropped.get(reason, 0) + 1
+            if reason not in self.first_dropped or 0 <= offset < self.first_dropped[reason][0]:
+                self.first_dropped[reason] = (offset, what)
             return
         start = d.get("start_ns") or 0
         end = d.get("end_ns")
@@ -403,6 +449,32 @@ class _LineReader:
             c.failed.append((d.get("stage") or "stream", d.get("category") or "other", d.get("error") or "", d["request_id"], d.get("http_status")))
 
 
+def _token_counts(payload: Any) -> dict[str, int]:
+    """The counts of a ``tokenized`` line that can be token counts (whole numbers in
+    0..MAX_TOKENS); any other value is left out, so the input count stays null."""
+    counts = payload.get("input_tokens") if isinstance(payload, dict) else None
+    if not isinstance(counts, dict):
+        return {}
+    return {str(k): v for k, v in counts.items() if type(v) is int and 0 <= v <= limits.MAX_TOKENS}
+
+
+def _point_done(payload: dict[str, Any]) -> dict[str, Any]:
+    """A ``point_done`` line's figures that can be what they claim; any other is null."""
+
+    def number(v: Any, top: float = math.inf) -> float | None:
+        ok = isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and 0 <= v <= top
+        return float(v) if ok else None
+
+    preemptions = payload.get("preemptions")
+    return {
+        "point": payload["point"],
+        "achieved_rate": number(payload.get("achieved_rate")),
+        "kv_utilization": number(payload.get("kv_utilization"), 1.0),
+        "prefix_cache_hit_rate": number(payload.get("prefix_cache_hit_rate"), 1.0),
+        "preemptions": preemptions if type(preemptions) is int and preemptions >= 0 else None,
+    }
+
+
 def _stdlib_or_none(line: bytes) -> Any:
     try:
         return json.loads(line)
@@ -440,10 +512,25 @@ def _read_index(records_path: Path, size: int) -> tuple[np.ndarray, np.ndarray]:
     return rows, gaps
 
 
-def _indexed_columns(rows: np.ndarray, gaps: np.ndarray) -> dict[int, Columns]:
+def _implausible_rows(rows: np.ndarray) -> np.ndarray:
+    """Rows whose times or counts cannot be true (before start_ns, negative, past ``limits.MAX_TOKENS``):
+    their lines are read as JSON instead, where ``unusable_field`` names what is wrong."""
+    bad = (rows["start_ns"] < 0) | (rows["phase"] > 1)
+    for name in ("first_ns", "end_ns"):
+        col = rows[name]
+        bad |= (col != NULL_I64) & (col < rows["start_ns"])
+    for name in ("input_tokens", "output_tokens"):
+        col = rows[name]
+        bad |= (col != NULL_I64) & ((col < 0) | (col > limits.MAX_TOKENS))
+    return bad
+
+
+def _indexed_columns(rows: np.ndarray, gaps: np.ndarray, as_json: np.ndarray | None = None) -> dict[int, Columns]:
     """Measured columns per point straight from index rows that need no JSON."""
     out: dict[int, Columns] = {}
     usable = (rows["needs_json"] == 0) & (rows["phase"] == 0)
+    if as_json is not None:
+        usable &= ~as_json
     if not usable.any():
         return out
     point = np.where(rows["point"] < 0, 0, rows["point"])
@@ -508,7 +595,9 @@ def read_file(records_path: Path) -> tuple[_LineReader, dict[int, Columns], floa
     size = records_path.stat().st_size
     rows, gaps = _read_index(records_path, size)
     reader = _LineReader()
-    slow = rows[rows["needs_json"] != 0]
+    implausible = _implausible_rows(rows)
+    as_json = (rows["needs_json"] != 0) | implausible
+    slow = rows[as_json]
     # JSON work in file order: the gaps between indexed lines, and indexed lines that need their text
     spans: list[tuple[int, int]] = [(int(o), int(o + n)) for o, n in zip(slow["offset"], slow["length"], strict=True)]
     if rows.size:
@@ -527,17 +616,40 @@ def read_file(records_path: Path) -> tuple[_LineReader, dict[int, Columns], floa
         if prompt_id in reader.tokenized:
             points[idx].input_tokens[row] = float(reader.tokenized[prompt_id])
             points[idx].sources.add("tokenize-endpoint")
-    for idx, cols in _indexed_columns(rows, gaps).items():
+    for idx, cols in _indexed_columns(rows, gaps, as_json).items():
         if idx in points:
             cols.extend(points[idx])  # indexed rows first, then the JSON ones; order does not change a metric
         points[idx] = cols
     first_start = reader.first_start
     last_end = reader.last_end
-    if rows.size:
-        fs = int(rows["start_ns"].min())
+    sane = rows[~implausible]  # an implausible row's line was judged as JSON: its times count only if it was used
+    if sane.size:
+        fs = int(sane["start_ns"].min())
         first_start = fs if first_start is None else min(first_start, fs)
-        ended = rows["end_ns"][rows["end_ns"] != NULL_I64]
+        ended = sane["end_ns"][sane["end_ns"] != NULL_I64]
         if ended.size:
             last_end = max(last_end, int(ended.max()))
     wall = (last_end - first_start) / 1e9 if first_start is not None and last_end > first_start else 0.0
     return reader, points, wall
+
+
+def dropped_lines(records_path: Path, reader: _LineReader) -> dict[str, str]:
+    """reason -> "line N: field = value" of the first line left out for that reason."""
+    out: dict[str, str] = {}
+    for reason, (offset, what) in sorted(reader.first_dropped.items()):
+        out[reason] = f"line {_line_number(records_path, offset)}: {what}" if offset >= 0 else what
+    return out
+
+
+def _line_number(path: Path, offset: int, block: int = 8 << 20) -> int:
+    """1-based number of the line starting at byte ``offset`` (a scan, only for lines left out)."""
+    newlines = 0
+    with path.open("rb") as fh:
+        left = offset
+        while left > 0:
+            data = fh.read(min(block, left))
+            if not data:
+                break
+            newlines += data.count(b"\n")
+            left -= len(data)
+    return newlines + 1

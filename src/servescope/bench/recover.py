@@ -16,7 +16,7 @@ from typing import Any
 from servescope.analysis.metrics import Columns
 from servescope.bench.load import LoadOutcome
 from servescope.bench.outcome import EngineWindow, PointOutcome
-from servescope.bench.records import read_columns, read_file, read_records
+from servescope.bench.records import dropped_lines, read_columns, read_file, read_records
 from servescope.bench.result import RunIdentity, build_result
 from servescope.bench.run_spec import RunSpec
 from servescope.catalog.store import Catalog
@@ -33,6 +33,8 @@ class Recovered:
     result: Result
     # request lines left out of the result, by reason (unknown-phase, bad-timestamp, nan-token-count, ...)
     dropped: dict[str, int] = field(default_factory=dict)
+    # reason -> "line N: field = value" of the first line left out for it
+    dropped_at: dict[str, str] = field(default_factory=dict)
 
 
 def result_from_records(records_path: Path, catalog: Catalog | None = None) -> Result:
@@ -85,7 +87,7 @@ def recover(records_path: Path, catalog: Catalog | None = None) -> Recovered:
         requested_rate=spec.requested_rate,
         slo_records=slo_records,
     )
-    return Recovered(result, dict(sorted(reader.dropped.items())))
+    return Recovered(result, dict(sorted(reader.dropped.items())), dropped_lines(records_path, reader) if reader.dropped else {})
 
 
 def _gpu_block(block: Any, dropped: dict[str, int]) -> dict[str, Any] | None:

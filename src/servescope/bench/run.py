@@ -25,6 +25,7 @@ from servescope.bench.capabilities import Capabilities, probe_tools, read_capabi
 from servescope.bench.client import make_session
 from servescope.bench.endpoint import Endpoint
 from servescope.bench.execute import LoadSpec, OnRecord, PointOutcome
+from servescope.bench.fail_fast import FailFast, window_for
 from servescope.bench.gpu_telemetry import GpuSampler, check_gpu_metrics_url
 from servescope.bench.records import RecordWriter
 from servescope.bench.request_fields import request_extras
@@ -42,6 +43,7 @@ from servescope.documents.engine_command import (
     redact_flags,
 )
 from servescope.errors import EndpointError, UsageError
+from servescope.workload.arrivals import arrival_offsets_ns, check_rate
 from servescope.workload.plan import PlannedPoint, plan
 
 # Flags of the embedded engine's command line that say nothing about what runs.
@@ -188,12 +190,29 @@ async def _fill_input_tokens(
     writer.write_extra("tokenized", {"source": "/tokenize", "input_tokens": counts})
 
 
+# How long the first GET /v1/models may take before the run is refused (the server is up
+# by then: a loading engine that accepts connections and says nothing is not ready).
+PROBE_TIMEOUT_S = 10.0
+
+
 async def _check_reachable(session: aiohttp.ClientSession, endpoint: Endpoint) -> None:
+    """One line naming the URL, what happened and what to do, whatever answers (or does not)."""
+    url = f"{endpoint.base_url}/v1/models"
     try:
-        async with session.get(f"{endpoint.base_url}/v1/models", headers=endpoint.headers(), timeout=aiohttp.ClientTimeout(total=10)):
+        async with session.get(url, headers=endpoint.headers(), timeout=aiohttp.ClientTimeout(total=PROBE_TIMEOUT_S)):
             return
-    except (aiohttp.ClientConnectionError, TimeoutError, OSError) as exc:
-        raise EndpointError(f"cannot reach {endpoint.base_url}: {exc}; is the server running?") from exc
+    except TimeoutError as exc:  # its text is empty: say what it means
+        raise EndpointError(
+            f"no answer from {url} within {PROBE_TIMEOUT_S:g} s: something accepts connections there but does not answer; "
+            "is the engine still loading, or is this another service's port?"
+        ) from exc
+    except aiohttp.ClientResponseError as exc:  # aiohttp could not parse the answer as HTTP
+        raise EndpointError(f"{url} answered with something that is not HTTP ({' '.join(exc.message.split())[:120]}); is this the server's HTTP port?") from exc
+    except aiohttp.ServerDisconnectedError as exc:
+        raise EndpointError(f"{url}: the server closed the connection without answering; is this the server's HTTP port?") from exc
+    except (aiohttp.ClientError, OSError) as exc:
+        detail = " ".join(str(exc).split()) or type(exc).__name__
+        raise EndpointError(f"cannot reach {endpoint.base_url}: {detail}; is the server running?") from exc
 
 
 async def _run_async(
@@ -260,6 +279,9 @@ async def _run_async(
             resolved["concurrency"] = points[0].concurrency
         if code_exec_sandbox is not None:  # "none": the code ran unsandboxed (--unsafe-code-exec), said in the Result
             resolved["code_exec_sandbox"] = code_exec_sandbox
+        # Closed loop: the first point's concurrency; open loop: its in-flight requests are not capped, the same window.
+        fail_fast = FailFast(window_for(points[0].concurrency)) if opts.fail_fast and workload.kind != "eval" and points else None
+        resolved["fail_fast_window"] = fail_fast.window if fail_fast is not None else None
         if capabilities.source is not None:  # what the rows were checked against, kept with the run
             resolved["endpoint_capabilities"] = {"source": capabilities.source, "supports_tools": capabilities.supports_tools, "vision": capabilities.vision}
             if capabilities.detail is not None:
@@ -311,12 +333,17 @@ async def _run_async(
                 on_point=progress.on_point,
                 extra_body=extras.body or None,
                 capabilities=capabilities,
+                fail_fast=fail_fast,
             )
             try:
                 outcomes: list[PointOutcome] = await RUNNERS[workload.kind](ctx, workload, points)
             finally:
                 if sampler is not None:
                     sampler.close()
+            if fail_fast is not None and fail_fast.stopped:
+                resolved["stopped_early"] = fail_fast.notice()
+                if progress.on_notice is not None:
+                    progress.on_notice(fail_fast.notice())
             wall = time.perf_counter() - t_start
             await _fill_input_tokens(session, endpoint, points, outcomes, writer)
     result = build_result(
@@ -380,6 +407,11 @@ def run_workload(opts: RunOptions, progress: Progress | None = None, catalog: Ca
         raise EndpointError(f"workload kind {workload.kind!r} has no runner yet (eval and image arrive with their issues)")
     rows = cat.dataset_rows(workload.dataset_id)
     points = plan(workload, rows, opts.concurrency)
+    if opts.rate is not None:  # a schedule that cannot be sent is refused before anything starts
+        for point in points:
+            n = sum(r.phase == "measured" for r in point.requests)
+            check_rate(opts.rate, n, "--rate")
+            arrival_offsets_ns(n, opts.rate, opts.arrival, opts.gamma_shape, workload.params.seed or 0)  # type: ignore[arg-type]  # the schedule execute draws
     command = _engine_command(opts)
     code_exec_sandbox = None
     if workload.kind == "eval":

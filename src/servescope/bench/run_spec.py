@@ -51,6 +51,7 @@ class RunOptions:
     gpu_metrics_url: str | None = None  # a DCGM exporter's page, scraped per point like /metrics (bench.gpu_telemetry)
     run_id: str | None = None
     extra_body: dict[str, Any] | None = None  # merged into every request, recorded in args (bench.request_fields)
+    fail_fast: bool = True  # stop sending when the first requests all fail the same way (bench.fail_fast)
 
 
 class EngineIdent(BaseModel):

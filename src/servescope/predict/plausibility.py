@@ -14,14 +14,24 @@ whose scenario is known): the step-time model's floor, used the other way round.
 - **Implausibly slow decode** (warning): TPOT/ITL more than ``slow_factor`` times the
   floor of an iteration at that concurrency (weights once, plus every running
   sequence's KV), a hint of CPU offload, swapping or a misconfigured engine.
+- **Impossible times** (error, whatever the scenario; Predictions too): a latency
+  (``*_ms``, ``*_s`` per request) that is negative, not finite or longer than
+  ``MAX_LATENCY_S`` (a week: ``run --timeout``'s maximum, so no request of a run
+  lasts longer), and a run or window duration longer than ``MAX_DURATION_S``
+  (four weeks: a week of arrivals, ``workload.arrivals.MAX_SCHEDULE_S``, per point of a
+  sweep is already far past any benchmark). Such a number is an overflowed clock or
+  a broken importer, never a measurement (``run --rate 1e-300`` once wrote a TTFT of
+  9.2e12 ms).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from typing import Any
 
 from servescope.catalog.store import Catalog
-from servescope.documents import EvaluationRun, Issue, Result, Scenario
+from servescope.documents import EvaluationRun, Issue, Prediction, Result, Scenario
 from servescope.documents.base import error, warning
 from servescope.errors import ServescopeError
 from servescope.predict.architecture import architecture
@@ -38,6 +48,59 @@ DEFAULT_SLOW_FACTOR = 50.0
 #: (H100 L2 50 MB, MI300X Infinity Cache 256 MB, server CPUs' L3 tens of MB), so
 #: DRAM bandwidth is no bound and the "faster than memory" error is not raised.
 CACHE_RESIDENT_BYTES = 256 * 1024**2
+MAX_LATENCY_S = 7 * 24 * 3600.0
+MAX_DURATION_S = 4 * 7 * 24 * 3600.0
+# Fields that hold how long a run or a window lasted (seconds); every other time is one request's.
+_DURATIONS = frozenset({"duration_s", "run_duration_wall_s"})
+# Free-form or not measured by the run: a workload's options, an engine's flags.
+_NOT_MEASURED = frozenset({"resolved_params", "args", "engine_args", "params"})
+_NOT_TIMES = frozenset({"count", "std"})  # a Distribution's sample size and spread
+
+
+def _unit_s(key: str) -> float | None:
+    """Seconds per unit of a field named like a time (``ttft_ms``, ``fetch_ms_mean``,
+    ``p95_turnaround_s``, ``s_per_image``), or None for any other field."""
+    if "per_s" in key or key.endswith("_per_sec"):
+        return None  # a rate
+    if key.endswith("_ms") or "_ms_" in key:
+        return 1e-3
+    if key.endswith("_s") or key.startswith("s_per_"):
+        return 1.0
+    return None
+
+
+def _time_issues(value: Any, path: str, unit: float | None, bound: float, out: list[Issue]) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in _NOT_MEASURED or (unit is not None and key in _NOT_TIMES):
+                continue
+            sub = _unit_s(str(key))
+            limit = (MAX_DURATION_S if key in _DURATIONS else MAX_LATENCY_S) if sub is not None else bound
+            _time_issues(item, f"{path}.{key}" if path else str(key), sub if sub is not None else unit, limit, out)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _time_issues(item, f"{path}[{i}]", unit, bound, out)
+    elif unit is not None and isinstance(value, int | float) and not isinstance(value, bool):
+        seconds = float(value) * unit
+        if not math.isfinite(seconds) or seconds < 0:
+            out.append(error(path, f"{value!r} is not a time: a latency or duration is a finite number >= 0"))
+        elif seconds > bound:
+            what = "run or window duration" if bound == MAX_DURATION_S else "latency"
+            out.append(
+                error(
+                    path,
+                    f"{value:.4g} is {seconds / 86400:.3g} days, longer than any {what} servescope measures or simulates "
+                    f"({bound / 86400:g} days): an overflowed clock or a broken source, not a measurement",
+                )
+            )
+
+
+def time_issues(doc: Result | EvaluationRun | Prediction) -> list[Issue]:
+    """Every time in a measurement or prediction that cannot be one (negative, not
+    finite, longer than ``MAX_LATENCY_S`` / ``MAX_DURATION_S``); needs no scenario."""
+    issues: list[Issue] = []
+    _time_issues(doc.model_dump(mode="python"), "", None, MAX_LATENCY_S, issues)
+    return issues
 
 
 @dataclass(frozen=True)
@@ -115,23 +178,27 @@ def _rows(doc: Result | EvaluationRun) -> list[_Row]:
 
 
 def plausibility_issues(
-    doc: Result | EvaluationRun,
+    doc: Result | EvaluationRun | Prediction,
     scenario: Scenario | str | None = None,
     *,
     catalog: Catalog | None = None,
     headroom: float = DEFAULT_HEADROOM,
     slow_factor: float = DEFAULT_SLOW_FACTOR,
 ) -> list[Issue]:
-    """Issues of a measurement against the physics of its scenario; [] when the
-    scenario (or its model or hardware) is not known, since nothing can be judged."""
+    """Impossible times (``time_issues``, always), then the issues of a measurement
+    against the physics of its scenario — none when the scenario (or its model or
+    hardware) is not known, since nothing of that can be judged."""
+    times = time_issues(doc)
+    if isinstance(doc, Prediction):
+        return times  # the simulator's own output: its physics is the model itself
     cat = catalog or Catalog.load()
     name = scenario if isinstance(scenario, str) else (scenario.name if scenario else doc.scenario)
     try:
         scen = scenario if isinstance(scenario, Scenario) else cat.scenario(name or "")
         floor = decode_floor(scen, cat)
     except (ServescopeError, ValueError):
-        return []
-    issues: list[Issue] = []
+        return times
+    issues: list[Issue] = times
     if floor.weight_bytes_per_device > floor.memory_bytes:
         issues.append(
             error(

@@ -18,7 +18,7 @@ from servescope.predict.sim.load import Phase
 from servescope.predict.sim.request import SimRequest, requests_from_rows
 from servescope.predict.stream_chunks import TIMES_EVERY_CHUNK, check_client, check_endpoint
 from servescope.predict.tokens import hashes_from_ids, hashes_from_text
-from servescope.workload.arrivals import arrival_offsets_ns
+from servescope.workload.arrivals import arrival_offsets_ns, check_span
 from servescope.workload.plan import PlannedPoint, PlannedRequest
 
 
@@ -98,6 +98,8 @@ class SyntheticWorkload:
         for rate, seconds in self.stages:
             if not (math.isfinite(rate) and rate > 0 and math.isfinite(seconds) and seconds > 0):
                 raise ValueError(f"stage {rate:g}:{seconds:g}: give rate:seconds with both > 0")
+        if self.stages:  # the stages follow each other: their seconds add up to the schedule
+            check_span(sum(seconds for _, seconds in self.stages), "--stages")
         if len({r for r, _ in self.stages}) != len(self.stages):
             raise ValueError("each stage needs a different rate (a stage's row is labelled by its rate)")
         if self.isl < 1 or self.osl < 1:

@@ -11,6 +11,7 @@ import aiohttp
 from servescope.bench.capabilities import Capabilities
 from servescope.bench.endpoint import Endpoint
 from servescope.bench.execute import LoadSpec, OnRecord, PointOutcome, run_point
+from servescope.bench.fail_fast import FailFast
 from servescope.bench.records import RecordWriter
 from servescope.bench.scrape import MetricsSampler, PointSamplers
 from servescope.documents import Workload
@@ -30,6 +31,7 @@ class RunContext:
     on_point: Callable[[PlannedPoint], None] | None = None
     extra_body: dict[str, Any] | None = None
     capabilities: Capabilities = field(default_factory=Capabilities)  # what the endpoint said it can take (eval)
+    fail_fast: FailFast | None = None  # the early-stop rule (bench.fail_fast); None: every request is sent
 
 
 async def run_points(ctx: RunContext, workload: Workload, points: list[PlannedPoint]) -> list[PointOutcome]:
@@ -52,6 +54,7 @@ async def run_points(ctx: RunContext, workload: Workload, points: list[PlannedPo
             sampler=ctx.sampler,
             on_record=ctx.on_record,
             extra_body=ctx.extra_body,
+            fail_fast=ctx.fail_fast,
         )
         engine = outcome.engine
         ctx.writer.write_point_done(

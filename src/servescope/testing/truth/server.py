@@ -27,6 +27,9 @@ Fault injection (server options, or per request in the body's ``"truth"`` object
 - ``overflow`` (force) or ``context_size=M`` (when prompt tokens > M): HTTP 400 with
   llama.cpp's ``exceed_context_size_error`` body.
 - ``status=S``: answer HTTP S with an error body (e.g. 503 to look overloaded).
+- ``usage_fields={...}``: the usage chunk is sent (whatever ``usage`` says) with these
+  values in place of the counted ones, as given — a server that reports impossible
+  counts (``{"completion_tokens": -5}``, ``{"prompt_tokens": 1.5}``).
 
 Request id (to match client records to log entries), first found of: header
 ``X-Request-ID``, body ``truth.id``, body ``user``, a ``[truth-id:ID]`` marker in
@@ -91,6 +94,7 @@ class Options:
     overflow: bool = False
     context_size: int | None = None
     status: int | None = None
+    usage_fields: dict[str, Any] | None = None
 
     def merged(self, over: Any) -> Options:
         if not over:
@@ -182,8 +186,10 @@ class _Chunks:
         self.done = _frame(b"data: [DONE]\n\n")
         self._event = event
 
-    def usage(self, prompt_tokens: int, completion_tokens: int) -> bytes:
+    def usage(self, prompt_tokens: int, completion_tokens: int, fields: dict[str, Any] | None = None) -> bytes:
         u = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens, "total_tokens": prompt_tokens + completion_tokens}
+        if fields:
+            u.update(fields)
         return _frame(self._event({"choices": [], "usage": u}))
 
     def error(self, message: str) -> bytes:
@@ -429,7 +435,7 @@ class TruthApp:
         token_ns: list[int] = []
         entry["token_ns"] = token_ns
         if not body.get("stream"):
-            return await self._non_streaming(request, entry, chunks, offsets, prompt_tokens, hdrs)
+            return await self._non_streaming(request, entry, chunks, offsets, prompt_tokens, hdrs, opts.usage_fields)
         include_usage = opts.usage
         if include_usage is None:
             so = body.get("stream_options")
@@ -473,8 +479,8 @@ class TruthApp:
                 transport.write(chunks.error(f"truth: injected stream error after {len(token_ns)} tokens"))
             else:
                 tail = chunks.finish
-                if include_usage:
-                    tail += chunks.usage(prompt_tokens, len(token_ns))
+                if include_usage or opts.usage_fields:
+                    tail += chunks.usage(prompt_tokens, len(token_ns), opts.usage_fields)
                 if not opts.omit_done:
                     tail += chunks.done
                 transport.write(tail)
@@ -486,7 +492,14 @@ class TruthApp:
         return resp
 
     async def _non_streaming(
-        self, request: web.Request, entry: dict[str, Any], chunks: _Chunks, offsets: list[int], prompt_tokens: int, hdrs: dict[str, str]
+        self,
+        request: web.Request,
+        entry: dict[str, Any],
+        chunks: _Chunks,
+        offsets: list[int],
+        prompt_tokens: int,
+        hdrs: dict[str, str],
+        usage_fields: dict[str, Any] | None = None,
     ) -> web.Response:
         recv = entry["recv_ns"]
         if offsets:
@@ -496,7 +509,7 @@ class TruthApp:
         n = len(offsets)
         text = self.token_text * n
         entry["outcome"] = "ok-non-streaming"
-        usage = {"prompt_tokens": prompt_tokens, "completion_tokens": n, "total_tokens": prompt_tokens + n}
+        usage: dict[str, Any] = {"prompt_tokens": prompt_tokens, "completion_tokens": n, "total_tokens": prompt_tokens + n, **(usage_fields or {})}
         if chunks.chat:
             choice: dict[str, Any] = {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "length"}
             obj = "chat.completion"
@@ -573,7 +586,15 @@ def _cli_options(a: argparse.Namespace) -> Options:
         overflow=a.overflow,
         context_size=a.context_size,
         status=a.status,
+        usage_fields=a.usage_fields,
     )
+
+
+def _json_object(text: str) -> dict[str, Any]:
+    value = json.loads(text)
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError("give a JSON object")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -600,6 +621,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--overflow", action="store_true")
     p.add_argument("--context-size", type=int, default=None)
     p.add_argument("--status", type=int, default=None)
+    p.add_argument("--usage-fields", type=_json_object, default=None, help="JSON object replacing the usage chunk's counts, e.g. '{\"completion_tokens\": -5}'")
     return p
 
 
@@ -748,6 +770,8 @@ class TruthServer:
         if o.overflow:
             cmd.append("--overflow")
         cmd += ["--usage", {None: "auto", True: "on", False: "off"}[o.usage]]
+        if o.usage_fields is not None:
+            cmd += ["--usage-fields", json.dumps(o.usage_fields)]
         return cmd
 
     def start(self) -> TruthServer:
