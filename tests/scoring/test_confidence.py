@@ -62,9 +62,11 @@ def test_missing_and_unreadable_say_why() -> None:
 
 def test_the_confidence_is_kept_out_of_the_answer() -> None:
     """The numeric scorer falls back to the last number of the text: without the cut it
-    reads 80 (the confidence) as the answer to 12 + 7."""
+    would read 80 (the confidence) as the answer to 12 + 7. Every scorer reads answers
+    through scoring.answer, which takes confidence statements out, in any suite."""
     text = "12 + 7 is 19\nConfidence: 80%"
-    assert score_item("numeric", Output(text), "80").correct  # the pitfall
+    assert not score_item("numeric", Output(text), "80").correct
+    assert score_item("numeric", Output(text), "19").correct
     stated = read(text)
     assert "80" not in stated.answer_text and "19" in stated.answer_text
     assert score_item("numeric", Output(stated.answer_text), "19").correct
