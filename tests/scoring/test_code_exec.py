@@ -22,6 +22,10 @@ CASES = [
     (f"<think>```python\n{GOOD}```</think>I cannot.", False, False),
     ("```python\nimport socket\nsocket.create_connection(('1.1.1.1', 80), timeout=2)\n" + GOOD + "```", False, False),
     ("", False, False),
+    # a function block, then an "example usage" block that calls it: one program
+    (f"```python\n{GOOD}```\nExample usage:\n```python\nprint(add(2, 3))\n```", True, True),
+    # ... and an output block that is not code at all
+    (f"```python\n{GOOD}```\nOutput:\n```\n5\n>>> add(2, 3)\n```", True, True),
 ]
 
 

@@ -75,3 +75,17 @@ def test_the_confidence_is_kept_out_of_the_answer() -> None:
 
 def test_answer_text_drops_thinking_and_an_emptied_bracket() -> None:
     assert read("<think>hm</think>Answer: Paris (confidence: 70%)").answer_text == "Answer: Paris"
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "answer"),
+    [
+        ("Ulaanbaatar (I am 70% confident)", 0.7, "Ulaanbaatar"),
+        ("Answer: 7 (I'm about 60% sure).", 0.6, "Answer: 7."),
+        ("Paris\nConfidence: 9/10", 0.9, "Paris"),
+        ("Answer: B\nConfidence: 4 out of 5", 0.8, "Answer: B"),
+    ],
+)
+def test_a_statement_inside_the_answer_leaves_no_debris_and_scales_are_read(text: str, value: float, answer: str) -> None:
+    stated = read(text)
+    assert stated.value == pytest.approx(value) and stated.answer_text == answer

@@ -48,12 +48,22 @@ def _denied(text: str, name: str) -> bool:
     )
 
 
+# Openers that carry no answer ("Sure!", "Great question.", "Let me think.").
+_FILLER = re.compile(
+    r"^(?:sure|of course|okay|ok|certainly|absolutely|great|good|yes|well|hmm+|alright|hello|hi|no problem|"
+    r"(?:that's a |what a )?(?:great|good|nice|interesting) question|let me (?:think|see|check)|let's see)\b[^.!?]{0,20}[.!?:]*$",
+    re.IGNORECASE,
+)
+
+
 def _committed(text: str) -> str:
-    """What a span commits to: after its last correction ("Paris. Actually, Lyon."), else its first sentence."""
+    """What a span commits to: after its last correction ("Paris. Actually, Lyon."), else its
+    first sentence that is not a filler opener ("Sure! It's Paris. Anything else?")."""
     corrections = list(_CORRECTION.finditer(text))
     if corrections:
         return text[corrections[-1].end() :]
-    return re.split(r"(?<=[.!?])\s+", text.strip(), maxsplit=1)[0]
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s.strip()]
+    return next((s for s in sentences if not _FILLER.match(s.strip())), sentences[0] if sentences else "")
 
 
 def _head_matches(head: str, names: list[str]) -> bool:

@@ -19,9 +19,8 @@ the unanchored answer.
 from __future__ import annotations
 
 import re
-from fractions import Fraction
-
 import unicodedata
+from fractions import Fraction
 
 from servescope.scoring.answer import answer_span, answer_text, without_parentheticals
 from servescope.scoring.base import Args, Output, Score, verdict, wrong
@@ -41,7 +40,7 @@ _DENIED = re.compile(r"\b(?:not|rather than|instead of|other than|isn't|is not)\
 
 
 def _vulgar(text: str) -> str:
-    """"1½" -> "1 1/2", "¾" -> "3/4"."""
+    """ "1½" -> "1 1/2", "¾" -> "3/4"."""
     out = []
     for ch in text:
         if unicodedata.decomposition(ch).startswith("<fraction>"):
