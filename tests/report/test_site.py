@@ -163,3 +163,17 @@ def test_a_second_report_replaces_the_first_and_a_foreign_folder_is_refused(fixt
     with pytest.raises(UsageError, match="is not empty and holds no earlier report"):
         write_report([fixture_set], foreign)
     assert (foreign / "notes.txt").read_text() == "mine"
+
+
+def test_eval_chart_draws_strict_beside_flexible_accuracy(fixture_set: Path) -> None:
+    from dataclasses import replace
+
+    from servescope.documents.result import Result
+
+    found = collect_inputs([fixture_set])
+    [run] = [r for r in (to_run(d, s, found.scenarios) for d, s in found.documents) if r.name == "eval-run"]
+    assert isinstance(run.doc, Result) and run.doc.scores is not None
+    with_strict = run.doc.scores.model_copy(update={"strict_accuracy": 0.4})
+    traces = eval_figures([replace(run, doc=run.doc.model_copy(update={"scores": with_strict}))])[0][0]["data"]
+    assert [t["name"] for t in traces] == ["accuracy", "strict accuracy"]
+    assert traces[0]["y"] == [0.75] and traces[1]["y"] == [0.4] and "strict accuracy 0.400" in traces[1]["text"][0]
