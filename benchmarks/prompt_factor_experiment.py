@@ -3,8 +3,8 @@
 takes ``FACTOR`` x its modelled time, and the validation runs whose names start with
 ``PREFIX`` are predicted with zero calibration.
 
-It asks one question of DataCrunch's SGLang v0.4 points (benchmarks/README.md, "What the
-remaining misses need"): does one prompt-iteration factor line up their misses, and does the
+It asks one question of DataCrunch's SGLang v0.4 points (benchmarks/docs/predict-accuracy.md, "What
+the remaining misses need"): does one prompt-iteration factor line up their misses, and does the
 same factor carry to SGLang points it was not chosen on (GPUStack's SGLang 0.5.5 bursts)?
 
     .venv/bin/python benchmarks/prompt_factor_experiment.py 1.5 dc-         # DataCrunch, ~10 s
