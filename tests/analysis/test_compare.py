@@ -153,3 +153,22 @@ def test_only_one_scored_result_is_a_warning() -> None:
 
     c = compare(_scored("a", [True]), make_result("plain", workload="eval-x-v1"))
     assert c.scores is None and any("only A has scored items" in w for w in c.warnings)
+
+
+def test_strict_and_flexible_accuracy_are_compared_side_by_side() -> None:
+    """Both right on every item (flexible), but only A in the asked-for form: compare says so."""
+    from servescope.analysis.compare import score_lines
+
+    a, b = _scored("a", [True, True, True, True]), _scored("b", [True, True, True, True])
+
+    def with_strict(r: Result, strict: list[bool | None]) -> Result:
+        items = [i.model_copy(update={"strict": s}) for i, s in zip(r.scores.items or [], strict, strict=True)]  # type: ignore[union-attr]
+        return r.model_copy(update={"scores": r.scores.model_copy(update={"items": items})})  # type: ignore[union-attr]
+
+    s = compare(with_strict(a, [True, True, True, None]), with_strict(b, [False, False, True, True])).scores
+    assert s is not None and s.delta_accuracy == 0
+    assert s.strict_items == 3 and s.a_strict_accuracy == pytest.approx(1.0) and s.b_strict_accuracy == pytest.approx(1 / 3)
+    assert s.delta_strict_accuracy == pytest.approx(2 / 3)
+    lines = score_lines(s)
+    assert any(line.startswith("accuracy: A 100.0 %, B 100.0 %") for line in lines)
+    assert any(line.startswith("strict accuracy (the asked-for form) over 3 items: A 100.0 %, B 33.3 %") for line in lines)

@@ -227,3 +227,17 @@ def test_a_run_with_slos_shows_goodput_beside_its_on_time_rate(tmp_path: Path) -
     assert "<h3>SLOs</h3>" in page and "ttft_ms&lt;=500" in page and "4.875" in page and "0.8125" in page
     index = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
     assert "goodput req/s" in index and "on-time rate" in index
+
+
+def test_eval_chart_draws_strict_beside_flexible_accuracy(fixture_set: Path) -> None:
+    from dataclasses import replace
+
+    from servescope.documents.result import Result
+
+    found = collect_inputs([fixture_set])
+    [run] = [r for r in (to_run(d, s, found.scenarios) for d, s in found.documents) if r.name == "eval-run"]
+    assert isinstance(run.doc, Result) and run.doc.scores is not None
+    with_strict = run.doc.scores.model_copy(update={"strict_accuracy": 0.4})
+    traces = eval_figures([replace(run, doc=run.doc.model_copy(update={"scores": with_strict}))])[0][0]["data"]
+    assert [t["name"] for t in traces] == ["accuracy", "strict accuracy"]
+    assert traces[0]["y"] == [0.75] and traces[1]["y"] == [0.4] and "strict accuracy 0.400" in traces[1]["text"][0]

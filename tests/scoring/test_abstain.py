@@ -23,3 +23,17 @@ CASES = [
 def test_abstention_pitfalls(text: str, abstains: bool) -> None:
     assert is_abstention(text) is abstains
     assert score_item("abstain", Output(text), None).correct is abstains
+
+
+def test_a_wrong_answer_that_declines_is_a_false_abstention_whatever_its_scorer() -> None:
+    """An answerable row of the grounded suite (scored by contains) answered "The passage
+    does not say." abstained: scores_block counts it in false_abstention."""
+    from servescope.scoring.abstain import with_abstention
+
+    declined = score_item("contains", Output("The passage does not say."), "Quito")
+    assert declined.abstained is None  # contains says nothing of abstaining
+    assert with_abstention(declined, "The passage does not say.").abstained is True
+    answered = score_item("contains", Output("Quito. The passage says nothing else."), "Quito")
+    assert with_abstention(answered, "Quito. The passage says nothing else.").abstained is False
+    wrong = score_item("contains", Output("Lima"), "Quito")
+    assert with_abstention(wrong, "Lima").abstained is False

@@ -22,6 +22,10 @@ CASES = [
     (f"<think>```python\n{GOOD}```</think>I cannot.", False, False),
     ("```python\nimport socket\nsocket.create_connection(('1.1.1.1', 80), timeout=2)\n" + GOOD + "```", False, False),
     ("", False, False),
+    # a function block, then an "example usage" block that calls it: one program
+    (f"```python\n{GOOD}```\nExample usage:\n```python\nprint(add(2, 3))\n```", True, True),
+    # ... and an output block that is not code at all
+    (f"```python\n{GOOD}```\nOutput:\n```\n5\n>>> add(2, 3)\n```", True, True),
 ]
 
 
@@ -41,3 +45,10 @@ def test_code_exec_pitfalls(text: str, correct: bool, strict: bool) -> None:
 
 def test_a_row_without_tests_is_wrong_not_a_crash() -> None:
     assert score_item("code_exec", Output(GOOD), None, {}).correct is False
+
+
+def test_fences_pair_up_so_a_shell_block_is_never_read_as_code() -> None:
+    from servescope.scoring.code_exec import extract_code
+
+    text = "Install:\n```bash\npip install nothing\n```\nThen:\n```python\n" + GOOD + "```\nand run it."
+    assert extract_code(text) == (GOOD, True)

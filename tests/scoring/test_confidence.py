@@ -62,9 +62,11 @@ def test_missing_and_unreadable_say_why() -> None:
 
 def test_the_confidence_is_kept_out_of_the_answer() -> None:
     """The numeric scorer falls back to the last number of the text: without the cut it
-    reads 80 (the confidence) as the answer to 12 + 7."""
+    would read 80 (the confidence) as the answer to 12 + 7. Every scorer reads answers
+    through scoring.answer, which takes confidence statements out, in any suite."""
     text = "12 + 7 is 19\nConfidence: 80%"
-    assert score_item("numeric", Output(text), "80").correct  # the pitfall
+    assert not score_item("numeric", Output(text), "80").correct
+    assert score_item("numeric", Output(text), "19").correct
     stated = read(text)
     assert "80" not in stated.answer_text and "19" in stated.answer_text
     assert score_item("numeric", Output(stated.answer_text), "19").correct
@@ -73,3 +75,17 @@ def test_the_confidence_is_kept_out_of_the_answer() -> None:
 
 def test_answer_text_drops_thinking_and_an_emptied_bracket() -> None:
     assert read("<think>hm</think>Answer: Paris (confidence: 70%)").answer_text == "Answer: Paris"
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "answer"),
+    [
+        ("Ulaanbaatar (I am 70% confident)", 0.7, "Ulaanbaatar"),
+        ("Answer: 7 (I'm about 60% sure).", 0.6, "Answer: 7."),
+        ("Paris\nConfidence: 9/10", 0.9, "Paris"),
+        ("Answer: B\nConfidence: 4 out of 5", 0.8, "Answer: B"),
+    ],
+)
+def test_a_statement_inside_the_answer_leaves_no_debris_and_scales_are_read(text: str, value: float, answer: str) -> None:
+    stated = read(text)
+    assert stated.value == pytest.approx(value) and stated.answer_text == answer

@@ -83,6 +83,14 @@ class ScoreComparison:
     delta_latency_p50_ms: float | None
     delta_latency_p50_ci: tuple[float, float] | None
     latency_verdict: str
+    # strict = answered in the asked-for form (an anchored line, a bare letter, pure JSON), over the
+    # items whose scorer has a strict form on both sides; flexible is the accuracy above.
+    strict_items: int = 0
+    a_strict_accuracy: float | None = None
+    b_strict_accuracy: float | None = None
+    delta_strict_accuracy: float | None = None
+    delta_strict_accuracy_ci: tuple[float, float] | None = None
+    strict_verdict: str = "no item has a strict form on both sides"
 
 
 @dataclass
@@ -204,6 +212,14 @@ def compare_scores(a: Result, b: Result) -> ScoreComparison:
     p50_a, p50_b = percentile(lat_a, 50), percentile(lat_b, 50)
     p50_d = p50_a - p50_b if p50_a is not None and p50_b is not None else None
     p50_ci = paired_percentile_difference_ci(lat_a, lat_b, 50)
+    strict_keys = [k for k in keys if items_a[k].strict is not None and items_b[k].strict is not None]
+    strict_a = [bool(items_a[k].strict) for k in strict_keys]
+    strict_b = [bool(items_b[k].strict) for k in strict_keys]
+    s_both = sum(x and y for x, y in zip(strict_a, strict_b, strict=True))
+    s_only_a = sum(x and not y for x, y in zip(strict_a, strict_b, strict=True))
+    s_only_b = sum(y and not x for x, y in zip(strict_a, strict_b, strict=True))
+    s_n = len(strict_keys)
+    strict_ci = paired_rate_difference_ci(s_both, s_only_a, s_only_b, s_n - s_both - s_only_a - s_only_b)
     mean_verdict = _verdict(mean_ci_d, "B faster", "A faster")
     p50_verdict = _verdict(p50_ci, "B faster", "A faster")
     return ScoreComparison(
@@ -223,6 +239,14 @@ def compare_scores(a: Result, b: Result) -> ScoreComparison:
         delta_latency_p50_ms=p50_d,
         delta_latency_p50_ci=p50_ci,
         latency_verdict=f"mean: {mean_verdict}; p50: {p50_verdict}",
+        strict_items=s_n,
+        a_strict_accuracy=(s_both + s_only_a) / s_n if s_n else None,
+        b_strict_accuracy=(s_both + s_only_b) / s_n if s_n else None,
+        delta_strict_accuracy=(s_only_a - s_only_b) / s_n if s_n else None,
+        delta_strict_accuracy_ci=strict_ci,
+        strict_verdict=_verdict(strict_ci, "A more often in the asked-for form", "B more often in the asked-for form")
+        if s_n
+        else "no item has a strict form on both sides",
     )
 
 
@@ -242,6 +266,13 @@ def score_lines(s: ScoreComparison) -> list[str]:
             f"accuracy: A {100 * s.a_accuracy:.1f} %, B {100 * s.b_accuracy:.1f} %; Δ (A − B) {100 * s.delta_accuracy:+.1f} points "
             f"({ci(s.delta_accuracy_ci, 100, ' pt')}, Newcombe paired) — {s.accuracy_verdict}"
         )
+    if s.a_strict_accuracy is not None and s.b_strict_accuracy is not None and s.delta_strict_accuracy is not None:
+        lines.append(
+            f"strict accuracy (the asked-for form) over {s.strict_items} items: A {100 * s.a_strict_accuracy:.1f} %, B {100 * s.b_strict_accuracy:.1f} %; "
+            f"Δ {100 * s.delta_strict_accuracy:+.1f} points ({ci(s.delta_strict_accuracy_ci, 100, ' pt')}) — {s.strict_verdict}"
+        )
+    else:
+        lines.append(f"strict accuracy: {s.strict_verdict}")
     if s.delta_latency_mean_ms is not None:
         lines.append(
             f"latency over {s.latency_items} items both completed: Δ mean {s.delta_latency_mean_ms:+,.1f} ms ({ci(s.delta_latency_mean_ci, 1, ' ms')}), "

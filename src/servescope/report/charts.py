@@ -288,6 +288,26 @@ def eval_figures(runs: list[Run]) -> list[tuple[dict[str, Any], str]]:
         ],
         "hovertemplate": "%{text}<extra></extra>",
     }
+    # strict (the asked-for form) beside flexible (the right answer in any reasonable form)
+    strict = {
+        "type": "scatter",
+        "mode": "markers",
+        "name": "strict accuracy",
+        "marker": {"symbol": "diamond-open", "size": 10},
+        "x": names,
+        "y": [r.doc.scores.strict_accuracy if isinstance(r.doc, Result) and r.doc.scores else None for r, *_ in rows],
+        "text": [
+            f"<b>{esc(r.name)}</b><br>strict accuracy "
+            + (
+                f"{r.doc.scores.strict_accuracy:.3f}"
+                if isinstance(r.doc, Result) and r.doc.scores and r.doc.scores.strict_accuracy is not None
+                else "— (no strict form)"
+            )
+            + "<br>answered in the asked-for form"
+            for r, *_ in rows
+        ],
+        "hovertemplate": "%{text}<extra></extra>",
+    }
     lat = {
         "type": "bar",
         "name": "avg latency ms",
@@ -302,6 +322,10 @@ def eval_figures(runs: list[Run]) -> list[tuple[dict[str, Any], str]]:
     lat_layout = _layout("Eval latency", "run", "avg latency ms", log_x=False, log_y=False)
     lat_layout["xaxis"]["type"] = "category"
     return [
-        ({"data": [acc], "layout": acc_layout}, "Accuracy over the scored items; bars are 95% Wilson score intervals."),
+        (
+            {"data": [acc, strict], "layout": acc_layout},
+            "Accuracy (flexible: the right answer in any reasonable form) over the scored items; bars are 95% Wilson score intervals. "
+            "Open diamonds: strict accuracy, the answer also given in the asked-for form.",
+        ),
         ({"data": [lat], "layout": lat_layout}, "scores.avg_latency_ms of each run."),
     ]

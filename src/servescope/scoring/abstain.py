@@ -1,4 +1,15 @@
-"""abstain: for a question the passage cannot answer, the right answer is to say so.
+"""abstain: for a question the passage (or the world) cannot answer, the right answer is to say so.
+
+An abstention is recognised by meaning, not by a fixed sentence: one of the phrase
+families a refusal is made of — the source is silent ("the passage does not say", "no
+mention of"), the answer cannot be had ("cannot be determined", "there is no way to
+know"), the speaker does not know or cannot find it ("I don't know", "I couldn't find
+any information", "I'm not aware of any …"), the thing may not exist ("it may not
+exist", "no record of", "fictional") — AND no committed claim beside it. A hedge that
+goes on to answer anyway ("I don't know the exact details, but it was founded in 1887")
+is a fabricated answer, not an abstention: once the refusing clauses are set aside, a
+remaining clause that states a specific (a number, a date, a name after "is/was") is a
+claim.
 
 :func:`is_abstention` is also used on answerable rows of a grounded suite, so that
 abstaining there counts against the model (``abstained`` is recorded either way)."""
@@ -6,25 +17,60 @@ abstaining there counts against the model (``abstained`` is recorded either way)
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
+from servescope.scoring.answer import answer_text
 from servescope.scoring.base import Args, Output, Score, verdict
-from servescope.scoring.text import strip_thinking
 
-_PHRASES = re.compile(
-    r"not (?:mentioned|stated|given|provided|specified|say|said|included|in the (?:passage|text|context))"
-    r"|(?:does|do|did)n[o']?t (?:say|mention|state|specify|provide|include|tell)"
-    r"|(?:does|do|did) not (?:say|mention|state|specify|provide|include|tell)"
-    r"|no (?:information|mention|details?|data)\b|cannot be (?:determined|answered|found)|can(?:'|no)t (?:be )?(?:determine|answer|tell|know)"
-    r"|unanswerable|insufficient information|not enough information|i don'?t know|unknown from|isn'?t (?:mentioned|stated|given)"
-    r"|the (?:passage|text|context) (?:does not|doesn'?t) (?:say|mention|contain|state)",
+_NEG = r"(?:not|n't|n’t|never|no)"
+_SOURCE = r"(?:passage|text|context|document|article|story|source|information given|provided information|question)"
+_FAMILIES = [
+    # the source is silent
+    r"\b(?:not|never|isn'?t|wasn'?t)\s+(?:explicitly\s+|directly\s+)?(?:mentioned|stated|given|provided|specified|included|discussed|addressed|covered|indicated)\b",
+    rf"\b(?:does|do|did)\s*{_NEG}\s+(?:explicitly\s+|directly\s+)?(?:say|mention|state|specify|provide|include|tell|contain|give|indicate|describe|discuss)\b",
+    r"\bno\s+(?:information|mention|details?|data|indication|record|evidence|reference)\b",
+    rf"\b(?:not|nothing)\s+(?:in|from)\s+the\s+{_SOURCE}\b",
+    rf"\bthe\s+{_SOURCE}\s+(?:is\s+silent|says\s+nothing|only\s+(?:says|mentions))\b",
+    # it cannot be answered
+    r"\bcan(?:no|'|’)?t\s+(?:be\s+)?(?:determined?|answered?|found|known|tell|know|say|confirm|verify|provide|answer|find|determine|be\s+sure)\b",
+    r"\b(?:cannot|can not|unable to|not able to|impossible to)\s+(?:\w+\s+){0,2}(?:determine|answer|tell|know|say|confirm|verify|find|provide|identify)\b",
+    r"\bunanswerable\b|\b(?:insufficient|not enough|no)\s+(?:information|data|context|details)\b",
+    r"\bthere(?:'s| is)\s+no\s+(?:way|answer|information|record)\b",
+    # I do not know / could not find it
+    r"\bi\s+(?:do\s+not|don'?t|don’t)\s+(?:know|have)\b|\bi'?m\s+not\s+sure\b|\bi\s+am\s+not\s+sure\b",
+    r"\b(?:could|can|did)\s*(?:no|n'|n’)?t\s+find\b|\bcouldn'?t\s+find\b|\bwas\s+(?:not|unable)\s+(?:able\s+to\s+)?find\b",
+    r"\b(?:i'?m|i am)\s+(?:not\s+aware|unaware)\s+of\b|\bnot\s+(?:familiar|aware)\s+with\b|\bunknown\b",
+    # the thing may not exist
+    r"\b(?:may|might|does|did)\s*(?:not|n't|n’t)\s+(?:exist|be\s+real)\b|\bno\s+such\b|\b(?:fictional|fictitious|made[- ]up|does not appear to exist)\b",
+]
+_REFUSAL = re.compile("|".join(f"(?:{f})" for f in _FAMILIES), re.IGNORECASE)
+# A clause that commits to a specific despite the hedge: a number/year, or "it/he/she/they was/is X".
+_CLAIM = re.compile(
+    r"\d|\b(?:it|he|she|they|this|that|the\s+\w+)\s+(?:was|is|were|are|had|has)\s+(?!not\b|no\b|never\b|unclear\b|unknown\b|possible\b|likely\b)\w+",
     re.IGNORECASE,
 )
+_CLAUSES = re.compile(r"(?<=[.!?;])\s+|\s*,?\s+\b(?:but|however|though|although|yet)\b\s*,?\s*", re.IGNORECASE)
 
 
 def is_abstention(text: str) -> bool:
-    return _PHRASES.search(strip_thinking(text)) is not None
+    body = answer_text(text)
+    clauses = [c for c in _CLAUSES.split(body) if c and c.strip()]
+    refusing = [c for c in clauses if _REFUSAL.search(c)]
+    if not refusing:
+        return False
+    others = [c for c in clauses if not _REFUSAL.search(c)]
+    return not any(_CLAIM.search(c) for c in others)
+
+
+def with_abstention(score: Score, text: str) -> Score:
+    """``score`` with ``abstained`` set for a row another scorer judged: a wrong answer that
+    declines to answer abstained (counted as false_abstention on the answerable rows of a
+    suite that has unanswerable ones); a right one did not, whatever else it says."""
+    if score.abstained is not None:
+        return score
+    return replace(score, abstained=not score.correct and is_abstention(text))
 
 
 def score(output: Output, expected: object, args: Args) -> Score:
     said = is_abstention(output.text)
-    return verdict(said, strip_thinking(output.text)[:80] or None, abstained=said)
+    return verdict(said, answer_text(output.text)[:80] or None, abstained=said)

@@ -1,7 +1,9 @@
 """code-exec: the generated code passes the row's tests, run in the sandbox.
 
-The code is the last fenced block of the answer (```python ... ```), or the whole
-answer when it has none; the row's ``args.tests`` (plain ``assert`` lines) are
+The code is every fenced Python block of the answer in order (```python ... ```; an
+unlabelled block too when it compiles), so a function block followed by an "example
+usage" block runs as one program; the last block alone when none compiles; the whole
+answer when it has no fence; the row's ``args.tests`` (plain ``assert`` lines) are
 appended and the lot runs in :mod:`servescope.scoring.sandbox`. Exit status 0 within
 the limits = correct. Without a working sandbox this refuses (``UsageError``) unless
 ``SERVESCOPE_UNSAFE_CODE_EXEC=1`` (what ``--unsafe-code-exec`` sets). Strict: the code
@@ -18,15 +20,31 @@ from servescope.scoring.sandbox import Limits, find_sandbox
 from servescope.scoring.text import strip_thinking
 
 UNSAFE_ENV = "SERVESCOPE_UNSAFE_CODE_EXEC"
-_FENCE = re.compile(r"```(?:python|py)?[ \t]*\n(.*?)```", re.DOTALL | re.IGNORECASE)
+# Fences are read in pairs (an opening line, its closing line), so a ```bash block's closing fence is
+# never taken for the opening of a Python one; the label says which blocks are code.
+_FENCE = re.compile(r"^[ \t]*```[ \t]*([\w+-]*)[^\n]*\n(.*?)^[ \t]*```", re.DOTALL | re.MULTILINE)
+_PYTHON_LABELS = {"", "python", "python3", "py"}
+
+
+def _compiles(code: str) -> bool:
+    try:
+        compile(code, "<answer>", "exec")
+    except (SyntaxError, ValueError):
+        return False
+    return True
 
 
 def extract_code(text: str) -> tuple[str, bool]:
     """(the code, whether it came in a fence)."""
-    blocks = _FENCE.findall(text)
-    if blocks:
-        return blocks[-1], True
-    return text, False
+    blocks = [(label.lower(), body) for label, body in _FENCE.findall(text)]
+    if not blocks:
+        return text, False
+    blocks = [(label, body) for label, body in blocks if label in _PYTHON_LABELS] or blocks
+    # A block that does not compile is output, prose or a REPL transcript, not part of the program.
+    runnable = [body for _label, body in blocks if _compiles(body)]
+    if runnable:
+        return "\n\n".join(runnable), True
+    return blocks[-1][1], True
 
 
 def score(output: Output, expected: object, args: Args) -> Score:

@@ -4,7 +4,7 @@ Only suites whose workload says ``eval.confidence: true`` are read. Thinking is
 stripped first, and the last statement wins (a late correction). Forms read:
 ``Confidence: 80%``, ``confidence 0.8``, ``Confidence: 80 percent``,
 ``confidence level: 75``, ``I am 90% confident`` / ``sure`` / ``certain``,
-``(100% confidence)``. A number with
+``(100% confidence)``, ``Confidence: 9/10`` (a scale: 9 of 10). A number with
 ``%``/``percent`` is a percentage; a bare number is a fraction when it is at most 1
 (``0.8``, ``1``) and a percentage otherwise (``80``). Above 100 % the statement is unreadable: the item
 has no confidence (never clamped, never guessed). A negative number is not read, and
@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from servescope.scoring.text import strip_thinking
 
 _NUMBER = r"(?P<num>\d+(?:\.\d+)?|\.\d+)"
+# "9/10", "4 out of 5": a score on a scale, read as num/den
+_SCALE = r"(?:\s*(?:/|out\s+of)\s*(?P<den>10|5|100)\b)?"
 _UNIT = r"(?:\s*(?P<unit>%|percent\b|per\s?cent\b))?"
 # ... and not the start of an expression: "Your confidence is 36 × 22 = 720" restates the answer
 _NOT_AN_EXPRESSION = r"(?!\d|\.\d)(?!\s*[×x*+\-−/÷=≡^]\s*\d)"
@@ -32,12 +34,18 @@ _NOT_AN_EXPRESSION = r"(?!\d|\.\d)(?!\s*[×x*+\-−/÷=≡^]\s*\d)"
 _LABELLED = re.compile(
     r"\bconfidence(?:\s+(?:level|score))?\b\s*(?:[:：=]|\bis\b|\bof\b)?\s*(?:\b(?:about|around|approximately|roughly)\b\s*|~\s*)?"
     + _NUMBER
+    + _SCALE
     + _UNIT
     + _NOT_AN_EXPRESSION,
     re.IGNORECASE,
 )
-# "I am 90% confident", "80 percent sure", "(100% confidence)"
-_STATED = re.compile(r"(?<!\d)(?<!\d\.)" + _NUMBER + r"\s*(?P<unit>%|percent\b|per\s?cent\b)\s*(?:confident|confidence|sure|certain)\b", re.IGNORECASE)
+# "I am 90% confident", "80 percent sure", "(100% confidence)"; the "I am"/"I'm about" before
+# the number belongs to the statement, so taking it out leaves no debris ("Ulaanbaatar (I am )").
+_STATED = re.compile(
+    r"(?:\b(?:I\s+am|I'm|I’m|I\s+would\s+say|I'd\s+say)\s+(?:about\s+|around\s+|roughly\s+|approximately\s+)?)?"
+    r"(?<!\d)(?<!\d\.)" + _NUMBER + r"\s*(?P<unit>%|percent\b|per\s?cent\b)\s*(?:confident|confidence|sure|certain)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -47,8 +55,10 @@ class StatedConfidence:
     answer_text: str  # the output without thinking and without its confidence statements
 
 
-def _value(num: str, unit: str | None) -> float | None:
+def _value(num: str, unit: str | None, den: str | None = None) -> float | None:
     x = float(num)
+    if den:
+        return x / float(den) if x <= float(den) else None
     if unit:
         return x / 100.0 if x <= 100.0 else None
     if x <= 1.0:
@@ -66,11 +76,11 @@ def read(text: str) -> StatedConfidence:
     answer = body
     for m in reversed(matches):  # cut from the end so earlier offsets stay valid
         answer = answer[: m.start()] + answer[m.end() :]
-    answer = re.sub(r"[ \t]*\(\s*\)", "", answer).strip()
+    answer = re.sub(r"[ \t]*\(\s*[,;:.]?\s*\)|[ \t]*\[\s*\]", "", answer).strip()
     if not matches:
         return StatedConfidence(None, "no confidence stated", answer)
     last = matches[-1]
-    value = _value(last.group("num"), last.group("unit"))
+    value = _value(last.group("num"), last.group("unit"), last.groupdict().get("den"))
     if value is None:
         return StatedConfidence(None, f"unreadable confidence {last.group(0).strip()!r} (above 100 %)", answer)
     return StatedConfidence(value, None, answer)

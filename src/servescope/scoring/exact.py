@@ -1,30 +1,106 @@
 """exact: the answer equals the expected text or one of its aliases (casefolded,
-whitespace and surrounding punctuation ignored). Strict: the whole answer is it;
-flexible: the anchored answer (or the last line) is it, or ends with it
-("The capital of France is Paris.")."""
+whitespace and surrounding punctuation ignored, compatibility forms folded: CO₂ = CO2).
+
+Strict: the whole answer is it. Flexible: the committed span (:mod:`.answer`: the last
+anchored answer, else the final line) is it once asides are set apart — a parenthesised
+justification ("Sunday (13 days after …)"), a clause after a comma, dash or "because"
+("Saturday, not Friday" commits to Saturday), a unit or noun after it ("8 legs") — or
+a sentence ending in it ("The capital of France is Paris."). Naming the answer and then
+denying it ("not Friday", "rather than Friday") never counts.
+"""
 
 from __future__ import annotations
 
+import re
+
+from servescope.scoring.answer import answer_span, answer_text, fold, without_parentheticals
 from servescope.scoring.base import Args, Output, Score, verdict, wrong
-from servescope.scoring.text import anchored, normalize, strip_thinking
+from servescope.scoring.text import normalize
+
+# Where the committed head of an answer ends and its justification begins.
+_ASIDE = re.compile(r"\s*(?:[,;:]\s|\s[-–—]\s|—|\bbecause\b|\bsince\b|\bas\b|\bwhich\b|\bthat is\b|\bi\.e\.|\be\.g\.)", re.IGNORECASE)
+_NEGATION = r"(?:not|isn't|is not|isn’t|never|rather than|instead of|other than|except|no longer|wasn't|was not)"
+# A head may carry a short unit or noun after the answer ("8 legs", "1945 AD", "Paris, France" is cut at the comma).
+_MAX_TRAILING_WORDS = 2
+
+
+def _clean(text: str) -> str:
+    return normalize(fold(text))
 
 
 def aliases(expected: object, args: Args) -> list[str]:
     base = expected if isinstance(expected, list) else [expected]
     extra = args.get("aliases") or []
-    return [normalize(str(a)) for a in [*base, *extra] if a is not None and normalize(str(a))]
+    return [_clean(str(a)) for a in [*base, *extra] if a is not None and _clean(str(a))]
+
+
+_CORRECTION = re.compile(r"\b(?:actually|wait|correction|sorry|i mean|on second thought|scratch that|no,)\W", re.IGNORECASE)
+_HEDGE = re.compile(r"(?<!\w)(?:or|either|and/or|vs\.?|versus)(?!\w)")
+_COPULA = re.compile(r"^(?:is|was|are|were|has been|had been|would be|will be)\b")
+
+
+def _denied(text: str, name: str) -> bool:
+    """The answer names ``name`` only to deny it ("not Friday", "Friday is not right")."""
+    n = re.escape(name)
+    return (
+        re.search(rf"(?<!\w){_NEGATION}\s+(?:the\s+|a\s+|an\s+)?{n}(?!\w)", text) is not None
+        or re.search(rf"(?<!\w){n}\s+(?:is|was|are)\s*(?:not|n't|n’t)\b", text) is not None
+    )
+
+
+# Openers that carry no answer ("Sure!", "Great question.", "Let me think.").
+_FILLER = re.compile(
+    r"^(?:sure|of course|okay|ok|certainly|absolutely|great|good|yes|well|hmm+|alright|hello|hi|no problem|"
+    r"(?:that's a |what a )?(?:great|good|nice|interesting) question|let me (?:think|see|check)|let's see)\b[^.!?]{0,20}[.!?:]*$",
+    re.IGNORECASE,
+)
+
+
+def _committed(text: str) -> str:
+    """What a span commits to: after its last correction ("Paris. Actually, Lyon."), else its
+    first sentence that is not a filler opener ("Sure! It's Paris. Anything else?")."""
+    corrections = list(_CORRECTION.finditer(text))
+    if corrections:
+        return text[corrections[-1].end() :]
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s.strip()]
+    return next((s for s in sentences if not _FILLER.match(s.strip())), sentences[0] if sentences else "")
+
+
+def _head_matches(head: str, names: list[str]) -> bool:
+    if head in names or any(head.endswith(" " + n) for n in names):
+        return True
+    for n in names:
+        if head.startswith(n + " "):
+            rest = head[len(n) :].split()
+            if _COPULA.match(" ".join(rest)):  # "Paris is the capital of France."
+                return True
+            if len(rest) <= _MAX_TRAILING_WORDS and not any(_clean(w) in names for w in rest) and not re.search(_NEGATION, " ".join(rest)):
+                return True
+    return False
 
 
 def score(output: Output, expected: object, args: Args) -> Score:
     names = aliases(expected, args)
     if not names:
         return wrong(f"no expected answer ({expected!r})")
-    text = strip_thinking(output.text)
-    whole = normalize(text)
+    text = answer_text(output.text)
+    whole = _clean(text)
     if whole in names:
         return verdict(True, text[:80], strict=True)
-    lines = [ln for ln in text.splitlines() if ln.strip()]
-    candidate = anchored(text) or (lines[-1] if lines else "")
-    cand = normalize(candidate)
-    ok = cand in names or any(cand.endswith(" " + n) for n in names)
-    return verdict(ok, candidate[:80] or None, strict=False)
+    span = answer_span(output.text)
+    candidates = [span.text]
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    if not span.anchored and len(lines) > 1 and not _CORRECTION.search("\n".join(lines[1:])):
+        candidates.append(lines[0])  # "Paris\n\nParis is the capital and largest city of France."
+    if any(_denied(_clean(text), n) for n in names):
+        return verdict(False, span.text[:80] or None, strict=False, detail="names the answer only to deny it")
+    for candidate in candidates:
+        if _clean(candidate) in names:
+            return verdict(True, candidate[:80], strict=False)
+        bare = _clean(_committed(without_parentheticals(fold(candidate))))
+        if _HEDGE.search(bare) and not any(_HEDGE.search(n) for n in names):
+            continue  # "Paris or Lyon", "Paris, or maybe Lyon": no single answer committed to
+        head = _clean(_ASIDE.split(bare, maxsplit=1)[0])
+        if head and (_head_matches(head, names) or _head_matches(bare, names)):
+            return verdict(True, candidate[:80], strict=False)
+    return verdict(False, span.text[:80] or None, strict=False)

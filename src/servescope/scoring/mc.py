@@ -1,5 +1,5 @@
 """mc: the chosen option letter. Reads "(D)", "D)", "D.", "**D**", "[D]", "Answer: d",
-"The answer is D", "Option D" and a bare "D"; the last stated choice wins (a late
+"The answer is D", "Option D", "B is the correct answer", "I'd go with C" and a bare "D"; the last stated choice wins (a late
 correction). A lower-case "a" outside an answer anchor is the article, never a choice.
 Strict: the whole answer is the letter (with optional brackets/period)."""
 
@@ -7,31 +7,43 @@ from __future__ import annotations
 
 import re
 
+from servescope.scoring.answer import answer_text
 from servescope.scoring.base import Args, Output, Score, verdict, wrong
 from servescope.scoring.text import anchored, normalize, strip_thinking
 
 _BARE = re.compile(r"^\(?\[?\*{0,2}([A-Ja-j])\*{0,2}\]?\)?[.:)]?$")
 _ANCHORED_LETTER = re.compile(r"^[\s*\"'(\[]*(?:option\s+|choice\s+)?([A-Ja-j])(?![A-Za-z])")
+# "B is the correct answer", "the correct option is B", "I'd go with B", "I choose (C)": upper-case only.
+_DECLARED = re.compile(
+    r"(?<![A-Za-z'’])([A-J])\b\)?\s+(?:is|would be|seems)\s+(?:the\s+)?(?:correct|right|best|answer|most\s+\w+)"
+    r"|(?:correct|right|best)\s+(?:answer|option|choice)\s*(?:is|would be|:)\s*\(?\**([A-J])\b"
+    r"|(?:go\s+with|choose|pick|select|opt\s+for)\s+(?:option\s+|choice\s+|answer\s+)?\(?\**([A-J])\b"
+)
 _MARKED = re.compile(r"\(([A-J])\)|\[([A-J])\]|\*\*([A-J])\*\*|(?:option|choice)\s+([A-J])\b|(?<![A-Za-z])([A-J])[).:](?=\s|$)", re.IGNORECASE)
 
 
 def letter(text: str) -> tuple[str | None, bool]:
     """(the chosen letter or None, whether it was given strictly)."""
-    t = strip_thinking(text).strip()
+    t = answer_text(text).strip()
     m = _BARE.match(t.replace(" ", ""))
     if m and (m.group(1).isupper() or len(t) <= 3):
         return m.group(1).upper(), True
+    lines = [ln.strip() for ln in t.splitlines() if ln.strip()]
+    first = _BARE.match(lines[0].replace(" ", "")) if len(lines) > 1 else None
+    if first and first.group(1).isupper() and anchored(t) is None and not _MARKED.search("\n".join(lines[1:])) and not _DECLARED.search("\n".join(lines[1:])):
+        return first.group(1), False  # "B\n\nBecause ...": the letter, then its explanation
     anchor = anchored(t)
     if anchor is not None:
         m = _ANCHORED_LETTER.match(anchor)
         if m:
             return m.group(1).upper(), False
-    last = None
+    found: list[tuple[int, str]] = []
     for m in _MARKED.finditer(t):
         g = next(x for x in m.groups() if x)
         if g.isupper() or m.group(0).lower().startswith(("option", "choice")):
-            last = g.upper()
-    return last, False
+            found.append((m.start(), g.upper()))
+    found += [(m.start(), next(x for x in m.groups() if x)) for m in _DECLARED.finditer(t)]
+    return (max(found)[1] if found else None), False
 
 
 def score(output: Output, expected: object, args: Args) -> Score:

@@ -5,17 +5,25 @@ decimals, ``a/b`` and ``\\frac{a}{b}`` (``\\dfrac``, ``\\tfrac``), so "Answer: -
 "3/4", "$1,200.00" and "\\boxed{\\frac{1}{2}}" all read as numbers. No computer
 algebra: the suites' answers are generated integers, decimals and fractions, which
 :class:`fractions.Fraction` represents exactly (so no dependency outside the allowed set).
-Strict: the number came from an answer anchor or ``\\boxed{}``; flexible: the last
-number anywhere in the answer.
+Mixed numbers ("1 1/2") and the Unicode vulgar fractions ("¾", "1½") read as one value.
+
+Which number is the answer (:mod:`.answer` gives the committed span): within an anchored
+span, the number after its last correction ("Answer: 12, sorry, 14"), else after its last
+"=" ("Answer: 4 + 3 = 7"), else its first; without an anchor, the last number of the
+answer. Parenthesised asides are set apart first, so a converted unit ("5 km (3.1 mi)")
+or a worked step in brackets is never taken for the answer while a number stands outside
+them. Strict: the number came from an answer anchor or ``\\boxed{}``; flexible: read from
+the unanchored answer.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from fractions import Fraction
 
+from servescope.scoring.answer import answer_span, answer_text, without_parentheticals
 from servescope.scoring.base import Args, Output, Score, verdict, wrong
-from servescope.scoring.text import anchored, strip_thinking
 
 _FRAC = re.compile(r"\\[dt]?frac\s*\{\s*([-+]?[\d.,]+)\s*\}\s*\{\s*([-+]?[\d.,]+)\s*\}")
 _NUMBER = re.compile(
@@ -25,6 +33,31 @@ _NUMBER = re.compile(
 )
 
 
+_MIXED = re.compile(r"(?<![\d.,/])(\d+)[ \t]+(\d+)[ \t]*/[ \t]*(\d+)(?![\d/.])")
+_CORRECTION = re.compile(r"\b(?:actually|wait|correction|sorry|i mean|no,)\W", re.IGNORECASE)
+# "14, not 12", "14 rather than 12": a number named only to deny it is not a candidate.
+_DENIED = re.compile(r"\b(?:not|rather than|instead of|other than|isn't|is not)\s+[-−$€£]?\d[\d,./]*%?", re.IGNORECASE)
+
+
+def _vulgar(text: str) -> str:
+    """ "1½" -> "1 1/2", "¾" -> "3/4"."""
+    out = []
+    for ch in text:
+        if unicodedata.decomposition(ch).startswith("<fraction>"):
+            value = Fraction(unicodedata.numeric(ch)).limit_denominator(1000)
+            out.append(f" {value.numerator}/{value.denominator}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _mixed(m: re.Match[str]) -> str:
+    whole, num, den = (int(g) for g in m.groups())
+    if den == 0 or num >= den:  # "3 5/2" is not a mixed number: leave both numbers to be read
+        return m.group(0)
+    return f"{whole * den + num}/{den}"
+
+
 def _fraction(num: str) -> Fraction:
     return Fraction(num.replace(",", ""))
 
@@ -32,6 +65,7 @@ def _fraction(num: str) -> Fraction:
 def numbers(text: str) -> list[tuple[Fraction, bool]]:
     """Every number in ``text`` in order, as (value, was a percentage)."""
     text = _FRAC.sub(lambda m: f"{m.group(1)}/{m.group(2)}", text)
+    text = _MIXED.sub(_mixed, _vulgar(text))
     out = []
     for m in _NUMBER.finditer(text):
         try:
@@ -62,19 +96,38 @@ def _equal(got: Fraction, pct: bool, want: Fraction, rel_tol: float) -> bool:
     return any(c == want or (rel_tol > 0 and abs(c - want) <= Fraction(rel_tol) * max(abs(want), Fraction(1, 10**9))) for c in candidates)
 
 
+def _outside_asides(text: str) -> list[tuple[Fraction, bool]]:
+    """The numbers outside parentheses and denials, or all of them when every number is inside one."""
+    text = _DENIED.sub(" ", text)
+    return numbers(without_parentheticals(text)) or numbers(text)
+
+
+def _committed(span: str) -> list[tuple[Fraction, bool]]:
+    corrections = list(_CORRECTION.finditer(span))
+    if corrections:
+        after = _outside_asides(span[corrections[-1].end() :])
+        if after:
+            return after
+    if "=" in span:
+        after = _outside_asides(span[span.rindex("=") + 1 :])
+        if after:
+            return after
+    return _outside_asides(span)
+
+
 def score(output: Output, expected: object, args: Args) -> Score:
     want = parse_number(str(expected)) if expected is not None else None
     if want is None:
         return wrong(f"expected answer {expected!r} is not a number")
     rel_tol = float(args.get("rel_tol", 1e-6))
-    text = strip_thinking(output.text)
-    anchor = anchored(text)
-    if anchor is not None:
-        found = numbers(anchor)
+    span = answer_span(output.text)
+    if span.anchored:
+        found = _committed(span.text)
         if found:
             value, pct = found[0]
-            return verdict(_equal(value, pct, want, rel_tol), anchor[:80], strict=True)
-    found = numbers(text)
+            return verdict(_equal(value, pct, want, rel_tol), span.text[:80], strict=True)
+    text = answer_text(output.text)
+    found = _outside_asides(text)
     if not found:
         return wrong("no number in the answer", text[:80] or None, strict=False)
     value, pct = found[-1]

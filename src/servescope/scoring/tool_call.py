@@ -2,7 +2,8 @@
 
 ``expected`` is ``{"name": ..., "arguments": {...}}`` (arguments compared as a subset),
 a list of such calls for a chain (in order), or ``{"clarify": true}`` when the right
-move is to ask a question instead of calling anything. Arguments are read with
+move is to ask a question instead of calling anything (a question that asks for
+something: a closing pleasantry such as "Anything else I can help with?" is not one). Arguments are read with
 ``json.loads`` of ``tool_calls[].function.arguments``; invalid JSON is a wrong answer,
 never a crash. Strict: real ``tool_calls``; flexible: a ``{"name", "arguments"}``
 object written in the text by a model whose server has no tool-call parser.
@@ -11,6 +12,7 @@ object written in the text by a model whose server has no tool-call parser.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from servescope.scoring.base import Args, Output, Score, verdict, wrong
@@ -48,6 +50,21 @@ def _from_text(text: str) -> list[tuple[str, Any]]:
     return calls
 
 
+# Closing pleasantries are questions that ask for nothing the task is missing.
+_PLEASANTRY = re.compile(
+    r"\b(?:anything\s+else|something\s+else|can\s+i\s+(?:help|assist|do)|(?:help|assist)\s+you\s+with|is\s+there\s+anything|"
+    r"would\s+you\s+like\s+(?:me\s+to\s+)?(?:anything|more|further|help)|need\s+(?:anything|more|further|other)|does\s+(?:this|that)\s+help|"
+    r"hope\s+(?:this|that)\s+helps|make\s+sense|sound\s+good|any\s+(?:other|more)\s+questions)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_to_clarify(text: str) -> bool:
+    """A question that asks for something (not "Anything else I can help with?")."""
+    questions = re.findall(r"[^.!?\n]*\?", text)
+    return any(q.strip(" ?") and not _PLEASANTRY.search(q) for q in questions)
+
+
 def _matches(calls: list[tuple[str, Any]], want: list[dict[str, Any]]) -> bool:
     if len(calls) < len(want):
         return False
@@ -60,7 +77,7 @@ def score(output: Output, expected: object, args: Args) -> Score:
         return wrong(problem, strict=False)
     text = strip_thinking(output.text)
     if isinstance(expected, dict) and expected.get("clarify"):
-        asked = "?" in text
+        asked = asks_to_clarify(text)
         return verdict(not calls and asked, text[:80] or None, strict=not calls and asked, detail="expects a clarifying question")
     want = expected if isinstance(expected, list) else [expected]
     if not all(isinstance(w, dict) and "name" in w for w in want):

@@ -26,6 +26,7 @@ from servescope.bench.runners.base import RunContext
 from servescope.documents import Workload
 from servescope.documents.record import RequestRecord
 from servescope.scoring import canonical_name, known, score_item
+from servescope.scoring.abstain import with_abstention
 from servescope.scoring.aggregate import ScoredItem, scores_block
 from servescope.scoring.base import Output
 from servescope.scoring.confidence import read as read_confidence
@@ -91,6 +92,7 @@ async def _scored(workload: Workload, req: PlannedRequest, record: RequestRecord
             score = await asyncio.to_thread(score_item, scorer, output, expected, row.score_args or {})
         else:
             score = score_item(scorer, output, expected, row.score_args or {})
+        score = with_abstention(score, text)  # false_abstention on a grounded suite's answerable rows
         record.score = {
             "scorer": scorer,
             "correct": score.correct,

@@ -1,0 +1,63 @@
+"""The one answer-extraction path every scorer uses.
+
+A careful grader reads an answer the same way whatever the suite: thinking is not the
+answer, a stated confidence ("(I am 70% confident)", "Confidence: 9/10") is not the
+answer, and where the answer says "Answer: X" (or boxes X) the last such span is what
+it committed to; without an anchor, its final line is; a one-line answer is itself.
+:func:`answer_text` is the text with thinking and confidence statements taken out;
+:func:`answer_span` the committed span within it. Scorers then apply their own reading
+(a number, a letter, a name) to that span, so one answer style is read one way in every
+suite.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from servescope.scoring import confidence
+from servescope.scoring.text import anchored, strip_thinking
+
+
+@dataclass(frozen=True)
+class AnswerSpan:
+    text: str  # the committed span
+    anchored: bool  # it came from an answer anchor or \boxed{}, the asked-for form
+
+
+def answer_text(text: str) -> str:
+    """``text`` without thinking and without its confidence statements."""
+    body = strip_thinking(text or "")
+    stated = confidence.read(body)
+    return stated.answer_text if stated.value is not None or stated.problem != "no confidence stated" else body
+
+
+def answer_span(text: str) -> AnswerSpan:
+    """The last answer-anchored span, else the final non-empty line, else the whole text."""
+    body = answer_text(text)
+    span = anchored(body)
+    if span is not None:
+        return AnswerSpan(span, True)
+    lines = [ln for ln in body.splitlines() if ln.strip()]
+    return AnswerSpan(lines[-1].strip() if lines else "", False)
+
+
+_PAREN = re.compile(r"\s*[\(\[][^()\[\]]*[\)\]]")
+
+
+def without_parentheticals(text: str) -> str:
+    """``text`` with its (parenthesised) and [bracketed] asides removed, innermost first."""
+    previous = None
+    while previous != text:
+        previous, text = text, _PAREN.sub("", text)
+    return text
+
+
+def fold(text: str) -> str:
+    """Compatibility forms folded: subscripts and superscripts to digits (CO₂ -> CO2),
+    full-width letters, ligatures; the vulgar fractions are left to the numeric reader."""
+    return "".join(ch if unicodedata.decomposition(ch).startswith("<fraction>") else unicodedata.normalize("NFKC", ch) for ch in text or "")
+
+
+__all__ = ["AnswerSpan", "answer_span", "answer_text", "fold", "without_parentheticals"]
