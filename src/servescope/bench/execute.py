@@ -74,6 +74,10 @@ async def run_point(
             expected=req.expected,
         )
         body = endpoint.body(req.prompt, req.max_tokens, temperature, seed, extra_body)
+        if req.messages is not None:  # a prompt file's chat, sent as written (chat API only: checked before the run)
+            body["messages"] = [dict(m) for m in req.messages]
+        if req.min_tokens is not None:
+            body["min_tokens"] = req.min_tokens
         await send(session, endpoint, body, record, t0_ns=t0_ns, timeout_s=timeout_s, keep_text=req.expected is not None)
         _check_expected(record)
         writer.write(record)
@@ -92,7 +96,9 @@ async def run_point(
     gc.collect()
     gc.freeze()
     try:
-        if load.rate is None:
+        if point.offsets_ns is not None:  # a replayed trace: its own schedule
+            outcome.load = await open_loop(measured, point.offsets_ns, one)
+        elif load.rate is None:
             outcome.load = await closed_loop(measured, point.concurrency, one)
         else:
             offsets = arrival_offsets_ns(len(measured), load.rate, load.arrival, load.gamma_shape, load.seed)  # type: ignore[arg-type]

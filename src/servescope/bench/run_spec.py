@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from servescope.bench.endpoint import Api
 from servescope.documents.result import Slo
 from servescope.errors import DocumentError
+from servescope.workload.load_build import ResolvedLoad
 
 
 @dataclass
@@ -50,6 +51,9 @@ class RunOptions:
     scrape_interval_s: float = 0.5  # first interval; doubles while a scrape takes > 10 % of it
     run_id: str | None = None
     extra_body: dict[str, Any] | None = None  # merged into every request, recorded in args (bench.request_fields)
+    # what is sent (workload.load): a catalog id, a Workload file or an ad-hoc load; None: ``workload_id`` from the catalog
+    load: ResolvedLoad | None = None
+    tokenizer: Path | None = None  # ad-hoc prompts cut by this tokenizer.json when the endpoint has no /tokenize
 
 
 class EngineIdent(BaseModel):
@@ -77,12 +81,16 @@ class RunSpec(BaseModel):
     slos: list[Slo] = Field(default_factory=list)
     # open loop: the requested arrival rate per second; None = closed loop
     requested_rate: float | None = None
+    # the load description whole (workload.load.Load.record); None in headers written before it was recorded
+    load: dict[str, Any] | None = None
 
     def header(self) -> dict[str, Any]:
         """The header line's payload (``engine_command`` only when there is one)."""
         data = self.model_dump(mode="json")
         if data["engine_command"] is None:
             del data["engine_command"]
+        if data["load"] is None:
+            del data["load"]
         return data
 
     @classmethod

@@ -27,6 +27,11 @@ class PlannedRequest:
     group: str | None = None
     expected: str | None = None
     row: DatasetRow | None = None  # eval: the whole row (messages, tools, expected answer, scorer)
+    # ad-hoc loads (workload.adhoc_plan): a chat sent as is, the trace's prefix blocks the
+    # prompt is built from, and min_tokens where the engine takes it (output held at max_tokens)
+    messages: tuple[dict[str, str], ...] | None = None
+    prefix_blocks: tuple[int, ...] = ()
+    min_tokens: int | None = None
 
 
 @dataclass
@@ -37,6 +42,8 @@ class PlannedPoint:
     concurrency: int
     requests: list[PlannedRequest] = field(default_factory=list)
     context_tokens: int | None = None
+    # a replayed trace: each measured request's send offset (ns from the point's start)
+    offsets_ns: list[int] | None = None
 
     @property
     def measured(self) -> int:
