@@ -122,10 +122,16 @@ def run_command(
     scenario: Annotated[str | None, typer.Option(help="Scenario name recorded in the results.")] = None,
     out: Annotated[Path, typer.Option(help="Folder for run folders.")] = Path("runs"),
     concurrency: Annotated[str | None, typer.Option(help="Concurrency levels, e.g. 1,4,8 (overrides a workload's; an ad-hoc load's closed loop).")] = None,
-    isl: Annotated[int | None, typer.Option(help="Ad-hoc synthetic load: input tokens per request, cut exactly by the served model's tokenizer, e.g. 256.")] = None,
-    osl: Annotated[int | None, typer.Option(help="Ad-hoc synthetic load: output tokens per request, held with ignore_eos/min_tokens where the engine takes them, e.g. 32.")] = None,
+    isl: Annotated[
+        int | None, typer.Option(help="Ad-hoc synthetic load: input tokens per request, cut exactly by the served model's tokenizer, e.g. 256.")
+    ] = None,
+    osl: Annotated[
+        int | None, typer.Option(help="Ad-hoc synthetic load: output tokens per request, held with ignore_eos/min_tokens where the engine takes them, e.g. 32.")
+    ] = None,
     num_requests: Annotated[int | None, typer.Option(help="Ad-hoc load: measured requests per point, e.g. 40 (a trace or prompt file: its first K).")] = None,
-    range_ratio: Annotated[float | None, typer.Option(help="Ad-hoc synthetic load: lengths uniform in L(1-r)..L(1+r), seeded, e.g. 0.1 (default 0: exact).")] = None,
+    range_ratio: Annotated[
+        float | None, typer.Option(help="Ad-hoc synthetic load: lengths uniform in L(1-r)..L(1+r), seeded, e.g. 0.1 (default 0: exact).")
+    ] = None,
     seed: Annotated[int, typer.Option(help="Ad-hoc load: seed of the lengths, the prompt text and open-loop arrivals.")] = 0,
     warmup_requests: Annotated[int | None, typer.Option(help="Ad-hoc load: requests sent first at each point and left out of the metrics (default 0).")] = None,
     trace: Annotated[
@@ -137,9 +143,7 @@ def run_command(
         Path | None,
         typer.Option(help="Send the prompts of a file: JSONL of prompt or messages (optional max_tokens) or ShareGPT JSON, e.g. --input-file prompts.jsonl."),
     ] = None,
-    tokenizer: Annotated[
-        Path | None, typer.Option(help="Ad-hoc lengths: the served model's tokenizer.json, for endpoints without /tokenize.")
-    ] = None,
+    tokenizer: Annotated[Path | None, typer.Option(help="Ad-hoc lengths: the served model's tokenizer.json, for endpoints without /tokenize.")] = None,
     rate: Annotated[float | None, typer.Option(help="Open loop: requests per second (default: closed loop).")] = None,
     arrival: Annotated[str, typer.Option(help="Open-loop arrivals: poisson, gamma or constant.")] = "poisson",
     gamma_shape: Annotated[float, typer.Option(help="Gamma arrivals: shape (1 = Poisson, <1 burstier).")] = 1.0,

@@ -104,9 +104,7 @@ async def served_tokenizer(session: aiohttp.ClientSession, endpoint: Endpoint, l
         return LocalTokenizer(local), f"file:{local}"
     flavor = await _tokenize_flavor(session, endpoint)
     if flavor is None:
-        raise UsageError(
-            f"{endpoint.base_url} has no /tokenize to cut prompts to exact lengths; give --tokenizer PATH (the served model's tokenizer.json)"
-        )
+        raise UsageError(f"{endpoint.base_url} has no /tokenize to cut prompts to exact lengths; give --tokenizer PATH (the served model's tokenizer.json)")
     return EndpointTokenizer(session, endpoint, flavor), f"endpoint:/tokenize ({flavor})"
 
 

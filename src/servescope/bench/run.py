@@ -389,7 +389,7 @@ def _plan(opts: RunOptions, cat: Catalog) -> tuple[Workload, list[PlannedPoint]]
     """The workload (the catalog's, a Workload file's, or an ad-hoc load's) and its planned points."""
     resolved = opts.load
     if resolved is not None and resolved.load.source in ("synthetic", "trace", "prompts"):
-        workload = adhoc_workload(resolved, created=_utc_now()[:10], timeout_s=opts.timeout_s)
+        workload = adhoc_workload(resolved.load, created=_utc_now()[:10], timeout_s=opts.timeout_s)
         points = plan_load(resolved)
         check_api(resolved.load, points, opts.api)
         return workload, points

@@ -13,6 +13,7 @@ import numpy as np
 
 from servescope.documents import Workload, WorkloadParams
 from servescope.workload.lengths import uniform_lengths
+from servescope.workload.load import Load
 from servescope.workload.load_build import ResolvedLoad
 from servescope.workload.plan import PlannedPoint, PlannedRequest
 
@@ -33,7 +34,9 @@ def _synthetic_points(resolved: ResolvedLoad) -> list[PlannedPoint]:
         for i, (isl, osl) in enumerate(zip(isls, osls, strict=True)):
             phase = "warmup" if i < warm else "measured"
             rid = f"p{index}-{phase[0]}{i:05d}"
-            point.requests.append(PlannedRequest(request_id=rid, prompt="", prompt_id=f"synthetic-{rid}", max_tokens=osl, input_tokens_nominal=isl, phase=phase))
+            point.requests.append(
+                PlannedRequest(request_id=rid, prompt="", prompt_id=f"synthetic-{rid}", max_tokens=osl, input_tokens_nominal=isl, phase=phase)
+            )
         points.append(point)
     return points
 
@@ -97,12 +100,9 @@ def plan_load(resolved: ResolvedLoad) -> list[PlannedPoint]:
     raise ValueError(f"a {source} load is planned from its workload (workload.plan)")
 
 
-
-
-def adhoc_workload(resolved: ResolvedLoad, created: str, timeout_s: float | None = None) -> Workload:
+def adhoc_workload(load: Load, created: str, timeout_s: float | None = None) -> Workload:
     """The Workload an ad-hoc load stands for, in memory (never published): its id is the
     load's label, its params what the runners and the result read."""
-    load = resolved.load
     params: dict[str, object] = {
         "concurrency": load.levels[0],
         "num_requests": load.num_requests,

@@ -52,11 +52,11 @@ def _max_tokens(value: Any, where: str) -> int:
 
 def _messages(value: Any, where: str) -> tuple[dict[str, str], ...]:
     if not isinstance(value, list) or not value:
-        raise UsageError(f"{where}: messages: give a non-empty list of {{\"role\": ..., \"content\": ...}}")
+        raise UsageError(f'{where}: messages: give a non-empty list of {{"role": ..., "content": ...}}')
     out = []
     for i, m in enumerate(value):
         if not isinstance(m, dict) or m.get("role") not in ROLES or not isinstance(m.get("content"), str):
-            raise UsageError(f"{where}: messages[{i}]: give {{\"role\": one of {'/'.join(ROLES)}, \"content\": text}}")
+            raise UsageError(f'{where}: messages[{i}]: give {{"role": one of {"/".join(ROLES)}, "content": text}}')
         out.append({"role": m["role"], "content": m["content"]})
     return tuple(out)
 
@@ -115,7 +115,7 @@ def _read_sharegpt(path: Path, flag: str, cap: int) -> PromptFile:
     except ValueError as exc:
         raise UsageError(f"{flag} {path}: not JSON ({exc}); give a ShareGPT .json list or a .jsonl file") from None
     if not isinstance(data, list):
-        raise UsageError(f"{flag} {path}: a ShareGPT file is a JSON list of {{\"conversations\": [...]}}")
+        raise UsageError(f'{flag} {path}: a ShareGPT file is a JSON list of {{"conversations": [...]}}')
     prompts: list[FilePrompt] = []
     skipped = 0
     for i, entry in enumerate(data):
@@ -123,7 +123,7 @@ def _read_sharegpt(path: Path, flag: str, cap: int) -> PromptFile:
             break
         turns = entry.get("conversations") if isinstance(entry, dict) else None
         if not isinstance(turns, list):
-            raise UsageError(f"{flag} {path}: entry {i}: conversations: give a list of {{\"from\": ..., \"value\": ...}}")
+            raise UsageError(f'{flag} {path}: entry {i}: conversations: give a list of {{"from": ..., "value": ...}}')
         first = next((t.get("value") for t in turns if isinstance(t, dict) and t.get("from") in ("human", "user")), None)
         if first is None:
             skipped += 1

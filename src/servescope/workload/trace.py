@@ -66,7 +66,7 @@ def _count(value: Any, where: str, name: str) -> int:
 
 def _request(obj: Any, where: str, previous_ms: float | None) -> TraceRequest:
     if not isinstance(obj, dict):
-        raise UsageError(f"{where}: give one JSON object per line, e.g. {{\"timestamp\": 0, \"input_length\": 512, \"output_length\": 64}}")
+        raise UsageError(f'{where}: give one JSON object per line, e.g. {{"timestamp": 0, "input_length": 512, "output_length": 64}}')
     unknown = sorted(set(obj) - set(_FIELDS))
     if unknown:
         raise UsageError(f"{where}: field {unknown[0]!r} is not replayed; a trace line has only {', '.join(_FIELDS)}")
