@@ -1,0 +1,112 @@
+"""``servescope run`` with an ad-hoc load against a real server on loopback (the timing-truth
+server): a trace replayed on its schedule, the load recorded and labelled, compare pairing a
+measured and a predicted replay of the same trace, and the one-line refusals."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from servescope.bench.recover import recover
+from servescope.bench.records import read_records
+from servescope.bench.run import RunOptions, run_workload
+from servescope.testing.truth.server import TruthServer
+from servescope.workload.load_build import LoadRequest, build_load
+
+ROOT = Path(__file__).parents[2]
+TOKENIZER = ROOT / "src" / "servescope" / "data" / "engine" / "tokenizer.json"
+TRACE = ROOT / "tests" / "workload" / "fixtures" / "mooncake-slice-60-scaled16.jsonl"
+
+pytest.importorskip("tokenizers")
+
+
+@pytest.fixture(scope="module")
+def truth() -> Iterator[TruthServer]:
+    with TruthServer(ttft_ms=2.0, itl_ms=0.5) as srv:
+        yield srv
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    return subprocess.run([sys.executable, "-m", "servescope", *args], capture_output=True, text=True, timeout=300, env=env)
+
+
+def test_trace_replay_holds_the_schedule_and_records_the_load(truth: TruthServer, tmp_path: Path) -> None:
+    resolved = build_load(LoadRequest(trace=TRACE, num_requests=30, speedup=20.0))
+    opts = RunOptions(workload_id=resolved.load.label, endpoint=truth.base_url, load=resolved, tokenizer=TOKENIZER, out_dir=tmp_path, scrape_metrics=False)
+    art = run_workload(opts)
+    assert art.result.workload_id == resolved.load.label and resolved.load.label.startswith("adhoc-")
+    assert art.result.resolved_params["load"]["trace"]["sha256"] == resolved.load.trace.sha256  # type: ignore[union-attr]
+    assert art.result.resolved_params["prompt_tokens"]["tokenizer"].startswith("file:")
+    header = json.loads(art.records_path.read_text().splitlines()[0])["header"]
+    assert header["load"]["label"] == resolved.load.label and header["workload_id"] == resolved.load.label
+    records = sorted(read_records(art.records_path), key=lambda r: r.request_id)
+    assert len(records) == 30 and all(r.ok for r in records)
+    assert resolved.trace is not None
+    offsets = resolved.trace.offsets_ns(20.0)
+    t0 = records[0].start_ns
+    # latency is measured from the scheduled time (no coordinated omission) ...
+    assert [r.start_ns - t0 for r in records] == offsets
+    # ... and each request's lateness (sent_ns - start_ns) is recorded, never negative
+    lateness = [r.sent_ns - r.start_ns for r in records]
+    assert min(lateness) >= 0 and max(lateness) < 50_000_000
+    assert [r.output_tokens for r in records] == [r.output_length for r in resolved.trace.requests]
+    # a run that never wrote result.json is rebuilt from its records with the same label
+    (art.run_dir / "result.json").unlink()
+    assert recover(art.records_path).result.workload_id == resolved.load.label
+
+
+def test_compare_pairs_a_measured_and_a_predicted_replay_of_one_trace(truth: TruthServer, tmp_path: Path) -> None:
+    common = ("--trace", str(TRACE), "--num-requests", "12", "--speedup", "50")
+    run = cli("run", *common, "--endpoint", truth.base_url, "--tokenizer", str(TOKENIZER), "--scenario", "tiny-llama-on-cpu",
+              "--no-scrape", "--out", str(tmp_path / "runs"))  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    pred = cli("predict", "tiny-llama-on-cpu", *common, "--out", str(tmp_path / "pred"))
+    assert pred.returncode == 0, pred.stderr
+    [result] = (tmp_path / "runs").rglob("result.json")
+    [prediction] = (tmp_path / "pred").rglob("prediction.json")
+    label = json.loads(result.read_text())["workload_id"]
+    assert label.startswith("adhoc-") and json.loads(prediction.read_text())["workload"] == label
+    summary = cli("summarize", "--in", str(tmp_path / "runs"), "--out", str(tmp_path / "summary"))
+    assert summary.returncode == 0, summary.stderr
+    csv = tmp_path / "summary" / "summary_v0.2.csv"
+    assert csv.read_text().splitlines()[1].startswith(f"{label},")  # grouped by the load's label
+    both = cli("compare", str(prediction), str(result), "--format", "json")
+    assert both.returncode == 0, both.stderr
+    assert json.loads(both.stdout)["pairs"]
+    other = cli("predict", "tiny-llama-on-cpu", "--trace", str(TRACE), "--num-requests", "11", "--speedup", "50", "--out", str(tmp_path / "p2"))
+    assert other.returncode == 0, other.stderr
+    [other_prediction] = (tmp_path / "p2").rglob("prediction.json")
+    refused = cli("compare", str(other_prediction), str(result))
+    assert refused.returncode != 0 and "answer different questions" in refused.stderr and "Traceback" not in refused.stderr
+
+
+def test_endpoint_without_tokenize_and_no_tokenizer_is_one_line(truth: TruthServer, tmp_path: Path) -> None:
+    proc = cli("run", "--isl", "64", "--osl", "8", "--num-requests", "4", "--concurrency", "2", "--endpoint", truth.base_url, "--out", str(tmp_path))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "has no /tokenize" in proc.stderr and "--tokenizer PATH" in proc.stderr and proc.stderr.strip().count("\n") == 0
+    assert not list(tmp_path.iterdir())  # nothing written
+
+
+def test_chat_prompts_on_the_completions_api_are_one_line(truth: TruthServer, tmp_path: Path) -> None:
+    prompts = tmp_path / "p.jsonl"
+    prompts.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"}], "max_tokens": 4}) + "\n", encoding="utf-8")
+    proc = cli("run", "--input-file", str(prompts), "--concurrency", "1", "--api", "completions", "--endpoint", truth.base_url, "--out", str(tmp_path / "r"))
+    assert proc.returncode == 2 and "run them with --api chat" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_prompt_file_is_sent_as_written(truth: TruthServer, tmp_path: Path) -> None:
+    prompts = tmp_path / "p.jsonl"
+    lines = [{"prompt": "one two three", "max_tokens": 3}, {"messages": [{"role": "user", "content": "four five"}], "max_tokens": 5}]
+    prompts.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    resolved = build_load(LoadRequest(input_file=prompts, concurrency=[2]))
+    art = run_workload(RunOptions(workload_id=resolved.load.label, endpoint=truth.base_url, load=resolved, out_dir=tmp_path / "r", scrape_metrics=False))
+    records = sorted(read_records(art.records_path), key=lambda r: r.request_id)
+    assert [r.output_tokens for r in records] == [3, 5] and art.result.workload_id == resolved.load.label
+    assert art.result.resolved_params["load"]["prompts"]["format"] == "jsonl"
