@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from servescope.bench.recover import recover
 from servescope.bench.records import read_records
+from servescope.bench.recover import recover
 from servescope.bench.run import RunOptions, run_workload
 from servescope.testing.truth.server import TruthServer
 from servescope.workload.load_build import LoadRequest, build_load
