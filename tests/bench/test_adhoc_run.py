@@ -42,7 +42,8 @@ def test_trace_replay_holds_the_schedule_and_records_the_load(truth: TruthServer
     opts = RunOptions(workload_id=resolved.load.label, endpoint=truth.base_url, load=resolved, tokenizer=TOKENIZER, out_dir=tmp_path, scrape_metrics=False)
     art = run_workload(opts)
     assert art.result.workload_id == resolved.load.label and resolved.load.label.startswith("adhoc-")
-    assert art.result.resolved_params["load"]["trace"]["sha256"] == resolved.load.trace.sha256  # type: ignore[union-attr]
+    assert art.result.resolved_params["load"] == "open:trace"  # sent on the trace's schedule, not a closed loop
+    assert art.result.resolved_params["load_description"]["trace"]["sha256"] == resolved.load.trace.sha256  # type: ignore[union-attr]
     assert art.result.resolved_params["prompt_tokens"]["tokenizer"].startswith("file:")
     header = json.loads(art.records_path.read_text().splitlines()[0])["header"]
     assert header["load"]["label"] == resolved.load.label and header["workload_id"] == resolved.load.label
@@ -109,4 +110,4 @@ def test_prompt_file_is_sent_as_written(truth: TruthServer, tmp_path: Path) -> N
     art = run_workload(RunOptions(workload_id=resolved.load.label, endpoint=truth.base_url, load=resolved, out_dir=tmp_path / "r", scrape_metrics=False))
     records = sorted(read_records(art.records_path), key=lambda r: r.request_id)
     assert [r.output_tokens for r in records] == [3, 5] and art.result.workload_id == resolved.load.label
-    assert art.result.resolved_params["load"]["prompts"]["format"] == "jsonl"
+    assert art.result.resolved_params["load_description"]["prompts"]["format"] == "jsonl"

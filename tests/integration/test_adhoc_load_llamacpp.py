@@ -34,7 +34,7 @@ def _check_lengths(out: Path, n: int, isl: int, osl: int) -> dict[str, object]:
     assert all(r.input_tokens is not None and abs(r.input_tokens - isl) <= 1 for r in measured), sorted({r.input_tokens for r in measured})
     assert [r.output_tokens for r in measured] == [osl] * n
     result = json.loads((records_path.parent / "result.json").read_text())
-    assert result["workload_id"].startswith("adhoc-") and result["resolved_params"]["load"]["isl"] == isl
+    assert result["workload_id"].startswith("adhoc-") and result["resolved_params"]["load_description"]["isl"] == isl
     [row] = result["resolved_params"]["lengths"]
     assert row["input_max_abs_diff"] <= 1 and row["output_exact"] == n
     return dict(result["resolved_params"])

@@ -268,13 +268,13 @@ async def _run_async(
         resolved = workload.params.model_dump(exclude_none=True) | {
             "points": [{"concurrency": p.concurrency, "context_tokens": p.context_tokens, "measured": p.measured} for p in points],
             "api": opts.api,
-            "load": "closed" if opts.rate is None else f"open:{opts.arrival}",
+            "load": "open:trace" if any(p.offsets_ns is not None for p in points) else "closed" if opts.rate is None else f"open:{opts.arrival}",
             "rate": opts.rate,
             "event_loop": event_loop_name(),
             "request_fields": extras.workload_fields,
         }
         if load is not None:
-            resolved["load"] = load.record()
+            resolved["load_description"] = load.record()
             resolved |= adhoc_resolved
         if len(points) == 1:
             resolved["concurrency"] = points[0].concurrency

@@ -176,14 +176,14 @@ def prepare(
                 rate = workload.load.rate
             load_opts = LoadOptions(rate=rate, arrival=arrival, gamma_shape=gamma_shape, seed=seed)
             points = plan_load(workload)
-            resolved_load: dict[str, Any] = {"load": workload.load.record()}
+            resolved_load: dict[str, Any] = {"load_description": workload.load.record()}
             resolved_load["points"] = [{"concurrency": p.concurrency, "measured": p.measured} for p in points]
             return Prepared(workload.load.label, load_opts, points=points, resolved=resolved_load)
         if workload.workload is None:
             raise ValueError(f"a {workload.load.source} load is predicted from a Workload or a SyntheticWorkload")
         labelled = workload.workload.model_copy(update={"id": workload.load.label})
         prepared = prepare(labelled, catalog=catalog, concurrency=concurrency, rate=rate, arrival=arrival, gamma_shape=gamma_shape, seed=seed)
-        prepared.resolved["load"] = workload.load.record()
+        prepared.resolved["load_description"] = workload.load.record()
         return prepared
     if isinstance(workload, SyntheticWorkload) and workload.rate is not None:
         if rate is not None and rate != workload.rate:
@@ -210,7 +210,7 @@ def prepare(
         if spec.stages:
             resolved["stages"] = [{"rate": r, "seconds": s} for r, s in spec.stages]
         if load_record is not None:
-            resolved["load"] = load_record
+            resolved["load_description"] = load_record
         return Prepared(spec.id, load, synthetic=spec, resolved=resolved)
     cat = catalog or Catalog.load()
     wl = cat.workload(workload) if isinstance(workload, str) else workload

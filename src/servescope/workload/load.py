@@ -2,7 +2,7 @@
 share — a catalog workload by id, a Workload document's path, synthetic ``--isl/--osl``
 lengths, a trace to replay (``--trace``) or a prompt file (``--input-file``).
 
-It is recorded whole in the run spec and in ``resolved_params["load"]``, and it is
+It is recorded whole in the run spec and in ``resolved_params["load_description"]``, and it is
 fingerprinted: a catalog workload keeps its id as its label, anything else is labelled
 ``adhoc-<digest>`` (the digest of what it sends, never a catalog id), so ``summarize``,
 ``report`` and ``compare`` group and pair by the same label on both sides.
@@ -103,7 +103,7 @@ class Load(BaseModel):
         return f" at concurrency {','.join(str(c) for c in self.levels)}"
 
     def record(self) -> dict[str, Any]:
-        """The load as recorded in ``resolved_params["load"]``: every field, and its label."""
+        """The load as recorded in ``resolved_params["load_description"]``: every field, and its label."""
         return {"label": self.label, **self.model_dump(mode="json", exclude_none=True)}
 
 
