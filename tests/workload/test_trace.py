@@ -34,6 +34,7 @@ OK = {"timestamp": 0, "input_length": 10, "output_length": 5}
     [
         ({"timestamp": -1, "input_length": 10, "output_length": 5}, "line 2: timestamp -1 is negative"),
         ({"timestamp": 0, "output_length": 5}, "line 2: field 'input_length' is missing"),
+        ({"timestamp": 1.7e12, "input_length": 10, "output_length": 5}, "line 2: timestamp 1700000000000.0 is more than 30 days"),
         ({"timestamp": 0, "input_length": 10}, "line 2: field 'output_length' is missing"),
         ({"input_length": 10, "output_length": 5}, "line 2: field 'timestamp' is missing"),
         ({"timestamp": 0, "input_length": 0, "output_length": 5}, "line 2: input_length 0: give at least 1 token"),
@@ -80,3 +81,11 @@ def test_a_1_gb_file_is_streamed_in_bounded_memory(tmp_path: Path) -> None:
     finally:
         tracemalloc.stop()
     assert peak < 16 * 2**20
+
+
+def test_a_byte_order_mark_and_crlf_lines_read(tmp_path: Path) -> None:
+    path = tmp_path / "bom.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(OK).encode() + b"\r\n" + json.dumps({**OK, "timestamp": 5}).encode() + b"\r\n")
+    assert [r.timestamp_ms for r in read_trace(path).requests] == [0.0, 5.0]
+    with pytest.raises(UsageError, match="a folder, not a file"):
+        read_trace(tmp_path)

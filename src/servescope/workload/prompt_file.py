@@ -91,6 +91,8 @@ def _read_jsonl(path: Path, flag: str, cap: int) -> PromptFile:
             where = f"{flag} {path}: line {line_no}"
             if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
                 raise UsageError(f"{where}: longer than {MAX_LINE_BYTES // (1024 * 1024)} MiB")
+            if line_no == 1:
+                raw = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte order mark some editors write
             if not raw.strip():
                 continue
             digest.update(raw.rstrip(b"\r\n") + b"\n")
@@ -109,7 +111,7 @@ def _read_sharegpt(path: Path, flag: str, cap: int) -> PromptFile:
             f"{flag} {path}: {size / 2**20:,.0f} MiB of JSON is read whole; above {MAX_SHAREGPT_BYTES // 2**20} MiB give it as JSONL "
             '(one {"prompt": ...} a line), which is streamed'
         )
-    raw = path.read_bytes()
+    raw = path.read_bytes().removeprefix(b"\xef\xbb\xbf")
     try:
         data = json.loads(raw)
     except ValueError as exc:
@@ -139,10 +141,10 @@ def _read_sharegpt(path: Path, flag: str, cap: int) -> PromptFile:
 def read_prompt_file(path: Path, max_requests: int | None = None, *, flag: str = "--input-file") -> PromptFile:
     """The file's prompts (the first ``max_requests``), or one line saying what is wrong."""
     if not path.is_file():
-        raise UsageError(f"{flag} {path}: no such file")
+        raise UsageError(f"{flag} {path}: {'a folder, not a file' if path.is_dir() else 'no such file'}")
     cap = max_requests if max_requests is not None else MAX_FILE_PROMPTS
     with path.open("rb") as fh:
-        head = fh.read(4096).lstrip()
+        head = fh.read(4096).removeprefix(b"\xef\xbb\xbf").lstrip()
     sharegpt = head.startswith(b"[")
     out = _read_sharegpt(path, flag, cap) if sharegpt else _read_jsonl(path, flag, cap)
     if not out.prompts:

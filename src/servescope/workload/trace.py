@@ -29,6 +29,7 @@ from servescope.errors import UsageError
 
 MAX_LINE_BYTES = 1024 * 1024
 MAX_TRACE_REQUESTS = 200_000
+MAX_TIMESTAMP_MS = 30 * 24 * 3600 * 1000  # a month of traffic: beyond it a timestamp is a unit mistake
 _FIELDS = ("timestamp", "input_length", "output_length", "hash_ids")
 
 
@@ -78,6 +79,8 @@ def _request(obj: Any, where: str, previous_ms: float | None) -> TraceRequest:
         raise UsageError(f"{where}: timestamp {ts!r}: give milliseconds from the trace's start as a number")
     if ts < 0:
         raise UsageError(f"{where}: timestamp {ts!r} is negative; give milliseconds from the trace's start (>= 0)")
+    if ts > MAX_TIMESTAMP_MS:
+        raise UsageError(f"{where}: timestamp {ts!r} is more than 30 days after the trace's start; timestamps are milliseconds")
     if previous_ms is not None and ts < previous_ms:
         raise UsageError(f"{where}: timestamp {ts!r} is before the previous line's {previous_ms!r}; a trace is in send order")
     hashes = obj.get("hash_ids", [])
@@ -89,7 +92,7 @@ def _request(obj: Any, where: str, previous_ms: float | None) -> TraceRequest:
 def read_trace(path: Path, max_requests: int | None = None, *, flag: str = "--trace") -> Trace:
     """The first ``max_requests`` requests of the trace (all when None), or one line."""
     if not path.is_file():
-        raise UsageError(f"{flag} {path}: no such file")
+        raise UsageError(f"{flag} {path}: {'a folder, not a file' if path.is_dir() else 'no such file'}")
     digest = hashlib.sha256()
     requests: list[TraceRequest] = []
     previous: float | None = None
@@ -104,6 +107,8 @@ def read_trace(path: Path, max_requests: int | None = None, *, flag: str = "--tr
             where = f"{flag} {path}: line {line_no}"
             if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
                 raise UsageError(f"{where}: longer than {MAX_LINE_BYTES // 1024} KiB; a trace line is one small JSON object")
+            if line_no == 1:
+                raw = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte order mark some editors write
             if not raw.strip():
                 continue
             digest.update(raw.rstrip(b"\r\n") + b"\n")
