@@ -144,6 +144,11 @@ def run_command(
         typer.Option(help="Send the prompts of a file: JSONL of prompt or messages (optional max_tokens) or ShareGPT JSON, e.g. --input-file prompts.jsonl."),
     ] = None,
     tokenizer: Annotated[Path | None, typer.Option(help="Ad-hoc lengths: the served model's tokenizer.json, for endpoints without /tokenize.")] = None,
+    sessions: Annotated[
+        int | None, typer.Option(help="Multi-turn: conversations run at once, each resending its history with the model's real answers, e.g. 4.")
+    ] = None,
+    turns: Annotated[int | None, typer.Option(help="Multi-turn: turns per conversation, e.g. 5 (with --sessions, --isl, --osl).")] = None,
+    think_time_ms: Annotated[float | None, typer.Option(help="Multi-turn: pause between an answer and the next turn, e.g. 500.")] = None,
     rate: Annotated[float | None, typer.Option(help="Open loop: requests per second (default: closed loop).")] = None,
     arrival: Annotated[str, typer.Option(help="Open-loop arrivals: poisson, gamma or constant.")] = "poisson",
     gamma_shape: Annotated[float, typer.Option(help="Gamma arrivals: shape (1 = Poisson, <1 burstier).")] = 1.0,
@@ -201,7 +206,8 @@ def run_command(
             raise UsageError(f"--concurrency {concurrency!r}: give integers ≥ 1 like 1,4,8")
     resolved_load = _resolve_load(workload, levels, rate, arrival, gamma_shape, isl=isl, osl=osl, num_requests=num_requests,
                                   range_ratio=range_ratio, seed=seed, warmup_requests=warmup_requests, trace=trace, speedup=speedup,
-                                  input_file=input_file, tokenizer=tokenizer)  # fmt: skip
+                                  input_file=input_file, tokenizer=tokenizer, sessions=sessions, turns=turns,
+                                  think_time_ms=think_time_ms)  # fmt: skip
     if resolved_load.load.adhoc and resolved_load.load.source != "workload-file":
         levels = None  # the load's own levels
     opts = RunOptions(

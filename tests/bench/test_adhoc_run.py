@@ -4,6 +4,7 @@ measured and a predicted replay of the same trace, and the one-line refusals."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -111,3 +112,48 @@ def test_prompt_file_is_sent_as_written(truth: TruthServer, tmp_path: Path) -> N
     records = sorted(read_records(art.records_path), key=lambda r: r.request_id)
     assert [r.output_tokens for r in records] == [3, 5] and art.result.workload_id == resolved.load.label
     assert art.result.resolved_params["load_description"]["prompts"]["format"] == "jsonl"
+
+
+def test_sessions_resend_the_history_with_the_models_real_answers(truth: TruthServer, tmp_path: Path) -> None:
+    resolved = build_load(LoadRequest(isl=16, osl=40, sessions=3, turns=4, think_time_ms=20.0))
+    assert resolved.load.label.startswith("adhoc-") and resolved.load.num_requests == 12
+    art = run_workload(
+        RunOptions(workload_id=resolved.load.label, endpoint=truth.base_url, load=resolved, tokenizer=TOKENIZER, out_dir=tmp_path, scrape_metrics=False)
+    )
+    records = sorted(read_records(art.records_path), key=lambda r: r.request_id)
+    assert len(records) == 12 and all(r.ok for r in records)
+    for s in range(3):
+        turns = [r for r in records if r.group == f"s{s:05d}"]
+        assert [r.request_id for r in turns] == [f"p0-s{s:05d}-t{t:04d}" for t in range(4)]
+        for before, after in itertools.pairwise(turns):
+            assert before.input_tokens is not None and before.output_tokens == 40 and after.input_tokens is not None
+            # the truth server counts words: the next turn carries this turn's prompt, its 40-word answer and a new message
+            assert after.input_tokens - before.input_tokens > 40
+            assert after.start_ns - (before.end_ns or 0) >= 20_000_000  # the think time
+    assert art.result.resolved_params["load_description"]["sessions"] == 3
+
+
+def test_a_failed_turn_ends_its_session_and_every_later_turn_is_still_a_record(truth: TruthServer, tmp_path: Path) -> None:
+    resolved = build_load(LoadRequest(isl=16, osl=4, sessions=2, turns=3))
+    # every measured request's stream breaks after 2 tokens (the truth server's fault injection)
+    opts = RunOptions(workload_id=resolved.load.label, endpoint=truth.base_url, load=resolved, tokenizer=TOKENIZER, out_dir=tmp_path,
+                      scrape_metrics=False, extra_body={"truth": {"error_after": 2}})  # fmt: skip
+    art = run_workload(opts)
+    records = sorted(read_records(art.records_path), key=lambda r: r.request_id)
+    assert len(records) == 6 and not any(r.ok for r in records)
+    assert [r.category == "cancelled" for r in records] == [False, True, True] * 2
+    assert "turn p0-s00000-t0000 of this session failed" in (records[1].error or "")
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (("--sessions", "2", "--turns", "3", "--isl", "8", "--osl", "4", "--concurrency", "2"), "--sessions and --concurrency contradict"),
+        (("--sessions", "2", "--isl", "8", "--osl", "4"), "need --sessions S and --turns N"),
+        (("--sessions", "2", "--turns", "3", "--isl", "8", "--osl", "4", "--think-time-ms", "-1"), "--think-time-ms -1.0"),
+        (("--sessions", "2", "--turns", "3", "--isl", "8", "--osl", "4", "--api", "completions"), "run it with --api chat"),
+    ],
+)
+def test_bad_session_options_are_one_line(truth: TruthServer, tmp_path: Path, args: tuple[str, ...], words: str) -> None:
+    proc = cli("run", *args, "--endpoint", truth.base_url, "--tokenizer", str(TOKENIZER), "--out", str(tmp_path))
+    assert proc.returncode == 2 and words in proc.stderr and "Traceback" not in proc.stderr, proc.stderr

@@ -39,6 +39,8 @@ def check_api(load: Load, points: list[PlannedPoint], api: str) -> None:
     """A prompt file's chats need the chat API: one line before anything is sent."""
     if api != "chat" and any(r.messages is not None for p in points for r in p.requests):
         raise UsageError(f"--input-file {load.prompts.path if load.prompts else ''}: its lines give messages (a chat); run them with --api chat")
+    if api != "chat" and load.sessions is not None:
+        raise UsageError("--sessions sends each turn with its history as a chat; run it with --api chat")
 
 
 def _hold_output(engine_id: str, points: list[PlannedPoint], user_body: dict[str, Any]) -> tuple[list[PlannedPoint], dict[str, Any], dict[str, Any]]:
@@ -106,7 +108,8 @@ def length_report(points: list[PlannedPoint], outcomes: list[PointOutcome]) -> l
         done = [r for r in o.records if r.phase == "measured" and r.ok and r.request_id in planned]
         usage = [r for r in done if r.token_count_source == "server-usage" and r.input_tokens is not None and r.output_tokens is not None]
         row: dict[str, Any] = {"point": o.point.index, "concurrency": o.point.concurrency, "completed": len(done), "with_usage": len(usage)}
-        asked_in = [planned[r.request_id].input_tokens_nominal for r in usage]
+        # a session's turn is asked for its new message only; the engine counts the whole history
+        asked_in = [None if planned[r.request_id].session is not None else planned[r.request_id].input_tokens_nominal for r in usage]
         if usage and all(a is not None for a in asked_in):
             diffs = [r.input_tokens - a for r, a in zip(usage, asked_in, strict=True) if r.input_tokens is not None and a is not None]
             row |= {"requested_input_mean": fmean(a for a in asked_in if a is not None), "input_mean": fmean(r.input_tokens or 0 for r in usage),

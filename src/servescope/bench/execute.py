@@ -15,6 +15,7 @@ from servescope.bench.load import arrival_offsets_ns, closed_loop, open_loop
 from servescope.bench.outcome import PointOutcome
 from servescope.bench.records import RecordWriter
 from servescope.bench.scrape import MetricsSampler
+from servescope.bench.sessions import sessions_loop
 from servescope.documents.record import RequestRecord
 from servescope.workload.plan import PlannedPoint, PlannedRequest
 
@@ -62,6 +63,9 @@ async def run_point(
     measured = [r for r in point.requests if r.phase == "measured"]
 
     async def one(req: PlannedRequest, start_abs_ns: int) -> None:
+        await send_one(req, start_abs_ns)
+
+    async def send_one(req: PlannedRequest, start_abs_ns: int) -> RequestRecord:
         record = RequestRecord(
             request_id=req.request_id,
             phase=req.phase,  # type: ignore[arg-type]
@@ -78,8 +82,13 @@ async def run_point(
             body["messages"] = [dict(m) for m in req.messages]
         if req.min_tokens is not None:
             body["min_tokens"] = req.min_tokens
-        await send(session, endpoint, body, record, t0_ns=t0_ns, timeout_s=timeout_s, keep_text=req.expected is not None)
+        # a session's answers are its next turn's history: their text is kept
+        await send(session, endpoint, body, record, t0_ns=t0_ns, timeout_s=timeout_s, keep_text=req.expected is not None or req.session is not None)
         _check_expected(record)
+        keep(record)
+        return record
+
+    def keep(record: RequestRecord) -> None:
         writer.write(record)
         outcome.records.append(record)
         if on_record is not None:
@@ -96,7 +105,9 @@ async def run_point(
     gc.collect()
     gc.freeze()
     try:
-        if point.offsets_ns is not None:  # a replayed trace: its own schedule
+        if any(r.session is not None for r in measured):
+            outcome.load = await sessions_loop(measured, point, send_one, keep, t0_ns)
+        elif point.offsets_ns is not None:  # a replayed trace: its own schedule
             outcome.load = await open_loop(measured, point.offsets_ns, one)
         elif load.rate is None:
             outcome.load = await closed_loop(measured, point.concurrency, one)

@@ -41,6 +41,28 @@ def _synthetic_points(resolved: ResolvedLoad) -> list[PlannedPoint]:
     return points
 
 
+def _session_points(resolved: ResolvedLoad) -> list[PlannedPoint]:
+    """``sessions`` conversations at once, ``turns`` requests each: request k of a session
+    is its k-th user message (``isl`` new tokens), sent with the history before it."""
+    load = resolved.load
+    assert load.isl is not None and load.osl is not None and load.sessions is not None and load.turns is not None
+    rng = np.random.default_rng(load.seed)
+    lo, hi = 1.0 - load.range_ratio, 1.0 + load.range_ratio
+    n = load.sessions * load.turns
+    isls, osls = uniform_lengths(load.isl, lo, hi, n, rng), uniform_lengths(load.osl, lo, hi, n, rng)
+    point = PlannedPoint(index=0, concurrency=load.sessions, think_time_ns=round(load.think_time_ms * 1e6))
+    for i, (isl, osl) in enumerate(zip(isls, osls, strict=True)):
+        session, turn = divmod(i, load.turns)
+        rid = f"p0-s{session:05d}-t{turn:04d}"
+        point.requests.append(
+            PlannedRequest(
+                request_id=rid, prompt="", prompt_id=f"session-{rid}", max_tokens=osl, input_tokens_nominal=isl, group=f"s{session:05d}",
+                session=f"s{session:05d}",
+            )
+        )  # fmt: skip
+    return [point]
+
+
 def _trace_points(resolved: ResolvedLoad) -> list[PlannedPoint]:
     trace, load = resolved.trace, resolved.load
     assert trace is not None
@@ -91,6 +113,8 @@ def _file_points(resolved: ResolvedLoad) -> list[PlannedPoint]:
 def plan_load(resolved: ResolvedLoad) -> list[PlannedPoint]:
     """The points of an ad-hoc synthetic, trace or prompt-file load, in run order."""
     source = resolved.load.source
+    if source == "synthetic" and resolved.load.sessions is not None:
+        return _session_points(resolved)
     if source == "synthetic":
         return _synthetic_points(resolved)
     if source == "trace":

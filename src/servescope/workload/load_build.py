@@ -38,6 +38,9 @@ class LoadRequest:
     trace: Path | None = None
     speedup: float | None = None
     input_file: Path | None = None
+    sessions: int | None = None
+    turns: int | None = None
+    think_time_ms: float | None = None
     given: set[str] = field(default_factory=set)  # extra flags given that only shape an ad-hoc load
 
 
@@ -92,7 +95,8 @@ def _workload_load(req: LoadRequest) -> ResolvedLoad:
     adhoc = {"--isl": req.isl is not None, "--osl": req.osl is not None, "--trace": req.trace is not None,
              "--input-file": req.input_file is not None, "--range-ratio": req.range_ratio is not None,
              "--speedup": req.speedup is not None, "--num-requests": req.num_requests is not None,
-             "--warmup-requests": req.warmup_requests is not None}  # fmt: skip
+             "--warmup-requests": req.warmup_requests is not None, "--sessions": req.sessions is not None,
+             "--turns": req.turns is not None, "--think-time-ms": req.think_time_ms is not None}  # fmt: skip
     adhoc.update({name: True for name in req.given})
     _refuse_with(f"WORKLOAD {req.workload!r}", adhoc, "a workload sends its own plan; leave the workload out for an ad-hoc load")
     if not is_document_path(req.workload):  # a catalog id: the catalog resolves it when the run plans
@@ -111,6 +115,27 @@ def _workload_load(req: LoadRequest) -> ResolvedLoad:
         raise UsageError(f"{path}: is a {type(doc).__name__}; give a Workload document (or a catalog workload id)")
     digest = hashlib.sha256(json.dumps(doc.model_dump(mode="json"), sort_keys=True).encode("utf-8")).hexdigest()
     return ResolvedLoad(Load(source="workload-file", workload_id=doc.id, workload_sha256=digest), workload=doc)
+
+
+def _session_load(req: LoadRequest, multi: dict[str, bool]) -> ResolvedLoad:
+    if req.sessions is None or req.turns is None:
+        raise UsageError("multi-turn sessions need --sessions S and --turns N (with --isl, --osl and optionally --think-time-ms)")
+    if not 1 <= req.sessions <= limits.MAX_CONCURRENCY:
+        raise UsageError(f"--sessions {req.sessions}: give at least 1 session")
+    if not 1 <= req.turns <= 10_000:
+        raise UsageError(f"--turns {req.turns}: give 1..10000 turns per session")
+    think = req.think_time_ms if req.think_time_ms is not None else 0.0
+    if not (math.isfinite(think) and 0.0 <= think <= 3_600_000.0):
+        raise UsageError(f"--think-time-ms {req.think_time_ms!r}: give milliseconds in 0..3600000, e.g. 500")
+    _refuse_with("--sessions", {"--concurrency": req.concurrency is not None, "--rate": req.rate is not None,
+                                "--num-requests": req.num_requests is not None, "--warmup-requests": req.warmup_requests is not None,
+                                "--trace": req.trace is not None, "--input-file": req.input_file is not None},
+                 "the sessions run at once, each sending its turns one after another; --sessions x --turns is the request count")  # fmt: skip
+    if req.isl is None or req.osl is None:
+        raise UsageError("multi-turn sessions need --isl (new tokens per user turn) and --osl (tokens per answer)")
+    load = Load(source="synthetic", isl=req.isl, osl=req.osl, range_ratio=req.range_ratio or 0.0, num_requests=req.sessions * req.turns,
+                concurrency=(req.sessions,), seed=req.seed, sessions=req.sessions, turns=req.turns, think_time_ms=think)  # fmt: skip
+    return ResolvedLoad(load)
 
 
 def build_load(req: LoadRequest, *, require_requests: bool = True) -> ResolvedLoad:
@@ -145,6 +170,9 @@ def build_load(req: LoadRequest, *, require_requests: bool = True) -> ResolvedLo
         ref = FileRef(path=str(req.input_file), sha256=pf.sha256, requests=len(pf.prompts), format=pf.format, skipped=pf.skipped)
         load = Load(source="prompts", prompts=ref, osl=req.osl, num_requests=len(pf.prompts), concurrency=levels, rate=req.rate, **common)  # type: ignore[arg-type]
         return ResolvedLoad(load, prompt_file=pf)
+    multi = {"--sessions": req.sessions is not None, "--turns": req.turns is not None, "--think-time-ms": req.think_time_ms is not None}
+    if any(multi.values()):
+        return _session_load(req, multi)
     if req.isl is None and req.osl is None:
         raise UsageError("give a WORKLOAD (catalog id or Workload file), or an ad-hoc load: --isl N --osl M --num-requests K "
                          "with --concurrency C or --rate R, --trace PATH, or --input-file PATH")  # fmt: skip

@@ -32,6 +32,7 @@ class PlannedRequest:
     messages: tuple[dict[str, str], ...] | None = None
     prefix_blocks: tuple[int, ...] = ()
     min_tokens: int | None = None
+    session: str | None = None  # multi-turn: the conversation this turn belongs to (sent after its previous turn's answer)
 
 
 @dataclass
@@ -44,6 +45,8 @@ class PlannedPoint:
     context_tokens: int | None = None
     # a replayed trace: each measured request's send offset (ns from the point's start)
     offsets_ns: list[int] | None = None
+    # multi-turn sessions: the pause between an answer and the session's next turn
+    think_time_ns: int = 0
 
     @property
     def measured(self) -> int:

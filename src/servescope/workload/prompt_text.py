@@ -113,7 +113,8 @@ async def build_prompts(points: list[PlannedPoint], builder: PromptBuilder, temp
             if req.prompt or req.messages is not None or req.input_tokens_nominal is None:
                 requests.append(req)
                 continue
-            content = req.input_tokens_nominal - template_tokens
+            # a session's turn: --isl is its new user message's own tokens (the template wraps the whole history)
+            content = req.input_tokens_nominal - (0 if req.session is not None else template_tokens)
             if content < 1:
                 raise UsageError(
                     f"request {req.request_id}: {req.input_tokens_nominal} input tokens leave no room for the prompt: the endpoint adds "
