@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -14,6 +14,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from servescope.errors import RunFailedBar, UsageError
+
+if TYPE_CHECKING:  # imported lazily at run time: the CLI starts without it
+    from servescope.workload.load_build import ResolvedLoad
 
 engine_app = typer.Typer(help="Manage the embedded llama.cpp engine (tiny local model, loopback only).", no_args_is_help=True)
 
@@ -284,7 +287,7 @@ def run_command(
             raise RunFailedBar(f"success rate {m.success_rate:.3f} is below --min-success-rate {min_success_rate}")
 
 
-def _resolve_load(workload: str | None, levels: list[int] | None, rate: float | None, arrival: str, gamma_shape: float, **adhoc: Any) -> Any:
+def _resolve_load(workload: str | None, levels: list[int] | None, rate: float | None, arrival: str, gamma_shape: float, **adhoc: Any) -> ResolvedLoad:
     """The one load description (``workload.load``) of this run, or one line saying what contradicts."""
     from servescope.workload.load_build import LoadRequest, build_load
 
