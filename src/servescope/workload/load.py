@@ -109,8 +109,10 @@ class Load(BaseModel):
         return f" at concurrency {','.join(str(c) for c in self.levels)}"
 
     def record(self) -> dict[str, Any]:
-        """The load as recorded in ``resolved_params["load_description"]``: every field, and its label."""
-        return {"label": self.label, **self.model_dump(mode="json", exclude_none=True)}
+        """The load as recorded in ``resolved_params["load_description"]`` and the run header: its
+        label, its source and every field that differs from its default (``Load.model_validate``
+        of it, less the label, gives the same load back)."""
+        return {"label": self.label, "source": self.source, **self.model_dump(mode="json", exclude_defaults=True)}
 
 
 def check_speedup(speedup: float) -> None:
