@@ -157,3 +157,30 @@ def test_a_failed_turn_ends_its_session_and_every_later_turn_is_still_a_record(t
 def test_bad_session_options_are_one_line(truth: TruthServer, tmp_path: Path, args: tuple[str, ...], words: str) -> None:
     proc = cli("run", *args, "--endpoint", truth.base_url, "--tokenizer", str(TOKENIZER), "--out", str(tmp_path))
     assert proc.returncode == 2 and words in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_a_workload_file_runs_and_predicts_under_one_label_never_its_claimed_id(truth: TruthServer, tmp_path: Path) -> None:
+    doc = {
+        "id": "serve-mine-c2-v1", "kind": "serving", "name": "mine", "dataset_id": "prompts-mixed-v1", "immutable": True, "created": "2026-12-06",
+        "params": {"concurrency": 2, "num_requests": 4, "output_tokens": 4, "seed": 0, "dataset_buckets": ["xs"]},
+    }  # fmt: skip
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    run = cli("run", str(path), "--endpoint", truth.base_url, "--scenario", "tiny-llama-on-cpu", "--no-scrape", "--out", str(tmp_path / "runs"))
+    assert run.returncode == 0, run.stderr
+    [result] = (tmp_path / "runs").rglob("result.json")
+    label = json.loads(result.read_text())["workload_id"]
+    assert label.startswith("adhoc-") and label != "serve-mine-c2-v1"
+    pred = cli("predict", "tiny-llama-on-cpu", str(path), "--out", str(tmp_path / "pred"))
+    assert pred.returncode == 0, pred.stderr
+    [prediction] = (tmp_path / "pred").rglob("prediction.json")
+    assert json.loads(prediction.read_text())["workload"] == label
+    doc["params"]["num_requests"] = 5  # type: ignore[index]
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    again = cli("predict", "tiny-llama-on-cpu", str(path), "--out", str(tmp_path / "pred2"))
+    [changed] = (tmp_path / "pred2").rglob("prediction.json")
+    assert again.returncode == 0 and json.loads(changed.read_text())["workload"] not in (label, "serve-mine-c2-v1")
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({**doc, "params": {"concurrency": 0}}), encoding="utf-8")
+    refused = cli("run", str(bad), "--endpoint", truth.base_url, "--out", str(tmp_path / "r2"))
+    assert refused.returncode == 2 and str(bad) in refused.stderr and "Traceback" not in refused.stderr
