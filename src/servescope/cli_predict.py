@@ -247,6 +247,7 @@ def predict_command(
                 rate=rate if levels is None else None, harness=harness, warmup_requests=warmup_requests,
                 offline=mode == "--max-throughput", stages=_stages(stages) if stages else (), endpoint=endpoint,
                 label=resolved_load.load.label if resolved_load is not None else None,
+                whole_prompt=resolved_load is not None,  # as run sends a load: --isl is what the engine counts
             )  # fmt: skip
             levels = None
         else:

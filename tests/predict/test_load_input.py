@@ -45,3 +45,14 @@ def test_prompt_file_is_predicted_from_its_prompts(tmp_path: Path) -> None:
     [_, measured] = phases_from_plan(prepared.points, resolve_deployment("tiny-llama-on-cpu"), prepared.load)
     lengths = [r.prompt_tokens for r in measured.requests]
     assert lengths[1] > lengths[2] > lengths[0] and [r.max_tokens for r in measured.requests] == [8, 8, 8]
+
+
+def test_a_loads_isl_is_the_whole_prompt_as_run_sends_it() -> None:
+    from servescope.predict.workload_input import SyntheticWorkload, phases_synthetic
+
+    dep = resolve_deployment("tiny-llama-on-cpu")
+    assert dep.template_tokens == 11  # the tiny model's ChatML around one message
+    as_run = SyntheticWorkload((4,), isl=256, osl=32, num_requests=8, range_ratio=0.0, label="adhoc-x", whole_prompt=True)
+    on_top = SyntheticWorkload((4,), isl=256, osl=32, num_requests=8, range_ratio=0.0)
+    assert {r.prompt_tokens for ph in phases_synthetic(as_run, dep) for r in ph.requests} == {256}
+    assert {r.prompt_tokens for ph in phases_synthetic(on_top, dep) for r in ph.requests} == {256 + dep.template_tokens}

@@ -209,6 +209,8 @@ def prepare(
             }
         if spec.stages:
             resolved["stages"] = [{"rate": r, "seconds": s} for r, s in spec.stages]
+        if spec.whole_prompt:
+            resolved["isl_includes_template"] = True  # as run sends a load: the engine counts isl tokens in all
         if load_record is not None:
             resolved["load_description"] = load_record
         return Prepared(spec.id, load, synthetic=spec, resolved=resolved)

@@ -87,6 +87,9 @@ class SyntheticWorkload:
     """The API that client calls, ``completions`` or ``chat`` (None: the client's default)."""
     label: str | None = None
     """The load's label (``workload.load.Load.label``, ``adhoc-<digest>``) when it came from one: its id."""
+    whole_prompt: bool = False
+    """True: ``isl`` is the whole prompt as the engine counts it, its chat template's tokens included
+    (``run`` cuts an ad-hoc load's text to that); False: the template's tokens come on top."""
 
     def __post_init__(self) -> None:
         rep = replay(self.harness)  # an unknown harness is one line
@@ -379,7 +382,8 @@ def _draw_phases(spec: SyntheticWorkload, dep: Deployment, load: LoadOptions) ->
             isls, osls = draw_sharegpt(spec.isl, spec.osl, n, rng, sharegpt)
         else:
             isls, osls = draw(spec.isl, n), draw(spec.osl, n)
-        prompts = [x + dep.template_tokens for x in isls]
+        added = 0 if spec.whole_prompt else dep.template_tokens
+        prompts = [x + added for x in isls]
         # (search simulates the same workload many times: this loop is on its path)
         out = [
             SimRequest(index + i, f"p{p}-{tag}{i:05d}", name, p, conc, prompt, _max_tokens(dep, prompt, o), target=prompt)
