@@ -23,6 +23,7 @@ from servescope.documents.record import RequestRecord
 from servescope.errors import EndpointError, UsageError
 
 _TIMEOUT = aiohttp.ClientTimeout(total=60)
+_ATTEMPTS = 3
 PROBE_TOKENS = 24
 
 
@@ -33,10 +34,21 @@ class EndpointTokenizer:
         self.session, self.endpoint, self.flavor = session, endpoint, flavor
 
     async def _post(self, path: str, body: dict[str, Any]) -> Any:
-        async with self.session.post(f"{self.endpoint.base_url}{path}", json=body, headers=self.endpoint.headers(), timeout=_TIMEOUT) as r:
-            if r.status != 200:
-                raise EndpointError(f"{self.endpoint.base_url}{path} answered HTTP {r.status} while building prompts")
-            return await r.json(content_type=None)
+        url = f"{self.endpoint.base_url}{path}"
+        headers = {**self.endpoint.auth_headers(), "Content-Type": "application/json"}
+        for attempt in range(_ATTEMPTS):
+            try:
+                async with self.session.post(url, json=body, headers=headers, timeout=_TIMEOUT) as r:
+                    if r.status != 200:
+                        raise EndpointError(f"{url} answered HTTP {r.status} while building prompts")
+                    return await r.json(content_type=None)
+            except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError) as exc:
+                # a pooled connection the server had closed: sent again on a fresh one
+                if attempt == _ATTEMPTS - 1:
+                    raise EndpointError(f"{url}: {type(exc).__name__} while building prompts ({exc})") from None
+            except (TimeoutError, ValueError) as exc:
+                raise EndpointError(f"{url}: no usable answer while building prompts ({type(exc).__name__})") from None
+        raise AssertionError("unreachable")
 
     async def encode(self, text: str) -> list[int]:
         if self.flavor == "llama.cpp":
