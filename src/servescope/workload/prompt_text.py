@@ -88,7 +88,8 @@ class PromptBuilder:
         return self._blocks[key]
 
     async def trace_prompt(self, key: int, blocks: tuple[int, ...], n: int) -> str:
-        """``n`` tokens: the named prefix blocks in order, then text unique to this request."""
+        """``n`` tokens: the named prefix blocks in order, then text unique to this request (its
+        length evened out so the whole counts ``n``; without a tail, a join may be off by one)."""
         parts: list[str] = []
         left = n
         for b in blocks:
@@ -97,9 +98,18 @@ class PromptBuilder:
             take = min(TRACE_BLOCK_TOKENS, left)
             parts.append(await self.block(b, take))
             left -= take
-        if left > 0:
-            parts.append((await self.exact(key, left))[0])
-        return "".join(parts)
+        if left <= 0:
+            return "".join(parts)
+        head = "".join(parts)
+        tail = left
+        text = head + (await self.exact(key, tail))[0]
+        for _ in range(2):  # tokens may merge or split where the blocks and the tail join: the tail takes up the difference
+            count = len(await self.tokenizer.encode(text))
+            if count == n or tail + (n - count) < 1:
+                break
+            tail += n - count
+            text = head + (await self.exact(key, tail))[0]
+        return text
 
 
 async def build_prompts(points: list[PlannedPoint], builder: PromptBuilder, template_tokens: int) -> list[PlannedPoint]:
