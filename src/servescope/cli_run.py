@@ -297,7 +297,14 @@ def _resolve_load(workload: str | None, levels: list[int] | None, rate: float | 
         req.given.add("--tokenizer")
     if workload is not None and adhoc["seed"] != 0:
         req.given.add("--seed")
-    return build_load(req)
+    resolved = build_load(req)
+    if tokenizer is not None:
+        if resolved.load.source == "prompts":
+            raise UsageError("--tokenizer cuts synthetic and trace prompts to their lengths; a prompt file's prompts are sent as written")
+        from servescope.bench.prompt_tokenizer import LocalTokenizer
+
+        LocalTokenizer(tokenizer)  # a bad file is one line now, before an engine starts
+    return resolved
 
 
 def _run_with_progress(console: Console, opts: Any, progress_cls: Any, run_workload: Any) -> Any:

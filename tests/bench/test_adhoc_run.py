@@ -184,3 +184,15 @@ def test_a_workload_file_runs_and_predicts_under_one_label_never_its_claimed_id(
     bad.write_text(json.dumps({**doc, "params": {"concurrency": 0}}), encoding="utf-8")
     refused = cli("run", str(bad), "--endpoint", truth.base_url, "--out", str(tmp_path / "r2"))
     assert refused.returncode == 2 and str(bad) in refused.stderr and "Traceback" not in refused.stderr
+
+
+def test_tokenizer_problems_are_one_line_before_anything_starts(tmp_path: Path) -> None:
+    missing = cli(
+        "run", "--isl", "8", "--osl", "4", "--num-requests", "1", "--concurrency", "1", "--tokenizer", str(tmp_path / "nope.json"), "--out", str(tmp_path / "r")
+    )
+    assert missing.returncode == 2 and "--tokenizer" in missing.stderr and "no such file" in missing.stderr
+    assert "starting the embedded" not in missing.stdout + missing.stderr and not (tmp_path / "r").exists()
+    prompts = tmp_path / "p.jsonl"
+    prompts.write_text('{"prompt": "hi", "max_tokens": 2}\n', encoding="utf-8")
+    unused = cli("run", "--input-file", str(prompts), "--concurrency", "1", "--tokenizer", str(TOKENIZER), "--out", str(tmp_path / "r"))
+    assert unused.returncode == 2 and "sent as written" in unused.stderr and "Traceback" not in unused.stderr

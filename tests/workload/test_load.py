@@ -54,6 +54,7 @@ def test_trace_label_follows_the_bytes_not_the_path(tmp_path: Path) -> None:
         (LoadRequest(workload="serve-chat-c8-i1k-o256-v1", isl=16), "contradict: a workload sends its own plan"),
         (LoadRequest(), "give a WORKLOAD"),
         (LoadRequest(workload="no/such/workload.yaml"), "no such file"),
+        (LoadRequest(trace=FIXTURE, num_requests=61), "--num-requests 61: the trace"),
     ],
 )
 def test_bad_load_options_are_one_line(request_: LoadRequest, words: str) -> None:

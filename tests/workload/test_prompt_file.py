@@ -73,3 +73,11 @@ def test_bad_jsonl_line_is_one_line(tmp_path: Path, line: str, words: str) -> No
     with pytest.raises(UsageError) as info:
         read_prompt_file(path)
     assert words in str(info.value) and str(path) in str(info.value)
+
+
+def test_more_requests_than_prompts_sends_them_again_in_order(tmp_path: Path) -> None:
+    path = tmp_path / "p.jsonl"
+    path.write_text("".join(json.dumps({"prompt": f"p{i}", "max_tokens": 2}) + "\n" for i in range(3)), encoding="utf-8")
+    [point] = plan_load(build_load(LoadRequest(input_file=path, num_requests=7, concurrency=[1])))
+    assert [r.prompt for r in point.requests] == ["p0", "p1", "p2", "p0", "p1", "p2", "p0"]
+    assert [r.prompt_id for r in point.requests][:4] == ["file-00000", "file-00001", "file-00002", "file-00000"]

@@ -90,7 +90,8 @@ def _file_points(resolved: ResolvedLoad) -> list[PlannedPoint]:
     points = []
     for index, concurrency in enumerate(load.levels):
         point = PlannedPoint(index=index, concurrency=concurrency)
-        chosen = [pf.prompts[i % len(pf.prompts)] for i in range(warm)] + list(pf.prompts)
+        n = load.num_requests or len(pf.prompts)
+        chosen = [pf.prompts[i % len(pf.prompts)] for i in range(warm)] + [pf.prompts[i % len(pf.prompts)] for i in range(n)]
         for i, fp in enumerate(chosen):
             phase = "warmup" if i < warm else "measured"
             max_tokens = fp.max_tokens if fp.max_tokens is not None else load.osl

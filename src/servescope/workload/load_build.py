@@ -152,6 +152,9 @@ def build_load(req: LoadRequest, *, require_requests: bool = True) -> ResolvedLo
                                  "--arrival": req.arrival != "poisson", "--warmup-requests": req.warmup_requests is not None},
                      "the trace's timestamps and lengths are the load")  # fmt: skip
         trace = read_trace(req.trace, req.num_requests)
+        if req.num_requests is not None and len(trace.requests) < req.num_requests:
+            raise UsageError(f"--num-requests {req.num_requests}: the trace {req.trace} has only {len(trace.requests)} requests; "
+                             "leave --num-requests out to replay them all")  # fmt: skip
         ref = FileRef(path=str(req.trace), sha256=trace.sha256, requests=len(trace.requests))
         load = Load(source="trace", trace=ref, speedup=req.speedup or 1.0, num_requests=len(trace.requests), seed=req.seed)
         return ResolvedLoad(load, trace=trace)
@@ -168,7 +171,9 @@ def build_load(req: LoadRequest, *, require_requests: bool = True) -> ResolvedLo
         if levels is None and req.rate is None:
             raise UsageError("--input-file: give --concurrency N (closed loop) or --rate R (open loop)")
         ref = FileRef(path=str(req.input_file), sha256=pf.sha256, requests=len(pf.prompts), format=pf.format, skipped=pf.skipped)
-        load = Load(source="prompts", prompts=ref, osl=req.osl, num_requests=len(pf.prompts), concurrency=levels, rate=req.rate, **common)  # type: ignore[arg-type]
+        # --num-requests past the file's end sends its prompts again, in order
+        n = req.num_requests or len(pf.prompts)
+        load = Load(source="prompts", prompts=ref, osl=req.osl, num_requests=n, concurrency=levels, rate=req.rate, **common)  # type: ignore[arg-type]
         return ResolvedLoad(load, prompt_file=pf)
     multi = {"--sessions": req.sessions is not None, "--turns": req.turns is not None, "--think-time-ms": req.think_time_ms is not None}
     if any(multi.values()):
