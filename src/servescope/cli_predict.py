@@ -170,6 +170,10 @@ def predict_command(
         replay(harness)
     except ValueError as exc:
         raise BadArgument(f"--harness: {exc}") from exc
+    from_file = trace is not None or input_file is not None
+    modes_given = [name for name, on in (("--max-throughput", max_throughput), ("--max-rate", max_rate), ("--stages", stages is not None)) if on]
+    if from_file and modes_given:
+        raise BadArgument(f"{'--trace' if trace is not None else '--input-file'} sets its own load; leave {modes_given[0]} out")
     mode = _synthetic_modes(workload, levels, rate, isl, osl,
                             {"--max-throughput": max_throughput, "--max-rate": max_rate, "--stages": stages is not None})  # fmt: skip
     if slo is not None and mode != "--max-rate":
@@ -179,9 +183,9 @@ def predict_command(
                           "a catalog workload runs its own plan")  # fmt: skip
     if endpoint is not None and mode == "--max-rate":
         raise BadArgument("--endpoint is not applied to --max-rate's probes (their ITL is servescope's client's: chunks with text)")
-    from_file = trace is not None or input_file is not None
-    if mode is not None and from_file:
-        raise BadArgument(f"{'--trace' if trace is not None else '--input-file'} sets its own load; leave {mode} out")
+    if from_file and (harness != "steady" or endpoint is not None):
+        raise BadArgument(f"--harness and --endpoint shape a synthetic --isl/--osl workload; {'--trace' if trace is not None else '--input-file'} "
+                          "is simulated as servescope's client sends it")  # fmt: skip
     resolved_load = None
     if mode is None and (workload is None or _is_file_name(workload) or from_file) and (harness == "steady" or range_ratio is not None or from_file):
         from servescope.workload.load_build import LoadRequest, build_load

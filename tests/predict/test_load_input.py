@@ -4,7 +4,12 @@ lengths and prefix blocks; a prompt file's prompts; labelled by the load."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from servescope.predict.api import prepare, resolve_deployment
 from servescope.predict.workload_input import phases_from_plan
@@ -56,3 +61,21 @@ def test_a_loads_isl_is_the_whole_prompt_as_run_sends_it() -> None:
     on_top = SyntheticWorkload((4,), isl=256, osl=32, num_requests=8, range_ratio=0.0)
     assert {r.prompt_tokens for ph in phases_synthetic(as_run, dep) for r in ph.requests} == {256}
     assert {r.prompt_tokens for ph in phases_synthetic(on_top, dep) for r in ph.requests} == {256 + dep.template_tokens}
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (("--trace", str(TRACE), "--harness", "vllm"), "--trace is simulated as servescope's client sends it"),
+        (("--trace", str(TRACE), "--rate", "2"), "--trace and --rate contradict"),
+        (("--trace", str(TRACE), "--max-throughput"), "--trace sets its own load; leave --max-throughput out"),
+        (("--isl", "0", "--osl", "8", "--concurrency", "1"), "--isl 0: give at least 1 token"),
+        (("serve-chat-c8-i1k-o256-v1", "--speedup", "2"), "give them without a WORKLOAD"),
+    ],
+)
+def test_bad_predict_load_options_are_one_line(tmp_path: Path, args: tuple[str, ...], words: str) -> None:
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2] / "src")}
+    proc = subprocess.run([sys.executable, "-m", "servescope", "predict", "tiny-llama-on-cpu", *args, "--out", str(tmp_path)],
+                          capture_output=True, text=True, timeout=120, env=env)  # fmt: skip
+    assert proc.returncode == 2 and words in proc.stderr and proc.stderr.strip().count("\n") == 0, proc.stderr
+    assert not any(tmp_path.iterdir())
