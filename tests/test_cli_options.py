@@ -71,7 +71,7 @@ def test_the_library_entry_point_checks_the_same_options(tmp_path: Path) -> None
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        (["predict", "llama-3.1-8b-on-h100", "--isl", "-5", "--osl", "10", "--concurrency", "1"], "give lengths >= 1 token"),
+        (["predict", "llama-3.1-8b-on-h100", "--isl", "-5", "--osl", "10", "--concurrency", "1"], "--isl -5: give at least 1 token"),
         (["predict", "llama-3.1-8b-on-h100", "--isl", "100", "--osl", "10", "--concurrency", "1000000000"], "above the simulator's limit"),
         (
             ["predict", "llama-3.1-8b-on-h100", "--isl", "100", "--osl", "10", "--concurrency", "1", "--num-requests", "100000000"],

@@ -110,7 +110,10 @@ def _synthetic_modes(workload: str | None, levels: list[int] | None, rate: float
 @_value_errors_as_one_line
 def predict_command(
     scenario: Annotated[str, typer.Argument(help="Scenario name from the catalog (e.g. llama-3.1-8b-on-h100) or a Scenario file (.yaml/.json).")],
-    workload: Annotated[str | None, typer.Argument(help="Workload id; or give --isl/--osl with --concurrency and/or --rate.")] = None,
+    workload: Annotated[
+        str | None,
+        typer.Argument(help="Workload id or a Workload file's path; or give --isl/--osl with --concurrency and/or --rate, --trace or --input-file."),
+    ] = None,
     concurrency: Annotated[str | None, typer.Option(help="Concurrency levels, e.g. 1,8,64 (overrides the workload's).")] = None,
     isl: Annotated[int | None, typer.Option(help="Synthetic workload: input tokens per request.")] = None,
     osl: Annotated[int | None, typer.Option(help="Synthetic workload: output tokens per request.")] = None,
@@ -137,6 +140,16 @@ def predict_command(
     slo: Annotated[str | None, typer.Option(help="--max-rate limits, e.g. 'p99_ttft_ms<=2000,p99_tpot_ms<=100' (no prefix: p99).")] = None,
     tolerance: Annotated[float, typer.Option(help="--max-rate: stop when the rate is known within this fraction of capacity.")] = 0.02,
     stages: Annotated[str | None, typer.Option(help="Staged Poisson rates RATE:SECONDS,..., e.g. 5:60,10:60 (one point per stage).")] = None,
+    trace: Annotated[
+        Path | None,
+        typer.Option(
+            help="Replay a Mooncake/aiperf trace (JSONL: timestamp ms, input_length, output_length, hash_ids) in the simulator, e.g. --trace trace.jsonl."
+        ),
+    ] = None,
+    speedup: Annotated[float | None, typer.Option(help="--trace: replay this many times faster than recorded, e.g. 2.")] = None,
+    input_file: Annotated[
+        Path | None, typer.Option(help="Predict the prompts of a file: JSONL of prompt or messages (optional max_tokens) or ShareGPT JSON.")
+    ] = None,
     seed: Annotated[int, typer.Option(help="Simulation seed (same seed → identical output).")] = 0,
     calibration: Annotated[Path | None, typer.Option(help="A Calibration file from `servescope calibrate`.")] = None,
     model_config: Annotated[Path | None, typer.Option(help="A local HF config.json to use as the model.")] = None,
@@ -157,6 +170,10 @@ def predict_command(
         replay(harness)
     except ValueError as exc:
         raise BadArgument(f"--harness: {exc}") from exc
+    from_file = trace is not None or input_file is not None
+    modes_given = [name for name, on in (("--max-throughput", max_throughput), ("--max-rate", max_rate), ("--stages", stages is not None)) if on]
+    if from_file and modes_given:
+        raise BadArgument(f"{'--trace' if trace is not None else '--input-file'} sets its own load; leave {modes_given[0]} out")
     mode = _synthetic_modes(workload, levels, rate, isl, osl,
                             {"--max-throughput": max_throughput, "--max-rate": max_rate, "--stages": stages is not None})  # fmt: skip
     if slo is not None and mode != "--max-rate":
@@ -166,6 +183,21 @@ def predict_command(
                           "a catalog workload runs its own plan")  # fmt: skip
     if endpoint is not None and mode == "--max-rate":
         raise BadArgument("--endpoint is not applied to --max-rate's probes (their ITL is servescope's client's: chunks with text)")
+    if from_file and (harness != "steady" or endpoint is not None):
+        raise BadArgument(f"--harness and --endpoint shape a synthetic --isl/--osl workload; {'--trace' if trace is not None else '--input-file'} "
+                          "is simulated as servescope's client sends it")  # fmt: skip
+    resolved_load = None
+    if mode is None and (workload is None or _is_file_name(workload) or from_file) and (harness == "steady" or range_ratio is not None or from_file):
+        from servescope.workload.load_build import LoadRequest, build_load
+
+        resolved_load = build_load(
+            LoadRequest(workload=workload, isl=isl, osl=osl, num_requests=num_requests, concurrency=levels, rate=rate, arrival=arrival,
+                        gamma_shape=gamma_shape, range_ratio=range_ratio, seed=seed, warmup_requests=warmup_requests, trace=trace,
+                        speedup=speedup, input_file=input_file),
+            require_requests=False,
+        )  # fmt: skip
+    elif speedup is not None or from_file:
+        raise BadArgument("--trace, --speedup and --input-file describe a load of their own; give them without a WORKLOAD or --harness")
     scen: object = load_scenario(scenario) if _is_file_name(scenario) else scenario
     common = {"calibration": str(calibration) if calibration else None,
               "model_config": str(model_config) if model_config else None, "router": router,
@@ -199,7 +231,12 @@ def predict_command(
                  "(req/s, meets the limits?): " + ", ".join(f"{p.rate:.4g} {'yes' if p.ok else 'no'}" for p in found.probes)]  # fmt: skip
     else:
         lines = []
-        if workload is None:
+        load_record = resolved_load.load.record() if resolved_load is not None else None
+        if resolved_load is not None and resolved_load.load.source != "synthetic":
+            wl: object = resolved_load  # a trace, a prompt file or a Workload file: planned as the harness plans it
+            if resolved_load.load.source != "workload-file":
+                levels = rate = None  # the load's own
+        elif workload is None:
             if isl is None or osl is None or (levels is None and rate is None and mode is None):
                 raise BadArgument("give a WORKLOAD id, or --isl and --osl with --concurrency (closed loop) and/or --rate "
                                   "(open loop), or --max-throughput, --max-rate or --stages")  # fmt: skip
@@ -207,10 +244,14 @@ def predict_command(
                 raise BadArgument("--stages: each stage sends rate x seconds requests; leave --num-requests out")
             if warmup_requests is not None and (mode is not None or levels is None or rate is not None):
                 raise BadArgument("--warmup-requests applies to a closed-loop --concurrency point")
-            wl: object = SyntheticWorkload(
-                concurrency=tuple(levels or ()), isl=isl, osl=osl, num_requests=num_requests, range_ratio=range_ratio,
+            # from a load: --range-ratio means what it means to run (default 0, exact lengths), and the label is the load's
+            wl = SyntheticWorkload(
+                concurrency=tuple(levels or ()), isl=isl, osl=osl, num_requests=num_requests,
+                range_ratio=resolved_load.load.range_ratio if resolved_load is not None else range_ratio,
                 rate=rate if levels is None else None, harness=harness, warmup_requests=warmup_requests,
                 offline=mode == "--max-throughput", stages=_stages(stages) if stages else (), endpoint=endpoint,
+                label=resolved_load.load.label if resolved_load is not None else None,
+                whole_prompt=resolved_load is not None,  # as run sends a load: --isl is what the engine counts
             )  # fmt: skip
             levels = None
         else:
@@ -223,6 +264,7 @@ def predict_command(
             arrival=arrival,
             gamma_shape=gamma_shape,
             seed=seed,
+            load_record=load_record,
             **common,  # type: ignore[arg-type]
         )
     folder = out / run.prediction.name

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -15,6 +15,9 @@ from rich.table import Table
 
 from servescope.cli_examples import epilog
 from servescope.errors import RunFailedBar, UsageError
+
+if TYPE_CHECKING:  # imported lazily at run time: the CLI starts without it
+    from servescope.workload.load_build import ResolvedLoad
 
 engine_app = typer.Typer(help="Manage the embedded llama.cpp engine (tiny local model, loopback only).", no_args_is_help=True, epilog=epilog("engine"))
 
@@ -81,6 +84,21 @@ def summary_table(result: Any) -> Table:
     return table
 
 
+def format_lengths(row: dict[str, Any]) -> str:
+    """One line per point of an ad-hoc load: requested against actual lengths (the engine's usage)."""
+    head = f"lengths c={row.get('concurrency')}: "
+    if not row.get("with_usage"):
+        return head + f"no usage reported for the {row.get('completed', 0)} completed requests; actual lengths unknown"
+    text = head
+    if "requested_input_mean" in row:
+        text += f"input {row['input_mean']:.1f} tokens (asked {row['requested_input_mean']:.1f}, off by at most {row['input_max_abs_diff']}), "
+    text += (
+        f"output {row['output_mean']:.1f} tokens (asked {row['requested_output_mean']:.1f}; exactly as asked: {row['output_exact']}/{row['with_usage']}); "
+        "from the engine's usage"
+    )
+    return text
+
+
 def format_scores(scores: Any) -> str:
     """One line: accuracy with its Wilson interval, strict accuracy, success rate, latency."""
 
@@ -107,14 +125,47 @@ def format_scores(scores: Any) -> str:
 
 
 def run_command(
-    workload: Annotated[str, typer.Argument(help="Workload id from the catalog (see `servescope catalog list`).")],
+    workload: Annotated[
+        str | None,
+        typer.Argument(
+            help="Workload id from the catalog (see `servescope catalog list`) or a Workload file's path; "
+            "leave it out for an ad-hoc load (--isl/--osl, --trace or --input-file)."
+        ),
+    ] = None,
     endpoint: Annotated[str | None, typer.Option(help="Base URL, with or without /v1. Default: start the embedded engine.")] = None,
     model: Annotated[str | None, typer.Option(help="Model name to request (default: the endpoint's first model).")] = None,
     api: Annotated[str, typer.Option(help="chat or completions.")] = "chat",
     api_key_env: Annotated[str | None, typer.Option(help="Environment variable holding the API key (never written).")] = None,
     scenario: Annotated[str | None, typer.Option(help="Scenario name recorded in the results.")] = None,
     out: Annotated[Path, typer.Option(help="Folder for run folders.")] = Path("runs"),
-    concurrency: Annotated[str | None, typer.Option(help="Override the concurrency levels, e.g. 1,4,8.")] = None,
+    concurrency: Annotated[str | None, typer.Option(help="Concurrency levels, e.g. 1,4,8 (overrides a workload's; an ad-hoc load's closed loop).")] = None,
+    isl: Annotated[
+        int | None, typer.Option(help="Ad-hoc synthetic load: input tokens per request, cut exactly by the served model's tokenizer, e.g. 256.")
+    ] = None,
+    osl: Annotated[
+        int | None, typer.Option(help="Ad-hoc synthetic load: output tokens per request, held with ignore_eos/min_tokens where the engine takes them, e.g. 32.")
+    ] = None,
+    num_requests: Annotated[int | None, typer.Option(help="Ad-hoc load: measured requests per point, e.g. 40 (a trace or prompt file: its first K).")] = None,
+    range_ratio: Annotated[
+        float | None, typer.Option(help="Ad-hoc synthetic load: lengths uniform in L(1-r)..L(1+r), seeded, e.g. 0.1 (default 0: exact).")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Ad-hoc load: seed of the lengths, the prompt text and open-loop arrivals.")] = 0,
+    warmup_requests: Annotated[int | None, typer.Option(help="Ad-hoc load: requests sent first at each point and left out of the metrics (default 0).")] = None,
+    trace: Annotated[
+        Path | None,
+        typer.Option(help="Replay a Mooncake/aiperf trace (JSONL: timestamp ms, input_length, output_length, hash_ids), e.g. --trace trace.jsonl."),
+    ] = None,
+    speedup: Annotated[float | None, typer.Option(help="--trace: replay this many times faster than recorded, e.g. 2.")] = None,
+    input_file: Annotated[
+        Path | None,
+        typer.Option(help="Send the prompts of a file: JSONL of prompt or messages (optional max_tokens) or ShareGPT JSON, e.g. --input-file prompts.jsonl."),
+    ] = None,
+    tokenizer: Annotated[Path | None, typer.Option(help="Ad-hoc lengths: the served model's tokenizer.json, for endpoints without /tokenize.")] = None,
+    sessions: Annotated[
+        int | None, typer.Option(help="Multi-turn: conversations run at once, each resending its history with the model's real answers, e.g. 4.")
+    ] = None,
+    turns: Annotated[int | None, typer.Option(help="Multi-turn: turns per conversation, e.g. 5 (with --sessions, --isl, --osl).")] = None,
+    think_time_ms: Annotated[float | None, typer.Option(help="Multi-turn: pause between an answer and the next turn, e.g. 500.")] = None,
     rate: Annotated[float | None, typer.Option(help="Open loop: requests per second (default: closed loop).")] = None,
     arrival: Annotated[str, typer.Option(help="Open-loop arrivals: poisson, gamma or constant.")] = "poisson",
     gamma_shape: Annotated[float, typer.Option(help="Gamma arrivals: shape (1 = Poisson, <1 burstier).")] = 1.0,
@@ -184,8 +235,16 @@ def run_command(
             raise UsageError(f"--concurrency {concurrency!r}: give integers like 1,4,8") from exc
         if not levels or min(levels) < 1:
             raise UsageError(f"--concurrency {concurrency!r}: give integers ≥ 1 like 1,4,8")
+    resolved_load = _resolve_load(workload, levels, rate, arrival, gamma_shape, isl=isl, osl=osl, num_requests=num_requests,
+                                  range_ratio=range_ratio, seed=seed, warmup_requests=warmup_requests, trace=trace, speedup=speedup,
+                                  input_file=input_file, tokenizer=tokenizer, sessions=sessions, turns=turns,
+                                  think_time_ms=think_time_ms)  # fmt: skip
+    if resolved_load.load.adhoc and resolved_load.load.source != "workload-file":
+        levels = None  # the load's own levels
     opts = RunOptions(
-        workload_id=workload,
+        workload_id=resolved_load.load.label,
+        load=resolved_load,
+        tokenizer=tokenizer,
         endpoint=endpoint,
         model=model,
         api=api,  # type: ignore[arg-type]
@@ -238,6 +297,8 @@ def run_command(
         artifacts = _run_with_progress(console, opts, RunProgress, run_workload)
         results.append(artifacts.result)
         console.print(summary_table(artifacts.result))
+        for row in artifacts.result.resolved_params.get("lengths") or []:
+            console.print(format_lengths(row), markup=False)
         if artifacts.result.scores is not None:
             console.print(format_scores(artifacts.result.scores))
         console.print(f"records: {artifacts.records_path}\nresult: {artifacts.result_path}\nevaluation run: {artifacts.evaluation_run_path}")
@@ -254,6 +315,26 @@ def run_command(
             raise RunFailedBar("no request completed; see the failures in the result")
         if m.success_rate is not None and m.success_rate < min_success_rate:
             raise RunFailedBar(f"success rate {m.success_rate:.3f} is below --min-success-rate {min_success_rate}")
+
+
+def _resolve_load(workload: str | None, levels: list[int] | None, rate: float | None, arrival: str, gamma_shape: float, **adhoc: Any) -> ResolvedLoad:
+    """The one load description (``workload.load``) of this run, or one line saying what contradicts."""
+    from servescope.workload.load_build import LoadRequest, build_load
+
+    tokenizer = adhoc.pop("tokenizer")
+    req = LoadRequest(workload=workload, concurrency=levels, rate=rate, arrival=arrival, gamma_shape=gamma_shape, **adhoc)
+    if workload is not None and tokenizer is not None:
+        req.given.add("--tokenizer")
+    if workload is not None and adhoc["seed"] != 0:
+        req.given.add("--seed")
+    resolved = build_load(req)
+    if tokenizer is not None:
+        if resolved.load.source == "prompts":
+            raise UsageError("--tokenizer cuts synthetic and trace prompts to their lengths; a prompt file's prompts are sent as written")
+        from servescope.bench.prompt_tokenizer import LocalTokenizer
+
+        LocalTokenizer(tokenizer)  # a bad file is one line now, before an engine starts
+    return resolved
 
 
 def _run_with_progress(console: Console, opts: Any, progress_cls: Any, run_workload: Any) -> Any:

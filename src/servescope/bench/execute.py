@@ -17,6 +17,7 @@ from servescope.bench.load import arrival_offsets_ns, closed_loop, open_loop
 from servescope.bench.outcome import PointOutcome
 from servescope.bench.records import RecordWriter
 from servescope.bench.scrape import MetricsSampler, PointSamplers
+from servescope.bench.sessions import sessions_loop
 from servescope.documents.record import RequestRecord
 from servescope.workload.plan import PlannedPoint, PlannedRequest
 
@@ -65,6 +66,9 @@ async def run_point(
     measured = [r for r in point.requests if r.phase == "measured"]
 
     async def one(req: PlannedRequest, start_abs_ns: int) -> None:
+        await send_one(req, start_abs_ns)
+
+    async def send_one(req: PlannedRequest, start_abs_ns: int) -> RequestRecord:
         record = RequestRecord(
             request_id=req.request_id,
             phase=req.phase,  # type: ignore[arg-type]
@@ -80,11 +84,21 @@ async def run_point(
             fail_fast.mark_not_sent(record)
         else:
             body = endpoint.body(req.prompt, req.max_tokens, temperature, seed, extra_body)
+            if req.messages is not None:  # a prompt file's chat, sent as written (chat API only: checked before the run)
+                body["messages"] = [dict(m) for m in req.messages]
+            if req.min_tokens is not None:
+                body["min_tokens"] = req.min_tokens
+            # a session's answers are its next turn's history: their text is kept
+            keep_text = req.expected is not None or req.session is not None
             async with fail_fast.sending(record) if fail_fast is not None else contextlib.nullcontext():
-                await send(session, endpoint, body, record, t0_ns=t0_ns, timeout_s=timeout_s, keep_text=req.expected is not None)
+                await send(session, endpoint, body, record, t0_ns=t0_ns, timeout_s=timeout_s, keep_text=keep_text)
             _check_expected(record)
             if fail_fast is not None:
                 fail_fast.observe(record)
+        keep(record)
+        return record
+
+    def keep(record: RequestRecord) -> None:
         writer.write(record)
         outcome.records.append(record)
         if on_record is not None:
@@ -101,7 +115,11 @@ async def run_point(
     gc.collect()
     gc.freeze()
     try:
-        if load.rate is None:
+        if any(r.session is not None for r in measured):
+            outcome.load = await sessions_loop(measured, point, send_one, keep, t0_ns)
+        elif point.offsets_ns is not None:  # a replayed trace: its own schedule
+            outcome.load = await open_loop(measured, point.offsets_ns, one, stopped=(lambda: fail_fast.stopped) if fail_fast is not None else None)
+        elif load.rate is None:
             outcome.load = await closed_loop(measured, point.concurrency, one)
         else:
             offsets = arrival_offsets_ns(len(measured), load.rate, load.arrival, load.gamma_shape, load.seed)  # type: ignore[arg-type]

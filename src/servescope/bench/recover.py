@@ -20,7 +20,7 @@ from servescope.bench.records import dropped_lines, read_columns, read_file, rea
 from servescope.bench.result import RunIdentity, build_result
 from servescope.bench.run_spec import RunSpec
 from servescope.catalog.store import Catalog
-from servescope.documents import Result
+from servescope.documents import Result, Workload
 from servescope.documents.result import GpuTelemetry
 from servescope.errors import DocumentError
 from servescope.workload.plan import PlannedPoint
@@ -37,6 +37,17 @@ class Recovered:
     dropped_at: dict[str, str] = field(default_factory=dict)
 
 
+def _workload(spec: RunSpec, cat: Catalog) -> Workload:
+    """The catalog's workload, or the one an ad-hoc load (recorded whole in the header) stands for."""
+    if spec.load is not None and spec.load.get("source") not in (None, "catalog"):
+        from servescope.workload.adhoc_plan import adhoc_workload
+        from servescope.workload.load import Load
+
+        load = Load.model_validate({k: v for k, v in spec.load.items() if k != "label"})
+        return adhoc_workload(load, created=(spec.started_at or "1970-01-01")[:10])
+    return cat.workload(spec.workload_id)
+
+
 def result_from_records(records_path: Path, catalog: Catalog | None = None) -> Result:
     return recover(records_path, catalog).result
 
@@ -48,7 +59,7 @@ def recover(records_path: Path, catalog: Catalog | None = None) -> Recovered:
         raise DocumentError(str(records_path), "has no run header line; is it a servescope records file?")
     spec = RunSpec.from_header(str(records_path), reader.header)
     cat = catalog or Catalog.load()
-    workload = cat.workload(spec.workload_id)
+    workload = _workload(spec, cat)
     resolved = dict(spec.resolved_params)
     planned = {i: p for i, p in enumerate(resolved.get("points", []))}
     outcomes = []

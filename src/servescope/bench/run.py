@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import datetime as dt
 import os
 import time
@@ -21,6 +22,7 @@ from typing import Any
 
 import aiohttp
 
+from servescope.bench.adhoc import check_api, length_report, prepare_adhoc
 from servescope.bench.capabilities import Capabilities, probe_tools, read_capabilities, unsupported_notice, unsupported_reason
 from servescope.bench.client import make_session
 from servescope.bench.endpoint import Endpoint
@@ -43,6 +45,7 @@ from servescope.documents.engine_command import (
     redact_flags,
 )
 from servescope.errors import EndpointError, UsageError
+from servescope.workload.adhoc_plan import ADHOC_DATASET, adhoc_workload, plan_load
 from servescope.workload.arrivals import arrival_offsets_ns, check_rate
 from servescope.workload.plan import PlannedPoint, plan
 
@@ -249,6 +252,22 @@ async def _run_async(
             # Reasoning settings move scores and latency more than most flags (workloads.txt): fingerprinted.
             engine_args["reasoning"] = workload.params.reasoning
         _check_config(engine_id, engine_version, engine_args)
+        load = opts.load.load if opts.load is not None else None
+        adhoc_resolved: dict[str, Any] = {}
+        if load is not None and workload.dataset_id == ADHOC_DATASET:
+            prepared = await prepare_adhoc(
+                session,
+                endpoint,
+                engine_id,
+                load,
+                points,
+                tokenizer=opts.tokenizer,
+                user_body=opts.extra_body or {},
+                timeout_s=opts.timeout_s or workload.params.timeout_s or 600.0,
+                notice=progress.on_notice or (lambda _msg: None),
+            )
+            points, adhoc_resolved = prepared.points, prepared.resolved
+            extras = dataclasses.replace(extras, body={**prepared.body, **extras.body}, workload_fields={**prepared.body, **extras.workload_fields})
         capabilities = Capabilities()
         if workload.kind == "eval":
             # llama.cpp says in /props whether its template renders tools and whether it sees images;
@@ -270,11 +289,14 @@ async def _run_async(
         resolved = workload.params.model_dump(exclude_none=True) | {
             "points": [{"concurrency": p.concurrency, "context_tokens": p.context_tokens, "measured": p.measured} for p in points],
             "api": opts.api,
-            "load": "closed" if opts.rate is None else f"open:{opts.arrival}",
+            "load": "open:trace" if any(p.offsets_ns is not None for p in points) else "closed" if opts.rate is None else f"open:{opts.arrival}",
             "rate": opts.rate,
             "event_loop": event_loop_name(),
             "request_fields": extras.workload_fields,
         }
+        if load is not None:
+            resolved["load_description"] = load.record()
+            resolved |= adhoc_resolved
         if len(points) == 1:
             resolved["concurrency"] = points[0].concurrency
         if code_exec_sandbox is not None:  # "none": the code ran unsandboxed (--unsafe-code-exec), said in the Result
@@ -309,6 +331,7 @@ async def _run_async(
             allow_network=allow_network,
             slos=opts.slos,
             requested_rate=opts.rate,
+            load=load.record() if load is not None else None,
             engine_command={"launcher": command.launcher, "model": command.model} if command is not None and (command.launcher or command.model) else None,
         )
         if progress.on_start:
@@ -346,6 +369,8 @@ async def _run_async(
                     progress.on_notice(fail_fast.notice())
             wall = time.perf_counter() - t_start
             await _fill_input_tokens(session, endpoint, points, outcomes, writer)
+    if adhoc_resolved:
+        resolved["lengths"] = length_report(points, outcomes)  # requested against actual, per point
     result = build_result(
         workload,
         outcomes,
@@ -394,6 +419,25 @@ def run_event_loop(coro: Any) -> Any:
     return asyncio.run(coro)
 
 
+def _plan(opts: RunOptions, cat: Catalog) -> tuple[Workload, list[PlannedPoint]]:
+    """The workload (the catalog's, a Workload file's, or an ad-hoc load's) and its planned points."""
+    resolved = opts.load
+    if resolved is not None and resolved.load.source in ("synthetic", "trace", "prompts"):
+        workload = adhoc_workload(resolved.load, created=_utc_now()[:10], timeout_s=opts.timeout_s)
+        points = plan_load(resolved)
+        check_api(resolved.load, points, opts.api)
+        return workload, points
+    if resolved is not None and resolved.workload is not None:
+        # a Workload file is labelled by its content's digest, never by the id it claims
+        workload = resolved.workload.model_copy(update={"id": resolved.load.label})
+    else:
+        workload = cat.workload(resolved.load.workload_id or opts.workload_id if resolved is not None else opts.workload_id)
+    if workload.kind not in RUNNERS:
+        raise EndpointError(f"workload kind {workload.kind!r} has no runner yet (eval and image arrive with their issues)")
+    rows = cat.dataset_rows(workload.dataset_id)
+    return workload, plan(workload, rows, opts.concurrency)
+
+
 def run_workload(opts: RunOptions, progress: Progress | None = None, catalog: Catalog | None = None) -> RunArtifacts:
     """Plan, run and record one workload (library entry point of ``servescope run``)."""
     check_run_options(opts)  # before anything is loaded, started or written
@@ -402,11 +446,7 @@ def run_workload(opts: RunOptions, progress: Progress | None = None, catalog: Ca
     prog = progress or Progress()
     status = prog.on_status or (lambda _msg: None)
     cat = catalog or Catalog.load()
-    workload = cat.workload(opts.workload_id)
-    if workload.kind not in RUNNERS:
-        raise EndpointError(f"workload kind {workload.kind!r} has no runner yet (eval and image arrive with their issues)")
-    rows = cat.dataset_rows(workload.dataset_id)
-    points = plan(workload, rows, opts.concurrency)
+    workload, points = _plan(opts, cat)
     if opts.rate is not None:  # a schedule that cannot be sent is refused before anything starts
         for point in points:
             n = sum(r.phase == "measured" for r in point.requests)

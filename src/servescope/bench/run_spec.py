@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from servescope.bench.endpoint import Api
 from servescope.documents.result import Slo
 from servescope.errors import DocumentError
+from servescope.workload.load_build import ResolvedLoad
 
 
 @dataclass
@@ -52,6 +53,9 @@ class RunOptions:
     run_id: str | None = None
     extra_body: dict[str, Any] | None = None  # merged into every request, recorded in args (bench.request_fields)
     fail_fast: bool = True  # stop sending when the first requests all fail the same way (bench.fail_fast)
+    # what is sent (workload.load): a catalog id, a Workload file or an ad-hoc load; None: ``workload_id`` from the catalog
+    load: ResolvedLoad | None = None
+    tokenizer: Path | None = None  # ad-hoc prompts cut by this tokenizer.json when the endpoint has no /tokenize
 
 
 class EngineIdent(BaseModel):
@@ -79,12 +83,16 @@ class RunSpec(BaseModel):
     slos: list[Slo] = Field(default_factory=list)
     # open loop: the requested arrival rate per second; None = closed loop
     requested_rate: float | None = None
+    # the load description whole (workload.load.Load.record); None in headers written before it was recorded
+    load: dict[str, Any] | None = None
 
     def header(self) -> dict[str, Any]:
         """The header line's payload (``engine_command`` only when there is one)."""
         data = self.model_dump(mode="json")
         if data["engine_command"] is None:
             del data["engine_command"]
+        if data["load"] is None:
+            del data["load"]
         return data
 
     @classmethod

@@ -49,6 +49,8 @@ from servescope.predict.workload_input import (
     phases_from_plan,
     phases_synthetic,
 )
+from servescope.workload.adhoc_plan import plan_load
+from servescope.workload.load_build import ResolvedLoad
 from servescope.workload.plan import PlannedPoint, plan
 
 CalibrationInput = CalibrationDocument | dict[str, float] | str | Path | None
@@ -155,7 +157,7 @@ def _calibration(value: CalibrationInput) -> tuple[CalibrationDocument | dict[st
 
 
 def prepare(
-    workload: Workload | str | SyntheticWorkload,
+    workload: Workload | str | SyntheticWorkload | ResolvedLoad,
     *,
     catalog: Catalog | None = None,
     concurrency: list[int] | None = None,
@@ -163,8 +165,26 @@ def prepare(
     arrival: str = "poisson",
     gamma_shape: float = 1.0,
     seed: int = 0,
+    load_record: dict[str, Any] | None = None,
 ) -> Prepared:
-    """Resolve a workload (plan it from its dataset) or a synthetic spec."""
+    """Resolve a workload (plan it from its dataset), a synthetic spec, or a load
+    (``workload.load``: a trace or a prompt file is planned as the harness plans it, a
+    Workload file from its dataset, each labelled by the load)."""
+    if isinstance(workload, ResolvedLoad):
+        if workload.load.source in ("trace", "prompts"):
+            if workload.load.rate is not None:
+                rate = workload.load.rate
+            load_opts = LoadOptions(rate=rate, arrival=arrival, gamma_shape=gamma_shape, seed=seed)
+            points = plan_load(workload)
+            resolved_load: dict[str, Any] = {"load_description": workload.load.record()}
+            resolved_load["points"] = [{"concurrency": p.concurrency, "measured": p.measured} for p in points]
+            return Prepared(workload.load.label, load_opts, points=points, resolved=resolved_load)
+        if workload.workload is None:
+            raise ValueError(f"a {workload.load.source} load is predicted from a Workload or a SyntheticWorkload")
+        labelled = workload.workload.model_copy(update={"id": workload.load.label})
+        prepared = prepare(labelled, catalog=catalog, concurrency=concurrency, rate=rate, arrival=arrival, gamma_shape=gamma_shape, seed=seed)
+        prepared.resolved["load_description"] = workload.load.record()
+        return prepared
     if isinstance(workload, SyntheticWorkload) and workload.rate is not None:
         if rate is not None and rate != workload.rate:
             raise ValueError(f"rate {rate} given beside a synthetic workload at rate {workload.rate}; give one")
@@ -189,6 +209,10 @@ def prepare(
             }
         if spec.stages:
             resolved["stages"] = [{"rate": r, "seconds": s} for r, s in spec.stages]
+        if spec.whole_prompt:
+            resolved["isl_includes_template"] = True  # as run sends a load: the engine counts isl tokens in all
+        if load_record is not None:
+            resolved["load_description"] = load_record
         return Prepared(spec.id, load, synthetic=spec, resolved=resolved)
     cat = catalog or Catalog.load()
     wl = cat.workload(workload) if isinstance(workload, str) else workload
@@ -361,7 +385,7 @@ def resolve_deployment(
 
 def predict(
     scenario: Scenario | str,
-    workload: Workload | str | SyntheticWorkload,
+    workload: Workload | str | SyntheticWorkload | ResolvedLoad,
     *,
     catalog: Catalog | None = None,
     calibration: CalibrationInput = None,
@@ -375,6 +399,7 @@ def predict(
     slos: list[Slo] | None = None,
     name: str | None = None,
     date: str | None = None,
+    load_record: dict[str, Any] | None = None,
 ) -> PredictionRun:
     """Simulate ``workload`` on ``scenario``; same inputs and seed → identical documents.
 
@@ -385,10 +410,11 @@ def predict(
     ``calibration`` is a Calibration document, its path, or a dict of factors.
     What the simulator does not model of ``scenario`` is refused
     (``NotModelledError``) or warned (``PredictionRun.warnings``, also in the
-    documents): ``predict.coverage``."""
+    documents): ``predict.coverage``. ``load_record``: the load description
+    (``workload.load.Load.record``) a synthetic workload came from, recorded whole."""
     cat = catalog or Catalog.load()
     dep = resolve_deployment(scenario, catalog=cat, calibration=calibration, model_config=model_config)
-    prepared = prepare(workload, catalog=cat, concurrency=concurrency, rate=rate, arrival=arrival, gamma_shape=gamma_shape, seed=seed)
+    prepared = prepare(workload, catalog=cat, concurrency=concurrency, rate=rate, arrival=arrival, gamma_shape=gamma_shape, seed=seed, load_record=load_record)
     return simulate(prepared, dep, router=router, slos=slos, name=name, date=date)
 
 

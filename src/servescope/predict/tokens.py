@@ -44,6 +44,29 @@ def hashes_from_ids(ids: Sequence[int], block_size: int) -> tuple[int, ...]:
     return _chain([data[i * width : (i + 1) * width] for i in range(full)])
 
 
+def hashes_from_blocks(blocks: Sequence[int], n_tokens: int, block_size: int, tail_key: str, trace_block: int = 512) -> tuple[int, ...]:
+    """Chained hashes of the full blocks of a prompt of ``n_tokens`` tokens made of a
+    trace's prefix blocks (``hash_ids``: each ``trace_block`` tokens, equal ids equal
+    tokens), then tokens unique to this prompt (``tail_key``): two prompts share cached
+    blocks as far as their leading trace blocks agree, as the harness builds them."""
+    full = n_tokens // block_size
+    if full == 0:
+        return ()
+    n = full * block_size
+    pos = np.arange(n, dtype=np.uint64)
+    ids = np.empty(n, dtype=np.uint64)
+    covered = min(n, len(blocks) * trace_block)
+    if covered:
+        named = np.asarray(blocks, dtype=np.uint64)[pos[:covered] // np.uint64(trace_block)]
+        ids[:covered] = named * np.uint64(trace_block) + pos[:covered] % np.uint64(trace_block)
+    if covered < n:
+        tail = int.from_bytes(hashlib.blake2b(tail_key.encode("utf-8"), digest_size=4).digest(), "little")
+        ids[covered:] = np.uint64(1 << 63) | (np.uint64(tail) << np.uint64(28)) | pos[covered:]
+    data = ids.astype("<u8").tobytes()
+    width = 8 * block_size
+    return _chain([data[i * width : (i + 1) * width] for i in range(full)])
+
+
 def hashes_from_text(text: str, n_tokens: int, block_size: int, chars_per_token: float) -> tuple[int, ...]:
     """Chained hashes of the full blocks of a prompt of ``n_tokens`` tokens, cut
     from its text at ``block_size * chars_per_token`` characters per block."""

@@ -17,8 +17,10 @@ from servescope.predict.replay import Replay, replay, symmetric
 from servescope.predict.sim.load import Phase
 from servescope.predict.sim.request import SimRequest, requests_from_rows
 from servescope.predict.stream_chunks import TIMES_EVERY_CHUNK, check_client, check_endpoint
-from servescope.predict.tokens import hashes_from_ids, hashes_from_text
+from servescope.predict.tokens import hashes_from_blocks, hashes_from_ids, hashes_from_text
 from servescope.workload.arrivals import arrival_offsets_ns, check_span
+from servescope.workload.lengths import uniform_lengths
+from servescope.workload.load import TRACE_BLOCK_TOKENS
 from servescope.workload.plan import PlannedPoint, PlannedRequest
 
 
@@ -83,6 +85,11 @@ class SyntheticWorkload:
     (chunks with text)."""
     endpoint: str | None = None
     """The API that client calls, ``completions`` or ``chat`` (None: the client's default)."""
+    label: str | None = None
+    """The load's label (``workload.load.Load.label``, ``adhoc-<digest>``) when it came from one: its id."""
+    whole_prompt: bool = False
+    """True: ``isl`` is the whole prompt as the engine counts it, its chat template's tokens included
+    (``run`` cuts an ad-hoc load's text to that); False: the template's tokens come on top."""
 
     def __post_init__(self) -> None:
         rep = replay(self.harness)  # an unknown harness is one line
@@ -188,6 +195,8 @@ class SyntheticWorkload:
 
     @property
     def id(self) -> str:
+        if self.label is not None:
+            return self.label
         lengths = f"-i{self.isl}-o{self.osl}" + ("-sharegpt" if self.sharegpt_client else "")
         if self.offline:
             return f"synthetic-offline-n{self.requests_at(1)}{lengths}"
@@ -248,6 +257,13 @@ class PromptTokenizer:
     cache: dict[str, _Tokenised] = field(default_factory=dict)
 
     def __call__(self, req: PlannedRequest) -> _Tokenised:
+        if not req.prompt and req.input_tokens_nominal is not None:
+            # planned by length (an ad-hoc synthetic or trace load): the length is what the engine
+            # sees, its template's tokens included (the harness cuts the text to it)
+            n = req.input_tokens_nominal
+            bs = self.deployment.engine.block_size
+            caching = self.deployment.engine.enable_prefix_caching
+            return _Tokenised(n, hashes_from_blocks(req.prefix_blocks, n, bs, req.prompt_id, TRACE_BLOCK_TOKENS) if caching else ())
         hit = self.cache.get(req.prompt)
         if hit is not None:
             return hit
@@ -318,7 +334,9 @@ def phases_from_plan(points: list[PlannedPoint], dep: Deployment, load: LoadOpti
                 )
                 index += 1
             offsets = None
-            if name == "measured" and load.rate is not None:
+            if name == "measured" and point.offsets_ns is not None:  # a replayed trace: its own schedule
+                offsets = list(point.offsets_ns)
+            elif name == "measured" and load.rate is not None:
                 offsets = arrival_offsets_ns(len(reqs), load.rate, load.arrival, load.gamma_shape, load.seed)  # type: ignore[arg-type]
             phases.append(Phase(point.index, name, reqs, point.concurrency, offsets))
     return phases
@@ -354,12 +372,9 @@ def _draw_phases(spec: SyntheticWorkload, dep: Deployment, load: LoadOptions) ->
     index = 0
     rng = np.random.default_rng(load.seed)
     lo, hi = spec.lengths
-    exact = lo == hi == 1.0
 
     def draw(x: int, n: int) -> list[int]:
-        if exact:
-            return [x] * n
-        return np.maximum(1, rng.integers(math.floor(x * lo), math.ceil(x * hi) + 1, size=n)).tolist()
+        return uniform_lengths(x, lo, hi, n, rng)  # the harness draws an ad-hoc load's lengths with the same function
 
     sharegpt = sharegpt_filter(spec.sharegpt_client) if spec.sharegpt_client else None
 
@@ -369,7 +384,8 @@ def _draw_phases(spec: SyntheticWorkload, dep: Deployment, load: LoadOptions) ->
             isls, osls = draw_sharegpt(spec.isl, spec.osl, n, rng, sharegpt)
         else:
             isls, osls = draw(spec.isl, n), draw(spec.osl, n)
-        prompts = [x + dep.template_tokens for x in isls]
+        added = 0 if spec.whole_prompt else dep.template_tokens
+        prompts = [x + added for x in isls]
         # (search simulates the same workload many times: this loop is on its path)
         out = [
             SimRequest(index + i, f"p{p}-{tag}{i:05d}", name, p, conc, prompt, _max_tokens(dep, prompt, o), target=prompt)

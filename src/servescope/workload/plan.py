@@ -27,6 +27,12 @@ class PlannedRequest:
     group: str | None = None
     expected: str | None = None
     row: DatasetRow | None = None  # eval: the whole row (messages, tools, expected answer, scorer)
+    # ad-hoc loads (workload.adhoc_plan): a chat sent as is, the trace's prefix blocks the
+    # prompt is built from, and min_tokens where the engine takes it (output held at max_tokens)
+    messages: tuple[dict[str, str], ...] | None = None
+    prefix_blocks: tuple[int, ...] = ()
+    min_tokens: int | None = None
+    session: str | None = None  # multi-turn: the conversation this turn belongs to (sent after its previous turn's answer)
 
 
 @dataclass
@@ -37,6 +43,10 @@ class PlannedPoint:
     concurrency: int
     requests: list[PlannedRequest] = field(default_factory=list)
     context_tokens: int | None = None
+    # a replayed trace: each measured request's send offset (ns from the point's start)
+    offsets_ns: list[int] | None = None
+    # multi-turn sessions: the pause between an answer and the session's next turn
+    think_time_ns: int = 0
 
     @property
     def measured(self) -> int:

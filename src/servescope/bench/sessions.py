@@ -1,0 +1,79 @@
+"""Multi-turn sessions (``run --sessions S --turns N --think-time-ms T``): S conversations
+at once, each sending its turns one after another. Turn k is sent with the whole history
+before it — every earlier user message and the model's real answer to it — then the
+session waits the think time before its next turn. Latency starts at each turn's send
+(closed loop within a session).
+
+A turn that fails ends its session: the model's answer is the next turn's history, so
+the turns after it are not sent; each is still a record (failed, category ``cancelled``,
+saying why), so nothing planned goes missing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from collections.abc import Awaitable, Callable
+
+from servescope.bench.load import LoadOutcome
+from servescope.documents.record import RequestRecord
+from servescope.workload.plan import PlannedPoint, PlannedRequest
+
+
+def _not_sent(req: PlannedRequest, point: PlannedPoint, now_ns: int, failed: str) -> RequestRecord:
+    return RequestRecord(
+        request_id=req.request_id,
+        phase=req.phase,  # type: ignore[arg-type]
+        concurrency=point.concurrency,
+        point=point.index,
+        prompt_id=req.prompt_id,
+        group=req.group,
+        start_ns=now_ns,
+        sent_ns=now_ns,
+        end_ns=now_ns,
+        ok=False,
+        stage="send",
+        category="cancelled",
+        error=f"not sent: turn {failed} of this session failed, and its answer is the history this turn needs",
+    )
+
+
+async def sessions_loop(
+    requests: list[PlannedRequest],
+    point: PlannedPoint,
+    send_one: Callable[[PlannedRequest, int], Awaitable[RequestRecord]],
+    keep: Callable[[RequestRecord], None],
+    t0_ns: int,
+    clock: Callable[[], int] = time.perf_counter_ns,
+) -> LoadOutcome:
+    """Run every session's turns in order, the sessions at once."""
+    sessions: dict[str, list[PlannedRequest]] = {}
+    for req in requests:
+        sessions.setdefault(req.session or req.request_id, []).append(req)
+
+    async def conversation(turns: list[PlannedRequest]) -> None:
+        history: list[dict[str, str]] = []
+        failed: str | None = None
+        for k, req in enumerate(turns):
+            if failed is not None:
+                keep(_not_sent(req, point, clock() - t0_ns, failed))
+                continue
+            messages = (*history, {"role": "user", "content": req.prompt})
+            record = await send_one(dataclasses.replace(req, messages=messages), clock())
+            if not record.ok:
+                failed = req.request_id
+                continue
+            history = [*messages, {"role": "assistant", "content": record.output_text or ""}]
+            if k < len(turns) - 1 and point.think_time_ns > 0:
+                # from the answer's end; a loop, as timers may fire a little early (uvloop rounds to the millisecond)
+                ready = t0_ns + (record.end_ns if record.end_ns is not None else clock() - t0_ns) + point.think_time_ns
+                while (delay := (ready - clock()) / 1e9) > 0:
+                    await asyncio.sleep(delay)
+
+    start = clock()
+    await asyncio.gather(*(conversation(turns) for turns in sessions.values()))
+    return LoadOutcome(start, clock(), len(requests), None)
+
+
+__all__ = ["sessions_loop"]

@@ -1,0 +1,159 @@
+"""The planned points of an ad-hoc load (``workload.load``): synthetic lengths, a trace's
+requests at their timestamps, or a prompt file's prompts.
+
+Synthetic and trace requests are planned by length: ``input_tokens_nominal`` is the
+input length asked for and ``prompt`` is empty until the prompt text is built for the
+served model's tokenizer (``workload.prompt_text``), once the endpoint is known. The
+plan itself is pure and seeded: same load, same plan.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from servescope.documents import Workload, WorkloadParams
+from servescope.workload.lengths import uniform_lengths
+from servescope.workload.load import Load
+from servescope.workload.load_build import ResolvedLoad
+from servescope.workload.plan import PlannedPoint, PlannedRequest
+
+ADHOC_DATASET = "adhoc"  # an ad-hoc load's Workload has no dataset: its plan comes from the load
+
+
+def _synthetic_points(resolved: ResolvedLoad) -> list[PlannedPoint]:
+    load = resolved.load
+    assert load.isl is not None and load.osl is not None and load.num_requests is not None
+    rng = np.random.default_rng(load.seed)
+    lo, hi = 1.0 - load.range_ratio, 1.0 + load.range_ratio
+    warm = load.warmup_requests or 0
+    points = []
+    for index, concurrency in enumerate(load.levels):
+        n = warm + load.num_requests
+        isls, osls = uniform_lengths(load.isl, lo, hi, n, rng), uniform_lengths(load.osl, lo, hi, n, rng)
+        point = PlannedPoint(index=index, concurrency=concurrency)
+        for i, (isl, osl) in enumerate(zip(isls, osls, strict=True)):
+            phase = "warmup" if i < warm else "measured"
+            rid = f"p{index}-{phase[0]}{i:05d}"
+            point.requests.append(
+                PlannedRequest(request_id=rid, prompt="", prompt_id=f"synthetic-{rid}", max_tokens=osl, input_tokens_nominal=isl, phase=phase)
+            )
+        points.append(point)
+    return points
+
+
+def _session_points(resolved: ResolvedLoad) -> list[PlannedPoint]:
+    """``sessions`` conversations at once, ``turns`` requests each: request k of a session
+    is its k-th user message (``isl`` new tokens), sent with the history before it."""
+    load = resolved.load
+    assert load.isl is not None and load.osl is not None and load.sessions is not None and load.turns is not None
+    rng = np.random.default_rng(load.seed)
+    lo, hi = 1.0 - load.range_ratio, 1.0 + load.range_ratio
+    n = load.sessions * load.turns
+    isls, osls = uniform_lengths(load.isl, lo, hi, n, rng), uniform_lengths(load.osl, lo, hi, n, rng)
+    point = PlannedPoint(index=0, concurrency=load.sessions, think_time_ns=round(load.think_time_ms * 1e6))
+    for i, (isl, osl) in enumerate(zip(isls, osls, strict=True)):
+        session, turn = divmod(i, load.turns)
+        rid = f"p0-s{session:05d}-t{turn:04d}"
+        point.requests.append(
+            PlannedRequest(
+                request_id=rid, prompt="", prompt_id=f"session-{rid}", max_tokens=osl, input_tokens_nominal=isl, group=f"s{session:05d}",
+                session=f"s{session:05d}",
+            )
+        )  # fmt: skip
+    return [point]
+
+
+def _trace_points(resolved: ResolvedLoad) -> list[PlannedPoint]:
+    trace, load = resolved.trace, resolved.load
+    assert trace is not None
+    point = PlannedPoint(index=0, concurrency=1, offsets_ns=trace.offsets_ns(load.speedup))
+    for i, r in enumerate(trace.requests):
+        rid = f"p0-m{i:05d}"
+        point.requests.append(
+            PlannedRequest(
+                request_id=rid,
+                prompt="",
+                prompt_id=f"trace-{i:05d}",
+                max_tokens=r.output_length,
+                input_tokens_nominal=r.input_length,
+                group=f"block-{r.hash_ids[0]}" if len(r.hash_ids) else None,
+                prefix_blocks=tuple(r.hash_ids),
+            )
+        )
+    return [point]
+
+
+def _file_points(resolved: ResolvedLoad) -> list[PlannedPoint]:
+    pf, load = resolved.prompt_file, resolved.load
+    assert pf is not None
+    warm = load.warmup_requests or 0
+    points = []
+    for index, concurrency in enumerate(load.levels):
+        point = PlannedPoint(index=index, concurrency=concurrency)
+        n = load.num_requests or len(pf.prompts)
+        chosen = [pf.prompts[i % len(pf.prompts)] for i in range(warm)] + [pf.prompts[i % len(pf.prompts)] for i in range(n)]
+        for i, fp in enumerate(chosen):
+            phase = "warmup" if i < warm else "measured"
+            max_tokens = fp.max_tokens if fp.max_tokens is not None else load.osl
+            assert max_tokens is not None  # load_build refused a prompt without either
+            point.requests.append(
+                PlannedRequest(
+                    request_id=f"p{index}-{phase[0]}{i:05d}",
+                    prompt=fp.prompt,
+                    prompt_id=f"file-{(i - warm) % len(pf.prompts) if phase == 'measured' else i % len(pf.prompts):05d}",
+                    max_tokens=max_tokens,
+                    input_tokens_nominal=None,
+                    phase=phase,
+                    messages=fp.messages,
+                )
+            )
+        points.append(point)
+    return points
+
+
+def plan_load(resolved: ResolvedLoad) -> list[PlannedPoint]:
+    """The points of an ad-hoc synthetic, trace or prompt-file load, in run order."""
+    source = resolved.load.source
+    if source == "synthetic" and resolved.load.sessions is not None:
+        return _session_points(resolved)
+    if source == "synthetic":
+        return _synthetic_points(resolved)
+    if source == "trace":
+        return _trace_points(resolved)
+    if source == "prompts":
+        return _file_points(resolved)
+    raise ValueError(f"a {source} load is planned from its workload (workload.plan)")
+
+
+def adhoc_workload(load: Load, created: str, timeout_s: float | None = None) -> Workload:
+    """The Workload an ad-hoc load stands for, in memory (never published): its id is the
+    load's label, its params what the runners and the result read."""
+    params: dict[str, object] = {
+        "concurrency": load.levels[0],
+        "num_requests": load.num_requests,
+        "input_tokens": load.isl,
+        "output_tokens": load.osl,
+        "seed": load.seed,
+        "warmup_requests": load.warmup_requests,
+        "temperature": 0.0,
+        "timeout_s": timeout_s,
+    }
+    # constructed, not validated as a document: an ad-hoc label is not a published <kind>-<shape>-vN id
+    return Workload.model_construct(
+        id=load.label,
+        kind="serving",
+        name=load.describe(),
+        description="an ad-hoc load (servescope.workload.load), not a catalog workload",
+        dataset_id=ADHOC_DATASET,
+        params=WorkloadParams(**{k: v for k, v in params.items() if v is not None}),  # type: ignore[arg-type]
+        immutable=True,
+        created=created,
+        notes=None,
+        sweep=None,
+        eval=None,
+        metrics_required=[],
+        supersedes=None,
+    )
+
+
+__all__ = ["ADHOC_DATASET", "adhoc_workload", "plan_load"]

@@ -1,0 +1,155 @@
+"""A prompt file to send (``--input-file PATH``), one of two shapes:
+
+- JSONL, one request a line: ``{"prompt": "..."}`` or ``{"messages": [{"role": ..., "content": ...}, ...]}``,
+  with an optional ``max_tokens``;
+- ShareGPT JSON: a list of ``{"conversations": [{"from": "human", "value": "..."}, ...]}``;
+  the first human turn of each conversation is its prompt. Conversations without a
+  human turn are skipped and counted; a file with none at all is refused.
+
+JSONL is streamed (bounded memory whatever the size); ShareGPT is one JSON document,
+read whole, so it is refused above ``MAX_SHAREGPT_BYTES`` (convert it to JSONL).
+Every bad entry is one ``UsageError`` naming the file, the line or entry and the field.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from servescope import limits
+from servescope.errors import UsageError
+
+MAX_LINE_BYTES = 16 * 1024 * 1024
+MAX_SHAREGPT_BYTES = 256 * 1024 * 1024
+MAX_FILE_PROMPTS = 200_000
+ROLES = ("system", "user", "assistant", "tool", "developer")
+
+
+@dataclass(frozen=True, slots=True)
+class FilePrompt:
+    prompt: str  # the text (messages: their contents joined, for length estimates)
+    messages: tuple[dict[str, str], ...] | None = None
+    max_tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class PromptFile:
+    path: str
+    format: str  # jsonl or sharegpt
+    prompts: list[FilePrompt]
+    sha256: str
+    skipped: int = 0  # ShareGPT conversations without a human turn
+
+
+def _max_tokens(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= limits.MAX_TOKENS:
+        raise UsageError(f"{where}: max_tokens {value!r}: give a whole number of tokens >= 1")
+    return value
+
+
+def _messages(value: Any, where: str) -> tuple[dict[str, str], ...]:
+    if not isinstance(value, list) or not value:
+        raise UsageError(f'{where}: messages: give a non-empty list of {{"role": ..., "content": ...}}')
+    out = []
+    for i, m in enumerate(value):
+        if not isinstance(m, dict) or m.get("role") not in ROLES or not isinstance(m.get("content"), str):
+            raise UsageError(f'{where}: messages[{i}]: give {{"role": one of {"/".join(ROLES)}, "content": text}}')
+        out.append({"role": m["role"], "content": m["content"]})
+    return tuple(out)
+
+
+def _jsonl_prompt(obj: Any, where: str) -> FilePrompt:
+    if not isinstance(obj, dict):
+        raise UsageError(f"{where}: give one JSON object per line with prompt or messages")
+    unknown = sorted(set(obj) - {"prompt", "messages", "max_tokens"})
+    if unknown:
+        raise UsageError(f"{where}: field {unknown[0]!r} is not read; a line has prompt or messages, and optional max_tokens")
+    mt = _max_tokens(obj["max_tokens"], where) if "max_tokens" in obj else None
+    if ("prompt" in obj) == ("messages" in obj):
+        raise UsageError(f"{where}: give exactly one of prompt (text) or messages (a chat)")
+    if "prompt" in obj:
+        if not isinstance(obj["prompt"], str) or not obj["prompt"]:
+            raise UsageError(f"{where}: prompt: give non-empty text")
+        return FilePrompt(obj["prompt"], None, mt)
+    msgs = _messages(obj["messages"], where)
+    return FilePrompt("\n".join(m["content"] for m in msgs), msgs, mt)
+
+
+def _read_jsonl(path: Path, flag: str, cap: int) -> PromptFile:
+    digest = hashlib.sha256()
+    prompts: list[FilePrompt] = []
+    with path.open("rb") as fh:
+        line_no = 0
+        while len(prompts) < cap:
+            raw = fh.readline(MAX_LINE_BYTES + 1)
+            if not raw:
+                break
+            line_no += 1
+            where = f"{flag} {path}: line {line_no}"
+            if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+                raise UsageError(f"{where}: longer than {MAX_LINE_BYTES // (1024 * 1024)} MiB")
+            if line_no == 1:
+                raw = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte order mark some editors write
+            if not raw.strip():
+                continue
+            digest.update(raw.rstrip(b"\r\n") + b"\n")
+            try:
+                obj = json.loads(raw)
+            except ValueError:
+                raise UsageError(f"{where}: not JSON; give one JSON object per line (or a ShareGPT .json file)") from None
+            prompts.append(_jsonl_prompt(obj, where))
+    return PromptFile(str(path), "jsonl", prompts, digest.hexdigest())
+
+
+def _read_sharegpt(path: Path, flag: str, cap: int) -> PromptFile:
+    size = path.stat().st_size
+    if size > MAX_SHAREGPT_BYTES:
+        raise UsageError(
+            f"{flag} {path}: {size / 2**20:,.0f} MiB of JSON is read whole; above {MAX_SHAREGPT_BYTES // 2**20} MiB give it as JSONL "
+            '(one {"prompt": ...} a line), which is streamed'
+        )
+    raw = path.read_bytes().removeprefix(b"\xef\xbb\xbf")
+    try:
+        data = json.loads(raw)
+    except ValueError as exc:
+        raise UsageError(f"{flag} {path}: not JSON ({exc}); give a ShareGPT .json list or a .jsonl file") from None
+    if not isinstance(data, list):
+        raise UsageError(f'{flag} {path}: a ShareGPT file is a JSON list of {{"conversations": [...]}}')
+    prompts: list[FilePrompt] = []
+    skipped = 0
+    for i, entry in enumerate(data):
+        if len(prompts) >= cap:
+            break
+        turns = entry.get("conversations") if isinstance(entry, dict) else None
+        if not isinstance(turns, list):
+            raise UsageError(f'{flag} {path}: entry {i}: conversations: give a list of {{"from": ..., "value": ...}}')
+        first = next((t.get("value") for t in turns if isinstance(t, dict) and t.get("from") in ("human", "user")), None)
+        if first is None:
+            skipped += 1
+            continue
+        if not isinstance(first, str) or not first:
+            raise UsageError(f"{flag} {path}: entry {i}: the first human turn's value: give non-empty text")
+        prompts.append(FilePrompt(first))
+    if not prompts:
+        raise UsageError(f"{flag} {path}: no conversation has a human turn (from: human); nothing to send")
+    return PromptFile(str(path), "sharegpt", prompts, hashlib.sha256(raw).hexdigest(), skipped)
+
+
+def read_prompt_file(path: Path, max_requests: int | None = None, *, flag: str = "--input-file") -> PromptFile:
+    """The file's prompts (the first ``max_requests``), or one line saying what is wrong."""
+    if not path.is_file():
+        raise UsageError(f"{flag} {path}: {'a folder, not a file' if path.is_dir() else 'no such file'}")
+    cap = max_requests if max_requests is not None else MAX_FILE_PROMPTS
+    with path.open("rb") as fh:
+        head = fh.read(4096).removeprefix(b"\xef\xbb\xbf").lstrip()
+    sharegpt = head.startswith(b"[")
+    out = _read_sharegpt(path, flag, cap) if sharegpt else _read_jsonl(path, flag, cap)
+    if not out.prompts:
+        raise UsageError(f"{flag} {path}: no prompt in the file; give JSONL lines with prompt or messages, or a ShareGPT .json list")
+    return out
+
+
+__all__ = ["FilePrompt", "PromptFile", "read_prompt_file"]

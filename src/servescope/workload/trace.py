@@ -1,0 +1,130 @@
+"""A request trace to replay: JSONL in the Mooncake / aiperf ``mooncake_trace`` shape,
+one request a line::
+
+    {"timestamp": 0, "input_length": 6758, "output_length": 500, "hash_ids": [0, 1, 2]}
+
+``timestamp`` is the send time in milliseconds from the trace's start (non-decreasing),
+``input_length`` / ``output_length`` are token counts, and the optional ``hash_ids``
+name the 512-token prefix blocks of the prompt: equal ids are equal blocks of text, so
+an engine's prefix cache sees what production saw.
+
+The file is streamed line by line (each line at most ``MAX_LINE_BYTES``, at most
+``MAX_TRACE_REQUESTS`` requests unless capped by ``--num-requests``): memory stays
+bounded whatever the file's size. Every bad line is one ``UsageError`` naming the
+file, the line and the field.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from array import array
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from servescope import limits
+from servescope.errors import UsageError
+
+MAX_LINE_BYTES = 1024 * 1024
+MAX_TRACE_REQUESTS = 200_000
+MAX_TIMESTAMP_MS = 30 * 24 * 3600 * 1000  # a month of traffic: beyond it a timestamp is a unit mistake
+_FIELDS = ("timestamp", "input_length", "output_length", "hash_ids")
+
+
+@dataclass(frozen=True, slots=True)
+class TraceRequest:
+    timestamp_ms: float
+    input_length: int
+    output_length: int
+    hash_ids: array[int]  # compact: a long trace holds many of these
+
+
+@dataclass(frozen=True)
+class Trace:
+    path: str
+    requests: list[TraceRequest]
+    sha256: str  # of the lines read (the ones replayed)
+
+    def offsets_ns(self, speedup: float) -> list[int]:
+        """Send offsets from the first request, the timestamps divided by ``speedup``."""
+        if not self.requests:
+            return []
+        first = self.requests[0].timestamp_ms
+        return [round((r.timestamp_ms - first) * 1e6 / speedup) for r in self.requests]
+
+
+def _count(value: Any, where: str, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value != int(value):
+        raise UsageError(f"{where}: {name} {value!r}: give a whole number of tokens")
+    if value < 1:
+        raise UsageError(f"{where}: {name} {value!r}: give at least 1 token")
+    if value > limits.MAX_TOKENS:
+        raise UsageError(f"{where}: {name} {value:,} is above the limit of {limits.MAX_TOKENS:,} tokens (SERVESCOPE_MAX_TOKENS)")
+    return int(value)
+
+
+def _request(obj: Any, where: str, previous_ms: float | None) -> TraceRequest:
+    if not isinstance(obj, dict):
+        raise UsageError(f'{where}: give one JSON object per line, e.g. {{"timestamp": 0, "input_length": 512, "output_length": 64}}')
+    unknown = sorted(set(obj) - set(_FIELDS))
+    if unknown:
+        raise UsageError(f"{where}: field {unknown[0]!r} is not replayed; a trace line has only {', '.join(_FIELDS)}")
+    for name in ("timestamp", "input_length", "output_length"):
+        if name not in obj:
+            raise UsageError(f"{where}: field {name!r} is missing; every line needs timestamp (ms), input_length and output_length")
+    ts = obj["timestamp"]
+    if isinstance(ts, bool) or not isinstance(ts, (int, float)) or not math.isfinite(ts):
+        raise UsageError(f"{where}: timestamp {ts!r}: give milliseconds from the trace's start as a number")
+    if ts < 0:
+        raise UsageError(f"{where}: timestamp {ts!r} is negative; give milliseconds from the trace's start (>= 0)")
+    if ts > MAX_TIMESTAMP_MS:
+        raise UsageError(f"{where}: timestamp {ts!r} is more than 30 days after the trace's start; timestamps are milliseconds")
+    if previous_ms is not None and ts < previous_ms:
+        raise UsageError(f"{where}: timestamp {ts!r} is before the previous line's {previous_ms!r}; a trace is in send order")
+    hashes = obj.get("hash_ids", [])
+    if not isinstance(hashes, list) or any(isinstance(h, bool) or not isinstance(h, int) or h < 0 or h >= 2**63 for h in hashes):
+        raise UsageError(f"{where}: hash_ids: give a list of block ids (integers >= 0)")
+    return TraceRequest(float(ts), _count(obj["input_length"], where, "input_length"), _count(obj["output_length"], where, "output_length"), array("q", hashes))
+
+
+def read_trace(path: Path, max_requests: int | None = None, *, flag: str = "--trace") -> Trace:
+    """The first ``max_requests`` requests of the trace (all when None), or one line."""
+    if not path.is_file():
+        raise UsageError(f"{flag} {path}: {'a folder, not a file' if path.is_dir() else 'no such file'}")
+    digest = hashlib.sha256()
+    requests: list[TraceRequest] = []
+    previous: float | None = None
+    cap = max_requests if max_requests is not None else MAX_TRACE_REQUESTS
+    with path.open("rb") as fh:
+        line_no = 0
+        while len(requests) < cap:
+            raw = fh.readline(MAX_LINE_BYTES + 1)
+            if not raw:
+                break
+            line_no += 1
+            where = f"{flag} {path}: line {line_no}"
+            if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+                raise UsageError(f"{where}: longer than {MAX_LINE_BYTES // 1024} KiB; a trace line is one small JSON object")
+            if line_no == 1:
+                raw = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte order mark some editors write
+            if not raw.strip():
+                continue
+            digest.update(raw.rstrip(b"\r\n") + b"\n")
+            try:
+                obj = json.loads(raw)
+            except ValueError:
+                raise UsageError(f"{where}: not JSON; give one JSON object per line") from None
+            req = _request(obj, where, previous)
+            previous = req.timestamp_ms
+            requests.append(req)
+        else:
+            if max_requests is None and fh.readline(MAX_LINE_BYTES + 1).strip():
+                raise UsageError(f"{flag} {path}: more than {MAX_TRACE_REQUESTS:,} requests; give --num-requests N to replay the first N")
+    if not requests:
+        raise UsageError(f"{flag} {path}: no request in the file; give JSONL lines with timestamp, input_length and output_length")
+    return Trace(str(path), requests, digest.hexdigest())
+
+
+__all__ = ["MAX_LINE_BYTES", "MAX_TRACE_REQUESTS", "Trace", "TraceRequest", "read_trace"]

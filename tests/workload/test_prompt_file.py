@@ -1,0 +1,83 @@
+"""Prompt files: JSONL of prompt or messages, ShareGPT's first human turn, one line for bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from servescope.errors import UsageError
+from servescope.workload.adhoc_plan import plan_load
+from servescope.workload.load_build import LoadRequest, build_load
+from servescope.workload.prompt_file import read_prompt_file
+
+
+def test_jsonl_prompts_and_messages(tmp_path: Path) -> None:
+    path = tmp_path / "p.jsonl"
+    chat = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}]
+    path.write_text(json.dumps({"prompt": "Say hi", "max_tokens": 7}) + "\n\n" + json.dumps({"messages": chat}) + "\n", encoding="utf-8")
+    pf = read_prompt_file(path)
+    assert pf.format == "jsonl" and [p.max_tokens for p in pf.prompts] == [7, None]
+    assert pf.prompts[1].messages == tuple(chat)
+    resolved = build_load(LoadRequest(input_file=path, osl=12, concurrency=[2]))
+    [point] = plan_load(resolved)
+    assert [(r.prompt, r.max_tokens, r.messages) for r in point.requests] == [("Say hi", 7, None), ("Be brief.\nHi", 12, tuple(chat))]
+    with pytest.raises(UsageError, match="prompt 2 has no max_tokens; give --osl M"):
+        build_load(LoadRequest(input_file=path, concurrency=[2]))
+
+
+def test_sharegpt_first_human_turn_is_the_prompt(tmp_path: Path) -> None:
+    path = tmp_path / "sg.json"
+    data = [
+        {
+            "conversations": [
+                {"from": "system", "value": "sys"},
+                {"from": "human", "value": "first"},
+                {"from": "gpt", "value": "a"},
+                {"from": "human", "value": "second"},
+            ]
+        },
+        {"conversations": [{"from": "gpt", "value": "no human here"}]},
+        {"conversations": [{"from": "human", "value": "third"}]},
+    ]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    pf = read_prompt_file(path)
+    assert pf.format == "sharegpt" and [p.prompt for p in pf.prompts] == ["first", "third"] and pf.skipped == 1
+    load = build_load(LoadRequest(input_file=path, osl=16, rate=2.0)).load
+    assert load.prompts is not None and load.prompts.skipped == 1 and load.label.startswith("adhoc-")
+
+
+def test_sharegpt_without_a_human_turn_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "sg.json"
+    path.write_text(json.dumps([{"conversations": [{"from": "gpt", "value": "x"}]}]), encoding="utf-8")
+    with pytest.raises(UsageError, match=r"no conversation has a human turn") as info:
+        read_prompt_file(path)
+    assert str(path) in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        ('{"prompt": "a", "messages": []}', "line 1: give exactly one of prompt"),
+        ('{"text": "a"}', "line 1: field 'text' is not read"),
+        ('{"prompt": ""}', "line 1: prompt: give non-empty text"),
+        ('{"prompt": "a", "max_tokens": 0}', "line 1: max_tokens 0"),
+        ('{"messages": [{"role": "wizard", "content": "x"}]}', "line 1: messages[0]"),
+        ("not json", "line 1: not JSON"),
+    ],
+)
+def test_bad_jsonl_line_is_one_line(tmp_path: Path, line: str, words: str) -> None:
+    path = tmp_path / "p.jsonl"
+    path.write_text(line + "\n", encoding="utf-8")
+    with pytest.raises(UsageError) as info:
+        read_prompt_file(path)
+    assert words in str(info.value) and str(path) in str(info.value)
+
+
+def test_more_requests_than_prompts_sends_them_again_in_order(tmp_path: Path) -> None:
+    path = tmp_path / "p.jsonl"
+    path.write_text("".join(json.dumps({"prompt": f"p{i}", "max_tokens": 2}) + "\n" for i in range(3)), encoding="utf-8")
+    [point] = plan_load(build_load(LoadRequest(input_file=path, num_requests=7, concurrency=[1])))
+    assert [r.prompt for r in point.requests] == ["p0", "p1", "p2", "p0", "p1", "p2", "p0"]
+    assert [r.prompt_id for r in point.requests][:4] == ["file-00000", "file-00001", "file-00002", "file-00000"]

@@ -1,0 +1,79 @@
+"""Prompt text cut to exact lengths by a tokenizer, and trace prompts sharing their prefix blocks."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from servescope.bench.engine.tokenizer import corpus_text
+from servescope.bench.prompt_tokenizer import LocalTokenizer
+from servescope.errors import UsageError
+from servescope.workload.adhoc_plan import plan_load
+from servescope.workload.load_build import LoadRequest, build_load
+from servescope.workload.prompt_text import PromptBuilder, build_prompts
+
+TOKENIZER = Path(__file__).parents[2] / "src" / "servescope" / "data" / "engine" / "tokenizer.json"
+FIXTURE = Path(__file__).parent / "fixtures" / "mooncake-slice-60-scaled16.jsonl"
+
+pytest.importorskip("tokenizers")
+
+
+def test_every_prompt_has_exactly_the_asked_length_by_the_tokenizer() -> None:
+    tok = LocalTokenizer(TOKENIZER)
+
+    async def go() -> list[tuple[int, int]]:
+        resolved = build_load(LoadRequest(isl=300, osl=8, num_requests=60, concurrency=[4], range_ratio=0.9, seed=5))
+        builder = await PromptBuilder.create(tok, corpus_text(), seed=5)
+        points = await build_prompts(plan_load(resolved), builder, template_tokens=9)
+        return [(len(await tok.encode(r.prompt)) + 9, r.input_tokens_nominal or 0) for p in points for r in p.requests]
+
+    pairs = asyncio.run(go())
+    assert all(got == asked for got, asked in pairs), [p for p in pairs if p[0] != p[1]]
+    assert len({asked for _, asked in pairs}) > 20
+
+
+def test_trace_prompts_share_text_exactly_where_their_blocks_agree() -> None:
+    tok = LocalTokenizer(TOKENIZER)
+    load = build_load(LoadRequest(trace=FIXTURE, num_requests=20))
+
+    async def go() -> list[str]:
+        builder = await PromptBuilder.create(tok, corpus_text())
+        [point] = await build_prompts(plan_load(load), builder, template_tokens=0)
+        return [r.prompt for r in point.requests]
+
+    prompts = asyncio.run(go())
+    assert prompts == asyncio.run(go())  # deterministic
+    assert load.trace is not None
+    block0 = asyncio.run(_block0(tok))
+    for req, text in zip(load.trace.requests, prompts, strict=True):
+        if req.input_length >= 512:
+            assert text.startswith(block0)  # block 0, shared by every request of the trace
+    # equal prompts exactly where the trace says equal blocks of equal length (a block's text is fixed)
+    keys = [(tuple(r.hash_ids), r.input_length) for r in load.trace.requests]
+    assert len(set(prompts)) == len(set(keys)) < len(keys)
+
+
+async def _block0(tok: LocalTokenizer) -> str:
+    return await (await PromptBuilder.create(tok, corpus_text())).block(0)
+
+
+def test_a_length_below_the_endpoints_own_tokens_is_one_line() -> None:
+    tok = LocalTokenizer(TOKENIZER)
+
+    async def go() -> None:
+        builder = await PromptBuilder.create(tok, corpus_text())
+        await build_prompts(plan_load(build_load(LoadRequest(isl=5, osl=4, num_requests=1, concurrency=[1]))), builder, template_tokens=9)
+
+    with pytest.raises(UsageError, match="the endpoint adds 9 tokens of its own"):
+        asyncio.run(go())
+
+
+def test_tokenizer_file_problems_are_one_line(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="no such file"):
+        LocalTokenizer(tmp_path / "absent.json")
+    bad = tmp_path / "tokenizer.json"
+    bad.write_text("{}", encoding="utf-8")
+    with pytest.raises(UsageError, match=r"not a tokenizer\.json"):
+        LocalTokenizer(bad)
