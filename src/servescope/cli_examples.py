@@ -36,6 +36,10 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
             "two of its levels only, with latency SLOs per request",
             "servescope run sweep-parallel-1-8-i128-o64-v1 --scenario tiny-llama-on-cpu --concurrency 1,4 --slo 'ttft_ms<=500,tpot_ms<=30'",
         ),
+        ("your own load: 40 prompts of exactly 256 tokens, 32 out, 4 at a time", "servescope run --isl 256 --osl 32 --num-requests 40 --concurrency 4 --scenario tiny-llama-on-cpu"),
+        ("replay a Mooncake-style trace at twice its speed", "servescope run --trace trace.jsonl --speedup 2 --endpoint http://127.0.0.1:8000/v1"),
+        ("a file of your prompts (JSONL or ShareGPT), 8 at a time", "servescope run --input-file prompts.jsonl --osl 128 --concurrency 8 --scenario tiny-llama-on-cpu"),
+        ("a Workload document of your own", "servescope run ./my-workload.yaml --scenario tiny-llama-on-cpu"),
         (
             "an OpenAI-compatible server; the API key is read from the variable",
             "servescope run serve-chat-c8-i1k-o256-v1 --endpoint http://localhost:8000/v1 --api-key-env OPENAI_API_KEY --scenario llama-3.1-8b-on-h100",
@@ -48,6 +52,7 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
             "the highest Poisson rate meeting latency limits",
             "servescope predict llama-3.1-8b-on-h100 --max-rate --slo 'p99_ttft_ms<=2000,p99_tpot_ms<=100' --isl 1024 --osl 256",
         ),
+        ("the same trace as `run --trace`, simulated", "servescope predict llama-3.1-8b-on-h100 --trace trace.jsonl --speedup 2"),
         ("with factors fitted by calibrate", "servescope predict tiny-llama-on-cpu sweep-parallel-1-8-i128-o64-v1 --calibration cal.json"),
     ),
     "calibrate": (
