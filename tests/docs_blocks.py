@@ -101,7 +101,9 @@ def block_problems(blocks: list[Block]) -> list[str]:
     problems = []
     for b in blocks:
         if b.verb is None and b.lang not in RUN_LANGS | DOCUMENT_LANGS:
-            problems.append(f"{b.where}: a {b.lang or 'plain'} block that is not run: run it (bash), mark it 'docs-test: expect' under the block whose output it shows, or 'docs-test: skip (reason)'")
+            problems.append(
+                f"{b.where}: a {b.lang or 'plain'} block that is not run: run it (bash), mark it 'docs-test: expect' under the block whose output it shows, or 'docs-test: skip (reason)'"
+            )
         if b.verb == "file" and b.lang not in DOCUMENT_LANGS:
             problems.append(f"{b.where}: docs-test file is for yaml/json documents, not {b.lang or 'plain'}")
         if b.verb in ("setup",) and b.lang not in RUN_LANGS:

@@ -119,8 +119,8 @@ def test_every_servescope_error_is_defined_in_errors_py_and_in_its_tree() -> Non
 README_MAX_LINES = 250
 BLOCK_TIMEOUT_S = 300
 VENV_BIN = Path(sys.executable).parent
-# Read-only inputs some examples name by their path in a checkout (fixtures, the baseline).
-CHECKOUT_INPUTS = ("tests", "baselines")
+# Read-only inputs some examples name by their path in a checkout (the source, fixtures, the baseline).
+CHECKOUT_INPUTS = ("src", "tests", "baselines")
 
 
 def _page_blocks(page: Path) -> list[Block]:
@@ -239,7 +239,16 @@ def shared_setups() -> dict[str, tuple[Path, str]]:
 
 
 def _run_script(text: str, cwd: Path, env: dict[str, str], where: str) -> str:
-    done = subprocess.run(["bash", "-euo", "pipefail", "-c", text], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=BLOCK_TIMEOUT_S, check=False)
+    done = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", text],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=BLOCK_TIMEOUT_S,
+        check=False,
+    )
     assert done.returncode == 0, f"{where}: exit code {done.returncode}\n{text}\n--- output ---\n{done.stdout[-4000:]}"
     return done.stdout
 
@@ -256,7 +265,9 @@ def _prepare_folder(folder: Path) -> None:
 
 @pytest.mark.integration
 @pytest.mark.parametrize("page", markdown_pages(ROOT), ids=lambda p: str(p.relative_to(ROOT)))
-def test_the_page_s_examples_run_as_written(page: Path, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, docs_cache: Path, shared_setups: dict[str, tuple[Path, str]]) -> None:
+def test_the_page_s_examples_run_as_written(
+    page: Path, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, docs_cache: Path, shared_setups: dict[str, tuple[Path, str]]
+) -> None:
     env = _docs_env(docs_cache)
     work = tmp_path / "work"
     _prepare_folder(work)
