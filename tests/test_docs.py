@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import typing
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -220,7 +221,7 @@ def _docs_env(cache: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="session")
-def docs_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def docs_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """A cache of its own (logs, the background engine's pid file) whose models/ is the
     user's, where SmolLM2 was fetched once per machine and the tiny model is generated."""
     from servescope.bench.engine.paths import default_cache_dir
@@ -229,7 +230,9 @@ def docs_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     models = default_cache_dir() / "models"
     models.mkdir(parents=True, exist_ok=True)
     (cache / "models").symlink_to(models, target_is_directory=True)
-    return cache
+    yield cache
+    # A page that failed between `engine start` and `engine stop` leaves no engine behind.
+    subprocess.run([str(VENV_BIN / "servescope"), "engine", "stop"], env=_docs_env(cache), capture_output=True, check=False, timeout=60)
 
 
 @pytest.fixture(scope="session")
