@@ -184,7 +184,7 @@ def _written_paths(block: Block) -> list[str]:
         return [block.arg.split()[0]]
     if block.lang not in RUN_LANGS or block.verb == "skip":
         return []
-    found = re.findall(r"(?:--out|-o|--plot)[ =]+(\S+)|(?<![<>2&])> *([\w./-]+)", block.text)
+    found = re.findall(r"(?:--out|-o|--plot)[ =]+(\S+)|(?:^|\s)> *([\w./-]+)", block.text, flags=re.MULTILINE)
     return [a or b for a, b in found if not re.search(r"[*$]", a or b)]
 
 
