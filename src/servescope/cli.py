@@ -129,7 +129,9 @@ def schema(
 ) -> None:
     """Write the JSON Schemas (draft 2020-12) of every document kind."""
     from servescope.documents.schema import write_schemas
+    from servescope.output_paths import check_output_folder
 
+    check_output_folder(out_dir)
     for path in write_schemas(out_dir):
         out.print(str(path))
 
@@ -143,7 +145,10 @@ def summarize(
     """Summarize Results: summary_v0.2.csv, summary_v0.3.csv, summary.csv and summary.md."""
     from servescope.analysis.summarize import group_results, pooled_scores, score_line, write_summary
     from servescope.bench.collect import collect_results
+    from servescope.output_paths import check_file_name, check_output_folder
 
+    check_output_folder(out_dir)
+    check_file_name(basename, "--basename")
     found = collect_results(inputs)
     for line in found.problems:
         err.print(line, markup=False)
@@ -186,7 +191,13 @@ def compare(
     two scored Results also item by item: Δaccuracy and Δlatency with 95 % intervals."""
     from servescope.analysis import compare as cmp
     from servescope.documents import EvaluationRun, Prediction, Result, load
+    from servescope.output_paths import check_output_file
 
+    if plot is not None:
+        if not str(plot).endswith((".html", ".png", ".svg", ".pdf")):
+            err.print(f"error: --plot {plot}: use .html (interactive, offline) or .png/.svg/.pdf (static)", markup=False)
+            raise typer.Exit(2)
+        check_output_file(plot, "--plot")
     docs = []
     for path in (a, b):
         loaded = load(path)
@@ -286,6 +297,16 @@ def import_cmd(
     if harness not in READERS:
         err.print(f"error: unknown harness {harness!r}; choose one of {', '.join(sorted(READERS))}", markup=False)
         raise typer.Exit(2)
+    if output is not None:
+        from servescope.analysis.importers._write import targets
+        from servescope.output_paths import check_output_file, check_output_folder
+
+        result_target, run_target = targets(output)
+        if run_target == output:  # a file name: the EvaluationRun there, the Result beside it
+            check_output_file(output)
+            check_output_file(result_target)
+        else:
+            check_output_folder(output)
     result, run = import_documents(harness, path, scenario, workload=workload, engine=engine, engine_version=engine_version)
     if output is None:
         print(render(run.dump(), ".json"), end="")
@@ -357,8 +378,16 @@ def catalog_lock(
     root: Annotated[Path, typer.Argument(help="Catalog root holding workloads/ and datasets/.")],
 ) -> None:
     """Add every valid, not yet locked workload and dataset of ROOT to ROOT/catalog.lock.json."""
+    from servescope.catalog.lock import LOCK_FILE_NAME
     from servescope.catalog.summary import lock_root
+    from servescope.errors import UsageError
+    from servescope.output_paths import check_output_file
 
+    if not root.is_dir():
+        raise UsageError(f"ROOT {root}: {'no such folder' if not root.exists() else 'is not a folder'}; give a catalog root holding workloads/ and datasets/")
+    if not any((root / sub).is_dir() for sub in ("workloads", "datasets")):
+        raise UsageError(f"ROOT {root}: holds neither workloads/ nor datasets/; give a catalog root (nothing to lock)")
+    check_output_file(root / LOCK_FILE_NAME, "ROOT")
     added, problems = lock_root(root)
     for line in problems:
         err.print(line, markup=False)

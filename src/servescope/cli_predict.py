@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Annotated, ParamSpec, TypeVar
 import typer
 from rich.console import Console
 
+from servescope.cli_args import check_count, check_number, check_seed
 from servescope.errors import BadArgument
+from servescope.output_paths import check_output_file, check_output_folder
 
 if TYPE_CHECKING:  # imported lazily at run time: the CLI starts without them
     from servescope.documents import EvaluationRun, Result
@@ -148,11 +150,16 @@ def predict_command(
     from servescope.predict.replay import replay
     from servescope.predict.workload_input import SyntheticWorkload
 
+    check_output_folder(out)
     levels = _ints(concurrency, "--concurrency")
-    if rate is not None and not rate > 0:
-        raise BadArgument("--rate: give requests per second > 0")
-    if num_requests is not None and num_requests < 1:
-        raise BadArgument("--num-requests: give at least 1")
+    check_number(rate, "--rate", low=0, low_open=True, example="--rate 4 (requests per second)")
+    check_number(gamma_shape, "--gamma-shape", low=0, low_open=True, example="--gamma-shape 0.5 (1 = Poisson)")
+    check_number(tolerance, "--tolerance", low=0, high=1, low_open=True, example="--tolerance 0.02")
+    check_number(range_ratio, "--range-ratio", low=0, high=1, example="--range-ratio 0.1")
+    for value, flag in ((isl, "--isl"), (osl, "--osl"), (num_requests, "--num-requests")):
+        check_count(value, flag)
+    check_count(warmup_requests, "--warmup-requests", low=0)
+    check_seed(seed)
     try:
         replay(harness)
     except ValueError as exc:
@@ -258,6 +265,8 @@ def calibrate_command(
     from servescope.predict.api import load_scenario
     from servescope.predict.calibrate import DEFAULT_FIT, DEFAULT_METRICS, calibrate
 
+    if out is not None:
+        check_output_file(out)
     doc = _load_measured(measured)
     scen = load_scenario(scenario) if _is_file_name(scenario) else None
     outcome = calibrate(
@@ -269,6 +278,8 @@ def calibrate_command(
         date=dt.date.today().isoformat(),
     )
     path = out or Path(f"calibration-{scen.name if scen else scenario}.json")
+    if out is None:  # the default name, made from the scenario's
+        check_output_file(path)
     outcome.document.write_json(path)
     for line in outcome.warnings:
         print(f"warning: {line}", file=sys.stderr)
@@ -311,6 +322,11 @@ def search_command(
     )
     from servescope.predict.workload_input import SyntheticWorkload
 
+    check_count(gpus, "--gpus")
+    check_number(percentile, "--percentile", low=0, high=100, low_open=True, example="--percentile 90")
+    check_count(top, "--top")
+    check_count(isl, "--isl")
+    check_count(osl, "--osl")
     levels = _ints(concurrency, "--concurrency")
     engine_list, dtype_list = parse_engines(engines), parse_dtypes(dtypes)
     if workload is None:
@@ -346,6 +362,8 @@ def probe_command(
     """Measure this machine's memory bandwidth and matmul rate (numpy) and write a Hardware entry."""
     from servescope.predict.probe import probe, to_hardware
 
+    if out is not None:
+        check_output_file(out)  # before the minute of measuring
     hw = to_hardware(probe(), hw_id=hw_id, date=dt.date.today().isoformat())
     text = json.dumps(hw.dump(), indent=2) + "\n"
     if out is None:

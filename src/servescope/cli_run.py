@@ -4,6 +4,7 @@ only parses, draws and prints."""
 
 from __future__ import annotations
 
+import functools
 import math
 from pathlib import Path
 from typing import Annotated, Any
@@ -90,6 +91,22 @@ def format_scores(scores: Any) -> str:
     if scores.note:
         text += f"\n{scores.note}"
     return text
+
+
+def _check_scenario_name(name: str | None) -> Any:
+    """``--scenario`` names a Scenario of the catalog (compare and report look it up);
+    returns the catalog, loaded once for the run."""
+    from servescope.catalog.store import Catalog
+
+    catalog = Catalog.load()
+    known = catalog.ids("scenarios")
+    if name is not None and name not in known:
+        shown = ", ".join(known[:20]) + (f" (+{len(known) - 20} more)" if len(known) > 20 else "")
+        raise UsageError(
+            f"--scenario {name!r}: not a scenario of the catalog; known: {shown or 'none'} "
+            "(a scenario of your own: a Scenario file in a folder on SERVESCOPE_CATALOG_PATH)"
+        )
+    return catalog
 
 
 def run_command(
@@ -183,6 +200,7 @@ def run_command(
     if not (math.isfinite(min_success_rate) and 0.0 <= min_success_rate <= 1.0):
         raise UsageError(f"--min-success-rate {min_success_rate!r}: give a share in 0..1, e.g. 0.95")
     check_run_options(opts)  # every option, before the engine starts or anything is written
+    catalog = _check_scenario_name(scenario)
     if unsafe_code_exec:
         import os
 
@@ -205,7 +223,7 @@ def run_command(
         if compare_prefix_cache:
             console.print(f"[bold]{label}[/bold]")
         opts.extra_body = {**user_body, **(extra or {})} or None
-        artifacts = _run_with_progress(console, opts, RunProgress, run_workload)
+        artifacts = _run_with_progress(console, opts, RunProgress, functools.partial(run_workload, catalog=catalog))
         results.append(artifacts.result)
         console.print(summary_table(artifacts.result))
         if artifacts.result.scores is not None:

@@ -191,17 +191,33 @@ class Loaded:
         return not any(i.level == "error" for i in self.issues)
 
 
+def _refuse_non_finite(token: str) -> Any:
+    raise ValueError(f"{token} is not a JSON number (JSON has no NaN or Infinity); give a finite number or null")
+
+
+def parse_json(text: str, *, finite_only: bool = False) -> Any:
+    """Parse JSON text within the document limits (depth, values, list items); duplicate
+    keys refused, and with ``finite_only`` NaN/Infinity too (not JSON, though Python's
+    json reads them). Raises ValueError (DuplicateKeyError, DocumentTooLargeError) with
+    a one-line reason; a nesting too deep for the parser is one of them, never a RecursionError."""
+    try:
+        if finite_only:
+            data = json.loads(text, object_pairs_hook=_no_duplicates_json, parse_constant=_refuse_non_finite)
+        else:
+            data = json.loads(text, object_pairs_hook=_no_duplicates_json)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from exc
+    except RecursionError:
+        max_depth = limits.MAX_DOCUMENT_DEPTH
+        raise _too_large(f"is nested too deeply (more than {max_depth} levels)", max_depth, "SERVESCOPE_MAX_DOCUMENT_DEPTH") from None
+    _check_data_budget(data)
+    return data
+
+
 def parse_text(text: str, suffix: str) -> Any:
     """Parse JSON or YAML text; raises ValueError with a one-line reason."""
     if suffix == ".json":
-        try:
-            data = json.loads(text, object_pairs_hook=_no_duplicates_json)
-        except DuplicateKeyError:
-            raise
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from exc
-        _check_data_budget(data)
-        return data
+        return parse_json(text)
     try:
         _check_yaml_budget(text)
         docs = list(yaml.load_all(text, Loader=_StrictYamlLoader))  # noqa: S506 - SafeLoader subclass

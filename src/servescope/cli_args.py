@@ -1,0 +1,60 @@
+"""Number options checked before a command does any work: one line each, exit 2.
+
+click reads ``nan``, ``inf`` and ``-1`` as valid floats and ints; a rate, percentile,
+timeout, count or seed that cannot mean anything must be refused by name, never reach
+numpy or the simulator (where it fails late, or with someone else's words).
+"""
+
+from __future__ import annotations
+
+import math
+
+from servescope.errors import UsageError
+
+
+def check_number(
+    value: float | None,
+    flag: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    example: str = "",
+) -> None:
+    """``value`` is None or a finite number in [low, high] (``(low, high]`` with ``low_open``)."""
+    if value is None:
+        return
+    bad = not math.isfinite(value)
+    if not bad and low is not None:
+        bad = value <= low if low_open else value < low
+    if not bad and high is not None:
+        bad = value > high
+    if bad:
+        lo = "" if low is None else f"{'(' if low_open else '['}{low:g}"
+        hi = "" if high is None else f"{high:g}]"
+        if lo and hi:
+            span = f" in {lo}, {hi}"
+        elif lo:
+            span = f" > {low:g}" if low_open else f" >= {low:g}"
+        elif hi:
+            span = f" <= {high:g}"
+        else:
+            span = ""
+        raise UsageError(f"{flag} {value:g}: give a finite number{span}" + (f", e.g. {example}" if example else ""))
+
+
+def check_count(value: int | None, flag: str, *, low: int = 1, high: int | None = None, what: str = "") -> None:
+    """``value`` is None or a whole number in [low, high]."""
+    if value is None:
+        return
+    if value < low or (high is not None and value > high):
+        span = f"{low:,}..{high:,}" if high is not None else f"at least {low:,}"
+        raise UsageError(f"{flag} {value}: give {span}" + (f" {what}" if what else ""))
+
+
+def check_seed(value: int | None, flag: str = "--seed") -> None:
+    """A random seed numpy accepts: a non-negative integer (``default_rng`` refuses -1)."""
+    check_count(value, flag, low=0, what="(a seed is a non-negative integer)")
+
+
+__all__ = ["check_count", "check_number", "check_seed"]
