@@ -156,8 +156,7 @@ def predict_command(
     check_number(gamma_shape, "--gamma-shape", low=0, low_open=True, example="--gamma-shape 0.5 (1 = Poisson)")
     check_number(tolerance, "--tolerance", low=0, high=1, low_open=True, example="--tolerance 0.02")
     check_number(range_ratio, "--range-ratio", low=0, high=1, example="--range-ratio 0.1")
-    for value, flag in ((isl, "--isl"), (osl, "--osl"), (num_requests, "--num-requests")):
-        check_count(value, flag)
+    check_count(num_requests, "--num-requests")
     check_count(warmup_requests, "--warmup-requests", low=0)
     check_seed(seed)
     try:
@@ -325,8 +324,6 @@ def search_command(
     check_count(gpus, "--gpus")
     check_number(percentile, "--percentile", low=0, high=100, low_open=True, example="--percentile 90")
     check_count(top, "--top")
-    check_count(isl, "--isl")
-    check_count(osl, "--osl")
     levels = _ints(concurrency, "--concurrency")
     engine_list, dtype_list = parse_engines(engines), parse_dtypes(dtypes)
     if workload is None:

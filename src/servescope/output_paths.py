@@ -10,44 +10,19 @@ Permission bits are not enough to know: root ignores them, and a read-only mount
 ``/proc`` refuses a create whatever ``os.access`` says. So the nearest existing
 folder is also tried with a real create (a temporary file, removed at once).
 
-This module imports nothing of servescope's but ``errors``, so every layer may use it.
+It imports only ``errors`` and ``documents.walk`` (``file_type``), so every layer
+above documents may use it.
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
-import stat
 import tempfile
 from pathlib import Path
 
+from servescope.documents.walk import file_type
 from servescope.errors import UsageError
-
-
-def file_type(path: Path) -> str | None:
-    """What a path that is neither a regular file nor a folder is ("a FIFO", "a symlink
-    loop", ...), or None for a regular file, a folder or nothing at all."""
-    try:
-        mode = os.lstat(path).st_mode
-    except OSError:
-        return None
-    if stat.S_ISLNK(mode):
-        try:
-            mode = os.stat(path).st_mode
-        except OSError as exc:
-            return "a symlink loop" if exc.errno == errno.ELOOP else "a broken symlink (its target does not exist)"
-    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
-        return None
-    for test, name in (
-        (stat.S_ISFIFO, "a FIFO (named pipe)"),
-        (stat.S_ISSOCK, "a socket"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-    ):
-        if test(mode):
-            return name
-    return "not a regular file"
 
 
 def _exists(path: Path) -> bool:
@@ -114,4 +89,4 @@ def check_file_name(name: str, flag: str) -> None:
         raise UsageError(f"{flag} {name!r}: give a plain file name (no folder, no '/' or '..'); the files go into --out")
 
 
-__all__ = ["check_file_name", "check_output_file", "check_output_folder", "file_type"]
+__all__ = ["check_file_name", "check_output_file", "check_output_folder"]

@@ -32,6 +32,7 @@ from servescope.documents.model import Model
 from servescope.documents.prediction import Calibration, Prediction
 from servescope.documents.result import Result
 from servescope.documents.scenario import Scenario
+from servescope.documents.walk import file_type
 from servescope.documents.workload import WORKLOAD_KINDS, Workload
 
 _D = TypeVar("_D", bound=Document)
@@ -209,7 +210,7 @@ def parse_json(text: str, *, finite_only: bool = False) -> Any:
         raise ValueError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from exc
     except RecursionError:
         max_depth = limits.MAX_DOCUMENT_DEPTH
-        raise _too_large(f"is nested too deeply (more than {max_depth} levels)", max_depth, "SERVESCOPE_MAX_DOCUMENT_DEPTH") from None
+        raise _too_large(f"is nested too deeply to be a document (more than {max_depth} levels)", max_depth, "SERVESCOPE_MAX_DOCUMENT_DEPTH") from None
     _check_data_budget(data)
     return data
 
@@ -240,13 +241,16 @@ def parse_text(text: str, suffix: str) -> Any:
 
 def read_data(path: Path) -> tuple[Any, list[Issue]]:
     """Read a file into plain data, or say in one line why not."""
+    odd = file_type(path)  # before exists(): a symlink loop is not "no such file"
+    if odd is not None:
+        return None, [error("", f"is {odd}, not a regular file; give a YAML or JSON file")]
     try:
         if not path.exists():
             return None, [error("", "no such file")]
         if path.is_dir():
             return None, [error("", "is a folder, not a document file")]
         if not path.is_file():
-            return None, [error("", "is not a regular file (a pipe or device?); give a YAML or JSON file")]
+            return None, [error("", "is not a regular file; give a YAML or JSON file")]
         size = path.stat().st_size
         if size > MAX_DOCUMENT_BYTES:
             return None, [error("", f"is {size / 1e6:.1f} MB; documents are limited to {MAX_DOCUMENT_BYTES // (1024 * 1024)} MiB")]

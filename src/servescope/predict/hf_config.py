@@ -329,7 +329,7 @@ def model_from_config(config: dict[str, Any], *, model_id: str | None = None, na
 def _read_config_json(p: Path) -> Any:
     """The JSON of a config.json, within the document limits (size, depth), or one line."""
     from servescope.documents.loader import parse_json
-    from servescope.output_paths import file_type
+    from servescope.documents.walk import file_type
 
     odd = file_type(p)
     if odd is not None:
