@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.table import Table
 
 from servescope import __version__
+from servescope.cli_args import CLICK_ERROR, click_error_line
 from servescope.errors import ServescopeError
 from servescope.redaction import redact
 
@@ -398,7 +399,17 @@ def catalog_lock(
 def main() -> None:
     """Entry point: run the app, turning known errors into one line."""
     try:
-        app()
+        # not standalone: click's own usage errors (a value that is not a number, an
+        # unknown option) come here, to be one line like every other bad argument
+        code = app(standalone_mode=False)
+    except CLICK_ERROR as exc:
+        line = click_error_line(exc)
+        if line:
+            err.print(f"error: {line}", markup=False)
+        sys.exit(getattr(exc, "exit_code", 2))
+    except typer.Abort:
+        err.print("aborted", markup=False)
+        sys.exit(1)
     except ServescopeError as exc:
         # Last line of defence for credentials: a URL's user:password@, a Bearer token.
         err.print(f"error: {redact(str(exc))}", markup=False)
@@ -414,6 +425,8 @@ def main() -> None:
             markup=False,
         )
         sys.exit(3)
+    if isinstance(code, int) and code:
+        sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 
+import typer
+
 from servescope.errors import UsageError
 
 
@@ -57,4 +59,22 @@ def check_seed(value: int | None, flag: str = "--seed") -> None:
     check_count(value, flag, low=0, what="(a seed is a non-negative integer)")
 
 
-__all__ = ["check_count", "check_number", "check_seed"]
+# click's error base class, as the click typer runs on (typer 0.29 bundles its own copy,
+# so ``click.ClickException`` would not catch it): found from typer's public BadParameter.
+CLICK_ERROR: type[Exception] = next(k for k in typer.BadParameter.__mro__ if k.__name__ == "ClickException")
+
+
+def click_error_line(exc: Exception) -> str:
+    """click's parse error as one line: what was wrong, then where to read the options.
+    Empty for the help a bare group prints (``servescope catalog``): already shown."""
+    if type(exc).__name__ == "NoArgsIsHelpError":
+        return ""
+    format_message = getattr(exc, "format_message", None)
+    message = " ".join(str(format_message() if format_message else exc).split())
+    ctx = getattr(exc, "ctx", None)
+    if ctx is not None:
+        message += f" (see {ctx.command_path} --help)"
+    return message
+
+
+__all__ = ["CLICK_ERROR", "check_count", "click_error_line", "check_number", "check_seed"]

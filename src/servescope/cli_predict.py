@@ -154,8 +154,6 @@ def predict_command(
     levels = _ints(concurrency, "--concurrency")
     check_number(rate, "--rate", low=0, low_open=True, example="--rate 4 (requests per second)")
     check_number(gamma_shape, "--gamma-shape", low=0, low_open=True, example="--gamma-shape 0.5 (1 = Poisson)")
-    check_number(tolerance, "--tolerance", low=0, high=1, low_open=True, example="--tolerance 0.02")
-    check_number(range_ratio, "--range-ratio", low=0, high=1, example="--range-ratio 0.1")
     check_count(num_requests, "--num-requests")
     check_count(warmup_requests, "--warmup-requests", low=0)
     check_seed(seed)
@@ -306,7 +304,7 @@ def search_command(
     harness: Annotated[str, typer.Option(help="How a closed-loop level is replayed (see predict --harness).")] = "steady",
     percentile: Annotated[float, typer.Option(help="Percentile an SLO without a prefix applies to (p99_ttft_ms<=... names its own).")] = 90.0,
     top: Annotated[int, typer.Option(help="How many configurations to show.")] = 10,
-    workers: Annotated[int, typer.Option(help="Processes to search tp choices in (0: one per CPU).", min=0)] = 0,
+    workers: Annotated[int, typer.Option(help="Processes to search tp choices in (0: one per CPU).")] = 0,
 ) -> None:
     """Rank engine/dtype/tp/dp/max_num_seqs choices by throughput per GPU under the SLO (simulated)."""
     import os
@@ -324,6 +322,7 @@ def search_command(
     check_count(gpus, "--gpus")
     check_number(percentile, "--percentile", low=0, high=100, low_open=True, example="--percentile 90")
     check_count(top, "--top")
+    check_count(workers, "--workers", low=0, high=1024, what="processes (0: one per CPU)")
     levels = _ints(concurrency, "--concurrency")
     engine_list, dtype_list = parse_engines(engines), parse_dtypes(dtypes)
     if workload is None:

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from servescope.cli_args import check_count
 from servescope.errors import RunFailedBar, UsageError
 
 engine_app = typer.Typer(help="Manage the embedded llama.cpp engine (tiny local model, loopback only).", no_args_is_help=True)
@@ -299,6 +300,9 @@ def engine_start(
     from servescope.bench.engine import start_detached
     from servescope.bench.engine.models import check_engine_model, engine_model_args, ensure_engine_model
 
+    check_count(parallel, "--parallel", high=1024, what="slots")
+    check_count(ctx_per_slot, "--ctx-per-slot", low=16, high=10_000_000, what="tokens")
+    check_count(threads, "--threads", high=1024, what="CPU threads")
     check_engine_model(engine_model)
     st = start_detached(
         parallel=parallel,
