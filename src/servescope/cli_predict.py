@@ -157,6 +157,8 @@ def predict_command(
     check_count(num_requests, "--num-requests")
     check_count(warmup_requests, "--warmup-requests", low=0)
     check_seed(seed)
+    if arrival not in ("poisson", "gamma", "constant"):
+        raise BadArgument(f"--arrival {arrival!r}: use poisson, gamma or constant")
     try:
         replay(harness)
     except ValueError as exc:

@@ -202,6 +202,7 @@ def run_command(
         raise UsageError(f"--min-success-rate {min_success_rate!r}: give a share in 0..1, e.g. 0.95")
     check_run_options(opts)  # every option, before the engine starts or anything is written
     catalog = _check_scenario_name(scenario)
+    catalog.workload(workload)  # an unknown id: one line before the progress bar starts
     if unsafe_code_exec:
         import os
 

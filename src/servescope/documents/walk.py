@@ -1,7 +1,8 @@
 """A folder searched for files, saying what it could not use.
 
-``Path.rglob`` passes over a symlink loop, a broken symlink, a FIFO or a device as if
-it were not there, and never enters a symlinked folder. Every command that takes a
+``Path.rglob`` passes over a symlink loop, a broken symlink, a FIFO, a device or a
+folder it cannot list as if it were not there, never enters a symlinked folder, and
+raises on some of /proc's entries. Every command that takes a
 folder (validate, summarize, report, catalog lock) walks it here instead, and prints
 one line per path it skipped: a document the user put there and never sees counted
 is lost without a word otherwise.
@@ -65,20 +66,31 @@ def walk(root: Path, wanted: Callable[[Path], bool] = is_document_name) -> Walke
 
     Skipped, each with a line: a wanted name that is not a regular file (FIFO, device,
     socket, symlink loop, broken symlink), a symlink with no suffix that leads nowhere
-    (it may have been meant as a folder), and a symlinked folder (not followed: a link
-    back up would walk forever; name the folder itself to include it)."""
+    (it may have been meant as a folder), a symlinked folder (not followed: a link back
+    up would walk forever; name the folder itself to include it), and a folder that
+    cannot be listed (permissions, or /proc's entries that refuse it)."""
     out = Walked()
-    for path in sorted(root.rglob("*")):
+    found: list[Path] = []
+
+    def unreadable(exc: OSError) -> None:
+        out.skipped.append((Path(exc.filename or root), f"cannot be listed ({exc.strerror or exc})"))
+
+    for folder, dirs, names in os.walk(root, onerror=unreadable):
+        here = Path(folder)
+        for name in dirs:
+            if (here / name).is_symlink():
+                found.append(here / name)
+        found.extend(here / name for name in names)
+    for path in sorted(found):
         odd = file_type(path)
         if odd is not None:
             if wanted(path) or not path.suffix:
                 out.skipped.append((path, f"is {odd}, not a regular file"))
-            continue
-        if path.is_symlink() and path.is_dir():
+        elif path.is_dir():  # only symlinks to folders are listed here
             out.skipped.append((path, f"is a symlink to a folder, not followed (name {path.resolve()} itself to include it)"))
-            continue
-        if path.is_file() and wanted(path):
+        elif wanted(path):
             out.files.append(path)
+    out.skipped.sort()
     return out
 
 
