@@ -187,6 +187,10 @@ def test_extra_body_is_named_and_refuses_what_json_cannot_carry(tmp_path: Path, 
         (["engine", "start", "--threads", "-1"], "--threads -1: give 1..1,024"),
         (["engine", "start", "--ctx-per-slot", "4"], "--ctx-per-slot 4: give 16.."),
         (["catalog", "list", "--format", "yaml"], "Invalid value for '--format'"),
+        (["predict", SCENARIO, *SYNTHETIC, "--arrival", "nope"], "--arrival 'nope': use poisson, gamma or constant"),
+        (["import", "vllm", "export.json", "--scenario", "no-such"], "--scenario 'no-such': not a scenario of the catalog"),
+        (["config-id", "", "1"], "ENGINE is empty"),
+        (["config-id", "vllm", " "], "VERSION is empty"),
     ],
 )
 def test_a_meaningless_number_or_option_is_one_line_naming_it(tmp_path: Path, args: list[str], expected: str) -> None:
@@ -195,9 +199,17 @@ def test_a_meaningless_number_or_option_is_one_line_naming_it(tmp_path: Path, ar
 
 
 def test_run_refuses_a_scenario_the_catalog_does_not_know_before_any_work(tmp_path: Path) -> None:
-    line = one_line(cli(*RUN, "--scenario", "no-such", cwd=tmp_path))
+    proc = cli(*RUN, "--scenario", "no-such", cwd=tmp_path)
+    line = one_line(proc)
     assert "--scenario 'no-such': not a scenario of the catalog; known: " in line and "tiny-llama-on-cpu" in line
+    assert proc.stdout == ""  # not even the progress bar
     assert listing(tmp_path) == []
+
+
+def test_run_refuses_an_unknown_workload_before_the_progress_bar(tmp_path: Path) -> None:
+    proc = cli("run", "no-such-workload", "--endpoint", "http://127.0.0.1:9/v1", cwd=tmp_path)
+    assert "unknown workload 'no-such-workload'" in one_line(proc, code=1)
+    assert proc.stdout == ""
 
 
 @pytest.mark.parametrize(
@@ -242,8 +254,13 @@ SKIPPED = {
 
 @pytest.mark.parametrize(
     "args",
-    [["validate", "runs"], ["summarize", "--in", "runs", "--out", "sums"], ["report", "--in", "runs", "--out", "site"]],
-    ids=["validate", "summarize", "report"],
+    [
+        ["validate", "runs"],
+        ["summarize", "--in", "runs", "--out", "sums"],
+        ["report", "--in", "runs", "--out", "site"],
+        ["regress", "--baseline", "runs", "--results", "runs"],
+    ],
+    ids=["validate", "summarize", "report", "regress"],
 )
 def test_a_folder_walk_names_every_path_it_skipped(odd_folder: Path, args: list[str]) -> None:
     proc = cli(*args, cwd=odd_folder.parent)

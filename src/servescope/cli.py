@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.table import Table
 
 from servescope import __version__
-from servescope.cli_args import CLICK_ERROR, click_error_line
+from servescope.cli_args import CLICK_ERROR, check_scenario_name, click_error_line
 from servescope.errors import ServescopeError
 from servescope.redaction import redact
 
@@ -298,6 +298,7 @@ def import_cmd(
     if harness not in READERS:
         err.print(f"error: unknown harness {harness!r}; choose one of {', '.join(sorted(READERS))}", markup=False)
         raise typer.Exit(2)
+    check_scenario_name(scenario)
     if output is not None:
         from servescope.analysis.importers._write import targets
         from servescope.output_paths import check_output_file, check_output_folder
@@ -340,6 +341,9 @@ def config_id_cmd(
     from servescope.documents.engine_command import command_for_engine
     from servescope.errors import UsageError
 
+    for value, name in ((engine, "ENGINE"), (version, "VERSION")):
+        if not value.strip():
+            raise UsageError(f"{name} is empty; give e.g. `servescope config-id vllm 0.11.0 -- --max-num-seqs 64`")
     try:
         args = command_for_engine(flags or [], engine).flags
         cid = config_id(engine, version, args, dtype, kv_dtype, quantization)

@@ -8,10 +8,14 @@ numpy or the simulator (where it fails late, or with someone else's words).
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import typer
 
 from servescope.errors import UsageError
+
+if TYPE_CHECKING:
+    from servescope.catalog.store import Catalog
 
 
 def check_number(
@@ -59,6 +63,22 @@ def check_seed(value: int | None, flag: str = "--seed") -> None:
     check_count(value, flag, low=0, what="(a seed is a non-negative integer)")
 
 
+def check_scenario_name(name: str | None, flag: str = "--scenario") -> Catalog:
+    """A scenario name recorded in a measurement must be one the catalog knows (compare,
+    report and validate look it up); returns the catalog, loaded once for the command."""
+    from servescope.catalog.store import Catalog
+
+    catalog = Catalog.load()
+    known = catalog.ids("scenarios")
+    if name is not None and name not in known:
+        shown = ", ".join(known[:20]) + (f" (+{len(known) - 20} more)" if len(known) > 20 else "")
+        raise UsageError(
+            f"{flag} {name!r}: not a scenario of the catalog; known: {shown or 'none'} "
+            "(a scenario of your own: a Scenario file in a folder on SERVESCOPE_CATALOG_PATH)"
+        )
+    return catalog
+
+
 # click's error base class, as the click typer runs on (typer 0.29 bundles its own copy,
 # so ``click.ClickException`` would not catch it): found from typer's public BadParameter.
 CLICK_ERROR: type[Exception] = next(k for k in typer.BadParameter.__mro__ if k.__name__ == "ClickException")
@@ -77,4 +97,4 @@ def click_error_line(exc: Exception) -> str:
     return message
 
 
-__all__ = ["CLICK_ERROR", "check_count", "click_error_line", "check_number", "check_seed"]
+__all__ = ["CLICK_ERROR", "check_count", "check_scenario_name", "click_error_line", "check_number", "check_seed"]

@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from servescope.cli_args import check_count
+from servescope.cli_args import check_count, check_scenario_name
 from servescope.errors import RunFailedBar, UsageError
 
 engine_app = typer.Typer(help="Manage the embedded llama.cpp engine (tiny local model, loopback only).", no_args_is_help=True)
@@ -92,22 +92,6 @@ def format_scores(scores: Any) -> str:
     if scores.note:
         text += f"\n{scores.note}"
     return text
-
-
-def _check_scenario_name(name: str | None) -> Any:
-    """``--scenario`` names a Scenario of the catalog (compare and report look it up);
-    returns the catalog, loaded once for the run."""
-    from servescope.catalog.store import Catalog
-
-    catalog = Catalog.load()
-    known = catalog.ids("scenarios")
-    if name is not None and name not in known:
-        shown = ", ".join(known[:20]) + (f" (+{len(known) - 20} more)" if len(known) > 20 else "")
-        raise UsageError(
-            f"--scenario {name!r}: not a scenario of the catalog; known: {shown or 'none'} "
-            "(a scenario of your own: a Scenario file in a folder on SERVESCOPE_CATALOG_PATH)"
-        )
-    return catalog
 
 
 def run_command(
@@ -201,7 +185,7 @@ def run_command(
     if not (math.isfinite(min_success_rate) and 0.0 <= min_success_rate <= 1.0):
         raise UsageError(f"--min-success-rate {min_success_rate!r}: give a share in 0..1, e.g. 0.95")
     check_run_options(opts)  # every option, before the engine starts or anything is written
-    catalog = _check_scenario_name(scenario)
+    catalog = check_scenario_name(scenario)
     catalog.workload(workload)  # an unknown id: one line before the progress bar starts
     if unsafe_code_exec:
         import os
