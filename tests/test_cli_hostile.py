@@ -188,6 +188,8 @@ def test_extra_body_is_named_and_refuses_what_json_cannot_carry(tmp_path: Path, 
         (["engine", "start", "--ctx-per-slot", "4"], "--ctx-per-slot 4: give 16.."),
         (["catalog", "list", "--format", "yaml"], "Invalid value for '--format'"),
         (["predict", SCENARIO, *SYNTHETIC, "--arrival", "nope"], "--arrival 'nope': use poisson, gamma or constant"),
+        (["predict", SCENARIO, "--isl", "10", "--osl", "10", "--stages", "nan:5"], "--stages 'nan:5': rate and seconds must be finite"),
+        (["predict", SCENARIO, "--isl", "10", "--osl", "10", "--stages", "1:-5"], "--stages '1:-5': rate and seconds must be finite"),
         (["import", "vllm", "export.json", "--scenario", "no-such"], "--scenario 'no-such': not a scenario of the catalog"),
         (["config-id", "", "1"], "ENGINE is empty"),
         (["config-id", "vllm", " "], "VERSION is empty"),
@@ -221,6 +223,24 @@ def test_catalog_lock_refuses_a_root_that_is_not_one(tmp_path: Path, root: str, 
     line = one_line(cli("catalog", "lock", root, cwd=tmp_path))
     assert f"ROOT {root}: {expected}" in line
     assert listing(tmp_path) == ["a-file", "empty"]
+
+
+def test_a_run_folder_taken_by_a_file_is_one_line(tmp_path: Path) -> None:
+    """--out is checked before the work; the run folder inside it, named by the
+    prediction, only once it is known: a file there is still one line, never exit 3."""
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / f"{SCENARIO}-synthetic-c1-i10-o10-sim").write_text("in the way")
+    line = one_line(cli("predict", SCENARIO, *SYNTHETIC, "--out", "p", cwd=tmp_path))
+    assert f"--out p/{SCENARIO}-synthetic-c1-i10-o10-sim: is a file, not a folder" in line
+
+
+def test_a_file_the_system_refuses_mid_write_is_named_not_a_bug(tmp_path: Path) -> None:
+    """Past the checks, an OSError with a file name (here a folder where summary.md goes)
+    is that file and the system's reason: exit 1, not an internal error."""
+    assert cli("predict", SCENARIO, *SYNTHETIC, "--out", "runs", cwd=tmp_path).returncode == 0
+    (tmp_path / "sums" / "summary.md").mkdir(parents=True)
+    line = one_line(cli("summarize", "--in", "runs", "--out", "sums", cwd=tmp_path), code=1)
+    assert line == "error: sums/summary.md: cannot be used: Is a directory"
 
 
 def test_a_symlink_loop_is_named_as_one(tmp_path: Path) -> None:

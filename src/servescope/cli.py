@@ -400,12 +400,26 @@ def catalog_lock(
     raise typer.Exit(1 if problems else 0)
 
 
+def _run_app() -> object:
+    """The app, not standalone (click's usage errors come to ``main`` to be one line),
+    with a file the system refused (a file where a folder was to be made, a full disk,
+    a path too long) said as that file and the system's reason, not as a servescope bug."""
+    try:
+        return app(standalone_mode=False)
+    except OSError as exc:
+        if exc.filename is None or os.environ.get("SERVESCOPE_DEBUG"):
+            raise
+        from servescope.errors import DocumentError
+
+        raise DocumentError(str(exc.filename), f"cannot be used: {exc.strerror or exc}") from exc
+
+
 def main() -> None:
     """Entry point: run the app, turning known errors into one line."""
     try:
         # not standalone: click's own usage errors (a value that is not a number, an
         # unknown option) come here, to be one line like every other bad argument
-        code = app(standalone_mode=False)
+        code = _run_app()
     except CLICK_ERROR as exc:
         line = click_error_line(exc)
         if line:

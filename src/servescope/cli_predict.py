@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 import os
 import sys
 from collections.abc import Callable
@@ -83,9 +84,12 @@ def _stages(text: str) -> tuple[tuple[float, float], ...]:
         try:
             if not sep:
                 raise ValueError
-            out.append((float(rate), float(seconds)))
+            stage = (float(rate), float(seconds))
         except ValueError as exc:
             raise BadArgument(f"--stages: cannot read {part!r}; write RATE:SECONDS,... e.g. 5:60,10:60") from exc
+        if not all(math.isfinite(v) and v > 0 for v in stage):
+            raise BadArgument(f"--stages {part!r}: rate and seconds must be finite numbers > 0, e.g. 5:60,10:60")
+        out.append(stage)
     if not out:
         raise BadArgument("--stages: write RATE:SECONDS,... e.g. 5:60,10:60")
     return tuple(out)
@@ -232,6 +236,7 @@ def predict_command(
             **common,  # type: ignore[arg-type]
         )
     folder = out / run.prediction.name
+    check_output_folder(folder)  # --out was checked before the work; its run folder is known only now
     folder.mkdir(parents=True, exist_ok=True)
     run.prediction.write_json(folder / "prediction.json")
     run.result.write_json(folder / "result.json")
