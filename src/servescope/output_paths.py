@@ -10,8 +10,8 @@ Permission bits are not enough to know: root ignores them, and a read-only mount
 ``/proc`` refuses a create whatever ``os.access`` says. So the nearest existing
 folder is also tried with a real create (a temporary file, removed at once).
 
-It imports only ``errors`` and ``documents.walk`` (``file_type``), so every layer
-above documents may use it.
+It imports ``errors`` (and ``documents.walk`` when called, so importing it costs the
+CLI's start nothing), so every layer above documents may use it.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ import os
 import tempfile
 from pathlib import Path
 
-from servescope.documents.walk import file_type
 from servescope.errors import UsageError
 
 
@@ -45,6 +44,8 @@ def _can_create_in(folder: Path) -> str | None:
 
 def _check_folder_chain(path: Path, flag: str, shown: str, advice: str) -> None:
     """``path`` is a usable folder or can become one: no file in the way, writable."""
+    from servescope.documents.walk import file_type
+
     for folder in (path, *path.parents):
         if not _exists(folder):
             continue
@@ -72,6 +73,8 @@ def check_output_file(path: Path, flag: str = "--out") -> None:
     if str(path) in ("-", "", "."):
         raise UsageError(f"{flag} {str(path)!r}: give a file name (this option does not write to standard output)")
     if _exists(path):
+        from servescope.documents.walk import file_type
+
         odd = file_type(path)
         if odd is not None:
             raise UsageError(f"{flag} {path}: is {odd}, not a regular file; give a file name to write")

@@ -328,7 +328,7 @@ def model_from_config(config: dict[str, Any], *, model_id: str | None = None, na
 
 def _read_config_json(p: Path) -> Any:
     """The JSON of a config.json, within the document limits (size, depth), or one line."""
-    from servescope.documents.loader import parse_json
+    from servescope.documents.loader import DocumentTooLargeError, parse_json
     from servescope.documents.walk import file_type
 
     odd = file_type(p)
@@ -344,8 +344,10 @@ def _read_config_json(p: Path) -> Any:
         raise DocumentError(str(p), f"is not UTF-8 text (byte {exc.start}); expected a model's config.json") from exc
     try:
         return parse_json(text)
+    except DocumentTooLargeError as exc:  # nested too deeply, too many values
+        raise DocumentError(str(p), f"{exc}; not a model's config.json") from exc
     except ValueError as exc:
-        raise DocumentError(str(p), f"is not a usable config.json: {exc}") from exc
+        raise DocumentError(str(p), f"is not JSON ({exc})") from exc
 
 
 def read_model_config(path: str | Path, *, model_id: str | None = None, name: str | None = None) -> Model:
