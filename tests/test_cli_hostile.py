@@ -257,7 +257,7 @@ def odd_folder(tmp_path: Path) -> Path:
     runs = tmp_path / "runs"
     assert cli("predict", SCENARIO, *SYNTHETIC, "--out", "runs", cwd=tmp_path).returncode == 0
     os.mkfifo(runs / "pipe.json")
-    (runs / "loop.yaml").symlink_to(runs / "loop.yaml")
+    (runs / "loop.json").symlink_to(runs / "loop.json")
     (runs / "gone.json").symlink_to(runs / "missing-target.json")
     (tmp_path / "elsewhere").mkdir()
     (runs / "linked").symlink_to(tmp_path / "elsewhere")
@@ -266,7 +266,7 @@ def odd_folder(tmp_path: Path) -> Path:
 
 SKIPPED = {
     "pipe.json": "is a FIFO (named pipe), not a regular file",
-    "loop.yaml": "is a symlink loop, not a regular file",
+    "loop.json": "is a symlink loop, not a regular file",
     "gone.json": "is a broken symlink",
     "linked": "is a symlink to a folder, not followed",
 }
