@@ -289,3 +289,19 @@ def test_a_folder_walk_names_every_path_it_skipped(odd_folder: Path, args: list[
     said = proc.stdout + proc.stderr
     for name, why in SKIPPED.items():
         assert f"runs/{name}" in said and why in said, (name, said)
+
+
+@pytest.mark.parametrize(
+    ("harness", "name"),
+    [("vllm", "result.json"), ("aiperf", "profile_export_aiperf.json"), ("inference-perf", "stage_0_lifecycle_metrics.json")],
+)
+@pytest.mark.parametrize("odd", ["fifo", "loop"])
+def test_import_names_an_export_in_its_folder_it_cannot_read(tmp_path: Path, harness: str, name: str, odd: str) -> None:
+    export = tmp_path / "export"
+    export.mkdir()
+    if odd == "fifo":
+        os.mkfifo(export / name)
+    else:
+        (export / name).symlink_to(export / name)
+    line = one_line(cli("import", harness, "export", "--scenario", "tiny-llama-on-cpu", cwd=tmp_path), code=1)
+    assert f"export/{name}: is {'a FIFO' if odd == 'fifo' else 'a symlink loop'}" in line and "not a regular file" in line
