@@ -158,7 +158,7 @@ def test_a_ten_thousand_deep_scenario_file_is_one_line(tmp_path: Path, name: str
 # --- 3. messages that name the right thing --------------------------------------------------
 
 
-@pytest.mark.parametrize("body", ['{"a": NaN}', '{"a": Infinity}', '{"a": -Infinity}', '{"a": ' + "[" * 10_000 + "]" * 10_000 + "}"])
+@pytest.mark.parametrize("body", ['{"a": NaN}', '{"a": Infinity}', '{"a": -Infinity}', '{"a": 1e400}', '{"a": ' + "[" * 10_000 + "]" * 10_000 + "}"])
 def test_extra_body_is_named_and_refuses_what_json_cannot_carry(tmp_path: Path, body: str) -> None:
     line = one_line(cli(*RUN, "--extra-body", body, cwd=tmp_path))
     assert line.startswith("error: --extra-body") and "--engine-args" not in line

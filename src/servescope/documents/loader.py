@@ -16,6 +16,7 @@ Python object exists; JSON is walked the same way after parsing. A file lists at
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -196,6 +197,13 @@ def _refuse_non_finite(token: str) -> Any:
     raise ValueError(f"{token} is not a JSON number (JSON has no NaN or Infinity); give a finite number or null")
 
 
+def _finite_float(token: str) -> float:
+    value = float(token)
+    if not math.isfinite(value):  # 1e400: valid JSON text, but no float holds it (it would be sent as Infinity)
+        raise ValueError(f"{token} is too large for a number (it reads as infinity); give a finite number")
+    return value
+
+
 def parse_json(text: str, *, finite_only: bool = False) -> Any:
     """Parse JSON text within the document limits (depth, values, list items); duplicate
     keys refused, and with ``finite_only`` NaN/Infinity too (not JSON, though Python's
@@ -203,7 +211,7 @@ def parse_json(text: str, *, finite_only: bool = False) -> Any:
     a one-line reason; a nesting too deep for the parser is one of them, never a RecursionError."""
     try:
         if finite_only:
-            data = json.loads(text, object_pairs_hook=_no_duplicates_json, parse_constant=_refuse_non_finite)
+            data = json.loads(text, object_pairs_hook=_no_duplicates_json, parse_constant=_refuse_non_finite, parse_float=_finite_float)
         else:
             data = json.loads(text, object_pairs_hook=_no_duplicates_json)
     except json.JSONDecodeError as exc:
