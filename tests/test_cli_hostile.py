@@ -187,6 +187,7 @@ def test_extra_body_is_named_and_refuses_what_json_cannot_carry(tmp_path: Path, 
         (["engine", "start", "--threads", "-1"], "--threads -1: give 1..1,024"),
         (["engine", "start", "--ctx-per-slot", "4"], "--ctx-per-slot 4: give 16.."),
         (["catalog", "list", "--format", "yaml"], "Invalid value for '--format'"),
+        (["compare", "a.json", "b.json", "--plot", "out.txt"], "--plot out.txt: use .html"),
         (["predict", SCENARIO, *SYNTHETIC, "--arrival", "nope"], "--arrival 'nope': use poisson, gamma or constant"),
         (["predict", SCENARIO, "--isl", "10", "--osl", "10", "--stages", "nan:5"], "--stages 'nan:5': rate and seconds must be finite"),
         (["predict", SCENARIO, "--isl", "10", "--osl", "10", "--stages", "1:-5"], "--stages '1:-5': rate and seconds must be finite"),
@@ -198,6 +199,11 @@ def test_extra_body_is_named_and_refuses_what_json_cannot_carry(tmp_path: Path, 
 def test_a_meaningless_number_or_option_is_one_line_naming_it(tmp_path: Path, args: list[str], expected: str) -> None:
     assert expected in one_line(cli(*args, cwd=tmp_path))
     assert listing(tmp_path) == []
+
+
+def test_a_click_error_line_keeps_credentials_out(tmp_path: Path) -> None:
+    line = one_line(cli("run", "serve-single-i256-o256-v1", "http://user:hunter2@example.com/v1", cwd=tmp_path))
+    assert "unexpected extra argument" in line and "http://<redacted>@example.com/v1" in line and "hunter2" not in line
 
 
 def test_run_refuses_a_scenario_the_catalog_does_not_know_before_any_work(tmp_path: Path) -> None:

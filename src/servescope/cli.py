@@ -192,12 +192,12 @@ def compare(
     two scored Results also item by item: Δaccuracy and Δlatency with 95 % intervals."""
     from servescope.analysis import compare as cmp
     from servescope.documents import EvaluationRun, Prediction, Result, load
+    from servescope.errors import UsageError
     from servescope.output_paths import check_output_file
 
     if plot is not None:
         if not str(plot).endswith((".html", ".png", ".svg", ".pdf")):
-            err.print(f"error: --plot {plot}: use .html (interactive, offline) or .png/.svg/.pdf (static)", markup=False)
-            raise typer.Exit(2)
+            raise UsageError(f"--plot {plot}: use .html (interactive, offline) or .png/.svg/.pdf (static)")
         check_output_file(plot, "--plot")
     docs = []
     for path in (a, b):
@@ -423,7 +423,7 @@ def main() -> None:
     except CLICK_ERROR as exc:
         line = click_error_line(exc)
         if line:
-            err.print(f"error: {line}", markup=False)
+            err.print(f"error: {redact(line)}", markup=False)  # it may echo a value: a URL with a password
         sys.exit(getattr(exc, "exit_code", 2))
     except typer.Abort:
         err.print("aborted", markup=False)
