@@ -208,5 +208,5 @@ def test_import_writes_a_valid_evaluation_run(tmp_path: Path) -> None:
     assert "EvaluationRun with 2 point(s) from vllm" in proc.stderr
     check = run("validate", "--strict", str(out))
     assert check.returncode == 0, check.stdout + check.stderr
-    bad = run("import", "aiperf", str(tmp_path / "missing.json"), "--scenario", "s")
+    bad = run("import", "aiperf", str(tmp_path / "missing.json"), "--scenario", "tiny-llama-on-cpu")
     assert bad.returncode == 1 and "Traceback" not in bad.stderr and bad.stderr.count("\n") == 1

@@ -43,7 +43,7 @@ def one_usage_line(proc: subprocess.CompletedProcess[str]) -> str:
         (["--endpoint", "http://127.0.0.1:99999/v1"], "the port must be"),
         (["--endpoint", "http://127.0.0.1:0/v1"], "the port must be in 1..65535"),
         (["--endpoint", "http://127.0.0.1:9/v1", "--engine-args", "--max-num-seqs '64"], "--engine-args: cannot split"),
-        (["--out", "a-file"], "--out is a file, not a folder"),
+        (["--out", "a-file"], "--out a-file: is a file, not a folder"),
         (["--out", "a-file/runs"], "a-file is a file, not a folder"),
         (["--slo", "ttft_ms<=1.2.3"], "--slo 'ttft_ms<=1.2.3': write SLOs like"),
         (["--min-success-rate", "nan"], "--min-success-rate nan: give a share in 0..1"),

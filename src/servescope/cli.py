@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.table import Table
 
 from servescope import __version__
+from servescope.cli_args import CLICK_ERROR, check_scenario_name, click_error_line
 from servescope.cli_examples import epilog
 from servescope.errors import ServescopeError
 from servescope.redaction import RedactingStream, redact, remember_environment
@@ -139,7 +140,9 @@ def schema(
 ) -> None:
     """Write the JSON Schemas (draft 2020-12) of every document kind."""
     from servescope.documents.schema import write_schemas
+    from servescope.output_paths import check_output_folder
 
+    check_output_folder(out_dir)
     for path in write_schemas(out_dir):
         out.print(str(path))
 
@@ -153,7 +156,10 @@ def summarize(
     """Summarize Results: summary_v0.2.csv, summary_v0.3.csv, summary.csv and summary.md."""
     from servescope.analysis.summarize import group_results, pooled_scores, score_line, write_summary
     from servescope.bench.collect import collect_results
+    from servescope.output_paths import check_file_name, check_output_folder
 
+    check_output_folder(out_dir)
+    check_file_name(basename, "--basename")
     found = collect_results(inputs)
     for line in found.problems:
         err.print(line, markup=False)
@@ -198,7 +204,13 @@ def compare(
     two scored Results also item by item: Δaccuracy and Δlatency with 95 % intervals."""
     from servescope.analysis import compare as cmp
     from servescope.documents import EvaluationRun, Prediction, Result, load
+    from servescope.errors import UsageError
+    from servescope.output_paths import check_output_file
 
+    if plot is not None:
+        if not str(plot).endswith((".html", ".png", ".svg", ".pdf")):
+            raise UsageError(f"--plot {plot}: use .html (interactive, offline) or .png/.svg/.pdf (static)")
+        check_output_file(plot, "--plot")
     docs = []
     for path in (a, b):
         loaded = load(path)
@@ -303,6 +315,17 @@ def import_cmd(
     if harness not in READERS:
         err.print(f"error: unknown harness {harness!r}; choose one of {', '.join(sorted(READERS))}", markup=False)
         raise typer.Exit(2)
+    check_scenario_name(scenario)
+    if output is not None:
+        from servescope.analysis.importers._write import targets
+        from servescope.output_paths import check_output_file, check_output_folder
+
+        result_target, run_target = targets(output)
+        if run_target == output:  # a file name: the EvaluationRun there, the Result beside it
+            check_output_file(output)
+            check_output_file(result_target)
+        else:
+            check_output_folder(output)
     result, run = import_documents(harness, path, scenario, workload=workload, engine=engine, engine_version=engine_version)
     if output is None:
         print(render(run.dump(), ".json"), end="")
@@ -335,6 +358,9 @@ def config_id_cmd(
     from servescope.documents.engine_command import command_for_engine
     from servescope.errors import UsageError
 
+    for value, name in ((engine, "ENGINE"), (version, "VERSION")):
+        if not value.strip():
+            raise UsageError(f"{name} is empty; give e.g. `servescope config-id vllm 0.11.0 -- --max-num-seqs 64`")
     try:
         args = command_for_engine(flags or [], engine).flags
         cid = config_id(engine, version, args, dtype, kv_dtype, quantization)
@@ -374,8 +400,16 @@ def catalog_lock(
     root: Annotated[Path, typer.Argument(help="Catalog root holding workloads/ and datasets/.")],
 ) -> None:
     """Add every valid, not yet locked workload and dataset of ROOT to ROOT/catalog.lock.json."""
+    from servescope.catalog.lock import LOCK_FILE_NAME
     from servescope.catalog.summary import lock_root
+    from servescope.errors import UsageError
+    from servescope.output_paths import check_output_file
 
+    if not root.is_dir():
+        raise UsageError(f"ROOT {root}: {'no such folder' if not root.exists() else 'is not a folder'}; give a catalog root holding workloads/ and datasets/")
+    if not any((root / sub).is_dir() for sub in ("workloads", "datasets")):
+        raise UsageError(f"ROOT {root}: holds neither workloads/ nor datasets/; give a catalog root (nothing to lock)")
+    check_output_file(root / LOCK_FILE_NAME, "ROOT")
     added, problems = lock_root(root)
     for line in problems:
         err.print(line, markup=False)
@@ -403,6 +437,10 @@ def export_cmd(
     if not records_path.is_file():
         where = f"{run_dir} has no records.jsonl" if run_dir.is_dir() else f"{run_dir}: no such file or folder"
         raise UsageError(f"{where}; give a run folder written by servescope run (OUT/<run_id>/) or its records.jsonl")
+    if output is not None:
+        from servescope.output_paths import check_output_file
+
+        check_output_file(output, "--out")  # a folder, a path under a file, an unwritable place: one line, before any work
     target = output or records_path.with_name(f"records.{fmt.value}")
     if target.exists() and target.resolve() == records_path.resolve():
         raise UsageError(f"--out {target}: that is the records file being exported; give another file")
@@ -421,6 +459,20 @@ def export_cmd(
     out.print(f"{target}: {done.rows} request(s) from {records_path}", markup=False)
 
 
+def _run_app() -> object:
+    """The app, not standalone (click's usage errors come to ``main`` to be one line),
+    with a file the system refused (a file where a folder was to be made, a full disk,
+    a path too long) said as that file and the system's reason, not as a servescope bug."""
+    try:
+        return app(standalone_mode=False)
+    except OSError as exc:
+        if exc.filename is None or os.environ.get("SERVESCOPE_DEBUG"):
+            raise
+        from servescope.errors import DocumentError
+
+        raise DocumentError(str(exc.filename), f"cannot be used: {exc.strerror or exc}") from exc
+
+
 def main() -> None:
     """Entry point: run the app, turning known errors into one line. Everything it
     prints passes the one redaction rule (``redaction.RedactingStream``), with the
@@ -431,7 +483,17 @@ def main() -> None:
     if not isinstance(sys.stderr, RedactingStream):
         sys.stderr = RedactingStream(sys.stderr)
     try:
-        app()
+        # not standalone: click's own usage errors (a value that is not a number, an
+        # unknown option) come here, to be one line like every other bad argument
+        code = _run_app()
+    except CLICK_ERROR as exc:
+        line = click_error_line(exc)
+        if line:
+            err.print(f"error: {redact(line)}", markup=False)  # it may echo a value: a URL with a password
+        sys.exit(getattr(exc, "exit_code", 2))
+    except typer.Abort:
+        err.print("aborted", markup=False)
+        sys.exit(1)
     except ServescopeError as exc:
         # Last line of defence for credentials: a URL's user:password@, a Bearer token.
         err.print(f"error: {redact(str(exc))}", markup=False)
@@ -447,6 +509,8 @@ def main() -> None:
             markup=False,
         )
         sys.exit(3)
+    if isinstance(code, int) and code:
+        sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -36,9 +36,15 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
             "two of its levels only, with latency SLOs per request",
             "servescope run sweep-parallel-1-8-i128-o64-v1 --scenario tiny-llama-on-cpu --concurrency 1,4 --slo 'ttft_ms<=500,tpot_ms<=30'",
         ),
-        ("your own load: 40 prompts of exactly 256 tokens, 32 out, 4 at a time", "servescope run --isl 256 --osl 32 --num-requests 40 --concurrency 4 --scenario tiny-llama-on-cpu"),
+        (
+            "your own load: 40 prompts of exactly 256 tokens, 32 out, 4 at a time",
+            "servescope run --isl 256 --osl 32 --num-requests 40 --concurrency 4 --scenario tiny-llama-on-cpu",
+        ),
         ("replay a Mooncake-style trace at twice its speed", "servescope run --trace trace.jsonl --speedup 2 --endpoint http://127.0.0.1:8000/v1"),
-        ("a file of your prompts (JSONL or ShareGPT), 8 at a time", "servescope run --input-file prompts.jsonl --osl 128 --concurrency 8 --scenario tiny-llama-on-cpu"),
+        (
+            "a file of your prompts (JSONL or ShareGPT), 8 at a time",
+            "servescope run --input-file prompts.jsonl --osl 128 --concurrency 8 --scenario tiny-llama-on-cpu",
+        ),
         ("a Workload document of your own", "servescope run ./my-workload.yaml --scenario tiny-llama-on-cpu"),
         (
             "an OpenAI-compatible server; the API key is read from the variable",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 import os
 import sys
 from collections.abc import Callable
@@ -15,7 +16,9 @@ from typing import TYPE_CHECKING, Annotated, ParamSpec, TypeVar
 import typer
 from rich.console import Console
 
+from servescope.cli_args import check_count, check_number, check_seed
 from servescope.errors import BadArgument
+from servescope.output_paths import check_output_file, check_output_folder
 
 if TYPE_CHECKING:  # imported lazily at run time: the CLI starts without them
     from servescope.documents import EvaluationRun, Result
@@ -81,9 +84,12 @@ def _stages(text: str) -> tuple[tuple[float, float], ...]:
         try:
             if not sep:
                 raise ValueError
-            out.append((float(rate), float(seconds)))
+            stage = (float(rate), float(seconds))
         except ValueError as exc:
             raise BadArgument(f"--stages: cannot read {part!r}; write RATE:SECONDS,... e.g. 5:60,10:60") from exc
+        if not all(math.isfinite(v) and v > 0 for v in stage):
+            raise BadArgument(f"--stages {part!r}: rate and seconds must be finite numbers > 0, e.g. 5:60,10:60")
+        out.append(stage)
     if not out:
         raise BadArgument("--stages: write RATE:SECONDS,... e.g. 5:60,10:60")
     return tuple(out)
@@ -161,11 +167,15 @@ def predict_command(
     from servescope.predict.replay import replay
     from servescope.predict.workload_input import SyntheticWorkload
 
+    check_output_folder(out)
     levels = _ints(concurrency, "--concurrency")
-    if rate is not None and not rate > 0:
-        raise BadArgument("--rate: give requests per second > 0")
-    if num_requests is not None and num_requests < 1:
-        raise BadArgument("--num-requests: give at least 1")
+    check_number(rate, "--rate", low=0, low_open=True, example="--rate 4 (requests per second)")
+    check_number(gamma_shape, "--gamma-shape", low=0, low_open=True, example="--gamma-shape 0.5 (1 = Poisson)")
+    check_count(num_requests, "--num-requests")
+    check_count(warmup_requests, "--warmup-requests", low=0)
+    check_seed(seed)
+    if arrival not in ("poisson", "gamma", "constant"):
+        raise BadArgument(f"--arrival {arrival!r}: use poisson, gamma or constant")
     try:
         replay(harness)
     except ValueError as exc:
@@ -268,6 +278,7 @@ def predict_command(
             **common,  # type: ignore[arg-type]
         )
     folder = out / run.prediction.name
+    check_output_folder(folder)  # --out was checked before the work; its run folder is known only now
     folder.mkdir(parents=True, exist_ok=True)
     run.prediction.write_json(folder / "prediction.json")
     run.result.write_json(folder / "result.json")
@@ -300,6 +311,8 @@ def calibrate_command(
     from servescope.predict.api import load_scenario
     from servescope.predict.calibrate import DEFAULT_FIT, DEFAULT_METRICS, calibrate
 
+    if out is not None:
+        check_output_file(out)
     doc = _load_measured(measured)
     scen = load_scenario(scenario) if _is_file_name(scenario) else None
     outcome = calibrate(
@@ -311,6 +324,8 @@ def calibrate_command(
         date=dt.date.today().isoformat(),
     )
     path = out or Path(f"calibration-{scen.name if scen else scenario}.json")
+    if out is None:  # the default name, made from the scenario's
+        check_output_file(path)
     outcome.document.write_json(path)
     for line in outcome.warnings:
         print(f"warning: {line}", file=sys.stderr)
@@ -338,7 +353,7 @@ def search_command(
     harness: Annotated[str, typer.Option(help="How a closed-loop level is replayed (see predict --harness).")] = "steady",
     percentile: Annotated[float, typer.Option(help="Percentile an SLO without a prefix applies to (p99_ttft_ms<=... names its own).")] = 90.0,
     top: Annotated[int, typer.Option(help="How many configurations to show.")] = 10,
-    workers: Annotated[int, typer.Option(help="Processes to search tp choices in (0: one per CPU).", min=0)] = 0,
+    workers: Annotated[int, typer.Option(help="Processes to search tp choices in (0: one per CPU).")] = 0,
 ) -> None:
     """Rank engine/dtype/tp/dp/max_num_seqs choices by throughput per GPU under the SLO (simulated)."""
     import os
@@ -353,6 +368,10 @@ def search_command(
     )
     from servescope.predict.workload_input import SyntheticWorkload
 
+    check_count(gpus, "--gpus")
+    check_number(percentile, "--percentile", low=0, high=100, low_open=True, example="--percentile 90")
+    check_count(top, "--top")
+    check_count(workers, "--workers", low=0, high=1024, what="processes (0: one per CPU)")
     levels = _ints(concurrency, "--concurrency")
     engine_list, dtype_list = parse_engines(engines), parse_dtypes(dtypes)
     if workload is None:
@@ -389,6 +408,8 @@ def probe_command(
     """Measure this machine's memory bandwidth and matmul rate (numpy) and write a Hardware entry."""
     from servescope.predict.probe import probe, to_hardware
 
+    if out is not None:
+        check_output_file(out)  # before the minute of measuring
     hw = to_hardware(probe(), hw_id=hw_id, date=dt.date.today().isoformat())
     text = json.dumps(hw.dump(), indent=2) + "\n"
     if out is None:

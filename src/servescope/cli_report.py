@@ -24,8 +24,10 @@ def report_command(
     out_dir: Annotated[Path, typer.Option("--out", help="Folder to write the site into (index.html, assets/, runs/, workloads/, summary/).")],
 ) -> None:
     """Write a static HTML report (opens from disk; no server, no network): coverage map, charts, run pages, summary."""
+    from servescope.output_paths import check_output_folder
     from servescope.report import write_report
 
+    check_output_folder(out_dir)
     out, err = _consoles()
 
     files = write_report(inputs, out_dir)

@@ -4,6 +4,7 @@ only parses, draws and prints."""
 
 from __future__ import annotations
 
+import functools
 import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -13,6 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from servescope.cli_args import check_count, check_scenario_name
 from servescope.cli_examples import epilog
 from servescope.errors import RunFailedBar, UsageError
 
@@ -272,6 +274,8 @@ def run_command(
     if not (math.isfinite(min_success_rate) and 0.0 <= min_success_rate <= 1.0):
         raise UsageError(f"--min-success-rate {min_success_rate!r}: give a share in 0..1, e.g. 0.95")
     check_run_options(opts)  # every option, before the engine starts or anything is written
+    catalog = check_scenario_name(scenario)
+    catalog.workload(workload)  # an unknown id: one line before the progress bar starts
     if unsafe_code_exec:
         import os
 
@@ -294,7 +298,7 @@ def run_command(
         if compare_prefix_cache:
             console.print(f"[bold]{label}[/bold]")
         opts.extra_body = {**user_body, **(extra or {})} or None
-        artifacts = _run_with_progress(console, opts, RunProgress, run_workload)
+        artifacts = _run_with_progress(console, opts, RunProgress, functools.partial(run_workload, catalog=catalog))
         results.append(artifacts.result)
         console.print(summary_table(artifacts.result))
         for row in artifacts.result.resolved_params.get("lengths") or []:
@@ -392,6 +396,9 @@ def engine_start(
     from servescope.bench.engine import start_detached
     from servescope.bench.engine.models import check_engine_model, engine_model_args, ensure_engine_model
 
+    check_count(parallel, "--parallel", high=1024, what="slots")
+    check_count(ctx_per_slot, "--ctx-per-slot", low=16, high=10_000_000, what="tokens")
+    check_count(threads, "--threads", high=1024, what="CPU threads")
     check_engine_model(engine_model)
     st = start_detached(
         parallel=parallel,

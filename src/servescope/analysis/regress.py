@@ -19,6 +19,7 @@ from typing import Any
 
 from servescope.analysis.summarize import load_point
 from servescope.documents import Result, load
+from servescope.documents.walk import walk
 
 INTEGER_FIELDS: tuple[str, ...] = (
     "total_requests",
@@ -64,7 +65,9 @@ class RegressReport:
 def load_results(folder: Path) -> tuple[dict[Key, Result], list[str]]:
     results: dict[Key, Result] = {}
     notes = []
-    for path in sorted(folder.rglob("*.json")):
+    walked = walk(folder, lambda p: p.suffix == ".json")
+    notes.extend(walked.skipped_lines())
+    for path in walked.files:
         loaded = load(path)
         if not isinstance(loaded.document, Result):
             continue

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from servescope.bench.recover import recover
 from servescope.catalog.store import Catalog
 from servescope.documents import Result, load
+from servescope.documents.walk import file_type, walk
 from servescope.errors import DocumentError, ServescopeError
 
 
@@ -31,13 +32,15 @@ class Collected:
     partial_runs: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
-def _result_files(path: Path) -> Iterable[Path]:
-    if path.is_file():
+def _result_files(path: Path, problems: list[str]) -> Iterable[Path]:
+    """The file named, or the document files (and records.jsonl) under a folder; a path
+    the walk skipped (FIFO, symlink loop, ...) is one line in ``problems``."""
+    if not path.is_dir():
         yield path
         return
-    for p in sorted(path.rglob("*")):
-        if p.is_file() and p.suffix in (".json", ".yaml", ".yml"):
-            yield p
+    walked = walk(path, lambda p: p.suffix in (".json", ".yaml", ".yml") or p.name == "records.jsonl")
+    problems.extend(walked.skipped_lines())
+    yield from walked.files
 
 
 def unfinished_runs(paths: Iterable[Path | str]) -> list[Path]:
@@ -64,10 +67,12 @@ def collect_results(paths: Iterable[Path], catalog: Catalog | None = None) -> Co
     cat = catalog
     seen_dirs: set[Path] = set()
     for path in paths:
-        if not path.exists():
-            out.problems.append(f"{path}: no such file or folder")
+        odd = file_type(path)
+        if odd is not None or not path.exists():
+            out.problems.append(f"{path}: {'no such file or folder' if odd is None else f'is {odd}, not a file or folder'}")
             continue
-        for f in _result_files(path):
+        files = list(_result_files(path, out.problems))
+        for f in files:
             if f.name == "records.jsonl":
                 continue
             loaded = load(f)
@@ -78,7 +83,7 @@ def collect_results(paths: Iterable[Path], catalog: Catalog | None = None) -> Co
                 else:
                     first = next(i for i in loaded.issues if i.level == "error")
                     out.problems.append(first.format(str(f)) + " (skipped)")
-        records = [path] if path.is_file() and path.name == "records.jsonl" else sorted(path.rglob("records.jsonl")) if path.is_dir() else []
+        records = [f for f in files if f.name == "records.jsonl"]
         for rec in records:
             if rec.parent.resolve() in seen_dirs:
                 continue

@@ -50,8 +50,12 @@ class RequestExtras:
 
 def parse_extra_body(text: str) -> dict[str, Any]:
     """``--extra-body``: a JSON object, or one clear line."""
+    from servescope.documents.loader import DocumentTooLargeError, parse_json
+
     try:
-        value = json.loads(text)
+        value = parse_json(text, finite_only=True)  # NaN/Infinity: not JSON, and no HTTP body may carry them
+    except DocumentTooLargeError as exc:
+        raise UsageError(f"--extra-body {exc}") from None
     except ValueError as exc:
         raise UsageError(f"--extra-body is not valid JSON ({exc}); give an object, e.g. '{{\"ignore_eos\": true}}'") from None
     if not isinstance(value, dict):

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 from servescope import limits
 from servescope.errors import EndpointError, UsageError
+from servescope.output_paths import check_output_folder
 from servescope.redaction import redact
 
 if TYPE_CHECKING:
@@ -55,15 +56,8 @@ def check_endpoint_url(url: str) -> None:
 
 
 def check_out_dir(out: Path) -> None:
-    """``--out`` is a folder, or can become one (no file in the way)."""
-    for folder in (out, *out.parents):
-        if folder.exists():
-            if not folder.is_dir():
-                what = "--out" if folder == out else f"--out {out}: {folder}"
-                raise UsageError(f"{what} is a file, not a folder; give a folder for the run folders (it is created if missing)")
-            if not os.access(folder, os.W_OK | os.X_OK):
-                raise UsageError(f"--out {out}: {folder} is not writable")
-            return
+    """``--out`` is a folder, or can become one (no file in the way, files can be created)."""
+    check_output_folder(out, "--out")
 
 
 def check_run_options(opts: RunOptions) -> None:

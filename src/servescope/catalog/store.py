@@ -23,6 +23,7 @@ from pathlib import Path
 
 from servescope.catalog.lock import sha256_file
 from servescope.documents import Dataset, DatasetRow, Document, Hardware, Model, Scenario, Workload, load
+from servescope.documents.walk import Walked, walk
 from servescope.errors import CatalogError
 
 SUBDIRS: dict[str, type[Document]] = {
@@ -46,11 +47,15 @@ def user_roots() -> list[Path]:
     return [Path(p) for p in raw.split(os.pathsep) if p.strip()]
 
 
+def document_walk(root: Path) -> Walked:
+    """Document files under a folder, recursively, in a stable order, and what was skipped."""
+    return walk(root, lambda path: path.suffix.lower() in DOCUMENT_SUFFIXES and path.name != LOCK_FILE)
+
+
 def document_files(root: Path) -> Iterator[Path]:
-    """Document files under a folder, recursively, in a stable order."""
-    for path in sorted(root.rglob("*")):
-        if path.is_file() and path.suffix.lower() in DOCUMENT_SUFFIXES and path.name != LOCK_FILE:
-            yield path
+    """Document files under a folder, recursively, in a stable order (``document_walk``
+    also says which paths it skipped)."""
+    yield from document_walk(root).files
 
 
 def doc_key(doc: Document) -> str:
@@ -86,7 +91,11 @@ class Catalog:
             folder = root / sub
             if not folder.is_dir():
                 continue
-            for path in document_files(folder):
+            walked = document_walk(folder)
+            for path, why in walked.skipped:
+                self.broken.append(path)
+                self.broken_reasons[path] = why
+            for path in walked.files:
                 loaded = load(path)
                 if isinstance(loaded.document, model) and loaded.ok:
                     self.add(sub, loaded.document, path)

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from servescope.catalog.lock import LOCK_FILE_NAME, add_to_lock
-from servescope.catalog.store import Catalog, document_files
+from servescope.catalog.store import Catalog, document_walk
 from servescope.catalog.validate import validate_paths
 from servescope.documents import Dataset, Document, Workload
 
@@ -44,10 +44,11 @@ def _rows(cat: Catalog) -> list[dict[str, Any]]:
 
 def lock_root(root: Path) -> tuple[list[str], list[str]]:
     """Lock the valid, unlocked workloads and datasets under ``root``."""
-    files = [p for sub in ("workloads", "datasets") if (root / sub).is_dir() for p in document_files(root / sub)]
+    walks = [document_walk(root / sub) for sub in ("workloads", "datasets") if (root / sub).is_dir()]
+    files = [p for walked in walks for p in walked.files]
     report = validate_paths(files, Catalog.load([root]))
     docs: list[Document] = []
-    problems = []
+    problems = [f"{path}: {why} (not locked)" for walked in walks for path, why in walked.skipped]
     for loaded in report.files:
         errors = [i for i in loaded.issues if i.level == "error"]
         if errors:

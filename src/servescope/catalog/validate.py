@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from servescope.catalog.rules import catalog_issues
-from servescope.catalog.store import SUBDIRS, Catalog, document_files, packaged_root, user_roots
+from servescope.catalog.store import SUBDIRS, Catalog, document_files, document_walk, packaged_root, user_roots
 from servescope.documents import Dataset, Document, Issue, Loaded, load
-from servescope.documents.base import error
+from servescope.documents.base import error, warning
 
 
 @dataclass
@@ -56,8 +56,12 @@ def validate_paths(paths: Iterable[str | Path], catalog: Catalog | None = None, 
     files = expand(paths)
     report = Report()
     for raw in paths:  # a folder named but holding no document: a gate must not pass on nothing
-        if Path(raw).is_dir() and not any(True for _ in document_files(Path(raw))):
-            report.files.append(Loaded(source=str(raw), issues=[error("", "no documents found (no .yaml, .yml or .json files in it)")]))
+        if Path(raw).is_dir():
+            walked = document_walk(Path(raw))
+            if not walked.files:
+                report.files.append(Loaded(source=str(raw), issues=[error("", "no documents found (no .yaml, .yml or .json files in it)")]))
+            # a path the walk could not use is said, never passed over (a warning: --strict fails on it)
+            report.files.extend(Loaded(source=str(path), issues=[warning("", f"{why}; not validated")]) for path, why in walked.skipped)
     loaded_all = []
     for source, path in files:
         loaded = load(path)

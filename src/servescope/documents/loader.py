@@ -16,6 +16,7 @@ Python object exists; JSON is walked the same way after parsing. A file lists at
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -32,6 +33,7 @@ from servescope.documents.model import Model
 from servescope.documents.prediction import Calibration, Prediction
 from servescope.documents.result import Result
 from servescope.documents.scenario import Scenario
+from servescope.documents.walk import file_type
 from servescope.documents.workload import WORKLOAD_KINDS, Workload
 
 _D = TypeVar("_D", bound=Document)
@@ -191,17 +193,40 @@ class Loaded:
         return not any(i.level == "error" for i in self.issues)
 
 
+def _refuse_non_finite(token: str) -> Any:
+    raise ValueError(f"{token} is not a JSON number (JSON has no NaN or Infinity); give a finite number or null")
+
+
+def _finite_float(token: str) -> float:
+    value = float(token)
+    if not math.isfinite(value):  # 1e400: valid JSON text, but no float holds it (it would be sent as Infinity)
+        raise ValueError(f"{token} is too large for a number (it reads as infinity); give a finite number")
+    return value
+
+
+def parse_json(text: str, *, finite_only: bool = False) -> Any:
+    """Parse JSON text within the document limits (depth, values, list items); duplicate
+    keys refused, and with ``finite_only`` NaN/Infinity too (not JSON, though Python's
+    json reads them). Raises ValueError (DuplicateKeyError, DocumentTooLargeError) with
+    a one-line reason; a nesting too deep for the parser is one of them, never a RecursionError."""
+    try:
+        if finite_only:
+            data = json.loads(text, object_pairs_hook=_no_duplicates_json, parse_constant=_refuse_non_finite, parse_float=_finite_float)
+        else:
+            data = json.loads(text, object_pairs_hook=_no_duplicates_json)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from exc
+    except RecursionError:
+        max_depth = limits.MAX_DOCUMENT_DEPTH
+        raise _too_large(f"is nested too deeply to be a document (more than {max_depth} levels)", max_depth, "SERVESCOPE_MAX_DOCUMENT_DEPTH") from None
+    _check_data_budget(data)
+    return data
+
+
 def parse_text(text: str, suffix: str) -> Any:
     """Parse JSON or YAML text; raises ValueError with a one-line reason."""
     if suffix == ".json":
-        try:
-            data = json.loads(text, object_pairs_hook=_no_duplicates_json)
-        except DuplicateKeyError:
-            raise
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from exc
-        _check_data_budget(data)
-        return data
+        return parse_json(text)
     try:
         _check_yaml_budget(text)
         docs = list(yaml.load_all(text, Loader=_StrictYamlLoader))  # noqa: S506 - SafeLoader subclass
@@ -224,13 +249,16 @@ def parse_text(text: str, suffix: str) -> Any:
 
 def read_data(path: Path) -> tuple[Any, list[Issue]]:
     """Read a file into plain data, or say in one line why not."""
+    odd = file_type(path)  # before exists(): a symlink loop is not "no such file"
+    if odd is not None:
+        return None, [error("", f"is {odd}, not a regular file; give a YAML or JSON file")]
     try:
         if not path.exists():
             return None, [error("", "no such file")]
         if path.is_dir():
             return None, [error("", "is a folder, not a document file")]
         if not path.is_file():
-            return None, [error("", "is not a regular file (a pipe or device?); give a YAML or JSON file")]
+            return None, [error("", "is not a regular file; give a YAML or JSON file")]
         size = path.stat().st_size
         if size > MAX_DOCUMENT_BYTES:
             return None, [error("", f"is {size / 1e6:.1f} MB; documents are limited to {MAX_DOCUMENT_BYTES // (1024 * 1024)} MiB")]

@@ -43,7 +43,6 @@ attention and MoE block.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from pathlib import Path
@@ -51,6 +50,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from servescope import limits
 from servescope.documents import Model
 from servescope.errors import DocumentError
 
@@ -326,17 +326,36 @@ def model_from_config(config: dict[str, Any], *, model_id: str | None = None, na
     return Model.model_validate(doc)
 
 
+def _read_config_json(p: Path) -> Any:
+    """The JSON of a config.json, within the document limits (size, depth), or one line."""
+    from servescope.documents.loader import DocumentTooLargeError, parse_json
+    from servescope.documents.walk import file_type
+
+    odd = file_type(p)
+    if odd is not None:
+        raise DocumentError(str(p), f"is {odd}, not a config.json file")
+    try:
+        if p.stat().st_size > limits.MAX_DOCUMENT_BYTES:
+            raise DocumentError(str(p), f"is larger than {limits.MAX_DOCUMENT_BYTES // (1024 * 1024)} MiB; not a model's config.json")
+        text = p.read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise DocumentError(str(p), f"cannot be read: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise DocumentError(str(p), f"is not UTF-8 text (byte {exc.start}); expected a model's config.json") from exc
+    try:
+        return parse_json(text)
+    except DocumentTooLargeError as exc:  # nested too deeply, too many values
+        raise DocumentError(str(p), f"{exc}; not a model's config.json") from exc
+    except ValueError as exc:
+        raise DocumentError(str(p), f"is not JSON ({exc})") from exc
+
+
 def read_model_config(path: str | Path, *, model_id: str | None = None, name: str | None = None) -> Model:
     """``Model`` from a local ``config.json`` (or a folder holding one)."""
     p = Path(path)
     if p.is_dir():
         p = p / "config.json"
-    try:
-        config = json.loads(p.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise DocumentError(str(p), f"cannot be read: {exc.strerror or exc}") from exc
-    except json.JSONDecodeError as exc:
-        raise DocumentError(str(p), f"is not JSON: {exc.msg} (line {exc.lineno})") from exc
+    config = _read_config_json(p)
     try:
         return model_from_config(config, model_id=model_id or slug(p.parent.name if p.parent.name else "model"), name=name, source=str(p))
     except ValidationError as exc:

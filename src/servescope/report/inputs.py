@@ -20,6 +20,7 @@ from servescope.documents import (
     Workload,
     load,
 )
+from servescope.documents.walk import file_type, walk
 from servescope.errors import ServescopeError
 
 SUFFIXES = (".json", ".yaml", ".yml")
@@ -37,13 +38,15 @@ class Inputs:
     problems: list[str] = field(default_factory=list)
 
 
-def _files(path: Path) -> Iterable[Path]:
-    if path.is_file():
+def _files(path: Path, problems: list[str]) -> Iterable[Path]:
+    """The file named, or the documents and records.jsonl under a folder; a path the
+    walk skipped (FIFO, symlink loop, ...) is one line in ``problems``."""
+    if not path.is_dir():
         yield path
         return
-    for p in sorted(path.rglob("*")):
-        if p.is_file() and (p.suffix in SUFFIXES or p.name == "records.jsonl"):
-            yield p
+    walked = walk(path, lambda p: p.suffix in SUFFIXES or p.name == "records.jsonl")
+    problems.extend(walked.skipped_lines())
+    yield from walked.files
 
 
 def collect_inputs(paths: Iterable[Path], catalog: Catalog | None = None) -> Inputs:
@@ -53,10 +56,11 @@ def collect_inputs(paths: Iterable[Path], catalog: Catalog | None = None) -> Inp
     records: list[Path] = []
     dirs_with_result: set[Path] = set()
     for path in paths:
-        if not path.exists():
-            found.problems.append(f"{path}: no such file or folder")
+        odd = file_type(path)
+        if odd is not None or not path.exists():
+            found.problems.append(f"{path}: {'no such file or folder' if odd is None else f'is {odd}, not a file or folder'}")
             continue
-        for f in _files(path):
+        for f in _files(path, found.problems):
             if f.name == "records.jsonl":
                 records.append(f)
                 continue

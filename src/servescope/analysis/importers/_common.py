@@ -9,10 +9,11 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from servescope.documents.walk import file_type
 from servescope.errors import DocumentError
 
 # Exports are summaries; anything past this is not the file the user meant.
@@ -29,7 +30,19 @@ def fail(path: Path, message: str) -> DocumentError:
     return DocumentError(str(path), message)
 
 
+def refuse_odd(paths: Iterable[Path]) -> None:
+    """An export name in a folder that is not a regular file (FIFO, symlink loop, ...) is
+    refused by name: passing over it would import a run with a measurement missing."""
+    for path in paths:
+        odd = file_type(path)
+        if odd is not None:
+            raise fail(path, f"is {odd}, not a regular file; remove it from the folder or give the export file itself")
+
+
 def read_bytes(path: Path) -> bytes:
+    odd = file_type(path)  # before exists(): a symlink loop is not "no such file"
+    if odd is not None:
+        raise fail(path, f"is {odd}, not a regular file; give the export file")
     try:
         if not path.exists():
             raise fail(path, "no such file")

@@ -27,6 +27,7 @@ from servescope.analysis.importers._common import (
     iso_date,
     number,
     read_json,
+    refuse_odd,
     require_mapping,
     to_ms,
     whole,
@@ -247,9 +248,12 @@ def _point(path: Path, data: Mapping[str, Any]) -> tuple[ImportedPoint, list[str
 def _export_files(path: Path) -> list[Path]:
     """The run exports under an artifact directory, one per run (never the phase copies)."""
     top = path / EXPORT_NAME
+    refuse_odd([top])  # rglob below does not yield a symlink loop or a broken link
     if top.is_file():
         return [top]
-    found = sorted(p for p in path.rglob(EXPORT_NAME) if p.is_file() and "phases" not in p.relative_to(path).parts[:-1])
+    candidates = sorted(p for p in path.rglob(EXPORT_NAME) if "phases" not in p.relative_to(path).parts[:-1])
+    refuse_odd(candidates)
+    found = [p for p in candidates if p.is_file()]
     if not found:
         raise fail(path, f"is a folder with no {EXPORT_NAME} in it; give aiperf's --artifact-dir or the file itself")
     return found

@@ -24,6 +24,7 @@ from servescope.analysis.importers._common import (
     iso_date,
     number,
     read_json,
+    refuse_odd,
     require_mapping,
     whole,
 )
@@ -88,7 +89,9 @@ def _dist(path: Path, latency: Any, name: str) -> dict[str, Any] | None:
 
 
 def _stage_files(path: Path) -> list[Path]:
-    found = [p for p in path.iterdir() if p.is_file() and _STAGE.search(p.name)]
+    candidates = sorted(p for p in path.iterdir() if _STAGE.search(p.name))
+    refuse_odd(candidates)
+    found = [p for p in candidates if p.is_file()]
     if not found:
         raise fail(path, "is a folder with no stage_N_lifecycle_metrics.json in it; give inference-perf's report folder")
     return sorted(found, key=lambda p: int(_STAGE.search(p.name).group(1)))  # type: ignore[union-attr]

@@ -29,6 +29,7 @@ from servescope.analysis.importers._common import (
     iso_date,
     number,
     read_text,
+    refuse_odd,
     whole,
 )
 from servescope.analysis.importers._model import (
@@ -229,7 +230,9 @@ def _point(path: Path, rec: Any, where: str, notes: list[str]) -> tuple[Imported
 def _files(path: Path) -> list[Path]:
     if not path.is_dir():
         return [path]
-    found = sorted(p for p in path.glob("*.json") if p.is_file())
+    candidates = sorted(path.glob("*.json"))
+    refuse_odd(candidates)
+    found = [p for p in candidates if p.is_file()]
     if not found:
         raise fail(path, f"is a folder with no *.json in it; expected {WHAT} or a folder of them")
     return found

@@ -1,0 +1,100 @@
+"""Number options checked before a command does any work: one line each, exit 2.
+
+click reads ``nan``, ``inf`` and ``-1`` as valid floats and ints; a rate, percentile,
+timeout, count or seed that cannot mean anything must be refused by name, never reach
+numpy or the simulator (where it fails late, or with someone else's words).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import typer
+
+from servescope.errors import UsageError
+
+if TYPE_CHECKING:
+    from servescope.catalog.store import Catalog
+
+
+def check_number(
+    value: float | None,
+    flag: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    example: str = "",
+) -> None:
+    """``value`` is None or a finite number in [low, high] (``(low, high]`` with ``low_open``)."""
+    if value is None:
+        return
+    bad = not math.isfinite(value)
+    if not bad and low is not None:
+        bad = value <= low if low_open else value < low
+    if not bad and high is not None:
+        bad = value > high
+    if bad:
+        lo = "" if low is None else f"{'(' if low_open else '['}{low:g}"
+        hi = "" if high is None else f"{high:g}]"
+        if lo and hi:
+            span = f" in {lo}, {hi}"
+        elif lo:
+            span = f" > {low:g}" if low_open else f" >= {low:g}"
+        elif hi:
+            span = f" <= {high:g}"
+        else:
+            span = ""
+        raise UsageError(f"{flag} {value:g}: give a finite number{span}" + (f", e.g. {example}" if example else ""))
+
+
+def check_count(value: int | None, flag: str, *, low: int = 1, high: int | None = None, what: str = "") -> None:
+    """``value`` is None or a whole number in [low, high]."""
+    if value is None:
+        return
+    if value < low or (high is not None and value > high):
+        span = f"{low:,}..{high:,}" if high is not None else f"at least {low:,}"
+        raise UsageError(f"{flag} {value}: give {span}" + (f" {what}" if what else ""))
+
+
+def check_seed(value: int | None, flag: str = "--seed") -> None:
+    """A random seed numpy accepts: a non-negative integer (``default_rng`` refuses -1)."""
+    check_count(value, flag, low=0, what="(a seed is a non-negative integer)")
+
+
+def check_scenario_name(name: str | None, flag: str = "--scenario") -> Catalog:
+    """A scenario name recorded in a measurement must be one the catalog knows (compare,
+    report and validate look it up); returns the catalog, loaded once for the command."""
+    from servescope.catalog.store import Catalog
+
+    catalog = Catalog.load()
+    known = catalog.ids("scenarios")
+    if name is not None and name not in known:
+        shown = ", ".join(known[:20]) + (f" (+{len(known) - 20} more)" if len(known) > 20 else "")
+        raise UsageError(
+            f"{flag} {name!r}: not a scenario of the catalog; known: {shown or 'none'} "
+            "(a scenario of your own: a Scenario file in a folder on SERVESCOPE_CATALOG_PATH)"
+        )
+    return catalog
+
+
+# click's error base class, as the click typer runs on (typer 0.29 bundles its own copy,
+# so ``click.ClickException`` would not catch it): found from typer's public BadParameter.
+CLICK_ERROR: type[Exception] = next(k for k in typer.BadParameter.__mro__ if k.__name__ == "ClickException")
+
+
+def click_error_line(exc: Exception) -> str:
+    """click's parse error as one line: what was wrong, then where to read the options.
+    Empty for the help a bare group prints (``servescope catalog``): already shown."""
+    if type(exc).__name__ == "NoArgsIsHelpError":
+        return ""
+    format_message = getattr(exc, "format_message", None)
+    message = " ".join(str(format_message() if format_message else exc).split())
+    ctx = getattr(exc, "ctx", None)
+    if ctx is not None:
+        message += f" (see {ctx.command_path} --help)"
+    return message
+
+
+__all__ = ["CLICK_ERROR", "check_count", "check_scenario_name", "click_error_line", "check_number", "check_seed"]
