@@ -275,7 +275,8 @@ def run_command(
         raise UsageError(f"--min-success-rate {min_success_rate!r}: give a share in 0..1, e.g. 0.95")
     check_run_options(opts)  # every option, before the engine starts or anything is written
     catalog = check_scenario_name(scenario)
-    catalog.workload(workload)  # an unknown id: one line before the progress bar starts
+    if resolved_load.load.source == "catalog" and resolved_load.load.workload_id is not None:
+        catalog.workload(resolved_load.load.workload_id)  # an unknown id: one line before the progress bar starts
     if unsafe_code_exec:
         import os
 
