@@ -42,7 +42,7 @@ def schedule_span_s(n: int, rate: float) -> float:
     return (n - 1) / rate if n > 1 else 0.0
 
 
-def check_rate(rate: float, n: int, option: str = "rate") -> None:
+def check_rate(rate: float, n: int, option: str = "--rate") -> None:
     """Refuse (``ScheduleError``, one line naming ``option``) a rate that is not a finite
     number > 0, or whose n requests would take longer than ``MAX_SCHEDULE_S`` to send.
     The one check for every place that takes a rate: run, predict, stages, sweeps."""
