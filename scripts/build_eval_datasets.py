@@ -551,7 +551,7 @@ def instruction_pool(rng: random.Random) -> list[tuple[str, list[dict[str, Any]]
         (f"Include the word '{inc}'.", [{"rule": "contains", "value": inc}], {"include"}),
         (f"Do not use the word '{avoid}'.", [{"rule": "not_contains", "value": avoid}], {"avoid"}),
         (f"Use the word '{rep}' at least {times} times.", [{"rule": "keyword_count", "value": {"word": rep, "min": times}}], {"repeat"}),
-        ("Give it a title wrapped in double angular brackets, like <<my title>>.", [{"rule": "title"}], {"title", "wrap"}),
+        ("Give it a title wrapped in double angular brackets, like <<my title>>.", [{"rule": "title"}], {"title", "wrap", "start"}),
         (
             f"Include at least {n_ph} placeholders in square brackets, such as [name].",
             [{"rule": "placeholder_count", "value": n_ph}],
