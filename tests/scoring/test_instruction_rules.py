@@ -117,3 +117,28 @@ def test_a_rule_value_the_rule_cannot_use_is_broken_not_a_crash() -> None:
     for rule in ({"rule": "keyword_count", "value": "rain"}, {"rule": "section_count", "value": 3}, {"rule": "json_keys", "value": "a"}, {"rule": "ends_with"}):
         s = score_item("instruction", Output("rain"), None, {"rules": [rule]})
         assert s.correct is False and s.detail is not None and rule["rule"] in s.detail, s
+
+
+NATURAL_FORMAT_V2_ANSWERS = {
+    "max_words": "Grey waves, cold wind, and gulls over the harbour.",
+    "lowercase": "the sea was calm and grey this morning.",
+    "bullets": "- Rain is water.\n- It falls from clouds.\n- It fills rivers.",
+    "no_commas": "Autumn leaves fall slowly. The air smells of smoke and rain.",
+    "ends_with": "We cleaned the last cup and the coffee was done.",
+    "json": '```json\n{"topic": "trains", "mood": "calm"}\n```',
+    "uppercase": "THE LAST TRAIN HOME",
+    "starts_with": "Today, the library was quiet.",
+}
+
+
+def test_natural_answers_keep_every_rule_of_eval_format_v2() -> None:
+    """Each kind of eval-format-v2 row, answered the way a person would: kept strictly."""
+    import json
+
+    from servescope.catalog.store import packaged_root
+
+    rows = [json.loads(line) for line in (packaged_root() / "datasets" / "eval-format-v2.jsonl").read_text().splitlines()]
+    for category, answer in NATURAL_FORMAT_V2_ANSWERS.items():
+        row = next(r for r in rows if r["category"] == category)
+        s = score_item("instruction", Output(answer), None, row["score_args"])
+        assert (s.strict, s.correct) == (True, True), (row["text"], s)
