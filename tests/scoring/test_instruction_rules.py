@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
+from servescope.catalog.store import packaged_root
 from servescope.scoring import score_item
 from servescope.scoring.base import Output
 from servescope.scoring.instruction import RULES, loose_variants
@@ -133,10 +135,6 @@ NATURAL_FORMAT_V2_ANSWERS = {
 
 def test_natural_answers_keep_every_rule_of_eval_format_v2() -> None:
     """Each kind of eval-format-v2 row, answered the way a person would: kept strictly."""
-    import json
-
-    from servescope.catalog.store import packaged_root
-
     rows = [json.loads(line) for line in (packaged_root() / "datasets" / "eval-format-v2.jsonl").read_text().splitlines()]
     for category, answer in NATURAL_FORMAT_V2_ANSWERS.items():
         row = next(r for r in rows if r["category"] == category)
