@@ -87,7 +87,8 @@ SUBSETS = [
         "eval": {"scorer": "exact", "confidence": True},
         "params": {"concurrency": 4, "num_requests": 8, "output_tokens": 48, "seed": 0, "temperature": 0.0, "timeout_s": 300, "shuffle": False},
     },
-    # The suites of docs/scored-suites-v2.md: a few rows each, in file order (seeded, mixed).
+    # The suites of docs/scored-suites-v2.md: a few rows each, in file order (seeded, mixed);
+    # enough rows that a right answer is among them (SmolLM2 mostly answers "A": at chance).
     {
         "id": "eval-itest-instruction-v1",
         "name": "verifiable-instructions subset",
@@ -100,7 +101,7 @@ SUBSETS = [
         "name": "harder knowledge subset (mc and short answers)",
         "dataset_id": "eval-knowledge-v2",
         "eval": {"scorer": "mc"},
-        "params": {"concurrency": 4, "num_requests": 16, "output_tokens": 128, "seed": 0, "temperature": 0.0, "timeout_s": 300, "shuffle": False},
+        "params": {"concurrency": 4, "num_requests": 24, "output_tokens": 128, "seed": 0, "temperature": 0.0, "timeout_s": 300, "shuffle": False},
     },
     {
         "id": "eval-itest-science-v1",
@@ -114,7 +115,7 @@ SUBSETS = [
         "name": "commonsense subset (mc and short answers)",
         "dataset_id": "eval-commonsense-v1",
         "eval": {"scorer": "mc"},
-        "params": {"concurrency": 4, "num_requests": 8, "output_tokens": 128, "seed": 0, "temperature": 0.0, "timeout_s": 300, "shuffle": False},
+        "params": {"concurrency": 4, "num_requests": 16, "output_tokens": 128, "seed": 0, "temperature": 0.0, "timeout_s": 300, "shuffle": False},
     },
     {
         "id": "eval-itest-cli-v1",
