@@ -87,6 +87,36 @@ SUBSETS = [
         "eval": {"scorer": "exact", "confidence": True},
         "params": {"concurrency": 4, "num_requests": 8, "output_tokens": 48, "seed": 0, "temperature": 0.0, "timeout_s": 300, "shuffle": False},
     },
+    # The suites of docs/scored-suites-v2.md: a few rows each, in file order (seeded, mixed);
+    # enough rows that a right answer is among them (SmolLM2 mostly answers "A": at chance).
+    {
+        "id": "eval-itest-instruction-v1",
+        "name": "verifiable-instructions subset",
+        "dataset_id": "eval-instruction-v1",
+        "eval": {"scorer": "instruction"},
+        "params": {"concurrency": 4, "num_requests": 8, "output_tokens": 384, "seed": 0, "temperature": 0.0, "timeout_s": 300, "shuffle": False},
+    },
+    {
+        "id": "eval-itest-knowledge-v2",
+        "name": "harder knowledge subset (mc and short answers)",
+        "dataset_id": "eval-knowledge-v2",
+        "eval": {"scorer": "mc"},
+        "params": {"concurrency": 4, "num_requests": 24, "output_tokens": 128, "seed": 0, "temperature": 0.0, "timeout_s": 300, "shuffle": False},
+    },
+    {
+        "id": "eval-itest-science-v1",
+        "name": "science subset (mc and short answers)",
+        "dataset_id": "eval-science-v1",
+        "eval": {"scorer": "mc"},
+        "params": {"concurrency": 4, "num_requests": 8, "output_tokens": 128, "seed": 0, "temperature": 0.0, "timeout_s": 300, "shuffle": False},
+    },
+    {
+        "id": "eval-itest-commonsense-v1",
+        "name": "commonsense subset (mc and short answers)",
+        "dataset_id": "eval-commonsense-v1",
+        "eval": {"scorer": "mc"},
+        "params": {"concurrency": 4, "num_requests": 16, "output_tokens": 128, "seed": 0, "temperature": 0.0, "timeout_s": 300, "shuffle": False},
+    },
     {
         "id": "eval-itest-cli-v1",
         "name": "one question through the CLI",
@@ -153,6 +183,29 @@ def test_grounded_subset_reports_abstention(runs: dict[str, RunArtifacts]) -> No
 def test_multi_turn_tool_rows_are_answered_not_refused(runs: dict[str, RunArtifacts]) -> None:
     """Rows with assistant tool_calls and tool results in their messages reach the model."""
     assert runs["eval-itest-tools-v1"].result.metrics.completed_requests == 4
+
+
+V2_SUBSETS = ["eval-itest-instruction-v1", "eval-itest-knowledge-v2", "eval-itest-science-v1", "eval-itest-commonsense-v1"]
+
+
+@pytest.mark.parametrize("workload_id", V2_SUBSETS)
+def test_v2_suites_score_the_real_model_strictly_between_0_and_1(runs: dict[str, RunArtifacts], workload_id: str) -> None:
+    """Neither floor nor ceiling on these rows (docs/scored-suites-v2.md has the full suites): a
+    scorer that rejects every answer, or accepts every answer, fails here."""
+    scores = runs[workload_id].result.scores
+    assert scores is not None and scores.accuracy is not None and scores.success_rate == 1.0
+    assert 0 < scores.accuracy < 1, [(i.id, i.correct, i.predicted) for i in scores.items or []]
+
+
+def test_instruction_subset_reports_strict_and_loose(runs: dict[str, RunArtifacts]) -> None:
+    """accuracy is prompt-level loose, strict_accuracy prompt-level strict (never above it); every
+    item says how many of its instructions it kept each way."""
+    scores = runs["eval-itest-instruction-v1"].result.scores
+    assert scores is not None and scores.strict_accuracy is not None and scores.accuracy is not None
+    assert scores.strict_accuracy <= scores.accuracy
+    for item in scores.items or []:
+        assert item.detail is not None and item.detail.startswith("strict "), item
+        assert item.strict is not True or item.correct, item
 
 
 def test_real_model_answers_a_knowledge_question(runs: dict[str, RunArtifacts]) -> None:

@@ -1,54 +1,218 @@
 """instruction: the answer follows the row's rules (``args.rules``: a list of
-``{"rule": NAME, "value": ...}``). Score = share of rules kept; correct = all kept.
+``{"rule": NAME, "value": ...}``), IFEval-style verifiable instructions.
 
-Rules: max_words, min_words, max_chars, lowercase, uppercase, no_commas, starts_with,
-ends_with, contains, not_contains, line_count, bullet_count, json, language_ascii.
-An unknown rule counts as broken (the row is wrong, not the model) and is named."""
+Each rule is checked twice. *Strict*: on the answer as sent (thinking stripped).
+*Loose*: on the answer and its variants with the first line, the last line or both
+removed, each also with markdown ``*`` stripped; a rule is kept loosely when any
+non-empty variant keeps it (a "Sure, here it is:" preamble or a closing remark does not
+break a format). ``strict`` = every rule kept strictly (IFEval prompt-level strict);
+``correct`` = every rule kept loosely (prompt-level loose); ``score`` = share of rules
+kept loosely (instruction level); ``detail`` gives both counts, ``strict k/n; loose
+m/n``, and names the broken rules.
+
+Rules (value in brackets):
+  words: max_words, min_words [n]; max_chars [n]
+  sentences: max_sentences, min_sentences, sentence_count [n]
+  paragraphs: paragraph_count [n] (blocks split by blank lines or ``***`` lines)
+  lines: line_count [n] (non-empty lines)
+  case: lowercase, uppercase
+  punctuation: no_commas; quotation (the whole answer in double quotes)
+  phrases: starts_with, ends_with [text] (compared without the surrounding quotes,
+    punctuation, markdown and whitespace, case-insensitive, on a word boundary)
+  keywords: contains, not_contains [word or phrase; a word matches whole words];
+    keyword_count [{"word": w, "min": n} and/or "max": n]
+  structure: bullet_count [n] (``-``, ``*``, ``•`` or ``1.`` lines); title (a
+    ``<<title>>``); placeholder_count [n] (at least n ``[name]`` placeholders);
+    highlight_count [n] (at least n ``*highlighted*`` sections); section_count
+    [{"marker": "SECTION", "count": n}] (exactly n parts headed ``SECTION 1``, ...);
+    postscript [marker, default "P.S."] (a line starting with the marker)
+  JSON: json (the answer, fences allowed, parses); json_keys [keys] (a JSON object
+    with at least those keys)
+  script: language_ascii [true/false]
+An unknown rule, or a value the rule cannot use, counts as broken (the row is wrong, not
+the model) and is named."""
 
 from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Callable
 from typing import Any
 
 from servescope.scoring.base import Args, Output, Score
 from servescope.scoring.text import strip_thinking
 
+_WORD = re.compile(r"\b[\w'-]+\b")
+_JSON_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+|\n+")
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+_PLACEHOLDER = re.compile(r"\[[^\[\]\n]*\w[^\[\]\n]*\]")
+_HIGHLIGHT = re.compile(r"\*\*[^\n*]*\w[^\n*]*\*\*|(?<!\*)\*[^\n*]*\w[^\n*]*\*(?!\*)")
+_TITLE = re.compile(r"<<[^\n<>]*\w[^\n<>]*>>")
+_PARAGRAPH_BREAK = re.compile(r"\n\s*\n|^\s*\*\*\*\s*$", re.MULTILINE)
+_EDGE_EXTRA = set("`~^")
+
 
 def _words(t: str) -> int:
-    return len(re.findall(r"\b[\w'-]+\b", t))
+    return len(_WORD.findall(t))
 
 
-def _is_json(t: str) -> bool:
-    body = re.sub(r"^```(?:json)?\s*|\s*```$", "", t.strip())
-    try:
-        json.loads(body)
-    except ValueError:
-        return False
-    return True
+def _sentences(t: str) -> int:
+    return sum(1 for part in _SENTENCE_END.split(t.strip()) if re.search(r"\w", part))
+
+
+def _paragraphs(t: str) -> int:
+    return sum(1 for part in _PARAGRAPH_BREAK.split(t) if part.strip())
 
 
 def _lines(t: str) -> list[str]:
     return [ln for ln in t.splitlines() if ln.strip()]
 
 
+def _json_body(t: str) -> Any:
+    """The parsed answer (one ``` fence allowed); ValueError when it is not JSON."""
+    return json.loads(_JSON_FENCE.sub("", t.strip()))
+
+
+def _is_json(t: str, _v: Any) -> bool:
+    try:
+        _json_body(t)
+    except ValueError:
+        return False
+    return True
+
+
+def _json_keys(t: str, v: Any) -> bool:
+    if not isinstance(v, list) or not v:
+        raise ValueError("json_keys needs a list of keys")
+    try:
+        body = _json_body(t)
+    except ValueError:
+        return False
+    return isinstance(body, dict) and all(str(k) in body for k in v)
+
+
+def _edge(c: str) -> bool:
+    """Quotes, punctuation, markdown marks and whitespace around a phrase."""
+    return c.isspace() or unicodedata.category(c)[0] in "PZ" or c in _EDGE_EXTRA
+
+
+def _trim(t: str) -> str:
+    start, end = 0, len(t)
+    while start < end and _edge(t[start]):
+        start += 1
+    while end > start and _edge(t[end - 1]):
+        end -= 1
+    return t[start:end].lower()
+
+
+def _phrase(v: Any) -> str:
+    phrase = _trim(str(v if v is not None else ""))
+    if not phrase:
+        raise ValueError("the rule needs a word or phrase")
+    return phrase
+
+
+def _starts_with(t: str, v: Any) -> bool:
+    """'Today, the sea...' starts with 'Today'; 'Todays' does not (a word boundary)."""
+    body, phrase = _trim(t), _phrase(v)
+    return body.startswith(phrase) and not (len(body) > len(phrase) and phrase[-1].isalnum() and body[len(phrase)].isalnum())
+
+
+def _ends_with(t: str, v: Any) -> bool:
+    """'... and then we were done.' ends with 'done'; '... undone' does not."""
+    body, phrase = _trim(t), _phrase(v)
+    return body.endswith(phrase) and not (len(body) > len(phrase) and phrase[0].isalnum() and body[-len(phrase) - 1].isalnum())
+
+
+def _occurrences(t: str, v: Any) -> int:
+    """Whole-word matches for a word or phrase of words ('sea' is not in 'season'), else substrings."""
+    needle = str(v if v is not None else "").strip()
+    if not needle:
+        raise ValueError("the rule needs a word or phrase")
+    pattern = re.escape(needle)
+    if needle[0].isalnum():
+        pattern = r"(?<!\w)" + pattern
+    if needle[-1].isalnum():
+        pattern += r"(?!\w)"
+    return len(re.findall(pattern, t, re.IGNORECASE))
+
+
+def _keyword_count(t: str, v: Any) -> bool:
+    if not isinstance(v, dict) or "word" not in v or not ({"min", "max"} & set(v)):
+        raise ValueError('keyword_count needs {"word": ..., "min": n and/or "max": n}')
+    n = _occurrences(t, v["word"])
+    return n >= int(v.get("min", 0)) and ("max" not in v or n <= int(v["max"]))
+
+
+def _section_count(t: str, v: Any) -> bool:
+    if not isinstance(v, dict) or not v.get("marker") or "count" not in v:
+        raise ValueError('section_count needs {"marker": ..., "count": n}')
+    headers = re.findall(r"(?:^|\s)" + re.escape(str(v["marker"])) + r"\s*(\d+)", t, re.IGNORECASE)
+    return [int(h) for h in headers] == list(range(1, int(v["count"]) + 1))
+
+
+def _postscript(t: str, v: Any) -> bool:
+    marker = str(v or "P.S.").strip()
+    # "P.S.", "P. S." and "p.s." are one marker: letters compared case-free, spaces optional.
+    pattern = r"\s*".join(re.escape(c) for c in marker.replace(" ", ""))
+    return re.search(r"^[\s*_>#-]*" + pattern, t, re.IGNORECASE | re.MULTILINE) is not None
+
+
+def _quotation(t: str, _v: Any) -> bool:
+    body = t.strip()
+    return len(body) > 2 and body[0] in '"“' and body[-1] in '"”'
+
+
 RULES: dict[str, Callable[[str, Any], bool]] = {
     "max_words": lambda t, v: _words(t) <= int(v),
     "min_words": lambda t, v: _words(t) >= int(v),
     "max_chars": lambda t, v: len(t) <= int(v),
+    "max_sentences": lambda t, v: _sentences(t) <= int(v),
+    "min_sentences": lambda t, v: _sentences(t) >= int(v),
+    "sentence_count": lambda t, v: _sentences(t) == int(v),
+    "paragraph_count": lambda t, v: _paragraphs(t) == int(v),
+    "line_count": lambda t, v: len(_lines(t)) == int(v),
     "lowercase": lambda t, v: t == t.lower() and any(c.isalpha() for c in t),
     "uppercase": lambda t, v: t == t.upper() and any(c.isalpha() for c in t),
-    "no_commas": lambda t, v: "," not in t,
-    "starts_with": lambda t, v: t.lstrip().lower().startswith(str(v).lower()),
-    "ends_with": lambda t, v: t.rstrip().lower().endswith(str(v).lower()),
-    "contains": lambda t, v: str(v).lower() in t.lower(),
-    "not_contains": lambda t, v: str(v).lower() not in t.lower(),
-    "line_count": lambda t, v: len(_lines(t)) == int(v),
-    "bullet_count": lambda t, v: sum(1 for ln in _lines(t) if re.match(r"^\s*(?:[-*•]|\d+[.)])\s+", ln)) == int(v),
-    "json": lambda t, v: _is_json(t),
+    "no_commas": lambda t, v: "," not in t and "，" not in t,
+    "quotation": _quotation,
+    "starts_with": _starts_with,
+    "ends_with": _ends_with,
+    "contains": lambda t, v: _occurrences(t, v) > 0,
+    "not_contains": lambda t, v: _occurrences(t, v) == 0,
+    "keyword_count": _keyword_count,
+    "bullet_count": lambda t, v: sum(1 for ln in _lines(t) if _BULLET.match(ln)) == int(v),
+    "title": lambda t, v: _TITLE.search(t) is not None,
+    "placeholder_count": lambda t, v: len(_PLACEHOLDER.findall(t)) >= int(v),
+    "highlight_count": lambda t, v: len(_HIGHLIGHT.findall(t)) >= int(v),
+    "section_count": _section_count,
+    "postscript": _postscript,
+    "json": _is_json,
+    "json_keys": _json_keys,
     "language_ascii": lambda t, v: all(ord(c) < 128 for c in t) == bool(v),
 }
+
+
+def loose_variants(text: str) -> list[str]:
+    """The answer, without its first line, its last line, or both; each also without
+    markdown ``*``. Empty cuts are dropped (nothing left is not a kept format)."""
+    lines = text.split("\n")
+    cuts = [text, "\n".join(lines[1:]), "\n".join(lines[:-1]), "\n".join(lines[1:-1])]
+    variants = [text]  # always: what passes strictly passes loosely
+    for cut in cuts:
+        for v in (cut.strip(), cut.replace("*", "").strip()):
+            if v and v not in variants:
+                variants.append(v)
+    return variants
+
+
+def _kept(check: Callable[[str, Any], bool], text: str, value: Any) -> bool:
+    try:
+        return bool(check(text, value))
+    except (TypeError, ValueError, KeyError):
+        return False
 
 
 def score(output: Output, expected: object, args: Args) -> Score:
@@ -56,21 +220,31 @@ def score(output: Output, expected: object, args: Args) -> Score:
     text = strip_thinking(output.text)
     if not rules:
         return Score(False, 0.0, text[:80] or None, detail="the row names no rules")
-    broken = []
+    variants = loose_variants(text)
+    strict_broken: list[str] = []
+    loose_broken: list[str] = []
     for rule in rules:
         name = rule.get("rule") if isinstance(rule, dict) else None
         check = RULES.get(str(name))
-        try:
-            ok = check is not None and check(text, rule.get("value"))
-        except (TypeError, ValueError):
-            ok = False
-        if not ok:
-            broken.append(str(name) if check is not None else f"unknown rule {name!r}")
-    kept = len(rules) - len(broken)
+        if check is None:
+            strict_broken.append(f"unknown rule {name!r}")
+            loose_broken.append(f"unknown rule {name!r}")
+            continue
+        value = rule.get("value") if isinstance(rule, dict) else None
+        if not _kept(check, text, value):
+            strict_broken.append(str(name))
+        if not any(_kept(check, v, value) for v in variants):
+            loose_broken.append(str(name))
+    n = len(rules)
+    detail = f"strict {n - len(strict_broken)}/{n}; loose {n - len(loose_broken)}/{n}"
+    if strict_broken:
+        detail += "; broken: " + ", ".join(strict_broken)
+    if loose_broken:
+        detail += "; broken loosely too: " + ", ".join(loose_broken)
     return Score(
-        correct=not broken,
-        score=kept / len(rules),
+        correct=not loose_broken,
+        score=(n - len(loose_broken)) / n,
         predicted=text[:80] or None,
-        strict=not broken,
-        detail=("broken: " + ", ".join(broken)) if broken else None,
+        strict=not strict_broken,
+        detail=detail,
     )
