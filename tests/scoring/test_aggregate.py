@@ -82,3 +82,9 @@ def test_calibration_only_when_the_suite_asks_and_over_the_items_that_stated_one
 def test_calibration_when_nobody_stated_a_confidence_is_null_not_invented() -> None:
     block = scores_block([item(0, True), item(1, False)], "exact", confidence_asked=True)
     assert block["calibration"] == {"ece": None, "mce": None, "bins": [], "answered_with_confidence": 0}
+
+
+def test_strict_accuracy_counts_a_failed_request_as_not_strict_so_it_never_exceeds_accuracy() -> None:
+    items = [item(0, True, strict=True), item(1, True, strict=True), item(2, None), item(3, None)]
+    block = scores_block(items, "exact")
+    assert block["accuracy"] == 0.5 and block["strict_accuracy"] == 0.5

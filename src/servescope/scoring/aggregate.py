@@ -67,7 +67,10 @@ def scores_block(all_items: list[ScoredItem], workload_scorer: str, confidence_a
     items = [i for i in all_items if not i.unsupported]
     n = len(items)
     correct = [bool(i.score and i.score.correct) for i in items]
-    strict_known = [i for i in items if i.score is not None and i.score.strict is not None]
+    # strict over the same items as accuracy: a request that failed was not answered in the asked-for
+    # form either (it counts as not strict), so strict never reads above flexible
+    has_strict_form = any(i.score is not None and i.score.strict is not None for i in items)
+    strict_known = [i for i in items if i.score is None or i.score.strict is not None] if has_strict_form else []
     completed = [i for i in items if i.completed]
     latencies = [i.latency_ms for i in completed if i.latency_ms is not None]
     groups: dict[str, dict[str, list[bool]]] = {"by_category": defaultdict(list), "by_difficulty": defaultdict(list)}
