@@ -21,6 +21,7 @@ from typing import Any
 
 from servescope import limits
 from servescope.errors import UsageError
+from servescope.workload.jsonl_lines import jsonl_values
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 MAX_SHAREGPT_BYTES = 256 * 1024 * 1024
@@ -80,27 +81,16 @@ def _jsonl_prompt(obj: Any, where: str) -> FilePrompt:
 
 def _read_jsonl(path: Path, flag: str, cap: int) -> PromptFile:
     digest = hashlib.sha256()
-    prompts: list[FilePrompt] = []
-    with path.open("rb") as fh:
-        line_no = 0
-        while len(prompts) < cap:
-            raw = fh.readline(MAX_LINE_BYTES + 1)
-            if not raw:
-                break
-            line_no += 1
-            where = f"{flag} {path}: line {line_no}"
-            if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
-                raise UsageError(f"{where}: longer than {MAX_LINE_BYTES // (1024 * 1024)} MiB")
-            if line_no == 1:
-                raw = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte order mark some editors write
-            if not raw.strip():
-                continue
-            digest.update(raw.rstrip(b"\r\n") + b"\n")
-            try:
-                obj = json.loads(raw)
-            except ValueError:
-                raise UsageError(f"{where}: not JSON; give one JSON object per line (or a ShareGPT .json file)") from None
-            prompts.append(_jsonl_prompt(obj, where))
+    lines = jsonl_values(
+        path,
+        flag,
+        digest,
+        cap=cap,
+        max_line_bytes=MAX_LINE_BYTES,
+        too_long=f"longer than {MAX_LINE_BYTES // (1024 * 1024)} MiB",
+        not_json="not JSON; give one JSON object per line (or a ShareGPT .json file)",
+    )
+    prompts = [_jsonl_prompt(obj, where) for where, obj in lines]
     return PromptFile(str(path), "jsonl", prompts, digest.hexdigest())
 
 

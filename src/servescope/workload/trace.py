@@ -17,7 +17,6 @@ file, the line and the field.
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 from array import array
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from typing import Any
 
 from servescope import limits
 from servescope.errors import UsageError
+from servescope.workload.jsonl_lines import jsonl_values
 
 MAX_LINE_BYTES = 1024 * 1024
 MAX_TRACE_REQUESTS = 200_000
@@ -97,31 +97,20 @@ def read_trace(path: Path, max_requests: int | None = None, *, flag: str = "--tr
     requests: list[TraceRequest] = []
     previous: float | None = None
     cap = max_requests if max_requests is not None else MAX_TRACE_REQUESTS
-    with path.open("rb") as fh:
-        line_no = 0
-        while len(requests) < cap:
-            raw = fh.readline(MAX_LINE_BYTES + 1)
-            if not raw:
-                break
-            line_no += 1
-            where = f"{flag} {path}: line {line_no}"
-            if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
-                raise UsageError(f"{where}: longer than {MAX_LINE_BYTES // 1024} KiB; a trace line is one small JSON object")
-            if line_no == 1:
-                raw = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte order mark some editors write
-            if not raw.strip():
-                continue
-            digest.update(raw.rstrip(b"\r\n") + b"\n")
-            try:
-                obj = json.loads(raw)
-            except ValueError:
-                raise UsageError(f"{where}: not JSON; give one JSON object per line") from None
-            req = _request(obj, where, previous)
-            previous = req.timestamp_ms
-            requests.append(req)
-        else:
-            if max_requests is None and fh.readline(MAX_LINE_BYTES + 1).strip():
-                raise UsageError(f"{flag} {path}: more than {MAX_TRACE_REQUESTS:,} requests; give --num-requests N to replay the first N")
+    lines = jsonl_values(
+        path,
+        flag,
+        digest,
+        cap=cap,
+        max_line_bytes=MAX_LINE_BYTES,
+        too_long=f"longer than {MAX_LINE_BYTES // 1024} KiB; a trace line is one small JSON object",
+        not_json="not JSON; give one JSON object per line",
+        beyond_cap=f"more than {MAX_TRACE_REQUESTS:,} requests; give --num-requests N to replay the first N" if max_requests is None else None,
+    )
+    for where, obj in lines:
+        req = _request(obj, where, previous)
+        previous = req.timestamp_ms
+        requests.append(req)
     if not requests:
         raise UsageError(f"{flag} {path}: no request in the file; give JSONL lines with timestamp, input_length and output_length")
     return Trace(str(path), requests, digest.hexdigest())
