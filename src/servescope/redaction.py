@@ -47,8 +47,9 @@ _MIN_LEARNED_LEN = 8
 
 # --- keys ---------------------------------------------------------------------------------
 
-# A key that is a credential on its own (one word after splitting).
-_SECRET_WORDS = frozenset(
+# Words that name a credential, as the whole key or as its last word (``token``,
+# ``hf_token``, ``client_secret``, ``set-cookie``, ``proxy-authorization``).
+_CREDENTIAL_WORDS = frozenset(
     {
         "authorization",
         "auth",
@@ -65,33 +66,14 @@ _SECRET_WORDS = frozenset(
         "cookies",
         "credential",
         "credentials",
-        "bearer",
-        "jwt",
     }
 )
-# The last word of a longer key that makes it a credential (``hf_token``, ``client_secret``,
-# ``x-api-key``, ``aws_secret_access_key``, ``set-cookie``, ``proxy-authorization``).
-_SECRET_LAST_WORDS = frozenset(
-    {
-        "authorization",
-        "auth",
-        "apikey",
-        "token",
-        "secret",
-        "secrets",
-        "key",
-        "keys",
-        "password",
-        "passwords",
-        "passwd",
-        "pwd",
-        "passphrase",
-        "cookie",
-        "cookies",
-        "credential",
-        "credentials",
-    }
-)
+# A key that is a credential on its own (one word after splitting): also an auth scheme's
+# name (a bare ``key`` is not: a KV cache's ``key: 3``).
+_SECRET_WORDS = _CREDENTIAL_WORDS | {"bearer", "jwt"}
+# The last word of a longer key that makes it a credential (also ``x-api-key``,
+# ``aws_secret_access_key``).
+_SECRET_LAST_WORDS = _CREDENTIAL_WORDS | {"key", "keys"}
 # Any word of a key that makes it a credential wherever it stands (``password_file`` is not
 # a credential but its neighbour ``db_password_v2`` is; better one redacted path too many).
 _SECRET_ANY_WORDS = frozenset({"password", "passwd", "passphrase"})
