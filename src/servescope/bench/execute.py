@@ -14,7 +14,7 @@ from servescope.bench.client import send
 from servescope.bench.endpoint import Endpoint
 from servescope.bench.fail_fast import FailFast
 from servescope.bench.load import arrival_offsets_ns, closed_loop, open_loop
-from servescope.bench.outcome import PointOutcome
+from servescope.bench.outcome import PointOutcome, planned_record
 from servescope.bench.records import RecordWriter
 from servescope.bench.scrape import MetricsSampler, PointSamplers
 from servescope.bench.sessions import sessions_loop
@@ -69,17 +69,7 @@ async def run_point(
         await send_one(req, start_abs_ns)
 
     async def send_one(req: PlannedRequest, start_abs_ns: int) -> RequestRecord:
-        record = RequestRecord(
-            request_id=req.request_id,
-            phase=req.phase,  # type: ignore[arg-type]
-            concurrency=point.concurrency,
-            point=point.index,
-            context_tokens=point.context_tokens,
-            prompt_id=req.prompt_id,
-            group=req.group,
-            start_ns=start_abs_ns - t0_ns,
-            expected=req.expected,
-        )
+        record = planned_record(req, point, start_abs_ns - t0_ns)
         if fail_fast is not None and fail_fast.stopped:
             fail_fast.mark_not_sent(record)
         else:

@@ -13,7 +13,24 @@ from typing import Any
 from servescope.analysis.metrics import Columns
 from servescope.bench.load import LoadOutcome
 from servescope.documents.record import RequestRecord
-from servescope.workload.plan import PlannedPoint
+from servescope.workload.plan import PlannedPoint, PlannedRequest
+
+
+def planned_record(req: PlannedRequest, point: PlannedPoint, start_ns: int) -> RequestRecord:
+    """The record of a planned request, sent or not, before its outcome: what the plan
+    says of it (id, phase, point, prompt, group, expected answer), starting at
+    ``start_ns`` from the run's start."""
+    return RequestRecord(
+        request_id=req.request_id,
+        phase=req.phase,  # type: ignore[arg-type]
+        concurrency=point.concurrency,
+        point=point.index,
+        context_tokens=point.context_tokens,
+        prompt_id=req.prompt_id,
+        group=req.group,
+        start_ns=start_ns,
+        expected=req.expected,
+    )
 
 
 @dataclass

@@ -17,26 +17,19 @@ import time
 from collections.abc import Awaitable, Callable
 
 from servescope.bench.load import LoadOutcome
+from servescope.bench.outcome import planned_record
 from servescope.documents.record import RequestRecord
 from servescope.workload.plan import PlannedPoint, PlannedRequest
 
 
 def _not_sent(req: PlannedRequest, point: PlannedPoint, now_ns: int, failed: str) -> RequestRecord:
-    return RequestRecord(
-        request_id=req.request_id,
-        phase=req.phase,  # type: ignore[arg-type]
-        concurrency=point.concurrency,
-        point=point.index,
-        prompt_id=req.prompt_id,
-        group=req.group,
-        start_ns=now_ns,
-        sent_ns=now_ns,
-        end_ns=now_ns,
-        ok=False,
-        stage="send",
-        category="cancelled",
-        error=f"not sent: turn {failed} of this session failed, and its answer is the history this turn needs",
-    )
+    record = planned_record(req, point, now_ns)
+    record.sent_ns = record.end_ns = now_ns
+    record.ok = False
+    record.stage = "send"
+    record.category = "cancelled"
+    record.error = f"not sent: turn {failed} of this session failed, and its answer is the history this turn needs"
+    return record
 
 
 async def sessions_loop(
