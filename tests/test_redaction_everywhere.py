@@ -18,7 +18,6 @@ import contextlib
 import hashlib
 import json
 import os
-import signal
 import subprocess
 import sys
 import threading
@@ -36,6 +35,7 @@ from servescope.errors import EngineError
 from servescope.scoring import sandbox
 from servescope.scoring.code_exec import UNSAFE_ENV
 from tests.bench.hostile import _chunk, hostile_server
+from tests.sleepers import kill_sleepers, unique_mark
 
 pytestmark = pytest.mark.integration
 
@@ -192,20 +192,8 @@ CODE_ROWS = [
 ]
 
 
-def _sleepers(mark: str) -> list[int]:
-    pids = []
-    for pid in os.listdir("/proc"):
-        if pid.isdigit():
-            try:
-                if Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[:2] == [b"sleep", mark.encode()]:
-                    pids.append(int(pid))
-            except OSError:
-                pass
-    return pids
-
-
 def test_unsafe_code_exec_run_is_marked_and_contained(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    mark = f"{2000 + uuid.uuid4().int % 1000}.{uuid.uuid4().int % 10**6}"
+    mark = unique_mark()
     # The answer prints our environment (it must hold no secret of ours), detaches a sleeper and sleeps forever.
     code = (
         "import os, sys, time\n"
@@ -250,9 +238,7 @@ def test_unsafe_code_exec_run_is_marked_and_contained(tmp_path: Path, monkeypatc
         thread = threading.Thread(target=lambda: done.append(run_workload(opts, Progress(on_notice=notices.append), catalog=Catalog.load([root]))), daemon=True)
         thread.start()
         thread.join(120)
-        leftover = _sleepers(mark)
-        for pid in leftover:
-            os.kill(pid, signal.SIGKILL)  # what a failing run left behind, by pid
+        leftover = kill_sleepers(mark)  # what a failing run left behind, by pid
         thread.join(30)
     assert done, "the run hung on code that detached"
     assert leftover == []

@@ -4,7 +4,6 @@ sandbox disabled (UnsafeRunner), where it must succeed: so these tests can fail.
 from __future__ import annotations
 
 import os
-import signal
 import socket
 import textwrap
 import time
@@ -15,6 +14,7 @@ import pytest
 
 from servescope.errors import UsageError
 from servescope.scoring.sandbox import BwrapRunner, Limits, UnsafeRunner, find_sandbox
+from tests.sleepers import kill_sleepers, unique_mark
 
 pytestmark = pytest.mark.integration
 
@@ -60,35 +60,17 @@ def escape_env(run: Callable[[str], object], tmp: Path) -> bool:
         del os.environ["SERVESCOPE_TEST_API_KEY"]
 
 
-MARK = "31.4159"
-
-
-def _orphans() -> list[int]:
-    """Pids of the test's own marked ``sleep`` (found by its unique argument)."""
-    pids = []
-    for pid in os.listdir("/proc"):
-        if pid.isdigit():
-            try:
-                if Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[:2] == [b"sleep", MARK.encode()]:
-                    pids.append(int(pid))
-            except OSError:
-                pass
-    return pids
-
-
 def escape_orphan(run: Callable[[str], object], tmp: Path) -> bool:
+    mark = unique_mark()
     run(
         textwrap.dedent(f"""
         import subprocess
-        subprocess.Popen(['sleep', '{MARK}'], start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.Popen(['sleep', '{mark}'], start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         print('parent exits')
     """)
     )
     time.sleep(0.5)
-    orphans = _orphans()
-    for pid in orphans:  # clean up what the unsafe run left behind, by pid
-        os.kill(pid, signal.SIGKILL)
-    return bool(orphans)
+    return bool(kill_sleepers(mark))  # clean up what the unsafe run left behind, by pid
 
 
 ESCAPES = [escape_network, escape_write, escape_env, escape_orphan]

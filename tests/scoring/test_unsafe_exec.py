@@ -5,12 +5,9 @@ Both runners: the unsafe one and bubblewrap."""
 
 from __future__ import annotations
 
-import os
-import signal
 import textwrap
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
@@ -21,6 +18,7 @@ from servescope.errors import UsageError
 from servescope.scoring import sandbox, score_item
 from servescope.scoring.base import Output
 from servescope.scoring.sandbox import OUTPUT_CHARS, BwrapRunner, Limits, UnsafeRunner, find_sandbox
+from tests.sleepers import kill_sleepers, sleepers, unique_mark
 
 pytestmark = pytest.mark.integration
 
@@ -28,26 +26,12 @@ T = TypeVar("T")
 ALLOWED_ENV = {"PATH", "HOME", "TMPDIR", "LANG", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE", sandbox.MARKER_ENV}
 
 
-def _sleepers(mark: str) -> list[int]:
-    """Pids of ``sleep MARK`` processes (the test's own, found by its unique argument)."""
-    pids = []
-    for pid in os.listdir("/proc"):
-        if pid.isdigit():
-            try:
-                if Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[:2] == [b"sleep", mark.encode()]:
-                    pids.append(int(pid))
-            except OSError:
-                pass
-    return pids
-
-
 @pytest.fixture
 def mark() -> Iterator[str]:
     """A unique ``sleep`` argument; whatever a failing run left behind is killed, by pid."""
-    value = f"{1000 + uuid.uuid4().int % 1000}.{uuid.uuid4().int % 10**6}"
+    value = unique_mark()
     yield value
-    for pid in _sleepers(value):
-        os.kill(pid, signal.SIGKILL)
+    kill_sleepers(value)
 
 
 def _bwrap() -> BwrapRunner:
@@ -104,7 +88,7 @@ def test_a_setsid_child_is_killed_on_timeout(runner: str, mark: str) -> None:
     assert execution.timed_out and not execution.passed
     assert took < 15
     time.sleep(0.2)
-    assert _sleepers(mark) == []
+    assert sleepers(mark) == []
 
 
 @pytest.mark.parametrize("runner", RUNNERS, ids=str)
@@ -114,7 +98,7 @@ def test_a_double_forked_daemon_neither_hangs_the_run_nor_survives_it(runner: st
     assert execution.returncode == 0 and "parent exits" in execution.stdout
     assert took < 8  # the code's own time, not its daemon's
     time.sleep(0.2)
-    assert _sleepers(mark) == []
+    assert sleepers(mark) == []
 
 
 @pytest.fixture
@@ -133,7 +117,7 @@ def test_a_code_exec_item_that_detaches_fails_as_a_timeout(unsafe_only: None, ma
     assert score.detail is not None and score.detail.startswith("timeout:")
     assert took < 15
     time.sleep(0.2)
-    assert _sleepers(mark) == []
+    assert sleepers(mark) == []
 
 
 PLANTED = {
