@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from servescope.errors import UsageError
-from servescope.scoring.sandbox import BwrapRunner, Limits, UnsafeRunner, find_sandbox
+from servescope.scoring.sandbox import BwrapRunner, Limits, UnsafeRunner
+from tests.scoring.conftest import working_sandbox
 from tests.sleepers import kill_sleepers, unique_mark
 
 pytestmark = pytest.mark.integration
@@ -21,12 +21,7 @@ pytestmark = pytest.mark.integration
 
 @pytest.fixture(scope="module")
 def sandbox() -> BwrapRunner:
-    try:
-        runner = find_sandbox()
-    except UsageError as exc:
-        pytest.fail(f"no working sandbox on this machine kind: {exc}")
-    assert isinstance(runner, BwrapRunner)
-    return runner
+    return working_sandbox()
 
 
 def _listener() -> tuple[socket.socket, int]:

@@ -14,10 +14,10 @@ from typing import TypeVar
 
 import pytest
 
-from servescope.errors import UsageError
 from servescope.scoring import sandbox, score_item
 from servescope.scoring.base import Output
-from servescope.scoring.sandbox import OUTPUT_CHARS, BwrapRunner, Limits, UnsafeRunner, find_sandbox
+from servescope.scoring.sandbox import OUTPUT_CHARS, BwrapRunner, Limits, UnsafeRunner
+from tests.scoring.conftest import working_sandbox
 from tests.sleepers import kill_sleepers, sleepers, unique_mark
 
 pytestmark = pytest.mark.integration
@@ -34,16 +34,7 @@ def mark() -> Iterator[str]:
     kill_sleepers(value)
 
 
-def _bwrap() -> BwrapRunner:
-    try:
-        runner = find_sandbox()
-    except UsageError as exc:
-        pytest.fail(f"no working sandbox on this machine kind: {exc}")
-    assert isinstance(runner, BwrapRunner)
-    return runner
-
-
-RUNNERS: dict[str, Callable[[], BwrapRunner | UnsafeRunner]] = {"unsafe": UnsafeRunner, "bwrap": _bwrap}
+RUNNERS: dict[str, Callable[[], BwrapRunner | UnsafeRunner]] = {"unsafe": UnsafeRunner, "bwrap": working_sandbox}
 
 
 def setsid_sleeper(mark: str) -> str:
