@@ -65,16 +65,16 @@ def test_a_bad_records_file_is_named_and_the_others_are_summarized(tmp_path: Pat
     assert problem.startswith(str(bad)) and "resolved_params" in problem
 
 
+def _summarize(tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """``servescope summarize --in TMP/runs --out TMP/out``, as a user runs it."""
+    cmd = [sys.executable, "-m", "servescope", "summarize", "--in", str(tmp_path / "runs"), "--out", str(tmp_path / "out")]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+
+
 def test_summarize_cli_marks_partial_runs_and_reports_drops(tmp_path: Path) -> None:
     _run_dir(tmp_path / "runs", "a", [_line(request_id="p", phase="cooldown"), _line(request_id="t", start_ns="x")])
     _run_dir(tmp_path / "runs", "b", header={**HEADER, "resolved_params": []})
-    proc = subprocess.run(
-        [sys.executable, "-m", "servescope", "summarize", "--in", str(tmp_path / "runs"), "--out", str(tmp_path / "out")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    proc = _summarize(tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
     assert f"{tmp_path / 'runs' / 'b' / 'records.jsonl'}: " in proc.stderr
@@ -136,13 +136,7 @@ def test_impossible_counts_in_indexed_records_are_dropped_with_their_line_and_fi
 def test_summarize_cli_names_the_line_and_field_of_a_dropped_record(tmp_path: Path) -> None:
     base = {"point": 0, "start_ns": 100, "first_token_ns": 103, "end_ns": 109, "chunk_ns": [103, 109], "input_tokens": 5}
     path = _indexed_run(tmp_path / "runs", [RequestRecord(request_id="neg", output_tokens=-60, **base)])  # type: ignore[arg-type]
-    proc = subprocess.run(
-        [sys.executable, "-m", "servescope", "summarize", "--in", str(tmp_path / "runs"), "--out", str(tmp_path / "out")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    proc = _summarize(tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr and proc.stderr == ""
     assert f"{path}: 1 record(s) dropped: 1 bad-token-count (first bad-token-count at line 5: output_tokens = -60)" in proc.stdout
