@@ -62,3 +62,11 @@ def test_bom_and_crlf_do_not_change_what_is_read_or_its_sha256(tmp_path: Path, r
     plain.write_bytes(text + b"\n" + text + b"\n")
     windows.write_bytes(b"\xef\xbb\xbf" + text + b"\r\n\r\n" + text + b"\r\n")
     assert read(windows).sha256 == read(plain).sha256 == hashlib.sha256(text + b"\n" + text + b"\n").hexdigest()
+
+
+@pytest.mark.parametrize(("read", "flag"), [(read_prompt_file, "--input-file"), (read_trace, "--trace")], ids=["prompt_file", "trace"])
+def test_a_missing_file_or_a_folder_is_one_line_naming_the_flag(tmp_path: Path, read: Callable[[Path], Any], flag: str) -> None:
+    with pytest.raises(UsageError, match=rf"^{flag} {tmp_path / 'absent.jsonl'}: no such file$"):
+        read(tmp_path / "absent.jsonl")
+    with pytest.raises(UsageError, match=rf"^{flag} {tmp_path}: a folder, not a file$"):
+        read(tmp_path)

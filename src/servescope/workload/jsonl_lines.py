@@ -25,6 +25,12 @@ class Digest(Protocol):
     def update(self, data: bytes, /) -> None: ...
 
 
+def require_file(path: Path, flag: str) -> None:
+    """Nothing, or one line saying that the file given with ``flag`` is missing or a folder."""
+    if not path.is_file():
+        raise UsageError(f"{flag} {path}: {'a folder, not a file' if path.is_dir() else 'no such file'}")
+
+
 def jsonl_values(
     path: Path,
     flag: str,
@@ -66,4 +72,4 @@ def jsonl_values(
             raise UsageError(f"{flag} {path}: {beyond_cap}")
 
 
-__all__ = ["jsonl_values"]
+__all__ = ["jsonl_values", "require_file"]

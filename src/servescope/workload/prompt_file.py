@@ -21,7 +21,7 @@ from typing import Any
 
 from servescope import limits
 from servescope.errors import UsageError
-from servescope.workload.jsonl_lines import jsonl_values
+from servescope.workload.jsonl_lines import jsonl_values, require_file
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 MAX_SHAREGPT_BYTES = 256 * 1024 * 1024
@@ -130,8 +130,7 @@ def _read_sharegpt(path: Path, flag: str, cap: int) -> PromptFile:
 
 def read_prompt_file(path: Path, max_requests: int | None = None, *, flag: str = "--input-file") -> PromptFile:
     """The file's prompts (the first ``max_requests``), or one line saying what is wrong."""
-    if not path.is_file():
-        raise UsageError(f"{flag} {path}: {'a folder, not a file' if path.is_dir() else 'no such file'}")
+    require_file(path, flag)
     cap = max_requests if max_requests is not None else MAX_FILE_PROMPTS
     with path.open("rb") as fh:
         head = fh.read(4096).removeprefix(b"\xef\xbb\xbf").lstrip()

@@ -25,7 +25,7 @@ from typing import Any
 
 from servescope import limits
 from servescope.errors import UsageError
-from servescope.workload.jsonl_lines import jsonl_values
+from servescope.workload.jsonl_lines import jsonl_values, require_file
 
 MAX_LINE_BYTES = 1024 * 1024
 MAX_TRACE_REQUESTS = 200_000
@@ -91,8 +91,7 @@ def _request(obj: Any, where: str, previous_ms: float | None) -> TraceRequest:
 
 def read_trace(path: Path, max_requests: int | None = None, *, flag: str = "--trace") -> Trace:
     """The first ``max_requests`` requests of the trace (all when None), or one line."""
-    if not path.is_file():
-        raise UsageError(f"{flag} {path}: {'a folder, not a file' if path.is_dir() else 'no such file'}")
+    require_file(path, flag)
     digest = hashlib.sha256()
     requests: list[TraceRequest] = []
     previous: float | None = None
