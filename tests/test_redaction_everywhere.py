@@ -126,6 +126,13 @@ def test_no_planted_secret_reaches_any_file_or_stream(server: str, tmp_path: Pat
             }
         ],
     )
+    # --scenario names a catalog scenario (one of the user catalog's here), whose file holds a credential
+    (root / "scenarios").mkdir()
+    packaged = (Path(__file__).resolve().parents[1] / "src" / "servescope" / "data" / "scenarios" / "tiny-llama-on-cpu.yaml").read_text(encoding="utf-8")
+    (root / "scenarios" / "team-x.yaml").write_text(
+        packaged.replace("name: tiny-llama-on-cpu", "name: team-x").replace("notes: ", f"notes: team-x password={SECRETS['scenario']}. "),
+        encoding="utf-8",
+    )
     env = {
         **os.environ,
         "SERVESCOPE_CATALOG_PATH": str(root),
@@ -151,7 +158,7 @@ def test_no_planted_secret_reaches_any_file_or_stream(server: str, tmp_path: Pat
             "--extra-body",
             json.dumps(extra_body),
             "--scenario",
-            f"team-x password={SECRETS['scenario']}",
+            "team-x",
             "--min-success-rate",
             "0",
             env=env,
