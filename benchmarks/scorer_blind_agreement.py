@@ -1,0 +1,79 @@
+"""Agreement of the scorers with the held-out blind set (issue 33).
+
+Loads benchmarks/scorer_styles_blind.jsonl (made by make_scorer_styles_blind.py
+without reading the scorers), scores every non-ambiguous case with
+servescope.scoring.score_item, and prints agreement, false accepts (scorer says
+right, grader says wrong) and false rejects per suite and scorer. For the
+instruction scorer it also shows agreement by its strict verdict, since its
+`correct` follows the loose one. Writes benchmarks/results/scorer_styles_blind.json.
+
+Run: PYTHONPATH=src .venv/bin/python benchmarks/scorer_blind_agreement.py   (~2 s)
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from servescope.scoring import score_item
+from servescope.scoring.base import Output
+
+ROOT = Path(__file__).resolve().parent.parent
+DATASETS = ROOT / "src" / "servescope" / "data" / "datasets"
+CASES = ROOT / "benchmarks" / "scorer_styles_blind.jsonl"
+OUT = ROOT / "benchmarks" / "results" / "scorer_styles_blind.json"
+
+
+def load_rows() -> dict[str, dict[str, Any]]:
+    rows: dict[str, dict[str, Any]] = {}
+    for path in DATASETS.glob("eval-*.jsonl"):
+        for line in path.read_text().splitlines():
+            row = json.loads(line)
+            rows[row["id"]] = row
+    return rows
+
+
+def main() -> None:
+    rows = load_rows()
+    cases = [json.loads(line) for line in CASES.read_text().splitlines()]
+    table: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])  # n, agree, FA, FR
+    strict = [0, 0, 0, 0]
+    disagreements: list[dict[str, Any]] = []
+    for case in cases:
+        if case["ambiguous"]:
+            continue
+        row = rows[case["row_id"]]
+        expected = row["expected"] if "expected" in row else row.get("answer")
+        score = score_item(case["scorer"], Output(case["text"], case.get("tool_calls") or []), expected, row.get("score_args"))
+        got = bool(score.correct)
+        for key in ((case["suite"], case["scorer"]), ("ALL", case["scorer"]), ("ALL", "ALL")):
+            cell = table[key]
+            cell[0] += 1
+            cell[1 if got == case["verdict"] else 2 if got else 3] += 1
+        if case["scorer"] == "instruction":
+            s = bool(score.strict)
+            strict[0] += 1
+            strict[1 if s == case["verdict"] else 2 if s else 3] += 1
+        if got != case["verdict"]:
+            keep = ("suite", "row_id", "scorer", "style", "verdict", "text")
+            disagreements.append({**{k: case[k] for k in keep}, "scorer_correct": got, "predicted": score.predicted})
+    print(f"{'suite':24s} {'scorer':12s} {'n':>5s} {'agree':>7s} {'FA':>4s} {'FR':>4s}")
+    for key in sorted(table, key=lambda k: (k[0] == "ALL", k)):
+        n, agree, fa, fr = table[key]
+        print(f"{key[0]:24s} {key[1]:12s} {n:5d} {agree / n:7.1%} {fa:4d} {fr:4d}")
+    print(f"instruction by its strict verdict: n={strict[0]} agree={strict[1] / strict[0]:.1%} FA={strict[2]} FR={strict[3]}")
+    summary = {
+        "cases": len(cases),
+        "ambiguous_left_out": sum(c["ambiguous"] for c in cases),
+        "by_suite_scorer": {f"{k[0]}|{k[1]}": {"n": v[0], "agree": v[1], "false_accepts": v[2], "false_rejects": v[3]} for k, v in table.items()},
+        "instruction_strict": {"n": strict[0], "agree": strict[1], "false_accepts": strict[2], "false_rejects": strict[3]},
+        "disagreements": disagreements,
+    }
+    OUT.write_text(json.dumps(summary, ensure_ascii=False, indent=1) + "\n")
+    print(f"{len(disagreements)} disagreements -> {OUT.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
