@@ -63,7 +63,7 @@ def test_a_validated_scenario_carries_its_groups_interval_in_every_document() ->
     assert iv.factors["itl_ms"][0] <= shipped["engine"]["vLLM"]["itl_ms"][0] and iv.factors["itl_ms"][1] >= shipped["engine"]["vLLM"]["itl_ms"][1]
     for p in run.prediction.points:
         assert p.intervals is not None and p.output_tokens_per_sec is not None
-        lo, hi = p.intervals["output_tokens_per_sec"]
+        lo, _hi = p.intervals["output_tokens_per_sec"]
         assert math.isclose(lo, p.output_tokens_per_sec * iv.factors["output_tokens_per_sec"][0])
     assert run.result is not None and run.result.resolved_params["prediction_interval"]["validated"] is True
     text = format_table(run.prediction)

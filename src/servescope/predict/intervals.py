@@ -102,7 +102,7 @@ def interval_for_groups(groups: dict[str, str], data: dict[str, Any] | None = No
             f"({', '.join(f'{m} ×{lo:.2g}–{hi:.2g}' for m, (lo, hi) in factors.items())}) — measure and `servescope calibrate`"
         )
     else:
-        basis = f"widest held-out {int(round(100 * data['coverage']))} % range of its groups: {named}"
+        basis = f"widest held-out {round(100 * data['coverage'])} % range of its groups: {named}"
         if unvalidated:
             basis += f"; not in the validation set: {', '.join(unvalidated)}"
     return Interval(float(data["coverage"]), factors, basis, not missing_required, dict(groups), warnings)
