@@ -214,18 +214,24 @@ class _Job:
     cache: ClassVar[dict[tuple[str, str], dict[str, list[float]]]] = {}  # (run, calibration) -> errors per metric
 
 
-def _point_errors(names: list[str], cal_of: Any) -> dict[str, list[float]]:
-    out: dict[str, list[float]] = {m: [] for m in METRICS}
+def _point_ratios(names: list[str], cal_of: Any) -> dict[str, list[tuple[str, float]]]:
+    """(run, predicted / measured) of every point of ``names``, per metric: the signed held-out error."""
+    out: dict[str, list[tuple[str, float]]] = {m: [] for m in METRICS}
     for n in names:
         _run, scen, dep, cases = _Job.prepared[n]
         cal = cal_of(scen, dep)
         key = (n, json.dumps(cal.as_dict(), sort_keys=True))
         if key not in _Job.cache:
             ev = evaluate(scen, cases, cal, METRICS, _Job.cat, model=dep.model, hardware=dep.hardware)
-            _Job.cache[key] = {m: [abs(p - q) / q for p, q in zip(ev.predicted[m], ev.measured[m], strict=True)] for m in METRICS}
+            _Job.cache[key] = {m: [p / q for p, q in zip(ev.predicted[m], ev.measured[m], strict=True)] for m in METRICS}
         for m in METRICS:
-            out[m] += _Job.cache[key][m]
+            out[m] += [(n, r) for r in _Job.cache[key][m]]
     return out
+
+
+def _point_errors(names: list[str], cal_of: Any) -> dict[str, list[float]]:
+    """|predicted − measured| / measured of every point, per metric."""
+    return {m: [abs(r - 1.0) for _, r in v] for m, v in _point_ratios(names, cal_of).items()}
 
 
 def _shipped_errors(name: str) -> tuple[tuple[str, str], dict[str, list[float]]]:
@@ -293,7 +299,8 @@ def _held_out(group: tuple[tuple[str, str], set[str]]) -> dict[str, Any]:
     for n in members:
         runs_of[by_name[n].scenario].append(n)
     scenarios = sorted(runs_of)
-    by_scenario = [_point_errors(runs_of[sc], cal_of) for sc in scenarios]
+    ratios_by_scenario = [_point_ratios(runs_of[sc], cal_of) for sc in scenarios]
+    by_scenario = [{m: [abs(r - 1.0) for _, r in v] for m, v in rs.items()} for rs in ratios_by_scenario]
     errs = {m: [e for r in by_scenario for e in r[m]] for m in METRICS}
     points = max(len(v) for v in errs.values())
     exact = {m: 100 * float(np.mean(v)) for m, v in errs.items() if v}
@@ -314,6 +321,9 @@ def _held_out(group: tuple[tuple[str, str], set[str]]) -> dict[str, Any]:
         "scenarios": len(scenarios),
         "mape_ci95_by_scenario": interval,
         "misses_goal": misses,
+        # every point's signed held-out error, predicted / measured, with its run: what
+        # benchmarks/prediction_intervals.py builds the shipped intervals and their coverage from
+        "ratios": {m: [[n, round(r, 6)] for rs in ratios_by_scenario for n, r in rs[m]] for m in METRICS},
         "seconds": round(time.monotonic() - t_group, 1),
     }
 

@@ -233,17 +233,28 @@ def compare(
         print(cmp.format_markdown(c), end="")
     else:
         table = Table(title=f"{c.a_name} (A) vs {c.b_name} (B)")
-        for col in ("concurrency", "metric", "A", "B", "error %"):
+        for col in ("concurrency", "metric", "A", "B", "error %", "in interval"):
             table.add_column(col, justify="left" if col == "metric" else "right")
         for p in c.pairs:
-            table.add_row(str(p.concurrency), p.metric, f"{p.a:,.2f}", f"{p.b:,.2f}", "-" if p.error_pct is None else f"{p.error_pct:+.1f}")
+            table.add_row(
+                str(p.concurrency),
+                p.metric,
+                f"{p.a:,.2f}",
+                f"{p.b:,.2f}",
+                "-" if p.error_pct is None else f"{p.error_pct:+.1f}",
+                cmp.inside_text(p.inside_interval),
+            )
         out.print(table)
         summary = Table(title="per metric")
-        for col in ("metric", "points", "MAPE %", "max |error| %"):
+        for col in ("metric", "points", "MAPE %", "max |error| %", "inside the predicted interval"):
             summary.add_column(col, justify="left" if col == "metric" else "right")
         for m in c.per_metric:
             summary.add_row(
-                m.metric, str(m.points), "-" if m.mape_pct is None else f"{m.mape_pct:.1f}", "-" if m.max_abs_pct is None else f"{m.max_abs_pct:.1f}"
+                m.metric,
+                str(m.points),
+                "-" if m.mape_pct is None else f"{m.mape_pct:.1f}",
+                "-" if m.max_abs_pct is None else f"{m.max_abs_pct:.1f}",
+                cmp.inside_count(m),
             )
         out.print(summary)
         if c.unpaired_a or c.unpaired_b:

@@ -104,7 +104,7 @@ def test_zero_reference_gives_no_percentage() -> None:
 
 def test_formats(tmp_path: Path) -> None:
     c = compare(predicted(), measured())
-    assert format_csv(c).splitlines()[1] == "1,ttft_ms,110.0,100.0,10.0"
+    assert format_csv(c).splitlines()[1] == "1,ttft_ms,110.0,100.0,10.0,"  # no interval: no verdict
     data = json.loads(format_json(c))
     assert math.isclose(data["per_metric"][0]["mape_pct"], 17.5)
     assert "| 8 | ttft_ms | 150.00 | 200.00 | -25.0 |" in format_markdown(c)
@@ -172,3 +172,20 @@ def test_strict_and_flexible_accuracy_are_compared_side_by_side() -> None:
     lines = score_lines(s)
     assert any(line.startswith("accuracy: A 100.0 %, B 100.0 %") for line in lines)
     assert any(line.startswith("strict accuracy (the asked-for form) over 3 items: A 100.0 %, B 33.3 %") for line in lines)
+
+
+def test_compare_says_per_point_whether_the_measurement_lies_in_the_predicted_interval() -> None:
+    points = [
+        {"concurrency": 1, "ttft_ms": 110.0, "output_tokens_per_sec": 100.0, "intervals": {"ttft_ms": [90.0, 130.0], "output_tokens_per_sec": [80.0, 95.0]}},
+        {"concurrency": 8, "ttft_ms": 150.0, "intervals": {"ttft_ms": [120.0, 180.0]}},
+    ]
+    c = compare(predicted(points=points), measured())
+    inside = {(p.concurrency, p.metric): p.inside_interval for p in c.pairs}
+    # measured TTFT 100 in [90, 130]; 200 not in [120, 180]; tok/s 100 not in [80, 95]
+    assert inside == {(1, "ttft_ms"): True, (1, "output_tokens_per_sec"): False, (8, "ttft_ms"): False}
+    per = {m.metric: (m.inside_interval, m.with_interval) for m in c.per_metric}
+    assert per["ttft_ms"] == (1, 2) and per["output_tokens_per_sec"] == (0, 1)
+    assert "| 1 | ttft_ms | 110.00 | 100.00 | 10.0 | yes |" in format_markdown(c)
+    swapped = compare(measured(), predicted(points=points))  # the prediction as B: same verdicts
+    assert {(p.concurrency, p.metric): p.inside_interval for p in swapped.pairs} == inside
+    assert all(p.inside_interval is None for p in compare(predicted(), measured()).pairs)  # no interval: no verdict

@@ -53,6 +53,8 @@ class PairedValue:
     a: float
     b: float
     error_pct: float | None  # None when B is 0
+    # where one side is a prediction with an interval: whether the other side's value lies in it
+    inside_interval: bool | None = None
 
 
 @dataclass
@@ -61,6 +63,8 @@ class MetricError:
     points: int
     mape_pct: float | None
     max_abs_pct: float | None
+    inside_interval: int | None = None  # of the points with an interval, how many held the measurement
+    with_interval: int = 0
 
 
 @dataclass
@@ -108,6 +112,32 @@ class Comparison:
         return asdict(self)
 
 
+#: a predicted field -> the interval metric whose factors bound it (predict.intervals.FIELDS)
+_INTERVAL_METRIC = {
+    "ttft_ms": "ttft_ms",
+    "ttft_p50_ms": "ttft_ms",
+    "itl_ms": "itl_ms",
+    "itl_p50_ms": "itl_ms",
+    "output_tokens_per_sec": "output_tokens_per_sec",
+}
+
+
+def _interval(doc: EvaluationRun | Prediction | Result, row: Any, metric: str) -> tuple[float, float] | None:
+    """The predicted interval of ``row``'s ``metric``: a Prediction point's own, or a simulated
+    Result's factors (``resolved_params.prediction_interval``) times the value."""
+    own = getattr(row, "intervals", None)
+    if isinstance(own, dict) and metric in own:
+        lo, hi = own[metric]
+        return float(lo), float(hi)
+    if isinstance(doc, Result) and doc.timing_mode == "simulated" and metric in _INTERVAL_METRIC:
+        block = doc.resolved_params.get("prediction_interval")
+        factors = block.get("factors", {}).get(_INTERVAL_METRIC[metric]) if isinstance(block, dict) else None
+        value = getattr(row, metric, None)
+        if factors and value is not None:
+            return float(value) * float(factors[0]), float(value) * float(factors[1])
+    return None
+
+
 def compare(a: EvaluationRun | Prediction | Result, b: EvaluationRun | Prediction | Result, *, force: bool = False) -> Comparison:
     rows_a, id_a = table_of(a)
     rows_b, id_b = table_of(b)
@@ -143,12 +173,21 @@ def compare(a: EvaluationRun | Prediction | Result, b: EvaluationRun | Predictio
             if va is None or vb is None:
                 continue
             err = (float(va) - float(vb)) / float(vb) * 100.0 if vb else None
-            out.pairs.append(PairedValue(conc, metric, float(va), float(vb), err))
+            band_a, band_b = _interval(a, pa, metric), _interval(b, pb, metric)
+            inside = None
+            if band_a is not None and band_b is None:
+                inside = band_a[0] <= float(vb) <= band_a[1]
+            elif band_b is not None and band_a is None:
+                inside = band_b[0] <= float(va) <= band_b[1]
+            out.pairs.append(PairedValue(conc, metric, float(va), float(vb), err, inside))
     for metric in COMPARED_METRICS:
         errs = [abs(p.error_pct) for p in out.pairs if p.metric == metric and p.error_pct is not None]
         n = sum(1 for p in out.pairs if p.metric == metric)
+        judged = [p.inside_interval for p in out.pairs if p.metric == metric and p.inside_interval is not None]
         if n:
-            out.per_metric.append(MetricError(metric, n, sum(errs) / len(errs) if errs else None, max(errs) if errs else None))
+            out.per_metric.append(
+                MetricError(metric, n, sum(errs) / len(errs) if errs else None, max(errs) if errs else None, sum(judged) if judged else None, len(judged))
+            )
     scored = [isinstance(d, Result) and d.scores is not None and bool(d.scores.items) for d in (a, b)]
     if all(scored):
         assert isinstance(a, Result) and isinstance(b, Result)
@@ -286,9 +325,18 @@ def score_lines(s: ScoreComparison) -> list[str]:
 def format_csv(c: Comparison) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["concurrency", "metric", "a", "b", "error_pct"])
+    w.writerow(["concurrency", "metric", "a", "b", "error_pct", "inside_interval"])
     for p in c.pairs:
-        w.writerow([p.concurrency, p.metric, repr(p.a), repr(p.b), "" if p.error_pct is None else repr(p.error_pct)])
+        w.writerow(
+            [
+                p.concurrency,
+                p.metric,
+                repr(p.a),
+                repr(p.b),
+                "" if p.error_pct is None else repr(p.error_pct),
+                "" if p.inside_interval is None else p.inside_interval,
+            ]
+        )
     return buf.getvalue()
 
 
@@ -296,13 +344,21 @@ def _f(v: float | None, d: int = 2) -> str:
     return "—" if v is None else f"{v:,.{d}f}"
 
 
+def inside_text(inside: bool | None) -> str:
+    return "-" if inside is None else ("yes" if inside else "no")
+
+
+def inside_count(m: MetricError) -> str:
+    return "-" if m.inside_interval is None else f"{m.inside_interval} of {m.with_interval}"
+
+
 def format_markdown(c: Comparison) -> str:
     lines = [f"# {c.a_name} (A) vs {c.b_name} (B)", ""]
     lines += [f"> {w}" for w in c.warnings]
-    lines += ["", "| concurrency | metric | A | B | error % |", "|---|---|---|---|---|"]
-    lines += [f"| {p.concurrency} | {p.metric} | {_f(p.a)} | {_f(p.b)} | {_f(p.error_pct, 1)} |" for p in c.pairs]
-    lines += ["", "| metric | points | MAPE % | max abs error % |", "|---|---|---|---|"]
-    lines += [f"| {m.metric} | {m.points} | {_f(m.mape_pct, 1)} | {_f(m.max_abs_pct, 1)} |" for m in c.per_metric]
+    lines += ["", "| concurrency | metric | A | B | error % | in the predicted interval |", "|---|---|---|---|---|---|"]
+    lines += [f"| {p.concurrency} | {p.metric} | {_f(p.a)} | {_f(p.b)} | {_f(p.error_pct, 1)} | {inside_text(p.inside_interval)} |" for p in c.pairs]
+    lines += ["", "| metric | points | MAPE % | max abs error % | inside the predicted interval |", "|---|---|---|---|---|"]
+    lines += [f"| {m.metric} | {m.points} | {_f(m.mape_pct, 1)} | {_f(m.max_abs_pct, 1)} | {inside_count(m)} |" for m in c.per_metric]
     if c.scores is not None:
         lines += ["", "## Scores (same items, A − B)", ""] + [f"- {line}" for line in score_lines(c.scores)]
     return "\n".join(lines) + "\n"

@@ -7,7 +7,7 @@ shared/seeds/metrics-contract.txt): per-device utilization and queue lengths.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -18,10 +18,29 @@ from servescope.documents.base import (
     NonEmptyStr,
     NonNegFloat,
     NonNegInt,
+    StrictModel,
     UnitFloat,
     error,
 )
 from servescope.documents.evaluation_run import EvaluationPoint, check_points
+
+#: [low, high]
+Range = Annotated[list[NonNegFloat], Field(min_length=2, max_length=2)]
+
+
+class PredictionInterval(StrictModel):
+    """How far to trust the rows: ``predicted × factors[metric]`` held ``coverage`` of the predictor's
+    held-out measurements in the groups named by ``basis`` (``servescope.predict.intervals``)."""
+
+    coverage: UnitFloat = Field(description="Share of held-out measurements the interval held, e.g. 0.8.")
+    factors: dict[str, Range] = Field(description="Per metric (ttft_ms, itl_ms, output_tokens_per_sec): [low, high] multipliers of the predicted value.")
+    basis: NonEmptyStr = Field(description="Which groups' held-out error the interval comes from, or why it is wide.")
+    validated: bool = Field(
+        description="False when the deployment's engine or hardware generation has no validated group: the interval is the pooled error, widened."
+    )
+    groups: dict[str, str] = Field(
+        default_factory=dict, description="The deployment's group along each dimension (engine, hardware generation, weight dtype, model family)."
+    )
 
 
 class PredictionPoint(EvaluationPoint):
@@ -31,6 +50,11 @@ class PredictionPoint(EvaluationPoint):
     queue_length_mean: list[NonNegFloat] | None = Field(default=None, description="Per device/replica: time-averaged number of waiting requests.")
     queue_length_max: list[NonNegInt] | None = Field(default=None, description="Per device/replica: largest number of waiting requests.")
     tpot_ms: float | None = Field(default=None, ge=0.0, description="Mean per-request (E2E - TTFT)/(osl - 1), ms.")
+    intervals: dict[str, Range] | None = Field(
+        default=None,
+        description="Per predicted field (ttft_ms, ttft_p50_ms, itl_ms, itl_p50_ms, tpot_ms, output_tokens_per_sec): "
+        "[low, high], the range the measurement is expected in (Prediction.interval says how sure and why).",
+    )
     request_rate: float | None = Field(
         default=None,
         gt=0.0,
@@ -58,6 +82,7 @@ class Prediction(Document):
         default_factory=list,
         description="What of the scenario the simulator does not model and approximated instead, one line each (what it refuses is never predicted).",
     )
+    interval: PredictionInterval | None = Field(default=None, description="The intervals' coverage and basis (null: predicted before intervals shipped).")
     points: list[PredictionPoint]
 
     def check(self) -> list[Issue]:

@@ -31,6 +31,7 @@ from servescope.documents.record import RequestRecord
 from servescope.documents.result import Slo
 from servescope.predict.calibration import load_calibration
 from servescope.predict.deployment import Deployment, deploy
+from servescope.predict.intervals import interval_for, with_intervals
 from servescope.predict.outputs import (
     PointView,
     build_columns,
@@ -312,7 +313,11 @@ def simulate(
             views.append(PointView(p, conc, ctx.get(p), cols, aggregate_columns(cols), engine_figures(dep, [phase] if phase else []), rates.get(p)))
         run_name = name or f"{dep.scenario.name}-{prepared.workload_id}-sim"
         warnings = [*dep.warnings, *_run_warnings(prepared, views), *([stream_warning] if stream_warning else [])]
-        prediction = build_prediction(dep, views, name=run_name, workload=prepared.workload_id, seed=load.seed, date=date, warnings=warnings)
+        interval = interval_for(dep)
+        warnings += interval.warnings
+        prediction = with_intervals(
+            build_prediction(dep, views, name=run_name, workload=prepared.workload_id, seed=load.seed, date=date, warnings=warnings), interval, dep
+        )
         result: Result | None = None
         if documents:
             resolved = dict(prepared.resolved)
@@ -337,6 +342,7 @@ def simulate(
                     "max_num_seqs": dep.engine.max_num_seqs,
                     "max_num_batched_tokens": dep.engine.max_num_batched_tokens,
                     "warnings": list(warnings),
+                    "prediction_interval": prediction.interval.model_dump(mode="json") if prediction.interval else None,
                     **(resolved_extra or {}),
                 }
             )
@@ -443,4 +449,17 @@ def format_table(prediction: Prediction) -> str:
             f"{f(p.tpot_ms, '8.2f')} {f(p.e2e_ms, '9.1f')} {f(p.kv_utilization, '5.2f')} {f(p.prefix_cache_hit_rate, '6.2f')} "
             f"{'-' if p.preemptions is None else p.preemptions:>7} {f(q, '6.1f')} {f(busy, '5.2f')}"
         )
+    iv = prediction.interval
+    if iv is not None:
+        lines.append(f"{round(100 * iv.coverage)} % interval (where measurements are expected; {iv.basis}):")
+
+        def span(p: Any, name: str, fmt: str) -> str:
+            b = (p.intervals or {}).get(name)
+            return "-" if b is None else f"{format(b[0], fmt)}–{format(b[1], fmt)}"
+
+        for p in prediction.points:
+            lines.append(
+                f"{p.concurrency:>5} out tok/s {span(p, 'output_tokens_per_sec', ',.1f')}, TTFT {span(p, 'ttft_ms', ',.1f')} ms, "
+                f"ITL {span(p, 'itl_ms', ',.2f')} ms, TPOT {span(p, 'tpot_ms', ',.2f')} ms"
+            )
     return "\n".join(lines)

@@ -88,9 +88,33 @@ def _hover(run: Run, point: ChartPoint, line: str, errors: dict[int, list[Pairin
     return "<br>".join(parts)
 
 
-def _trace(series: Series, xs: list[Any], ys: list[Any], texts: list[str], *, name: str, dash: str = "solid", symbol: str = "circle") -> dict[str, Any]:
-    predicted = series.predicted
+def _error_band(bands: list[tuple[float, float] | None], ys: list[Any]) -> dict[str, Any] | None:
+    """Plotly error bars from a prediction's interval, when every point has one."""
+    if not bands or any(b is None for b in bands):
+        return None
     return {
+        "type": "data",
+        "symmetric": False,
+        "array": [b[1] - y for b, y in zip(bands, ys, strict=True) if b is not None],
+        "arrayminus": [y - b[0] for b, y in zip(bands, ys, strict=True) if b is not None],
+        "thickness": 1,
+        "width": 4,
+    }
+
+
+def _trace(
+    series: Series,
+    xs: list[Any],
+    ys: list[Any],
+    texts: list[str],
+    *,
+    name: str,
+    dash: str = "solid",
+    symbol: str = "circle",
+    bands: list[tuple[float, float] | None] | None = None,
+) -> dict[str, Any]:
+    predicted = series.predicted
+    trace = {
         "type": "scatter",
         "mode": "lines+markers" if predicted or len(series.runs) == 1 else "markers",
         "name": name,
@@ -101,6 +125,10 @@ def _trace(series: Series, xs: list[Any], ys: list[Any], texts: list[str], *, na
         "line": {"color": series.color, "dash": "dash" if predicted else dash},
         "marker": {"color": series.color, "symbol": f"{symbol}-open" if predicted else symbol, "size": 8},
     }
+    error_y = _error_band(bands or [], ys) if predicted else None
+    if error_y is not None:
+        trace["error_y"] = error_y
+    return trace
 
 
 def _x(point: ChartPoint, axis: str) -> int:
@@ -122,11 +150,13 @@ def sweep_figures(series: list[Series], pairings: list[Pairing]) -> list[tuple[d
     for s in series:
         pts = [(r, p) for r, p in s.points if p.output_tokens_per_sec is not None]
         texts = [_hover(r, p, f"output {p.output_tokens_per_sec:,.1f} tok/s", errors, "output_tokens_per_sec") for r, p in pts]
-        traces.append(_trace(s, [_x(p, axis) for _, p in pts], [p.output_tokens_per_sec for _, p in pts], texts, name=s.name))
+        bands = [p.band("output_tokens_per_sec", p.output_tokens_per_sec) for _, p in pts]
+        traces.append(_trace(s, [_x(p, axis) for _, p in pts], [p.output_tokens_per_sec for _, p in pts], texts, name=s.name, bands=bands))
     figures.append(
         (
             {"data": traces, "layout": _layout("Output throughput", x_title, "output tok/s", log_x=log_x, log_y=False)},
-            "Markers: measured or imported runs; dashed lines with open markers: predictions.",
+            "Markers: measured or imported runs; dashed lines with open markers: predictions, their bars the 80 % interval "
+            "the predictor's held-out error gives (where measurements are expected).",
         )
     )
 
@@ -141,7 +171,8 @@ def sweep_figures(series: list[Series], pairings: list[Pairing]) -> list[tuple[d
                 ys = [getattr(p, f"{metric}_{stat}") for _, p in pts]
                 values.extend(ys)
                 texts = [_hover(r, p, f"{label} {stat} {y:,.2f} ms", errors, f"{metric}_ms") for (r, p), y in zip(pts, ys, strict=True)]
-                traces.append(_trace(s, [_x(p, axis) for _, p in pts], ys, texts, name=f"{s.name} — {stat}", dash=dash, symbol=symbol))
+                bands = [p.band(f"{metric}_ms", y) for (_, p), y in zip(pts, ys, strict=True)]
+                traces.append(_trace(s, [_x(p, axis) for _, p in pts], ys, texts, name=f"{s.name} — {stat}", dash=dash, symbol=symbol, bands=bands))
         figures.append(
             (
                 {"data": traces, "layout": _layout(f"{label} by {x_title}", x_title, f"{label} ms", log_x=log_x, log_y=_wide(values))},

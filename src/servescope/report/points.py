@@ -29,6 +29,23 @@ class ChartPoint:
     status: str = "ok"
     # a Result with SLOs: requests within every SLO per second (null without SLOs, and for tables that carry no such figure)
     goodput_requests_per_sec: float | None = None
+    # a prediction's interval: per metric (ttft_ms, itl_ms, output_tokens_per_sec) the [low, high]
+    # multipliers of any of its statistics (predict.intervals); None for measurements
+    band_factors: dict[str, tuple[float, float]] | None = None
+
+    def band(self, metric: str, value: float | None) -> tuple[float, float] | None:
+        f = (self.band_factors or {}).get(metric)
+        return None if f is None or value is None else (value * f[0], value * f[1])
+
+
+def _factors(doc: Result | Prediction) -> dict[str, tuple[float, float]] | None:
+    if isinstance(doc, Prediction):
+        return {m: (v[0], v[1]) for m, v in doc.interval.factors.items()} if doc.interval is not None else None
+    block = doc.resolved_params.get("prediction_interval") if doc.timing_mode == "simulated" else None
+    factors = block.get("factors") if isinstance(block, dict) else None
+    if not isinstance(factors, dict):
+        return None
+    return {m: (float(v[0]), float(v[1])) for m, v in factors.items() if isinstance(v, list | tuple) and len(v) == 2}
 
 
 def _stat(dist: Any, name: str) -> float | None:
@@ -60,11 +77,17 @@ def result_concurrency(r: Result) -> int:
 def chart_points(run: Run) -> list[ChartPoint]:
     doc = run.doc
     if isinstance(doc, Result):
+        factors = _factors(doc)
         if doc.points:
-            return [_from_metrics(p.concurrency, p.context_tokens, p.metrics, p.status) for p in doc.points]
-        return [_from_metrics(result_concurrency(doc), None, doc.metrics)]
+            points = [_from_metrics(p.concurrency, p.context_tokens, p.metrics, p.status) for p in doc.points]
+        else:
+            points = [_from_metrics(result_concurrency(doc), None, doc.metrics)]
+        for point in points:
+            point.band_factors = factors
+        return points
     assert isinstance(doc, EvaluationRun | Prediction)
-    return [ChartPoint(p.concurrency, None, p.output_tokens_per_sec, ttft_mean=p.ttft_ms, itl_mean=p.itl_ms) for p in doc.points]
+    factors = _factors(doc) if isinstance(doc, Prediction) else None
+    return [ChartPoint(p.concurrency, None, p.output_tokens_per_sec, ttft_mean=p.ttft_ms, itl_mean=p.itl_ms, band_factors=factors) for p in doc.points]
 
 
 def x_axis(points: list[ChartPoint]) -> str:

@@ -1,0 +1,135 @@
+"""How far to trust a prediction: an interval per metric from the predictor's held-out error.
+
+``benchmarks/predict_logo.py`` predicts each group of the public validation set (an engine,
+a hardware generation, a weight dtype, a model family, a publisher) with constants fitted
+without it, and keeps every point's signed error, predicted / measured.
+``benchmarks/prediction_intervals.py`` turns those into ``data/prediction_intervals.json``
+(generated, never edited by hand): per group, the 10th and 90th percentiles of
+measured / predicted, so ``predicted × [low, high]`` is where 80 % of that group's held-out
+measurements fell.
+
+A scenario falls in one group along each dimension (:mod:`.groups`). Its interval per
+metric is the widest of its groups' intervals (each group with at least
+``min_points`` held-out points): the cautious reading when, say, the engine is known well
+and the hardware less so. The engine and the hardware generation carry most of what the
+step-time model assumes, so where either has no validated group the interval is the
+pooled held-out error widened (``fallback``) and a warning says which group was missing;
+a model family or dtype outside the set only adds a note (the physics is meant to carry
+across models). The factors multiply every statistic of a metric (mean, p50, p99) alike: the
+held-out error was measured on what publishers report, mostly means.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from servescope.documents.prediction import Prediction, PredictionInterval
+from servescope.predict.deployment import Deployment
+from servescope.predict.groups import SCENARIO_DIMENSIONS, deployment_groups
+
+#: Dimensions whose group must be validated for the interval to be the groups' own.
+REQUIRED_DIMENSIONS = ("engine", "hardware generation")
+#: Prediction fields each interval metric's factors apply to.
+FIELDS = {
+    "ttft_ms": ("ttft_ms", "ttft_p50_ms"),
+    "itl_ms": ("itl_ms", "itl_p50_ms", "tpot_ms"),
+    "output_tokens_per_sec": ("output_tokens_per_sec",),
+}
+
+
+@dataclass(frozen=True)
+class Interval:
+    """``predicted × [low, high]`` holds ``coverage`` of held-out measurements, per metric."""
+
+    coverage: float
+    factors: dict[str, tuple[float, float]]
+    basis: str
+    validated: bool
+    groups: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    def bounds(self, metric: str, value: float | None) -> tuple[float, float] | None:
+        f = self.factors.get(metric)
+        if f is None or value is None:
+            return None
+        return value * f[0], value * f[1]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "coverage": self.coverage,
+            "factors": {m: [lo, hi] for m, (lo, hi) in self.factors.items()},
+            "basis": self.basis,
+            "validated": self.validated,
+            "groups": dict(self.groups),
+        }
+
+
+@lru_cache(maxsize=1)
+def table() -> dict[str, Any]:
+    """The shipped interval table (``data/prediction_intervals.json``)."""
+    path = resources.files("servescope") / "data" / "prediction_intervals.json"
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def interval_for_groups(groups: dict[str, str], data: dict[str, Any] | None = None) -> Interval:
+    """The interval of a deployment in ``groups`` (dimension -> group), from ``data`` (the shipped table)."""
+    data = data if data is not None else table()
+    min_points = int(data["min_points"])
+    known = {dim: data["groups"].get(dim, {}).get(value) for dim, value in groups.items()}
+    usable = {dim: g for dim, g in known.items() if g is not None and g["points"] >= min_points}
+    missing_required = [d for d in REQUIRED_DIMENSIONS if d in groups and d not in usable]
+    factors: dict[str, tuple[float, float]] = {}
+    for metric in data["metrics"]:
+        spans = [tuple(g[metric]) for g in usable.values() if g.get(metric) is not None]
+        if missing_required or not spans:
+            lo, hi = data["fallback"][metric]
+        else:
+            lo, hi = min(s[0] for s in spans), max(s[1] for s in spans)
+        factors[metric] = (float(lo), float(hi))
+    named = ", ".join(f"{d} {groups[d]} ({usable[d]['points']} points)" for d in usable)
+    unvalidated = [f"{d} {groups[d]}" for d in groups if d not in usable]
+    warnings: list[str] = []
+    if missing_required:
+        what = " and ".join(f"{d} {groups[d]!r}" for d in missing_required)
+        basis = f"no validated group for the {what}: the pooled held-out error, widened ({data['fallback_rule']})"
+        warnings.append(
+            f"prediction interval: no held-out validation for the {what}; the interval is wide "
+            f"({', '.join(f'{m} ×{lo:.2g}–{hi:.2g}' for m, (lo, hi) in factors.items())}) — measure and `servescope calibrate`"
+        )
+    else:
+        basis = f"widest held-out {round(100 * data['coverage'])} % range of its groups: {named}"
+        if unvalidated:
+            basis += f"; not in the validation set: {', '.join(unvalidated)}"
+    return Interval(float(data["coverage"]), factors, basis, not missing_required, dict(groups), warnings)
+
+
+def interval_for(dep: Deployment) -> Interval:
+    groups = deployment_groups(dep)
+    return interval_for_groups({d: groups[d] for d in SCENARIO_DIMENSIONS})
+
+
+def with_intervals(prediction: Prediction, interval: Interval, dep: Deployment) -> Prediction:
+    """``prediction`` with each point's [low, high] per predicted field and the interval's basis."""
+    basis = interval.basis
+    if dep.calibration_name:
+        basis += "; held-out error of the uncalibrated predictor (a calibration fitted to measurements of this deployment narrows it)"
+    points = []
+    for p in prediction.points:
+        bounds = {}
+        for metric, names in FIELDS.items():
+            for name in names:
+                b = interval.bounds(metric, getattr(p, name))
+                if b is not None:
+                    bounds[name] = [b[0], b[1]]
+        points.append(p.model_copy(update={"intervals": bounds or None}))
+    factors = {m: [lo, hi] for m, (lo, hi) in interval.factors.items()}
+    block = PredictionInterval(coverage=interval.coverage, factors=factors, basis=basis, validated=interval.validated, groups=interval.groups)
+    return prediction.model_copy(update={"points": points, "interval": block})
+
+
+__all__ = ["FIELDS", "REQUIRED_DIMENSIONS", "Interval", "interval_for", "interval_for_groups", "table", "with_intervals"]

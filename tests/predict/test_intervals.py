@@ -1,0 +1,99 @@
+"""Prediction intervals from held-out error (predict.intervals): the rule, the shipped table, the documents."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from servescope.predict.api import format_table, predict
+from servescope.predict.intervals import interval_for_groups, table
+
+SMALL: dict[str, Any] = {
+    "coverage": 0.8,
+    "min_points": 10,
+    "metrics": ["ttft_ms", "itl_ms", "output_tokens_per_sec"],
+    "groups": {
+        "engine": {"vLLM": {"points": 100, "ttft_ms": [0.8, 1.5], "itl_ms": [0.9, 1.1], "output_tokens_per_sec": [0.85, 1.05]}},
+        "hardware generation": {
+            "Hopper": {"points": 50, "ttft_ms": [0.7, 1.2], "itl_ms": [0.95, 1.2], "output_tokens_per_sec": [0.9, 1.1]},
+            "Ada": {"points": 3, "ttft_ms": [0.99, 1.01], "itl_ms": [0.99, 1.01], "output_tokens_per_sec": [0.99, 1.01]},
+        },
+    },
+    "fallback": {"ttft_ms": [0.2, 5.0], "itl_ms": [0.4, 2.5], "output_tokens_per_sec": [0.3, 3.0]},
+    "fallback_rule": "pooled, widened",
+}
+
+
+def test_a_validated_deployment_gets_the_widest_range_of_its_groups() -> None:
+    iv = interval_for_groups({"engine": "vLLM", "hardware generation": "Hopper", "model family": "new-model"}, SMALL)
+    assert iv.validated and iv.warnings == []
+    assert iv.factors == {"ttft_ms": (0.7, 1.5), "itl_ms": (0.9, 1.2), "output_tokens_per_sec": (0.85, 1.1)}
+    assert "engine vLLM (100 points)" in iv.basis and "not in the validation set: model family new-model" in iv.basis
+
+
+def test_a_group_with_too_few_held_out_points_does_not_vouch_for_a_deployment() -> None:
+    iv = interval_for_groups({"engine": "vLLM", "hardware generation": "Ada"}, SMALL)  # Ada: 3 points
+    assert not iv.validated and iv.factors["ttft_ms"] == (0.2, 5.0)
+    assert len(iv.warnings) == 1 and "hardware generation 'Ada'" in iv.warnings[0]
+
+
+def test_a_scenario_outside_every_validated_group_gets_a_wide_interval_and_a_warning_line() -> None:
+    """The embedded llama.cpp engine on a CPU: no engine or hardware group of the public set."""
+    run = predict("tiny-llama-on-cpu", "sweep-parallel-1-8-i128-o64-v1", concurrency=[1])
+    prediction = run.prediction
+    assert prediction.interval is not None and not prediction.interval.validated
+    lo, hi = prediction.interval.factors["ttft_ms"]
+    assert hi / lo >= 4  # wide: the pooled held-out error, widened
+    assert [w for w in run.warnings if w.startswith("prediction interval: no held-out validation")]
+    point = prediction.points[0]
+    assert point.intervals is not None and point.ttft_ms is not None
+    low, high = point.intervals["ttft_ms"]
+    assert low < point.ttft_ms < high
+
+
+def test_a_validated_scenario_carries_its_groups_interval_in_every_document() -> None:
+    run = predict("llama-3.1-8b-on-h100", "sweep-parallel-1-8-i128-o64-v1", concurrency=[1, 8])
+    iv = run.prediction.interval
+    assert iv is not None and iv.validated and iv.groups["engine"] == "vLLM" and iv.groups["hardware generation"] == "Hopper"
+    shipped = table()["groups"]
+    assert iv.factors["itl_ms"][0] <= shipped["engine"]["vLLM"]["itl_ms"][0] and iv.factors["itl_ms"][1] >= shipped["engine"]["vLLM"]["itl_ms"][1]
+    for p in run.prediction.points:
+        assert p.intervals is not None and p.output_tokens_per_sec is not None
+        lo, _hi = p.intervals["output_tokens_per_sec"]
+        assert math.isclose(lo, p.output_tokens_per_sec * iv.factors["output_tokens_per_sec"][0])
+    assert run.result is not None and run.result.resolved_params["prediction_interval"]["validated"] is True
+    text = format_table(run.prediction)
+    assert "80 % interval (where measurements are expected;" in text and "out tok/s" in text.splitlines()[-1]
+
+
+@pytest.mark.integration
+def test_predict_prints_the_interval_and_warns_outside_the_validated_groups(tmp_path: Any) -> None:
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "servescope",
+            "predict",
+            "tiny-llama-on-cpu",
+            "--isl",
+            "128",
+            "--osl",
+            "16",
+            "--concurrency",
+            "1",
+            "--num-requests",
+            "20",
+            "--out",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "80 % interval" in out.stdout
+    assert any(line.startswith("warning: prediction interval: no held-out validation") for line in out.stderr.splitlines())
