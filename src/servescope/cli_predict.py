@@ -11,7 +11,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
@@ -125,8 +125,12 @@ def predict_command(
     osl: Annotated[int | None, typer.Option(help="Synthetic workload: output tokens per request.")] = None,
     num_requests: Annotated[int | None, typer.Option(help="Synthetic workload: measured requests per point.")] = None,
     harness: Annotated[
-        str, typer.Option(help="Replay a closed-loop point as this client runs it: steady (default), burst, vllm, inferencex, aiperf, genai-perf, guidellm.")
-    ] = "steady",
+        str | None,
+        typer.Option(
+            help="Replay a closed-loop point as this client runs it: steady, burst, vllm, inferencex, aiperf, genai-perf, guidellm. "
+            "Unstated: the figures are steady state's and the interval spans steady and burst (how the client started is unknown)."
+        ),
+    ] = None,
     warmup_requests: Annotated[int | None, typer.Option(help="Synthetic closed loop: warm-up requests (default: the harness's).")] = None,
     range_ratio: Annotated[float | None, typer.Option(help="Synthetic workload: lengths uniform in L(1±r) (default: the harness's; steady 0.1).")] = None,
     endpoint: Annotated[
@@ -168,6 +172,8 @@ def predict_command(
     from servescope.predict.workload_input import SyntheticWorkload
 
     check_output_folder(out)
+    harness_unstated = harness is None
+    harness = harness or "steady"
     levels = _ints(concurrency, "--concurrency")
     check_number(rate, "--rate", low=0, low_open=True, example="--rate 4 (requests per second)")
     check_number(gamma_shape, "--gamma-shape", low=0, low_open=True, example="--gamma-shape 0.5 (1 = Poisson)")
@@ -277,6 +283,9 @@ def predict_command(
             load_record=load_record,
             **common,  # type: ignore[arg-type]
         )
+        if harness_unstated and isinstance(wl, SyntheticWorkload) and wl.concurrency and mode is None:
+            run = _with_burst_reading(run, scen, wl, seed, common)
+            lines.append("client start not stated: figures are steady state; the interval spans steady state and a wave sent at once (--harness picks one)")
     folder = out / run.prediction.name
     check_output_folder(folder)  # --out was checked before the work; its run folder is known only now
     folder.mkdir(parents=True, exist_ok=True)
@@ -297,6 +306,22 @@ def predict_command(
     console.print(f"simulated {len(run.records)} requests ({measured} measured; {run.events} events) in {run.wall_s:.2f} s",
                   markup=False)  # fmt: skip
     console.print(f"prediction: {folder / 'prediction.json'}\nresult: {folder / 'result.json'}", markup=False)
+
+
+def _with_burst_reading(run: Any, scen: object, wl: Any, seed: int, common: dict[str, Any]) -> Any:
+    """``run`` whose points' intervals also cover the first-wave-at-once reading (predict.semantics)."""
+    from dataclasses import replace
+
+    from servescope.predict.api import predict
+    from servescope.predict.semantics import envelope
+
+    burst = predict(scen, replace(wl, harness="burst", warmup_requests=None, range_ratio=None), seed=seed, **common)  # type: ignore[arg-type]
+    prediction = envelope(run.prediction, burst.prediction)
+    result = run.result
+    if result is not None and prediction.interval is not None:
+        params = {**result.resolved_params, "prediction_interval": prediction.interval.model_dump(mode="json")}
+        result = result.model_copy(update={"resolved_params": params})
+    return replace(run, prediction=prediction, result=result)
 
 
 @_value_errors_as_one_line

@@ -97,3 +97,33 @@ def test_predict_prints_the_interval_and_warns_outside_the_validated_groups(tmp_
     assert out.returncode == 0, out.stderr
     assert "80 % interval" in out.stdout
     assert any(line.startswith("warning: prediction interval: no held-out validation") for line in out.stderr.splitlines())
+
+
+def test_an_unstated_client_start_makes_the_interval_span_steady_state_and_burst() -> None:
+    from servescope.predict.semantics import CLIENT_START_UNSTATED, envelope
+    from servescope.predict.workload_input import SyntheticWorkload
+
+    def run(harness: str) -> Any:
+        return predict("llama-3.1-8b-on-h100", SyntheticWorkload(concurrency=(32,), isl=2048, osl=128, num_requests=96, harness=harness)).prediction
+
+    steady, burst = run("steady"), run("burst")
+    merged = envelope(steady, burst)
+    assert merged.interval is not None and merged.interval.client_start == CLIENT_START_UNSTATED
+    p, s, b = merged.points[0], steady.points[0], burst.points[0]
+    assert p.ttft_ms == s.ttft_ms  # the figures stay steady state's
+    assert p.intervals is not None and s.intervals is not None and b.intervals is not None
+    for name in ("ttft_ms", "itl_ms", "output_tokens_per_sec"):
+        assert p.intervals[name][0] == min(s.intervals[name][0], b.intervals[name][0])
+        assert p.intervals[name][1] == max(s.intervals[name][1], b.intervals[name][1])
+    assert b.ttft_ms is not None and s.ttft_ms is not None and b.ttft_ms > s.ttft_ms  # waves: every prompt at once
+    assert p.intervals["ttft_ms"][1] >= b.ttft_ms  # so the burst reading is inside the range
+
+
+@pytest.mark.integration
+def test_predict_without_harness_says_the_client_start_is_unstated(tmp_path: Any) -> None:
+    args = [sys.executable, "-m", "servescope", "predict", "llama-3.1-8b-on-h100", "--isl", "512", "--osl", "32", "--concurrency", "8", "--out", str(tmp_path)]
+    unstated = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    assert unstated.returncode == 0, unstated.stderr
+    assert "client start not stated" in unstated.stdout
+    stated = subprocess.run([*args, "--harness", "steady"], capture_output=True, text=True, timeout=120)
+    assert stated.returncode == 0 and "client start not stated" not in stated.stdout

@@ -41,6 +41,10 @@ class PredictionInterval(StrictModel):
     groups: dict[str, str] = Field(
         default_factory=dict, description="The deployment's group along each dimension (engine, hardware generation, weight dtype, model family)."
     )
+    client_start: str | None = Field(
+        default=None,
+        description="How the client started its closed loop when nobody said: the points' intervals then span both readings (predict.semantics).",
+    )
 
 
 class PredictionPoint(EvaluationPoint):
