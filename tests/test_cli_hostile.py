@@ -234,10 +234,12 @@ def test_catalog_lock_refuses_a_root_that_is_not_one(tmp_path: Path, root: str, 
 def test_a_run_folder_taken_by_a_file_is_one_line(tmp_path: Path) -> None:
     """--out is checked before the work; the run folder inside it, named by the
     prediction, only once it is known: a file there is still one line, never exit 3."""
+    assert cli("predict", SCENARIO, *SYNTHETIC, "--out", "first", cwd=tmp_path).returncode == 0
+    [name] = [p.name for p in (tmp_path / "first").iterdir()]  # the prediction's folder name (an ad-hoc load's label)
     (tmp_path / "p").mkdir()
-    (tmp_path / "p" / f"{SCENARIO}-synthetic-c1-i10-o10-sim").write_text("in the way")
+    (tmp_path / "p" / name).write_text("in the way")
     line = one_line(cli("predict", SCENARIO, *SYNTHETIC, "--out", "p", cwd=tmp_path))
-    assert f"--out p/{SCENARIO}-synthetic-c1-i10-o10-sim: is a file, not a folder" in line
+    assert f"--out p/{name}: is a file, not a folder" in line
 
 
 def test_a_file_the_system_refuses_mid_write_is_named_not_a_bug(tmp_path: Path) -> None:

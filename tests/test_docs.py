@@ -121,7 +121,7 @@ README_MAX_LINES = 250
 BLOCK_TIMEOUT_S = 300
 VENV_BIN = Path(sys.executable).parent
 # Read-only inputs some examples name by their path in a checkout (the source, fixtures, the baseline).
-CHECKOUT_INPUTS = ("src", "tests", "baselines")
+CHECKOUT_INPUTS = ("src", "tests", "baselines", "scripts")
 
 
 def _page_blocks(page: Path) -> list[Block]:

@@ -472,6 +472,8 @@ def _point_done(payload: dict[str, Any]) -> dict[str, Any]:
         "kv_utilization": number(payload.get("kv_utilization"), 1.0),
         "prefix_cache_hit_rate": number(payload.get("prefix_cache_hit_rate"), 1.0),
         "preemptions": preemptions if type(preemptions) is int and preemptions >= 0 else None,
+        # the point's GPU telemetry block: checked where it is read (bench.recover._gpu_block)
+        "gpu": payload.get("gpu") if isinstance(payload.get("gpu"), dict) else None,
     }
 
 
