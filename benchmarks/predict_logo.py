@@ -56,11 +56,11 @@ from typing import Any, ClassVar
 import numpy as np
 
 from servescope.catalog.store import Catalog, packaged_root
-from servescope.documents import EvaluationRun, Scenario, load_document
+from servescope.documents import EvaluationRun, load_document
 from servescope.documents.config_id import normalize_engine
 from servescope.predict.calibrate import evaluate
 from servescope.predict.calibration import Calibration
-from servescope.predict.deployment import routed_expert_dtype
+from servescope.predict.groups import ENGINE_NAMES, family, generation, weight_dtype_label  # one labelling: the intervals read these groups
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -73,53 +73,6 @@ MIN_POINTS = 5
 #: Redraws of a group's scenarios behind each MAPE's 95 % interval (``cluster_bootstrap_interval``).
 BOOTSTRAP_DRAWS = 2000
 MIN_CLUSTERS_FOR_INTERVAL = 5
-
-#: Hardware generation of each catalog device (by id prefix, longest first).
-GENERATIONS = {
-    "h100": "Hopper",
-    "h200": "Hopper",
-    "h20": "Hopper",
-    "h800": "Hopper",
-    "gh200": "Hopper",
-    "b200": "Blackwell",
-    "b300": "Blackwell",
-    "gb200": "Blackwell",
-    "gb10": "Blackwell",
-    "rtx-pro-6000": "Blackwell",
-    "rtx-5090": "Blackwell",
-    "l40s": "Ada",
-    "l40": "Ada",
-    "l4": "Ada",
-    "l20": "Ada",
-    "rtx-4090": "Ada",
-    "a100": "Ampere",
-    "a10g": "Ampere",
-    "a10": "Ampere",
-    "rtx-3090": "Ampere",
-    "mi300x": "CDNA3",
-    "mi325x": "CDNA3",
-    "mi355x": "CDNA4",
-}
-ENGINE_NAMES = {
-    "vllm": "vLLM",
-    "sglang": "SGLang",
-    "trt-llm": "TensorRT-LLM",
-    "tensorrt-llm": "TensorRT-LLM",
-    "trtllm": "TensorRT-LLM",
-    "nim": "NIM (TensorRT-LLM)",
-}
-
-
-def generation(hardware_id: str) -> str:
-    for prefix in sorted(GENERATIONS, key=len, reverse=True):
-        if hardware_id.startswith(prefix):
-            return GENERATIONS[prefix]
-    return hardware_id
-
-
-def family(model_id: str) -> str:
-    """Same architecture, same family: Llama 3.1 and 3.3 70B are one (3.3 is a re-train of 3.1's shapes)."""
-    return re.sub(r"^llama-3\.[0-9]+-", "llama-3.x-", model_id)
 
 
 def publisher(run: EvaluationRun) -> str:
@@ -134,17 +87,6 @@ def publisher(run: EvaluationRun) -> str:
                 return "NVIDIA"
             return host
     return run.harness
-
-
-def weight_dtype_label(scen: Scenario, cat: Catalog) -> str:
-    """The dtype most of the deployment's weight bytes are in: the scenario's weight dtype, except that
-    routed experts quantised in the checkpoint (gpt-oss: mxfp4 experts, 97 % of its parameters, beside
-    bf16 attention) label the deployment by the experts' dtype, as the deployment runs them."""
-    model = cat.model(scen.model)
-    expert = routed_expert_dtype(scen, model)
-    if expert is not None:
-        return expert
-    return str(scen.weight_dtype if scen.weight_dtype != "auto" else (model.torch_dtype or "auto"))
 
 
 def dimensions(run: EvaluationRun, cat: Catalog) -> dict[str, str]:
