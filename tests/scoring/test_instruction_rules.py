@@ -140,3 +140,19 @@ def test_natural_answers_keep_every_rule_of_eval_format_v2() -> None:
         row = next(r for r in rows if r["category"] == category)
         s = score_item("instruction", Output(answer), None, row["score_args"])
         assert (s.strict, s.correct) == (True, True), (row["text"], s)
+
+
+def test_a_loose_reading_never_drops_a_line_to_excuse_a_forbidden_word_or_a_size_limit() -> None:
+    """IFEval's loose reading drops a chatty first or last line; for a rule of the whole answer
+    that would excuse the violation itself (the forbidden word sits in the first line)."""
+    from servescope.scoring import score_item
+    from servescope.scoring.base import Output
+
+    text = "I really love my garden.\nIt has tomatoes and beans.\nThey grow well in summer."
+    s = score_item("instruction", Output(text), None, {"rules": [{"rule": "not_contains", "value": "really"}]})
+    assert not s.correct and not s.strict
+    ascii_rule = {"rules": [{"rule": "language_ascii", "value": True}]}
+    assert not score_item("instruction", Output("Bonjour!\nMeet me at the café.\nBye"), None, ascii_rule).correct
+    # a positive rule still reads past a chatty opener, as IFEval's loose reading does
+    starts = {"rules": [{"rule": "starts_with", "value": "Dear"}]}
+    assert score_item("instruction", Output("Sure, here it is:\nDear Sam, thank you."), None, starts).correct

@@ -3,7 +3,8 @@
 
 Each rule is checked twice. *Strict*: on the answer as sent (thinking stripped).
 *Loose*: on the answer and its variants with the first line, the last line or both
-removed, each also with markdown ``*`` stripped; a rule is kept loosely when any
+removed, each also with markdown ``*`` stripped (a rule of the whole answer — a word it must not
+hold, no commas, ASCII only, a size limit — is read on the whole answer only); a rule is kept loosely when any
 non-empty variant keeps it (a "Sure, here it is:" preamble or a closing remark does not
 break a format). ``strict`` = every rule kept strictly (IFEval prompt-level strict);
 ``correct`` = every rule kept loosely (prompt-level loose); ``score`` = share of rules
@@ -195,6 +196,12 @@ RULES: dict[str, Callable[[str, Any], bool]] = {
 }
 
 
+# Rules that hold of the whole answer: something it must not contain, an upper bound on its size.
+# Dropping a line can only make them easier, so a loose reading never drops one for them ("really"
+# in a chatty first line is still the forbidden word); it only reads past markdown ``*``.
+WHOLE_ANSWER_RULES = frozenset({"not_contains", "no_commas", "language_ascii", "max_words", "max_chars", "max_sentences"})
+
+
 def loose_variants(text: str) -> list[str]:
     """The answer, without its first line, its last line, or both; each also without
     markdown ``*``. Empty cuts are dropped (nothing left is not a kept format)."""
@@ -233,7 +240,8 @@ def score(output: Output, expected: object, args: Args) -> Score:
         value = rule.get("value") if isinstance(rule, dict) else None
         if not _kept(check, text, value):
             strict_broken.append(str(name))
-        if not any(_kept(check, v, value) for v in variants):
+        readings = [text, text.replace("*", "").strip()] if name in WHOLE_ANSWER_RULES else variants
+        if not any(_kept(check, v, value) for v in readings):
             loose_broken.append(str(name))
     n = len(rules)
     detail = f"strict {n - len(strict_broken)}/{n}; loose {n - len(loose_broken)}/{n}"
