@@ -240,3 +240,16 @@ def test_documents_are_written_under_the_rule(tmp_path: Path) -> None:
     doc = _Note(text="Authorization: Bearer doc-secret-1", fields={"client_secret": "doc-secret-2", "max_tokens": 16})
     written = json.loads(doc.write_json(tmp_path / "note.json").read_text())
     assert written == {"kind": "Note", "text": f"Authorization: Bearer {REDACTED}", "fields": {"client_secret": REDACTED, "max_tokens": 16}}
+
+
+def test_the_shell_s_working_directory_is_not_learned_as_a_password() -> None:
+    """PWD reads like "password" but is the working directory: learning it would redact
+    every absolute path servescope prints (make demo's last line, the report's path)."""
+    from servescope.redaction import forget_learned, redact, remember_environment
+
+    try:
+        remember_environment({"PWD": "/home/someone/servescope", "OLDPWD": "/home/someone", "MY_API_KEY": "sk-abcdefghijklmnop1234"})
+        assert redact("/home/someone/servescope/runs/demo/report/index.html") == "/home/someone/servescope/runs/demo/report/index.html"
+        assert "sk-abcdefghijklmnop1234" not in redact("key sk-abcdefghijklmnop1234")
+    finally:
+        forget_learned()

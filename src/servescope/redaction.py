@@ -210,11 +210,16 @@ def remember(*secrets: str | None) -> None:
         _LEARNED_ORDERED = tuple(sorted(_LEARNED, key=len, reverse=True))
 
 
+# The shell's own variables whose names read like a credential's: PWD is the working directory
+# (not a password), and hiding it would turn every absolute path printed into "<redacted>/...".
+_SHELL_VARIABLES = frozenset({"PWD", "OLDPWD"})
+
+
 def remember_environment(environ: Mapping[str, str] | None = None) -> None:
     """Learn the values of credential-named environment variables (``OPENAI_API_KEY``,
     ``SERVESCOPE_API_KEY``, ``HF_TOKEN``, ``AWS_SECRET_ACCESS_KEY``, ...)."""
     env = os.environ if environ is None else environ
-    remember(*(value for name, value in env.items() if is_secret_key(name)))
+    remember(*(value for name, value in env.items() if is_secret_key(name) and name not in _SHELL_VARIABLES))
 
 
 def forget_learned() -> None:
