@@ -30,6 +30,7 @@ from typing import Any
 from servescope.analysis.stats import mean_ci, paired_percentile_difference_ci, paired_rate_difference_ci, percentile
 from servescope.analysis.tables import table_of
 from servescope.documents import EvaluationRun, Prediction, Result
+from servescope.documents.prediction import INTERVAL_METRIC_OF_FIELD
 from servescope.errors import CompareRefused, ServescopeError
 
 COMPARED_METRICS: tuple[str, ...] = (
@@ -112,16 +113,6 @@ class Comparison:
         return asdict(self)
 
 
-#: a predicted field -> the interval metric whose factors bound it (predict.intervals.FIELDS)
-_INTERVAL_METRIC = {
-    "ttft_ms": "ttft_ms",
-    "ttft_p50_ms": "ttft_ms",
-    "itl_ms": "itl_ms",
-    "itl_p50_ms": "itl_ms",
-    "output_tokens_per_sec": "output_tokens_per_sec",
-}
-
-
 def _interval(doc: EvaluationRun | Prediction | Result, row: Any, metric: str) -> tuple[float, float] | None:
     """The predicted interval of ``row``'s ``metric``: a Prediction point's own, or a simulated
     Result's factors (``resolved_params.prediction_interval``) times the value."""
@@ -129,9 +120,9 @@ def _interval(doc: EvaluationRun | Prediction | Result, row: Any, metric: str) -
     if isinstance(own, dict) and metric in own:
         lo, hi = own[metric]
         return float(lo), float(hi)
-    if isinstance(doc, Result) and doc.timing_mode == "simulated" and metric in _INTERVAL_METRIC:
+    if isinstance(doc, Result) and doc.timing_mode == "simulated" and metric in INTERVAL_METRIC_OF_FIELD:
         block = doc.resolved_params.get("prediction_interval")
-        factors = block.get("factors", {}).get(_INTERVAL_METRIC[metric]) if isinstance(block, dict) else None
+        factors = block.get("factors", {}).get(INTERVAL_METRIC_OF_FIELD[metric]) if isinstance(block, dict) else None
         value = getattr(row, metric, None)
         if factors and value is not None:
             return float(value) * float(factors[0]), float(value) * float(factors[1])

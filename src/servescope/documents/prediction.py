@@ -24,6 +24,17 @@ from servescope.documents.base import (
 )
 from servescope.documents.evaluation_run import EvaluationPoint, check_points
 
+#: Each predicted field and the interval metric whose factors bound it (``predict.intervals`` fills the
+#: points' intervals by it; ``analysis.compare`` reads a simulated Result's factors by it).
+INTERVAL_METRIC_OF_FIELD = {
+    "ttft_ms": "ttft_ms",
+    "ttft_p50_ms": "ttft_ms",
+    "itl_ms": "itl_ms",
+    "itl_p50_ms": "itl_ms",
+    "tpot_ms": "itl_ms",
+    "output_tokens_per_sec": "output_tokens_per_sec",
+}
+
 #: [low, high]
 Range = Annotated[list[NonNegFloat], Field(min_length=2, max_length=2)]
 

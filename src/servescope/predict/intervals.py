@@ -27,18 +27,14 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from servescope.documents.prediction import Prediction, PredictionInterval
+from servescope.documents.prediction import INTERVAL_METRIC_OF_FIELD, Prediction, PredictionInterval
 from servescope.predict.deployment import Deployment
 from servescope.predict.groups import SCENARIO_DIMENSIONS, deployment_groups
 
 #: Dimensions whose group must be validated for the interval to be the groups' own.
 REQUIRED_DIMENSIONS = ("engine", "hardware generation")
 #: Prediction fields each interval metric's factors apply to.
-FIELDS = {
-    "ttft_ms": ("ttft_ms", "ttft_p50_ms"),
-    "itl_ms": ("itl_ms", "itl_p50_ms", "tpot_ms"),
-    "output_tokens_per_sec": ("output_tokens_per_sec",),
-}
+FIELDS = {m: tuple(f for f, of in INTERVAL_METRIC_OF_FIELD.items() if of == m) for m in dict.fromkeys(INTERVAL_METRIC_OF_FIELD.values())}
 
 
 @dataclass(frozen=True)
