@@ -5,11 +5,13 @@ categorised failure; the start-up probe of /v1/models gives one clear line."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 import subprocess
 import sys
 import threading
+import warnings
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -31,8 +33,27 @@ MODELS_ANSWER = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-L
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
 
+def collect_test_server_garbage() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)
+        gc.collect()
+
+
 @contextmanager
 def serve_tcp(handle: Handler) -> Iterator[str]:
+    """See _serve_tcp. A connection accepted just as the server closes can have its accept
+    task cancelled before the handler starts, leaving its transport unclosed; once the
+    server's loop is dropped it is collected here, quietly, not later inside whichever
+    unrelated test the garbage collector happens to run in (filterwarnings=error)."""
+    try:
+        with _serve_tcp(handle) as url:
+            yield url
+    finally:
+        collect_test_server_garbage()
+
+
+@contextmanager
+def _serve_tcp(handle: Handler) -> Iterator[str]:
     """A raw TCP server on loopback, on its own loop in a thread; yields its base URL.
     On the way out it stops accepting, lets every accepted connection's handler start,
     then closes every connection, so no socket outlives the test."""
