@@ -101,6 +101,16 @@ def format_lengths(row: dict[str, Any]) -> str:
     return text
 
 
+def format_turn(row: dict[str, Any]) -> str:
+    """One line per turn number of a multi-turn load: its median TTFT and the prompt tokens
+    the engine served from its cache."""
+    text = f"turn {row['turn']}: {row['completed']} completed, TTFT p50 {_fmt(row.get('ttft_ms_p50'))} ms, "
+    if not row.get("with_cache_counts"):
+        return text + "the engine reports no cached prompt tokens"
+    share = row["cached_tokens_mean"] / row["input_tokens_mean"] if row.get("input_tokens_mean") else None
+    return text + f"prompt {row['input_tokens_mean']:.0f} tokens, {row['cached_tokens_mean']:.0f} from the engine's cache ({_fmt(share, 2)})"
+
+
 def format_scores(scores: Any) -> str:
     """One line: accuracy with its Wilson interval, strict accuracy, success rate, latency."""
 
@@ -168,6 +178,9 @@ def run_command(
     ] = None,
     turns: Annotated[int | None, typer.Option(help="Multi-turn: turns per conversation, e.g. 5 (with --sessions, --isl, --osl).")] = None,
     think_time_ms: Annotated[float | None, typer.Option(help="Multi-turn: pause between an answer and the next turn, e.g. 500.")] = None,
+    system_prompt_tokens: Annotated[
+        int | None, typer.Option(help="Multi-turn: each session opens with a system message of this many tokens, resent every turn, e.g. 1024.")
+    ] = None,
     rate: Annotated[float | None, typer.Option(help="Open loop: requests per second (default: closed loop).")] = None,
     arrival: Annotated[str, typer.Option(help="Open-loop arrivals: poisson, gamma or constant.")] = "poisson",
     gamma_shape: Annotated[float, typer.Option(help="Gamma arrivals: shape (1 = Poisson, <1 burstier).")] = 1.0,
@@ -240,7 +253,7 @@ def run_command(
     resolved_load = _resolve_load(workload, levels, rate, arrival, gamma_shape, isl=isl, osl=osl, num_requests=num_requests,
                                   range_ratio=range_ratio, seed=seed, warmup_requests=warmup_requests, trace=trace, speedup=speedup,
                                   input_file=input_file, tokenizer=tokenizer, sessions=sessions, turns=turns,
-                                  think_time_ms=think_time_ms)  # fmt: skip
+                                  think_time_ms=think_time_ms, system_prompt_tokens=system_prompt_tokens)  # fmt: skip
     if resolved_load.load.adhoc and resolved_load.load.source != "workload-file":
         levels = None  # the load's own levels
     opts = RunOptions(
@@ -304,6 +317,8 @@ def run_command(
         console.print(summary_table(artifacts.result))
         for row in artifacts.result.resolved_params.get("lengths") or []:
             console.print(format_lengths(row), markup=False)
+        for row in artifacts.result.resolved_params.get("turns") or []:
+            console.print(format_turn(row), markup=False)
         if artifacts.result.scores is not None:
             console.print(format_scores(artifacts.result.scores))
         console.print(f"records: {artifacts.records_path}\nresult: {artifacts.result_path}\nevaluation run: {artifacts.evaluation_run_path}")

@@ -55,6 +55,13 @@ def test_trace_label_follows_the_bytes_not_the_path(tmp_path: Path) -> None:
         (LoadRequest(), "give a WORKLOAD"),
         (LoadRequest(workload="no/such/workload.yaml"), "no such file"),
         (LoadRequest(trace=FIXTURE, num_requests=61), "--num-requests 61: the trace"),
+        # a session flag beside a trace or a prompt file is refused, never dropped
+        (LoadRequest(trace=FIXTURE, sessions=3, turns=2), "--sessions and --trace contradict"),
+        (LoadRequest(input_file=FIXTURE, sessions=3, turns=2, isl=8, osl=8), "--sessions and --input-file contradict"),
+        (LoadRequest(trace=FIXTURE, think_time_ms=5.0), "--think-time-ms without --sessions S"),
+        (LoadRequest(isl=16, osl=8, num_requests=4, concurrency=[1], system_prompt_tokens=64), "--system-prompt-tokens without --sessions S"),
+        (LoadRequest(sessions=2, turns=2, isl=16, osl=8, system_prompt_tokens=0), "--system-prompt-tokens 0: give at least 1 token"),
+        (LoadRequest(sessions=2, isl=16, osl=8), "--sessions without --turns N"),
     ],
 )
 def test_bad_load_options_are_one_line(request_: LoadRequest, words: str) -> None:
@@ -84,3 +91,12 @@ def test_trace_plan_keeps_the_schedule_lengths_and_blocks() -> None:
     assert [(r.input_tokens_nominal, r.max_tokens, r.prefix_blocks) for r in point.requests] == [
         (r.input_length, r.output_length, tuple(r.hash_ids)) for r in resolved.trace.requests
     ]
+
+
+def test_a_session_system_prompt_is_planned_on_every_turn_and_changes_the_label() -> None:
+    plain = build_load(LoadRequest(sessions=2, turns=3, isl=16, osl=8))
+    with_system = build_load(LoadRequest(sessions=2, turns=3, isl=16, osl=8, system_prompt_tokens=64))
+    assert plain.load.label != with_system.load.label and "64-token system prompt" in with_system.load.describe()
+    [point] = plan_load(with_system)
+    assert len(point.requests) == 6 and {r.system_tokens_nominal for r in point.requests} == {64}
+    assert {r.session for r in point.requests} == {"s00000", "s00001"}

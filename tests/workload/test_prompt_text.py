@@ -77,3 +77,22 @@ def test_tokenizer_file_problems_are_one_line(tmp_path: Path) -> None:
     bad.write_text("{}", encoding="utf-8")
     with pytest.raises(UsageError, match=r"not a tokenizer\.json"):
         LocalTokenizer(bad)
+
+
+def test_a_sessions_system_prompt_is_one_text_of_the_asked_length_resent_every_turn() -> None:
+    tok = LocalTokenizer(TOKENIZER)
+
+    async def go() -> list[tuple[str | None, str | None]]:
+        resolved = build_load(LoadRequest(sessions=3, turns=2, isl=20, osl=4, system_prompt_tokens=200))
+        builder = await PromptBuilder.create(tok, corpus_text())
+        points = await build_prompts(plan_load(resolved), builder, template_tokens=0)
+        return [(r.session, r.system_prompt) for p in points for r in p.requests]
+
+    pairs = asyncio.run(go())
+    by_session: dict[str | None, set[str | None]] = {}
+    for session, text in pairs:
+        by_session.setdefault(session, set()).add(text)
+    assert all(len(texts) == 1 for texts in by_session.values())  # the same text on every turn of a session
+    texts = [next(iter(t)) for t in by_session.values()]
+    assert len(set(texts)) == 3  # each session its own
+    assert all(t is not None and len(asyncio.run(tok.encode(t))) == 200 for t in texts)

@@ -36,6 +36,7 @@ from servescope.bench.run_checks import check_run_options
 from servescope.bench.run_spec import EngineIdent, RunOptions, RunSpec
 from servescope.bench.runners import RUNNERS, RunContext
 from servescope.bench.scrape import MetricsSampler, PointSamplers
+from servescope.bench.sessions import turn_report
 from servescope.catalog.store import Catalog
 from servescope.documents import EvaluationRun, Result, Workload
 from servescope.documents.config_id import config_id, parse_flags
@@ -371,6 +372,8 @@ async def _run_async(
             await _fill_input_tokens(session, endpoint, points, outcomes, writer)
     if adhoc_resolved:
         resolved["lengths"] = length_report(points, outcomes)  # requested against actual, per point
+        if turns := turn_report(points, outcomes):
+            resolved["turns"] = turns  # multi-turn: TTFT and the engine's cached prompt tokens, per turn number
     result = build_result(
         workload,
         outcomes,

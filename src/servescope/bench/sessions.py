@@ -1,6 +1,7 @@
 """Multi-turn sessions (``run --sessions S --turns N --think-time-ms T``): S conversations
 at once, each sending its turns one after another. Turn k is sent with the whole history
-before it — every earlier user message and the model's real answer to it — then the
+before it — the session's system message if it has one, every earlier user message and
+the model's real answer to it — then the
 session waits the think time before its next turn. Latency starts at each turn's send
 (closed loop within a session).
 
@@ -13,11 +14,13 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import statistics
 import time
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from servescope.bench.load import LoadOutcome
-from servescope.bench.outcome import planned_record
+from servescope.bench.outcome import PointOutcome, planned_record
 from servescope.documents.record import RequestRecord
 from servescope.workload.plan import PlannedPoint, PlannedRequest
 
@@ -46,7 +49,8 @@ async def sessions_loop(
         sessions.setdefault(req.session or req.request_id, []).append(req)
 
     async def conversation(turns: list[PlannedRequest]) -> None:
-        history: list[dict[str, str]] = []
+        system = turns[0].system_prompt if turns else None
+        history: list[dict[str, str]] = [] if system is None else [{"role": "system", "content": system}]
         failed: str | None = None
         for k, req in enumerate(turns):
             if failed is not None:
@@ -69,4 +73,38 @@ async def sessions_loop(
     return LoadOutcome(start, clock(), len(requests), None)
 
 
-__all__ = ["sessions_loop"]
+def turn_report(points: list[PlannedPoint], outcomes: list[PointOutcome]) -> list[dict[str, Any]]:
+    """Per turn number (1-based) of a multi-turn load: completed turns, their median TTFT,
+    and the prompt tokens the engine says it served from its cache (usage's
+    ``prompt_tokens_details.cached_tokens``; None where it reports none). What shows
+    whether a session's history was carried by the engine's prefix cache."""
+    number: dict[str, int] = {}
+    for point in points:
+        seen: dict[str, int] = {}
+        for req in point.requests:
+            if req.session is None:
+                return []
+            seen[req.session] = seen.get(req.session, 0) + 1
+            number[req.request_id] = seen[req.session]
+    by_turn: dict[int, list[RequestRecord]] = {}
+    for outcome in outcomes:
+        for r in outcome.records:
+            if r.phase == "measured" and r.ok and r.request_id in number:
+                by_turn.setdefault(number[r.request_id], []).append(r)
+    rows: list[dict[str, Any]] = []
+    for turn in sorted(by_turn):
+        done = by_turn[turn]
+        ttfts = [t / 1e6 for r in done if (t := r.ttft_ns) is not None]
+        cached = [r for r in done if r.cached_tokens is not None and r.input_tokens]
+        rows.append({
+            "turn": turn,
+            "completed": len(done),
+            "ttft_ms_p50": statistics.median(ttfts) if ttfts else None,
+            "input_tokens_mean": statistics.fmean(r.input_tokens or 0 for r in cached) if cached else None,
+            "cached_tokens_mean": statistics.fmean(r.cached_tokens or 0 for r in cached) if cached else None,
+            "with_cache_counts": len(cached),
+        })  # fmt: skip
+    return rows
+
+
+__all__ = ["sessions_loop", "turn_report"]

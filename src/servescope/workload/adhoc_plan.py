@@ -43,7 +43,8 @@ def _synthetic_points(resolved: ResolvedLoad) -> list[PlannedPoint]:
 
 def _session_points(resolved: ResolvedLoad) -> list[PlannedPoint]:
     """``sessions`` conversations at once, ``turns`` requests each: request k of a session
-    is its k-th user message (``isl`` new tokens), sent with the history before it."""
+    is its k-th user message (``isl`` new tokens), sent with the history before it (and,
+    with ``system_prompt_tokens``, after the session's own system message)."""
     load = resolved.load
     assert load.isl is not None and load.osl is not None and load.sessions is not None and load.turns is not None
     rng = np.random.default_rng(load.seed)
@@ -57,7 +58,7 @@ def _session_points(resolved: ResolvedLoad) -> list[PlannedPoint]:
         point.requests.append(
             PlannedRequest(
                 request_id=rid, prompt="", prompt_id=f"session-{rid}", max_tokens=osl, input_tokens_nominal=isl, group=f"s{session:05d}",
-                session=f"s{session:05d}",
+                session=f"s{session:05d}", system_tokens_nominal=load.system_prompt_tokens,
             )
         )  # fmt: skip
     return [point]

@@ -62,6 +62,12 @@ class Load(BaseModel):
     sessions: int | None = Field(default=None, ge=1, le=limits.MAX_CONCURRENCY, description="Multi-turn: conversations run at once.")
     turns: int | None = Field(default=None, ge=1, le=10_000, description="Multi-turn: requests per conversation, each resending the history.")
     think_time_ms: float = Field(default=0.0, ge=0.0, le=3_600_000.0, description="Multi-turn: pause between an answer and the next turn.")
+    system_prompt_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        le=limits.MAX_TOKENS,
+        description="Multi-turn: a system message of this many tokens opens each session and is resent with every turn.",
+    )
 
     @property
     def adhoc(self) -> bool:
@@ -92,8 +98,9 @@ class Load(BaseModel):
     def describe(self) -> str:
         """One line for a person: what this load sends."""
         if self.source == "synthetic" and self.sessions is not None:
+            system = f", a {self.system_prompt_tokens}-token system prompt per session" if self.system_prompt_tokens else ""
             return (f"multi-turn: {self.sessions} sessions of {self.turns} turns, {self.isl} new tokens in / {self.osl} out per turn, "
-                    f"{self.think_time_ms:g} ms think time")  # fmt: skip
+                    f"{self.think_time_ms:g} ms think time{system}")  # fmt: skip
         if self.source == "synthetic":
             spread = f" ±{100 * self.range_ratio:g} %" if self.range_ratio else ""
             return f"synthetic: {self.isl} in / {self.osl} out tokens{spread}, {self.num_requests} requests" + self._shape()

@@ -41,6 +41,7 @@ class LoadRequest:
     sessions: int | None = None
     turns: int | None = None
     think_time_ms: float | None = None
+    system_prompt_tokens: int | None = None
     given: set[str] = field(default_factory=set)  # extra flags given that only shape an ad-hoc load
 
 
@@ -96,7 +97,8 @@ def _workload_load(req: LoadRequest) -> ResolvedLoad:
              "--input-file": req.input_file is not None, "--range-ratio": req.range_ratio is not None,
              "--speedup": req.speedup is not None, "--num-requests": req.num_requests is not None,
              "--warmup-requests": req.warmup_requests is not None, "--sessions": req.sessions is not None,
-             "--turns": req.turns is not None, "--think-time-ms": req.think_time_ms is not None}  # fmt: skip
+             "--turns": req.turns is not None, "--think-time-ms": req.think_time_ms is not None,
+             "--system-prompt-tokens": req.system_prompt_tokens is not None}  # fmt: skip
     adhoc.update({name: True for name in req.given})
     _refuse_with(f"WORKLOAD {req.workload!r}", adhoc, "a workload sends its own plan; leave the workload out for an ad-hoc load")
     if not is_document_path(req.workload):  # a catalog id: the catalog resolves it when the run plans
@@ -119,7 +121,9 @@ def _workload_load(req: LoadRequest) -> ResolvedLoad:
 
 def _session_load(req: LoadRequest, multi: dict[str, bool]) -> ResolvedLoad:
     if req.sessions is None or req.turns is None:
-        raise UsageError("multi-turn sessions need --sessions S and --turns N (with --isl, --osl and optionally --think-time-ms)")
+        flag = next(name for name, on in multi.items() if on)
+        missing = "--sessions S" if req.sessions is None else "--turns N"
+        raise UsageError(f"{flag} without {missing}: multi-turn sessions need --sessions S and --turns N (with --isl, --osl and optionally --think-time-ms)")
     if not 1 <= req.sessions <= limits.MAX_CONCURRENCY:
         raise UsageError(f"--sessions {req.sessions}: give at least 1 session")
     if not 1 <= req.turns <= 10_000:
@@ -133,8 +137,10 @@ def _session_load(req: LoadRequest, multi: dict[str, bool]) -> ResolvedLoad:
                  "the sessions run at once, each sending its turns one after another; --sessions x --turns is the request count")  # fmt: skip
     if req.isl is None or req.osl is None:
         raise UsageError("multi-turn sessions need --isl (new tokens per user turn) and --osl (tokens per answer)")
+    _tokens(req.system_prompt_tokens, "--system-prompt-tokens", "1024")
     load = Load(source="synthetic", isl=req.isl, osl=req.osl, range_ratio=req.range_ratio or 0.0, num_requests=req.sessions * req.turns,
-                concurrency=(req.sessions,), seed=req.seed, sessions=req.sessions, turns=req.turns, think_time_ms=think)  # fmt: skip
+                concurrency=(req.sessions,), seed=req.seed, sessions=req.sessions, turns=req.turns, think_time_ms=think,
+                system_prompt_tokens=req.system_prompt_tokens)  # fmt: skip
     return ResolvedLoad(load)
 
 
@@ -144,6 +150,11 @@ def build_load(req: LoadRequest, *, require_requests: bool = True) -> ResolvedLo
     _check_values(req)
     if req.workload is not None:
         return _workload_load(req)
+    # first: a session flag beside --trace or --input-file is refused there, never dropped
+    multi = {"--sessions": req.sessions is not None, "--turns": req.turns is not None, "--think-time-ms": req.think_time_ms is not None,
+             "--system-prompt-tokens": req.system_prompt_tokens is not None}  # fmt: skip
+    if any(multi.values()):
+        return _session_load(req, multi)
     levels = tuple(req.concurrency) if req.concurrency else None
     common = {"seed": req.seed, "warmup_requests": req.warmup_requests, "arrival": req.arrival, "gamma_shape": req.gamma_shape}
     if req.trace is not None:
@@ -175,9 +186,6 @@ def build_load(req: LoadRequest, *, require_requests: bool = True) -> ResolvedLo
         n = req.num_requests or len(pf.prompts)
         load = Load(source="prompts", prompts=ref, osl=req.osl, num_requests=n, concurrency=levels, rate=req.rate, **common)  # type: ignore[arg-type]
         return ResolvedLoad(load, prompt_file=pf)
-    multi = {"--sessions": req.sessions is not None, "--turns": req.turns is not None, "--think-time-ms": req.think_time_ms is not None}
-    if any(multi.values()):
-        return _session_load(req, multi)
     if req.isl is None and req.osl is None:
         raise UsageError("give a WORKLOAD (catalog id or Workload file), or an ad-hoc load: --isl N --osl M --num-requests K "
                          "with --concurrency C or --rate R, --trace PATH, or --input-file PATH")  # fmt: skip

@@ -33,6 +33,9 @@ class PlannedRequest:
     prefix_blocks: tuple[int, ...] = ()
     min_tokens: int | None = None
     session: str | None = None  # multi-turn: the conversation this turn belongs to (sent after its previous turn's answer)
+    # multi-turn: the session's system message, planned by length then built (the same text for every turn of a session)
+    system_tokens_nominal: int | None = None
+    system_prompt: str | None = None
 
 
 @dataclass

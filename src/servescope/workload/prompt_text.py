@@ -116,10 +116,17 @@ async def build_prompts(points: list[PlannedPoint], builder: PromptBuilder, temp
     """The points with the text of every length-planned request filled in (requests with text are kept as they are)."""
     out = []
     key = 0
+    systems: dict[str, str] = {}
     for point in points:
         requests: list[PlannedRequest] = []
         for req in point.requests:
             key += 1
+            if req.system_tokens_nominal is not None and req.system_prompt is None:
+                # one text per session, resent with every turn: what lets an engine's prefix cache carry a session
+                session = req.session or req.request_id
+                if session not in systems:
+                    systems[session] = (await builder.exact(-(len(systems) + 1) * 104_729 - 1, req.system_tokens_nominal))[0]
+                req = dataclasses.replace(req, system_prompt=systems[session])
             if req.prompt or req.messages is not None or req.input_tokens_nominal is None:
                 requests.append(req)
                 continue

@@ -1,0 +1,60 @@
+"""Multi-turn sessions on the embedded llama.cpp engine with its prompt cache on: each
+session opens with a long system message, resent with every turn, so turns 2 and 3 find
+their history in the engine's cache. Their median TTFT is lower than turn 1's, and the
+engine's own counters (usage.prompt_tokens_details.cached_tokens) say why; with the
+cache off (``cache_prompt: false``) the counters read 0 and the later turns are slow."""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from servescope.bench.engine import LlamaServer
+from servescope.bench.records import read_records
+
+pytestmark = pytest.mark.integration
+
+SYSTEM_TOKENS = 1024
+
+
+def _sessions(llama: LlamaServer, out: Path, *extra: str) -> tuple[dict[int, list[float]], dict[int, list[int]], list[dict[str, object]], str]:
+    args = ["--sessions", "4", "--turns", "3", "--isl", "32", "--osl", "16", "--system-prompt-tokens", str(SYSTEM_TOKENS),
+            "--endpoint", llama.openai_base_url, "--out", str(out), *extra]  # fmt: skip
+    env = {**os.environ, "SERVESCOPE_CACHE_DIR": str(out / "cache")}
+    proc = subprocess.run([sys.executable, "-m", "servescope", "run", *args], capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 0, proc.stderr
+    [records_path] = out.rglob("records.jsonl")
+    ttft: dict[int, list[float]] = {}
+    cached: dict[int, list[int]] = {}
+    records = [r for r in read_records(records_path) if r.phase == "measured"]
+    assert len(records) == 12 and all(r.ok for r in records)
+    for r in records:
+        turn = int(r.request_id.rsplit("-t", 1)[1]) + 1
+        assert r.ttft_ns is not None and r.cached_tokens is not None
+        ttft.setdefault(turn, []).append(r.ttft_ns / 1e6)
+        cached.setdefault(turn, []).append(r.cached_tokens)
+    result = json.loads((records_path.parent / "result.json").read_text())
+    return ttft, cached, result["resolved_params"]["turns"], proc.stdout
+
+
+def test_later_turns_hit_the_prompt_cache_and_start_sooner(llama: LlamaServer, tmp_path: Path) -> None:
+    ttft, cached, turns, stdout = _sessions(llama, tmp_path / "on")
+    later = ttft[2] + ttft[3]
+    assert statistics.median(later) < statistics.median(ttft[1]), (ttft, cached)
+    # the engine's counters: nothing cached on a session's first turn (4 sessions, 4 slots), its
+    # whole system message and history after
+    assert max(cached[1]) < SYSTEM_TOKENS // 4
+    assert min(cached[2] + cached[3]) >= SYSTEM_TOKENS
+    assert [row["turn"] for row in turns] == [1, 2, 3]
+    assert turns[1]["cached_tokens_mean"] >= SYSTEM_TOKENS and turns[1]["ttft_ms_p50"] < turns[0]["ttft_ms_p50"]
+    assert "turn 2: 4 completed, TTFT p50" in stdout and "from the engine's cache" in stdout
+
+    off_ttft, off_cached, _, _ = _sessions(llama, tmp_path / "off", "--extra-body", '{"cache_prompt": false}')
+    assert set(off_cached[2] + off_cached[3]) == {0}
+    assert statistics.median(off_ttft[2] + off_ttft[3]) > statistics.median(later)
