@@ -46,7 +46,7 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
             "servescope run --input-file prompts.jsonl --osl 128 --concurrency 8 --scenario tiny-llama-on-cpu",
         ),
         (
-            "4 chat sessions of 3 turns over a 1,024-token system prompt (prints TTFT and cached tokens per turn)",
+            "4 chat sessions of 3 turns over a 1,024-token system prompt each",
             "servescope run --sessions 4 --turns 3 --isl 32 --osl 16 --system-prompt-tokens 1024 --scenario tiny-llama-on-cpu",
         ),
         ("a Workload document of your own", "servescope run ./my-workload.yaml --scenario tiny-llama-on-cpu"),
