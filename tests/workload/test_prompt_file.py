@@ -81,3 +81,22 @@ def test_more_requests_than_prompts_sends_them_again_in_order(tmp_path: Path) ->
     [point] = plan_load(build_load(LoadRequest(input_file=path, num_requests=7, concurrency=[1])))
     assert [r.prompt for r in point.requests] == ["p0", "p1", "p2", "p0", "p1", "p2", "p0"]
     assert [r.prompt_id for r in point.requests][:4] == ["file-00000", "file-00001", "file-00002", "file-00000"]
+
+
+@pytest.mark.parametrize("sharegpt", [False, True])
+def test_a_file_past_the_cap_is_refused_without_num_requests_never_cut_unsaid(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sharegpt: bool) -> None:
+    from servescope.workload import prompt_file
+
+    monkeypatch.setattr(prompt_file, "MAX_FILE_PROMPTS", 3)
+    path = tmp_path / ("p.json" if sharegpt else "p.jsonl")
+    if sharegpt:
+        path.write_text(json.dumps([{"conversations": [{"from": "human", "value": f"q{i}"}]} for i in range(4)]), encoding="utf-8")
+    else:
+        path.write_text("".join(json.dumps({"prompt": f"q{i}"}) + "\n\n" for i in range(4)), encoding="utf-8")
+    with pytest.raises(UsageError, match=r"more than 3 prompts; give --num-requests N") as info:
+        read_prompt_file(path)
+    assert "\n" not in str(info.value)
+    assert [p.prompt for p in read_prompt_file(path, 2).prompts] == ["q0", "q1"]  # --num-requests: the first N, as asked
+    if not sharegpt:  # exactly the cap, then blank lines only: read whole
+        path.write_text("".join(json.dumps({"prompt": f"q{i}"}) + "\n\n" for i in range(3)), encoding="utf-8")
+        assert len(read_prompt_file(path).prompts) == 3

@@ -68,8 +68,10 @@ def jsonl_values(
                 raise UsageError(f"{where}: {not_json}") from None
             values += 1
             yield where, value
-        if beyond_cap is not None and fh.readline(max_line_bytes + 1).strip():
-            raise UsageError(f"{flag} {path}: {beyond_cap}")
+        if beyond_cap is not None:
+            while line := fh.readline(max_line_bytes + 1):  # blank lines after the cap-th value are still blank
+                if line.strip():
+                    raise UsageError(f"{flag} {path}: {beyond_cap}")
 
 
 __all__ = ["jsonl_values", "require_file"]

@@ -79,7 +79,11 @@ def _jsonl_prompt(obj: Any, where: str) -> FilePrompt:
     return FilePrompt("\n".join(m["content"] for m in msgs), msgs, mt)
 
 
-def _read_jsonl(path: Path, flag: str, cap: int) -> PromptFile:
+def _beyond_cap(cap: int) -> str:
+    return f"more than {cap:,} prompts; give --num-requests N to send the first N (at most {cap:,} are read)"
+
+
+def _read_jsonl(path: Path, flag: str, cap: int, refuse_beyond: bool) -> PromptFile:
     digest = hashlib.sha256()
     lines = jsonl_values(
         path,
@@ -89,12 +93,13 @@ def _read_jsonl(path: Path, flag: str, cap: int) -> PromptFile:
         max_line_bytes=MAX_LINE_BYTES,
         too_long=f"longer than {MAX_LINE_BYTES // (1024 * 1024)} MiB",
         not_json="not JSON; give one JSON object per line (or a ShareGPT .json file)",
+        beyond_cap=_beyond_cap(cap) if refuse_beyond else None,
     )
     prompts = [_jsonl_prompt(obj, where) for where, obj in lines]
     return PromptFile(str(path), "jsonl", prompts, digest.hexdigest())
 
 
-def _read_sharegpt(path: Path, flag: str, cap: int) -> PromptFile:
+def _read_sharegpt(path: Path, flag: str, cap: int, refuse_beyond: bool) -> PromptFile:
     size = path.stat().st_size
     if size > MAX_SHAREGPT_BYTES:
         raise UsageError(
@@ -112,6 +117,8 @@ def _read_sharegpt(path: Path, flag: str, cap: int) -> PromptFile:
     skipped = 0
     for i, entry in enumerate(data):
         if len(prompts) >= cap:
+            if refuse_beyond:
+                raise UsageError(f"{flag} {path}: {_beyond_cap(cap)}")
             break
         turns = entry.get("conversations") if isinstance(entry, dict) else None
         if not isinstance(turns, list):
@@ -135,7 +142,9 @@ def read_prompt_file(path: Path, max_requests: int | None = None, *, flag: str =
     with path.open("rb") as fh:
         head = fh.read(4096).removeprefix(b"\xef\xbb\xbf").lstrip()
     sharegpt = head.startswith(b"[")
-    out = _read_sharegpt(path, flag, cap) if sharegpt else _read_jsonl(path, flag, cap)
+    # without --num-requests the whole file is the load: a file past the safety cap is refused, never cut unsaid
+    refuse_beyond = max_requests is None
+    out = _read_sharegpt(path, flag, cap, refuse_beyond) if sharegpt else _read_jsonl(path, flag, cap, refuse_beyond)
     if not out.prompts:
         raise UsageError(f"{flag} {path}: no prompt in the file; give JSONL lines with prompt or messages, or a ShareGPT .json list")
     return out
