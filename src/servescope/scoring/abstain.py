@@ -40,6 +40,13 @@ _FAMILIES = [
     r"\bi\s+(?:do\s+not|don'?t|don’t)\s+(?:know|have)\b|\bi'?m\s+not\s+sure\b|\bi\s+am\s+not\s+sure\b",
     r"\b(?:could|can|did)\s*(?:no|n'|n’)?t\s+find\b|\bcouldn'?t\s+find\b|\bwas\s+(?:not|unable)\s+(?:able\s+to\s+)?find\b",
     r"\b(?:i'?m|i am)\s+(?:not\s+aware|unaware)\s+of\b|\bnot\s+(?:familiar|aware)\s+with\b|\bunknown\b",
+    r"\bno\s+(?:idea|clue)\b|\bnot\s+a\s+clue\b|\bbeats\s+me\b",
+    # the same, in the languages the suites ask in
+    r"\bje\s+ne\s+(?:le\s+)?sais\s+pas\b|\baucune\s+id[ée]e\b|\bje\s+l['’]ignore\b",
+    r"\bno\s+(?:lo\s+)?s[ée]\b|\bno\s+tengo\s+(?:ni\s+)?idea\b|\bni\s+idea\b",
+    r"\b(?:ich\s+)?wei(?:ß|ss)\s+(?:es\s+|das\s+)?nicht\b|\bkeine\s+ahnung\b",
+    r"\bnon\s+(?:lo\s+)?so\b|\bnon\s+ne\s+ho\s+idea\b|\bn[ãa]o\s+(?:o\s+)?sei\b",
+    r"不知道|不清楚|わかりません|分かりません|知りません|모르겠습니다|не\s+знаю",
     # the thing may not exist
     r"\b(?:may|might|does|did)\s*(?:not|n't|n’t)\s+(?:exist|be\s+real)\b|\bno\s+such\b|\b(?:fictional|fictitious|made[- ]up|does not appear to exist)\b",
 ]

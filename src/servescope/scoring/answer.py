@@ -19,6 +19,9 @@ from dataclasses import dataclass
 from servescope.scoring import confidence
 from servescope.scoring.text import anchored, strip_thinking
 
+NEGATION = r"(?:not|isn't|is not|isn’t|never|rather than|instead of|other than|except|no longer|wasn't|was not)"  # words that deny what follows them
+CORRECTION = re.compile(r"\b(?:actually|wait|correction|sorry|i mean|on second thought|scratch that|no,)\W", re.IGNORECASE)  # where a late correction starts
+
 
 @dataclass(frozen=True)
 class AnswerSpan:
@@ -60,4 +63,4 @@ def fold(text: str) -> str:
     return "".join(ch if unicodedata.decomposition(ch).startswith("<fraction>") else unicodedata.normalize("NFKC", ch) for ch in text or "")
 
 
-__all__ = ["AnswerSpan", "answer_span", "answer_text", "fold", "without_parentheticals"]
+__all__ = ["CORRECTION", "NEGATION", "AnswerSpan", "answer_span", "answer_text", "fold", "without_parentheticals"]

@@ -1,20 +1,48 @@
 """contains: the answer mentions all (``mode: all``, the default) or any
-(``mode: any``) of the expected phrases, casefolded, as whole words."""
+(``mode: any``) of the expected phrases, casefolded, as whole words.
+
+Read the way a grader reads it (:mod:`.answer`): after the answer's last correction
+("Quito — actually, the passage says Oslo" commits to Oslo), a phrase named only to be
+denied ("not in Perth") or hedged between two ("Quito or Lima") is not mentioned. A word
+may take its plural ("kettles" for kettle), a number its spelled-out form ("fifty-seven"
+for 57), and a number is never found inside a larger one ("1,130" does not mention 130).
+"""
 
 from __future__ import annotations
 
 import re
 
+from servescope.scoring.answer import CORRECTION, NEGATION, answer_text
 from servescope.scoring.base import Args, Output, Score, verdict, wrong
-from servescope.scoring.text import strip_thinking
+from servescope.scoring.number_words import words_to_digits
 
 
-def mentions(text: str, phrase: str) -> bool:
+def _pattern(phrase: str) -> str | None:
     words = phrase.casefold().split()
     if not words:
+        return None
+    body = r"\s+".join(re.escape(w) for w in words)
+    if re.fullmatch(r"[\d.,]+", phrase.strip()):
+        return r"(?<![\w.,])(?<!\d[.,])" + body + r"(?![.,]?\d)(?!\w)"  # 130 is not in 1,130 nor in 130.5
+    if words[-1].isalpha():
+        body += r"(?:s|es)?"  # a plural names the same thing
+    return r"(?<!\w)" + body + r"(?!\w)"
+
+
+def _committed_mention(text: str, phrase: str) -> bool:
+    """Mentioned, and not only to be denied or hedged."""
+    pattern = _pattern(phrase)
+    if pattern is None:
         return False
-    pattern = r"(?<!\w)" + r"\s+".join(re.escape(w) for w in words) + r"(?!\w)"
-    return re.search(pattern, text.casefold()) is not None
+    folded = text.casefold()
+    for m in re.finditer(pattern, folded):
+        before, after = folded[max(0, m.start() - 40) : m.start()], folded[m.end() : m.end() + 40]
+        if re.search(rf"(?<!\w){NEGATION}\s+(?:(?:in|at|on|from|by|to|of|for|with|the|a|an)\s+){{0,2}}$", before):
+            continue  # "not in Perth", "isn't Perth"
+        if re.match(r"\s+(?:or|and/or)\s+(?:maybe\s+|perhaps\s+)?\w", after) or re.search(r"\w\s+or\s+(?:maybe\s+|perhaps\s+)?$", before):
+            continue  # "Quito or Lima"
+        return True
+    return False
 
 
 def score(output: Output, expected: object, args: Args) -> Score:
@@ -22,8 +50,12 @@ def score(output: Output, expected: object, args: Args) -> Score:
     phrases += [str(a) for a in args.get("aliases") or []]
     if not phrases:
         return wrong(f"no expected phrase ({expected!r})")
-    text = strip_thinking(output.text)
-    hits = [p for p in phrases if mentions(text, p)]
+    text = answer_text(output.text)
+    corrections = list(CORRECTION.finditer(text))
+    if corrections:
+        text = text[corrections[-1].end() :]
+    spelled = words_to_digits(text)
+    hits = [p for p in phrases if _committed_mention(text, p) or _committed_mention(spelled, p)]
     mode = args.get("mode", "all" if isinstance(expected, list) else "any")
     ok = len(hits) == len(phrases) if mode == "all" else bool(hits)
     return verdict(ok, text[:80] or None, detail=f"mentions {len(hits)}/{len(phrases)}")

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import re
 
+from servescope.scoring.answer import CORRECTION as _CORRECTION
+from servescope.scoring.answer import NEGATION as _NEGATION
 from servescope.scoring.answer import answer_span, answer_text, fold, without_parentheticals
 from servescope.scoring.base import Args, Output, Score, verdict, wrong
 from servescope.scoring.text import normalize
 
 # Where the committed head of an answer ends and its justification begins.
 _ASIDE = re.compile(r"\s*(?:[,;:]\s|\s[-–—]\s|—|\bbecause\b|\bsince\b|\bas\b|\bwhich\b|\bthat is\b|\bi\.e\.|\be\.g\.)", re.IGNORECASE)
-_NEGATION = r"(?:not|isn't|is not|isn’t|never|rather than|instead of|other than|except|no longer|wasn't|was not)"
 # A head may carry a short unit or noun after the answer ("8 legs", "1945 AD", "Paris, France" is cut at the comma).
 _MAX_TRAILING_WORDS = 2
 
@@ -34,7 +35,6 @@ def aliases(expected: object, args: Args) -> list[str]:
     return [_clean(str(a)) for a in [*base, *extra] if a is not None and _clean(str(a))]
 
 
-_CORRECTION = re.compile(r"\b(?:actually|wait|correction|sorry|i mean|on second thought|scratch that|no,)\W", re.IGNORECASE)
 _HEDGE = re.compile(r"(?<!\w)(?:or|either|and/or|vs\.?|versus)(?!\w)")
 _COPULA = re.compile(r"^(?:is|was|are|were|has been|had been|would be|will be)\b")
 

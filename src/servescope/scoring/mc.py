@@ -19,6 +19,7 @@ _DECLARED = re.compile(
     r"|(?:correct|right|best)\s+(?:answer|option|choice)\s*(?:is|would be|:)\s*\(?\**([A-J])\b"
     r"|(?:go\s+with|choose|pick|select|opt\s+for)\s+(?:option\s+|choice\s+|answer\s+)?\(?\**([A-J])\b"
 )
+_TWO_LETTERS = re.compile(r"^[\s*\"'(\[]*([A-J])\b[\s*)\].]*(?i:or|and|/|und|oder|ou|o)\s*[\s*\"'(\[]*([A-J])\b")
 _MARKED = re.compile(r"\(([A-J])\)|\[([A-J])\]|\*\*([A-J])\*\*|(?:option|choice)\s+([A-J])\b|(?<![A-Za-z])([A-J])[).:](?=\s|$)", re.IGNORECASE)
 
 
@@ -34,6 +35,8 @@ def letter(text: str) -> tuple[str | None, bool]:
         return first.group(1), False  # "B\n\nBecause ...": the letter, then its explanation
     anchor = anchored(t)
     if anchor is not None:
+        if _TWO_LETTERS.match(anchor):
+            return None, False  # "Answer: C or D": two choices hedged is no choice
         m = _ANCHORED_LETTER.match(anchor)
         if m:
             return m.group(1).upper(), False

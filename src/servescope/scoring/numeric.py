@@ -5,14 +5,16 @@ decimals, ``a/b`` and ``\\frac{a}{b}`` (``\\dfrac``, ``\\tfrac``), so "Answer: -
 "3/4", "$1,200.00" and "\\boxed{\\frac{1}{2}}" all read as numbers. No computer
 algebra: the suites' answers are generated integers, decimals and fractions, which
 :class:`fractions.Fraction` represents exactly (so no dependency outside the allowed set).
-Mixed numbers ("1 1/2") and the Unicode vulgar fractions ("¾", "1½") read as one value.
+Mixed numbers ("1 1/2") and the Unicode vulgar fractions ("¾", "1½") read as one value,
+as do thousands grouped by thin or no-break spaces ("1 100"); an answer with no digit
+reads its number words ("twelve", "cinq"; :mod:`.number_words`), flexibly only.
 
 Which number is the answer (:mod:`.answer` gives the committed span): within an anchored
 span, the number after its last correction ("Answer: 12, sorry, 14"), else after its last
 "=" ("Answer: 4 + 3 = 7"), else its first; without an anchor, the last number of the
 answer. Parenthesised asides are set apart first, so a converted unit ("5 km (3.1 mi)")
 or a worked step in brackets is never taken for the answer while a number stands outside
-them. Strict: the number came from an answer anchor or ``\\boxed{}``; flexible: read from
+them; so is a conversion after it ("6°C, which is about 43°F"). Strict: the number came from an answer anchor or ``\\boxed{}``; flexible: read from
 the unanchored answer.
 """
 
@@ -24,6 +26,7 @@ from fractions import Fraction
 
 from servescope.scoring.answer import answer_span, answer_text, without_parentheticals
 from servescope.scoring.base import Args, Output, Score, verdict, wrong
+from servescope.scoring.number_words import words_to_digits
 
 _FRAC = re.compile(r"\\[dt]?frac\s*\{\s*([-+]?[\d.,]+)\s*\}\s*\{\s*([-+]?[\d.,]+)\s*\}")
 _NUMBER = re.compile(
@@ -33,6 +36,14 @@ _NUMBER = re.compile(
 )
 
 
+# Thousands grouped by a thin, narrow or no-break space ("1 100", "12 500 000"), as French and SI style write them.
+_SPACED_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:[\u2009\u202f\u00a0]\d{3})+(?![\d])")
+# A conversion after the answer ("6°C, which is about 43°F"): an aside, like a bracketed one.
+_CONVERSION = re.compile(
+    r"(?:,\s*|\s+)(?:which\s+is|that\s+is|that's|or)\s+(?:about|approximately|approx\.|roughly|around|nearly|almost|~|≈)\s*"
+    r"[-−]?[$€£]?\d[\d,.]*\s*(?:°\s*[CFK]\b|[A-Za-z%]+)?",
+    re.IGNORECASE,
+)
 _MIXED = re.compile(r"(?<![\d.,/])(\d+)[ \t]+(\d+)[ \t]*/[ \t]*(\d+)(?![\d/.])")
 _CORRECTION = re.compile(r"\b(?:actually|wait|correction|sorry|i mean|no,)\W", re.IGNORECASE)
 # "14, not 12", "14 rather than 12": a number named only to deny it is not a candidate.
@@ -65,6 +76,7 @@ def _fraction(num: str) -> Fraction:
 def numbers(text: str) -> list[tuple[Fraction, bool]]:
     """Every number in ``text`` in order, as (value, was a percentage)."""
     text = _FRAC.sub(lambda m: f"{m.group(1)}/{m.group(2)}", text)
+    text = _SPACED_THOUSANDS.sub(lambda m: re.sub(r"[\u2009\u202f\u00a0]", "", m.group(0)), text)
     text = _MIXED.sub(_mixed, _vulgar(text))
     out = []
     for m in _NUMBER.finditer(text):
@@ -99,7 +111,7 @@ def _equal(got: Fraction, pct: bool, want: Fraction, rel_tol: float) -> bool:
 def _outside_asides(text: str) -> list[tuple[Fraction, bool]]:
     """The numbers outside parentheses and denials, or all of them when every number is inside one."""
     text = _DENIED.sub(" ", text)
-    return numbers(without_parentheticals(text)) or numbers(text)
+    return numbers(without_parentheticals(_CONVERSION.sub(" ", text))) or numbers(text)
 
 
 def _committed(span: str) -> list[tuple[Fraction, bool]]:
@@ -120,12 +132,15 @@ def score(output: Output, expected: object, args: Args) -> Score:
     if want is None:
         return wrong(f"expected answer {expected!r} is not a number")
     rel_tol = float(args.get("rel_tol", 1e-6))
+    spelled = not re.search(r"\d", answer_text(output.text))
+    if spelled:  # "Answer: twelve", "Cinq.": the number words read as digits, flexibly only
+        output = Output(words_to_digits(output.text), output.tool_calls)
     span = answer_span(output.text)
     if span.anchored:
         found = _committed(span.text)
         if found:
             value, pct = found[0]
-            return verdict(_equal(value, pct, want, rel_tol), span.text[:80], strict=True)
+            return verdict(_equal(value, pct, want, rel_tol), span.text[:80], strict=not spelled)
     text = answer_text(output.text)
     found = _outside_asides(text)
     if not found:

@@ -9,9 +9,11 @@ _THINK_BLOCK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.DOTALL | r
 _THINK_OPEN = re.compile(r"<(think|thinking|reasoning)>", re.IGNORECASE)
 _THINK_CLOSE = re.compile(r"</(think|thinking|reasoning)>", re.IGNORECASE)
 
-# "Answer: X", "The answer is X", "final answer: X" — the last one wins (a late correction).
+# "Answer: X", "The answer is X", "final answer: X" — the last one wins (a late correction);
+# also the word in the languages the suites ask in ("Réponse : B", "Antwort: 7", "答案：C").
 ANSWER_ANCHOR = re.compile(
-    r"(?:final\s+answer|answer)\s*(?:\bis\b|[:：=]|[-–](?!\d))+\s*(?=(?P<rest>[^\n]*))",
+    r"(?:final\s+answer|answer|r[ée]ponse(?:\s+finale)?|respuesta(?:\s+final)?|antwort|risposta|resposta|ответ|答案|回答)"
+    r"\s*(?:\bis\b|[:：=]|[-–](?!\d))+\s*(?=(?P<rest>[^\n]*))",
     re.IGNORECASE,
 )
 
@@ -63,4 +65,5 @@ def normalize(text: str) -> str:
     """Casefold, collapse whitespace, drop surrounding punctuation and quotes, markdown bold."""
     t = (text or "").replace("**", "").replace("__", "").casefold()
     t = re.sub(r"\s+", " ", t).strip()
-    return t.strip(" .,:;!?\"'`()[]{}")
+    # markdown emphasis (*Rome*, _Rome_) and quotation marks of every script («dog», „water“) too
+    return t.strip(" .,:;!?\"'`()[]{}*_«»„“”‘’‚‹›「」『』")
