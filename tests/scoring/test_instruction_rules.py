@@ -66,7 +66,6 @@ def test_rule_keeps_and_breaks(rule: str, value: Any, kept: str, broken: str) ->
         ("The race is over. Done!", "Done"),
         ("It was all *done*.", "done"),
         ("Is there anything else I can help with?", "Is there anything else I can help with?"),
-        ("Is there anything else I can help with", "Is there anything else I can help with?"),
         ("…and the lamp went out.\u201d", "the lamp went out."),
     ],
 )
@@ -74,6 +73,32 @@ def test_ends_with_ignores_the_punctuation_and_quotes_after_the_phrase(answer: s
     """The most natural answer ends in a full stop or a closing quote after the word."""
     s = score_item("instruction", Output(answer), None, {"rules": [{"rule": "ends_with", "value": value}]})
     assert s.strict is True and s.correct is True, s
+
+
+@pytest.mark.parametrize(
+    ("answer", "value"),
+    [
+        ("Is there anything else I can help with", "Is there anything else I can help with?"),
+        ("Write soon. See you soon!", "See you soon."),
+        ("Write soon. See you soon.", "See you soon!"),
+    ],
+)
+def test_a_phrase_ending_in_a_punctuation_mark_must_end_with_that_mark(answer: str, value: str) -> None:
+    s = score_item("instruction", Output(answer), None, {"rules": [{"rule": "ends_with", "value": value}]})
+    assert s.strict is False and s.correct is False, s
+
+
+@pytest.mark.parametrize(
+    ("answer", "ok"),
+    [
+        ("Hi Dana,\n\nThe library opens on Sundays now.\n\nBest,\nLeo\n\nP.S. Bring a bag.", True),
+        ("Hi Dana,\n\nOpen on Sundays.\n\nP.S. Bring a bag.\nAnd a pen.\n\nP.P.S. And snacks.", True),
+        ("Hi Dana,\n\nP.S. Bring a bag.\n\nThe library opens on Sundays now.\n\nBest,\nLeo", False),
+    ],
+)
+def test_a_postscript_comes_at_the_end(answer: str, ok: bool) -> None:
+    s = score_item("instruction", Output(answer), None, {"rules": [{"rule": "postscript", "value": "P.S."}]})
+    assert s.correct is ok and s.strict is ok, s
 
 
 @pytest.mark.parametrize(("answer", "value"), [("The knot came undone.", "done"), ("Done was the word we used.", "done"), ("", "done")])
@@ -95,11 +120,14 @@ def test_two_rules_are_both_checked() -> None:
     assert (s.correct, s.score) == (False, 0.5) and s.detail is not None and "lowercase" in s.detail
 
 
-def test_loose_forgives_a_preamble_line_but_strict_does_not() -> None:
+def test_ifeval_loose_forgives_a_preamble_line_but_a_careful_grader_does_not() -> None:
+    """'Answer in lowercase' is broken by a capitalised 'Sure! Here it is:' line: the held-out
+    grader said so on every such case, so ``correct`` never drops a line; IFEval's loose
+    verdict, which does, stays in ``detail`` for comparison with published figures."""
     rules = [{"rule": "lowercase"}]
     s = score_item("instruction", Output("Sure! Here it is:\nthe sea is grey and calm."), None, {"rules": rules})
-    assert (s.strict, s.correct, s.score) == (False, True, 1.0), s
-    assert s.detail is not None and s.detail.startswith("strict 0/1; loose 1/1")
+    assert (s.strict, s.correct, s.score) == (False, False, 0.0), s
+    assert s.detail is not None and s.detail.startswith("strict 0/1; flexible 0/1; IFEval loose 1/1")
 
 
 def test_loose_strips_markdown_stars() -> None:
@@ -153,6 +181,7 @@ def test_a_loose_reading_never_drops_a_line_to_excuse_a_forbidden_word_or_a_size
     assert not s.correct and not s.strict
     ascii_rule = {"rules": [{"rule": "language_ascii", "value": True}]}
     assert not score_item("instruction", Output("Bonjour!\nMeet me at the café.\nBye"), None, ascii_rule).correct
-    # a positive rule still reads past a chatty opener, as IFEval's loose reading does
+    # nor a positive rule: "start with 'Dear'" is broken by a chatty opener (IFEval loose excuses it)
     starts = {"rules": [{"rule": "starts_with", "value": "Dear"}]}
-    assert score_item("instruction", Output("Sure, here it is:\nDear Sam, thank you."), None, starts).correct
+    s = score_item("instruction", Output("Sure, here it is:\nDear Sam, thank you."), None, starts)
+    assert not s.correct and s.detail is not None and "IFEval loose 1/1" in s.detail

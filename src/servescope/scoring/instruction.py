@@ -1,15 +1,19 @@
 """instruction: the answer follows the row's rules (``args.rules``: a list of
 ``{"rule": NAME, "value": ...}``), IFEval-style verifiable instructions.
 
-Each rule is checked twice. *Strict*: on the answer as sent (thinking stripped).
-*Loose*: on the answer and its variants with the first line, the last line or both
-removed, each also with markdown ``*`` stripped (a rule of the whole answer — a word it must not
-hold, no commas, ASCII only, a size limit — is read on the whole answer only); a rule is kept loosely when any
-non-empty variant keeps it (a "Sure, here it is:" preamble or a closing remark does not
-break a format). ``strict`` = every rule kept strictly (IFEval prompt-level strict);
-``correct`` = every rule kept loosely (prompt-level loose); ``score`` = share of rules
-kept loosely (instruction level); ``detail`` gives both counts, ``strict k/n; loose
-m/n``, and names the broken rules.
+Each rule is checked three ways. *Strict*: on the answer as sent (thinking stripped).
+*Flexible*: also on the answer without markdown ``*`` (a bolded keyword is the keyword),
+except for the rules about markup; no line is ever dropped. *IFEval loose*: IFEval's
+own loose reading — the answer and its variants with the first line, the last line or
+both removed, each also without ``*`` (a rule of the whole answer — a word it must not
+hold, no commas, ASCII only, a size limit — is read on the whole answer only). A
+held-out grader (benchmarks/docs/scorer-blind.md) called every answer wrong that only
+IFEval's loose reading kept — a greeting before the asked-for first word, a remark after
+the asked-for last one, a fourth bullet — so it is reported, not scored. ``strict`` =
+every rule kept strictly (IFEval prompt-level strict); ``correct`` = every rule kept
+flexibly; ``score`` = share of rules kept flexibly (instruction level); ``detail`` gives
+the three counts, ``strict k/n; flexible m/n; IFEval loose l/n``, and names the broken
+rules.
 
 Rules (value in brackets):
   words: max_words, min_words [n]; max_chars [n]
@@ -26,7 +30,8 @@ Rules (value in brackets):
     ``<<title>>``); placeholder_count [n] (at least n ``[name]`` placeholders);
     highlight_count [n] (at least n ``*highlighted*`` sections); section_count
     [{"marker": "SECTION", "count": n}] (exactly n parts headed ``SECTION 1``, ...);
-    postscript [marker, default "P.S."] (a line starting with the marker)
+    postscript [marker, default "P.S."] (a line starting with the marker, and nothing
+    after its paragraph but a P.P.S.); ends_with with a final punctuation mark needs that mark
   JSON: json (the answer, fences allowed, parses); json_keys [keys] (a JSON object
     with at least those keys)
   script: language_ascii [true/false]
@@ -121,9 +126,19 @@ def _starts_with(t: str, v: Any) -> bool:
     return body.startswith(phrase) and not (len(body) > len(phrase) and phrase[-1].isalnum() and body[len(phrase)].isalnum())
 
 
+def _unquoted(t: str) -> str:
+    """``t`` without the quotes, markdown marks and whitespace around it; its punctuation kept."""
+    return t.strip().strip("\"'“”‘’`*_~ \n\t").lower()
+
+
 def _ends_with(t: str, v: Any) -> bool:
-    """'... and then we were done.' ends with 'done'; '... undone' does not."""
+    """'... and then we were done.' ends with 'done'; '... undone' does not. A phrase that
+    ends in punctuation ends the answer with it: 'See you soon!' does not end with
+    'See you soon.'."""
     body, phrase = _trim(t), _phrase(v)
+    asked = _unquoted(str(v if v is not None else ""))
+    if asked and unicodedata.category(asked[-1])[0] == "P" and not _unquoted(t).endswith(asked):
+        return False
     return body.endswith(phrase) and not (len(body) > len(phrase) and phrase[0].isalnum() and body[-len(phrase) - 1].isalnum())
 
 
@@ -155,10 +170,16 @@ def _section_count(t: str, v: Any) -> bool:
 
 
 def _postscript(t: str, v: Any) -> bool:
+    """A line starting with the marker, at the end: after it, only more of the postscript
+    (no later paragraph but another P.P.S.). A 'P.S.' above the letter is not a postscript."""
     marker = str(v or "P.S.").strip()
     # "P.S.", "P. S." and "p.s." are one marker: letters compared case-free, spaces optional.
     pattern = r"\s*".join(re.escape(c) for c in marker.replace(" ", ""))
-    return re.search(r"^[\s*_>#-]*" + pattern, t, re.IGNORECASE | re.MULTILINE) is not None
+    found = list(re.finditer(r"^[\s*_>#-]*" + pattern, t, re.IGNORECASE | re.MULTILINE))
+    if not found:
+        return False
+    later = [p for p in _PARAGRAPH_BREAK.split(t[found[-1].end() :])[1:] if p.strip()]
+    return all(re.match(r"[\s*_>#-]*p\.?\s*p\.?\s*s\b", p, re.IGNORECASE) for p in later)
 
 
 def _quotation(t: str, _v: Any) -> bool:
@@ -215,6 +236,20 @@ def loose_variants(text: str) -> list[str]:
     return variants
 
 
+# Rules about markup itself: markdown ``*`` is what they count, so no reading strips it.
+MARKUP_RULES = frozenset({"bullet_count", "highlight_count", "title", "json", "json_keys"})
+
+
+def flexible_readings(text: str, rule: str) -> list[str]:
+    """The answer as sent and, unless the rule is about markup, without markdown emphasis
+    (``*``): a bolded keyword is the keyword. No line is ever dropped — a greeting before
+    the asked-for first word, a remark after the asked-for last one, a fourth bullet, all
+    break the rule for a careful grader (IFEval's loose reading excuses them)."""
+    if rule in MARKUP_RULES:
+        return [text]
+    return [text, text.replace("*", "").strip()]
+
+
 def _kept(check: Callable[[str, Any], bool], text: str, value: Any) -> bool:
     try:
         return bool(check(text, value))
@@ -229,29 +264,33 @@ def score(output: Output, expected: object, args: Args) -> Score:
         return Score(False, 0.0, text[:80] or None, detail="the row names no rules")
     variants = loose_variants(text)
     strict_broken: list[str] = []
+    flexible_broken: list[str] = []
     loose_broken: list[str] = []
     for rule in rules:
         name = rule.get("rule") if isinstance(rule, dict) else None
         check = RULES.get(str(name))
         if check is None:
             strict_broken.append(f"unknown rule {name!r}")
+            flexible_broken.append(f"unknown rule {name!r}")
             loose_broken.append(f"unknown rule {name!r}")
             continue
         value = rule.get("value") if isinstance(rule, dict) else None
         if not _kept(check, text, value):
             strict_broken.append(str(name))
+        if not any(_kept(check, v, value) for v in flexible_readings(text, str(name))):
+            flexible_broken.append(str(name))
         readings = [text, text.replace("*", "").strip()] if name in WHOLE_ANSWER_RULES else variants
         if not any(_kept(check, v, value) for v in readings):
             loose_broken.append(str(name))
     n = len(rules)
-    detail = f"strict {n - len(strict_broken)}/{n}; loose {n - len(loose_broken)}/{n}"
+    detail = f"strict {n - len(strict_broken)}/{n}; flexible {n - len(flexible_broken)}/{n}; IFEval loose {n - len(loose_broken)}/{n}"
     if strict_broken:
         detail += "; broken: " + ", ".join(strict_broken)
-    if loose_broken:
-        detail += "; broken loosely too: " + ", ".join(loose_broken)
+    if flexible_broken:
+        detail += "; broken flexibly too: " + ", ".join(flexible_broken)
     return Score(
-        correct=not loose_broken,
-        score=(n - len(loose_broken)) / n,
+        correct=not flexible_broken,
+        score=(n - len(flexible_broken)) / n,
         predicted=text[:80] or None,
         strict=not strict_broken,
         detail=detail,
