@@ -127,3 +127,58 @@ def test_predict_without_harness_says_the_client_start_is_unstated(tmp_path: Any
     assert "client start not stated" in unstated.stdout
     stated = subprocess.run([*args, "--harness", "steady"], capture_output=True, text=True, timeout=120)
     assert stated.returncode == 0 and "client start not stated" not in stated.stdout
+
+
+def _scenario(**changes: Any) -> Any:
+    from servescope.catalog.store import Catalog
+
+    base = Catalog.load().scenario("llama-3.1-8b-on-h100")
+    engine = changes.pop("engine", None)
+    scen = base.model_copy(update=changes)
+    if engine is not None:
+        scen = scen.model_copy(update={"engine": base.engine.model_copy(update={"id": engine, "args": {}})})
+    return scen
+
+
+def test_points_in_a_regime_known_to_miss_get_a_wider_interval_and_a_warning() -> None:
+    """vLLM, a small FP8 model, 2k-token prompts and 128 out, closed loop: the long-prompt /
+    short-output regime widens ITL and throughput on every point, and the 16-64-stream TTFT
+    regime widens TTFT at 32 streams but not at 1."""
+    from servescope.predict.workload_input import SyntheticWorkload
+
+    run = predict(_scenario(weight_dtype="fp8"), SyntheticWorkload(concurrency=(1, 32), isl=2048, osl=128))
+    iv = run.prediction.interval
+    assert iv is not None and iv.known_misses == ["closed-loop-long-prompt-ttft", "vllm-long-prompt-short-output"]
+    by_c = {p.concurrency: p for p in run.prediction.points}
+    one, many = by_c[1], by_c[32]
+    assert one.intervals is not None and many.intervals is not None and one.ttft_ms and many.ttft_ms and many.itl_ms
+    assert many.intervals["ttft_ms"][1] >= 5 * many.ttft_ms * 0.999
+    assert one.intervals["ttft_ms"][1] == pytest.approx(one.ttft_ms * iv.factors["ttft_ms"][1])  # not widened at 1 stream
+    assert many.intervals["itl_ms"][0] <= many.itl_ms / 3 * 1.001
+    keys = [w for w in run.warnings if w.startswith("known miss (")]
+    assert len(keys) == 2 and any("chunked-prefill" in w for w in keys)
+
+
+def test_a_prediction_outside_the_known_misses_is_not_widened() -> None:
+    run = predict("llama-3.1-8b-on-h100", "sweep-parallel-1-8-i128-o64-v1", concurrency=[8])
+    iv = run.prediction.interval
+    assert iv is not None and iv.known_misses is None
+    assert not [w for w in run.warnings if w.startswith("known miss (")]
+
+
+@pytest.mark.parametrize(
+    ("changes", "shape", "key"),
+    [
+        ({"model": "llama-3.1-405b", "hardware": "mi300x", "count": 8, "tp": 8, "dp": 1, "engine": "vllm"}, (512, 512, False, True), "mi300x-vllm-large-dense"),
+        ({"model": "qwen3-235b-a22b", "hardware": "h200", "count": 8, "tp": 8, "dp": 1, "weight_dtype": "fp8", "engine": "trt-llm"}, (1024, 1024, True, False),
+         "trtllm-offline-large-moe"),
+    ],
+)  # fmt: skip
+def test_the_large_model_regimes_are_recognised(changes: dict[str, Any], shape: tuple[float, float, bool, bool], key: str) -> None:
+    from servescope.predict.api import resolve_deployment
+    from servescope.predict.regimes import LoadShape, regimes_for
+
+    dep = resolve_deployment(_scenario(**changes))
+    assert [r.key for r in regimes_for(dep, LoadShape(*shape), 64)] == [key]
+    if key == "trtllm-offline-large-moe":  # offline throughput only: the same deployment in a closed loop is not in it
+        assert regimes_for(dep, LoadShape(512, 512, False, True), 64) == []

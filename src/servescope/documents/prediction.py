@@ -52,6 +52,10 @@ class PredictionInterval(StrictModel):
     groups: dict[str, str] = Field(
         default_factory=dict, description="The deployment's group along each dimension (engine, hardware generation, weight dtype, model family)."
     )
+    known_misses: list[NonEmptyStr] | None = Field(
+        default=None,
+        description="Regimes the predictor is known to miss (servescope.predict.regimes) that widened some points' intervals; a warning names each.",
+    )
     client_start: str | None = Field(
         default=None,
         description="How the client started its closed loop when nobody said: the points' intervals then span both readings (predict.semantics).",

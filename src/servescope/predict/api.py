@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from statistics import fmean
 from typing import Any
 
 from servescope.analysis.metrics import Columns, aggregate_columns
@@ -42,6 +43,7 @@ from servescope.predict.outputs import (
     peak_in_flight,
     relabel_concurrency,
 )
+from servescope.predict.regimes import LoadShape
 from servescope.predict.sim.simulator import SimOutcome, Simulation, TtftGiveUp
 from servescope.predict.stream_chunks import TIMES_EVERY_CHUNK, textless_chunks
 from servescope.predict.workload_input import (
@@ -245,6 +247,18 @@ def _load_kind(prepared: Prepared) -> str:
     return "closed" if prepared.load.rate is None else "open"
 
 
+def _load_shape(prepared: Prepared) -> LoadShape:
+    """What the known-miss regimes (``predict.regimes``) read of the load: mean lengths and its loop."""
+    kind = _load_kind(prepared)
+    spec = prepared.synthetic
+    if spec is not None:
+        return LoadShape(float(spec.isl), float(spec.osl), kind == "offline", kind == "closed")
+    requests = [r for p in prepared.points or [] for r in p.requests if r.phase == "measured"]
+    isls = [r.input_tokens_nominal for r in requests if r.input_tokens_nominal is not None]
+    osls = [r.max_tokens for r in requests]
+    return LoadShape(fmean(isls) if isls else None, fmean(osls) if osls else None, kind == "offline", kind == "closed")
+
+
 def _textless_chunks(prepared: Prepared, dep: Deployment) -> tuple[tuple[int, int], str | None]:
     """The chunks without text the replayed client times per request (``predict.stream_chunks``)."""
     spec = prepared.synthetic
@@ -316,8 +330,12 @@ def simulate(
         interval = interval_for(dep)
         warnings += interval.warnings
         prediction = with_intervals(
-            build_prediction(dep, views, name=run_name, workload=prepared.workload_id, seed=load.seed, date=date, warnings=warnings), interval, dep
+            build_prediction(dep, views, name=run_name, workload=prepared.workload_id, seed=load.seed, date=date, warnings=warnings),
+            interval,
+            dep,
+            _load_shape(prepared),
         )
+        warnings = list(prediction.warnings)  # with the known-miss regimes' lines
         result: Result | None = None
         if documents:
             resolved = dict(prepared.resolved)

@@ -16,7 +16,9 @@ step-time model assumes, so where either has no validated group the interval is 
 pooled held-out error widened (``fallback``) and a warning says which group was missing;
 a model family or dtype outside the set only adds a note (the physics is meant to carry
 across models). The factors multiply every statistic of a metric (mean, p50, p99) alike: the
-held-out error was measured on what publishers report, mostly means.
+held-out error was measured on what publishers report, mostly means. A point in a regime
+the predictor is known to miss by more than its groups' range (:mod:`.regimes`) has its
+interval widened to cover those misses, and the prediction says so in a warning.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from typing import Any
 from servescope.documents.prediction import INTERVAL_METRIC_OF_FIELD, Prediction, PredictionInterval
 from servescope.predict.deployment import Deployment
 from servescope.predict.groups import SCENARIO_DIMENSIONS, deployment_groups
+from servescope.predict.regimes import LoadShape, Regime, regimes_for, widen
+from servescope.predict.regimes import warning as regime_warning
 
 #: Dimensions whose group must be validated for the interval to be the groups' own.
 REQUIRED_DIMENSIONS = ("engine", "hardware generation")
@@ -109,23 +113,38 @@ def interval_for(dep: Deployment) -> Interval:
     return interval_for_groups({d: groups[d] for d in SCENARIO_DIMENSIONS})
 
 
-def with_intervals(prediction: Prediction, interval: Interval, dep: Deployment) -> Prediction:
-    """``prediction`` with each point's [low, high] per predicted field and the interval's basis."""
+def with_intervals(prediction: Prediction, interval: Interval, dep: Deployment, shape: LoadShape | None = None) -> Prediction:
+    """``prediction`` with each point's [low, high] per predicted field and the interval's basis;
+    a point in a regime known to miss (:mod:`.regimes`, given the load's ``shape``) gets its
+    interval widened to cover the misses reported there, and the prediction a warning per regime."""
     basis = interval.basis
     if dep.calibration_name:
         basis += "; held-out error of the uncalibrated predictor (a calibration fitted to measurements of this deployment narrows it)"
     points = []
+    met: dict[str, Regime] = {}
     for p in prediction.points:
+        here = regimes_for(dep, shape, p.concurrency) if shape is not None else []
+        met.update({r.key: r for r in here})
+        factors = widen(interval.factors, here)
         bounds = {}
         for metric, names in FIELDS.items():
+            f = factors.get(metric)
             for name in names:
-                b = interval.bounds(metric, getattr(p, name))
-                if b is not None:
-                    bounds[name] = [b[0], b[1]]
+                value = getattr(p, name)
+                if f is not None and value is not None:
+                    bounds[name] = [value * f[0], value * f[1]]
         points.append(p.model_copy(update={"intervals": bounds or None}))
-    factors = {m: [lo, hi] for m, (lo, hi) in interval.factors.items()}
-    block = PredictionInterval(coverage=interval.coverage, factors=factors, basis=basis, validated=interval.validated, groups=interval.groups)
-    return prediction.model_copy(update={"points": points, "interval": block})
+    factors_out = {m: [lo, hi] for m, (lo, hi) in interval.factors.items()}
+    block = PredictionInterval(
+        coverage=interval.coverage,
+        factors=factors_out,
+        basis=basis,
+        validated=interval.validated,
+        groups=interval.groups,
+        known_misses=sorted(met) or None,
+    )
+    warnings = [*prediction.warnings, *(regime_warning(r) for r in met.values())]
+    return prediction.model_copy(update={"points": points, "interval": block, "warnings": warnings})
 
 
 __all__ = ["FIELDS", "REQUIRED_DIMENSIONS", "Interval", "interval_for", "interval_for_groups", "table", "with_intervals"]
