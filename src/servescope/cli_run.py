@@ -122,6 +122,8 @@ def format_scores(scores: Any) -> str:
         f"-{pct(scores.accuracy_ci_high)}), strict {pct(scores.strict_accuracy)}, success rate {pct(scores.success_rate)}, "
         f"avg latency {_fmt(scores.avg_latency_ms)} ms"
     )
+    if scores.instruction_accuracy is not None:
+        text += f", instructions kept {pct(scores.instruction_accuracy)} (strict {pct(scores.instruction_strict_accuracy)})"
     if scores.abstention is not None:
         text += f", abstention {pct(scores.abstention)}"
     if scores.unsupported_count:

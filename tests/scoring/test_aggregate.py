@@ -88,3 +88,24 @@ def test_strict_accuracy_counts_a_failed_request_as_not_strict_so_it_never_excee
     items = [item(0, True, strict=True), item(1, True, strict=True), item(2, None), item(3, None)]
     block = scores_block(items, "exact")
     assert block["accuracy"] == 0.5 and block["strict_accuracy"] == 0.5
+
+
+def test_instruction_level_accuracy_counts_every_rule_given_and_none_kept_by_a_failed_request() -> None:
+    from servescope.documents.result import Scores
+    from servescope.scoring import score_item
+    from servescope.scoring.base import Output
+
+    rules = {"rules": [{"rule": "lowercase"}, {"rule": "max_words", "value": 3}, {"rule": "ends_with", "value": "bye"}]}
+    kept_all = score_item("instruction", Output("ok then bye"), None, rules)  # 3 of 3
+    kept_two = score_item("instruction", Output("Ok then bye"), None, rules)  # not lowercase: 2 of 3
+    assert (kept_all.parts, kept_all.parts_kept, kept_two.parts_kept, kept_two.parts_kept_strict) == (3, 3, 2, 2)
+    items = [
+        ScoredItem("a", None, None, "instruction", True, kept_all, None, 1.0, parts=3),
+        ScoredItem("b", None, None, "instruction", True, kept_two, None, 1.0, parts=3),
+        ScoredItem("c", None, None, "instruction", False, None, None, None, parts=2),  # failed: keeps none of its 2
+    ]
+    block = scores_block(items, "instruction")
+    assert block["accuracy"] == pytest.approx(1 / 3)  # prompt level
+    assert block["instruction_accuracy"] == pytest.approx(5 / 8) and block["instruction_strict_accuracy"] == pytest.approx(5 / 8)
+    Scores.model_validate({k: v for k, v in block.items() if k != "items"})
+    assert "instruction_accuracy" not in scores_block([item(0, True)], "exact")

@@ -266,6 +266,12 @@ class Scores(StrictModel):
     by_category: dict[str, UnitFloat] | None = None
     by_difficulty: dict[str, UnitFloat] | None = None
     by_category_detail: dict[str, RateWithInterval] | None = None
+    instruction_accuracy: UnitFloat | None = Field(
+        default=None,
+        description="Instruction suites: instructions kept (flexibly) over instructions given, every row's (IFEval's instruction level; "
+        "a failed request keeps none). accuracy is the prompt level.",
+    )
+    instruction_strict_accuracy: UnitFloat | None = Field(default=None, description="The same, each instruction kept strictly.")
     abstention: UnitFloat | None = Field(default=None, description="Unanswerable items where the model said so.")
     false_abstention: UnitFloat | None = Field(default=None, description="Answerable items where it abstained anyway.")
     note: str | None = None

@@ -43,6 +43,7 @@ class ScoredItem:
     unanswerable: bool = False
     unsupported: bool = False  # not sent, or refused, for what the endpoint cannot take
     confidence: float | None = None  # stated by the answer (0..1), suites that ask for one
+    parts: int | None = None  # a row of several checked parts (instruction rules): how many, answered or not
 
 
 def _cut(value: Any) -> str | None:
@@ -93,6 +94,13 @@ def scores_block(all_items: list[ScoredItem], workload_scorer: str, confidence_a
         "by_difficulty": {k: sum(v) / len(v) for k, v in sorted(groups["by_difficulty"].items())},
         "by_category_detail": {k: _rate(sum(v), len(v)) for k, v in sorted(groups["by_category"].items())},
     }
+    if any(i.parts for i in items):
+        # IFEval's instruction level: instructions kept over instructions given; an unanswered row keeps none
+        given = sum(i.parts or 0 for i in items)
+        kept = sum(i.score.parts_kept or 0 for i in items if i.score is not None and i.parts)
+        kept_strict = sum(i.score.parts_kept_strict or 0 for i in items if i.score is not None and i.parts)
+        block["instruction_accuracy"] = kept / given if given else None
+        block["instruction_strict_accuracy"] = kept_strict / given if given else None
     unanswerable = [i for i in items if i.unanswerable]
     if unanswerable:
         said = sum(1 for i in unanswerable if i.score and i.score.abstained)

@@ -31,6 +31,10 @@ class Score:
     strict: bool | None = None
     detail: str | None = None
     abstained: bool | None = None
+    # a row of several checked parts (the instruction scorer's rules): how many, and how many kept
+    parts: int | None = None
+    parts_kept: int | None = None
+    parts_kept_strict: int | None = None
 
 
 Args = Mapping[str, Any]

@@ -294,4 +294,7 @@ def score(output: Output, expected: object, args: Args) -> Score:
         predicted=text[:80] or None,
         strict=not strict_broken,
         detail=detail,
+        parts=n,
+        parts_kept=n - len(flexible_broken),
+        parts_kept_strict=n - len(strict_broken),
     )

@@ -117,7 +117,14 @@ async def _scored(workload: Workload, req: PlannedRequest, record: RequestRecord
         bool(row.unanswerable),
         unsupported=record.category == "unsupported",
         confidence=confidence,
+        parts=_rule_count(scorer, row.score_args),
     )
+
+
+def _rule_count(scorer: str, args: dict[str, Any] | None) -> int | None:
+    """An instruction row's number of rules (its parts), answered or not; None for other scorers."""
+    rules = (args or {}).get("rules")
+    return len(rules) if canonical_name(scorer) == "instruction" and isinstance(rules, list) and rules else None
 
 
 def unsupported_record(ctx: RunContext, point: PlannedPoint, req: PlannedRequest, reason: str) -> RequestRecord:
