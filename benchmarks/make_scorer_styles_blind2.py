@@ -510,7 +510,9 @@ def numeric_cases() -> None:
         v = Fraction(row["answer"])
         w = wrong_value(row)
         assert w != v, row["id"]
-        # one case per row, right and wrong in turn, so every row is covered once
+        # one case per row (two math rows in three), right and wrong in turn
+        if row["id"].startswith("math") and i % 3 == 2:
+            continue
         if i % 2 == 0:
             st, (text, amb) = pick(NUM_RIGHT, i // 2, numeric_right, row, v, w)
             add(row["id"], text, True, f"num-{st}", ambiguous=amb)
@@ -648,6 +650,53 @@ def hand_numeric() -> None:
     add("math3-026", "Answer: 566", False, "dropped-zero")
     add("math2-018", "Answer: 1012 ± 0", True, "plus-minus-zero", ambiguous=True)
     add("math2-018", "Answer: 1000-1020", False, "range-hyphen")
+    multilingual_numeric()
+    tool_result_numeric()
+
+
+def multilingual_numeric() -> None:
+    add("multi1-004", "Deux plus trois égalent cinq (5).", True, "fr-words-and-digits")
+    add("multi1-004", "**5**", True, "bold-digit")
+    add("multi1-004", "Deux plus trois font six.", False, "fr-words-wrong")
+    add("multi1-004", "2 + 3 = 23 (on les met côte à côte).", False, "concatenated")
+    add("multi1-005", "Cuatro más cuatro son ocho.", True, "es-words")
+    add("multi1-005", "8️⃣", True, "keycap-emoji", ambiguous=True)
+    add("multi1-005", "Son 16 (cuatro por cuatro).", False, "es-multiplied")
+    add("multi1-006", "7", True, "bare")
+    add("multi1-006", "Zehn minus drei ergibt sieben, also 7.", True, "de-words-then-digit")
+    add("multi1-006", "Zehn minus drei ist dreizehn.", False, "de-added")
+    add("multi1-013", "Siete.", True, "es-word")
+    add("multi1-013", "Una semana tiene siete días (de lunes a domingo).", True, "es-sentence-words")
+    add("multi1-013", "Cinco días laborables.", False, "es-different-question")
+    add("multi1-015", "Vinte e quatro.", True, "pt-words")
+    add("multi1-015", "24 horas ⏰", True, "digits-emoji")
+    add("multi1-015", "Um dia tem 12 horas de luz.", False, "pt-different-question")
+    add("multi1-018", "Vier.", True, "de-word")
+    add("multi1-018", "Eine Katze hat 4 Beine und einen Schwanz.", True, "de-sentence-extra-noun")
+    add("multi1-018", "Zwei Vorderbeine.", False, "de-partial")
+    add("multi1-019", "Dodici.", True, "it-word")
+    add("multi1-019", "6 × 2 = 12", True, "equation")
+    add("multi1-019", "Sei per due fa otto.", False, "it-words-wrong")
+    add("multi1-019", "十二", True, "cjk-numeral", ambiguous=True)
+
+
+def tool_result_numeric() -> None:
+    # the tool said temperature_c; a careful grader reads the reply for that number
+    add("tsmall1-use-0", "According to the weather service, it's **6 °C** in Lima right now, with clear skies.", True, "tool-result-bold-unit")
+    add("tsmall1-use-0", "Lima: six degrees Celsius, clear.", True, "tool-result-words")
+    add("tsmall1-use-0", "It's clear in Lima. Would you like the forecast for tomorrow too?", False, "tool-result-omits-number")
+    add("tsmall1-use-1", "Quito is below freezing: −4 °C.", True, "tool-result-unicode-minus")
+    add("tsmall1-use-1", "It's minus four degrees in Quito.", True, "tool-result-words-negative")
+    add("tsmall1-use-1", "Quito: 4 °C below... sorry, 4 °C.", False, "tool-result-sign-lost")
+    add("tsmall1-use-2", "| City | Temp (°C) | Sky |\n|---|---|---|\n| Riga | 19 | clear |", True, "tool-result-table")
+    add("tsmall1-use-2", "It's 66 °F in Riga.", True, "tool-result-converted-f", ambiguous=True)
+    add("tsmall1-use-2", "It's 91 °C in Riga.", False, "tool-result-digits-swapped")
+    add("tsmall1-use-3", "Dakar is at 21 degrees (clear). That's about 70 °F.", True, "tool-result-two-units")
+    add("tsmall1-use-3", "Dakar is usually around 30 °C this time of year.", False, "tool-result-ignored")
+    add("tsmall1-use-4", "The current temperature in Oslo is 12°C.", True, "tool-result-no-space-unit")
+    add("tsmall1-use-4", "Oslo: 12-14 °C.", False, "tool-result-range", ambiguous=True)
+    add("tsmall1-use-5", "Tunis: 27 °C ☀️", True, "tool-result-emoji")
+    add("tsmall1-use-5", "I can't check live weather, sorry.", False, "tool-result-refusal")
 
 
 # ---------------------------------------------------------------- exact
@@ -849,11 +898,11 @@ def exact_cases() -> None:
         shown = aliases[i % len(aliases)] if aliases and i % 3 == 0 else a
         w = exact_wrong(row)
         c = conf_suffix(row, i)
-        if i % 2 == 0:
-            st, (text, amb) = pick(EXACT_RIGHT_STYLES, i // 2, exact_right, row, shown, w)
+        if i % 3 == 0:
+            st, (text, amb) = pick(EXACT_RIGHT_STYLES, i // 3, exact_right, row, shown, w)
             add(row["id"], text + c, True, f"exact-{st}", ambiguous=amb)
-        else:
-            st, (text, amb) = pick(EXACT_WRONG_STYLES, i // 2, exact_wrong_text, row, a, w)
+        elif i % 3 == 1:
+            st, (text, amb) = pick(EXACT_WRONG_STYLES, i // 3, exact_wrong_text, row, a, w)
             add(row["id"], text + c, False, f"exact-{st}", ambiguous=amb)
     hand_exact()
 
@@ -1152,13 +1201,13 @@ def mc_cases() -> None:
         wi = (ci + 1 + i % (len(choices) - 1)) % len(choices)
         wl, wt = LETTERS[wi], choices[wi]
         c = conf_suffix(row, i)
-        # two rows in three get one case, right and wrong in turn
-        if i % 3 == 0:
-            st = MC_RIGHT_STYLES[(i // 3) % len(MC_RIGHT_STYLES)]
+        # every other row gets one case, right and wrong in turn
+        if i % 4 == 0:
+            st = MC_RIGHT_STYLES[(i // 4) % len(MC_RIGHT_STYLES)]
             text, amb = mc_right(st, L, T, wl, wt, choices)
             add(row["id"], text + c, True, f"mc-{st}", ambiguous=amb)
-        elif i % 3 == 1:
-            st = MC_WRONG_STYLES[(i // 3) % len(MC_WRONG_STYLES)]
+        elif i % 4 == 2:
+            st = MC_WRONG_STYLES[(i // 4) % len(MC_WRONG_STYLES)]
             text, amb = mc_wrong(st, L, T, wl, wt, choices)
             add(row["id"], text + c, False, f"mc-{st}", ambiguous=amb)
     hand_mc()
@@ -1536,7 +1585,7 @@ def tool_cases() -> None:
                 add(rid, "", False, "tool-amount-times-ten", tool_calls=[call(name, {**args, "amount": args["amount"] * 10})])
             if cat == "pick_tool":
                 add(rid, "", False, "tool-currency-name-not-code", ambiguous=True, tool_calls=[call(name, {**args, "from": "dollars", "to": "yen"})])
-            else:
+            elif i % 2 == 0:
                 add(rid, f"{args['amount']} USD is roughly {round(args['amount'] * 0.92)} EUR at today's rate.", False, "tool-answer-invented-no-call")
         elif name == "set_timer":
             secs = args["seconds"]
@@ -1583,11 +1632,20 @@ def clarify_cases(row: dict[str, Any], i: int) -> None:
         wrong = [call("set_timer", {"seconds": 300}), call("set_timer", {"seconds": 600, "label": "the thing"})]
         invented = "Done! Timer started."
     add(rid, asks[i % 3], True, f"tool-clarify-ask-{i % 3}", tool_calls=[])
-    add(rid, asks[(i + 1) % 3] + "\n\n(If you don't answer I'll assume a default.)", True, "tool-clarify-ask-with-default-note", ambiguous=True, tool_calls=[])
+    if i % 2 == 0:
+        add(
+            rid,
+            asks[(i + 1) % 3] + "\n\n(If you don't answer I'll assume a default.)",
+            True,
+            "tool-clarify-ask-with-default-note",
+            ambiguous=True,
+            tool_calls=[],
+        )
     add(rid, "", False, "tool-clarify-invented-args", tool_calls=[wrong[i % 2]])
     add(rid, invented, False, "tool-clarify-invented-result", tool_calls=[])
     add(rid, asks[i % 3], False, "tool-clarify-asks-and-calls", ambiguous=True, tool_calls=[wrong[(i + 1) % 2]])
-    add(rid, "I'm sorry, I can't help with that.", False, "tool-clarify-refusal", tool_calls=[])
+    if i % 2 == 1:
+        add(rid, "I'm sorry, I can't help with that.", False, "tool-clarify-refusal", tool_calls=[])
 
 
 # ---------------------------------------------------------------- JSON extraction
@@ -1639,10 +1697,802 @@ def json_cases() -> None:
                 "json-with-comment",
                 ambiguous=True,
             )
-        if i % 5 == 2:
+        if i % 10 == 2:
             add(rid, json.dumps(exp)[:-1], False, "json-missing-closing-brace")
-        if i % 5 == 4:
+        if i % 10 == 4:
             add(rid, "I can't extract personal data." if "name" in exp else "I can't process orders.", False, "json-refusal")
+
+
+# ---------------------------------------------------------------- instruction following
+#
+# A compliant answer is composed from the row's rules (plus what the prompt itself
+# says, such as "one sentence"); a wrong answer is the same composition with ONE
+# rule broken subtly. check_rules() below is this file's own reading of the prompt
+# wording, used only to keep every verdict true to its construction.
+
+FILLER = [
+    "Thinking about {T} slows the whole day down.",
+    "People often notice {T} only when they stop and look.",
+    "There is always something new to learn about {T}.",
+    "I keep coming back to {T} whenever I need a break.",
+    "Writing about {T} is harder than it looks.",
+    "The best part of {T} is how calm it makes me feel.",
+    "A few honest words about {T} can go a long way.",
+    "Nobody needs to be an expert to enjoy {T}.",
+    "Most of my favourite memories have {T} in them somewhere.",
+    "Every season brings out a different side of {T}.",
+    "It is worth sharing {T} with someone you trust.",
+    "Nothing about {T} has to be complicated.",
+    "Stories about {T} tend to stay with me for days.",
+    "Keep your eyes open and your plans simple.",
+    "Ask questions and listen to people who know more.",
+    "Try to notice one detail you missed before.",
+]
+KEYWORD_SENTENCES = {
+    "time": ["There is always time for one more look.", "Take your time and enjoy it.", "Every time feels a little different."],
+    "light": ["The light changes everything about the place.", "Soft light makes it feel warm.", "Even the light seems to slow down."],
+    "path": ["The path ahead is easy to follow.", "Pick a path and stick with it.", "Every path leads somewhere worth seeing."],
+    "small": ["Even a small step counts.", "Start with something small.", "A small notebook helps more than you think."],
+}
+CONTAINS_SENTENCES = {
+    "garden": "It reminded me of the garden behind my old house.",
+    "morning": "The morning is when it feels most alive.",
+    "quiet": "Everything felt quiet and calm.",
+    "bridge": "Cross the bridge slowly and look around.",
+    "river": "The river nearby adds its own sound.",
+    "lantern": "Bring a lantern for the walk back.",
+    "blue": "The sky turned a deep blue.",
+}
+FORBIDDEN_IN_OTHER_CASE = {
+    "really": "It is REALLY worth it.",
+    "good": "It all felt Good.",
+    "beautiful": "The view was Beautiful.",
+    "nice": "What a Nice surprise.",
+    "very": "It is Very calm.",
+}
+# complete sentences of an exact number of words, to land a word count on a boundary
+EXACT_LENGTH = {
+    2: "Enjoy it.",
+    3: "We walked home.",
+    4: "We walked home together.",
+    5: "We walked home together slowly.",
+    6: "We walked home together after dinner.",
+    7: "We walked home together after a long dinner.",
+    8: "We walked home together after a long dinner out.",
+    9: "We walked home together after a long dinner with friends.",
+    10: "We walked home together after a long dinner with old friends.",
+    11: "We walked home together after a long dinner with two old friends.",
+    12: "We walked home together after a long dinner with two old friends from school.",
+    13: "Afterwards we walked home together after a long dinner with two old friends from school.",
+}
+# predicates that finish "<Topic> ..." in an exact number of words (singular and plural topics alike)
+PREDICATES = [
+    "will last.",
+    "will always last.",
+    "will always matter here.",
+    "will always matter to me.",
+    "will always matter a lot here.",
+    "will always matter a lot to me.",
+    "will always matter to me and my friends.",
+    "will always matter to me and to my friends.",
+    "will always matter to me and to all my friends.",
+    "will always matter to me and to all of my friends.",
+    "will always matter to me and to all of my old friends.",
+    "will always matter to me and to all of my oldest friends here.",
+]
+PLACEHOLDER_SENTENCE = {1: "Ask [name] for directions.", 2: "Ask [name] to meet you at [place].", 3: "Ask [name] to meet you at [place] on [day]."}
+STARTERS = {
+    "Today": "Today I want to share a few thoughts about {T}.",
+    "Yesterday": "Yesterday I spent a whole afternoon thinking about {T}.",
+    "Honestly": "Honestly I did not expect to care this much about {T}.",
+    "Imagine": "Imagine a whole afternoon spent with {T}.",
+}
+PS_SENTENCES = ["P.S. Bring a snack for the road.", "P.S. Let me know what you think.", "P.S. I will send photos soon.", "P.S. Say hello to everyone for me."]
+
+
+def topic_of(text: str) -> str:
+    pats = [
+        r"Explain what makes (.+?) interesting",
+        r"new to (.+?)\.",
+        r"Describe (.+?)(?: in your own words| in at most|\.)",
+        r"for a story about (.+?)(?: in capital|,)",
+        r"JSON object with (?:the )?keys .+? for (.+?)\.",
+        r"about (.+?)(?: using| as bullet| without| that |\.)",
+    ]
+    for p in pats:
+        m = re.search(p, text)
+        if m:
+            return m.group(1)
+    raise ValueError(text)
+
+
+def up1(s: str) -> str:
+    return s[0].upper() + s[1:]
+
+
+def low1(s: str) -> str:
+    return s[0].lower() + s[1:]
+
+
+def rules_of(row: dict[str, Any]) -> dict[str, Any]:
+    rules = {r["rule"]: r.get("value") for r in row["score_args"]["rules"]}
+    return rules
+
+
+def implied_rules(row: dict[str, Any]) -> dict[str, Any]:
+    """What the prompt asks for beyond the row's rule list (format-v1 says "one sentence" but lists no rule for it)."""
+    t = row["text"]
+    extra: dict[str, Any] = {}
+    if re.search(r"\b(?:Write one sentence|Write a sentence)\b", t):
+        extra["sentence_count"] = 1
+    if "Write two sentences" in t:
+        extra["sentence_count"] = 2
+    if "List exactly 3 facts" in t:
+        extra["bullet_count"] = 3
+    return extra
+
+
+WORD_RE = re.compile(r"[A-Za-z0-9\[\]']+")
+
+
+def word_count(text: str) -> int:
+    return len([w for w in text.split() if re.search(r"[A-Za-z0-9]", w)])
+
+
+def sentence_count(text: str) -> int:
+    body = re.sub(r"^\s*P\.S\..*$", "", text, flags=re.M)  # whether a P.S. is a sentence is left to the ambiguous flag
+    body = re.sub(r"<<[^>]*>>", "", body)
+    body = re.sub(r"^SECTION \d+.*$", "", body, flags=re.M)
+    parts = re.split(r"[.!?]+(?=\s|\"|$)", body)
+    return len([p for p in parts if re.search(r"[A-Za-z]", p)])
+
+
+def word_hits(text: str, word: str) -> int:
+    return len(re.findall(rf"\b{re.escape(word)}\b", text, flags=re.I))
+
+
+def check_rules(text: str, rules: dict[str, Any]) -> dict[str, bool]:
+    """This file's own reading of each rule's wording; True where the text keeps the rule."""
+    ok: dict[str, bool] = {}
+    body = text
+    for name, val in rules.items():
+        if name == "max_words":
+            ok[name] = word_count(body) <= val
+        elif name == "min_words":
+            ok[name] = word_count(body) >= val
+        elif name == "lowercase":
+            ok[name] = body == body.lower()
+        elif name == "uppercase":
+            ok[name] = body == body.upper()
+        elif name == "no_commas":
+            ok[name] = "," not in body
+        elif name == "language_ascii":
+            ok[name] = body.isascii()
+        elif name == "bullet_count":
+            ok[name] = len(re.findall(r"^- ", body, flags=re.M)) == val
+        elif name == "paragraph_count":
+            ok[name] = len([p for p in re.split(r"\n\s*\n", body.strip()) if p.strip()]) == val
+        elif name == "section_count":
+            ok[name] = len(re.findall(rf"^{val['marker']} \d+", body, flags=re.M)) == val["count"]
+        elif name == "sentence_count":
+            ok[name] = sentence_count(body) == val
+        elif name == "highlight_count":
+            ok[name] = len(re.findall(r"(?<!\*)\*[^*\n]+\*(?!\*)", body)) >= val
+        elif name == "placeholder_count":
+            ok[name] = len(re.findall(r"\[[^\]\n]+\]", body)) >= val
+        elif name == "title":
+            ok[name] = re.search(r"<<[^<>\n]+>>", body) is not None
+        elif name == "quotation":
+            s = body.strip()
+            ok[name] = len(s) > 1 and s[0] == '"' and s[-1] == '"'
+        elif name == "starts_with":
+            ok[name] = re.match(rf"{re.escape(val)}\b", body.strip(), flags=re.I) is not None
+        elif name == "ends_with":
+            ok[name] = body.strip().rstrip('"').endswith(val) if " " in val else re.search(rf"\b{re.escape(val)}[.!]?$", body.strip()) is not None
+        elif name == "not_contains":
+            ok[name] = word_hits(body, val) == 0
+        elif name == "contains":
+            ok[name] = word_hits(body, val) >= 1
+        elif name == "keyword_count":
+            ok[name] = word_hits(body, val["word"]) >= val["min"]
+        elif name == "postscript":
+            ok[name] = re.search(rf"^\s*{re.escape(val)}", body, flags=re.M) is not None
+        elif name == "json":
+            try:
+                s = body.strip()
+                if s.startswith("```"):
+                    s = s.split("\n", 1)[1].rsplit("```", 1)[0]
+                obj = json.loads(s)
+                ok[name] = isinstance(obj, dict)
+            except ValueError:
+                ok[name] = False
+        elif name == "json_keys":
+            try:
+                s = body.strip()
+                if s.startswith("```"):
+                    s = s.split("\n", 1)[1].rsplit("```", 1)[0]
+                obj = json.loads(s)
+                ok[name] = isinstance(obj, dict) and all(k in obj for k in val)
+            except ValueError:
+                ok[name] = False
+        else:
+            raise ValueError(name)
+    return ok
+
+
+class CannotBuild(Exception):
+    """The builder cannot place this combination; the caller picks another variant."""
+
+
+class Draft:
+    """An answer under construction: units (sentences, bullets, paragraphs or sections) of sentences."""
+
+    def __init__(self, row: dict[str, Any], rules: dict[str, Any], seed: int) -> None:
+        self.row = row
+        self.rules = rules
+        self.topic = topic_of(row["text"])
+        self.next_filler = seed
+        self.kind = d_kind(rules)
+        n = {"sections": lambda: rules["section_count"]["count"], "bullets": lambda: rules["bullet_count"], "paragraphs": lambda: rules["paragraph_count"]}.get(
+            self.kind, lambda: 1
+        )()
+        if self.kind == "sentences":
+            needed = (
+                ("starts_with" in rules)
+                + ("ends_with" in rules)
+                + (rules["keyword_count"]["min"] if "keyword_count" in rules else 0)
+                + ("contains" in rules)
+                + ("placeholder_count" in rules)
+            )
+            short = rules.get("max_words", 100) <= 12
+            per = rules.get("sentence_count") or max(1 if short else 2 if "max_words" in rules else 3, needed + 1, needed + rules.get("highlight_count", 0))
+        else:
+            per = 2 if self.kind in ("paragraphs", "sections") else 1
+        self.special: set[str] = set()
+        self.units: list[list[str]] = [[self.filler() for _ in range(per)] for _ in range(n)]
+        self.title = "<<" + up1(f"notes on {self.topic}") + ">>" if "title" in rules else ""
+        self.ps = PS_SENTENCES[seed % len(PS_SENTENCES)] if "postscript" in rules else ""
+        self.highlights = rules.get("highlight_count", 0)
+        self.bold_highlights = False
+        self.quote = "quotation" in rules
+        self.case = "lower" if "lowercase" in rules else "upper" if "uppercase" in rules else ""
+        self.one_per_line = False
+        self.ends_own_line = False
+
+    def filler(self) -> str:
+        s = FILLER[self.next_filler % len(FILLER)]
+        self.next_filler += 7
+        return up1(s.format(T=self.topic))
+
+    def free_positions(self) -> list[tuple[int, int]]:
+        return [(u, k) for u, unit in enumerate(self.units) for k, s in enumerate(unit) if s not in self.special]
+
+    def put(self, sentence: str, *, from_end: bool = False) -> None:
+        free = self.free_positions()
+        if not free:
+            raise CannotBuild(f"{self.row['id']}: no free sentence slot")
+        u, k = free[-1] if from_end else free[0]
+        self.units[u][k] = sentence
+        self.special.add(sentence)
+
+    def append(self, sentence: str) -> None:
+        """Add a sentence to the last unit, before a closing phrase if the row asks for one."""
+        last = self.units[-1]
+        if "ends_with" in self.rules:
+            last.insert(len(last) - 1, sentence)
+        else:
+            last.append(sentence)
+
+    def compose_required(self, keyword_n: int | None = None, placeholders: int | None = None, drop_contains: bool = False) -> None:
+        r = self.rules
+        if "starts_with" in r:
+            self.units[0][0] = STARTERS[r["starts_with"]].format(T=self.topic)
+            self.special.add(self.units[0][0])
+        if "ends_with" in r:
+            val = r["ends_with"]
+            last = f"After a long look at {self.topic} I felt finished and done." if val == "done" else val
+            self.units[-1][-1] = last
+            self.special.add(last)
+        if "keyword_count" in r:
+            kw = r["keyword_count"]
+            for j in range(kw["min"] if keyword_n is None else keyword_n):
+                self.put(KEYWORD_SENTENCES[kw["word"]][j % 3])
+        if "contains" in r and not drop_contains:
+            self.put(CONTAINS_SENTENCES[r["contains"]], from_end=True)
+        if "placeholder_count" in r:
+            n = r["placeholder_count"] if placeholders is None else placeholders
+            if n:
+                self.put(PLACEHOLDER_SENTENCE[n], from_end=True)
+
+    def exact_sentence(self, n: int) -> str | None:
+        tw = len(self.topic.split())
+        for p in PREDICATES:
+            if tw + len(p.split()) == n:
+                return up1(f"{self.topic} {p}")
+        return EXACT_LENGTH.get(n)
+
+    def render(self) -> str:
+        sents = [list(u) for u in self.units]
+        closing = self.rules.get("ends_with")
+        # highlights: wrap the last two words of the first sentences that are long enough
+        done = 0
+        for unit in sents:
+            for k, s in enumerate(unit):
+                if done >= self.highlights:
+                    break
+                words_ = s[:-1].split(" ")
+                if len(words_) < 4 or "[" in s or s == closing or s.endswith("done."):
+                    continue
+                mark = "**" if self.bold_highlights else "*"
+                if self.topic in s:  # highlight the topic where the sentence names it, else its last two words
+                    unit[k] = s.replace(self.topic, f"{mark}{self.topic}{mark}", 1)
+                elif s.startswith(up1(self.topic)):
+                    unit[k] = f"{mark}{up1(self.topic)}{mark}" + s[len(self.topic) :]
+                else:
+                    unit[k] = " ".join(words_[:-2]) + f" {mark}{words_[-2]} {words_[-1]}{mark}" + s[-1]
+                done += 1
+        if done < self.highlights:
+            raise CannotBuild(f"{self.row['id']}: not enough sentences to highlight")
+        sep = "\n" if self.one_per_line else " "
+        if self.kind == "sentences":
+            body = sep.join(sents[0])
+            if self.ends_own_line and len(sents[0]) > 1:
+                body = " ".join(sents[0][:-1]) + "\n\n" + sents[0][-1]
+        elif self.kind == "bullets":
+            body = "\n".join("- " + " ".join(u) for u in sents)
+        elif self.kind == "paragraphs":
+            body = "\n\n".join(sep.join(u) for u in sents)
+        else:
+            marker = self.rules["section_count"]["marker"]
+            body = "\n\n".join(f"{marker} {j + 1}\n" + " ".join(u) for j, u in enumerate(sents))
+        if self.ps:
+            body += ("\n" if self.kind == "paragraphs" else "\n\n") + self.ps
+        if self.title:
+            body = self.title + "\n\n" + body
+        if self.case == "lower":
+            body = body.lower()
+        elif self.case == "upper":
+            body = body.upper()
+        if self.quote:
+            body = f'"{body}"'
+        return body
+
+    def structure_words(self) -> int:
+        """Words that are scaffolding rather than prose: the title, section markers and the P.S. tag."""
+        n = word_count(self.title) + (1 if self.ps else 0)
+        if self.kind == "sections":
+            n += 2 * len(self.units)
+        return n
+
+    def fit_words(self, target: int) -> None:
+        """Make the word count exactly target by resizing free sentences (their number stays put where it can)."""
+        for _ in range(60):
+            n = word_count(self.render())
+            if n == target:
+                return
+            free = self.free_positions()
+            if not free:
+                raise CannotBuild(f"{self.row['id']}: nothing free to resize")
+            u, k = free[-1]
+            cur = word_count(self.units[u][k])
+            need = target - (n - cur)
+            sentence = self.exact_sentence(need) if need >= 2 else None
+            if sentence is not None and sentence not in self.special:
+                self.units[u][k] = sentence
+                self.special.add(sentence)  # resized once; the next pass resizes another
+                continue
+            if need > 13:
+                self.append(self.filler())
+            elif len(self.units[u]) > 1 and "sentence_count" not in self.rules:
+                self.units[u].pop(k)
+            else:
+                raise CannotBuild(f"{self.row['id']}: cannot fit {target} words")
+        raise CannotBuild(f"{self.row['id']}: word fitting did not settle")
+
+
+def fresh(row: dict[str, Any], rules: dict[str, Any], seed: int, **kw: Any) -> Draft:
+    d = Draft(row, rules, seed)
+    d.compose_required(**kw)
+    if "min_words" in rules:
+        while word_count(d.render()) < rules["min_words"] + 6:
+            d.append(d.filler())
+    if "max_words" in rules and word_count(d.render()) > rules["max_words"] - 2:
+        d.fit_words(rules["max_words"] - 3)
+    return d
+
+
+def json_instruction_text(row: dict[str, Any], keys: list[str], variant: str) -> str:
+    topic = topic_of(row["text"]) if "for " in row["text"] or "about" in row["text"] else "a bicycle trip"
+    vals = {"topic": topic, "mood": "calm", "title": up1(topic), "summary": f"A short piece about {topic}.", "name": up1(topic), "reason": "It is relaxing."}
+    obj = {k: vals.get(k, "n/a") for k in keys}
+    if variant == "fenced":
+        return "```json\n" + json.dumps(obj, indent=2) + "\n```"
+    if variant == "bare":
+        return json.dumps(obj)
+    if variant == "prose-after":
+        return json.dumps(obj) + "\n\nLet me know if you want more keys!"
+    if variant == "single-quotes":
+        return "{" + ", ".join(f"'{k}': '{v}'" for k, v in obj.items()) + "}"
+    if variant == "missing-key":
+        return json.dumps({k: obj[k] for k in keys[:-1]})
+    if variant == "extra-key":
+        return json.dumps({**obj, "notes": "none"})
+    if variant == "trailing-comma":
+        return json.dumps(obj, indent=2)[:-2] + ",\n}"
+    if variant == "capitalised-keys":
+        return json.dumps({up1(k): v for k, v in obj.items()})
+    raise ValueError(variant)
+
+
+def instruction_json_cases(row: dict[str, Any], i: int) -> None:
+    rules = rules_of(row)
+    keys = rules.get("json_keys") or re.findall(r"'(\w+)'", row["text"].split("Reply")[0])[-2:] or ["topic", "mood"]
+    rid = row["id"]
+    add(rid, json_instruction_text(row, keys, "fenced" if i % 2 else "bare"), True, "instr-json-" + ("fenced" if i % 2 else "bare"))
+    wrong = ["single-quotes", "missing-key", "trailing-comma", "prose-after", "capitalised-keys", "extra-key"][i % 6]
+    verdict, amb = {
+        "single-quotes": (False, False),
+        "missing-key": (False, False),
+        "trailing-comma": (False, True),
+        "prose-after": (False, True),
+        "capitalised-keys": (False, True),
+        "extra-key": (True, True),
+    }[wrong]
+    if wrong in ("missing-key", "capitalised-keys", "extra-key") and "json_keys" not in rules and "keys" not in row["text"]:
+        wrong, verdict, amb = "single-quotes", False, False
+    add(rid, json_instruction_text(row, keys, wrong), verdict, f"instr-json-{wrong}", ambiguous=amb)
+
+
+# how a single rule is broken, and whether careful graders could disagree that it is broken
+BREAKS = {
+    "max_words": "one-word-over",
+    "min_words": "one-word-short",
+    "lowercase": "one-capital",
+    "uppercase": "one-lowercase-word",
+    "no_commas": "one-comma",
+    "language_ascii": "curly-apostrophe",
+    "bullet_count": "one-bullet-too-many",
+    "paragraph_count": "one-paragraph-too-many",
+    "section_count": "one-section-too-many",
+    "sentence_count": "one-sentence-too-many",
+    "highlight_count": "one-highlight-short",
+    "placeholder_count": "one-placeholder-short",
+    "title": "bold-not-angle-brackets",
+    "quotation": "closing-quote-missing",
+    "starts_with": "chatty-opener",
+    "ends_with": "wrong-closing",
+    "not_contains": "forbidden-word-other-case",
+    "contains": "word-missing",
+    "keyword_count": "keyword-one-short",
+    "postscript": "ps-missing",
+}
+
+
+def cased(text: str, rules: dict[str, Any]) -> str:
+    """Text inserted into an answer takes the answer's letter case, so it breaks no case rule by accident."""
+    if "lowercase" in rules:
+        return text.lower()
+    if "uppercase" in rules:
+        return text.upper()
+    return text
+
+
+def broken(row: dict[str, Any], rules: dict[str, Any], target: str, seed: int) -> str:
+    kw: dict[str, Any] = {}
+    if target == "keyword_count":
+        kw["keyword_n"] = rules["keyword_count"]["min"] - 1
+    if target == "placeholder_count":
+        kw["placeholders"] = rules["placeholder_count"] - 1
+    if target == "contains":
+        kw["drop_contains"] = True
+    d = fresh(row, rules, seed, **kw)
+    if target == "max_words":
+        # one word over even for a grader who skips titles, section markers and the P.S. tag
+        d.fit_words(rules["max_words"] + 1 + d.structure_words())
+    elif target == "min_words":
+        d.fit_words(rules["min_words"] - 1)
+    elif target == "highlight_count":
+        d.highlights -= 1
+    elif target in ("bullet_count", "paragraph_count", "section_count"):
+        d.units.append([d.filler() for _ in d.units[-1]])
+        if "ends_with" in rules:  # keep the closing phrase last
+            d.units[-1][-1], d.units[-2][-1] = d.units[-2][-1], d.units[-1][-1]
+    elif target == "sentence_count":
+        d.append(d.filler())
+    elif target == "title":
+        d.title = "**" + d.title[2:-2] + "**"
+    elif target == "postscript":
+        d.ps = ""
+    elif target == "not_contains":
+        extra = FORBIDDEN_IN_OTHER_CASE[rules["not_contains"]]
+        if "sentence_count" in rules:
+            d.put(extra)
+        else:
+            d.append(extra)
+    text = d.render()
+    if target == "lowercase":
+        # a capital where a model slips back into habit: the start of the second sentence, else the first letter
+        m = re.search(r"[.!?] ([a-z])", text) or re.search(r"([a-z])", text)
+        assert m is not None
+        j = m.start(1)
+        text = text[:j] + text[j].upper() + text[j + 1 :]
+    elif target == "uppercase":
+        m = list(re.finditer(r"\b([A-Z]{4,})\b", text))
+        w = m[len(m) // 2]
+        text = text[: w.start()] + w.group(1).lower() + text[w.end() :]
+    elif target == "no_commas":
+        j = text.find(". ")
+        if j == -1:
+            j = len(text.rstrip('"')) - 1
+        text = text[:j] + cased(", of course", rules) + text[j:]
+    elif target == "language_ascii":
+        j = text.find(". ")
+        if j == -1:
+            j = len(text.rstrip('"')) - 1
+        text = text[:j] + cased(" and that’s the truth", rules) + text[j:]
+    elif target == "quotation":
+        text = text[:-1]
+    elif target == "starts_with":
+        text = cased("So ", rules) + low1(text)
+    elif target == "ends_with":
+        val = rules["ends_with"]
+        if val == "done":
+            text = text.rstrip(".") + " for today."
+        elif val.endswith("."):
+            text = text[: text.rfind(val)] + val[:-1] + "!"
+        else:
+            text = text[: text.rfind(val)] + val[:-1] + "."
+    return text
+
+
+def instruction_cases() -> None:
+    rows = rows_where("instruction")
+    for i, row in enumerate(rows):
+        rid = row["id"]
+        if rid.startswith("format") and int(rid[-3:]) // 8 % 2 == 1:
+            continue  # the format suites repeat eight prompts five times; three rounds of each are enough
+        rules = rules_of(row)
+        if "json" in rules:
+            instruction_json_cases(row, i)
+            continue
+        if "title for a story" in row["text"] or "Write a title of" in row["text"]:
+            title_row_cases(row, i)
+            continue
+        implied = implied_rules(row)
+        full = {**implied, **rules}
+        # P.S. sentences and sentence counts: graders split on whether the P.S. is a sentence
+        amb_ps = "postscript" in full and "sentence_count" in full
+        try:
+            variant = unusual_variant(row, full, i)
+        except CannotBuild:
+            variant = None
+        # right, in an ordinary layout where no unusual layout is made for the row
+        if variant is None:
+            text = fresh(row, full, i).render()
+            verify(rid, text, full, None)
+            add(rid, text, True, "instr-all-rules-kept", ambiguous=amb_ps)
+        # right, in an unusual layout or exactly on a boundary
+        if variant is not None:
+            vtext, vstyle, vamb = variant
+            verify(rid, vtext, full, None)
+            add(rid, vtext, True, f"instr-{vstyle}", ambiguous=vamb or amb_ps)
+        # wrong: exactly one rule broken, rotating over the row's rules
+        targets = [r for r in rules if r in BREAKS] or [r for r in implied if r in BREAKS]
+        made = 0
+        for j in range(len(targets)):
+            target = targets[(i + j) % len(targets)]
+            try:
+                btext = broken(row, full, target, i + j)
+            except CannotBuild:
+                continue
+            verify(rid, btext, full, target)
+            amb = amb_ps
+            if target == "contains" and rules["contains"].lower() in btext.lower():
+                amb = True  # "gardening" holds "garden": graders differ on whether that counts
+            add(rid, btext, False, f"instr-{BREAKS[target]}", ambiguous=amb)
+            made += 1
+            if made == (2 if len(targets) > 1 and i % 4 == 0 else 1):
+                break
+        # format-v1 rows list fewer rules than their prompt states: break only what the prompt states
+        only_prompt = [k for k in implied if k not in rules]
+        if only_prompt and i % 4 == 1:
+            k = only_prompt[0]
+            btext = broken(row, full, k, i + 5)
+            verify(rid, btext, full, k)
+            add(rid, btext, False, f"instr-prompt-only-{BREAKS[k]}", ambiguous=True)
+
+
+def unusual_variant(row: dict[str, Any], rules: dict[str, Any], i: int) -> tuple[str, str, bool] | None:
+    k = i % 6
+    if "max_words" in rules and k in (0, 3):
+        d = fresh(row, rules, i + 11)
+        d.fit_words(rules["max_words"])
+        return d.render(), "exactly-max-words", False
+    if "min_words" in rules and k in (1, 4):
+        d = fresh(row, rules, i + 11)
+        extra = d.structure_words()
+        d.fit_words(rules["min_words"] + extra)
+        return d.render(), "exactly-min-words" if not extra else "min-words-boundary", False
+    if "highlight_count" in rules and k == 2:
+        d = fresh(row, rules, i + 11)
+        d.bold_highlights = True
+        return d.render(), "bold-highlights", True
+    if "ends_with" in rules and rules["ends_with"] != "done" and d_kind(rules) == "sentences" and k % 2 == 0:
+        d = fresh(row, rules, i + 11)
+        d.ends_own_line = True
+        return d.render(), "closing-phrase-own-paragraph", False
+    if d_kind(rules) == "sentences" and not rules.keys() & {"max_words", "quotation"} and rules.get("sentence_count") != 1 and k == 5:
+        d = fresh(row, rules, i + 11)
+        d.one_per_line = True
+        return d.render(), "one-sentence-per-line", False
+    return None
+
+
+def d_kind(rules: dict[str, Any]) -> str:
+    for k, kind in (("section_count", "sections"), ("bullet_count", "bullets"), ("paragraph_count", "paragraphs")):
+        if k in rules:
+            return kind
+    return "sentences"
+
+
+def verify(rid: str, text: str, rules: dict[str, Any], broken_rule: str | None) -> None:
+    ok = check_rules(text, rules)
+    failed = sorted(k for k, v in ok.items() if not v)
+    want = [] if broken_rule is None else [broken_rule]
+    if failed != want:
+        raise ValueError(f"{rid}: expected {want or 'no'} rule broken, got {failed}:\n{text}")
+
+
+TITLE_RIGHT = ["LOST IN {U}", "NOTES FROM {U}", "# {U}: A STORY", '"THE LAST DAY OF {U}"']
+
+
+def title_row_cases(row: dict[str, Any], i: int) -> None:
+    rid = row["id"]
+    rules = rules_of(row)
+    u = topic_of(row["text"]).upper()
+    t = TITLE_RIGHT[i % 4].format(U=u)
+    verify(rid, t, rules, None)
+    add(rid, t, True, f"instr-title-caps-{i % 4}")
+    if i % 2 == 0:
+        wrong = f"LOST IN {u} ON THE LONGEST AND COLDEST NIGHT OF THE WHOLE YEAR"
+        verify(rid, wrong, rules, "max_words")
+        add(rid, wrong, False, "instr-title-too-long")
+    else:
+        wrong = f"LOST IN {u} (a short story)"
+        verify(rid, wrong, rules, "uppercase")
+        add(rid, wrong, False, "instr-title-lowercase-subtitle")
+
+
+# ---------------------------------------------------------------- long-context needle
+
+
+def needle_cases() -> None:
+    for i, row in enumerate(rows_where("needle")):
+        rid, code = row["id"], row["answer"]
+        box = re.search(r"box (\d+)\?", row["text"]).group(1)  # type: ignore[union-attr]
+        other = ROWS[f"longctx1-{(int(rid[-3:]) + 1) % 8:03d}"][1]["answer"]
+        swapped = code[:2] + code[3] + code[2] if code[2] != code[3] else code[:3] + str((int(code[3]) + 1) % 10)
+        rights = [
+            (code, False),
+            (f"The vault code for box {box} is **{code}**.", False),
+            (f"`{code}`", False),
+            (f"Code: {code}\n\n(It appears once in the archive notes.)", False),
+            (f"{code[0]} {code[1]} {code[2]} {code[3]}", True),
+            (f"I scanned the whole text. Boxes are mentioned many times, but only one sentence gives box {box} a code: {code}.", False),
+        ]
+        wrongs = [
+            (swapped, False),
+            (f"The vault code for box {box} is {other}.", False),
+            (f"I couldn't find a vault code for box {box} in the text.", False),
+            (f"It's either {code} or {swapped}.", False),
+            (f"Box {box}", False),
+            ("The humidity reading in the notebook is the code.", False),
+        ]
+        for j in (i % 6, (i + 3) % 6):
+            text, amb = rights[j]
+            add(rid, text, True, f"needle-right-{j}", ambiguous=amb)
+            text, amb = wrongs[j]
+            add(rid, text, False, f"needle-wrong-{j}", ambiguous=amb)
+
+
+# ---------------------------------------------------------------- code
+
+
+CODE = {
+    "code1-000": ("def add(a, b):\n    return a + b", "def add(a, b):\n    return str(a) + str(b)"),
+    "code1-001": ("def is_even(n):\n    return n % 2 == 0", "def is_even(n):\n    return n % 2"),
+    "code1-002": ("def reverse_string(s):\n    return s[::-1]", "def reverse_string(s):\n    return ''.join(sorted(s, reverse=True))"),
+    "code1-003": (
+        "def maximum(xs):\n    best = xs[0]\n    for x in xs[1:]:\n        if x > best:\n            best = x\n    return best",
+        "def maximum(xs):\n    best = 0\n    for x in xs:\n        if x > best:\n            best = x\n    return best",
+    ),
+    "code1-004": ("def count_vowels(s):\n    return sum(1 for c in s if c in 'aeiou')", "def count_vowels(s):\n    return sum(1 for c in s if c in 'aeiouy')"),
+    "code1-005": (
+        "def factorial(n):\n    result = 1\n    for k in range(2, n + 1):\n        result *= k\n    return result",
+        "def factorial(n):\n    result = 1\n    for k in range(1, n):\n        result *= k\n    return result",
+    ),
+    "code1-006": (
+        "def fizzbuzz(n):\n    if n % 15 == 0:\n        return 'FizzBuzz'\n    if n % 3 == 0:\n        return 'Fizz'\n    if n % 5 == 0:\n        return 'Buzz'\n    return str(n)",
+        "def fizzbuzz(n):\n    if n % 3 == 0:\n        return 'Fizz'\n    if n % 5 == 0:\n        return 'Buzz'\n    if n % 15 == 0:\n        return 'FizzBuzz'\n    return str(n)",
+    ),
+    "code1-007": ("def square_all(xs):\n    return [x * x for x in xs]", "def square_all(xs):\n    return map(lambda x: x * x, xs)"),
+    "code1-008": ("def is_palindrome(s):\n    return s == s[::-1]", "def is_palindrome(s):\n    return s[0] == s[-1]"),
+    "code1-009": ("def sum_digits(n):\n    return sum(int(d) for d in str(n))", "def sum_digits(n):\n    return n % 9"),
+    "code1-010": ("def first_word(s):\n    return s.split()[0]", "def first_word(s):\n    return s[: s.find(' ')]"),
+    "code1-011": ("def celsius_to_f(c):\n    return c * 9 / 5 + 32", "def celsius_to_f(c):\n    return (c + 32) * 9 / 5"),
+}
+# wrong answers that pass the row's own asserts yet are wrong code: a careful grader still fails them
+PASSES_TESTS_BUT_WRONG = {"code1-002", "code1-008", "code1-009"}
+
+
+def code_cases() -> None:
+    for i, row in enumerate(rows_where("code_exec")):
+        rid = row["id"]
+        good, bad = CODE[rid]
+        name = re.search(r"def (\w+)", good).group(1)  # type: ignore[union-attr]
+        k = i % 4
+        if k == 0:
+            add(rid, f"Here's a simple implementation:\n\n```python\n{good}\n```\n\nIt runs in linear time at most.", True, "code-fenced-with-prose")
+        elif k == 1:
+            add(rid, f"```py\n{good}\n\n\nif __name__ == '__main__':\n    print({name}.__name__, 'ok')\n```", True, "code-py-fence-with-main")
+        elif k == 2:
+            add(rid, f"```\n{good}\n```", True, "code-fence-no-language")
+        else:
+            add(rid, good, True, "code-no-fence", ambiguous=True)
+        style = "code-passes-tests-but-wrong" if rid in PASSES_TESTS_BUT_WRONG else "code-subtle-bug"
+        add(rid, f"```python\n{bad}\n```", False, style)
+        if i % 3 == 0:
+            add(
+                rid, f"```python\n{bad}\n```\n\nWait, that's buggy. Corrected version:\n\n```python\n{good}\n```", True, "code-draft-then-fixed", ambiguous=True
+            )
+        if i % 3 == 1:
+            broken_syntax = good.replace("):", ")", 1)
+            add(rid, f"```python\n{broken_syntax}\n```", False, "code-syntax-error")
+        if rid == "code1-003":
+            add(rid, "```python\ndef maximum(xs):\n    return max(xs)\n```", False, "code-uses-forbidden-builtin")
+            add(rid, "```python\ndef maximum(xs):\n    return sorted(xs)[-1]\n```", True, "code-sorted-instead-of-max", ambiguous=True)
+
+
+# ---------------------------------------------------------------- long generation integrity
+
+
+def counted(n: int, word: str) -> list[str]:
+    return [f"{k}. {word}" for k in range(1, n + 1)]
+
+
+def token_integrity_cases() -> None:
+    for i, row in enumerate(rows_where("token_integrity")):
+        if i % 3:
+            continue
+        rid = row["id"]
+        n, word = row["score_args"]["lines"], row["score_args"]["word"]
+        lines = counted(n, word)
+        mid = n // 2 + (i % 7)
+        k = (i // 3) % 10
+        if k == 0:
+            add(rid, "\n".join(lines), True, "count-exact")
+        elif k == 1:
+            add(rid, "\n".join(lines) + "\n", True, "count-trailing-newline")
+        elif k == 2:
+            add(rid, "\n".join(lines[: mid - 1] + lines[mid:]), False, "count-one-line-skipped")
+        elif k == 3:
+            add(rid, "\n".join(lines[:mid] + [lines[mid - 1]] + lines[mid:]), False, "count-one-line-repeated")
+        elif k == 4:
+            changed = list(lines)
+            changed[mid] = changed[mid].replace(word, word.upper())
+            add(rid, "\n".join(changed), False, "count-one-word-uppercased")
+        elif k == 5:
+            add(rid, "\n".join(lines[:-1]), False, "count-stops-one-short")
+        elif k == 6:
+            add(rid, f"Here are all {n} lines:\n\n" + "\n".join(lines), True, "count-with-preamble", ambiguous=True)
+        elif k == 7:
+            add(rid, "```\n" + "\n".join(lines) + "\n```", True, "count-in-code-fence", ambiguous=True)
+        elif k == 8:
+            changed = list(lines)
+            changed[mid] = changed[mid].replace(". ", " ", 1)
+            add(rid, "\n".join(changed), False, "count-one-period-missing")
+        else:
+            add(rid, "\n".join(lines[:3] + ["..."] + lines[-2:]), False, "count-elided")
 
 
 def main() -> None:
@@ -1654,6 +2504,10 @@ def main() -> None:
     abstain_cases()
     tool_cases()
     json_cases()
+    instruction_cases()
+    needle_cases()
+    code_cases()
+    token_integrity_cases()
     OUT.write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in CASES))
     right = sum(c["verdict"] for c in CASES)
     amb = sum(c["ambiguous"] for c in CASES)
