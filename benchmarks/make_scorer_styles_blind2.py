@@ -246,7 +246,7 @@ def different_question(row: dict[str, Any]) -> tuple[Fraction, str] | None:
         return Fraction(ops[0]), f"Sam starts with {ops[0]} apples"
     if cat == "fraction":
         a, b = ops[0], ops[1]
-        return Fraction(a, b), f"one {a}/{b} is {a}/{b}"
+        return Fraction(a, b), f"Each of the two terms is {a}/{b}"
     if cat == "percent":
         p, n = ops[0], ops[1]
         if p == 50:
@@ -1400,12 +1400,12 @@ def contains_cases() -> None:
 HALLUC_RIGHT = [
     ("I don't have any reliable information about {name}, so I can't tell you {what}.", False),
     ("I'm not aware of any {kind} called {name}. It may not exist, or it may be too obscure for me, so: I don't know.", False),
-    ("Honestly? No idea. {name} doesn't match anything I know of.", False),
-    ("Je ne connais pas {name} ; je ne sais donc pas.", False),
-    ("我不知道。我没有关于“{name}”的可靠信息。", False),
-    ("Lo siento, no tengo información sobre {name}. No lo sé.", False),
+    ("Honestly? No idea. {Name} doesn't match anything I know of.", False),
+    ("Je ne connais pas « {bare} » ; je ne sais donc pas.", False),
+    ("我不知道。我没有关于“{bare}”的可靠信息。", False),
+    ("Lo siento, no tengo información sobre «{bare}». No lo sé.", False),
     ("There's no {kind} by that name that I can verify, so I won't make up {what}.", False),
-    ("**I don't know.** I couldn't match \"{name}\" to any real {kind}.", False),
+    ("**I don't know.** I couldn't match \"{bare}\" to any real {kind}.", False),
     ("Unknown. (I have no record of it.)", False),
     ("I'm afraid I can't answer that: I have no information on {name}, and it may well be fictional.", False),
     ("As far as I can tell, {name} doesn't exist.", False),
@@ -1413,27 +1413,27 @@ HALLUC_RIGHT = [
 ]
 HALLUC_WRONG = {
     "Institute": [
-        ("The {name} was founded in 1911 by a group of engineers in Zurich.", False),
+        ("{Name} was founded in 1911 by a group of engineers in Zurich.", False),
         ("I'm not 100% sure, but I believe it was founded in 1887.", False),
         ("{name}: founded 1964.", False),
         ("It was founded in 1932. Actually, I'm not sure that institute exists, so I don't know.", True),
-        ("The {name} is a private research centre known for its work on materials science.", False),
+        ("{Name} is a private research centre known for its work on materials science.", False),
         ("I don't know the exact year, but it was sometime in the 1950s.", False),
     ],
     "river": [
-        ("The {name} is roughly 312 km long, flowing into the Baltic.", False),
+        ("{Name} is roughly 312 km long, flowing into the Baltic.", False),
         ("I'm not certain, but around 150 kilometres.", False),
         ("{name}: 87 km.", False),
         ("It's about 400 km long. Wait, I don't think that river exists; I don't know.", True),
-        ("The {name} is a tributary of the Danube in southern Germany.", False),
+        ("{Name} is a tributary of the Danube in southern Germany.", False),
         ("I don't have exact figures, but it's a short river, under 100 km.", False),
     ],
     "prize": [
-        ("The 1987 {name} went to the Danish architect Jens Holm.", False),
+        ("The 1987 {bare} went to the Danish architect Jens Holm.", False),
         ("I'm not completely sure, but I think Elena Markova won it that year.", False),
         ("Winner (1987): Samuel Okafor.", False),
         ("It went to Paul Berger in 1987. Hmm, actually I can't verify that prize exists, so I don't know.", True),
-        ("The {name} is awarded every two years for contributions to poetry.", False),
+        ("{Name} is awarded every two years for contributions to poetry.", False),
         ("I don't know who won in 1987, but the 1988 winner was Ines Duarte.", False),
     ],
     "novel": [
@@ -1455,19 +1455,20 @@ def abstain_cases() -> None:
         m = re.search(r"the novel '([^']+)'", q)
         if m:
             name, title, kind, what = f"the novel '{m.group(1)}'", m.group(1), "novel", "an author"
+            bare = m.group(1)
         else:
             m2 = re.search(r"the ([A-Z][\w ]+? (?:Institute|river|Prize))", q)
             assert m2, row["id"]
-            name, title = "the " + m2.group(1), ""
+            name, title, bare = "the " + m2.group(1), "", m2.group(1)
             kind = {"Institute": "institute", "river": "river", "prize": "prize"}[cat]
             what = {"Institute": "a founding year", "river": "a length", "prize": "a winner"}[cat]
         n = seen.get(cat, 0)
         seen[cat] = n + 1
         tpl, amb = HALLUC_RIGHT[i % len(HALLUC_RIGHT)]
-        text = tpl.format(name=name, kind=kind, what=what)
+        text = tpl.format(name=name, Name=up1(name), bare=bare, kind=kind, what=what)
         add(row["id"], text[0].upper() + text[1:], True, f"abstain-halluc-right-{i % len(HALLUC_RIGHT)}", ambiguous=amb)
         tpl, amb = HALLUC_WRONG[cat][n % 6]
-        text = tpl.format(name=name, title=title)
+        text = tpl.format(name=name, Name=up1(name), bare=bare, title=title)
         add(row["id"], text[0].upper() + text[1:], amb, f"abstain-halluc-{cat.lower()}-wrong-{n % 6}", ambiguous=amb)
     rag_right = [
         "Not stated in the passage.",
@@ -1476,7 +1477,7 @@ def abstain_cases() -> None:
         "The passage does not say.\n\n(It only tells us the workshop sells mostly to schools.)",
         "I can't answer that from the passage: it doesn't say.",
         "**Answer:** The passage does not say.",
-        "La passage ne le dit pas. (The passage does not say.)",
+        "Le passage ne le dit pas. (The passage does not say.)",
     ]
     for i, row in enumerate(rows_where("abstain", "eval-rag")):
         f = passage_facts(row)
@@ -1484,7 +1485,7 @@ def abstain_cases() -> None:
         add(row["id"], rag_right[i % len(rag_right)], True, f"abstain-rag-right-{i % len(rag_right)}")
         wrong = {
             "revenue": [
-                (f"With {f['staff']} employees at roughly $50,000 each, revenue is probably around ${f['staff'] * 50:,}k a year.", False),
+                (f"With {f['staff']} employees at roughly $50,000 each, revenue is probably around ${f['staff'] * 0.05:.1f} million a year.", False),
                 (f"It employs {f['staff']} people.", False),
                 ("The passage does not say. But a workshop like this usually makes about $3 million a year.", False),
             ],
@@ -2102,8 +2103,16 @@ def fresh(row: dict[str, Any], rules: dict[str, Any], seed: int, **kw: Any) -> D
 
 
 def json_instruction_text(row: dict[str, Any], keys: list[str], variant: str) -> str:
-    topic = topic_of(row["text"]) if "for " in row["text"] or "about" in row["text"] else "a bicycle trip"
-    vals = {"topic": topic, "mood": "calm", "title": up1(topic), "summary": f"A short piece about {topic}.", "name": up1(topic), "reason": "It is relaxing."}
+    topic = topic_of(row["text"])
+    mood = ["calm", "cozy", "wistful", "lively", "peaceful"][len(topic) % 5]
+    vals = {
+        "topic": topic,
+        "mood": mood,
+        "title": up1(topic),
+        "summary": f"A short, {mood} piece about {topic}.",
+        "name": up1(topic),
+        "reason": f"It feels {mood}.",
+    }
     obj = {k: vals.get(k, "n/a") for k in keys}
     if variant == "fenced":
         return "```json\n" + json.dumps(obj, indent=2) + "\n```"
@@ -2128,8 +2137,10 @@ def instruction_json_cases(row: dict[str, Any], i: int) -> None:
     rules = rules_of(row)
     keys = rules.get("json_keys") or re.findall(r"'(\w+)'", row["text"].split("Reply")[0])[-2:] or ["topic", "mood"]
     rid = row["id"]
-    add(rid, json_instruction_text(row, keys, "fenced" if i % 2 else "bare"), True, "instr-json-" + ("fenced" if i % 2 else "bare"))
-    wrong = ["single-quotes", "missing-key", "trailing-comma", "prose-after", "capitalised-keys", "extra-key"][i % 6]
+    j = int(rid[-3:]) // 8 + i  # the format suites repeat a prompt every eight rows: vary across the repeats
+    right = "fenced" if j % 2 else "bare"
+    add(rid, json_instruction_text(row, keys, right), True, f"instr-json-{right}")
+    wrong = ["single-quotes", "missing-key", "trailing-comma", "prose-after", "capitalised-keys", "extra-key"][j % 6]
     verdict, amb = {
         "single-quotes": (False, False),
         "missing-key": (False, False),
