@@ -510,8 +510,8 @@ def numeric_cases() -> None:
         v = Fraction(row["answer"])
         w = wrong_value(row)
         assert w != v, row["id"]
-        # one case per row (two math rows in three), right and wrong in turn
-        if row["id"].startswith("math") and i % 3 == 2:
+        # two rows in three get one case, right and wrong in turn
+        if i % 3 == 2:
             continue
         if i % 2 == 0:
             st, (text, amb) = pick(NUM_RIGHT, i // 2, numeric_right, row, v, w)
@@ -898,11 +898,11 @@ def exact_cases() -> None:
         shown = aliases[i % len(aliases)] if aliases and i % 3 == 0 else a
         w = exact_wrong(row)
         c = conf_suffix(row, i)
-        if i % 3 == 0:
-            st, (text, amb) = pick(EXACT_RIGHT_STYLES, i // 3, exact_right, row, shown, w)
+        if i % 4 == 0:
+            st, (text, amb) = pick(EXACT_RIGHT_STYLES, i // 4, exact_right, row, shown, w)
             add(row["id"], text + c, True, f"exact-{st}", ambiguous=amb)
-        elif i % 3 == 1:
-            st, (text, amb) = pick(EXACT_WRONG_STYLES, i // 3, exact_wrong_text, row, a, w)
+        elif i % 4 == 2:
+            st, (text, amb) = pick(EXACT_WRONG_STYLES, i // 4, exact_wrong_text, row, a, w)
             add(row["id"], text + c, False, f"exact-{st}", ambiguous=amb)
     hand_exact()
 
@@ -2302,7 +2302,7 @@ def instruction_cases() -> None:
                 amb = True  # "gardening" holds "garden": graders differ on whether that counts
             add(rid, btext, False, f"instr-{BREAKS[target]}", ambiguous=amb)
             made += 1
-            if made == (2 if len(targets) > 1 and i % 4 == 0 else 1):
+            if made == (2 if len(targets) > 1 and i % 6 == 0 else 1):
                 break
         # format-v1 rows list fewer rules than their prompt states: break only what the prompt states
         only_prompt = [k for k in implied if k not in rules]
@@ -2311,6 +2311,7 @@ def instruction_cases() -> None:
             btext = broken(row, full, k, i + 5)
             verify(rid, btext, full, k)
             add(rid, btext, False, f"instr-prompt-only-{BREAKS[k]}", ambiguous=True)
+    hand_instruction()
 
 
 def unusual_variant(row: dict[str, Any], rules: dict[str, Any], i: int) -> tuple[str, str, bool] | None:
@@ -2372,6 +2373,323 @@ def title_row_cases(row: dict[str, Any], i: int) -> None:
         wrong = f"LOST IN {u} (a short story)"
         verify(rid, wrong, rules, "uppercase")
         add(rid, wrong, False, "instr-title-lowercase-subtitle")
+
+
+def hand_instruction() -> None:
+    """Hand-written answers for readings a composed answer cannot reach: substrings, lookalike
+    characters, markdown variants, abbreviations inside sentences, and closing text after a phrase."""
+    skip = "skip"  # the generator's own checker reads this one too naively; the verdict is by hand
+    specs: list[tuple[str, str, bool, str, bool, str | None]] = [
+        # the forbidden word only inside other words, or in another form
+        (
+            "instr1-003",
+            "Hi team,\n\nEveryone keeps asking about the sea trip, so here is every detail I have. We leave early and come back by evening.\n\nBest,\nMara",
+            True,
+            "not-contains-only-as-substring",
+            False,
+            None,
+        ),
+        (
+            "instr1-063",
+            "Very few places feel as alive as a city at night. The lights, the sounds and the strangers all tell a story.",
+            False,
+            "not-contains-sentence-start",
+            False,
+            "not_contains",
+        ),
+        (
+            "instr1-078",
+            "The rain was very-nearly over when Lena reached the bus stop. She laughed and waited for the next one.",
+            False,
+            "not-contains-hyphenated",
+            False,
+            "not_contains",
+        ),
+        (
+            "instr1-109",
+            "We rode beautifully smooth roads past the lake and stopped for bread in a village where nobody spoke English.",
+            True,
+            "not-contains-other-form",
+            True,
+            skip,
+        ),
+        (
+            "instr1-048",
+            "Autumn came early to Nice this year,\nleaves on the promenade,\nsea wind in the plane trees.",
+            False,
+            "not-contains-place-name",
+            True,
+            skip,
+        ),
+        (
+            "instr1-000",
+            "In the garden, reality is slow:\nseeds, then rain, then green,\nand the real work is waiting.",
+            True,
+            "not-contains-near-miss",
+            False,
+            None,
+        ),
+        # keyword counts and lookalikes
+        (
+            "instr1-105",
+            "Sometimes the city at night feels timeless. Nobody keeps track of time there.",
+            False,
+            "keyword-substrings-not-counted",
+            False,
+            "keyword_count",
+        ),
+        ("instr1-105", "Time moves differently after dark. Every TIME I walk home I notice something new.", True, "keyword-other-case", False, None),
+        (
+            "instr1-016",
+            "Hi Sam,\n\nMy first day went well. The office has great natural light, the desks are light and modern, and the team made the whole day feel light.\n\nThanks,\nAlex",
+            True,
+            "keyword-three-in-one-sentence",
+            False,
+            None,
+        ),
+        (
+            "instr1-016",
+            "Hi Sam,\n\nLight, lighter, lightest: that is how my mood went on day one. The lighting in the office helps too.\n\nThanks,\nAlex",
+            False,
+            "keyword-inflections-only",
+            True,
+            skip,
+        ),
+        (
+            "instr1-119",
+            "The first time I rode to the coast I got lost. The second time I took a map. By the third time I knew every turn and I stopped checking the map at all.",
+            True,
+            "keyword-exactly-min",
+            False,
+            None,
+        ),
+        ("instr1-069", "Mornings by the sea are my favourite. The water is flat and the gulls are loud.", True, "contains-plural-form", True, skip),
+        (
+            "instr1-100",
+            "LEARNING TO COOK IS NOISY AT FIRST. THEN ONE DAY THE KITCHEN GOES QUIET AND YOU JUST KNOW WHAT TO DO.",
+            True,
+            "contains-uppercase",
+            False,
+            None,
+        ),
+        # closing phrases with something after them, or only whitespace after them
+        (
+            "instr1-090",
+            "Hi Jo,\n\nThe new library wing opens on Monday and it has a reading garden.\n\nIs there anything else I can help with? 😊",
+            False,
+            "ends-with-emoji-after",
+            False,
+            "ends_with",
+        ),
+        (
+            "instr1-075",
+            "Neon hums on wet stone,\ntaxis blink and disappear,\nthe last train sighs home.\nThat is all for now.\n",
+            True,
+            "ends-with-trailing-newline",
+            False,
+            None,
+        ),
+        (
+            "instr1-084",
+            "Waves fold into foam,\nthe gulls argue with the wind.\nThat is all for now.\n\n— written by the sea",
+            False,
+            "ends-with-signature-after",
+            False,
+            "ends_with",
+        ),
+        ("instr1-103", "I found a coffee place that roasts its own beans. That is all for now", False, "ends-with-period-missing", True, skip),
+        # openings
+        (
+            "instr1-096",
+            "Yesterday, I finally planted the tomatoes along the back fence. The soil was perfect after the rain.",
+            True,
+            "starts-with-then-comma",
+            False,
+            None,
+        ),
+        ("instr1-108", "Yesterday's visit to the library reminded me how calm those rooms are.", True, "starts-with-possessive", True, skip),
+        ("instr1-013", "**Imagine** a small cafe where the owner knows your order before you sit down.", True, "starts-with-bold", True, skip),
+        ("instr1-028", "# Mountains\n\nToday I climbed above the clouds for the first time.", False, "starts-with-heading-first", True, skip),
+        # postscripts
+        (
+            "instr1-006",
+            "Mountains change the weather, hide rare plants and test everyone who climbs them.\n\nP.S.: The sunrise from the summit is worth the early start.",
+            True,
+            "ps-with-colon",
+            False,
+            None,
+        ),
+        (
+            "instr1-021",
+            "The leaves turned gold the week Nora moved to the village. By November she knew every neighbour.\n\nPS: autumn is my favourite season.",
+            False,
+            "ps-without-periods",
+            True,
+            skip,
+        ),
+        (
+            "instr1-030",
+            "Hi Kim,\n\nThe mountains were wonderful and the hut had hot showers.\n\np.s. bring your boots next time!",
+            False,
+            "ps-lowercase",
+            True,
+            skip,
+        ),
+        (
+            "instr1-030",
+            "P.S. I almost forgot to say thanks for the map!\n\nHi Kim,\n\nThe mountains were wonderful and the hut had hot showers.",
+            False,
+            "ps-at-the-start",
+            False,
+            skip,
+        ),
+        # titles, bullets, sections and paragraphs in other shapes
+        ("instr1-064", "Coffee is a small daily ritual: the *smell* first, then the *first sip*.\n\n<<Morning Coffee>>", True, "title-at-end", True, None),
+        ("instr1-064", "<< Morning Coffee >>\n\nCoffee is a small daily ritual: the *smell* first, then the *first sip*.", True, "title-padded", False, None),
+        (
+            "instr1-008",
+            "<<Autumn Notes>>\n\n* Leaves turn red and gold.\n* Days get shorter.\n* Apples are ready to pick.\n* Mornings are misty.\n* Sweaters come out.",
+            False,
+            "bullets-asterisk",
+            True,
+            skip,
+        ),
+        (
+            "instr1-012",
+            "- Carry an umbrella.\n- Wear shoes that do not slip.\n  - Rubber soles are best.\n- Check the forecast.\n- Keep a towel at work.\n- Enjoy the sound of it.",
+            False,
+            "bullets-nested-extra",
+            True,
+            skip,
+        ),
+        (
+            "instr1-099",
+            "Three reasons to visit your library this month:\n\n- Free books and films.\n- Quiet rooms to work in.\n- Friendly staff who can find anything.",
+            True,
+            "bullets-with-intro-line",
+            True,
+            None,
+        ),
+        (
+            "instr1-024",
+            "1. They shape the weather.\n2. They hold rare plants.\n3. They test climbers.\n4. They store water as snow.\n5. They are old beyond imagining.",
+            False,
+            "bullets-numbered",
+            False,
+            "bullet_count",
+        ),
+        (
+            "instr1-015",
+            "SECTION 1: Lights\nNeon signs flicker above the wet street.\n\nSECTION 2: Sounds\nA tram rattles past and somebody laughs.\n\nSECTION 3: People\nNight workers share a last coffee.",
+            True,
+            "sections-with-titles",
+            False,
+            None,
+        ),
+        (
+            "instr1-027",
+            "Section 1\nThe route is new every time.\n\nSection 2\nYou meet people you would never meet otherwise.\n\nSection 3\nYour legs remember it for days.",
+            False,
+            "sections-title-case-marker",
+            True,
+            skip,
+        ),
+        (
+            "instr1-054",
+            "### SECTION 1\nStay on well-lit streets.\n\n### SECTION 2\nKeep your phone charged.\n\n### SECTION 3\nTell a friend where you are going.",
+            True,
+            "sections-as-headings",
+            False,
+            skip,
+        ),
+        (
+            "instr1-045",
+            "Rain all week here, and the cat refuses to go outside.\n\n\nI hope it is sunnier where you are. Write soon!",
+            True,
+            "paragraphs-two-blank-lines",
+            True,
+            None,
+        ),
+        # sentence counts with punctuation that is not a sentence end
+        (
+            "instr1-066",
+            "Rain smells of wet earth, e.g. after a dry week. It cools the air. It fills the rivers. It also makes the city quieter.",
+            True,
+            "sentences-abbreviation-inside",
+            False,
+            skip,
+        ),
+        ("instr1-093", "Lights glitter!? Streets hum... Strangers share taxis. Nobody hurries home.", True, "sentences-mixed-end-marks", False, skip),
+        (
+            "instr1-066",
+            "Rain is interesting for many reasons: it feeds plants; it cools the air; it fills rivers; it sounds lovely on a roof.",
+            False,
+            "sentences-one-long",
+            False,
+            "sentence_count",
+        ),
+        # commas, ASCII and quotation marks that look alike
+        ("instr1-009", "Trains carried 1,000 people a day on the old line. Today they carry twice that.", False, "comma-in-number", False, "no_commas"),
+        (
+            "instr1-051",
+            "Autumn is gold and grey; it smells of smoke and rain. The days shrink - and the evenings grow long.",
+            True,
+            "no-commas-semicolons-dashes",
+            False,
+            None,
+        ),
+        ("instr1-039", "Hi Ana! Day one done... the team is kind and the coffee is free. Can't wait for tomorrow.", True, "ascii-three-dots", False, None),
+        (
+            "instr1-039",
+            "Hi Ana! Day one done… the team is kind and the coffee is free. Can't wait for tomorrow.",
+            False,
+            "ascii-unicode-ellipsis",
+            False,
+            "language_ascii",
+        ),
+        ("instr1-042", "New desk -- new name tag --\nnew faces I will soon know...\nday one, done.", True, "ascii-double-hyphens", False, None),
+        ("instr1-088", "“Rain taps on the window all afternoon and the street smells of wet stone.”", False, "quotation-curly-breaks-ascii", False, skip),
+        ("instr1-057", "“Hi Sam, I am finally learning to cook. Last night I made soup and nobody got sick. Best, Lea”", True, "quotation-curly", True, skip),
+        ("instr1-057", '"Hi Sam, I am finally learning to cook." That is what I would write to a colleague.', False, "quotation-partial", False, "quotation"),
+        # case rules with placeholders and titles
+        (
+            "instr1-023",
+            "<<city lights>>\n\na city at night is *never fully asleep*. the *neon signs* hum and the *last trains* rattle home.",
+            True,
+            "lowercase-title-and-highlights",
+            False,
+            None,
+        ),
+        (
+            "instr1-023",
+            "<<City Lights>>\n\na city at night is *never fully asleep*. the *neon signs* hum and the *last trains* rattle home.",
+            False,
+            "lowercase-title-capitalised",
+            False,
+            "lowercase",
+        ),
+        (
+            "instr1-080",
+            "<<first steps in the garden>>\n\nask [Name] at [Garden Centre] which seeds suit your soil, and plant them before [date].",
+            False,
+            "lowercase-placeholder-capitalised",
+            False,
+            "lowercase",
+        ),
+        (
+            "instr1-025",
+            "- A boat named {ship} leaves the harbour.\n- Captain {name} waves goodbye.\n- The sea turns grey near {place}.\n- Everyone is home by dawn.",
+            False,
+            "placeholders-curly-braces",
+            False,
+            "placeholder_count",
+        ),
+    ]
+    for rid, text, verdict, style, amb, check in specs:
+        if check != skip:
+            rules = {**implied_rules(ROWS[rid][1]), **rules_of(ROWS[rid][1])}
+            verify(rid, text, rules, check if not verdict else None)
+        add(rid, text, verdict, f"instr-{style}", ambiguous=amb)
 
 
 # ---------------------------------------------------------------- long-context needle
