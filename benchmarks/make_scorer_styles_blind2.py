@@ -29,10 +29,22 @@ How this set was made, and the blindness rules its author kept:
   checker written here from the prompt wording (not from any scorer) confirms
   that a "right" answer keeps every rule and that a "wrong" one breaks exactly
   the rule its style names, so a verdict cannot drift from its construction.
+  Hand-written instruction cases that this checker reads too naively (an
+  abbreviation inside a sentence, curly quotes, markdown headings) carry the
+  author's verdict alone.
+- The code answers were run once against their row's own asserts while they
+  were written, to know which pass; three wrong answers pass those asserts and
+  are still wrong code (a palindrome test that only compares the ends, ...).
+- Where a prompt asks for more than its row's rule list holds (format-v1 says
+  "Write one sentence" but lists only the case rule), an answer that breaks only
+  the unlisted request is wrong to a grader who reads the prompt; those cases
+  are marked ambiguous.
 - "ambiguous": true marks cases where careful graders would disagree (for
   example a P.S. that may or may not count as a sentence, JSON wrapped in prose
   when the prompt said "JSON only", an answer in another script); an accuracy
   run should leave them out.
+- The set holds about 1,640 cases over 765 rows of 23 suites, a little over half
+  of them right; each case's style names how it was written.
 - Beyond the first set's suites, this set also covers the long-context needle
   rows (eval-longctx-v1), the code rows (eval-code-v1) and the long-generation
   integrity rows (eval-longgen-integrity-v1/v2). eval-vision-v1 is left out: its
