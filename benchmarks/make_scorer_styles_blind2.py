@@ -1969,7 +1969,7 @@ class Draft:
         self.bold_highlights = False
         self.quote = "quotation" in rules
         self.case = "lower" if "lowercase" in rules else "upper" if "uppercase" in rules else ""
-        self.one_per_line = False
+        self.one_per_line = "poem" in row["text"]  # a poem comes one line per sentence
         self.ends_own_line = False
 
     def filler(self) -> str:
@@ -2200,6 +2200,12 @@ def cased(text: str, rules: dict[str, Any]) -> str:
     return text
 
 
+def first_sentence_end(text: str) -> int:
+    """Where the first sentence's closing mark is (the last character when there is one sentence)."""
+    m = re.search(r"[.!?](?=\s)", text)
+    return m.start() if m else len(text.rstrip('"')) - 1
+
+
 def broken(row: dict[str, Any], rules: dict[str, Any], target: str, seed: int) -> str:
     kw: dict[str, Any] = {}
     if target == "keyword_count":
@@ -2244,14 +2250,10 @@ def broken(row: dict[str, Any], rules: dict[str, Any], target: str, seed: int) -
         w = m[len(m) // 2]
         text = text[: w.start()] + w.group(1).lower() + text[w.end() :]
     elif target == "no_commas":
-        j = text.find(". ")
-        if j == -1:
-            j = len(text.rstrip('"')) - 1
+        j = first_sentence_end(text)
         text = text[:j] + cased(", of course", rules) + text[j:]
     elif target == "language_ascii":
-        j = text.find(". ")
-        if j == -1:
-            j = len(text.rstrip('"')) - 1
+        j = first_sentence_end(text)
         text = text[:j] + cased(" and that’s the truth", rules) + text[j:]
     elif target == "quotation":
         text = text[:-1]
@@ -2345,7 +2347,13 @@ def unusual_variant(row: dict[str, Any], rules: dict[str, Any], i: int) -> tuple
         d = fresh(row, rules, i + 11)
         d.ends_own_line = True
         return d.render(), "closing-phrase-own-paragraph", False
-    if d_kind(rules) == "sentences" and not rules.keys() & {"max_words", "quotation"} and rules.get("sentence_count") != 1 and k == 5:
+    if (
+        d_kind(rules) == "sentences"
+        and not rules.keys() & {"max_words", "quotation"}
+        and rules.get("sentence_count") != 1
+        and k == 5
+        and "poem" not in row["text"]
+    ):
         d = fresh(row, rules, i + 11)
         d.one_per_line = True
         return d.render(), "one-sentence-per-line", False
