@@ -7,11 +7,13 @@ right, grader says wrong) and false rejects per suite and scorer. For the
 instruction scorer it also shows agreement by its strict verdict, since its
 `correct` follows the loose one. Writes benchmarks/results/scorer_styles_blind.json.
 
-Run: PYTHONPATH=src .venv/bin/python benchmarks/scorer_blind_agreement.py   (~2 s)
+Run: PYTHONPATH=src .venv/bin/python benchmarks/scorer_blind_agreement.py [--set 2]   (~2 s; set 2 runs
+its code_exec cases in the bwrap sandbox, a few seconds more)
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 from collections import defaultdict
 from pathlib import Path
@@ -22,8 +24,10 @@ from servescope.scoring.base import Output
 
 ROOT = Path(__file__).resolve().parent.parent
 DATASETS = ROOT / "src" / "servescope" / "data" / "datasets"
-CASES = ROOT / "benchmarks" / "scorer_styles_blind.jsonl"
-OUT = ROOT / "benchmarks" / "results" / "scorer_styles_blind.json"
+SETS = {
+    "1": (ROOT / "benchmarks" / "scorer_styles_blind.jsonl", ROOT / "benchmarks" / "results" / "scorer_styles_blind.json"),
+    "2": (ROOT / "benchmarks" / "scorer_styles_blind2.jsonl", ROOT / "benchmarks" / "results" / "scorer_styles_blind2.json"),
+}
 
 
 def load_rows() -> dict[str, dict[str, Any]]:
@@ -36,8 +40,12 @@ def load_rows() -> dict[str, dict[str, Any]]:
 
 
 def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--set", choices=sorted(SETS), default="1", help="which blind set: 1 (scorer_styles_blind.jsonl) or 2 (scorer_styles_blind2.jsonl)")
+    args = ap.parse_args()
+    cases_path, out = SETS[args.set]
     rows = load_rows()
-    cases = [json.loads(line) for line in CASES.read_text().splitlines()]
+    cases = [json.loads(line) for line in cases_path.read_text().splitlines()]
     table: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])  # n, agree, FA, FR
     strict = [0, 0, 0, 0]
     disagreements: list[dict[str, Any]] = []
@@ -71,8 +79,8 @@ def main() -> None:
         "instruction_strict": {"n": strict[0], "agree": strict[1], "false_accepts": strict[2], "false_rejects": strict[3]},
         "disagreements": disagreements,
     }
-    OUT.write_text(json.dumps(summary, ensure_ascii=False, indent=1) + "\n")
-    print(f"{len(disagreements)} disagreements -> {OUT.relative_to(ROOT)}")
+    out.write_text(json.dumps(summary, ensure_ascii=False, indent=1) + "\n")
+    print(f"{len(disagreements)} disagreements -> {out.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":
