@@ -42,7 +42,8 @@ _FAMILIES = [
     r"\b(?:i'?m|i am)\s+(?:not\s+aware|unaware)\s+of\b|\bnot\s+(?:familiar|aware)\s+with\b|\bunknown\b",
     r"\bno\s+(?:idea|clue)\b|\bnot\s+a\s+clue\b|\bbeats\s+me\b",
     # the same, in the languages the suites ask in
-    r"\bje\s+ne\s+(?:le\s+)?sais\s+pas\b|\baucune\s+id[ée]e\b|\bje\s+l['’]ignore\b",
+    r"\bje\s+ne\s+(?:le\s+)?sais\s+pas\b|\baucune\s+id[ée]e\b|\bje\s+l['’]ignore\b|\bje\s+ne\s+connais\s+pas\b",
+    r"\bno\s+\w+(?:\s+\w+){0,5}\s+(?:that\s+)?i\s+(?:can|could)\s+(?:verify|find|confirm)\b|\b(?:won['’]?t|will\s+not)\s+(?:make\s+up|invent|guess)\b",
     r"\bno\s+(?:lo\s+)?s[ée]\b|\bno\s+tengo\s+(?:ni\s+)?idea\b|\bni\s+idea\b",
     r"\b(?:ich\s+)?wei(?:ß|ss)\s+(?:es\s+|das\s+)?nicht\b|\bkeine\s+ahnung\b",
     r"\bnon\s+(?:lo\s+)?so\b|\bnon\s+ne\s+ho\s+idea\b|\bn[ãa]o\s+(?:o\s+)?sei\b",
@@ -53,7 +54,10 @@ _FAMILIES = [
 _REFUSAL = re.compile("|".join(f"(?:{f})" for f in _FAMILIES), re.IGNORECASE)
 # A clause that commits to a specific despite the hedge: a number/year, or "it/he/she/they was/is X".
 _CLAIM = re.compile(
-    r"\d|\b(?:it|he|she|they|this|that|the\s+\w+)\s+(?:was|is|were|are|had|has)\s+(?!not\b|no\b|never\b|unclear\b|unknown\b|possible\b|likely\b)\w+",
+    r"\d|\b(?:it|he|she|they|this|that|the\s+\w+)\s+(?:was|is|were|are|had|has)\s+(?!not\b|no\b|never\b|unclear\b|unknown\b|possible\b|likely\b)\w+"
+    # a guess is a claim too: "it might be by Arthur Penrose", "it's most likely a sawmill owner", "dozens of schools"
+    r"|\b(?:it|he|she|they|this|that)(?:['’]s|\s+(?:might|may|could|must|would)\s+(?:be|have))\s+(?:most\s+)?(?:likely\s+|probably\s+|perhaps\s+)?(?:by\s+|a\s+|an\s+|the\s+)?\w+"
+    r"|\b(?:probably|likely|i\s+(?:think|guess|believe))\b\s+\w+|\b(?:dozens|hundreds|thousands|several|many|a\s+few)\s+of\b",
     re.IGNORECASE,
 )
 _CLAUSES = re.compile(r"(?<=[.!?;])\s+|\s*,?\s+\b(?:but|however|though|although|yet)\b\s*,?\s*", re.IGNORECASE)

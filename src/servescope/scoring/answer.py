@@ -20,7 +20,9 @@ from servescope.scoring import confidence
 from servescope.scoring.text import anchored, strip_thinking
 
 NEGATION = r"(?:not|isn't|is not|isn’t|never|rather than|instead of|other than|except|no longer|wasn't|was not)"  # words that deny what follows them
-CORRECTION = re.compile(r"\b(?:actually|wait|correction|sorry|i mean|on second thought|scratch that|no,)\W", re.IGNORECASE)  # where a late correction starts
+CORRECTION = re.compile(
+    r"\b(?:actually|wait|correction|sorry|i mean|on second thought|scratch that|no,|no\s*[—–]|no\s+-\s)\W?", re.IGNORECASE
+)  # where a late correction starts
 
 
 @dataclass(frozen=True)
@@ -29,19 +31,41 @@ class AnswerSpan:
     anchored: bool  # it came from an answer anchor or \boxed{}, the asked-for form
 
 
+_STRUCK = re.compile(r"~~[^~\n]*~~")  # markdown strikethrough: text the answer took back
+_TABLE_ROW = re.compile(r"^\s*\|(.+)\|\s*$")
+
+
+def table_answer(text: str) -> str | None:
+    """The last row's cell under an "Answer" column of a markdown table in ``text``, if any."""
+    rows = [[c.strip() for c in m.group(1).split("|")] for line in text.splitlines() if (m := _TABLE_ROW.match(line))]
+    rows = [r for r in rows if not all(re.fullmatch(r":?-{2,}:?", c) for c in r)]  # the |---|---| line
+    if len(rows) < 2:
+        return None
+    header = [c.strip("* ").casefold() for c in rows[0]]
+    col = next((i for i, c in enumerate(header) if c in ("answer", "final answer", "réponse", "respuesta", "antwort", "risposta", "resposta", "答案")), None)
+    if col is None or col >= len(rows[-1]):
+        return None
+    return rows[-1][col] or None
+
+
 def answer_text(text: str) -> str:
-    """``text`` without thinking and without its confidence statements."""
-    body = strip_thinking(text or "")
+    """``text`` without thinking, without struck-through text (``~~73~~ 74`` says 74) and
+    without its confidence statements."""
+    body = _STRUCK.sub("", strip_thinking(text or ""))
     stated = confidence.read(body)
     return stated.answer_text if stated.value is not None or stated.problem != "no confidence stated" else body
 
 
 def answer_span(text: str) -> AnswerSpan:
-    """The last answer-anchored span, else the final non-empty line, else the whole text."""
+    """The last answer-anchored span, else a markdown table's answer cell, else the final
+    non-empty line, else the whole text."""
     body = answer_text(text)
     span = anchored(body)
     if span is not None:
         return AnswerSpan(span, True)
+    cell = table_answer(body)
+    if cell is not None:  # | Question | Answer | ... | Rome |: the answer column is the answer
+        return AnswerSpan(cell, True)
     lines = [ln for ln in body.splitlines() if ln.strip()]
     return AnswerSpan(lines[-1].strip() if lines else "", False)
 

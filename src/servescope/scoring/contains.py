@@ -1,7 +1,8 @@
 """contains: the answer mentions all (``mode: all``, the default) or any
 (``mode: any``) of the expected phrases, casefolded, as whole words.
 
-Read the way a grader reads it (:mod:`.answer`): after the answer's last correction
+Read the way a grader reads it (:mod:`.answer`): in the anchored answer where there is
+one ("..., but the answer is Oslo"), after the answer's last correction
 ("Quito — actually, the passage says Oslo" commits to Oslo), a phrase named only to be
 denied ("not in Perth") or hedged between two ("Quito or Lima") is not mentioned. A word
 may take its plural ("kettles" for kettle), a number its spelled-out form ("fifty-seven"
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from servescope.scoring.answer import CORRECTION, NEGATION, answer_text
+from servescope.scoring.answer import CORRECTION, NEGATION, answer_span, answer_text
 from servescope.scoring.base import Args, Output, Score, verdict, wrong
 from servescope.scoring.number_words import words_to_digits
 
@@ -51,6 +52,9 @@ def score(output: Output, expected: object, args: Args) -> Score:
     if not phrases:
         return wrong(f"no expected phrase ({expected!r})")
     text = answer_text(output.text)
+    span = answer_span(output.text)
+    if span.anchored:  # "The passage mentions 57 elsewhere, but the answer is 58.": the anchored answer is the answer
+        text = span.text
     corrections = list(CORRECTION.finditer(text))
     if corrections:
         text = text[corrections[-1].end() :]

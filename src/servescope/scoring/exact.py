@@ -17,6 +17,7 @@ from servescope.scoring.answer import CORRECTION as _CORRECTION
 from servescope.scoring.answer import NEGATION as _NEGATION
 from servescope.scoring.answer import answer_span, answer_text, fold, without_parentheticals
 from servescope.scoring.base import Args, Output, Score, verdict, wrong
+from servescope.scoring.number_words import words_to_digits
 from servescope.scoring.text import normalize
 
 # Where the committed head of an answer ends and its justification begins.
@@ -56,14 +57,26 @@ _FILLER = re.compile(
 )
 
 
+# A conclusion that commits after the reasoning: "So, Sydney.", "..., so it's Fay.", "Therefore Lima."
+_CONCLUSION = re.compile(r"(?:^|[.!?;,]\s*|\s[-–—]\s)(?:so|therefore|thus|hence|in short|in the end|so the answer is)\b[,:]?\s*", re.IGNORECASE)
+# "Toronto is the largest city, but Ottawa is the capital": the clause after "but" is the one committed to
+_BUT = re.compile(r",?\s+but\s+(?!not\b|also\b)", re.IGNORECASE)
+
+
 def _committed(text: str) -> str:
-    """What a span commits to: after its last correction ("Paris. Actually, Lyon."), else its
-    first sentence that is not a filler opener ("Sure! It's Paris. Anything else?")."""
+    """What a span commits to: after its last correction ("Paris. Actually, Lyon."), else after
+    its last conclusion ("..., so it's Fay."), else its first sentence that is not a filler
+    opener ("Sure! It's Paris. Anything else?"), read from after a "but" when it has one."""
     corrections = list(_CORRECTION.finditer(text))
     if corrections:
         return text[corrections[-1].end() :]
+    conclusions = [m for m in _CONCLUSION.finditer(text) if text[m.end() :].strip()]
+    if conclusions:
+        return text[conclusions[-1].end() :]
     sentences = [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s.strip()]
-    return next((s for s in sentences if not _FILLER.match(s.strip())), sentences[0] if sentences else "")
+    first = next((s for s in sentences if not _FILLER.match(s.strip())), sentences[0] if sentences else "")
+    parts = _BUT.split(first)
+    return parts[-1] if len(parts) > 1 and parts[-1].strip() else first
 
 
 def _head_matches(head: str, names: list[str]) -> bool:
@@ -90,8 +103,10 @@ def score(output: Output, expected: object, args: Args) -> Score:
     span = answer_span(output.text)
     candidates = [span.text]
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    if not span.anchored and len(lines) > 1 and not _CORRECTION.search("\n".join(lines[1:])):
+    if not span.anchored and len(lines) > 1 and not _CORRECTION.search("\n".join(lines[1:])) and _short_answer(lines[0]):
         candidates.append(lines[0])  # "Paris\n\nParis is the capital and largest city of France."
+    if not span.anchored and (lead := _LEADING_BOLD.match(text)):
+        candidates.append(lead.group(1))  # "**Friction.** It acts opposite to ..."
     if any(_denied(_clean(text), n) for n in names):
         return verdict(False, span.text[:80] or None, strict=False, detail="names the answer only to deny it")
     for candidate in candidates:
@@ -103,4 +118,31 @@ def score(output: Output, expected: object, args: Args) -> Score:
         head = _clean(_ASIDE.split(bare, maxsplit=1)[0])
         if head and (_head_matches(head, names) or _head_matches(bare, names)):
             return verdict(True, candidate[:80], strict=False)
+        if _gloss_matches(candidate, names) or _number_matches(_committed(fold(candidate)), names):
+            return verdict(True, candidate[:80], strict=False)
     return verdict(False, span.text[:80] or None, strict=False)
+
+
+_LEADING_BOLD = re.compile(r"^\s*\*\*([^*\n]{1,60})\*\*")
+_GLOSS = re.compile(r"^\s*([^()\[\]]+?)\s*[(\[]([^()\[\]]+)[)\]]\W*$")
+
+
+def _short_answer(line: str) -> bool:
+    """A first line that can be the answer on its own: a few words, not a worked chain ("Cara > Ana > Fay")."""
+    return len(line.split()) <= 4 and not re.search(r"[<>=→]", line)
+
+
+def _gloss_matches(candidate: str, names: list[str]) -> bool:
+    """ "Москва (Moscow)": a one-term answer glossed in brackets, the gloss being the expected term."""
+    m = _GLOSS.match(fold(candidate))
+    return bool(m) and len(m.group(1).split()) <= 3 and _clean(m.group(2)) in names and not re.search(_NEGATION, m.group(2), re.IGNORECASE)
+
+
+def _number_matches(sentence: str, names: list[str]) -> bool:
+    """An expected number stated in a sentence, in digits or words ("There are 26 letters.",
+    "Three hundred sixty-six.", "Spiders have eight (8) legs."): the sentence's only number."""
+    wanted = {n for n in names if re.fullmatch(r"-?\d+(?:\.\d+)?", n)}
+    if not wanted:
+        return False
+    found = {m.group(0) for m in re.finditer(r"-?\d+(?:\.\d+)?", words_to_digits(without_parentheticals(sentence)).replace(",", ""))}
+    return len(found) == 1 and found <= wanted

@@ -18,8 +18,11 @@ _DECLARED = re.compile(
     r"(?<![A-Za-z'’])([A-J])\b\)?\s+(?:is|would be|seems)\s+(?:the\s+)?(?:correct|right|best|answer|most\s+\w+)"
     r"|(?:correct|right|best)\s+(?:answer|option|choice)\s*(?:is|would be|:)\s*\(?\**([A-J])\b"
     r"|(?:go\s+with|choose|pick|select|opt\s+for)\s+(?:option\s+|choice\s+|answer\s+)?\(?\**([A-J])\b"
+    r"|(?:正确)?(?:答案|选项)\s*(?:是|为|：|:)\s*\(?([A-J])"
 )
 _TWO_LETTERS = re.compile(r"^[\s*\"'(\[]*([A-J])\b[\s*)\].]*(?i:or|and|/|und|oder|ou|o)\s*[\s*\"'(\[]*([A-J])\b")
+# a choice stated last, on its own after the work: "... = 91 (odd). B", "Sonata No. 14 → C", "Es par → A"
+_TRAILING_LETTER = re.compile(r"(?:^|[\s.→:>)])\(?([A-J])\)?[.!]?\s*$")
 _MARKED = re.compile(r"\(([A-J])\)|\[([A-J])\]|\*\*([A-J])\*\*|(?:option|choice)\s+([A-J])\b|(?<![A-Za-z])([A-J])[).:](?=\s|$)", re.IGNORECASE)
 
 
@@ -41,12 +44,24 @@ def letter(text: str) -> tuple[str | None, bool]:
         if m:
             return m.group(1).upper(), False
     found: list[tuple[int, str]] = []
+    listed = _listed_options(t)
     for m in _MARKED.finditer(t):
         g = next(x for x in m.groups() if x)
+        if m.start() in listed:
+            continue  # "A) a swimsuit\nB) pajamas\n...": the options echoed, not a choice
         if g.isupper() or m.group(0).lower().startswith(("option", "choice")):
             found.append((m.start(), g.upper()))
     found += [(m.start(), next(x for x in m.groups() if x)) for m in _DECLARED.finditer(t)]
+    if (last := _TRAILING_LETTER.search(t)) is not None:
+        found.append((last.start(1), last.group(1)))  # "24 + 12 + ... = 91 (odd). B", "Sonata No. 14 → C"
     return (max(found)[1] if found else None), False
+
+
+def _listed_options(text: str) -> set[int]:
+    """Where lines start with option markers of two or more different letters (an echoed list
+    of the options, not a choice): the markers' positions."""
+    marks = {m.start(1): m.group(2) for m in re.finditer(r"^\s*(\(?([A-J])[).:])\s+\S", text, re.MULTILINE)}
+    return set(marks) if len(set(marks.values())) >= 2 else set()
 
 
 def score(output: Output, expected: object, args: Args) -> Score:

@@ -36,13 +36,14 @@ _OTHER: dict[str, int] = {}
 for words in (
     # French, Spanish, German, Italian, Portuguese: 0..20 then tens
     "zéro un deux trois quatre cinq six sept huit neuf dix onze douze treize quatorze quinze seize dix-sept dix-huit dix-neuf vingt",
-    "cero uno dos tres cuatro cinco seis siete ocho nueve diez once doce trece catorce quince dieciséis diecisiete dieciocho diecinueve veinte",
-    "null eins zwei drei vier fünf sechs sieben acht neun zehn elf zwölf dreizehn vierzehn fünfzehn sechzehn siebzehn achtzehn neunzehn zwanzig",
+    "cero uno dos tres cuatro cinco seis siete ocho nueve diez - doce trece catorce quince dieciséis diecisiete dieciocho diecinueve veinte",
+    "null eins zwei drei vier fünf sechs sieben acht neun zehn - zwölf dreizehn vierzehn fünfzehn sechzehn siebzehn achtzehn neunzehn zwanzig",
     "zero uno due tre quattro cinque sei sette otto nove dieci undici dodici tredici quattordici quindici sedici diciassette diciotto diciannove venti",
     "zero um dois três quatro cinco seis sete oito nove dez onze doze treze catorze quinze dezesseis dezessete dezoito dezenove vinte",
 ):
     for value, word in enumerate(words.split()):
-        _OTHER.setdefault(word, value)
+        if word != "-":  # "-": a number word that is also an English word (es "once", de "elf"), left out
+            _OTHER.setdefault(word, value)
 for word, value in {
     "trente": 30,
     "quarante": 40,
@@ -92,8 +93,33 @@ def _english(tokens: list[str]) -> int | None:
     return total + current if seen else None
 
 
+_FRACTION_WORDS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4, "fourth": 4, "fourths": 4, "fifth": 5, "fifths": 5}
+# "two and a half" (after the words became digits: "2 and a half"), "one half", "a quarter", "three quarters"
+_AND_A = re.compile(r"(\d+)\s+and\s+(?:a|one)\s+(half|third|quarter)\b", re.IGNORECASE)
+_FRACTION = re.compile(r"\b(a|an|one|\d+)[\s-]+(halfs?|halves|thirds?|quarters?|fourths?|fifths?)\b", re.IGNORECASE)
+# Romance compounds: "vinte e quatro", "treinta y dos", "vingt-quatre", "vingt et un"
+_COMPOUND = re.compile(r"\b(\d0)(?:\s+(?:e|y|et)\s+|-)(\d)\b")
+_MINUS = re.compile(r"\b(?:minus|negative)\s+(?=\d)", re.IGNORECASE)
+
+
+def _fractions(text: str) -> str:
+    text = _AND_A.sub(lambda m: f"{m.group(1)} 1/{_FRACTION_WORDS[m.group(2).casefold()]}", text)
+
+    def one(m: re.Match[str]) -> str:
+        count = m.group(1).casefold()
+        num = 1 if count in ("a", "an", "one") else int(count)
+        return f"{num}/{_FRACTION_WORDS[m.group(2).casefold().rstrip('s') if m.group(2).casefold() not in _FRACTION_WORDS else m.group(2).casefold()]}"
+
+    return _FRACTION.sub(one, text)
+
+
 def words_to_digits(text: str) -> str:
-    """``text`` with its number words replaced by digits (see the module docstring)."""
+    """``text`` with its number words replaced by digits (see the module docstring), fractions
+    in words ("two and a half", "three quarters") as a/b and "minus four" as -4."""
+    return _MINUS.sub("-", _fractions(_COMPOUND.sub(lambda m: str(int(m.group(1)) + int(m.group(2))), _words_to_digits(text))))
+
+
+def _words_to_digits(text: str) -> str:
     whole = text.strip().strip(".!*_ ").casefold()
     if whole in _ARTICLES:
         return "1"
@@ -119,8 +145,12 @@ def words_to_digits(text: str) -> str:
             last = matches[j - 1].end()
             i = j
             continue
+        parts = word.split("-")
         if word in _OTHER and word not in _ARTICLES:
             out.append(text[last : m.start()] + str(_OTHER[word]))
+            last = m.end()
+        elif len(parts) == 2 and all(p in _OTHER for p in parts) and _OTHER[parts[0]] % 10 == 0 and _OTHER[parts[1]] < 10:
+            out.append(text[last : m.start()] + str(_OTHER[parts[0]] + _OTHER[parts[1]]))  # "vingt-quatre"
             last = m.end()
         i += 1
     out.append(text[last:])

@@ -44,6 +44,10 @@ _CONVERSION = re.compile(
     r"[-−]?[$€£]?\d[\d,.]*\s*(?:°\s*[CFK]\b|[A-Za-z%]+)?",
     re.IGNORECASE,
 )
+# "5.66 × 10³", "5.66 x 10^3", "5.66·10^{3}": scientific notation written out
+_TIMES_TEN = re.compile(r"(\d+(?:\.\d+)?)\s*[×x·*]\s*10\s*(?:\^\s*\{?\s*([-−+]?\d+)\s*\}?|([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))")
+# two values hedged: "14 or 16", "4 o 3": no single number committed to
+_HEDGED = re.compile(r"\d[\d,./%]*\s*(?:,\s*)?(?:or|and/or|oder|ou|o)\s+(?:maybe\s+|perhaps\s+|possibly\s+)?[-−$€£]?\d[\d,./%]*", re.IGNORECASE)
 _MIXED = re.compile(r"(?<![\d.,/])(\d+)[ \t]+(\d+)[ \t]*/[ \t]*(\d+)(?![\d/.])")
 _CORRECTION = re.compile(r"\b(?:actually|wait|correction|sorry|i mean|no,)\W", re.IGNORECASE)
 # "14, not 12", "14 rather than 12": a number named only to deny it is not a candidate.
@@ -76,6 +80,7 @@ def _fraction(num: str) -> Fraction:
 def numbers(text: str) -> list[tuple[Fraction, bool]]:
     """Every number in ``text`` in order, as (value, was a percentage)."""
     text = _FRAC.sub(lambda m: f"{m.group(1)}/{m.group(2)}", text)
+    text = _TIMES_TEN.sub(lambda m: f"{m.group(1)}e{unicodedata.normalize('NFKC', m.group(2) or m.group(3)).replace('−', '-')}", text)
     text = _SPACED_THOUSANDS.sub(lambda m: re.sub(r"[\u2009\u202f\u00a0]", "", m.group(0)), text)
     text = _MIXED.sub(_mixed, _vulgar(text))
     out = []
@@ -127,6 +132,35 @@ def _committed(span: str) -> list[tuple[Fraction, bool]]:
     return _outside_asides(span)
 
 
+def _final_hedge(text: str) -> re.Match[str] | None:
+    """Two values hedged as the answer's last numbers ("14 or 16"), not a hedge before it ("2 or 3 ate, so 5 are left")."""
+    last = None
+    for m in _HEDGED.finditer(text):
+        last = m
+    return last if last is not None and not re.search(r"\d", text[last.end() :]) else None
+
+
+def _last_sentence(text: str) -> str:
+    parts = [p for p in re.split(r"(?<=[.!?])\s+|\n+", text.strip()) if p.strip()]
+    return parts[-1] if parts else ""
+
+
+_ENDS_WITH_NUMBER = re.compile(r"[-−]?\d[\d,./]*\s*(?:[^\W\d_]+)?\W*$")
+
+
+def _ends_in_words(text: str) -> str | None:
+    """``text`` with its final sentence's number words as digits, when that sentence ends in a
+    spelled-out number while digits stand elsewhere ("A quarter of 124 is thirty-one."); else None."""
+    last = _last_sentence(text)
+    if not last or _ENDS_WITH_NUMBER.search(last):
+        return None
+    converted = words_to_digits(last)
+    if not _ENDS_WITH_NUMBER.search(converted):
+        return None
+    cut = text.rstrip()
+    return cut[: len(cut) - len(last)] + converted if cut.endswith(last) else None
+
+
 def score(output: Output, expected: object, args: Args) -> Score:
     want = parse_number(str(expected)) if expected is not None else None
     if want is None:
@@ -135,7 +169,12 @@ def score(output: Output, expected: object, args: Args) -> Score:
     spelled = not re.search(r"\d", answer_text(output.text))
     if spelled:  # "Answer: twelve", "Cinq.": the number words read as digits, flexibly only
         output = Output(words_to_digits(output.text), output.tool_calls)
+    elif (ended := _ends_in_words(output.text)) is not None:  # "A quarter of 124 is thirty-one."
+        output, spelled = Output(ended, output.tool_calls), True
     span = answer_span(output.text)
+    hedged = _final_hedge(span.text if span.anchored else _last_sentence(answer_text(output.text)))
+    if hedged:
+        return wrong(f"two values hedged ({hedged.group(0)!r}): no single number committed to", span.text[:80] or None, strict=False)
     if span.anchored:
         found = _committed(span.text)
         if found:

@@ -4,6 +4,7 @@ read a brace-balanced ``\\boxed{...}``."""
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _THINK_BLOCK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.DOTALL | re.IGNORECASE)
 _THINK_OPEN = re.compile(r"<(think|thinking|reasoning)>", re.IGNORECASE)
@@ -12,8 +13,8 @@ _THINK_CLOSE = re.compile(r"</(think|thinking|reasoning)>", re.IGNORECASE)
 # "Answer: X", "The answer is X", "final answer: X" — the last one wins (a late correction);
 # also the word in the languages the suites ask in ("Réponse : B", "Antwort: 7", "答案：C").
 ANSWER_ANCHOR = re.compile(
-    r"(?:final\s+answer|answer|r[ée]ponse(?:\s+finale)?|respuesta(?:\s+final)?|antwort|risposta|resposta|ответ|答案|回答)"
-    r"\s*(?:\bis\b|[:：=]|[-–](?!\d))+\s*(?=(?P<rest>[^\n]*))",
+    r"(?:final\s+answer|answer|final(?=\s*[:：])|r[ée]ponse(?:\s+finale)?|respuesta(?:\s+final)?|antwort|risposta|resposta|ответ|答案|回答)"
+    r"\s*(?:\bis\b|[:：=]|是|为|[-–](?!\d))+\s*(?=(?P<rest>[^\n]*))",
     re.IGNORECASE,
 )
 
@@ -64,6 +65,8 @@ def anchored(text: str) -> str | None:
 def normalize(text: str) -> str:
     """Casefold, collapse whitespace, drop surrounding punctuation and quotes, markdown bold."""
     t = (text or "").replace("**", "").replace("__", "").casefold()
+    t = re.sub(r"(?<!\w)[*_]+(?=\w)|(?<=\w)[*_]+(?!\w)", "", t)  # *mice* inside a sentence
+    t = "".join(ch for ch in t if unicodedata.category(ch) != "So")  # emoji and other symbols (🟢)
     t = re.sub(r"\s+", " ", t).strip()
     # markdown emphasis (*Rome*, _Rome_) and quotation marks of every script («dog», „water“) too
     return t.strip(" .,:;!?\"'`()[]{}*_«»„“”‘’‚‹›「」『』")
