@@ -135,7 +135,9 @@ def _short_answer(line: str) -> bool:
 def _gloss_matches(candidate: str, names: list[str]) -> bool:
     """ "Москва (Moscow)": a one-term answer glossed in brackets, the gloss being the expected term."""
     m = _GLOSS.match(fold(candidate))
-    return bool(m) and len(m.group(1).split()) <= 3 and _clean(m.group(2)) in names and not re.search(_NEGATION, m.group(2), re.IGNORECASE)
+    if m is None:
+        return False
+    return len(m.group(1).split()) <= 3 and _clean(m.group(2)) in names and not re.search(_NEGATION, m.group(2), re.IGNORECASE)
 
 
 def _number_matches(sentence: str, names: list[str]) -> bool:
