@@ -52,6 +52,11 @@ def one_usage_line(proc: subprocess.CompletedProcess[str]) -> str:
         (["--concurrency", "2000000"], "--concurrency 2000000: give levels in 1.."),
         (["--scrape-interval", "nan"], "--scrape-interval"),
         (["--ctx-per-slot", "4"], "--ctx-per-slot 4: give 16.."),
+        # an empty value (an unset shell variable) is refused by name, not read as "not given"
+        (["--slo", ""], "--slo '': give a value"),
+        (["--model", " "], "--model ' ': give a value"),
+        (["--engine", ""], "--engine '': give a value"),
+        (["--api-key-env", ""], "--api-key-env '': give a value"),
     ],
 )
 def test_a_bad_run_option_is_one_line_before_anything_starts(tmp_path: Path, args: list[str], expected: str) -> None:

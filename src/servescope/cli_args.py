@@ -58,6 +58,13 @@ def check_count(value: int | None, flag: str, *, low: int = 1, high: int | None 
         raise UsageError(f"{flag} {value}: give {span}" + (f" {what}" if what else ""))
 
 
+def check_text(value: str | None, flag: str, example: str) -> None:
+    """``value`` is None (not given) or has text: an empty one (an unset shell variable, say) is
+    refused by name rather than read as "not given" or sent as an empty name."""
+    if value is not None and not value.strip():
+        raise UsageError(f"{flag} {value!r}: give a value, e.g. {flag} {example}, or leave {flag} out")
+
+
 def check_seed(value: int | None, flag: str = "--seed") -> None:
     """A random seed numpy accepts: a non-negative integer (``default_rng`` refuses -1)."""
     check_count(value, flag, low=0, what="(a seed is a non-negative integer)")

@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from servescope.cli_args import check_count, check_scenario_name
+from servescope.cli_args import check_count, check_scenario_name, check_text
 from servescope.cli_examples import epilog
 from servescope.errors import RunFailedBar, UsageError
 
@@ -238,6 +238,10 @@ def run_command(
     from servescope.bench.run_checks import check_run_options
 
     console = _console()
+    check_text(slo, "--slo", "'ttft_ms<=500,tpot_ms<=30'")
+    check_text(model, "--model", "meta-llama/Llama-3.1-8B-Instruct")
+    check_text(engine, "--engine", "vllm")
+    check_text(api_key_env, "--api-key-env", "OPENAI_API_KEY")
     if api not in ("chat", "completions"):
         raise UsageError(f"--api {api!r}: use chat or completions")
     if arrival not in ("poisson", "gamma", "constant"):
