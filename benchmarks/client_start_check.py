@@ -27,8 +27,8 @@ These points are IN the validation set: the step-time constants were fitted on p
 the shipped intervals were built from its held-out errors. So this checks the client readings
 against each other and the measurement, not the predictor's held-out error.
 
-    PYTHONPATH=src .venv/bin/python benchmarks/client_start_check.py              # ~1-3 min on 2 cores
-    PYTHONPATH=src .venv/bin/python benchmarks/client_start_check.py --every 3    # every third point of each run
+    PYTHONPATH=src .venv/bin/python benchmarks/client_start_check.py              # every third point: ~2-3 min on the loaded 2-core VM
+    PYTHONPATH=src .venv/bin/python benchmarks/client_start_check.py --every 1 --out benchmarks/results/client_start_check_all.json   # all 752: 6-8 min
 
 Results: benchmarks/results/client_start_check.json and a table on stdout.
 """
@@ -64,8 +64,8 @@ MEDIAN_OF = {"ttft_ms": "ttft_p50_ms", "itl_ms": "itl_p50_ms"}
 DISTINCT = 1.05
 #: Concurrency bands for the position of the measurement between the readings.
 BANDS = ((1, 8, "c 1-8"), (9, 64, "c 16-64"), (65, 10**9, "c >= 80"))
-#: The default subsample: every second point (all 752 take ~6 min on the loaded 2-core VM, over the 5 min budget).
-EVERY = 2
+#: The default subsample: every third point (all 752 take 6-8 min on the loaded 2-core VM, over the 5 min budget).
+EVERY = 3
 
 #: What each known client does at the start of a closed loop, from its source, and so where its
 #: points should land. Keyed by ``client_of``.
@@ -276,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=EVERY,
         help=f"keep every Nth closed-loop point of each run, the offset turning "
-        f"from run to run (deterministic; default {EVERY}: ~3 min on the loaded 2-core VM; 1 = all 752, ~6 min)",
+        f"from run to run (deterministic; default {EVERY}: ~2-3 min on the loaded 2-core VM; 1 = all 752, 6-8 min)",
     )
     ap.add_argument("--out", type=Path, default=OUT)
     a = ap.parse_args(argv)
