@@ -285,7 +285,10 @@ def predict_command(
         )
         if harness_unstated and isinstance(wl, SyntheticWorkload) and wl.concurrency and mode is None:
             run = _with_burst_reading(run, scen, wl, seed, common)
-            lines.append("client start not stated: figures are steady state; the interval spans steady state and a wave sent at once (--harness picks one)")
+            lines.append(
+                "client start not stated: figures are steady state; the interval spans steady state and a wave sent at once (--harness picks one; "
+                "vllm bench serve with exact lengths sits at the burst end: --harness vllm, benchmarks/docs/client-start-check.md)"
+            )
     folder = out / run.prediction.name
     check_output_folder(folder)  # --out was checked before the work; its run folder is known only now
     folder.mkdir(parents=True, exist_ok=True)
