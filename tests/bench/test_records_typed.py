@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import os
 from pathlib import Path
 from typing import Any
 
@@ -182,3 +183,16 @@ def test_split_cuts_fall_at_line_starts(tmp_path: Path) -> None:
         assert flat[0][0] == 0 and flat[-1][1] == len(data)
         assert all(a[1] == b[0] for a, b in itertools.pairwise(flat))
         assert all(data[b - 1 : b] == b"\n" for _, b in flat[:-1])
+
+
+def test_a_worker_that_dies_leaves_the_read_to_this_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _file(tmp_path / "records.jsonl", [_good(i) for i in range(300)])
+    one = _everything(path, typed=False)
+    monkeypatch.setattr(records, "PARALLEL_JSON_BYTES", 4096)
+    monkeypatch.setattr(records.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(records, "_typed_part", _dies)
+    assert _everything(path, typed=True) == one
+
+
+def _dies(records_path: Path, spans: list[tuple[int, int]]) -> Any:
+    os._exit(9)  # as the kernel's out-of-memory killer leaves a worker

@@ -51,6 +51,7 @@ import threading
 from array import array
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from types import TracebackType
 from typing import Any, get_args
@@ -694,12 +695,19 @@ def _read_spans(records_path: Path, spans: list[tuple[int, int]], reader: _LineR
                     reader.span(fh, begin, stop)
             return
         parts = _split_spans(records_path, spans, workers)
-        with ProcessPoolExecutor(max_workers=len(parts), mp_context=multiprocessing.get_context("fork")) as pool:
-            for typed, rest in pool.map(_typed_part, [records_path] * len(parts), parts):
-                reader.typed.extend(typed)
-                for line, offset in rest:
-                    if line.strip():
-                        reader.line(line, offset)
+        try:
+            with ProcessPoolExecutor(max_workers=len(parts), mp_context=multiprocessing.get_context("fork")) as pool:
+                done = list(pool.map(_typed_part, [records_path] * len(parts), parts))
+        except (BrokenProcessPool, OSError):  # a worker killed (out of memory) or none could start: read it here
+            with records_path.open("rb") as fh:
+                for begin, stop in spans:
+                    reader.span(fh, begin, stop)
+            return
+        for typed, rest in done:
+            reader.typed.extend(typed)
+            for line, offset in rest:
+                if line.strip():
+                    reader.line(line, offset)
     finally:
         if enabled:
             gc.enable()
