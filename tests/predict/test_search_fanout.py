@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from servescope.errors import BadArgument
+from servescope.errors import BadArgument, ServescopeError
 from servescope.predict import fanout
 from servescope.predict.search import SearchOutcome, search
 from servescope.predict.workload_input import SyntheticWorkload
@@ -65,6 +65,14 @@ def test_a_part_that_fails_on_ray_raises_its_own_error(ray_head: None) -> None:
     with pytest.raises(ValueError, match="boom 3"):
         fanout.run_parts(_fails_on_three, [1, 2, 3], None, ray_address="auto")
     assert fanout.run_parts(_doubles, [3, 1, 2], 10, ray_address="auto") == [16, 12, 14]  # in the parts' order
+    with pytest.raises(
+        ServescopeError, match=r"^--ray auto: a task failed on the cluster \(ImportError: no such module here\); install servescope on every node"
+    ):
+        fanout.run_parts(_cannot_import, [1], None, ray_address="auto")
+
+
+def _cannot_import(part: int, state: Any) -> int:
+    raise ImportError("no such module here")
 
 
 def _fails_on_three(part: int, state: Any) -> int:

@@ -129,6 +129,8 @@ def _on_ray(fn: Callable[[_Part, Any], _Out], parts: Sequence[_Part], state: Any
         cause = getattr(exc, "cause", None)
         if isinstance(cause, ServescopeError | ValueError):
             raise cause from None  # the part's own one-line error, as one process would raise it
-        raise ServescopeError(f"--ray {address}: a search task failed on the cluster: {' '.join(str(exc).split())[:300]}") from exc
+        what = f"{type(cause).__name__}: {cause}" if cause is not None else str(exc)
+        hint = "; install servescope on every node of the cluster" if isinstance(cause, ImportError) else ""
+        raise ServescopeError(f"--ray {address}: a task failed on the cluster ({' '.join(what.split())[:300]}){hint}") from exc
     except ray.exceptions.RayError as exc:  # a worker or node lost
-        raise ServescopeError(f"--ray {address}: the cluster lost a search task: {' '.join(str(exc).split())[:300]}") from exc
+        raise ServescopeError(f"--ray {address}: the cluster lost a task ({' '.join(str(exc).split())[:300]}); nothing of it was used") from exc
