@@ -29,7 +29,10 @@ another writer are never lost.
 Readers: ``read_records`` (RequestRecord objects, for tests and tools),
 ``read_header`` / ``read_extra`` (one non-request line), and ``read_file`` /
 ``read_columns`` (straight into metric columns, no object per request: a million
-records summarise in about a second, benchmarks/summarize_records.py). A request
+records summarise in about a second, benchmarks/summarize_records.py). The JSON
+``read_file`` parses goes first through ``records_typed`` (a request line decoded into a typed
+struct whose types are ``unusable_field``'s rules; what it cannot take is judged here line
+by line), split over processes past ``PARALLEL_JSON_BYTES``. A request
 line that cannot be used (``unusable_reason``: unknown phase, bad timestamps, NaN
 token counts, ...) is counted by reason, never used and never dropped silently; the
 first line left out for each reason is kept as "line N: field = value" so the user
