@@ -88,6 +88,14 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
             "engines and weight dtypes too, on a catalog workload",
             "servescope search --model llama-3.1-70b --hardware h100-sxm --gpus 8 --slo 'p99_ttft_ms<=2000' --workload serve-chat-c32-i1k-o256-v1 --engines vllm@0.11.0,sglang@0.5.2 --dtypes bf16,fp8",
         ),
+        (
+            "the same search in 2 local processes (same ranking as one)",
+            "servescope search --model llama-3.1-8b --hardware h100-sxm --gpus 8 --slo 'ttft_ms<=500,itl_ms<=30' --isl 1024 --osl 256 --workers 2",
+        ),
+        (
+            "on the Ray cluster this host joined (ray start --head)",
+            "servescope search --model llama-3.1-8b --hardware h100-sxm --gpus 8 --slo 'ttft_ms<=500,itl_ms<=30' --isl 1024 --osl 256 --ray auto",
+        ),
     ),
     "probe": (("this machine's bandwidth and matmul rate as a Hardware entry", "servescope probe --out my-machine.json"),),
     "report": (

@@ -381,7 +381,14 @@ def search_command(
     harness: Annotated[str, typer.Option(help="How a closed-loop level is replayed (see predict --harness).")] = "steady",
     percentile: Annotated[float, typer.Option(help="Percentile an SLO without a prefix applies to (p99_ttft_ms<=... names its own).")] = 90.0,
     top: Annotated[int, typer.Option(help="How many configurations to show.")] = 10,
-    workers: Annotated[int, typer.Option(help="Processes to search tp choices in (0: one per CPU).")] = 0,
+    workers: Annotated[int, typer.Option(help="Local processes to search in (0: one per CPU); each tp, engine and dtype is a part.")] = 0,
+    ray: Annotated[
+        str | None,
+        typer.Option(
+            help="Search on a Ray cluster instead: its ADDRESS (HOST:PORT, ray://HOST:PORT) or auto (the cluster this host joined; "
+            "`ray start --head` starts one). Needs pip install 'servescope[ray]'. Same ranking as one process."
+        ),
+    ] = None,
 ) -> None:
     """Rank engine/dtype/tp/dp/max_num_seqs choices by throughput per GPU under the SLO (simulated)."""
     import os
@@ -400,6 +407,14 @@ def search_command(
     check_number(percentile, "--percentile", low=0, high=100, low_open=True, example="--percentile 90")
     check_count(top, "--top")
     check_count(workers, "--workers", low=0, high=1024, what="processes (0: one per CPU)")
+    if ray is not None:
+        if not ray.strip():
+            raise BadArgument("--ray: give a Ray cluster's ADDRESS (HOST:PORT or ray://HOST:PORT) or auto")
+        if workers:
+            raise BadArgument("--ray runs the search on the cluster's workers; leave --workers out (it sets local processes)")
+        from servescope.predict.fanout import import_ray
+
+        import_ray()  # before the catalog and the work: one line if Ray is not installed
     levels = _ints(concurrency, "--concurrency")
     engine_list, dtype_list = parse_engines(engines), parse_dtypes(dtypes)
     if workload is None:
@@ -423,6 +438,7 @@ def search_command(
         concurrency=levels if levels or workload is not None else "sweep",
         percentile=percentile,
         workers=workers or os.cpu_count() or 1,
+        ray=ray.strip() if ray is not None else None,
     )
     for line in format_warnings(outcome):
         print(f"warning: {line}", file=sys.stderr)

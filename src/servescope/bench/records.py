@@ -29,7 +29,10 @@ another writer are never lost.
 Readers: ``read_records`` (RequestRecord objects, for tests and tools),
 ``read_header`` / ``read_extra`` (one non-request line), and ``read_file`` /
 ``read_columns`` (straight into metric columns, no object per request: a million
-records summarise in about a second, benchmarks/summarize_records.py). A request
+records summarise in about a second, benchmarks/summarize_records.py). The JSON
+``read_file`` parses goes first through ``records_typed`` (a request line decoded into a typed
+struct whose types are ``unusable_field``'s rules; what it cannot take is judged here line
+by line), split over processes past ``PARALLEL_JSON_BYTES``. A request
 line that cannot be used (``unusable_reason``: unknown phase, bad timestamps, NaN
 token counts, ...) is counted by reason, never used and never dropped silently; the
 first line left out for each reason is kept as "line N: field = value" so the user
@@ -40,12 +43,18 @@ can find it. Index rows are checked too: a row whose times or counts cannot be t
 from __future__ import annotations
 
 import dataclasses
+import gc
 import itertools
 import json
 import math
+import multiprocessing
+import os
 import struct
+import threading
 from array import array
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from types import TracebackType
 from typing import Any, get_args
@@ -54,6 +63,7 @@ import numpy as np
 
 from servescope import limits
 from servescope.analysis.metrics import Columns
+from servescope.bench.records_typed import TypedLines
 from servescope.documents.record import RequestRecord
 from servescope.documents.result import FailureCategory, FailureStage
 from servescope.redaction import redact_obj
@@ -287,9 +297,9 @@ def unusable_field(d: dict[str, Any]) -> tuple[str, str] | None:
         return "bad-attempts", f"attempts = {_shown(a)}"
     if "ok" in d and type(d["ok"]) is not bool:
         return "bad-ok", f"ok = {_shown(d['ok'])}"
-    if not d.get("ok", True):  # a failure becomes a Failure entry of the Result: its fields must fit one
+    if d.get("ok") is not True:  # a failure (the columns reader counts a line without ok as one) becomes a Failure entry: its fields must fit one
         for k, allowed in (("stage", _STAGES), ("category", _CATEGORIES)):
-            if d.get(k) is not None and d[k] not in allowed:
+            if d.get(k) is not None and not (isinstance(d[k], str) and d[k] in allowed):  # a list or dict is not hashable
                 return "bad-failure", f"{k} = {_shown(d[k])}"
         if d.get("error") is not None and not isinstance(d["error"], str):
             return "bad-failure", f"error = {_shown(d['error'])}"
@@ -354,7 +364,10 @@ class _LineReader:
     every part of the file the columnar index does not cover and for every row
     that needs its text (failures, prompt ids to resolve)."""
 
-    def __init__(self) -> None:
+    def __init__(self, typed: bool = True) -> None:
+        # the typed fast path takes the common request line (records_typed); None: every line here
+        self.typed: TypedLines | None = TypedLines() if typed else None
+        self.deferred: list[tuple[bytes, int]] | None = None  # set: the lines the typed path hands back wait here (a worker's part)
         self.header: dict[str, Any] | None = None
         self.tokenized: dict[str, int] = {}
         self.points_done: dict[int, dict[str, Any]] = {}
@@ -377,13 +390,43 @@ class _LineReader:
             data = rest + chunk
             begin += len(chunk)
             cut = data.rfind(b"\n") + 1 if begin < stop else len(data)
-            at = rest_at
-            for line in data[:cut].split(b"\n"):
-                if line.strip():
-                    self.line(line, at)
-                at += len(line) + 1
+            self._lines(data[:cut], rest_at)
             rest = data[cut:]
             rest_at += cut
+
+    def _lines(self, block: bytes, at: int) -> None:
+        """Every non-blank line of ``block`` (which starts at byte ``at``): the typed path
+        first, then line by line what it hands back."""
+        lines = block.split(b"\n")
+        if lines and not lines[-1]:
+            lines.pop()  # the block ends with a newline
+        if self.typed is not None:
+            rest = self.typed.take(lines, at)
+            if self.deferred is not None:
+                self.deferred += rest
+                return
+            for line, offset in rest:
+                if line.strip():
+                    self.line(line, offset)
+            return
+        for line in lines:
+            if line.strip():
+                self.line(line, at)
+            at += len(line) + 1
+
+    def finish(self) -> None:
+        """Join what the typed path took to the columns and time span read line by line
+        (after the prompt ids of those were resolved: their row numbers index these lists)."""
+        if self.typed is None:
+            return
+        for idx, cols in self.typed.columns().items():
+            if idx in self.points:
+                cols.extend(self.points[idx])
+            self.points[idx] = cols
+        if self.typed.first_start is not None:
+            self.first_start = self.typed.first_start if self.first_start is None else min(self.first_start, self.typed.first_start)
+        self.last_end = max(self.last_end, self.typed.last_end)
+        self.typed = TypedLines()
 
     def line(self, line: bytes, offset: int = -1) -> None:
         nan = math.nan
@@ -441,10 +484,11 @@ class _LineReader:
                 c.chunk_flat.extend(chunks)
                 c.chunk_len.append(len(chunks))
             src = d.get("token_count_source")
-            if src:
+            if src and isinstance(src, str):  # another kind of value names no source (and would reach the Result)
                 c.sources.add(src)
-            if it is None and d.get("prompt_id"):
-                self.missing_input.append((idx, len(c.ok) - 1, d["prompt_id"]))
+            prompt_id = d.get("prompt_id")
+            if it is None and prompt_id and isinstance(prompt_id, str):  # a list is no prompt id (nor hashable)
+                self.missing_input.append((idx, len(c.ok) - 1, prompt_id))
         else:
             c.failed.append((d.get("stage") or "stream", d.get("category") or "other", d.get("error") or "", d["request_id"], d.get("http_status")))
 
@@ -591,12 +635,13 @@ def read_columns(records_path: Path) -> tuple[dict[str, Any] | None, dict[int, C
     return reader.header, points, wall
 
 
-def read_file(records_path: Path) -> tuple[_LineReader, dict[int, Columns], float]:
+def read_file(records_path: Path, *, typed: bool = True) -> tuple[_LineReader, dict[int, Columns], float]:
     """Everything a records file says: its reader (header, point_done and tokenized
-    lines, dropped lines by reason), measured columns per point, and wall seconds."""
+    lines, dropped lines by reason), measured columns per point, and wall seconds.
+    ``typed=False`` reads every JSON line one by one (the reference the typed path is tested against)."""
     size = records_path.stat().st_size
     rows, gaps = _read_index(records_path, size)
-    reader = _LineReader()
+    reader = _LineReader(typed)
     implausible = _implausible_rows(rows)
     as_json = (rows["needs_json"] != 0) | implausible
     slow = rows[as_json]
@@ -610,14 +655,13 @@ def read_file(records_path: Path) -> tuple[_LineReader, dict[int, Columns], floa
         spans += list(zip(line_gap_starts[uncovered].tolist(), line_gap_ends[uncovered].tolist(), strict=True))
     else:
         spans.append((0, size))
-    with records_path.open("rb") as fh:
-        for begin, stop in sorted(spans):
-            reader.span(fh, begin, stop)
+    _read_spans(records_path, sorted(spans), reader)
     points = reader.points
     for idx, row, prompt_id in reader.missing_input:  # before merging: rows index the JSON columns
         if prompt_id in reader.tokenized:
             points[idx].input_tokens[row] = float(reader.tokenized[prompt_id])
             points[idx].sources.add("tokenize-endpoint")
+    reader.finish()
     for idx, cols in _indexed_columns(rows, gaps, as_json).items():
         if idx in points:
             cols.extend(points[idx])  # indexed rows first, then the JSON ones; order does not change a metric
@@ -633,6 +677,95 @@ def read_file(records_path: Path) -> tuple[_LineReader, dict[int, Columns], floa
             last_end = max(last_end, int(ended.max()))
     wall = (last_end - first_start) / 1e9 if first_start is not None and last_end > first_start else 0.0
     return reader, points, wall
+
+
+PARALLEL_JSON_BYTES = 64 << 20
+"""JSON to read past which the typed path runs in one forked process per CPU (each a
+contiguous part of the file): decoding is what reading a file without its index costs."""
+
+
+def _read_spans(records_path: Path, spans: list[tuple[int, int]], reader: _LineReader) -> None:
+    """Every line in ``spans`` (sorted byte ranges) into ``reader``; a large read is split
+    over processes (``PARALLEL_JSON_BYTES``), the lines they cannot take judged here in file order."""
+    total = sum(stop - begin for begin, stop in spans)
+    workers = min(os.cpu_count() or 1, total // (PARALLEL_JSON_BYTES // 2))
+    enabled = gc.isenabled()
+    gc.disable()  # a million decoded lines hold millions of lists and no cycle: collections would walk them all
+    try:
+        if reader.typed is None or total < PARALLEL_JSON_BYTES or workers < 2 or not _may_fork():
+            with records_path.open("rb") as fh:
+                for begin, stop in spans:
+                    reader.span(fh, begin, stop)
+            return
+        parts = _split_spans(records_path, spans, workers)
+        try:
+            with ProcessPoolExecutor(max_workers=len(parts), mp_context=multiprocessing.get_context("fork")) as pool:
+                done = list(pool.map(_typed_part, [records_path] * len(parts), parts))
+        except (BrokenProcessPool, OSError):  # a worker killed (out of memory) or none could start: read it here
+            with records_path.open("rb") as fh:
+                for begin, stop in spans:
+                    reader.span(fh, begin, stop)
+            return
+        for typed, rest in done:
+            reader.typed.extend(typed)
+            for line, offset in rest:
+                if line.strip():
+                    reader.line(line, offset)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _may_fork() -> bool:
+    """Forking is safe only from a process with one thread (a thread holding a lock would
+    leave it held in the child) and where the platform has it."""
+    return threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
+
+
+def _typed_part(records_path: Path, spans: list[tuple[int, int]]) -> tuple[TypedLines, list[tuple[bytes, int]]]:
+    """In a worker: what the typed path takes of ``spans``, and the lines it hands back."""
+    gc.disable()
+    reader = _LineReader()
+    reader.deferred = []
+    with records_path.open("rb") as fh:
+        for begin, stop in spans:
+            reader.span(fh, begin, stop)
+    assert reader.typed is not None
+    return reader.typed.joined(), reader.deferred
+
+
+def _split_spans(records_path: Path, spans: list[tuple[int, int]], parts: int) -> list[list[tuple[int, int]]]:
+    """``spans`` cut into ``parts`` contiguous pieces of about equal bytes, each cut at the start of a line."""
+    target = sum(stop - begin for begin, stop in spans) / parts
+    out: list[list[tuple[int, int]]] = [[]]
+    filled = 0.0
+    with records_path.open("rb") as fh:
+        for begin, stop in spans:
+            while len(out) < parts and filled + (stop - begin) > target:
+                cut = _line_start_after(fh, begin + int(target - filled), stop)
+                if cut > begin:
+                    out[-1].append((begin, cut))
+                out.append([])
+                filled = 0.0
+                begin = cut
+            if stop > begin:
+                out[-1].append((begin, stop))
+                filled += stop - begin
+    return [part for part in out if part]
+
+
+def _line_start_after(fh: Any, pos: int, stop: int, block: int = 1 << 16) -> int:
+    """The first byte after the first newline at or after ``pos`` (``stop`` if none before it)."""
+    fh.seek(pos)
+    while pos < stop:
+        data = fh.read(min(block, stop - pos))
+        if not data:
+            return stop
+        found = data.find(b"\n")
+        if found >= 0:
+            return pos + found + 1
+        pos += len(data)
+    return stop
 
 
 def dropped_lines(records_path: Path, reader: _LineReader) -> dict[str, str]:

@@ -47,11 +47,9 @@ its own statistic: ``p99_ttft_ms<=2000``, ``mean_tpot_ms<=50``.
 from __future__ import annotations
 
 import gc
-import multiprocessing as mp
 import time
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from servescope import limits
@@ -64,6 +62,7 @@ from servescope.documents.slo import SloSpec, parse_slos
 from servescope.errors import ServescopeError
 from servescope.predict.api import Prepared, prepare, run_simulation
 from servescope.predict.deployment import deploy
+from servescope.predict.fanout import run_parts
 from servescope.predict.outputs import fast_stats
 from servescope.predict.sim.simulator import TtftGiveUp
 from servescope.predict.workload_input import SyntheticWorkload
@@ -197,7 +196,7 @@ def tp_choices(devices: int, heads: int) -> list[int]:
 
 @dataclass
 class _Job:
-    """What every tp's part of a search needs (module state for forked workers)."""
+    """What every part of a search needs (sent once to each worker: ``predict.fanout``)."""
 
     catalog: Catalog
     model: Model
@@ -220,9 +219,6 @@ class _Job:
     ``request_cache`` then holds each level's requests once for all of them)."""
 
 
-_JOB: _Job | None = None  # set before forking workers; they inherit it instead of unpickling a catalog
-
-
 def _give_up_rule(job: _Job) -> tuple[float, float] | None:
     """(limit ms, percentile) of the first TTFT upper limit checked on a percentile:
     a level's run can stop once that percentile is certain to exceed it."""
@@ -235,7 +231,19 @@ def _give_up_rule(job: _Job) -> tuple[float, float] | None:
     return None
 
 
-def _search_tp(tp: int, job: _Job | None = None) -> tuple[list[Candidate], list[Candidate], int, int, int]:
+_Part = tuple[int, tuple[str, str], str]
+"""One independent part of a search: (tp, (engine, version), weight dtype). Runs are shared
+only within a part (``_search_tp_configs``' key starts with the engine, version and dtype,
+and it is kept per tp), so a search split into parts anywhere gives the same figures."""
+
+
+def _search_part(part: _Part, job: _Job) -> tuple[list[Candidate], list[Candidate], int, int, int]:
+    """Every max_num_seqs candidate of one part (``_search_tp`` of the part's engine and dtype)."""
+    tp, engine, dtype = part
+    return _search_tp(tp, replace(job, engines=[engine], weight_dtypes=[dtype]))  # ``prepared`` stays shared in this process
+
+
+def _search_tp(tp: int, job: _Job) -> tuple[list[Candidate], list[Candidate], int, int, int]:
     """Every max_num_seqs candidate at one tp: (ranked, skipped, simulations, configurations, runs given up).
 
     The cyclic garbage collector is paused throughout: a finished run leaves no reference
@@ -245,14 +253,13 @@ def _search_tp(tp: int, job: _Job | None = None) -> tuple[list[Candidate], list[
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _search_tp_configs(tp, job or _JOB)
+        return _search_tp_configs(tp, job)
     finally:
         if enabled:
             gc.enable()
 
 
-def _search_tp_configs(tp: int, job: _Job | None) -> tuple[list[Candidate], list[Candidate], int, int, int]:
-    assert job is not None
+def _search_tp_configs(tp: int, job: _Job) -> tuple[list[Candidate], list[Candidate], int, int, int]:
     rule = _give_up_rule(job)
     gave_up = 0
     mdl, hw, cat, devices = job.model, job.hardware, job.catalog, job.devices
@@ -352,6 +359,7 @@ def search(
     reuse: bool = True,
     give_up: bool = True,
     workers: int = 1,
+    ray: str | None = None,
 ) -> SearchOutcome:
     """Rank (engine@version, weight dtype, tp, dp, max_num_seqs) for ``model`` on
     ``devices`` x ``hardware`` by throughput per device under ``slos``. ``engines``
@@ -359,9 +367,10 @@ def search(
     a list or ``"bf16,fp8"``. A configuration the simulator refuses (a dtype the
     device cannot hold, a flag it does not model) is listed as skipped with the
     reason. ``concurrency`` overrides the workload's levels; ``"sweep"`` sweeps
-    ``sweep_levels`` (module docstring). ``workers`` > 1 searches the tp choices
-    in that many forked processes (Linux; same result as one process)."""
-    global _JOB
+    ``sweep_levels`` (module docstring). ``workers`` > 1 searches its parts (each tp,
+    engine@version and dtype) in that many forked processes (Linux), ``ray`` (a Ray address
+    or ``auto``) as tasks on a Ray cluster (``predict.fanout``); the outcome is the same as
+    one process's, order included (only ``wall_s`` differs)."""
     started = time.perf_counter()
     if not 1 <= devices <= limits.MAX_GPUS:
         raise ValueError(f"--gpus {devices:,}: give 1..{limits.MAX_GPUS:,} devices (SERVESCOPE_MAX_GPUS)")
@@ -396,16 +405,8 @@ def search(
     if candidates > limits.MAX_SEARCH_CANDIDATES:
         raise ValueError(f"this search would try {candidates:,} configurations, above the limit of "
                          f"{limits.MAX_SEARCH_CANDIDATES:,} (SERVESCOPE_MAX_SEARCH_CANDIDATES); give fewer choices")  # fmt: skip
-    n = min(workers, len(tps))
-    if n > 1 and "fork" in mp.get_all_start_methods():
-        _JOB = job
-        try:
-            with ProcessPoolExecutor(max_workers=n, mp_context=mp.get_context("fork")) as pool:
-                parts = list(pool.map(_search_tp, tps))
-        finally:
-            _JOB = None
-    else:
-        parts = [_search_tp(tp, job) for tp in tps]
+    work: list[_Part] = [(tp, e, d) for tp in tps for e in engine_list for d in dtype_list]
+    parts = run_parts(_search_part, work, job, workers=workers, ray_address=ray)
     ranked = [c for part in parts for c in part[0]]
     skipped = [c for part in parts for c in part[1]]
     ranked.sort(key=lambda k: (-(k.per_device or -1.0), k.engine, k.engine_version, k.weight_dtype, k.tp, k.max_num_seqs))
