@@ -53,7 +53,7 @@ from typing import Any, get_args
 import numpy as np
 
 from servescope import limits
-from servescope.analysis.metrics import Columns
+from servescope.analysis.metrics import Columns, seconds_per_image
 from servescope.documents.record import RequestRecord
 from servescope.documents.result import FailureCategory, FailureStage
 from servescope.redaction import redact_obj
@@ -443,6 +443,9 @@ class _LineReader:
             src = d.get("token_count_source")
             if src:
                 c.sources.add(src)
+            spi = seconds_per_image(d.get("raw"))
+            if spi is not None:
+                c.s_per_image.append(spi)
             if it is None and d.get("prompt_id"):
                 self.missing_input.append((idx, len(c.ok) - 1, d["prompt_id"]))
         else:

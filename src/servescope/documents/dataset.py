@@ -22,6 +22,18 @@ SHA256_PATTERN = r"^[0-9a-f]{64}$"
 BUCKET_MAX_TOKENS: dict[str, int | None] = {"xs": 64, "s": 256, "m": 1024, "l": 2048, "xl": 8192, "xxl": None}
 
 
+class RenderSpec(StrictModel):
+    """A scored image case's render, frozen in its dataset row (workloads.txt)."""
+
+    width: int = Field(ge=8, le=4096)
+    height: int = Field(ge=8, le=4096)
+    steps: int = Field(ge=1, le=1000)
+    seed: int = Field(ge=0)
+    guidance: float | None = Field(default=None, description="null: the lane's own default (the effective value is recorded)")
+    model: str | None = Field(default=None, description="The lane's model to ask for; null: the endpoint's.")
+    background: Literal["transparent", "opaque"] | None = Field(default=None, description="transparent: ask for an alpha channel")
+
+
 class DatasetRow(StrictModel):
     """One row of a rows file. ``text`` is the prompt (or passage); the other
     fields are optional and used by the runners that need them."""
@@ -44,6 +56,10 @@ class DatasetRow(StrictModel):
     expected: Any = None
     score_args: dict[str, Any] | None = None
     unanswerable: bool | None = None
+    # Image rows: reference images an edit conditions on (base64 PNG), and, for a scored
+    # image case, its render frozen in the row.
+    ref_images: list[str] | None = None
+    render: RenderSpec | None = None
 
 
 class Dataset(Document):

@@ -16,7 +16,8 @@ Most kinds need nothing beyond the shared loop over planned points
   a ``context-overflow`` failure, recorded like any other;
 - longctx: checks every request has its expected answer first (``longctx.run``).
 
-A kind with its own running (eval, image) adds one entry here.
+A kind with its own running (eval, image) adds one entry here; image renders
+one at a time, timed, and keeps no image (``image.run``).
 """
 
 from __future__ import annotations
@@ -24,9 +25,11 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from servescope.bench.execute import PointOutcome
-from servescope.bench.runners import eval, longctx
+from servescope.bench.run_spec import RunOptions
+from servescope.bench.runners import eval, image, longctx
 from servescope.bench.runners.base import RunContext, run_points
 from servescope.documents import Workload
+from servescope.errors import UsageError
 from servescope.workload.plan import PlannedPoint
 
 Runner = Callable[[RunContext, Workload, list[PlannedPoint]], Awaitable[list[PointOutcome]]]
@@ -37,6 +40,30 @@ RUNNERS: dict[str, Runner] = {
     "prefill": run_points,
     "longctx": longctx.run,
     "eval": eval.run,
+    "image": image.run,
 }
 
-__all__ = ["RUNNERS", "RunContext", "Runner"]
+# Scorers that read a render rather than text: an eval suite that uses one renders images.
+IMAGE_SCORERS = frozenset({"ocr", "clip", "rgba", "fidelity"})
+
+
+def renders_images(workload: Workload) -> bool:
+    """kind: image, or a scored image suite (kind: eval with an image scorer)."""
+    scorer = workload.eval.scorer if workload.eval is not None else None
+    return workload.kind == "image" or (workload.kind == "eval" and scorer in IMAGE_SCORERS)
+
+
+def check_image_options(opts: RunOptions) -> None:
+    """Options an image run cannot honour, refused in one line each (never dropped)."""
+    if opts.endpoint is None:
+        raise UsageError(
+            "an image workload needs --endpoint URL of an image server (the embedded engine serves text); "
+            "e.g. python -m servescope.testing.image.server --port 8100, then --endpoint http://127.0.0.1:8100"
+        )
+    if opts.rate is not None:
+        raise UsageError("image workloads run one render at a time (concurrency 1): --rate does not apply")
+    if opts.concurrency:
+        raise UsageError("image workloads run one render at a time (concurrency 1): --concurrency does not apply")
+
+
+__all__ = ["IMAGE_SCORERS", "RUNNERS", "RunContext", "Runner", "check_image_options", "renders_images"]

@@ -32,6 +32,7 @@ class RunContext:
     extra_body: dict[str, Any] | None = None
     capabilities: Capabilities = field(default_factory=Capabilities)  # what the endpoint said it can take (eval)
     fail_fast: FailFast | None = None  # the early-stop rule (bench.fail_fast); None: every request is sent
+    engine_id: str | None = None  # what the endpoint is (image runs pick their lane's adapter by it)
 
 
 async def run_points(ctx: RunContext, workload: Workload, points: list[PlannedPoint]) -> list[PointOutcome]:

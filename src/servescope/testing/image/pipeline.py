@@ -76,13 +76,16 @@ class TinyDiffusion:
     """The randomly initialised pipeline; build once per process (about 0.1 s)."""
 
     def __init__(self, weights_seed: int = 0) -> None:
+        import diffusers
         import torch
-        from diffusers import AutoencoderKL, DDIMScheduler, UNet2DConditionModel
+
+        # diffusers' classes are imported lazily: mypy sees no methods on them, so they are Any here
+        parts: Any = diffusers
 
         torch.set_num_threads(1)
         torch.manual_seed(weights_seed)
         self.torch = torch
-        self.unet = UNet2DConditionModel(
+        self.unet = parts.UNet2DConditionModel(
             sample_size=16,
             in_channels=4,
             out_channels=4,
@@ -93,8 +96,9 @@ class TinyDiffusion:
             cross_attention_dim=_EMBED_DIM,
             attention_head_dim=8,
             norm_num_groups=8,
-        ).eval()
-        self.vae = AutoencoderKL(
+        )
+        self.unet.eval()
+        self.vae = parts.AutoencoderKL(
             in_channels=3,
             out_channels=3,
             down_block_types=("DownEncoderBlock2D",) * 3,
@@ -103,8 +107,9 @@ class TinyDiffusion:
             latent_channels=4,
             norm_num_groups=8,
             layers_per_block=1,
-        ).eval()
-        self.scheduler = DDIMScheduler(num_train_timesteps=1000)
+        )
+        self.vae.eval()
+        self.scheduler = parts.DDIMScheduler(num_train_timesteps=1000)
 
     def prompt_embedding(self, prompt: str) -> Any:
         seed = int.from_bytes(hashlib.sha256(prompt.encode("utf-8")).digest()[:8], "little")

@@ -43,7 +43,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from aiohttp import web
+from aiohttp import BodyPartReader, web
 
 from servescope.testing.image.pipeline import (
     DEFAULT_GUIDANCE,
@@ -80,7 +80,7 @@ def _int(fields: dict[str, Any], name: str, default: int, low: int, high: int) -
         number = int(value)
     except (TypeError, ValueError):
         raise BadRequest(f"{name}: {value!r} is not an integer") from None
-    if isinstance(value, float) and value != number or isinstance(value, bool):
+    if (isinstance(value, float) and value != number) or isinstance(value, bool):
         raise BadRequest(f"{name}: {value!r} is not an integer")
     if not low <= number <= high:
         raise BadRequest(f"{name}: {number} is outside {low}..{high}")
@@ -144,7 +144,7 @@ class ImageApp:
         refs: list[Any] = []
         reader = await request.multipart()
         async for part in reader:
-            if not isinstance(part, web.BodyPartReader) or part.name is None:
+            if not isinstance(part, BodyPartReader) or part.name is None:
                 continue
             if part.name in ("image", "image[]"):
                 data = await part.read()
