@@ -269,7 +269,7 @@ async def _run_async(
             points, adhoc_resolved = prepared.points, prepared.resolved
             extras = dataclasses.replace(extras, body={**prepared.body, **extras.body}, workload_fields={**prepared.body, **extras.workload_fields})
         capabilities = Capabilities()
-        if workload.kind == "eval":
+        if workload.kind == "eval" and not renders_images(workload):
             # llama.cpp says in /props whether its template renders tools and whether it sees images;
             # rows it cannot take are recorded as unsupported instead of being sent (bench.capabilities).
             capabilities = await read_capabilities(session, endpoint.base_url, endpoint.headers())
@@ -362,6 +362,7 @@ async def _run_async(
                 capabilities=capabilities,
                 fail_fast=fail_fast,
                 engine_id=engine_id,
+                reference_bundle=opts.reference_bundle,
             )
             try:
                 outcomes: list[PointOutcome] = await RUNNERS[workload.kind](ctx, workload, points)
@@ -460,9 +461,15 @@ def run_workload(opts: RunOptions, progress: Progress | None = None, catalog: Ca
             arrival_offsets_ns(n, opts.rate, opts.arrival, opts.gamma_shape, workload.params.seed or 0)  # type: ignore[arg-type]  # the schedule execute draws
     if renders_images(workload):
         check_image_options(opts)
+    elif opts.reference_bundle is not None:
+        raise UsageError(f"--reference-bundle applies to a fidelity image suite; {workload.id} is kind {workload.kind}")
     command = _engine_command(opts)
     code_exec_sandbox = None
-    if workload.kind == "eval":
+    if workload.kind == "eval" and renders_images(workload):
+        from servescope.bench.runners.image_eval import preflight as image_suite_preflight
+
+        image_suite_preflight(workload, points, opts.reference_bundle)
+    elif workload.kind == "eval":
         from servescope.bench.runners.eval import UNSANDBOXED_WARNING, preflight
 
         code_exec_sandbox = preflight(workload, points, opts.unsafe_code_exec)

@@ -79,8 +79,9 @@ async def render(
     *,
     t0_ns: int,
     timeout_s: float,
-) -> list[Any]:
-    """Send one render; fill ``record``; return its decoded images (PIL), [] on failure."""
+) -> list[tuple[bytes, Any]]:
+    """Send one render; fill ``record``; return its images as (PNG bytes, PIL image), in
+    memory, [] on failure."""
     fields = lane.fields(ask)
     url = images_url(endpoint, bool(refs))
     record.sent_ns = time.perf_counter_ns() - t0_ns
@@ -122,7 +123,7 @@ async def render(
         if isinstance(decoded, str):
             _fail(record, "stream", "malformed-output", f"data[{i}]: {decoded}", t0_ns)
             return []
-        images.append(decoded[1])
+        images.append(decoded)
     if len(images) != ask.n:
         _fail(record, "stream", "malformed-output", f"asked for {ask.n} image(s), the answer has {len(images)}", t0_ns)
         return []
@@ -134,7 +135,7 @@ async def render(
             "wall_ms": wall_ms,
             "images": len(images),
             "s_per_image": seconds / len(images),
-            "size": [w for w in images[0].size],
+            "size": list(images[0][1].size),
             "guidance": answer.guidance,
         }
     }

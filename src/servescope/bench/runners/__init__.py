@@ -26,10 +26,11 @@ from collections.abc import Awaitable, Callable
 
 from servescope.bench.execute import PointOutcome
 from servescope.bench.run_spec import RunOptions
-from servescope.bench.runners import eval, image, longctx
+from servescope.bench.runners import eval, image, image_eval, longctx
 from servescope.bench.runners.base import RunContext, run_points
 from servescope.documents import Workload
 from servescope.errors import UsageError
+from servescope.scoring import is_image_scorer
 from servescope.workload.plan import PlannedPoint
 
 Runner = Callable[[RunContext, Workload, list[PlannedPoint]], Awaitable[list[PointOutcome]]]
@@ -43,14 +44,19 @@ RUNNERS: dict[str, Runner] = {
     "image": image.run,
 }
 
-# Scorers that read a render rather than text: an eval suite that uses one renders images.
-IMAGE_SCORERS = frozenset({"ocr", "clip", "rgba", "fidelity"})
+
+async def _eval(ctx: RunContext, workload: Workload, points: list[PlannedPoint]) -> list[PointOutcome]:
+    """A scored image suite renders and scores images (``image_eval``); any other eval sends text."""
+    return await (image_eval.run if renders_images(workload) else eval.run)(ctx, workload, points)
+
+
+RUNNERS["eval"] = _eval
 
 
 def renders_images(workload: Workload) -> bool:
     """kind: image, or a scored image suite (kind: eval with an image scorer)."""
     scorer = workload.eval.scorer if workload.eval is not None else None
-    return workload.kind == "image" or (workload.kind == "eval" and scorer in IMAGE_SCORERS)
+    return workload.kind == "image" or (workload.kind == "eval" and scorer is not None and is_image_scorer(scorer))
 
 
 def check_image_options(opts: RunOptions) -> None:
@@ -66,4 +72,4 @@ def check_image_options(opts: RunOptions) -> None:
         raise UsageError("image workloads run one render at a time (concurrency 1): --concurrency does not apply")
 
 
-__all__ = ["IMAGE_SCORERS", "RUNNERS", "RunContext", "Runner", "check_image_options", "renders_images"]
+__all__ = ["RUNNERS", "RunContext", "Runner", "check_image_options", "renders_images"]
