@@ -30,7 +30,6 @@ from servescope.bench.runners import eval, image, image_eval, longctx
 from servescope.bench.runners.base import RunContext, run_points
 from servescope.documents import Workload
 from servescope.errors import UsageError
-from servescope.scoring import is_image_scorer
 from servescope.workload.plan import PlannedPoint
 
 Runner = Callable[[RunContext, Workload, list[PlannedPoint]], Awaitable[list[PointOutcome]]]
@@ -55,8 +54,7 @@ RUNNERS["eval"] = _eval
 
 def renders_images(workload: Workload) -> bool:
     """kind: image, or a scored image suite (kind: eval with an image scorer)."""
-    scorer = workload.eval.scorer if workload.eval is not None else None
-    return workload.kind == "image" or (workload.kind == "eval" and scorer is not None and is_image_scorer(scorer))
+    return workload.renders_images
 
 
 def check_image_options(opts: RunOptions) -> None:
