@@ -21,7 +21,9 @@ time on one thread, in arrival order. Bad input gets HTTP 400 with an OpenAI-sty
 
 ``--extra-latency-ms`` (test only) waits that long before each render, outside
 ``timing.total_ms``: the wall clock then exceeds the lane's own time, which is how
-a test tells which of the two a client used.
+a test tells which of the two a client used. ``--fault`` (test only) answers HTTP 200
+with what is not a render: ``not-image`` (``b64_json`` holding text) or ``no-data``
+(no ``data[]``), so a client's handling of a broken lane can be tested.
 
 Run: ``python -m servescope.testing.image.server --port 8000`` (prints
 ``READY <port>``), or in tests ``with ImageServer() as srv: srv.base_url``.
@@ -58,6 +60,7 @@ from servescope.testing.image.pipeline import (
 )
 
 MAX_N = 4
+FAULTS = ("not-image", "no-data")
 MAX_STEPS = 200
 
 
@@ -113,8 +116,9 @@ def _guidance(value: Any) -> float:
 
 
 class ImageApp:
-    def __init__(self, *, timing: bool = True, extra_latency_ms: float = 0.0) -> None:
+    def __init__(self, *, timing: bool = True, extra_latency_ms: float = 0.0, fault: str | None = None) -> None:
         self.timing = timing
+        self.fault = fault
         self.extra_latency_s = extra_latency_ms / 1000.0
         self.pipeline = TinyDiffusion()
         self.executor = ThreadPoolExecutor(max_workers=1)  # one render at a time, in order
@@ -181,6 +185,10 @@ class ImageApp:
             return _error(str(exc), exc.status)
         if self.extra_latency_s:
             await asyncio.sleep(self.extra_latency_s)
+        if self.fault == "no-data":
+            return web.json_response({"created": int(time.time()), "result": "done"})
+        if self.fault == "not-image":
+            return web.json_response({"created": int(time.time()), "data": [{"b64_json": base64.b64encode(b"not a picture").decode()}]})
         specs = [RenderSpec(prompt, width, height, steps, seed + i, guidance, background or None) for i in range(n)]
         ref = refs[0] if refs else None
         loop = asyncio.get_running_loop()
@@ -233,12 +241,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8000, help="0: any free port (printed as READY <port>)")
     p.add_argument("--no-timing", action="store_true", help="leave timing.total_ms out of the answers (a lane that does not report its time)")
     p.add_argument("--extra-latency-ms", type=float, default=0.0, help="test only: wait this long before each render, outside timing.total_ms")
+    p.add_argument("--fault", choices=FAULTS, default=None, help="test only: answer HTTP 200 with no render (not-image: b64_json of text; no-data: no data[])")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     a = build_parser().parse_args(argv)
-    app = ImageApp(timing=not a.no_timing, extra_latency_ms=a.extra_latency_ms)
+    app = ImageApp(timing=not a.no_timing, extra_latency_ms=a.extra_latency_ms, fault=a.fault)
 
     def ready(port: int) -> None:
         print(f"READY {port}", flush=True)
@@ -251,8 +260,11 @@ class ImageServer:
     """The image server in a subprocess on a free loopback port:
     ``with ImageServer() as srv: srv.base_url``."""
 
-    def __init__(self, *, timing: bool = True, extra_latency_ms: float = 0.0, host: str = "127.0.0.1", start_timeout_s: float = 120.0) -> None:
+    def __init__(
+        self, *, timing: bool = True, extra_latency_ms: float = 0.0, fault: str | None = None, host: str = "127.0.0.1", start_timeout_s: float = 120.0
+    ) -> None:
         self.timing = timing
+        self.fault = fault
         self.extra_latency_ms = extra_latency_ms
         self.host = host
         self.start_timeout_s = start_timeout_s
@@ -271,6 +283,8 @@ class ImageServer:
             cmd.append("--no-timing")
         if self.extra_latency_ms:
             cmd += ["--extra-latency-ms", repr(self.extra_latency_ms)]
+        if self.fault:
+            cmd += ["--fault", self.fault]
         return cmd
 
     def start(self) -> ImageServer:
