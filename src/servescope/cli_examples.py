@@ -52,13 +52,13 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
         ),
         ("an image workload against an OpenAI-images server, one render at a time", "servescope run image-t2i-64-s4-v1 --endpoint http://127.0.0.1:8100"),
         (
-            "the fidelity suite scored against a reference bundle (servescope t2i-reference)",
+            "the fidelity suite scored against its reference bundle",
             "servescope run eval-t2i-fidelity-v1 --endpoint http://127.0.0.1:8100 --reference-bundle refs/bf16",
         ),
     ),
     "t2i-reference": (
         (
-            "render the fidelity suite's reference bundle once on the reference lane (the spec names it)",
+            "render the fidelity suite's reference bundle once (the spec names the lane)",
             "servescope t2i-reference --spec bf16.json --out refs/bf16",
         ),
         ("the same, the lane's URL given here", "servescope t2i-reference --spec bf16.json --out refs/bf16 --endpoint http://127.0.0.1:8100"),

@@ -22,6 +22,8 @@ import pytest
 
 pytest.importorskip("diffusers", reason="the image extra (torch, diffusers) runs the tiny image engine: pip install 'servescope[image]'")
 
+from servescope.analysis.compare import compare
+from servescope.analysis.summarize import group_results, image_lines, summary_rows
 from servescope.bench.records import read_records
 from servescope.bench.run import RunArtifacts, RunOptions, run_workload
 from servescope.catalog.store import Catalog
@@ -153,6 +155,13 @@ def test_image_workload_writes_a_valid_result_with_the_seeds_metrics(server: Ima
     assert all(r.output_text is None for r in records)
     assert art.result.args["guidance"] == 3.0 and art.result.args["guidance_source"] == "lane-reported"  # guidance: null = the lane's default
     assert _image_files(tmp_path) == []
+    # downstream: summarize's image columns and Images section, compare's s_per_image pair
+    groups = group_results([art.result])
+    [row] = summary_rows(groups, "v0.3")
+    assert row["image_renders"] == 16 and row["s_per_image_p50_mean"] == m.s_per_image.p50
+    assert "## Images" in image_lines(groups)
+    pairs = [p for p in compare(art.result, art.result).pairs if p.metric == "s_per_image"]
+    assert len(pairs) == 1 and pairs[0].a == m.s_per_image.mean and pairs[0].error_pct == 0.0
 
 
 def test_the_lanes_own_time_is_preferred_and_the_wall_clock_used_without_it(catalog: Catalog, tmp_path: Path) -> None:

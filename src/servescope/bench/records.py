@@ -80,7 +80,7 @@ ROW_DTYPE = np.dtype(
         ("phase", "u1"),  # 0 measured, 1 warmup
         ("ok", "u1"),
         ("source", "u1"),  # index into TOKEN_SOURCES
-        ("needs_json", "u1"),  # 1: read the line itself (failure text, prompt id to resolve, unknown source)
+        ("needs_json", "u1"),  # 1: read the line itself (failure text, prompt id to resolve, unknown source, image raw payload)
         ("start_ns", "<i8"),
         ("first_ns", "<i8"),  # NULL_I64 = no token
         ("end_ns", "<i8"),  # NULL_I64 = never ended
@@ -202,7 +202,8 @@ class RecordWriter:
     def write(self, record: RequestRecord) -> None:
         offset, length = self._write_line(redacted_record(record).to_json() + "\n")
         source = _SOURCE_CODE.get(record.token_count_source, 255)
-        needs_json = (not record.ok) or source == 255 or (record.input_tokens is None and record.prompt_id is not None)
+        # an image render's numbers (raw.payload: s_per_image) live in its line only
+        needs_json = (not record.ok) or source == 255 or (record.input_tokens is None and record.prompt_id is not None) or record.raw is not None
         chunks = record.chunk_ns
         row = _ROW_STRUCT.pack(
             offset,
