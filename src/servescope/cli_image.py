@@ -21,12 +21,15 @@ def t2i_reference_command(
     """Render every case of a fidelity suite once on the reference lane and write its bundle (sha256, pHash, render digest per case)."""
     from servescope.bench.client import make_session
     from servescope.bench.endpoint import Endpoint
+    from servescope.bench.images import require
     from servescope.bench.images.reference import check_fidelity_suite, check_out_dir, load_spec, make_bundle, write_bundle
     from servescope.bench.run import _check_reachable  # the one reachability check every run makes
     from servescope.bench.runners.image import preflight
     from servescope.catalog.store import Catalog
     from servescope.workload.plan import plan
 
+    require("PIL", "t2i-reference (decoding renders)")
+    require("imagehash", "t2i-reference (pHash)")
     ref = load_spec(spec)
     url = endpoint or ref.endpoint
     if not url:

@@ -11,6 +11,7 @@ from servescope.bench.images.openai import OpenAILane
 from servescope.bench.images.sdcpp import SdCppLane
 from servescope.bench.images.sglang import SglangLane
 from servescope.bench.images.vllm_omni import VllmOmniLane
+from servescope.errors import UsageError
 
 LANES: dict[str, type[Lane]] = {
     "openai": OpenAILane,
@@ -23,8 +24,18 @@ LANES: dict[str, type[Lane]] = {
 }
 
 
+def require(module: str, what: str) -> None:
+    """One line naming the extra when an optional package an image run needs is missing."""
+    import importlib
+
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        raise UsageError(f"{what} needs {module}, which is not installed: pip install 'servescope[image]'") from None
+
+
 def lane_for(engine_id: str | None) -> Lane:
     return LANES.get((engine_id or "").strip().lower(), OpenAILane)()
 
 
-__all__ = ["LANES", "ImageAsk", "Lane", "LaneAnswer", "lane_for"]
+__all__ = ["LANES", "ImageAsk", "Lane", "LaneAnswer", "lane_for", "require"]

@@ -58,7 +58,11 @@ def renders_images(workload: Workload) -> bool:
 
 
 def check_image_options(opts: RunOptions) -> None:
-    """Options an image run cannot honour, refused in one line each (never dropped)."""
+    """Options an image run cannot honour, refused in one line each (never dropped); the
+    image extra's Pillow, which decodes the renders, checked before anything starts."""
+    from servescope.bench.images import require
+
+    require("PIL", "an image run (decoding renders)")
     if opts.endpoint is None:
         raise UsageError(
             "an image workload needs --endpoint URL of an image server (the embedded engine serves text); "

@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from servescope.bench.images import lane_for
+from servescope.bench.images import lane_for, require
 from servescope.bench.images.cases import case_ask, case_digest, case_render
 from servescope.bench.images.client import render
 from servescope.bench.images.reference import check_bundle
@@ -49,6 +49,8 @@ def preflight(workload: Workload, points: list[PlannedPoint], reference_bundle: 
         from servescope.scoring.ocr import tesseract_command
 
         tesseract_command()
+    if "fidelity" in names:
+        require("imagehash", "the fidelity scorer (pHash)")
     if "fidelity" in names and reference_bundle is None:
         raise UsageError(
             f"workload {workload.id} scores fidelity against a reference: pass --reference-bundle DIR (made once by servescope t2i-reference --spec SPEC --out DIR)"

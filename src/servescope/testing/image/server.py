@@ -247,6 +247,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     a = build_parser().parse_args(argv)
+    try:
+        import diffusers  # noqa: F401
+        import torch  # noqa: F401
+    except ImportError as exc:
+        print(f"error: the tiny image engine needs {exc.name}, which is not installed: pip install 'servescope[image]'", file=sys.stderr)
+        return 2
     app = ImageApp(timing=not a.no_timing, extra_latency_ms=a.extra_latency_ms, fault=a.fault)
 
     def ready(port: int) -> None:
