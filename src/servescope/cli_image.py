@@ -48,7 +48,10 @@ def t2i_reference_command(
             return await make_bundle(session, lane, ref, workload, points, timeout)
 
     manifest = asyncio.run(go())
-    out.mkdir(parents=True, exist_ok=True)
-    path = write_bundle(out, manifest)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        path = write_bundle(out, manifest)
+    except OSError as exc:
+        raise UsageError(f"--out {out}: cannot write the bundle there ({exc.strerror or exc})") from None
     cases = manifest["cases"]
     typer.echo(f"{len(cases) if isinstance(cases, dict) else 0} case(s) of {workload.id} rendered; bundle: {path}")

@@ -188,6 +188,11 @@ def test_several_images_per_request_count_time_per_image(server: ImageServer, ca
         assert p["images"] == 2 and p["s_per_image"] == pytest.approx(p["lane_total_ms"] / 1000 / 2)
 
 
+def test_extra_body_fields_reach_the_lane_and_the_args(server: ImageServer, catalog: Catalog, tmp_path: Path) -> None:
+    art = _run("image-itest-guided-v1", server.base_url, tmp_path, catalog, extra_body={"negative_prompt": "blurry"})
+    assert art.result.metrics.completed_requests == 2 and art.result.args["request.negative_prompt"] == "blurry"
+
+
 def test_edit_workload_sends_reference_images(server: ImageServer, catalog: Catalog, tmp_path: Path) -> None:
     art = _run("image-edit-64-s4-v1", server.base_url, tmp_path, catalog)
     assert art.result.metrics.completed_requests == 8 and art.result.metrics.failed_requests == 0
@@ -299,6 +304,7 @@ def test_what_an_image_run_cannot_honour_is_one_line(server: ImageServer, catalo
         (["run", "image-t2i-64-s4-v1", "--out", out], "needs --endpoint URL of an image server"),
         (["run", "image-t2i-64-s4-v1", "--endpoint", server.base_url, "--concurrency", "2", "--out", out], "--concurrency does not apply"),
         (["run", "image-t2i-64-s4-v1", "--endpoint", server.base_url, "--rate", "2", "--out", out], "--rate does not apply"),
+        (["run", "image-t2i-64-s4-v1", "--endpoint", server.base_url, "--extra-body", '{"seed": 3}', "--out", out], "--extra-body sets seed"),
         (["run", "eval-itest-clip-v1", "--endpoint", server.base_url, "--out", out], "the clip scorer is not available"),
         (["run", "serve-chat-c8-i1k-o256-v1", "--endpoint", server.base_url, "--reference-bundle", out, "--out", out], "--reference-bundle applies"),
         (["predict", "tiny-llama-on-cpu", "image-t2i-64-s4-v1", "--out", out], "the simulator models LLM serving"),

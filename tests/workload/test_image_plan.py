@@ -4,8 +4,10 @@ each prompt ``repeat`` times, reference images checked against ``ref_images``.""
 from __future__ import annotations
 
 import pytest
+from pydantic import ValidationError
 
 from servescope.catalog.store import Catalog
+from servescope.documents import DatasetRow
 from servescope.errors import CatalogError
 from servescope.workload.plan import plan
 
@@ -30,3 +32,8 @@ def test_an_edit_workload_needs_rows_with_reference_images() -> None:
     wrong = edit.model_copy(update={"dataset_id": "t2i-prompts-v1"})
     with pytest.raises(CatalogError, match=r"params\.ref_images is 1 but row"):
         plan(wrong, cat.dataset_rows("t2i-prompts-v1"))
+
+
+def test_a_reference_image_that_is_not_base64_is_a_document_error() -> None:
+    with pytest.raises(ValidationError, match=r"ref_images\[1\] is not base64"):
+        DatasetRow.model_validate({"id": "e", "text": "edit", "ref_images": ["iVBORw0KGgo=", "not base64!"]})

@@ -7,10 +7,12 @@ catalog validator recomputes it. Immutable like a workload: a change is a -v2.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from servescope.documents.base import Document, IsoDate, Issue, NonEmptyStr, StrictModel, error
 from servescope.documents.workload import LengthBucket
@@ -60,6 +62,16 @@ class DatasetRow(StrictModel):
     # image case, its render frozen in the row.
     ref_images: list[str] | None = None
     render: RenderSpec | None = None
+
+    @field_validator("ref_images")
+    @classmethod
+    def _base64_images(cls, value: list[str] | None) -> list[str] | None:
+        for i, item in enumerate(value or []):
+            try:
+                base64.b64decode(item, validate=True)
+            except (binascii.Error, ValueError):
+                raise ValueError(f"ref_images[{i}] is not base64 (a PNG, base64-encoded)") from None
+        return value
 
 
 class Dataset(Document):

@@ -3,6 +3,7 @@ frozen in its row, what is asked of the lane for it, and its render digest."""
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 from servescope.bench.images.lane import ImageAsk
@@ -22,6 +23,11 @@ def case_render(row: DatasetRow, overrides: dict[str, Any] | None = None) -> dic
     except ValueError as exc:
         first = str(exc).splitlines()
         raise UsageError(f"render overrides for case {row.id}: {first[1].strip() if len(first) > 1 else exc}") from None
+
+
+def case_refs(row: DatasetRow) -> list[bytes]:
+    """The reference images an edit case conditions on (its row's, all of them)."""
+    return [base64.b64decode(s) for s in row.ref_images or []]
 
 
 def case_digest(row: DatasetRow, render: dict[str, Any]) -> str:

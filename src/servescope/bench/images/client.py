@@ -79,10 +79,11 @@ async def render(
     *,
     t0_ns: int,
     timeout_s: float,
+    extra: dict[str, Any] | None = None,
 ) -> list[tuple[bytes, Any]]:
     """Send one render; fill ``record``; return its images as (PNG bytes, PIL image), in
     memory, [] on failure."""
-    fields = lane.fields(ask)
+    fields = {**lane.fields(ask), **(extra or {})}  # --extra-body: checked not to touch the pinned fields (runners.check_image_options)
     url = images_url(endpoint, bool(refs))
     record.sent_ns = time.perf_counter_ns() - t0_ns
     sent = time.perf_counter_ns()

@@ -41,6 +41,12 @@ class LaneAnswer:
     problem: str | None = None  # why the answer is not usable (no image in it)
 
 
+# Request fields the workload pins, whatever the lane calls them: --extra-body may not set them.
+PINNED_FIELDS = frozenset(
+    {"prompt", "n", "size", "response_format", "model", "num_inference_steps", "seed", "guidance_scale", "step", "cfg_scale", "background", "output_format"}
+)
+
+
 class Lane:
     """The OpenAI images API as vLLM-Omni extends it (the default)."""
 

@@ -30,7 +30,7 @@ from pydantic import Field, ValidationError
 
 from servescope.bench.endpoint import Endpoint
 from servescope.bench.images import lane_for
-from servescope.bench.images.cases import case_ask, case_digest, case_render
+from servescope.bench.images.cases import case_ask, case_digest, case_refs, case_render
 from servescope.bench.images.client import render
 from servescope.documents import Workload
 from servescope.documents.base import StrictModel
@@ -94,7 +94,7 @@ async def make_bundle(
         assert row is not None  # eval plans carry their rows
         spec_render = case_render(row, spec.render)
         record = RequestRecord(request_id=req.request_id, prompt_id=row.id)
-        images = await render(session, endpoint, lane, case_ask(row, spec_render, endpoint.model), [], record, t0_ns=t0, timeout_s=timeout_s)
+        images = await render(session, endpoint, lane, case_ask(row, spec_render, endpoint.model), case_refs(row), record, t0_ns=t0, timeout_s=timeout_s)
         if not record.ok or not images:
             raise EndpointError(f"t2i-reference: case {row.id} did not render ({record.category}: {record.error}); no bundle written")
         data, image = images[0]

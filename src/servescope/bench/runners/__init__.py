@@ -72,6 +72,11 @@ def check_image_options(opts: RunOptions) -> None:
         raise UsageError("image workloads run one render at a time (concurrency 1): --rate does not apply")
     if opts.concurrency:
         raise UsageError("image workloads run one render at a time (concurrency 1): --concurrency does not apply")
+    from servescope.bench.images.lane import PINNED_FIELDS
+
+    pinned = sorted(set(opts.extra_body or {}) & PINNED_FIELDS)
+    if pinned:
+        raise UsageError(f"--extra-body sets {', '.join(pinned)}, which an image run sets from the workload (or the case's render); leave it out")
 
 
 __all__ = ["RUNNERS", "RunContext", "Runner", "check_image_options", "renders_images"]

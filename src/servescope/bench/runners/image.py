@@ -99,6 +99,7 @@ async def run(ctx: RunContext, workload: Workload, points: list[PlannedPoint]) -
                     record,
                     t0_ns=ctx.t0_ns,
                     timeout_s=ctx.timeout_s,
+                    extra=ctx.extra_body,
                 )
                 del images  # numbers only: the renders are never kept
                 if record.raw is not None:

@@ -16,7 +16,7 @@ import time
 from typing import Any
 
 from servescope.bench.images import lane_for, require
-from servescope.bench.images.cases import case_ask, case_digest, case_render
+from servescope.bench.images.cases import case_ask, case_digest, case_refs, case_render
 from servescope.bench.images.client import render
 from servescope.bench.images.reference import check_bundle
 from servescope.bench.outcome import PointOutcome
@@ -80,9 +80,8 @@ async def run(ctx: RunContext, workload: Workload, points: list[PlannedPoint]) -
             record = RequestRecord(
                 request_id=req.request_id, phase="measured", concurrency=1, point=point.index, prompt_id=row.id, start_ns=time.perf_counter_ns() - ctx.t0_ns
             )
-            images = await render(
-                ctx.session, ctx.endpoint, lane, case_ask(row, spec, ctx.endpoint.model), [], record, t0_ns=ctx.t0_ns, timeout_s=ctx.timeout_s
-            )
+            ask = case_ask(row, spec, ctx.endpoint.model)
+            images = await render(ctx.session, ctx.endpoint, lane, ask, case_refs(row), record, t0_ns=ctx.t0_ns, timeout_s=ctx.timeout_s, extra=ctx.extra_body)
             expected = row.expected if row.expected is not None else row.answer
             score = None
             if record.ok and images:
