@@ -305,6 +305,7 @@ def test_what_an_image_run_cannot_honour_is_one_line(server: ImageServer, catalo
         (["run", "image-t2i-64-s4-v1", "--endpoint", server.base_url, "--concurrency", "2", "--out", out], "--concurrency does not apply"),
         (["run", "image-t2i-64-s4-v1", "--endpoint", server.base_url, "--rate", "2", "--out", out], "--rate does not apply"),
         (["run", "image-t2i-64-s4-v1", "--endpoint", server.base_url, "--extra-body", '{"seed": 3}', "--out", out], "--extra-body sets seed"),
+        (["run", "image-t2i-64-s4-v1", "--endpoint", server.base_url, "--api", "completions", "--out", out], "--api does not apply"),
         (["run", "eval-itest-clip-v1", "--endpoint", server.base_url, "--out", out], "the clip scorer is not available"),
         (["run", "serve-chat-c8-i1k-o256-v1", "--endpoint", server.base_url, "--reference-bundle", out, "--out", out], "--reference-bundle applies"),
         (["predict", "tiny-llama-on-cpu", "image-t2i-64-s4-v1", "--out", out], "the simulator models LLM serving"),

@@ -64,7 +64,7 @@ def decode_image(b64: str) -> tuple[bytes, Any] | str:
     try:
         image = Image.open(io.BytesIO(data))
         image.load()
-    except (UnidentifiedImageError, OSError, ValueError) as exc:
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError, Image.DecompressionBombError) as exc:
         return f"b64_json is not an image ({type(exc).__name__})"
     return data, image
 

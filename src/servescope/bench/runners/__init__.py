@@ -72,6 +72,10 @@ def check_image_options(opts: RunOptions) -> None:
         raise UsageError("image workloads run one render at a time (concurrency 1): --rate does not apply")
     if opts.concurrency:
         raise UsageError("image workloads run one render at a time (concurrency 1): --concurrency does not apply")
+    if opts.api != "chat":
+        raise UsageError(f"--api {opts.api}: an image run posts to /v1/images/generations (or /edits); --api does not apply")
+    if opts.unsafe_code_exec:
+        raise UsageError("--unsafe-code-exec: an image run executes no generated code; leave it out")
     from servescope.bench.images.lane import PINNED_FIELDS
 
     pinned = sorted(set(opts.extra_body or {}) & PINNED_FIELDS)
