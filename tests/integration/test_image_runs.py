@@ -221,6 +221,8 @@ def test_fidelity_scores_one_against_its_own_bundle_and_refuses_another_spec(ser
     [result_path] = runs.glob("*/result.json")
     scores = json.loads(result_path.read_text())["scores"]
     assert scores["accuracy"] == 1.0 and all(i["score"] == 1.0 and i["predicted"] is None for i in scores["items"])
+    for item in scores["items"]:  # the render's 64-bit pHash is what the Result keeps of it
+        assert item["detail"].startswith(f"pHash {manifest['cases'][item['id']]['phash']} vs reference {manifest['cases'][item['id']]['phash']}: distance 0")
 
     proc = _cli(
         "run",
