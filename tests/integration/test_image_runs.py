@@ -177,6 +177,12 @@ def test_the_lanes_own_time_is_preferred_and_the_wall_clock_used_without_it(cata
         p = r.raw["payload"]
         assert p["timing_source"] == "wall" and p["lane_total_ms"] is None and p["s_per_image"] == pytest.approx(p["wall_ms"] / 1000)
     assert art.result.args["guidance"] == 1.0 and art.result.args["guidance_source"] == "workload"
+    with ImageServer(fault="inflated-timing") as liar:  # a lane time longer than the whole request is not its inference time
+        art = _run("image-itest-guided-v1", liar.base_url, tmp_path / "liar", catalog)
+    for r in _measured(art):
+        p = r.raw["payload"]
+        assert p["timing_source"] == "wall" and p["lane_total_ms"] > 60_000 and "exceeds the wall clock" in p["timing_note"]
+        assert p["s_per_image"] == pytest.approx(p["wall_ms"] / 1000)
 
 
 def test_several_images_per_request_count_time_per_image(server: ImageServer, catalog: Catalog, tmp_path: Path) -> None:

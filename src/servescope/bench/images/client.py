@@ -5,8 +5,9 @@ generated image at any moment, so nothing can be left on disk by a run that is
 interrupted, fails, or is killed (SIGKILL included). What a render is timed by goes
 in ``record.raw["payload"]``: ``timing_source`` is ``lane`` when the answer carried
 the lane's own inference time (``timing.total_ms``), which is then used, else
-``wall`` (request sent -> answer read); ``s_per_image`` is that time over the
-images of the request.
+``wall`` (request sent -> answer read; also when the lane claims more time than the
+request took, with a ``timing_note``); ``s_per_image`` is that time over the images
+of the request.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from servescope.documents.record import RequestRecord
 from servescope.redaction import redact
 
 ERROR_TEXT_LIMIT = 300
+WALL_SLACK_MS = 1.0  # clocks of two processes: a lane's own time may read a hair over the client's
 
 
 def _fail(record: RequestRecord, stage: str, category: str, message: str, t0_ns: int) -> None:
@@ -128,10 +130,12 @@ async def render(
     if len(images) != ask.n:
         _fail(record, "stream", "malformed-output", f"asked for {ask.n} image(s), the answer has {len(images)}", t0_ns)
         return []
-    seconds = (answer.total_ms if answer.total_ms is not None else wall_ms) / 1000.0
+    # The lane's own time, unless it claims more than the request took end to end (then it is not its inference time).
+    lane_ms = answer.total_ms if answer.total_ms is not None and answer.total_ms <= wall_ms + WALL_SLACK_MS else None
+    seconds = (lane_ms if lane_ms is not None else wall_ms) / 1000.0
     record.raw = {
         "payload": {
-            "timing_source": "lane" if answer.total_ms is not None else "wall",
+            "timing_source": "lane" if lane_ms is not None else "wall",
             "lane_total_ms": answer.total_ms,
             "wall_ms": wall_ms,
             "images": len(images),
@@ -140,4 +144,6 @@ async def render(
             "guidance": answer.guidance,
         }
     }
+    if answer.total_ms is not None and lane_ms is None:
+        record.raw["payload"]["timing_note"] = "the lane's timing.total_ms exceeds the wall clock of the request: not used"
     return images

@@ -23,7 +23,8 @@ time on one thread, in arrival order. Bad input gets HTTP 400 with an OpenAI-sty
 ``timing.total_ms``: the wall clock then exceeds the lane's own time, which is how
 a test tells which of the two a client used. ``--fault`` (test only) answers HTTP 200
 with what is not a render: ``not-image`` (``b64_json`` holding text) or ``no-data``
-(no ``data[]``), so a client's handling of a broken lane can be tested.
+(no ``data[]``); ``inflated-timing`` renders but claims a minute more in
+``timing.total_ms`` than it took — so a client's handling of a broken lane can be tested.
 
 Run: ``python -m servescope.testing.image.server --port 8000`` (prints
 ``READY <port>``), or in tests ``with ImageServer() as srv: srv.base_url``.
@@ -60,7 +61,7 @@ from servescope.testing.image.pipeline import (
 )
 
 MAX_N = 4
-FAULTS = ("not-image", "no-data")
+FAULTS = ("not-image", "no-data", "inflated-timing")
 MAX_STEPS = 200
 
 
@@ -199,7 +200,7 @@ class ImageApp:
             "params": {"model": model, "num_inference_steps": steps, "guidance_scale": guidance, "seed": seed, "size": f"{width}x{height}"},
         }
         if self.timing:
-            out["timing"] = {"total_ms": total_ms}
+            out["timing"] = {"total_ms": total_ms + (60_000.0 if self.fault == "inflated-timing" else 0.0)}
         return web.json_response(out)
 
     def _render_all(self, model: str, specs: list[RenderSpec], ref: Any) -> tuple[list[bytes], float]:
@@ -241,7 +242,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8000, help="0: any free port (printed as READY <port>)")
     p.add_argument("--no-timing", action="store_true", help="leave timing.total_ms out of the answers (a lane that does not report its time)")
     p.add_argument("--extra-latency-ms", type=float, default=0.0, help="test only: wait this long before each render, outside timing.total_ms")
-    p.add_argument("--fault", choices=FAULTS, default=None, help="test only: answer HTTP 200 with no render (not-image: b64_json of text; no-data: no data[])")
+    p.add_argument(
+        "--fault",
+        choices=FAULTS,
+        default=None,
+        help="test only: not-image (b64_json of text), no-data (no data[]), inflated-timing (timing.total_ms a minute too long)",
+    )
     return p
 
 
