@@ -440,7 +440,7 @@ def _plan(opts: RunOptions, cat: Catalog) -> tuple[Workload, list[PlannedPoint]]
     else:
         workload = cat.workload(resolved.load.workload_id or opts.workload_id if resolved is not None else opts.workload_id)
     if workload.kind not in RUNNERS:
-        raise EndpointError(f"workload kind {workload.kind!r} has no runner yet (eval and image arrive with their issues)")
+        raise EndpointError(f"workload kind {workload.kind!r} has no runner")
     rows = cat.dataset_rows(workload.dataset_id)
     return workload, plan(workload, rows, opts.concurrency)
 
