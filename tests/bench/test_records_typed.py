@@ -196,3 +196,14 @@ def test_a_worker_that_dies_leaves_the_read_to_this_process(tmp_path: Path, monk
 
 def _dies(records_path: Path, spans: list[tuple[int, int]]) -> Any:
     os._exit(9)  # as the kernel's out-of-memory killer leaves a worker
+
+
+def test_an_image_render_s_line_keeps_its_seconds_per_image_on_the_typed_path(tmp_path: Path) -> None:
+    """Its s_per_image lives in raw.payload, which the typed struct does not carry: such a
+    line is handed to the line reader, so both paths give the same seconds per image."""
+    good = json.loads(_good(0))
+    lines = [_good(1), json.dumps({**good, "request_id": "img-0", "raw": {"payload": {"s_per_image": 0.25}}})]
+    path = _file(tmp_path / "records.jsonl", lines)
+    _reader, points, _ = read_file(path)
+    assert list(points[0].s_per_image) == [0.25]
+    assert _everything(path, typed=True) == _everything(path, typed=False)

@@ -27,5 +27,8 @@ def test_every_packaged_eval_workload_plans_and_names_known_scorers() -> None:
     for w in evals:
         (point,) = plan(w, cat.dataset_rows(w.dataset_id))
         assert point.requests and all(known(r.row.scorer or w.eval.scorer) for r in point.requests if r.row and w.eval)
+        if w.renders_images:  # scored image suites: renders run one at a time, and no model reasons (workloads.txt)
+            assert w.params.concurrency == 1 and w.params.reasoning is None
+            continue
         assert w.params.concurrency == (1 if w.id in ("eval-longctx-v1", "eval-longgen-integrity-v1", "eval-longgen-integrity-v2") else 4)
         assert w.params.reasoning == "default"

@@ -44,6 +44,7 @@ COMPARED_METRICS: tuple[str, ...] = (
     "kv_utilization",
     "prefix_cache_hit_rate",
     "preemptions",
+    "s_per_image",  # image workloads: mean seconds per image
 )
 
 
@@ -171,6 +172,7 @@ def compare(a: EvaluationRun | Prediction | Result, b: EvaluationRun | Predictio
             elif band_b is not None and band_a is None:
                 inside = band_b[0] <= float(va) <= band_b[1]
             out.pairs.append(PairedValue(conc, metric, float(va), float(vb), err, inside))
+    out.pairs += _image_pairs(a, b)
     for metric in COMPARED_METRICS:
         errs = [abs(p.error_pct) for p in out.pairs if p.metric == metric and p.error_pct is not None]
         n = sum(1 for p in out.pairs if p.metric == metric)
@@ -187,6 +189,18 @@ def compare(a: EvaluationRun | Prediction | Result, b: EvaluationRun | Predictio
         which, other = ("A", "B") if scored[0] else ("B", "A")
         out.warnings.append(f"only {which} has scored items ({other} is not a scored Result): no Δaccuracy")
     return out
+
+
+def _image_pairs(a: EvaluationRun | Prediction | Result, b: EvaluationRun | Prediction | Result) -> list[PairedValue]:
+    """Two image Results: their mean seconds per image (a Result's own figure; the
+    EvaluationRun table has no image column), at their one concurrency (1)."""
+    if not (isinstance(a, Result) and isinstance(b, Result)):
+        return []
+    sa, sb = a.metrics.s_per_image, b.metrics.s_per_image
+    if sa is None or sb is None or sa.mean is None or sb.mean is None:
+        return []
+    err = (sa.mean - sb.mean) / sb.mean * 100.0 if sb.mean else None
+    return [PairedValue(1, "s_per_image", sa.mean, sb.mean, err)]
 
 
 def _verdict(ci: tuple[float, float] | None, above: str, below: str) -> str:

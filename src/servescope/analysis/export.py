@@ -8,8 +8,8 @@ import instead of being left out:
 - text, integer and boolean fields are scalar columns (null stays null);
 - ``chunk_ns`` and ``chunk_tokens`` (lists of integers) are list columns in
   Parquet (``list<int64>``) and JSON text in CSV (``[1,2,3]``);
-- ``server_timings``, ``tool_calls`` and ``score`` (objects whose keys depend on
-  the engine or the scorer) are JSON text in both formats: one fixed column type
+- ``server_timings``, ``tool_calls``, ``score`` and ``raw`` (objects whose keys depend on
+  the engine, the scorer or the image lane) are JSON text in both formats: one fixed column type
   for every run, read back with ``json.loads``.
 
 Parquet needs pyarrow (the ``parquet`` extra: ``pip install 'servescope[parquet]'``);

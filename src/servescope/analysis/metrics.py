@@ -85,6 +85,7 @@ class Columns:
     chunk_len: Column = field(default_factory=list)  # int
     # chunk gaps already taken per request (a records index stores them so): pooled with those of chunk_flat
     itl_gaps_ns: Column = field(default_factory=list)  # int
+    s_per_image: Column = field(default_factory=list)  # float: image renders' seconds per image (raw.payload)
     sources: set[str] = field(default_factory=set)
     # (stage, category, message, request id, http status) of each failed request
     failed: list[tuple[str, str, str, str, int | None]] = field(default_factory=list)
@@ -129,6 +130,9 @@ class Columns:
                 self.chunk_len.append(len(r.chunk_ns))
             if r.token_count_source:
                 self.sources.add(r.token_count_source)
+            spi = seconds_per_image(r.raw)
+            if spi is not None:
+                self.s_per_image.append(spi)
         else:
             self.failed.append((r.stage or "stream", r.category or "other", r.error or "", r.request_id, r.http_status))
 
@@ -143,7 +147,17 @@ _COLUMN_DTYPES = (
     ("chunk_flat", np.int64),
     ("chunk_len", np.int64),
     ("itl_gaps_ns", np.int64),
+    ("s_per_image", np.float64),
 )
+
+
+def seconds_per_image(raw: Any) -> float | None:
+    """An image render's seconds per image, from its record's ``raw.payload`` (None if none)."""
+    payload = raw.get("payload") if isinstance(raw, dict) else None
+    value = payload.get("s_per_image") if isinstance(payload, dict) else None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+        return None
+    return float(value)
 
 
 def aggregate(records: Iterable[RequestRecord], *, token_source_hint: str | None = None) -> Aggregate:
@@ -205,6 +219,7 @@ def aggregate_columns(cols: Columns, *, token_source_hint: str | None = None) ->
         "itl_ms": _dist(itl, owned=True),
         "tpot_ms": _dist(tpot),
         "e2e_ms": _dist(e2e),
+        "s_per_image": _dist(np.asarray(cols.s_per_image, dtype=np.float64)),
         "mean_isl": float(in_ok.mean()) if in_ok.size else None,
         "mean_osl": float(out_ok.mean()) if out_ok.size else None,
     }

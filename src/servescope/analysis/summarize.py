@@ -23,10 +23,13 @@ episodes. Files:
   group's items with its Wilson 95 % interval (whose n is the number of distinct
   items: repeats of an item are not new items), strict accuracy, items, correct
   items, the mean item latency, accuracy by category (``cat k/n; ...``), and ECE/MCE
-  over the items that stated a confidence (suites that ask for one);
+  over the items that stated a confidence (suites that ask for one), then the
+  image columns (``IMAGE_COLUMNS``, empty for text Results): seconds per image
+  (p50, p90, mean; each the mean over the group's episodes) and the renders;
 - ``summary.csv``: identical to ``summary_v0.2.csv``;
 - ``summary.md``: a table of the v0.2 aggregates, a Scores section when any
-  Result is scored (the same pooled figures beside TTFT and E2E p50), a Run info
+  Result is scored (the same pooled figures beside TTFT and E2E p50), an Images
+  section when any Result has seconds per image, a Run info
   section when durations exist, a Partial runs section (with the records each left out, by
   reason) when any episode is partial, and an LLM economics table when any
   result has an ``llm`` block.
@@ -103,12 +106,54 @@ SCORE_COLUMNS: tuple[str, ...] = (
 )
 
 
+# Image Results (kind: image and scored image suites; empty for the others): seconds per
+# image, each the mean over the group's episodes of that episode's figure, and the renders.
+IMAGE_COLUMNS: tuple[str, ...] = ("s_per_image_p50_mean", "s_per_image_p90_mean", "s_per_image_mean_mean", "image_renders")
+
+
+def image_figures(results: list[Result]) -> dict[str, Any]:
+    """The image columns of a group; all None when no Result of it has s_per_image."""
+    dists = [r.metrics.s_per_image for r in results if r.metrics.s_per_image is not None]
+    if not dists:
+        return dict.fromkeys(IMAGE_COLUMNS)
+    return {
+        "s_per_image_p50_mean": _mean_std([d.p50 for d in dists if d.p50 is not None])[0],
+        "s_per_image_p90_mean": _mean_std([d.p90 for d in dists if d.p90 is not None])[0],
+        "s_per_image_mean_mean": _mean_std([d.mean for d in dists if d.mean is not None])[0],
+        "image_renders": sum(d.count or 0 for d in dists),
+    }
+
+
+def image_lines(groups: list[Group]) -> list[str]:
+    rows = [(g, image_figures(g.results)) for g in groups]
+    shown = [(g, f) for g, f in rows if f["image_renders"] is not None]
+    if not shown:
+        return []
+    lines = [
+        "",
+        "## Images",
+        "",
+        "Image Results: seconds per image over every measured render (the lane's own timing.total_ms where it reports one, "
+        "else the wall clock), mean over the group's episodes; guidance = the value that applied (the Result's args).",
+        "",
+        "| workload_id | config_id | model | load | episodes | renders | s/image p50 | s/image p90 | s/image mean | guidance |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for g, f in shown:
+        guidance = sorted({str(r.args.get("guidance")) for r in g.results if r.args.get("guidance") is not None}) or ["—"]
+        lines.append(
+            f"| {g.key[0]} | {g.key[1]} | {g.key[4]} | {g.key[3]} | {len(g.results)} | {f['image_renders']} | "
+            f"{_md_num(f['s_per_image_p50_mean'])} | {_md_num(f['s_per_image_p90_mean'])} | {_md_num(f['s_per_image_mean_mean'])} | {', '.join(guidance)} |"
+        )
+    return lines
+
+
 def v02_columns() -> list[str]:
     return [*GROUP_KEYS, "n_episodes", *(f"{m}_{s}" for m, _ in METRICS for s in ("mean", "std"))]
 
 
 def v03_columns() -> list[str]:
-    return [*v02_columns(), *(f"{m}_{s}" for m, _ in METRICS for s in V03_STATS), *RATE_CI_COLUMNS, "n_partial", *SCORE_COLUMNS]
+    return [*v02_columns(), *(f"{m}_{s}" for m, _ in METRICS for s in V03_STATS), *RATE_CI_COLUMNS, "n_partial", *SCORE_COLUMNS, *IMAGE_COLUMNS]
 
 
 def _dist(d: Any, stat: str) -> float | None:
@@ -267,6 +312,7 @@ def summary_rows(groups: list[Group], tier: Literal["v0.2", "v0.3"], partial_run
             row["on_time_rate_ci_lower"], row["on_time_rate_ci_upper"] = ci if ci else (None, None)
             row["n_partial"] = sum(r.run_id in (partial_runs or {}) for r in g.results)
             row.update(pooled_scores(g.results) or dict.fromkeys(SCORE_COLUMNS))
+            row.update(image_figures(g.results))
         rows.append(row)
     return rows
 
@@ -308,6 +354,7 @@ def render_markdown(groups: list[Group], rows_v02: list[dict[str, Any]], partial
     for row in rows_v02:
         lines.append("| " + " | ".join(_md_num(row.get(c)) for c in cols) + " |")
     lines += score_lines(groups)
+    lines += image_lines(groups)
     results = [r for g in groups for r in g.results]
     timed = [r for r in results if r.metadata.run_duration_wall_s]
     if timed:

@@ -56,6 +56,8 @@ class PointOutcome:
     prebuilt: Columns | None = None
     # kind: eval — the scores block of this point (servescope.scoring.aggregate).
     scores: dict[str, Any] | None = None
+    # What the run learned that belongs in the Result's args (image: the guidance that applied).
+    args: dict[str, Any] | None = None
 
     def columns(self) -> Columns:
         if self.prebuilt is not None:

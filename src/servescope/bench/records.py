@@ -62,7 +62,7 @@ from typing import Any, get_args
 import numpy as np
 
 from servescope import limits
-from servescope.analysis.metrics import Columns
+from servescope.analysis.metrics import Columns, seconds_per_image
 from servescope.bench.records_typed import TypedLines
 from servescope.documents.record import RequestRecord
 from servescope.documents.result import FailureCategory, FailureStage
@@ -90,7 +90,7 @@ ROW_DTYPE = np.dtype(
         ("phase", "u1"),  # 0 measured, 1 warmup
         ("ok", "u1"),
         ("source", "u1"),  # index into TOKEN_SOURCES
-        ("needs_json", "u1"),  # 1: read the line itself (failure text, prompt id to resolve, unknown source)
+        ("needs_json", "u1"),  # 1: read the line itself (failure text, prompt id to resolve, unknown source, image raw payload)
         ("start_ns", "<i8"),
         ("first_ns", "<i8"),  # NULL_I64 = no token
         ("end_ns", "<i8"),  # NULL_I64 = never ended
@@ -212,7 +212,8 @@ class RecordWriter:
     def write(self, record: RequestRecord) -> None:
         offset, length = self._write_line(redacted_record(record).to_json() + "\n")
         source = _SOURCE_CODE.get(record.token_count_source, 255)
-        needs_json = (not record.ok) or source == 255 or (record.input_tokens is None and record.prompt_id is not None)
+        # an image render's numbers (raw.payload: s_per_image) live in its line only
+        needs_json = (not record.ok) or source == 255 or (record.input_tokens is None and record.prompt_id is not None) or record.raw is not None
         chunks = record.chunk_ns
         row = _ROW_STRUCT.pack(
             offset,
@@ -486,6 +487,9 @@ class _LineReader:
             src = d.get("token_count_source")
             if src and isinstance(src, str):  # another kind of value names no source (and would reach the Result)
                 c.sources.add(src)
+            spi = seconds_per_image(d.get("raw"))
+            if spi is not None:
+                c.s_per_image.append(spi)
             prompt_id = d.get("prompt_id")
             if it is None and prompt_id and isinstance(prompt_id, str):  # a list is no prompt id (nor hashable)
                 self.missing_input.append((idx, len(c.ok) - 1, prompt_id))

@@ -5,7 +5,8 @@ A completed request's line is one decode in C (its 32 chunk times checked there,
 one Python call each) and its figures go to numpy a block at a time. Only a line that
 decodes, meets every rule and needs nothing else is taken here; every other line (a
 header, a failure, a torn or hand-edited line, one whose prompt id must be resolved,
-one whose first token or end is before its start) is handed back to the line-by-line
+one whose first token or end is before its start, an image render's line with its raw
+payload) is handed back to the line-by-line
 reader, which judges it exactly as it always has: the typed path is a shortcut for the
 common line, never a second set of rules (``tests/bench/test_records_typed.py`` checks
 both readers agree on hostile mixes of lines).
@@ -48,6 +49,7 @@ class RequestLine(msgspec.Struct, gc=False):
     attempts: _Attempts | None = None
     token_count_source: str | None = None
     prompt_id: str | None = None
+    raw: msgspec.Raw = msgspec.Raw(b"null")  # an image render's payload (s_per_image): such a line is the line reader's
 
 
 _decode = msgspec.json.Decoder(RequestLine).decode
@@ -64,7 +66,13 @@ def _needs_nothing_else(r: RequestLine) -> bool:
     """A decoded line the typed path can take: completed, its first token and end not before
     its start (rules across fields), and no prompt id to resolve into an input count."""
     start, first, end = r.start_ns, r.first_token_ns, r.end_ns
-    return r.ok and (first is None or first >= start) and (end is None or end >= start) and not (r.input_tokens is None and r.prompt_id)
+    return (
+        r.ok
+        and (first is None or first >= start)
+        and (end is None or end >= start)
+        and not (r.input_tokens is None and r.prompt_id)
+        and bytes(r.raw) == b"null"
+    )
 
 
 @dataclass

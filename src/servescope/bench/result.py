@@ -13,6 +13,7 @@ concurrency)."""
 
 from __future__ import annotations
 
+import dataclasses
 import platform
 import subprocess
 import sys
@@ -85,6 +86,9 @@ def build_result(
 ) -> Result:
     """``slo_records``: the records the SLOs are checked on when ``outcomes`` carry
     columns instead of records (a run rebuilt from its records file)."""
+    learned = {k: v for o in outcomes for k, v in (o.args or {}).items()}
+    if learned:  # what the run found out about its configuration (image: the guidance that applied)
+        ident = dataclasses.replace(ident, args={**ident.args, **learned})
     records: list[RequestRecord] = [r for o in outcomes for r in o.records]
     point_columns = [o.columns() for o in outcomes]
     if len(point_columns) == 1:

@@ -34,7 +34,7 @@ from servescope.bench.request_fields import request_extras
 from servescope.bench.result import RunIdentity, build_evaluation_run, build_result
 from servescope.bench.run_checks import check_run_options
 from servescope.bench.run_spec import EngineIdent, RunOptions, RunSpec
-from servescope.bench.runners import RUNNERS, RunContext
+from servescope.bench.runners import RUNNERS, RunContext, check_image_options, renders_images
 from servescope.bench.scrape import MetricsSampler, PointSamplers
 from servescope.bench.sessions import turn_report
 from servescope.catalog.store import Catalog
@@ -270,7 +270,7 @@ async def _run_async(
             points, adhoc_resolved = prepared.points, prepared.resolved
             extras = dataclasses.replace(extras, body={**prepared.body, **extras.body}, workload_fields={**prepared.body, **extras.workload_fields})
         capabilities = Capabilities()
-        if workload.kind == "eval":
+        if workload.kind == "eval" and not renders_images(workload):
             # llama.cpp says in /props whether its template renders tools and whether it sees images;
             # rows it cannot take are recorded as unsupported instead of being sent (bench.capabilities).
             capabilities = await read_capabilities(session, endpoint.base_url, endpoint.headers())
@@ -282,6 +282,10 @@ async def _run_async(
             notice = unsupported_notice(workload.id, [unsupported_reason(r.row, capabilities, endpoint.api) for p in points for r in p.requests])
             if notice is not None and progress.on_notice is not None:
                 progress.on_notice(notice)
+        if renders_images(workload):
+            from servescope.bench.runners.image import preflight as image_preflight
+
+            await image_preflight(session, endpoint)  # no images API there: one line, nothing written
         run_id = opts.run_id or f"{workload.id}-{dt.datetime.now(dt.UTC).strftime('%Y%m%dT%H%M%SZ')}-{uuid.uuid4().hex[:6]}"
         run_dir = opts.out_dir / run_id
         run_dir.mkdir(parents=True, exist_ok=False)
@@ -303,7 +307,7 @@ async def _run_async(
         if code_exec_sandbox is not None:  # "none": the code ran unsandboxed (--unsafe-code-exec), said in the Result
             resolved["code_exec_sandbox"] = code_exec_sandbox
         # Closed loop: the first point's concurrency; open loop: its in-flight requests are not capped, the same window.
-        fail_fast = FailFast(window_for(points[0].concurrency)) if opts.fail_fast and workload.kind != "eval" and points else None
+        fail_fast = FailFast(window_for(points[0].concurrency)) if opts.fail_fast and workload.kind not in ("eval", "image") and points else None
         resolved["fail_fast_window"] = fail_fast.window if fail_fast is not None else None
         if capabilities.source is not None:  # what the rows were checked against, kept with the run
             resolved["endpoint_capabilities"] = {"source": capabilities.source, "supports_tools": capabilities.supports_tools, "vision": capabilities.vision}
@@ -358,6 +362,8 @@ async def _run_async(
                 extra_body=extras.body or None,
                 capabilities=capabilities,
                 fail_fast=fail_fast,
+                engine_id=engine_id,
+                reference_bundle=opts.reference_bundle,
             )
             try:
                 outcomes: list[PointOutcome] = await RUNNERS[workload.kind](ctx, workload, points)
@@ -369,7 +375,8 @@ async def _run_async(
                 if progress.on_notice is not None:
                     progress.on_notice(fail_fast.notice())
             wall = time.perf_counter() - t_start
-            await _fill_input_tokens(session, endpoint, points, outcomes, writer)
+            if not renders_images(workload):  # a render has no prompt tokens to count
+                await _fill_input_tokens(session, endpoint, points, outcomes, writer)
     if adhoc_resolved:
         resolved["lengths"] = length_report(points, outcomes)  # requested against actual, per point
         if turns := turn_report(points, outcomes):
@@ -436,7 +443,7 @@ def _plan(opts: RunOptions, cat: Catalog) -> tuple[Workload, list[PlannedPoint]]
     else:
         workload = cat.workload(resolved.load.workload_id or opts.workload_id if resolved is not None else opts.workload_id)
     if workload.kind not in RUNNERS:
-        raise EndpointError(f"workload kind {workload.kind!r} has no runner yet (eval and image arrive with their issues)")
+        raise EndpointError(f"workload kind {workload.kind!r} has no runner")
     rows = cat.dataset_rows(workload.dataset_id)
     return workload, plan(workload, rows, opts.concurrency)
 
@@ -455,9 +462,17 @@ def run_workload(opts: RunOptions, progress: Progress | None = None, catalog: Ca
             n = sum(r.phase == "measured" for r in point.requests)
             check_rate(opts.rate, n, "--rate")
             arrival_offsets_ns(n, opts.rate, opts.arrival, opts.gamma_shape, workload.params.seed or 0)  # type: ignore[arg-type]  # the schedule execute draws
+    if renders_images(workload):
+        check_image_options(opts)
+    elif opts.reference_bundle is not None:
+        raise UsageError(f"--reference-bundle applies to a fidelity image suite; {workload.id} is kind {workload.kind}")
     command = _engine_command(opts)
     code_exec_sandbox = None
-    if workload.kind == "eval":
+    if workload.kind == "eval" and renders_images(workload):
+        from servescope.bench.runners.image_eval import preflight as image_suite_preflight
+
+        image_suite_preflight(workload, points, opts.reference_bundle)
+    elif workload.kind == "eval":
         from servescope.bench.runners.eval import UNSANDBOXED_WARNING, preflight
 
         code_exec_sandbox = preflight(workload, points, opts.unsafe_code_exec)

@@ -53,6 +53,7 @@ class RunOptions:
     run_id: str | None = None
     extra_body: dict[str, Any] | None = None  # merged into every request, recorded in args (bench.request_fields)
     fail_fast: bool = True  # stop sending when the first requests all fail the same way (bench.fail_fast)
+    reference_bundle: Path | None = None  # fidelity image suites: the t2i-reference bundle (bench.images.reference)
     # what is sent (workload.load): a catalog id, a Workload file or an ad-hoc load; None: ``workload_id`` from the catalog
     load: ResolvedLoad | None = None
     tokenizer: Path | None = None  # ad-hoc prompts cut by this tokenizer.json when the endpoint has no /tokenize

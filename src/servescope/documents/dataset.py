@@ -7,10 +7,12 @@ catalog validator recomputes it. Immutable like a workload: a change is a -v2.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from servescope.documents.base import Document, IsoDate, Issue, NonEmptyStr, StrictModel, error
 from servescope.documents.workload import LengthBucket
@@ -20,6 +22,18 @@ SHA256_PATTERN = r"^[0-9a-f]{64}$"
 
 # Nominal token bounds of each length bucket (upper bound inclusive).
 BUCKET_MAX_TOKENS: dict[str, int | None] = {"xs": 64, "s": 256, "m": 1024, "l": 2048, "xl": 8192, "xxl": None}
+
+
+class RenderSpec(StrictModel):
+    """A scored image case's render, frozen in its dataset row (workloads.txt)."""
+
+    width: int = Field(ge=8, le=4096)
+    height: int = Field(ge=8, le=4096)
+    steps: int = Field(ge=1, le=1000)
+    seed: int = Field(ge=0)
+    guidance: float | None = Field(default=None, description="null: the lane's own default (the effective value is recorded)")
+    model: str | None = Field(default=None, description="The lane's model to ask for; null: the endpoint's.")
+    background: Literal["transparent", "opaque"] | None = Field(default=None, description="transparent: ask for an alpha channel")
 
 
 class DatasetRow(StrictModel):
@@ -44,6 +58,20 @@ class DatasetRow(StrictModel):
     expected: Any = None
     score_args: dict[str, Any] | None = None
     unanswerable: bool | None = None
+    # Image rows: reference images an edit conditions on (base64 PNG), and, for a scored
+    # image case, its render frozen in the row.
+    ref_images: list[str] | None = None
+    render: RenderSpec | None = None
+
+    @field_validator("ref_images")
+    @classmethod
+    def _base64_images(cls, value: list[str] | None) -> list[str] | None:
+        for i, item in enumerate(value or []):
+            try:
+                base64.b64decode(item, validate=True)
+            except (binascii.Error, ValueError):
+                raise ValueError(f"ref_images[{i}] is not base64 (a PNG, base64-encoded)") from None
+        return value
 
 
 class Dataset(Document):

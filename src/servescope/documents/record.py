@@ -52,6 +52,8 @@ class RequestRecord:
     attempts: int | None = None
     tool_calls: list[dict[str, Any]] | None = None  # eval: the streamed calls, reassembled
     score: dict[str, Any] | None = None  # eval: the scorer's verdict, written with the record
+    # image: what the lane answered, as numbers (raw.payload: timing_source, s_per_image, ...); never the image
+    raw: dict[str, Any] | None = None
 
     @property
     def ttft_ns(self) -> int | None:

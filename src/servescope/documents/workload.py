@@ -54,6 +54,9 @@ EvalScorer = Literal[
     "fidelity",
 ]
 
+# Scorers that read a render, not text: an eval suite that uses one renders images (workloads.txt).
+IMAGE_EVAL_SCORERS: frozenset[str] = frozenset({"ocr", "clip", "rgba", "fidelity"})
+
 _DISTRIBUTION_STATS = ("mean", "p50", "p90", "p95", "p99", "min", "max", "std")
 _LATENCY_DISTRIBUTIONS = ("ttft_ms", "itl_ms", "tpot_ms", "e2e_ms")
 _SERVING_SCALARS = (
@@ -172,6 +175,11 @@ class Workload(Document):
     immutable: bool
     created: IsoDate
     supersedes: str | None = None
+
+    @property
+    def renders_images(self) -> bool:
+        """kind: image, or a scored image suite (kind: eval with an image scorer)."""
+        return self.kind == "image" or (self.kind == "eval" and self.eval is not None and self.eval.scorer in IMAGE_EVAL_SCORERS)
 
     @property
     def version(self) -> int | None:

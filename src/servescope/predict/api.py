@@ -31,6 +31,7 @@ from servescope.documents.prediction import Calibration as CalibrationDocument
 from servescope.documents.record import RequestRecord
 from servescope.documents.result import Slo
 from servescope.predict.calibration import load_calibration
+from servescope.predict.coverage import check_workload
 from servescope.predict.deployment import Deployment, deploy
 from servescope.predict.intervals import interval_for, with_intervals
 from servescope.predict.outputs import (
@@ -219,6 +220,7 @@ def prepare(
         return Prepared(spec.id, load, synthetic=spec, resolved=resolved)
     cat = catalog or Catalog.load()
     wl = cat.workload(workload) if isinstance(workload, str) else workload
+    check_workload(wl)  # image workloads: one line, nothing simulated
     points = plan(wl, cat.dataset_rows(wl.dataset_id), concurrency)
     resolved = wl.params.model_dump(mode="json", exclude_none=True)
     resolved["points"] = [{"concurrency": p.concurrency, "context_tokens": p.context_tokens, "measured": p.measured} for p in points]

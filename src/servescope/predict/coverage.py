@@ -35,7 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from servescope.documents import Hardware, Model, Scenario
+from servescope.documents import Hardware, Model, Scenario, Workload
 from servescope.documents.config_id import normalize_dtype, normalize_engine
 from servescope.errors import NotModelledError
 from servescope.predict.architecture import Architecture
@@ -388,6 +388,16 @@ def _sglang_defaults_pinned(scenario: Scenario) -> bool:
 
     graphs = any(flag in flags for flag, engine in CUDA_GRAPH_FLAGS.items() if engine == "sglang")
     return given("gpu_memory_utilization") and given("max_num_batched_tokens") and graphs
+
+
+def check_workload(workload: Workload) -> None:
+    """Image workloads and scored image suites are refused: the simulator models LLM serving."""
+    if workload.renders_images:
+        what = "an image workload" if workload.kind == "image" else "a scored image suite"
+        raise NotModelledError(
+            f"workload {workload.id} is {what}: the simulator models LLM serving (tokens, KV cache, batching), not diffusion; "
+            "measure it with servescope run WORKLOAD --endpoint URL"
+        )
 
 
 def review(scenario: Scenario, model: Model, arch: Architecture, hardware: Hardware, *, weight_dtype: str, max_model_len: int) -> list[str]:

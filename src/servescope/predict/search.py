@@ -61,6 +61,7 @@ from servescope.documents import Hardware, Model, Scenario, Workload
 from servescope.documents.slo import SloSpec, parse_slos
 from servescope.errors import ServescopeError
 from servescope.predict.api import Prepared, prepare, run_simulation
+from servescope.predict.coverage import check_workload
 from servescope.predict.deployment import deploy
 from servescope.predict.fanout import run_parts
 from servescope.predict.outputs import fast_stats
@@ -392,6 +393,7 @@ def search(
             levels = list(workload.concurrency)
         else:
             wl = cat.workload(workload) if isinstance(workload, str) else workload
+            check_workload(wl)  # image workloads: one line, nothing searched
             levels = list(wl.sweep.values) if wl.sweep is not None and wl.sweep.axis == "concurrency" else [wl.params.concurrency or 1]
     engine_list = parse_engines(engines) if isinstance(engines, str) else list(engines)
     dtype_list = parse_dtypes(weight_dtypes) if isinstance(weight_dtypes, str) else list(weight_dtypes)

@@ -95,3 +95,14 @@ def x_axis(points: list[ChartPoint]) -> str:
     if points and all(p.context_tokens for p in points) and len({p.concurrency for p in points}) == 1:
         return "context_tokens"
     return "concurrency"
+
+
+def image_points(runs: list[Run]) -> list[tuple[Run, Any, Any]]:
+    """(run, its s_per_image distribution, the guidance that applied) of every image Result:
+    the seed's image metric, drawn as its own table (a render has no tokens to chart)."""
+    out = []
+    for run in runs:
+        doc = run.doc
+        if isinstance(doc, Result) and doc.metrics.s_per_image is not None:
+            out.append((run, doc.metrics.s_per_image, doc.args.get("guidance")))
+    return out

@@ -13,6 +13,7 @@ from servescope.report.charts import (
 )
 from servescope.report.context import Site
 from servescope.report.html import Charts, esc, fmt, link, page, table
+from servescope.report.points import image_points
 
 
 def render_workload(workload_id: str, site: Site) -> str:
@@ -52,6 +53,17 @@ def render_workload(workload_id: str, site: Site) -> str:
             for r, a, n, ci, lat in eval_rows(runs)
         ]
         parts.append(table(["run", "accuracy", "items", "Wilson 95% lower", "upper", "avg latency ms"], rows, sortable=True))
+    images = image_points(runs)
+    if images:
+        rows = [
+            [link("../" + r.page, r.name), fmt(d.count), fmt(d.p50, 4), fmt(d.p90, 4), fmt(d.mean, 4), esc(str(g) if g is not None else "—")]
+            for r, d, g in images
+        ]
+        parts.append(
+            "<h2>Images</h2><p>Seconds per image over every measured render (the lane's own timing.total_ms where it "
+            "reports one, else the wall clock); guidance = the value that applied.</p>"
+            + table(["run", "renders", "s/image p50", "s/image p90", "s/image mean", "guidance"], rows, sortable=True)
+        )
     if pairings:
         rows = [
             [

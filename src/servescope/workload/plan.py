@@ -12,6 +12,7 @@ import random
 from dataclasses import dataclass, field
 
 from servescope.documents import DatasetRow, Workload
+from servescope.errors import CatalogError
 
 DEFAULT_OUTPUT_TOKENS = 128
 
@@ -192,7 +193,7 @@ def plan(workload: Workload, rows: list[DatasetRow], concurrency_override: list[
     if workload.kind == "eval":
         return eval_points(workload, rows, concurrency_override)
     if workload.kind == "image":
-        raise ValueError(f"workload kind {workload.kind} has no serving plan")
+        return image_points(workload, rows)
     if workload.kind in ("prefill", "longctx"):
         if workload.sweep is not None and workload.sweep.axis == "context_tokens":
             return [_context_point(workload, rows, i, c) for i, c in enumerate(workload.sweep.values)]
@@ -252,3 +253,33 @@ def eval_points(workload: Workload, rows: list[DatasetRow], concurrency_override
             )
         points.append(point)
     return points
+
+
+# --- image: one point at concurrency 1 (the runner never parallelises). The rows
+# (filtered by ``dataset_categories``, capped at ``num_requests`` prompts when given) are
+# rendered in file order, each ``repeat`` times; ``warmup_requests`` renders of the first
+# rows go first and are excluded. Every planned request carries its row (prompt and,
+# for edits, its reference images).
+
+
+def image_points(workload: Workload, rows: list[DatasetRow]) -> list[PlannedPoint]:
+    p = workload.params
+    picked = [r for r in rows if not p.dataset_categories or r.category in p.dataset_categories]
+    if not picked:
+        raise CatalogError(f"workload {workload.id}: no row of dataset {workload.dataset_id} matches categories={p.dataset_categories}")
+    picked = picked[: p.num_requests or len(picked)]
+    wanted = p.ref_images or 0
+    short = [r.id for r in picked if len(r.ref_images or []) < wanted]
+    if short:
+        raise CatalogError(
+            f"workload {workload.id}: params.ref_images is {wanted} but row(s) {', '.join(short[:3])} of dataset {workload.dataset_id} "
+            f"carry fewer reference images; use an edit dataset (rows with ref_images) or ref_images: 0"
+        )
+    point = PlannedPoint(index=0, concurrency=1)
+    for i in range(p.warmup_requests or 0):
+        row = picked[i % len(picked)]
+        point.requests.append(PlannedRequest(f"p0-w{i:05d}", row.text, row.id, 0, None, phase="warmup", row=row))
+    for i, row in enumerate(picked):
+        for rep in range(p.repeat or 1):
+            point.requests.append(PlannedRequest(f"p0-m{i:05d}-r{rep}", row.text, row.id, 0, None, phase="measured", row=row))
+    return [point]

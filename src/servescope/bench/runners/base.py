@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -32,6 +33,8 @@ class RunContext:
     extra_body: dict[str, Any] | None = None
     capabilities: Capabilities = field(default_factory=Capabilities)  # what the endpoint said it can take (eval)
     fail_fast: FailFast | None = None  # the early-stop rule (bench.fail_fast); None: every request is sent
+    engine_id: str | None = None  # what the endpoint is (image runs pick their lane's adapter by it)
+    reference_bundle: Path | None = None  # fidelity suites: the t2i-reference bundle scored against
 
 
 async def run_points(ctx: RunContext, workload: Workload, points: list[PlannedPoint]) -> list[PointOutcome]:
