@@ -50,6 +50,14 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
             "an OpenAI-compatible server; the API key is read from the variable",
             "servescope run serve-chat-c8-i1k-o256-v1 --endpoint http://localhost:8000/v1 --api-key-env OPENAI_API_KEY --scenario llama-3.1-8b-on-h100",
         ),
+        (
+            "the load from 4 client processes on this host, merged into one result",
+            "servescope run serve-short-c16-i128-o128-v1 --endpoint http://127.0.0.1:8000/v1 --workers 4",
+        ),
+        (
+            "the client workers placed on a Ray cluster (`ray start --head` first)",
+            "servescope run serve-short-c16-i128-o128-v1 --endpoint http://10.0.0.5:8000/v1 --workers 8 --ray auto",
+        ),
     ),
     "predict": (
         ("a catalog workload on a catalog scenario", "servescope predict tiny-llama-on-cpu sweep-parallel-1-8-i128-o64-v1"),

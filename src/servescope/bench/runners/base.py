@@ -10,7 +10,7 @@ import aiohttp
 
 from servescope.bench.capabilities import Capabilities
 from servescope.bench.endpoint import Endpoint
-from servescope.bench.execute import LoadSpec, OnRecord, PointOutcome, run_point
+from servescope.bench.execute import LoadSpec, OnRecord, PointOutcome, Sync, run_point
 from servescope.bench.fail_fast import FailFast
 from servescope.bench.records import RecordWriter
 from servescope.bench.scrape import MetricsSampler, PointSamplers
@@ -32,6 +32,7 @@ class RunContext:
     extra_body: dict[str, Any] | None = None
     capabilities: Capabilities = field(default_factory=Capabilities)  # what the endpoint said it can take (eval)
     fail_fast: FailFast | None = None  # the early-stop rule (bench.fail_fast); None: every request is sent
+    sync: Sync | None = None  # a worker of a split run (bench.workers): meets the other workers at each phase
 
 
 async def run_points(ctx: RunContext, workload: Workload, points: list[PlannedPoint]) -> list[PointOutcome]:
@@ -55,6 +56,7 @@ async def run_points(ctx: RunContext, workload: Workload, points: list[PlannedPo
             on_record=ctx.on_record,
             extra_body=ctx.extra_body,
             fail_fast=ctx.fail_fast,
+            sync=ctx.sync,
         )
         engine = outcome.engine
         ctx.writer.write_point_done(
