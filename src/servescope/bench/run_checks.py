@@ -113,7 +113,7 @@ def check_workers_kind(workers: int, ray_address: str | None, kind: str) -> None
     """A split run deals out the shared loop over points; a kind with its own running is refused."""
     if (workers > 1 or ray_address is not None) and kind not in SPLIT_KINDS:
         option = f"--workers {workers}" if workers > 1 else "--ray"
-        raise UsageError(f"{option}: a {kind} workload runs in one client process (its kinds that split: {', '.join(SPLIT_KINDS)}); drop {option}")
+        raise UsageError(f"{option}: a workload of kind {kind} runs in one client process (its kinds that split: {', '.join(SPLIT_KINDS)}); drop {option}")
 
 
 __all__ = ["MAX_WORKERS", "SPLIT_KINDS", "check_endpoint_url", "check_out_dir", "check_run_options", "check_workers", "check_workers_kind", "positive_number"]

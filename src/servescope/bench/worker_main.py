@@ -32,6 +32,7 @@ from servescope.bench.execute import LoadSpec
 from servescope.bench.fail_fast import FailFast
 from servescope.bench.records import RecordWriter
 from servescope.bench.runners import RUNNERS, RunContext
+from servescope.bench.worker_clock import boot_id
 from servescope.documents import Workload
 from servescope.documents.record import RequestRecord
 from servescope.workload.plan import PlannedPoint
@@ -155,7 +156,7 @@ def _event_loop_run(name: str, coro: Any) -> Any:
 
 def worker_main(spec: WorkerSpec, link: Link) -> None:
     """The worker's life: hello, answer pings, run once when told, answer pings, stop."""
-    link.send(("hello", spec.index, os.getpid(), socket.gethostname()))
+    link.send(("hello", spec.index, os.getpid(), socket.gethostname(), boot_id()))
     while True:
         msg = link.recv(None)
         if msg is None:

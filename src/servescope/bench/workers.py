@@ -38,7 +38,7 @@ from servescope.bench.load import LoadOutcome
 from servescope.bench.outcome import PointOutcome, planned_record
 from servescope.bench.records import RecordWriter, read_records
 from servescope.bench.scrape import MetricsSampler, PointSamplers
-from servescope.bench.worker_clock import ClockOffset, ClockSample, estimate
+from servescope.bench.worker_clock import ClockOffset, ClockSample, boot_id, estimate
 from servescope.bench.worker_links import Message, ProcessWorkers, RayWorkers, Workers
 from servescope.bench.worker_main import WorkerSpec
 from servescope.documents import Workload
@@ -123,6 +123,7 @@ class _Driver:
         self.finished: set[int] = set()
         self.lost: dict[int, str] = {}
         self.hosts: dict[int, tuple[int, str]] = {}
+        self.same_clock: dict[int, bool] = {}  # worker shares the driver's kernel, so its CLOCK_MONOTONIC
         self.clock_before: dict[int, ClockOffset] = {}
         self.clock_after: dict[int, ClockOffset] = {}
         self.arrived: dict[tuple[str, int], set[int]] = {}
@@ -147,6 +148,7 @@ class _Driver:
             for k, msg in await self.recv(0.2):
                 if msg[0] == "hello":
                     self.hosts[k] = (int(msg[2]), str(msg[3]))
+                    self.same_clock[k] = msg[4] is not None and msg[4] == boot_id()
             for k in range(self.run.count):
                 if k not in self.hosts and (how := self.links.status(k)) is not None:
                     raise EndpointError(f"client worker {k} ended before it started ({how or 'exited'}); nothing was sent")
@@ -175,6 +177,10 @@ class _Driver:
                 return None
             samples.append(ClockSample(sent, answer[0], answer[1]))
         return estimate(samples)
+
+    def applied_offset(self, k: int) -> int:
+        """What turns a driver time into worker k's: 0 on the driver's own clock, else the offset measured before the run."""
+        return 0 if self.same_clock.get(k) else self.clock_before[k].offset_ns
 
     def keep(self, record: RequestRecord) -> None:
         key = (record.point, record.phase, record.request_id)
@@ -228,7 +234,7 @@ class _Driver:
             if phase == "measured":
                 self.measured_start[index] = go - self.t0_ns
             for k in sorted(there & self.live):
-                self.links.send(k, ("go", self.clock_before[k].to_worker(go)))
+                self.links.send(k, ("go", go + self.applied_offset(k)))
         for index, there in sorted(self.done.items()):
             if index in self.outcomes and self.outcomes[index].load is None and self.live and self.live <= there:
                 await self.close_point(index)
@@ -332,7 +338,7 @@ async def run_workers(
             driver.clock_before[k] = offset
         driver.t0_ns = time.perf_counter_ns()  # the run's t0, on the driver's clock
         for k in range(run.count):
-            links.send(k, ("run", driver.clock_before[k].to_worker(driver.t0_ns)))
+            links.send(k, ("run", driver.t0_ns + driver.applied_offset(k)))
         try:
             await driver.watch()
         finally:
@@ -357,6 +363,9 @@ async def run_workers(
                 "pid": driver.hosts.get(k, (None, None))[0],
                 "before": driver.clock_before[k].as_dict() if k in driver.clock_before else None,
                 "after": driver.clock_after[k].as_dict() if k in driver.clock_after else None,
+                # the offset its times were moved by: 0 when it reads the driver's own clock (same kernel)
+                "applied_offset_ns": driver.applied_offset(k) if k in driver.clock_before else None,
+                "same_clock": driver.same_clock.get(k, False),
             }
             for k in range(run.count)
         ],

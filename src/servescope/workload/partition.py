@@ -28,41 +28,39 @@ def shares(total: int, n: int) -> list[int]:
     return [total // n + (1 if k < total % n else 0) for k in range(n)]
 
 
-def _units(requests: Sequence[PlannedRequest]) -> list[list[PlannedRequest]]:
-    """Requests that must stay on one worker: a session's turns, a group's run of
-    consecutive requests, else each request alone."""
-    units: list[list[PlannedRequest]] = []
-    by_session: dict[str, list[PlannedRequest]] = {}
-    for req in requests:
+def _units(requests: Sequence[PlannedRequest]) -> list[list[int]]:
+    """Indices of requests that must stay on one worker: a session's turns, a group's
+    run of consecutive requests, else each request alone; in order of first request."""
+    units: list[list[int]] = []
+    by_session: dict[str, list[int]] = {}
+    for i, req in enumerate(requests):
         if req.session is not None:
             if req.session not in by_session:
                 by_session[req.session] = []
                 units.append(by_session[req.session])
-            by_session[req.session].append(req)
-        elif req.group is not None and units and units[-1][0].group == req.group and units[-1][0].session is None:
-            units[-1].append(req)
+            by_session[req.session].append(i)
+        elif req.group is not None and units and requests[units[-1][0]].group == req.group and requests[units[-1][0]].session is None:
+            units[-1].append(i)
         else:
-            units.append([req])
+            units.append([i])
     return units
 
 
-def _weighted(units: list[list[PlannedRequest]], weights: list[int]) -> list[list[PlannedRequest]]:
+def _weighted(units: list[list[int]], weights: list[int]) -> list[list[int]]:
     """Units dealt in order, each to the worker whose load per stream stays lowest."""
-    out: list[list[PlannedRequest]] = [[] for _ in weights]
+    out: list[list[int]] = [[] for _ in weights]
     for unit in units:
         k = min(range(len(weights)), key=lambda i: ((len(out[i]) + len(unit)) / weights[i], i))
         out[k].extend(unit)
-    return out
+    return [sorted(picked) for picked in out]
 
 
-def _round_robin(units: list[list[PlannedRequest]], n: int) -> list[list[int]]:
-    """Indices (into the flat request list) of each worker's units, dealt by unit index."""
+def _round_robin(units: list[list[int]], n: int) -> list[list[int]]:
+    """Units dealt by unit index, each worker's in plan order."""
     out: list[list[int]] = [[] for _ in range(n)]
-    i = 0
     for u, unit in enumerate(units):
-        out[u % n].extend(range(i, i + len(unit)))
-        i += len(unit)
-    return out
+        out[u % n].extend(unit)
+    return [sorted(picked) for picked in out]
 
 
 def _what(point: PlannedPoint) -> str:
@@ -91,7 +89,7 @@ def split_point(point: PlannedPoint, n: int, *, rate: float | None, arrival: str
     measured = [r for r in point.requests if r.phase == "measured"]
     warmup = [r for r in point.requests if r.phase == "warmup"]
     streams = shares(point.concurrency, n) if point.concurrency >= n else [1] * n
-    warm = _weighted(_units(warmup), streams)
+    warm = [[warmup[i] for i in picked] for picked in _weighted(_units(warmup), streams)]
     units = _units(measured)
     offsets = point.offsets_ns
     if offsets is None and rate is not None and not any(r.session is not None for r in measured):
@@ -108,7 +106,7 @@ def split_point(point: PlannedPoint, n: int, *, rate: float | None, arrival: str
         return subs
     dealt = _weighted(units, streams)
     for k in range(n):
-        subs.append(dataclasses.replace(point, requests=warm[k] + dealt[k], client_concurrency=streams[k]))
+        subs.append(dataclasses.replace(point, requests=warm[k] + [measured[i] for i in dealt[k]], client_concurrency=streams[k]))
     return subs
 
 

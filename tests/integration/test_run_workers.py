@@ -1,0 +1,223 @@
+"""``servescope run --workers N``: one run's load from N client processes against the
+timing-truth server on loopback, merged exactly into one records file and one Result."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from servescope.bench.records import read_records
+from servescope.bench.recover import recover
+from servescope.catalog.store import Catalog
+from servescope.testing.truth.server import TruthServer
+from servescope.workload.arrivals import arrival_offsets_ns
+
+pytestmark = pytest.mark.integration
+
+WORKLOAD = "serve-short-c16-i128-o128-v1"  # 320 requests, 16 streams, 128 tokens out
+ITL_MS = 4.0
+
+
+def _cli(*args: str, catalog: Catalog | None = None, **kw: Any) -> subprocess.Popen[str]:
+    env = {**os.environ}
+    if catalog is not None:
+        env["SERVESCOPE_CATALOG_PATH"] = str(catalog.roots[-1])
+    return subprocess.Popen([sys.executable, "-m", "servescope", *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+
+
+def truth_gaps_ms(log: dict[str, dict[str, Any]]) -> np.ndarray:
+    """Every gap between consecutive tokens the truth server wrote, in ms."""
+    return np.concatenate([np.diff(np.asarray(e["token_ns"], dtype=np.int64)) for e in log.values() if len(e.get("token_ns") or []) > 1]) / 1e6
+
+
+def request_lines(path: Path) -> list[dict[str, Any]]:
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        d = json.loads(line)
+        if "request_id" in d:
+            out.append(d)
+    return out
+
+
+def _canon(d: dict[str, Any]) -> str:
+    return json.dumps(d, sort_keys=True)
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory: pytest.TempPathFactory) -> dict[int, dict[str, Any]]:
+    """The same workload with 1 and with 2 client workers, each against a fresh truth server."""
+    out = {}
+    for workers in (1, 2):
+        runs = tmp_path_factory.mktemp(f"workers{workers}")
+        with TruthServer(ttft_ms=5.0, itl_ms=ITL_MS) as srv:
+            proc = _cli("run", WORKLOAD, "--endpoint", srv.base_url, "--no-scrape", "--workers", str(workers), "--out", str(runs))
+            stdout, stderr = proc.communicate(timeout=300)
+            log = srv.read_log()
+        assert proc.returncode == 0, stdout + stderr
+        [run_dir] = [p for p in runs.iterdir() if p.is_dir()]
+        result = json.loads((run_dir / "result.json").read_text(encoding="utf-8"))
+        out[workers] = {"dir": run_dir, "result": result, "truth": truth_gaps_ms(log), "stdout": stdout}
+    return out
+
+
+def test_two_workers_complete_every_request_with_itl_p50_within_0_3_ms_of_truth(measured: dict[int, dict[str, Any]]) -> None:
+    run = measured[2]
+    m = run["result"]["metrics"]
+    assert (m["total_requests"], m["completed_requests"]) == (320, 320)
+    truth_p50 = float(np.percentile(run["truth"], 50))
+    assert abs(m["itl_ms"]["p50"] - truth_p50) < 0.3, (m["itl_ms"], truth_p50)
+    assert "322/322" in run["stdout"]  # one progress bar for the whole run: 320 measured + 2 warmup, both workers
+
+
+def test_one_and_two_workers_give_the_same_distributions(measured: dict[int, dict[str, Any]]) -> None:
+    one, two = (measured[k]["result"]["metrics"] for k in (1, 2))
+    assert one["completed_requests"] == two["completed_requests"] == 320
+    assert one["itl_ms"]["count"] == two["itl_ms"]["count"]  # every gap of the union, not an average of two runs
+    for metric, within_ms in (("itl_ms", 0.3), ("tpot_ms", 0.3), ("ttft_ms", 2.0), ("e2e_ms", 10.0)):
+        assert abs(one[metric]["p50"] - two[metric]["p50"]) < within_ms, (metric, one[metric], two[metric])
+
+
+def test_the_merged_records_are_exactly_the_workers_records(measured: dict[int, dict[str, Any]]) -> None:
+    run_dir: Path = measured[2]["dir"]
+    merged = request_lines(run_dir / "records.jsonl")
+    per_worker = [request_lines(run_dir / "workers" / f"worker-{k}.jsonl") for k in range(2)]
+    assert all(per_worker)
+    assert Counter(map(_canon, merged)) == Counter(_canon(d) for lines in per_worker for d in lines)
+    ids = [d["request_id"] for d in merged if d["phase"] == "measured"]
+    assert len(ids) == len(set(ids)) == 320
+    assert {d["concurrency"] for d in merged} == {16}  # each record says the run's concurrency, not its worker's share
+    # the merged file is a records file like any other: rebuilt from it alone, the same Result
+    rebuilt = recover(run_dir / "records.jsonl").result.metrics
+    m = measured[2]["result"]["metrics"]
+    assert rebuilt.itl_ms is not None and rebuilt.itl_ms.p50 == m["itl_ms"]["p50"]
+    assert rebuilt.completed_requests == 320
+
+
+def test_the_split_and_the_clock_offsets_are_recorded(measured: dict[int, dict[str, Any]]) -> None:
+    block = measured[2]["result"]["resolved_params"]["workers"]
+    assert block["count"] == 2 and block["placement"] == "processes" and block["lost"] == []
+    assert block["split"] == [{"point": 0, "streams": [8, 8], "requests": [160, 160]}]
+    pids = {c["pid"] for c in block["clock"]}
+    assert len(pids) == 2 and os.getpid() not in pids
+    for clock in block["clock"]:
+        # one host, one CLOCK_MONOTONIC: nothing applied, and what was measured is ~0 within its uncertainty
+        assert clock["same_clock"] is True and clock["applied_offset_ns"] == 0
+        for when in ("before", "after"):
+            c = clock[when]
+            assert c["samples"] == 8 and 0 < c["uncertainty_ns"] < 50_000_000
+            assert abs(c["offset_ns"]) <= c["uncertainty_ns"] + 1_000_000
+    assert "workers" not in measured[1]["result"]["resolved_params"]  # one process: today's path, unchanged
+
+
+def test_open_loop_workers_send_one_global_schedule(itest_catalog: Catalog, tmp_path: Path) -> None:
+    """The union of the workers' scheduled send times is exactly the one arrival process asked for."""
+    rate = 40.0
+    with TruthServer(ttft_ms=2.0, itl_ms=1.0) as srv:
+        proc = _cli(
+            "run",
+            "serve-itest-c4-v1",
+            "--endpoint",
+            srv.base_url,
+            "--no-scrape",
+            "--rate",
+            str(rate),
+            "--workers",
+            "2",
+            "--out",
+            str(tmp_path),
+            catalog=itest_catalog,
+        )
+        stdout, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 0, stdout + stderr
+    [records] = tmp_path.glob("*/records.jsonl")
+    starts = sorted(r.start_ns for r in read_records(records) if r.phase == "measured")
+    want = arrival_offsets_ns(12, rate, "poisson", 1.0, 0)
+    assert [s - starts[0] for s in starts] == sorted(int(x) for x in want)
+    result = json.loads((records.parent / "result.json").read_text(encoding="utf-8"))
+    assert result["metrics"]["achieved_rate"] is not None
+    assert result["resolved_params"]["workers"]["split"] == [{"point": 0, "streams": [2, 2], "requests": [6, 6]}]
+
+
+def _worker_pids(parent: int) -> list[int]:
+    """The spawned worker processes of a servescope run."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(stat[stat.rfind(")") + 2 :].split()[1]) == parent and b"spawn_main" in cmdline:
+            found.append(int(entry.name))
+    return sorted(found)
+
+
+def test_a_killed_worker_loses_no_finished_request_and_the_run_exits_non_zero(itest_catalog: Catalog, tmp_path: Path) -> None:
+    with TruthServer(ttft_ms=5.0, itl_ms=5.0) as srv:  # 200 tokens a request: about 1 s each
+        proc = _cli("run", "serve-itest-long-c2-v1", "--endpoint", srv.base_url, "--no-scrape", "--workers", "2", "--out", str(tmp_path), catalog=itest_catalog)
+        deadline = time.monotonic() + 120
+        victim = None
+        while time.monotonic() < deadline and victim is None:
+            worker_files = sorted(tmp_path.glob("*/workers/worker-1.jsonl"))
+            if worker_files and sum(1 for _ in read_records(worker_files[0])) >= 2:
+                pids = _worker_pids(proc.pid)
+                assert len(pids) == 2, pids
+                victim = pids[1]
+            time.sleep(0.05)
+        assert victim is not None, "no worker finished two requests"
+        os.kill(victim, signal.SIGKILL)
+        stdout, stderr = proc.communicate(timeout=180)
+    assert proc.returncode == 4, stdout + stderr
+    [line] = [x for x in stderr.strip().splitlines() if x.strip()]
+    assert "died" in line and "'worker-lost'" in line and "every finished request is kept" in line, line
+    assert "Traceback" not in stderr
+    [run_dir] = [p for p in tmp_path.iterdir() if p.is_dir()]
+    result = json.loads((run_dir / "result.json").read_text(encoding="utf-8"))
+    merged = {r.request_id: r for r in read_records(run_dir / "records.jsonl")}
+    finished = [r for k in range(2) for r in read_records(run_dir / "workers" / f"worker-{k}.jsonl")]
+    assert finished
+    for r in finished:  # nothing finished is lost
+        assert merged[r.request_id].ok == r.ok and merged[r.request_id].chunk_ns == r.chunk_ns
+    lost = [r for r in merged.values() if r.category == "worker-lost"]
+    assert lost and all(not r.ok for r in lost)
+    m = result["metrics"]
+    assert m["total_requests"] == 24  # every planned request is accounted for: finished, or lost with its worker
+    assert result["blocked_by_reason_code"]["worker-lost"] == sum(r.phase == "measured" for r in lost)
+    assert [w["worker"] for w in result["resolved_params"]["workers"]["lost"]] == [1]
+    assert "signal 9" in result["resolved_params"]["workers"]["lost"][0]["how"]
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--workers", "0"], "error: --workers 0: give a number of client processes in 1..1024, e.g. --workers 2 (1 = this process alone)"),
+        (["--workers", "3"], "error: --workers 3 is more than the 2 streams of point 0 (concurrency 2): each worker needs one; give --workers ≤ 2"),
+    ],
+)
+def test_a_split_that_cannot_run_is_one_line_before_anything_is_sent(itest_catalog: Catalog, tmp_path: Path, args: list[str], says: str) -> None:
+    proc = _cli("run", "serve-itest-long-c2-v1", "--endpoint", "http://127.0.0.1:9/v1", "--out", str(tmp_path), *args, catalog=itest_catalog)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 2, stdout + stderr
+    assert stderr.strip().splitlines() == [says]
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_kind_that_runs_in_one_process_is_refused(tmp_path: Path) -> None:
+    proc = _cli("run", "eval-code-v1", "--endpoint", "http://127.0.0.1:9/v1", "--out", str(tmp_path), "--workers", "2")
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 2, stdout + stderr
+    assert stderr.strip().splitlines() == [
+        "error: --workers 2: a workload of kind eval runs in one client process (its kinds that split: serving, sweep, prefill, longctx); drop --workers 2"
+    ]
