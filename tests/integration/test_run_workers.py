@@ -26,10 +26,12 @@ pytestmark = pytest.mark.integration
 
 WORKLOAD = "serve-short-c16-i128-o128-v1"  # 320 requests, 16 streams, 128 tokens out
 ITL_MS = 4.0
+# p50s of two runs of the same load that agree "within noise" on this machine
+NOISE_MS = {"itl_ms": 0.3, "tpot_ms": 0.3, "ttft_ms": 6.0, "e2e_ms": 15.0}
 
 
-def _cli(*args: str, catalog: Catalog | None = None, **kw: Any) -> subprocess.Popen[str]:
-    env = {**os.environ}
+def _cli(*args: str, catalog: Catalog | None = None, env: dict[str, str] | None = None, **kw: Any) -> subprocess.Popen[str]:
+    env = {**(env or os.environ)}
     if catalog is not None:
         env["SERVESCOPE_CATALOG_PATH"] = str(catalog.roots[-1])
     return subprocess.Popen([sys.executable, "-m", "servescope", *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
@@ -83,7 +85,9 @@ def test_one_and_two_workers_give_the_same_distributions(measured: dict[int, dic
     one, two = (measured[k]["result"]["metrics"] for k in (1, 2))
     assert one["completed_requests"] == two["completed_requests"] == 320
     assert one["itl_ms"]["count"] == two["itl_ms"]["count"]  # every gap of the union, not an average of two runs
-    for metric, within_ms in (("itl_ms", 0.3), ("tpot_ms", 0.3), ("ttft_ms", 2.0), ("e2e_ms", 10.0)):
+    # TTFT carries the shared 2-core machine's scheduling (one client process answering 16
+    # streams sends its next request later than two do): a looser bound than the gaps
+    for metric, within_ms in NOISE_MS.items():
         assert abs(one[metric]["p50"] - two[metric]["p50"]) < within_ms, (metric, one[metric], two[metric])
 
 
@@ -221,3 +225,73 @@ def test_a_kind_that_runs_in_one_process_is_refused(tmp_path: Path) -> None:
     assert stderr.strip().splitlines() == [
         "error: --workers 2: a workload of kind eval runs in one client process (its kinds that split: serving, sweep, prefill, longctx); drop --workers 2"
     ]
+
+
+HEAD_SCRIPT = """
+import logging, sys
+import ray
+ctx = ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level=logging.WARNING, _temp_dir=sys.argv[1])
+print(ctx.address_info["gcs_address"], flush=True)
+sys.stdin.read()  # until the test closes it
+ray.shutdown()
+"""
+
+# A cluster on loopback only, of its own, never joined by anything else: Ray's node address
+# resolves to 127.0.0.1 when its multi-host mode is off; no usage report, no token file.
+RAY_ENV = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
+
+
+def _processes_mentioning(text: str) -> list[int]:
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if text.encode() in (entry / "cmdline").read_bytes():
+                    out.append(int(entry.name))
+            except OSError:
+                continue
+    return out
+
+
+@pytest.fixture(scope="module")
+def ray_head() -> Any:
+    """A local Ray head bound to 127.0.0.1 with 2 CPUs, shared by this module's Ray tests;
+    shut down (every process it started) at the end."""
+    pytest.importorskip("ray")
+    import tempfile
+
+    temp = tempfile.mkdtemp(prefix="ssray-")  # short: Ray's socket paths live under it
+    env = {**os.environ, **RAY_ENV}
+    head = subprocess.Popen([sys.executable, "-c", HEAD_SCRIPT, temp], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert head.stdout is not None and head.stdin is not None
+    address = head.stdout.readline().strip()
+    assert address.startswith("127.0.0.1:"), address
+    yield address, env
+    head.stdin.close()
+    head.wait(timeout=60)
+    head.stdout.close()
+    deadline = time.monotonic() + 30
+    while _processes_mentioning(temp) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not _processes_mentioning(temp), "Ray processes left behind"
+
+
+def test_two_workers_on_a_local_ray_cluster_give_the_same_distributions(ray_head: Any, measured: dict[int, dict[str, Any]], tmp_path: Path) -> None:
+    address, env = ray_head
+    with TruthServer(ttft_ms=5.0, itl_ms=ITL_MS) as srv:
+        proc = _cli("run", WORKLOAD, "--endpoint", srv.base_url, "--no-scrape", "--workers", "2", "--ray", address, "--out", str(tmp_path), env=env)
+        stdout, stderr = proc.communicate(timeout=300)
+        truth = truth_gaps_ms(srv.read_log())
+    assert proc.returncode == 0, stdout + stderr
+    [run_dir] = [p for p in tmp_path.iterdir() if p.is_dir()]
+    result = json.loads((run_dir / "result.json").read_text(encoding="utf-8"))
+    m, one = result["metrics"], measured[1]["result"]["metrics"]
+    assert m["completed_requests"] == 320 and m["itl_ms"]["count"] == one["itl_ms"]["count"]
+    assert abs(m["itl_ms"]["p50"] - float(np.percentile(truth, 50))) < 0.3, m["itl_ms"]
+    for metric, within_ms in NOISE_MS.items():
+        assert abs(one[metric]["p50"] - m[metric]["p50"]) < within_ms, (metric, one[metric], m[metric])
+    block = result["resolved_params"]["workers"]
+    assert block["placement"] == "ray" and block["ray_address"] == address and block["lost"] == []
+    assert len({c["pid"] for c in block["clock"]}) == 2 and all(c["same_clock"] for c in block["clock"])
+    merged = request_lines(run_dir / "records.jsonl")
+    assert Counter(map(_canon, merged)) == Counter(_canon(d) for k in range(2) for d in request_lines(run_dir / "workers" / f"worker-{k}.jsonl"))

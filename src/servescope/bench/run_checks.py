@@ -100,7 +100,7 @@ def check_workers(workers: int, ray_address: str | None) -> None:
         raise UsageError(f"--workers {workers!r}: give a number of client processes in 1..{MAX_WORKERS}, e.g. --workers 2 (1 = this process alone)")
     if ray_address is not None:
         if not ray_address.strip():
-            raise UsageError("--ray '': give the cluster's address (host:port, as `ray start --head` prints it) or auto")
+            raise UsageError(f"--ray {ray_address!r}: give the cluster's address (host:port, as `ray start --head` prints it) or auto")
         import importlib.util
 
         if importlib.util.find_spec("ray") is None:
