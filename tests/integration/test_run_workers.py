@@ -203,6 +203,38 @@ def test_a_killed_worker_loses_no_finished_request_and_the_run_exits_non_zero(it
     assert "signal 9" in result["resolved_params"]["workers"]["lost"][0]["how"]
 
 
+def _running(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rfind(")") + 2] != "Z"
+
+
+def test_workers_stop_when_their_driver_is_killed(tmp_path: Path) -> None:
+    """kill -9 of the run: its workers do not go on sending load that nobody records."""
+    with TruthServer(ttft_ms=5.0, itl_ms=5.0) as srv:  # 320 requests of 0.65 s, 8 at a time a worker: ~13 s
+        proc = _cli("run", WORKLOAD, "--endpoint", srv.base_url, "--no-scrape", "--workers", "2", "--out", str(tmp_path))
+        deadline = time.monotonic() + 120
+        pids: list[int] = []
+        while time.monotonic() < deadline and not pids:
+            files = sorted(tmp_path.glob("*/workers/worker-1.jsonl"))
+            if files and any(True for _ in read_records(files[0])):  # mid-run: requests are finishing
+                pids = _worker_pids(proc.pid)
+            time.sleep(0.05)
+        assert len(pids) == 2
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)  # not communicate(): the workers hold its output pipes open while they live
+        deadline = time.monotonic() + 5  # the server still serves: each worker has ~10 s of load left
+        while any(_running(p) for p in pids) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        alive = [p for p in pids if _running(p)]
+        for p in alive:
+            os.kill(p, signal.SIGKILL)
+        proc.communicate(timeout=30)
+        assert not alive
+
+
 @pytest.mark.parametrize(
     ("args", "says"),
     [

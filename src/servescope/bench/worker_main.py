@@ -16,6 +16,7 @@ Messages (tuples) it sends: ``hello``, ``pong``, ``records``, ``at``, ``finished
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import socket
 import sys
@@ -65,6 +66,9 @@ class WorkerSpec:
     extra_body: dict[str, Any] | None = None
     capabilities: Capabilities = field(default_factory=Capabilities)
     fail_fast_window: int | None = None
+    # a local worker process: its driver's pid. If the driver dies (kill -9) the worker
+    # stops too, instead of sending the rest of its load to nobody's record.
+    driver_pid: int | None = None
 
 
 class _Stopped(Exception):
@@ -101,7 +105,10 @@ class _Outbox:
     def _run(self) -> None:
         while not self._closed:
             self._wake.wait(FLUSH_S)
-            self._flush()
+            try:
+                self._flush()
+            except Exception:  # the driver is gone (its pipe closed, its actor dead): nobody merges this load
+                os._exit(1)
 
     def close(self) -> None:
         self._closed = True
@@ -154,8 +161,16 @@ def _event_loop_run(name: str, coro: Any) -> Any:
     return asyncio.run(coro)
 
 
+def _exit_with_driver(driver_pid: int) -> None:
+    while os.getppid() == driver_pid:
+        time.sleep(0.2)
+    os._exit(1)  # the driver is gone: nobody merges, nobody stops this load
+
+
 def worker_main(spec: WorkerSpec, link: Link) -> None:
     """The worker's life: hello, answer pings, run once when told, answer pings, stop."""
+    if spec.driver_pid is not None:
+        threading.Thread(target=_exit_with_driver, args=(spec.driver_pid,), name="servescope-worker-watchdog", daemon=True).start()
     link.send(("hello", spec.index, os.getpid(), socket.gethostname(), boot_id()))
     while True:
         msg = link.recv(None)
@@ -170,9 +185,10 @@ def worker_main(spec: WorkerSpec, link: Link) -> None:
             except _Stopped:
                 outbox.close()
                 return
-            except BaseException as exc:  # said to the driver, which records this worker as lost
-                outbox.close()
-                link.send(("failed", spec.index, " ".join(str(exc).split())[:300] or type(exc).__name__))
+            except BaseException as exc:  # said to the driver (if it is still there), which records this worker as lost
+                with contextlib.suppress(Exception):
+                    outbox.close()
+                    link.send(("failed", spec.index, " ".join(str(exc).split())[:300] or type(exc).__name__))
                 sys.exit(1)
             outbox.close()
             link.send(("finished", spec.index, info))

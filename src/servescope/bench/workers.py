@@ -25,6 +25,7 @@ from N client workers, merged exactly into one records file and one Result.
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -323,6 +324,7 @@ async def run_workers(
             extra_body=run.extra_body,
             capabilities=run.capabilities,
             fail_fast_window=window_for(run.splits[k][0].client_concurrency or 1) if run.fail_fast and run.splits[k] else None,
+            driver_pid=os.getpid() if run.ray_address is None else None,
         )
         for k in range(run.count)
     ]
