@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import importlib.util
+import re
+import socket
 
 import pytest
 
 from servescope.bench.run_checks import check_workers, check_workers_kind
-from servescope.errors import UsageError
+from servescope.bench.worker_links import check_ray_address
+from servescope.errors import EndpointError, UsageError
+from servescope.testing.truth.server import TruthServer
 
 
 def test_ray_not_installed_says_which_extra_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -37,3 +41,31 @@ def test_kinds_with_their_own_running_do_not_split(kind: str) -> None:
     with pytest.raises(UsageError, match=r"^--ray: "):
         check_workers_kind(1, "auto", kind)
     check_workers_kind(1, None, kind)  # one process: today's path
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_a_ray_address_nothing_listens_on_is_one_line_at_once() -> None:
+    """Ray itself retries such an address for minutes."""
+    port = _free_port()
+    with pytest.raises(EndpointError, match=rf"^--ray 127\.0\.0\.1:{port}: nothing accepts connections there \(.*Connection refused\)"):
+        check_ray_address(f"127.0.0.1:{port}")
+
+
+@pytest.mark.integration
+def test_a_ray_address_that_is_not_a_ray_cluster_is_one_line() -> None:
+    """An HTTP/1 server (here the timing-truth server) is not a cluster's gRPC address."""
+    with TruthServer() as srv:
+        address = srv.base_url.split("//", 1)[1]
+        with pytest.raises(EndpointError, match=rf"^--ray {re.escape(address)}: something answers there, but not a Ray cluster"):
+            check_ray_address(address)
+
+
+@pytest.mark.parametrize("address", ["127.0.0.1:http", "127.0.0.1:0", "127.0.0.1:70000"])
+def test_a_ray_address_without_a_port_number_is_refused(address: str) -> None:
+    with pytest.raises(UsageError, match=r"give the cluster's host:port"):
+        check_ray_address(address)

@@ -471,6 +471,10 @@ def run_workload(opts: RunOptions, progress: Progress | None = None, catalog: Ca
     if opts.workers > 1 or opts.ray_address is not None:  # a split that leaves a worker idle is refused before anything starts
         check_workers_kind(opts.workers, opts.ray_address, workload.kind)
         check_split(points, opts.workers, opts.rate)
+        if opts.ray_address is not None:
+            from servescope.bench.worker_links import check_ray_address
+
+            check_ray_address(opts.ray_address)
     if opts.rate is not None:  # a schedule that cannot be sent is refused before anything starts
         for point in points:
             n = sum(r.phase == "measured" for r in point.requests)

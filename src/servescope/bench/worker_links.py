@@ -191,6 +191,42 @@ class RayLink:
         return msg
 
 
+# How long a cluster's address may take to accept a connection (Ray's own connect retries for minutes).
+CONNECT_TIMEOUT_S = 5.0
+
+
+def check_ray_address(address: str) -> None:
+    """A ``host:port`` that accepts no connection is one line now, not minutes of Ray's retries
+    (``auto`` and ``ray://`` addresses are Ray's to resolve)."""
+    import socket
+
+    host, sep, port = address.rpartition(":")
+    if address == "auto" or "://" in address or not sep:
+        return
+    if not port.isdigit() or not 1 <= int(port) <= 65535:
+        raise UsageError(f"--ray {address!r}: give the cluster's host:port (as `ray start --head` prints it) or auto")
+    try:
+        conn = socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT_S)
+    except OSError as exc:
+        detail = " ".join(str(exc).split()) or type(exc).__name__
+        raise EndpointError(
+            f"--ray {address}: nothing accepts connections there ({detail}); start a cluster with `ray start --head` and pass the address it prints"
+        ) from None
+    # A Ray cluster's address is its GCS, a gRPC (HTTP/2) server: it answers the HTTP/2
+    # preface with a SETTINGS frame. Anything else (an HTTP/1 server, a database) would
+    # leave Ray retrying for minutes.
+    with conn:
+        try:
+            conn.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00")
+            frame = conn.recv(9)
+        except OSError:
+            frame = b""
+    if len(frame) < 4 or frame[3] != 0x04:
+        raise EndpointError(
+            f"--ray {address}: something answers there, but not a Ray cluster (its address speaks gRPC); give the address `ray start --head` printed"
+        )
+
+
 class RayWorkers:
     placement = "ray"
 
@@ -199,6 +235,7 @@ class RayWorkers:
         self._ray = ray
         self._owns = not ray.is_initialized()
         if self._owns:
+            check_ray_address(address)
             try:
                 ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING, include_dashboard=False)
             except (ConnectionError, RuntimeError, ValueError) as exc:
@@ -242,4 +279,4 @@ class RayWorkers:
             ray.shutdown()
 
 
-__all__ = ["RAY_MISSING", "Link", "PipeLink", "ProcessWorkers", "RayLink", "RayWorkers", "Workers", "import_ray"]
+__all__ = ["RAY_MISSING", "check_ray_address", "Link", "PipeLink", "ProcessWorkers", "RayLink", "RayWorkers", "Workers", "import_ray"]
