@@ -235,6 +235,30 @@ def test_workers_stop_when_their_driver_is_killed(tmp_path: Path) -> None:
         assert not alive
 
 
+def test_an_interrupted_run_keeps_every_finished_request_and_stops_its_workers(tmp_path: Path) -> None:
+    """Ctrl-C of the run (SIGINT to the driver): what the workers finished is in records.jsonl."""
+    with TruthServer(ttft_ms=5.0, itl_ms=5.0) as srv:
+        proc = _cli("run", WORKLOAD, "--endpoint", srv.base_url, "--no-scrape", "--workers", "2", "--out", str(tmp_path))
+        deadline = time.monotonic() + 120
+        pids: list[int] = []
+        while time.monotonic() < deadline and not pids:
+            files = sorted(tmp_path.glob("*/workers/worker-*.jsonl"))
+            if len(files) == 2 and all(sum(1 for _ in read_records(f)) >= 8 for f in files):
+                pids = _worker_pids(proc.pid)
+            time.sleep(0.05)
+        assert len(pids) == 2
+        asked = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=60)
+        assert time.monotonic() - asked < 4  # the workers are stopped, not waited for (~8 s of load left)
+        assert not any(_running(p) for p in pids)
+    assert proc.returncode == 130, stdout + stderr
+    [run_dir] = [p for p in tmp_path.iterdir() if p.is_dir()]
+    merged = {r.request_id for r in read_records(run_dir / "records.jsonl")}
+    finished = {r.request_id for k in range(2) for r in read_records(run_dir / "workers" / f"worker-{k}.jsonl")}
+    assert len(finished) >= 16 and finished <= merged
+
+
 @pytest.mark.parametrize(
     ("args", "says"),
     [

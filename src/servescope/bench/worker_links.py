@@ -47,7 +47,9 @@ class Workers(Protocol):
         """None while worker k runs; "" once it ended cleanly; else how it ended."""
         ...
 
-    def close(self) -> None: ...
+    def close(self, abort: bool = False) -> None:
+        """Wait for the workers to end (``abort``: stop them now) and free what they held."""
+        ...
 
 
 class PipeLink:
@@ -119,7 +121,10 @@ class ProcessWorkers:
             return ""
         return f"pid {self._procs[k].pid} killed by signal {-code}" if code < 0 else f"pid {self._procs[k].pid} exited with status {code}"
 
-    def close(self) -> None:
+    def close(self, abort: bool = False) -> None:
+        for proc in self._procs:
+            if abort and proc.exitcode is None:
+                proc.terminate()  # its finished requests are in its records file already
         for proc in self._procs:
             proc.join(timeout=5)
             if proc.exitcode is None:
@@ -270,9 +275,9 @@ class RayWorkers:
             return " ".join(str(exc).split())[:300] or type(exc).__name__
         return ""
 
-    def close(self) -> None:
+    def close(self, abort: bool = False) -> None:
         ray = self._ray
-        for ref in getattr(self, "_refs", []):
+        for ref in getattr(self, "_refs", []):  # a worker still running after its driver let go is stopped, aborted or not
             with contextlib.suppress(Exception):
                 ray.cancel(ref, force=True)
         if self._owns:

@@ -276,14 +276,17 @@ class _Driver:
                     self.lose(k, how or "exited before it finished")
             await self.advance()
 
-    def reconcile(self) -> None:
-        """Records in the workers' own files the driver never received, then a
-        ``worker-lost`` record for every request a lost worker had not finished."""
+    def merge_worker_files(self) -> None:
+        """Records in the workers' own files the driver never received (a worker killed
+        between two batches, a run interrupted)."""
         for k in range(self.run.count):
             path = worker_records(self.run.run_dir, k)
             if path.is_file():  # a worker on another host keeps its file there
                 for record in read_records(path):
                     self.keep(record)
+
+    def lost_records(self) -> None:
+        """A ``worker-lost`` record for every request a lost worker had not finished."""
         now = time.perf_counter_ns() - self.t0_ns
         for k, how in sorted(self.lost.items()):
             for sub in self.run.splits[k]:
@@ -329,9 +332,10 @@ async def run_workers(
         for k in range(run.count)
     ]
     links: Workers = RayWorkers(run.ray_address, specs) if run.ray_address is not None else ProcessWorkers(specs)
+    driver = _Driver(run, links, writer, sampler)
+    driver.on_record, driver.on_point = on_record, on_point
+    completed = False
     try:
-        driver = _Driver(run, links, writer, sampler)
-        driver.on_record, driver.on_point = on_record, on_point
         await driver.hellos()
         for k in range(run.count):
             offset = await driver.clock(k)
@@ -353,9 +357,11 @@ async def run_workers(
                 driver.clock_after[k] = after
         for k in range(run.count):
             links.send(k, ("stop",))
+        completed = True
     finally:
-        links.close()
-    driver.reconcile()
+        links.close(abort=not completed)  # interrupted (Ctrl-C) or failed: the workers stop now
+        driver.merge_worker_files()  # whatever happened, every request a worker finished reaches records.jsonl
+    driver.lost_records()
     await driver.close_open_points()
     block = split_block(run) | {
         "clock": [
