@@ -69,3 +69,15 @@ def test_a_ray_address_that_is_not_a_ray_cluster_is_one_line() -> None:
 def test_a_ray_address_without_a_port_number_is_refused(address: str) -> None:
     with pytest.raises(UsageError, match=r"give the cluster's host:port"):
         check_ray_address(address)
+
+
+def test_more_local_processes_than_four_a_cpu_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    check_workers(8, None)
+    with pytest.raises(UsageError) as exc:
+        check_workers(9, None)
+    assert str(exc.value) == (
+        "--workers 9: this host has 2 CPUs, and more than 4 client processes a CPU only compete for them; "
+        "give --workers ≤ 8, or place them on a Ray cluster with --ray ADDRESS"
+    )
+    check_workers(9, "auto")  # a cluster has CPUs of its own (counted when it is joined)

@@ -92,12 +92,19 @@ def check_run_options(opts: RunOptions) -> None:
 # Kinds whose running is the shared loop over points (bench.runners): those a split run can deal out.
 SPLIT_KINDS = ("serving", "sweep", "prefill", "longctx")
 MAX_WORKERS = 1024
+LOCAL_WORKERS_PER_CPU = 4  # past this, local client processes only take turns on the CPUs (and memory: ~60 MB each)
 
 
 def check_workers(workers: int, ray_address: str | None) -> None:
     """``--workers`` is a count of client processes in 1..MAX_WORKERS; ``--ray`` needs Ray installed."""
     if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
         raise UsageError(f"--workers {workers!r}: give a number of client processes in 1..{MAX_WORKERS}, e.g. --workers 2 (1 = this process alone)")
+    cpus = os.cpu_count() or 1
+    if ray_address is None and workers > LOCAL_WORKERS_PER_CPU * cpus:
+        raise UsageError(
+            f"--workers {workers}: this host has {cpus} CPUs, and more than {LOCAL_WORKERS_PER_CPU} client processes a CPU only compete for them; "
+            f"give --workers ≤ {LOCAL_WORKERS_PER_CPU * cpus}, or place them on a Ray cluster with --ray ADDRESS"
+        )
     if ray_address is not None:
         if not ray_address.strip():
             raise UsageError(f"--ray {ray_address!r}: give the cluster's address (host:port, as `ray start --head` prints it) or auto")
