@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -271,6 +272,19 @@ def test_a_split_that_cannot_run_is_one_line_before_anything_is_sent(itest_catal
     stdout, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 2, stdout + stderr
     assert stderr.strip().splitlines() == [says]
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_ray_address_nothing_listens_on_is_one_line_and_nothing_is_written(tmp_path: Path) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with TruthServer(ttft_ms=1.0, itl_ms=1.0) as srv:
+        proc = _cli("run", WORKLOAD, "--endpoint", srv.base_url, "--out", str(tmp_path), "--workers", "2", "--ray", f"127.0.0.1:{port}")
+        stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 1, stdout + stderr
+    [line] = stderr.strip().splitlines()
+    assert line.startswith(f"error: --ray 127.0.0.1:{port}: nothing accepts connections there (")
     assert not list(tmp_path.iterdir())
 
 

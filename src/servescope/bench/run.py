@@ -471,15 +471,20 @@ def run_workload(opts: RunOptions, progress: Progress | None = None, catalog: Ca
     if opts.workers > 1 or opts.ray_address is not None:  # a split that leaves a worker idle is refused before anything starts
         check_workers_kind(opts.workers, opts.ray_address, workload.kind)
         check_split(points, opts.workers, opts.rate)
-        if opts.ray_address is not None:
-            from servescope.bench.worker_links import check_ray_address
-
-            check_ray_address(opts.ray_address)
     if opts.rate is not None:  # a schedule that cannot be sent is refused before anything starts
         for point in points:
             n = sum(r.phase == "measured" for r in point.requests)
             check_rate(opts.rate, n, "--rate")
             arrival_offsets_ns(n, opts.rate, opts.arrival, opts.gamma_shape, workload.params.seed or 0)  # type: ignore[arg-type]  # the schedule execute draws
+    if opts.ray_address is None:
+        return _run_planned(opts, workload, points, prog, status)
+    from servescope.bench.worker_links import ray_cluster
+
+    with ray_cluster(opts.ray_address, opts.workers):  # joined before anything is started or written
+        return _run_planned(opts, workload, points, prog, status)
+
+
+def _run_planned(opts: RunOptions, workload: Workload, points: list[PlannedPoint], prog: Progress, status: Callable[[str], None]) -> RunArtifacts:
     command = _engine_command(opts)
     code_exec_sandbox = None
     if workload.kind == "eval":

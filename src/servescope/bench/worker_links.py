@@ -23,6 +23,7 @@ import contextlib
 import logging
 import multiprocessing
 import threading
+from collections.abc import Iterator
 from multiprocessing.connection import Connection, wait
 from typing import Any, Protocol
 
@@ -232,26 +233,44 @@ def check_ray_address(address: str) -> None:
         )
 
 
+@contextlib.contextmanager
+def ray_cluster(address: str, workers: int) -> Iterator[None]:
+    """Joined to the Ray cluster at ``address`` (and left at the end), with a CPU for
+    every worker — or one clear line, before anything is started or written."""
+    ray = import_ray()
+    if ray.is_initialized():  # a library caller joined one already: theirs to leave
+        _check_cpus(ray, address, workers)
+        yield
+        return
+    check_ray_address(address)
+    try:
+        ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING, include_dashboard=False)
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        detail = " ".join(str(exc).split())[:200]
+        raise EndpointError(
+            f"--ray {address}: cannot join a Ray cluster there ({detail}); start one with `ray start --head` and pass the address it prints, or auto"
+        ) from None
+    try:
+        _check_cpus(ray, address, workers)
+        yield
+    finally:
+        ray.shutdown()
+
+
+def _check_cpus(ray: Any, address: str, workers: int) -> None:
+    cpus = float(ray.cluster_resources().get("CPU", 0))
+    if cpus < workers:
+        raise UsageError(f"--workers {workers}: the Ray cluster at {address} has {cpus:g} CPUs and each worker takes one; give --workers ≤ {int(cpus)}")
+
+
 class RayWorkers:
+    """The workers as Ray tasks on the cluster joined by ``ray_cluster``."""
+
     placement = "ray"
 
     def __init__(self, address: str, specs: list[WorkerSpec]) -> None:
         ray = import_ray()
         self._ray = ray
-        self._owns = not ray.is_initialized()
-        if self._owns:
-            check_ray_address(address)
-            try:
-                ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING, include_dashboard=False)
-            except (ConnectionError, RuntimeError, ValueError) as exc:
-                detail = " ".join(str(exc).split())[:200]
-                raise EndpointError(
-                    f"--ray {address}: cannot join a Ray cluster there ({detail}); start one with `ray start --head` and pass the address it prints, or auto"
-                ) from None
-        cpus = float(ray.cluster_resources().get("CPU", 0))
-        if cpus < len(specs):
-            self.close()
-            raise UsageError(f"--workers {len(specs)}: the Ray cluster at {address} has {cpus:g} CPUs and each worker takes one; give --workers ≤ {int(cpus)}")
         mailbox_cls = ray.remote(num_cpus=0)(_Mailbox)
         self._mailbox = mailbox_cls.remote(len(specs))
         task = ray.remote(num_cpus=1, max_retries=0)(worker_main)
@@ -277,11 +296,11 @@ class RayWorkers:
 
     def close(self, abort: bool = False) -> None:
         ray = self._ray
-        for ref in getattr(self, "_refs", []):  # a worker still running after its driver let go is stopped, aborted or not
+        for ref in self._refs:  # a worker still running after its driver let go is stopped, aborted or not
             with contextlib.suppress(Exception):
                 ray.cancel(ref, force=True)
-        if self._owns:
-            ray.shutdown()
+        with contextlib.suppress(Exception):
+            ray.kill(self._mailbox)
 
 
-__all__ = ["RAY_MISSING", "check_ray_address", "Link", "PipeLink", "ProcessWorkers", "RayLink", "RayWorkers", "Workers", "import_ray"]
+__all__ = ["RAY_MISSING", "check_ray_address", "ray_cluster", "Link", "PipeLink", "ProcessWorkers", "RayLink", "RayWorkers", "Workers", "import_ray"]
