@@ -153,6 +153,23 @@ def test_open_loop_workers_send_one_global_schedule(itest_catalog: Catalog, tmp_
     assert result["resolved_params"]["workers"]["split"] == [{"point": 0, "streams": [2, 2], "requests": [6, 6]}]
 
 
+VLLM_PAGE = Path(__file__).resolve().parents[1] / "bench" / "fixtures" / "vllm_0.32_cpu_metrics.txt"
+
+
+def test_the_driver_reads_the_engine_metrics_over_the_window_all_workers_share(itest_catalog: Catalog, tmp_path: Path) -> None:
+    """/metrics is read once for the run (by the driver), around the measured window, as one process does."""
+    with TruthServer(ttft_ms=2.0, itl_ms=2.0, metrics_file=VLLM_PAGE) as srv:  # a real vLLM page: KV 0.0, no preemption
+        proc = _cli("run", "serve-itest-c4-v1", "--endpoint", srv.base_url, "--workers", "2", "--out", str(tmp_path), catalog=itest_catalog)
+        stdout, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 0, stdout + stderr
+    [run_dir] = [p for p in tmp_path.iterdir() if p.is_dir()]
+    result = json.loads((run_dir / "result.json").read_text(encoding="utf-8"))
+    assert result["metrics"]["kv_utilization"] == 0.0 and result["metrics"]["preemptions"] == 0
+    assert result["metadata"]["engine_scrape"]["scrapes"] >= 2
+    done = [json.loads(x)["point_done"] for x in (run_dir / "records.jsonl").read_text(encoding="utf-8").splitlines() if x.startswith('{"point_done"')]
+    assert [(d["point"], d["kv_utilization"], d["preemptions"]) for d in done] == [(0, 0.0, 0)]
+
+
 def _worker_pids(parent: int) -> list[int]:
     """The spawned worker processes of a servescope run."""
     found = []
