@@ -16,6 +16,7 @@ Messages (tuples) it sends: ``hello``, ``pong``, ``records``, ``at``, ``finished
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import os
 import socket
@@ -81,7 +82,7 @@ class _Outbox:
 
     def __init__(self, link: Link) -> None:
         self._link = link
-        self._pending: list[RequestRecord] = []
+        self._pending: collections.deque[RequestRecord] = collections.deque()  # append and popleft are atomic: no lock on the loop
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._closed = False
@@ -89,11 +90,14 @@ class _Outbox:
         self._thread.start()
 
     def record(self, record: RequestRecord) -> None:
-        self._pending.append(record)  # list.append is atomic under the GIL
+        self._pending.append(record)
 
     def _flush(self) -> None:
         with self._lock:
-            batch, self._pending = self._pending, []
+            batch = []
+            with contextlib.suppress(IndexError):
+                while True:
+                    batch.append(self._pending.popleft())
             if batch:
                 self._link.send(("records", batch))
 
