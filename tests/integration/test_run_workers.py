@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from servescope.bench.engine import LlamaServer
 from servescope.bench.records import read_records
 from servescope.bench.recover import recover
 from servescope.catalog.store import Catalog
@@ -150,6 +151,28 @@ def test_open_loop_workers_send_one_global_schedule(itest_catalog: Catalog, tmp_
     assert [s - starts[0] for s in starts] == sorted(int(x) for x in want)
     result = json.loads((records.parent / "result.json").read_text(encoding="utf-8"))
     assert result["metrics"]["achieved_rate"] is not None
+    assert result["resolved_params"]["workers"]["split"] == [{"point": 0, "streams": [2, 2], "requests": [6, 6]}]
+
+
+def test_sessions_on_workers_stay_whole_on_the_llama_cpp_engine(llama: LlamaServer, tmp_path: Path) -> None:
+    """Multi-turn sessions over 2 workers, against a real llama.cpp server: each conversation
+    runs whole on one worker, every turn of every session is sent (after its previous answer)."""
+    proc = _cli(
+        "run", "--sessions", "4", "--turns", "3", "--isl", "16", "--osl", "4", "--endpoint", llama.openai_base_url,
+        "--workers", "2", "--out", str(tmp_path),
+    )  # fmt: skip
+    stdout, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 0, stdout + stderr
+    [run_dir] = [p for p in tmp_path.iterdir() if p.is_dir()]
+    owner: dict[str, int] = {}
+    for k in range(2):
+        turns = [r for r in read_records(run_dir / "workers" / f"worker-{k}.jsonl") if r.phase == "measured"]
+        assert turns and all(r.ok for r in turns)
+        for r in turns:
+            assert owner.setdefault(r.group or "", k) == k  # a session's turns on one worker
+    assert len(owner) == 4
+    result = json.loads((run_dir / "result.json").read_text(encoding="utf-8"))
+    assert result["metrics"]["completed_requests"] == 12
     assert result["resolved_params"]["workers"]["split"] == [{"point": 0, "streams": [2, 2], "requests": [6, 6]}]
 
 
