@@ -405,3 +405,46 @@ def test_two_workers_on_a_local_ray_cluster_give_the_same_distributions(ray_head
     assert len({c["pid"] for c in block["clock"]}) == 2 and all(c["same_clock"] for c in block["clock"])
     merged = request_lines(run_dir / "records.jsonl")
     assert Counter(map(_canon, merged)) == Counter(_canon(d) for k in range(2) for d in request_lines(run_dir / "workers" / f"worker-{k}.jsonl"))
+
+
+def _holder_of(path: Path) -> int | None:
+    """The process that has ``path`` open (a worker holds its own records file)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            fds = list((entry / "fd").iterdir())
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                if os.readlink(fd) == str(path):
+                    return int(entry.name)
+            except OSError:
+                continue
+    return None
+
+
+def test_a_killed_ray_worker_loses_no_finished_request_and_the_run_exits_non_zero(ray_head: Any, tmp_path: Path) -> None:
+    address, env = ray_head
+    with TruthServer(ttft_ms=5.0, itl_ms=5.0) as srv:  # 320 requests of 0.65 s, 8 at a time a worker: ~13 s
+        proc = _cli("run", WORKLOAD, "--endpoint", srv.base_url, "--no-scrape", "--workers", "2", "--ray", address, "--out", str(tmp_path), env=env)
+        deadline = time.monotonic() + 120
+        victim = None
+        while time.monotonic() < deadline and victim is None:
+            files = sorted(tmp_path.glob("*/workers/worker-1.jsonl"))
+            if files and sum(1 for _ in read_records(files[0])) >= 8:
+                victim = _holder_of(files[0])
+            time.sleep(0.05)
+        assert victim is not None, "no Ray worker finished eight requests"
+        os.kill(victim, signal.SIGKILL)
+        stdout, stderr = proc.communicate(timeout=180)
+    assert proc.returncode == 4, stdout + stderr
+    assert "'worker-lost'" in stderr.strip().splitlines()[-1]
+    [run_dir] = [p for p in tmp_path.iterdir() if p.is_dir()]
+    merged = {r.request_id: r for r in read_records(run_dir / "records.jsonl")}
+    for r in read_records(run_dir / "workers" / "worker-1.jsonl"):  # nothing the killed worker finished is lost
+        assert merged[r.request_id].ok == r.ok and merged[r.request_id].chunk_ns == r.chunk_ns
+    result = json.loads((run_dir / "result.json").read_text(encoding="utf-8"))
+    assert result["metrics"]["total_requests"] == 320 and result["blocked_by_reason_code"]["worker-lost"] >= 1
+    assert [w["worker"] for w in result["resolved_params"]["workers"]["lost"]] == [1]
