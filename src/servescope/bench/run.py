@@ -306,12 +306,11 @@ async def _run_async(
         # Closed loop: the first point's concurrency; open loop: its in-flight requests are not capped, the same window.
         fail_fast = FailFast(window_for(points[0].concurrency)) if opts.fail_fast and workload.kind != "eval" and points else None
         resolved["fail_fast_window"] = fail_fast.window if fail_fast is not None else None
-        split: WorkersRun | None = None
+        splits: list[list[PlannedPoint]] | None = None
         if opts.workers > 1 or opts.ray_address is not None:
             # one global plan and schedule, dealt to the workers (workload.partition); each keeps its own fail-fast rule
             splits = split_points(points, opts.workers, rate=opts.rate, arrival=opts.arrival, gamma_shape=opts.gamma_shape, seed=workload.params.seed or 0)
-            split = WorkersRun(opts.workers, opts.ray_address, endpoint, workload, points, splits, run_dir, {}, 0.0, event_loop_name())
-            resolved["workers"] = split_block(split)
+            resolved["workers"] = split_block(points, splits, opts.ray_address)
             resolved["fail_fast_window"] = "per worker" if fail_fast is not None else None
             fail_fast = None
         if capabilities.source is not None:  # what the rows were checked against, kept with the run
@@ -369,9 +368,22 @@ async def _run_async(
                 fail_fast=fail_fast,
             )
             try:
-                if split is not None:
-                    split.header, split.timeout_s = spec.header(), timeout
-                    split.extra_body, split.capabilities, split.fail_fast = extras.body or None, capabilities, opts.fail_fast
+                if splits is not None:
+                    split = WorkersRun(
+                        count=opts.workers,
+                        ray_address=opts.ray_address,
+                        endpoint=endpoint,
+                        workload=workload,
+                        points=points,
+                        splits=splits,
+                        run_dir=run_dir,
+                        header=spec.header(),
+                        timeout_s=timeout,
+                        event_loop=event_loop_name(),
+                        extra_body=extras.body or None,
+                        capabilities=capabilities,
+                        fail_fast=opts.fail_fast,
+                    )
                     done = await run_workers(split, writer, sampler=sampler, on_record=progress.on_record, on_point=progress.on_point)
                     outcomes: list[PointOutcome] = done.outcomes
                     resolved["workers"] = done.block

@@ -84,20 +84,20 @@ def worker_records(run_dir: Path, k: int) -> Path:
     return run_dir / WORKERS_DIR / f"worker-{k}.jsonl"
 
 
-def split_block(run: WorkersRun) -> dict[str, Any]:
-    """The split, as the header and the Result record it."""
+def split_block(points: list[PlannedPoint], splits: list[list[PlannedPoint]], ray_address: str | None) -> dict[str, Any]:
+    """The split, as the header and the Result record it (``resolved_params.workers``)."""
     return {
-        "count": run.count,
-        "placement": "ray" if run.ray_address is not None else "processes",
-        "ray_address": run.ray_address,
+        "count": len(splits),
+        "placement": "ray" if ray_address is not None else "processes",
+        "ray_address": ray_address,
         "records": f"{WORKERS_DIR}/worker-<k>.jsonl",
         "split": [
             {
                 "point": point.index,
-                "streams": [subs[i].client_concurrency for subs in run.splits],
-                "requests": [subs[i].measured for subs in run.splits],
+                "streams": [subs[i].client_concurrency for subs in splits],
+                "requests": [subs[i].measured for subs in splits],
             }
-            for i, point in enumerate(run.points)
+            for i, point in enumerate(points)
         ],
     }
 
@@ -363,7 +363,7 @@ async def run_workers(
         driver.merge_worker_files()  # whatever happened, every request a worker finished reaches records.jsonl
     driver.lost_records()
     await driver.close_open_points()
-    block = split_block(run) | {
+    block = split_block(run.points, run.splits, run.ray_address) | {
         "clock": [
             {
                 "worker": k,
