@@ -59,6 +59,14 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
             "the fidelity suite scored against its reference bundle",
             "servescope run eval-t2i-fidelity-v1 --endpoint http://127.0.0.1:8100 --reference-bundle refs/bf16",
         ),
+        (
+            "the load from 4 client processes on this host, merged into one result",
+            "servescope run serve-short-c16-i128-o128-v1 --endpoint http://127.0.0.1:8000/v1 --workers 4",
+        ),
+        (
+            "the client workers placed on a Ray cluster (`ray start --head` first)",
+            "servescope run serve-short-c16-i128-o128-v1 --endpoint http://10.0.0.5:8000/v1 --workers 8 --ray auto",
+        ),
     ),
     "t2i-reference": (
         (

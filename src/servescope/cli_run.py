@@ -226,6 +226,17 @@ def run_command(
             "per GPU and energy per output token, per point, read from a thread like /metrics; checked before the run."
         ),
     ] = None,
+    workers: Annotated[
+        int,
+        typer.Option(
+            help="Client processes the load is split over, e.g. 2 (closed loop: the streams split; open loop: one schedule dealt out); "
+            "records and Result merged exactly. 1 = this process alone."
+        ),
+    ] = 1,
+    ray: Annotated[
+        str | None,
+        typer.Option(help="Place the --workers on a Ray cluster: its address as `ray start --head` prints it, or auto (needs pip install 'servescope[ray]')."),
+    ] = None,
     fail_fast: Annotated[
         bool,
         typer.Option(
@@ -297,6 +308,8 @@ def run_command(
         unsafe_code_exec=unsafe_code_exec,
         fail_fast=fail_fast,
         reference_bundle=reference_bundle,
+        workers=workers,
+        ray_address=ray,
     )
     if not (math.isfinite(min_success_rate) and 0.0 <= min_success_rate <= 1.0):
         raise UsageError(f"--min-success-rate {min_success_rate!r}: give a share in 0..1, e.g. 0.95")
@@ -342,6 +355,12 @@ def run_command(
         console.print(f"TTFT p50 with / without prefix cache: {_fmt(on)} ms / {_fmt(off)} ms = ratio {_fmt(ratio, 3)}")
     for r in results:
         m = r.metrics
+        lost = r.blocked_by_reason_code.get("worker-lost", 0)
+        if lost:
+            gone = ", ".join(str(w["worker"]) for w in (r.resolved_params.get("workers") or {}).get("lost", []))
+            raise RunFailedBar(
+                f"client worker(s) {gone} died: {lost} requests they had not finished are failures of category 'worker-lost'; every finished request is kept"
+            )
         if not m.completed_requests:
             unsupported = r.blocked_by_reason_code.get("unsupported", 0)
             if unsupported and unsupported == m.total_requests:

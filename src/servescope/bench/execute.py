@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +22,10 @@ from servescope.documents.record import RequestRecord
 from servescope.workload.plan import PlannedPoint, PlannedRequest
 
 OnRecord = Callable[[RequestRecord], None]
+# Where a worker of a split run (bench.workers) meets the others: called with
+# ("warmup" | "measured" | "done", point index); for the first two it returns when
+# every worker is there, with the shared start time (ns, this process's clock).
+Sync = Callable[[str, int], Awaitable[int | None]]
 
 
 @dataclass
@@ -60,8 +64,10 @@ async def run_point(
     on_record: OnRecord | None = None,
     extra_body: dict[str, Any] | None = None,
     fail_fast: FailFast | None = None,
+    sync: Sync | None = None,
 ) -> PointOutcome:
     outcome = PointOutcome(point)
+    streams = point.client_concurrency or point.concurrency  # this process's share when the load is split
     warmup = [r for r in point.requests if r.phase == "warmup"]
     measured = [r for r in point.requests if r.phase == "measured"]
 
@@ -94,9 +100,11 @@ async def run_point(
         if on_record is not None:
             on_record(record)
 
+    if sync is not None:
+        await sync("warmup", point.index)
     if warmup:
         # Warmup runs at the point's concurrency too, and is excluded from every metric.
-        await closed_loop(warmup, point.concurrency, one)
+        await closed_loop(warmup, streams, one)
     if sampler is not None:
         await sampler.start()
     # Nothing slow on the loop that stamps tokens: a full garbage collection walks every
@@ -105,12 +113,15 @@ async def run_point(
     gc.collect()
     gc.freeze()
     try:
+        # after the collection: the workers' shared start is not spent collecting
+        start_ns = await sync("measured", point.index) if sync is not None else None
         if any(r.session is not None for r in measured):
             outcome.load = await sessions_loop(measured, point, send_one, keep, t0_ns)
         elif point.offsets_ns is not None:  # a replayed trace: its own schedule
-            outcome.load = await open_loop(measured, point.offsets_ns, one, stopped=(lambda: fail_fast.stopped) if fail_fast is not None else None)
+            stopped = (lambda: fail_fast.stopped) if fail_fast is not None else None
+            outcome.load = await open_loop(measured, point.offsets_ns, one, stopped=stopped, start_ns=start_ns)
         elif load.rate is None:
-            outcome.load = await closed_loop(measured, point.concurrency, one)
+            outcome.load = await closed_loop(measured, streams, one)
         else:
             offsets = arrival_offsets_ns(len(measured), load.rate, load.arrival, load.gamma_shape, load.seed)  # type: ignore[arg-type]
             outcome.load = await open_loop(measured, offsets, one, stopped=(lambda: fail_fast.stopped) if fail_fast is not None else None)
@@ -120,4 +131,6 @@ async def run_point(
         gc.unfreeze()
         if sampler is not None:
             outcome.engine = await sampler.stop()
+    if sync is not None:
+        await sync("done", point.index)
     return outcome

@@ -61,11 +61,13 @@ async def open_loop(
     clock: Callable[[], int] = time.perf_counter_ns,
     max_in_flight: int | None = None,
     stopped: Callable[[], bool] | None = None,
+    start_ns: int | None = None,
 ) -> LoadOutcome:
     """Send item i at ``start + offsets_ns[i]``; ``run_one`` gets the scheduled time.
     Once ``stopped()`` is true (the run stopped early) the rest are handed to ``run_one``
-    at once, still with their scheduled times, so a stopped run does not sit out its schedule."""
-    start = clock()
+    at once, still with their scheduled times, so a stopped run does not sit out its schedule.
+    ``start_ns``: the schedule's start on ``clock`` (workers of one split run share it); default now."""
+    start = clock() if start_ns is None else start_ns
     tasks: list[asyncio.Task[None]] = []
     limiter = asyncio.Semaphore(max_in_flight) if max_in_flight else None
 

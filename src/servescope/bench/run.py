@@ -32,11 +32,12 @@ from servescope.bench.gpu_telemetry import GpuSampler, check_gpu_metrics_url
 from servescope.bench.records import RecordWriter
 from servescope.bench.request_fields import request_extras
 from servescope.bench.result import RunIdentity, build_evaluation_run, build_result
-from servescope.bench.run_checks import check_run_options
+from servescope.bench.run_checks import check_run_options, check_workers_kind
 from servescope.bench.run_spec import EngineIdent, RunOptions, RunSpec
 from servescope.bench.runners import RUNNERS, RunContext, check_image_options, renders_images
 from servescope.bench.scrape import MetricsSampler, PointSamplers
 from servescope.bench.sessions import turn_report
+from servescope.bench.workers import WorkersRun, run_workers, split_block
 from servescope.catalog.store import Catalog
 from servescope.documents import EvaluationRun, Result, Workload
 from servescope.documents.config_id import config_id, parse_flags
@@ -48,6 +49,7 @@ from servescope.documents.engine_command import (
 from servescope.errors import EndpointError, UsageError
 from servescope.workload.adhoc_plan import ADHOC_DATASET, adhoc_workload, plan_load
 from servescope.workload.arrivals import arrival_offsets_ns, check_rate
+from servescope.workload.partition import check_split, split_points
 from servescope.workload.plan import PlannedPoint, plan
 
 # Flags of the embedded engine's command line that say nothing about what runs.
@@ -309,6 +311,13 @@ async def _run_async(
         # Closed loop: the first point's concurrency; open loop: its in-flight requests are not capped, the same window.
         fail_fast = FailFast(window_for(points[0].concurrency)) if opts.fail_fast and workload.kind not in ("eval", "image") and points else None
         resolved["fail_fast_window"] = fail_fast.window if fail_fast is not None else None
+        splits: list[list[PlannedPoint]] | None = None
+        if opts.workers > 1 or opts.ray_address is not None:
+            # one global plan and schedule, dealt to the workers (workload.partition); each keeps its own fail-fast rule
+            splits = split_points(points, opts.workers, rate=opts.rate, arrival=opts.arrival, gamma_shape=opts.gamma_shape, seed=workload.params.seed or 0)
+            resolved["workers"] = split_block(points, splits, opts.ray_address)
+            resolved["fail_fast_window"] = "per worker" if fail_fast is not None else None
+            fail_fast = None
         if capabilities.source is not None:  # what the rows were checked against, kept with the run
             resolved["endpoint_capabilities"] = {"source": capabilities.source, "supports_tools": capabilities.supports_tools, "vision": capabilities.vision}
             if capabilities.detail is not None:
@@ -366,7 +375,31 @@ async def _run_async(
                 reference_bundle=opts.reference_bundle,
             )
             try:
-                outcomes: list[PointOutcome] = await RUNNERS[workload.kind](ctx, workload, points)
+                if splits is not None:
+                    split = WorkersRun(
+                        count=opts.workers,
+                        ray_address=opts.ray_address,
+                        endpoint=endpoint,
+                        workload=workload,
+                        points=points,
+                        splits=splits,
+                        run_dir=run_dir,
+                        header=spec.header(),
+                        timeout_s=timeout,
+                        event_loop=event_loop_name(),
+                        extra_body=extras.body or None,
+                        capabilities=capabilities,
+                        fail_fast=opts.fail_fast,
+                    )
+                    done = await run_workers(split, writer, sampler=sampler, on_record=progress.on_record, on_point=progress.on_point)
+                    outcomes: list[PointOutcome] = done.outcomes
+                    resolved["workers"] = done.block
+                    if done.stopped_early is not None:
+                        resolved["stopped_early"] = done.stopped_early
+                        if progress.on_notice is not None:
+                            progress.on_notice(done.stopped_early)
+                else:
+                    outcomes = await RUNNERS[workload.kind](ctx, workload, points)
             finally:
                 if sampler is not None:
                     sampler.close()
@@ -457,6 +490,9 @@ def run_workload(opts: RunOptions, progress: Progress | None = None, catalog: Ca
     status = prog.on_status or (lambda _msg: None)
     cat = catalog or Catalog.load()
     workload, points = _plan(opts, cat)
+    if opts.workers > 1 or opts.ray_address is not None:  # a split that leaves a worker idle is refused before anything starts
+        check_workers_kind(opts.workers, opts.ray_address, workload.kind)
+        check_split(points, opts.workers, opts.rate)
     if opts.rate is not None:  # a schedule that cannot be sent is refused before anything starts
         for point in points:
             n = sum(r.phase == "measured" for r in point.requests)
@@ -466,6 +502,15 @@ def run_workload(opts: RunOptions, progress: Progress | None = None, catalog: Ca
         check_image_options(opts)
     elif opts.reference_bundle is not None:
         raise UsageError(f"--reference-bundle applies to a fidelity image suite; {workload.id} is kind {workload.kind}")
+    if opts.ray_address is None:
+        return _run_planned(opts, workload, points, prog, status)
+    from servescope.bench.worker_links import ray_cluster
+
+    with ray_cluster(opts.ray_address, opts.workers):  # joined before anything is started or written
+        return _run_planned(opts, workload, points, prog, status)
+
+
+def _run_planned(opts: RunOptions, workload: Workload, points: list[PlannedPoint], prog: Progress, status: Callable[[str], None]) -> RunArtifacts:
     command = _engine_command(opts)
     code_exec_sandbox = None
     if workload.kind == "eval" and renders_images(workload):

@@ -85,7 +85,42 @@ def check_run_options(opts: RunOptions) -> None:
         check_endpoint_url(opts.endpoint)
     if opts.api_key_env is not None and not os.environ.get(opts.api_key_env):
         raise UsageError(f"--api-key-env {opts.api_key_env}: that environment variable is not set or empty")
+    check_workers(opts.workers, opts.ray_address)
     check_out_dir(Path(opts.out_dir))
 
 
-__all__ = ["check_endpoint_url", "check_out_dir", "check_run_options", "positive_number"]
+# Kinds whose running is the shared loop over points (bench.runners): those a split run can deal out.
+SPLIT_KINDS = ("serving", "sweep", "prefill", "longctx")
+MAX_WORKERS = 1024
+LOCAL_WORKERS_PER_CPU = 4  # past this, local client processes only take turns on the CPUs (and memory: ~60 MB each)
+
+
+def check_workers(workers: int, ray_address: str | None) -> None:
+    """``--workers`` is a count of client processes in 1..MAX_WORKERS; ``--ray`` needs Ray installed."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
+        raise UsageError(f"--workers {workers!r}: give a number of client processes in 1..{MAX_WORKERS}, e.g. --workers 2 (1 = this process alone)")
+    cpus = os.cpu_count() or 1
+    if ray_address is None and workers > LOCAL_WORKERS_PER_CPU * cpus:
+        raise UsageError(
+            f"--workers {workers}: this host has {cpus} CPUs, and more than {LOCAL_WORKERS_PER_CPU} client processes a CPU only compete for them; "
+            f"give --workers ≤ {LOCAL_WORKERS_PER_CPU * cpus}, or place them on a Ray cluster with --ray ADDRESS"
+        )
+    if ray_address is not None:
+        if not ray_address.strip():
+            raise UsageError(f"--ray {ray_address!r}: give the cluster's address (host:port, as `ray start --head` prints it) or auto")
+        import importlib.util
+
+        if importlib.util.find_spec("ray") is None:
+            from servescope.bench.worker_links import RAY_MISSING
+
+            raise UsageError(RAY_MISSING)
+
+
+def check_workers_kind(workers: int, ray_address: str | None, kind: str) -> None:
+    """A split run deals out the shared loop over points; a kind with its own running is refused."""
+    if (workers > 1 or ray_address is not None) and kind not in SPLIT_KINDS:
+        option = f"--workers {workers}" if workers > 1 else "--ray"
+        raise UsageError(f"{option}: a workload of kind {kind} runs in one client process (its kinds that split: {', '.join(SPLIT_KINDS)}); drop {option}")
+
+
+__all__ = ["MAX_WORKERS", "SPLIT_KINDS", "check_endpoint_url", "check_out_dir", "check_run_options", "check_workers", "check_workers_kind", "positive_number"]

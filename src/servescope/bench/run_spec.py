@@ -57,6 +57,8 @@ class RunOptions:
     # what is sent (workload.load): a catalog id, a Workload file or an ad-hoc load; None: ``workload_id`` from the catalog
     load: ResolvedLoad | None = None
     tokenizer: Path | None = None  # ad-hoc prompts cut by this tokenizer.json when the endpoint has no /tokenize
+    workers: int = 1  # client processes the load is split over (bench.workers); 1: this process alone
+    ray_address: str | None = None  # place the workers on this Ray cluster ("auto": the one `ray start` left here)
 
 
 class EngineIdent(BaseModel):

@@ -47,6 +47,7 @@ FailureCategory = Literal[
     "cancelled",
     "rejected",
     "unsupported",  # the endpoint cannot take what the request needs (tools, images): not sent, or refused for it
+    "worker-lost",  # a client worker of a split run (run --workers) died before the request finished
     "other",
 ]
 FailureStage = Literal["connect", "send", "first-token", "stream", "score", "admission"]

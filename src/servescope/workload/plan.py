@@ -51,6 +51,9 @@ class PlannedPoint:
     offsets_ns: list[int] | None = None
     # multi-turn sessions: the pause between an answer and the session's next turn
     think_time_ns: int = 0
+    # one client process's share of the streams when the load is split over workers
+    # (workload.partition); None: this process runs all of them
+    client_concurrency: int | None = None
 
     @property
     def measured(self) -> int:

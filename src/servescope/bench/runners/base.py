@@ -11,7 +11,7 @@ import aiohttp
 
 from servescope.bench.capabilities import Capabilities
 from servescope.bench.endpoint import Endpoint
-from servescope.bench.execute import LoadSpec, OnRecord, PointOutcome, run_point
+from servescope.bench.execute import LoadSpec, OnRecord, PointOutcome, Sync, run_point
 from servescope.bench.fail_fast import FailFast
 from servescope.bench.records import RecordWriter
 from servescope.bench.scrape import MetricsSampler, PointSamplers
@@ -35,6 +35,7 @@ class RunContext:
     fail_fast: FailFast | None = None  # the early-stop rule (bench.fail_fast); None: every request is sent
     engine_id: str | None = None  # what the endpoint is (image runs pick their lane's adapter by it)
     reference_bundle: Path | None = None  # fidelity suites: the t2i-reference bundle scored against
+    sync: Sync | None = None  # a worker of a split run (bench.workers): meets the other workers at each phase
 
 
 async def run_points(ctx: RunContext, workload: Workload, points: list[PlannedPoint]) -> list[PointOutcome]:
@@ -58,6 +59,7 @@ async def run_points(ctx: RunContext, workload: Workload, points: list[PlannedPo
             on_record=ctx.on_record,
             extra_body=ctx.extra_body,
             fail_fast=ctx.fail_fast,
+            sync=ctx.sync,
         )
         engine = outcome.engine
         ctx.writer.write_point_done(
