@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
-import contextlib
 import io
 import json
 import selectors
@@ -59,6 +58,7 @@ from servescope.testing.image.pipeline import (
     check_size,
     render_text,
 )
+from servescope.testing.serve_app import serve_until_signal
 
 MAX_N = 4
 FAULTS = ("not-image", "no-data", "inflated-timing")
@@ -215,24 +215,9 @@ class ImageApp:
 
 
 async def serve(app: ImageApp, host: str, port: int, ready: Any = None) -> None:
-    runner = web.AppRunner(app.app, access_log=None, handle_signals=False)
-    await runner.setup()
-    site = web.TCPSite(runner, host, port)
-    await site.start()
-    server = site._server  # noqa: SLF001 - the only way to learn the bound port when port == 0
-    sockets = getattr(server, "sockets", None)
-    bound = sockets[0].getsockname()[1] if sockets else port
-    if ready is not None:
-        ready(bound)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, stop.set)
     try:
-        await stop.wait()
+        await serve_until_signal(app.app, host, port, ready)
     finally:
-        await runner.cleanup()
         app.executor.shutdown(wait=False, cancel_futures=True)
 
 

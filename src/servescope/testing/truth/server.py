@@ -74,6 +74,8 @@ from typing import Any
 
 from aiohttp import web
 
+from servescope.testing.serve_app import serve_until_signal
+
 _perf = time.perf_counter_ns
 _ID_MARKER = re.compile(r"\[truth-id:([^\]\s]{1,128})\]")
 
@@ -550,26 +552,7 @@ async def serve(
     log_path = log_dir / f"truth-{worker}.jsonl" if log_dir else None
     metrics_text = metrics_file.read_bytes() if metrics_file else None
     ta = TruthApp(options, model=model, token_text=token_text, log_path=log_path, worker=worker, metrics_text=metrics_text)
-    runner = web.AppRunner(ta.app, access_log=None, handle_signals=False)
-    await runner.setup()
-    site = web.TCPSite(runner, host, port, backlog=4096, reuse_port=reuse_port or None)
-    await site.start()
-    server = site._server  # noqa: SLF001 - the only way to learn the bound port when port == 0
-    bound = port
-    sockets = getattr(server, "sockets", None)  # asyncio.Server's; the AbstractServer type has none
-    if sockets:
-        bound = sockets[0].getsockname()[1]
-    if ready is not None:
-        ready(bound)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, stop.set)
-    try:
-        await stop.wait()
-    finally:
-        await runner.cleanup()
+    await serve_until_signal(ta.app, host, port, ready, backlog=4096, reuse_port=reuse_port or None)
 
 
 def _cli_options(a: argparse.Namespace) -> Options:
