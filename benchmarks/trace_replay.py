@@ -40,12 +40,14 @@ def main() -> None:
     ap.add_argument("--speedup", type=float, default=2.0)
     ap.add_argument("--requests", type=int, default=200)
     ap.add_argument("--itl-ms", type=float, default=1.0)
+    ap.add_argument("--workers", type=int, default=1, help="client processes (run --workers): a timestamp's sends are dealt over them")
     args = ap.parse_args()
     resolved = build_load(LoadRequest(trace=args.trace, num_requests=args.requests, speedup=args.speedup))
     assert resolved.trace is not None
     with TruthServer(ttft_ms=5.0, itl_ms=args.itl_ms) as srv, tempfile.TemporaryDirectory() as out:
         t = time.perf_counter()
-        opts = RunOptions(workload_id=resolved.load.label, endpoint=srv.base_url, load=resolved, tokenizer=TOKENIZER, out_dir=Path(out), scrape_metrics=False)
+        opts = RunOptions(workload_id=resolved.load.label, endpoint=srv.base_url, load=resolved, tokenizer=TOKENIZER, out_dir=Path(out), scrape_metrics=False,
+                          workers=args.workers)  # fmt: skip
         art = run_workload(opts)
         wall = time.perf_counter() - t
         records = list(read_records(art.records_path))
@@ -63,6 +65,7 @@ def main() -> None:
         "speedup": args.speedup,
         "schedule_span_s": round(span_s, 3),
         "wall_s": round(wall, 2),
+        "workers": args.workers,
         "lateness_ms": {k: round(float(v), 4) for k, v in (("p50", np.percentile(late_ms, 50)), ("p90", np.percentile(late_ms, 90)),
                                                              ("p99", np.percentile(late_ms, 99)), ("max", late_ms.max()), ("min", late_ms.min()))},
         "first_of_each_timestamp_lateness_ms": {"timestamps": len(first_ms), "p50": round(float(np.percentile(first_ms, 50)), 4),

@@ -72,6 +72,17 @@ def test_a_trace_schedule_is_dealt_as_is() -> None:
     assert subs[0].offsets_ns == [0, 5, 31] and subs[1].offsets_ns == [5, 30, 90]
 
 
+def test_a_trace_whose_requests_share_a_first_block_still_splits() -> None:
+    """A conversation trace's requests all start with the same prefix block (one group): under
+    its schedule the order holds whichever worker sends them, so they are dealt one by one."""
+    offsets = [0, 0, 0, 0, 10, 10]
+    point = PlannedPoint(0, 1, [_req(i, group="block-7") for i in range(6)], offsets_ns=offsets)
+    check_split([point], 2, None)
+    subs = split_point(point, 2, rate=None, arrival="poisson", gamma_shape=1.0, seed=0)
+    assert _ids(subs) == _ids([point]) and [len(s.requests) for s in subs] == [3, 3]
+    assert subs[0].offsets_ns == [0, 0, 10] and subs[1].offsets_ns == [0, 0, 10]
+
+
 def test_every_point_of_a_sweep_is_split() -> None:
     points = [_point(8, c) for c in (2, 4)]
     for i, p in enumerate(points):

@@ -7,7 +7,9 @@ union of what the workers send is exactly what one process would send.
 - Open loop (``--rate``) and trace replay: ONE global arrival schedule (drawn here,
   with the same seed and call as one process), dealt round-robin by index; each
   worker sends its requests at their global offsets from a shared start, so the
-  union is the requested arrival process. Sessions stay whole on one worker.
+  union is the requested arrival process. Sessions stay whole on one worker; prefix
+  groups need not (the schedule keeps their order whichever worker sends them), so a
+  trace whose requests all share a first block still splits.
 
 Pure: the same points and N give the same split. A split that would leave a worker
 idle (more workers than streams, requests or sessions) is refused in one line.
@@ -28,9 +30,12 @@ def shares(total: int, n: int) -> list[int]:
     return [total // n + (1 if k < total % n else 0) for k in range(n)]
 
 
-def _units(requests: Sequence[PlannedRequest]) -> list[list[int]]:
+def _units(requests: Sequence[PlannedRequest], keep_groups: bool = True) -> list[list[int]]:
     """Indices of requests that must stay on one worker: a session's turns, a group's
-    run of consecutive requests, else each request alone; in order of first request."""
+    run of consecutive requests (closed loop: sent in order, so the later ones find the
+    prefix cached; with ``keep_groups`` False, under a global schedule that keeps the
+    order whichever worker sends them, each request alone), else each request alone;
+    in order of first request."""
     units: list[list[int]] = []
     by_session: dict[str, list[int]] = {}
     for i, req in enumerate(requests):
@@ -39,7 +44,7 @@ def _units(requests: Sequence[PlannedRequest]) -> list[list[int]]:
                 by_session[req.session] = []
                 units.append(by_session[req.session])
             by_session[req.session].append(i)
-        elif req.group is not None and units and requests[units[-1][0]].group == req.group and requests[units[-1][0]].session is None:
+        elif keep_groups and req.group is not None and units and requests[units[-1][0]].group == req.group and requests[units[-1][0]].session is None:
             units[-1].append(i)
         else:
             units.append([i])
@@ -71,7 +76,7 @@ def check_split(points: Sequence[PlannedPoint], n: int, rate: float | None) -> N
     """Refuse (one line) a split that leaves a worker with nothing to do."""
     for point in points:
         measured = [r for r in point.requests if r.phase == "measured"]
-        units = len(_units(measured))
+        units = len(_units(measured, keep_groups=rate is None and point.offsets_ns is None))
         sessions = any(r.session is not None for r in measured)
         if sessions and units < n:
             raise UsageError(f"--workers {n}: {_what(point)} has {units} sessions and a session runs whole on one worker; give --workers ≤ {units}")
@@ -90,7 +95,7 @@ def split_point(point: PlannedPoint, n: int, *, rate: float | None, arrival: str
     warmup = [r for r in point.requests if r.phase == "warmup"]
     streams = shares(point.concurrency, n) if point.concurrency >= n else [1] * n
     warm = [[warmup[i] for i in picked] for picked in _weighted(_units(warmup), streams)]
-    units = _units(measured)
+    units = _units(measured, keep_groups=rate is None and point.offsets_ns is None)
     offsets = point.offsets_ns
     if offsets is None and rate is not None and not any(r.session is not None for r in measured):
         offsets = arrival_offsets_ns(len(measured), rate, arrival, gamma_shape, seed)  # type: ignore[arg-type]  # the one schedule execute draws
