@@ -65,7 +65,8 @@ def family(model_id: str) -> str:
     return re.sub(r"^llama-3\.[0-9]+-", "llama-3.x-", model_id)
 
 
-def _weight_dtype(scen: Scenario, model: Model) -> str:
+def weight_dtype(scen: Scenario, model: Model) -> str:
+    """The dtype most of the deployment's weight bytes are in (see :func:`weight_dtype_label`)."""
     expert = routed_expert_dtype(scen, model)
     if expert is not None:
         return expert
@@ -76,7 +77,7 @@ def weight_dtype_label(scen: Scenario, cat: Catalog) -> str:
     """The dtype most of the deployment's weight bytes are in: the scenario's weight dtype, except that
     routed experts quantised in the checkpoint (gpt-oss: mxfp4 experts, 97 % of its parameters, beside
     bf16 attention) label the deployment by the experts' dtype, as the deployment runs them."""
-    return _weight_dtype(scen, cat.model(scen.model))
+    return weight_dtype(scen, cat.model(scen.model))
 
 
 def deployment_groups(dep: Deployment) -> dict[str, str]:
@@ -85,9 +86,9 @@ def deployment_groups(dep: Deployment) -> dict[str, str]:
     return {
         "engine": ENGINE_NAMES.get(scen.engine.id.lower(), scen.engine.id),
         "hardware generation": generation(dep.hardware.id),
-        "weight dtype": _weight_dtype(scen, dep.model),
+        "weight dtype": weight_dtype(scen, dep.model),
         "model family": family(dep.model.id),
     }
 
 
-__all__ = ["ENGINE_NAMES", "GENERATIONS", "SCENARIO_DIMENSIONS", "deployment_groups", "family", "generation", "weight_dtype_label"]
+__all__ = ["ENGINE_NAMES", "GENERATIONS", "SCENARIO_DIMENSIONS", "deployment_groups", "family", "generation", "weight_dtype", "weight_dtype_label"]

@@ -34,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from servescope.predict.deployment import Deployment
-from servescope.predict.groups import generation
+from servescope.predict.groups import generation, weight_dtype
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ def _engine(dep: Deployment) -> str:
 
 
 def _dtype(dep: Deployment) -> str:
-    return str(dep.scenario.weight_dtype if dep.scenario.weight_dtype != "auto" else (dep.model.torch_dtype or "auto")).lower()
+    return weight_dtype(dep.scenario, dep.model).lower()
 
 
 def _long_prompts(shape: LoadShape) -> bool:

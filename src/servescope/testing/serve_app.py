@@ -1,12 +1,14 @@
 """Serve an aiohttp application on loopback until SIGTERM or SIGINT: the one serving loop
 of the test servers (timing truth, the tiny image engine). It learns the bound port (for
-port 0), tells the caller through ``ready``, and cleans the runner up on the way out."""
+port 0), tells the caller through ``ready``, and cleans the runner up on the way out.
+:func:`stop_server_process` is the other end: how the parent stops such a server."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import signal
+import subprocess
 from typing import Any
 
 from aiohttp import web
@@ -35,3 +37,18 @@ async def serve_until_signal(app: web.Application, host: str, port: int, ready: 
 
 
 __all__ = ["serve_until_signal"]
+
+
+def stop_server_process(proc: subprocess.Popen[Any] | None, timeout_s: float = 15.0) -> None:
+    """SIGTERM (the serving loop above then cleans up), SIGKILL after ``timeout_s``, and close its pipe."""
+    if proc is None:
+        return
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    if proc.stdout:
+        proc.stdout.close()

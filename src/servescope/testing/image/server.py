@@ -38,7 +38,6 @@ import base64
 import io
 import json
 import selectors
-import signal
 import subprocess
 import sys
 import time
@@ -58,7 +57,7 @@ from servescope.testing.image.pipeline import (
     check_size,
     render_text,
 )
-from servescope.testing.serve_app import serve_until_signal
+from servescope.testing.serve_app import serve_until_signal, stop_server_process
 
 MAX_N = 4
 FAULTS = ("not-image", "no-data", "inflated-timing")
@@ -299,18 +298,7 @@ class ImageServer:
         return self
 
     def stop(self) -> None:
-        p = self.proc
-        if p is None:
-            return
-        if p.poll() is None:
-            p.send_signal(signal.SIGTERM)
-            try:
-                p.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
-        if p.stdout:
-            p.stdout.close()
+        stop_server_process(self.proc)
         self.proc = None
 
     def __enter__(self) -> ImageServer:

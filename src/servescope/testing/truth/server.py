@@ -74,7 +74,7 @@ from typing import Any
 
 from aiohttp import web
 
-from servescope.testing.serve_app import serve_until_signal
+from servescope.testing.serve_app import serve_until_signal, stop_server_process
 
 _perf = time.perf_counter_ns
 _ID_MARKER = re.compile(r"\[truth-id:([^\]\s]{1,128})\]")
@@ -777,18 +777,8 @@ class TruthServer:
         return self
 
     def stop(self) -> None:
-        p = self.proc
-        if p is not None:
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-                try:
-                    p.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    p.wait()
-            if p.stdout:
-                p.stdout.close()
-            self.proc = None
+        stop_server_process(self.proc)
+        self.proc = None
         if self._tmp is not None:
             self._tmp.cleanup()
             self._tmp = None
