@@ -319,16 +319,19 @@ def numeric_special(row: dict[str, Any], v: Fraction) -> None:
     cat = row.get("category", "")
     a = fmt(v)
     if cat == "fraction":
-        add(rid, f"{row['answer']} simplifies; as a decimal that is {float(v):.1f}.\n\nAnswer: {float(v):.1f}", True, "frac-decimal-one-place")
+        dec = f"{float(v):.2f}".rstrip("0") if v.denominator != 1 else f"{v.numerator}.0"
+        add(rid, f"The sum is {row['answer']}; as a decimal that is {dec}.\n\nAnswer: {dec}", True, "frac-decimal-after-sum")
         add(rid, f"Answer: $\\tfrac{{{v.numerator * 2}}}{{{v.denominator * 2}}}$", True, "frac-latex-tfrac-unreduced")
         add(rid, f"Answer: {int(float(v) * 100)}%", True, "frac-as-percent-of-one", ambiguous=True)
     elif cat == "percent":
         pct = int(re.search(r"(\d+)%", row["text"]).group(1))  # type: ignore[union-attr]
-        add(rid, f"{pct} hundredths of the amount: {a}.0\n\nAnswer: {a}.0", True, "pct-decimal-point-zero")
+        padded = f"{a}.0" if v.denominator == 1 else f"{a}0"
+        add(rid, f"{pct} hundredths of the amount: {padded}\n\nAnswer: {padded}", True, "pct-trailing-zero-decimal")
         add(rid, f"{pct}% = {pct}/100 = {fmt(Fraction(pct, 100))}\n\nAnswer: {fmt(Fraction(pct, 100))}", False, "pct-reports-rate-as-decimal")
     elif cat == "money":
+        cents = f"{float(v):.2f}"
         add(rid, f"Answer: USD {a}", True, "money-iso-code")
-        add(rid, f"That comes to ${a}.00 (roughly €{int(v * Fraction(92, 100))}).\n\nAnswer: ${a}.00", True, "money-converted-aside")
+        add(rid, f"That comes to ${cents} (roughly €{int(v * Fraction(92, 100))}).\n\nAnswer: ${cents}", True, "money-converted-aside")
         add(rid, f"Answer: {a} $", True, "money-trailing-symbol")
         unit = operands(row)
         if unit:
@@ -353,19 +356,22 @@ def numeric_special(row: dict[str, Any], v: Fraction) -> None:
 
 def numeric_cases() -> None:
     rows = rows_of("numeric")
+    seen: dict[str, int] = {}
     for i, row in enumerate(rows):
         v = num_value(row["answer"])
         w = wrong_num(row, v)
         rights = numeric_right_styles(row, v, w)
         wrongs = numeric_wrong_styles(row, v, w)
         rid = row["id"]
-        picks_r = [rights[(i * 3) % len(rights)]] if i % 2 == 0 or i % 5 == 1 else []
-        picks_w = [wrongs[(i * 5 + 1) % len(wrongs)]] if i % 2 == 1 or i % 5 == 0 else []
+        picks_r = [rights[(i * 3) % len(rights)]] if i % 2 == 0 else []
+        picks_w = [wrongs[(i * 5 + 1) % len(wrongs)]] if i % 2 == 1 else []
         for style, text, amb in picks_r:
             add(rid, text, True, style, ambiguous=amb)
         for style, text, amb in picks_w:
             add(rid, text, False, style, ambiguous=amb)
-        if i % 4 == 0 or row.get("category") in ("use_result",):
+        cat = row.get("category", "")
+        seen[cat] = seen.get(cat, 0) + 1
+        if cat == "use_result" or seen[cat] % 3 == 1:
             numeric_special(row, v)
 
 
@@ -433,13 +439,14 @@ def exact_cases() -> None:
             ("exact-code-block", finish(row, f"```\nAnswer: {x}\n```"), False),
             ("exact-boxed-text", finish(row, f"$\\boxed{{\\text{{{x}}}}}$"), False),
             ("exact-candidates-ticked", finish(row, f"Options I weighed:\n1. {w} ✗\n2. {x} ✓\n\nAnswer: {x}"), False),
-            ("exact-footnote", finish(row, f"Answer: {x}[1]\n\n[1] Standard reference value."), False),
             ("exact-not-other-but-this", finish(row, f"It isn't {w} — it's {x}.\nAnswer: {x}"), False),
             ("exact-chinese-frame-latin", finish(row, f"答案：{x}"), False),
             ("exact-json-object", finish(row, json.dumps({"answer": x}, ensure_ascii=False)), False),
-            ("exact-source-parenthetical", finish(row, f"Answer: {x} (source: my general knowledge; confident)"), False),
         ]
-        if suite_of(row).startswith(("eval-knowledge", "eval-science")):
+        if not suite_of(row).startswith("eval-reasoning"):
+            rights.append(("exact-footnote", finish(row, f"Answer: {x}[1]\n\n[1] Standard reference value."), False))
+            rights.append(("exact-source-parenthetical", finish(row, f"Answer: {x} (source: my general knowledge; confident)"), False))
+        if suite_of(row).startswith(("eval-knowledge", "eval-science")) and not x.isdigit():
             rights.append(("exact-markdown-link", finish(row, f"Answer: [{x}](https://en.wikipedia.org/wiki/{x.replace(' ', '_')})"), False))
         if x in CYRILLIC_NAMES:
             rights.append(("exact-cyrillic-with-latin-gloss", finish(row, f"Ответ: {CYRILLIC_NAMES[x]} ({x})"), False))
@@ -521,9 +528,9 @@ def mc_cases() -> None:
             ("mc-footnote-wrong", finish(row, f"Answer: {w}[1]\n\n[1] Though {x} is a common alternative."), False),
         ]
         picks = [rights[(i * 5) % len(rights)] if i % 2 == 0 else wrongs[(i * 7 + 3) % len(wrongs)]]
-        if i % 8 == 0:
+        if i % 16 == 0:
             picks.append(wrongs[(i * 7 + 1) % len(wrongs)])
-        elif i % 8 == 5:
+        elif i % 16 == 5:
             picks.append(rights[(i * 5 + 6) % len(rights)])
         right_styles = {s for s, _t, _a in rights}
         for style, text, amb in picks:
@@ -774,11 +781,13 @@ def tool_cases() -> None:
             s = args["seconds"]
             j = i % 3
             if j == 0:
-                add(rid, "", False, "tool-seconds-as-minutes-times-100", tool_calls=[call(name, {"seconds": s // 60 * 100})])
+                mm, ss = divmod(s, 60)
+                add(rid, "", False, "tool-seconds-as-mmss-digits", tool_calls=[call(name, {"seconds": mm * 100 + ss})])
             elif j == 1:
-                add(rid, "", True, "tool-seconds-with-label", tool_calls=[call(name, {"seconds": s, "label": "tea"})])
+                add(rid, "", True, "tool-seconds-with-label", tool_calls=[call(name, {"seconds": s, "label": "tea" if cat == "derive_args" else "timer"})])
             else:
-                add(rid, "", False, "tool-seconds-as-float-minutes", tool_calls=[call(name, {"seconds": s / 60})])
+                key, val = ("minutes", s // 60) if cat == "derive_args" else ("duration", s)
+                add(rid, "", False, "tool-timer-wrong-arg-name", tool_calls=[call(name, {key: val})])
             add(rid, f"Timer set for {s // 60} minutes! ☕", False, "tool-claims-done-no-call", tool_calls=[])
 
 
@@ -1081,23 +1090,38 @@ BANK = [
     "Each season brings a different side of {t} into view.",
     "Children tend to ask the best questions about {t}.",
     "Few things feel as familiar and as surprising as {t}.",
-    "It is worth keeping a notebook of what {t} teaches us.",
+    "It is worth keeping a notebook of what {t} can teach us.",
     "Some of the warmest memories people have involve {t}.",
     "Even a short walk can turn into a lesson about {t}.",
     "Nobody needs special training to enjoy {t}.",
-    "The more you look at {t} the more it gives back.",
+    "The more attention you pay to {t} the more you get back.",
     "Plenty of people plan their weekends around {t}.",
     "Sounds and smells often tie our memories to {t}.",
 ]
-SHORT = ["{T} calm a busy mind.", "{T} hold quiet stories.", "{T} feel old and new at once."]
+SHORT = ["{T} can calm a busy mind.", "{T} can hold quiet stories.", "{T} can feel old and new at once."]
+# Where a comma (or a dash) falls naturally in a bank sentence: the slip a model makes under "no commas".
+COMMA_FORMS = {
+    "The more attention you pay to {t} the more you get back.": "The more attention you pay to {t}, the more you get back.",
+    "Writers have returned to {t} again and again for centuries.": "Writers have returned to {t} again and again, for centuries.",
+    "Many people say that {t} helps them slow down and think.": "As many people say, {t} helps them slow down and think.",
+    "Few things feel as familiar and as surprising as {t}.": "Few things feel as familiar, and as surprising, as {t}.",
+    "Sounds and smells often tie our memories to {t}.": "Sounds, smells and colours often tie our memories to {t}.",
+    "Even a short walk can turn into a lesson about {t}.": "Even a short walk, though, can turn into a lesson about {t}.",
+    "Each season brings a different side of {t} into view.": "Each season, in turn, brings a different side of {t} into view.",
+}
 OPENERS = {
     "Imagine": "Imagine {t} on a calm evening with nowhere to be.",
     "Today": "Today I want to say a few words about {t}.",
     "Yesterday": "Yesterday I spent a long while thinking about {t}.",
     "Honestly": "Honestly {t} deserves more attention than it gets.",
 }
-INFLECTED = {"Imagine": "Imagined", "Today": "Today's", "Yesterday": "Yesterday's", "Honestly": "Honest"}
-CLOSERS = {"done": "By the end of the evening the day felt done."}
+INFLECTED = {
+    "Imagine": "Imagining {t} on a calm evening is easy.",
+    "Today": "Today's walk made me think about {t}.",
+    "Yesterday": "Yesterday's walk made me think about {t}.",
+    "Honestly": "Honest words about {t} are rare.",
+}
+CLOSERS = {"done": "After one more hour with {t} the day felt done."}
 COMPOUND = {
     "bridge": "footbridge",
     "river": "riverbank",
@@ -1110,6 +1134,10 @@ COMPOUND = {
 KW_COMPOUND = {"light": "sunlight", "path": "footpath", "small": "smallish", "time": "daytime"}
 FORBIDDEN_TAIL = {"really": "really calm", "very": "very calm", "good": "good", "nice": "nice", "beautiful": "beautiful"}
 PLACES = ["kitchen", "hallway", "garden shed", "street", "station"]
+PLACEHOLDER_SENTENCE = {
+    2: "Ask [name] to meet you at [address] and bring a snack.",
+    3: "Ask [name] to meet you at [address] on [date] and bring a snack.",
+}
 PLACEHOLDERS = ["[name]", "[address]", "[date]", "[time of day]", "[phone number]"]
 
 
@@ -1118,7 +1146,7 @@ def topic_of(text: str) -> str:
         r"what makes (.+?) interesting",
         r"who is new to (.+?)\.",
         r"story about (.+?) in capital",
-        r"(?:about|for) (.+?)(?: in at most| using| without| that|[.,])",
+        r"(?:about|for) (.+?)(?: as bullet| in at most| using| without| that|[.,])",
         r"Describe (.+?)(?: in your own words| in at most|\.)",
     ):
         m = re.search(pat, text)
@@ -1272,15 +1300,18 @@ def compose(row: dict[str, Any], rules: list[dict[str, Any]], nl: str = "\n") ->
             sents[slot] = f"A {w} sits at the centre of this picture of {t}."
     if "placeholder_count" in R:
         k = R["placeholder_count"]
-        tgt = len(sents) - 1 if len(sents) > 1 else 0
-        if "ends_with" in R and len(sents) > 1:
-            tgt = len(sents) - 2
-        sents[tgt] = sents[tgt][:-1] + " with " + " and ".join(PLACEHOLDERS[:k]) + "."
+        bank = {b.format(t=t) for b in BANK}
+        free = [j for j, x in enumerate(sents) if x in bank and not (j == 0 and "starts_with" in R) and not (j == len(sents) - 1 and "ends_with" in R)]
+        if free:
+            sents[free[-1]] = PLACEHOLDER_SENTENCE[k]
+        else:
+            tgt = len(sents) - 2 if "ends_with" in R and len(sents) > 1 else len(sents) - 1
+            sents[tgt] = sents[tgt][:-1] + " with " + " and ".join(PLACEHOLDERS[:k]) + "."
     if "starts_with" in R:
         sents[0] = OPENERS[R["starts_with"]].format(t=t)
     if "ends_with" in R:
         phrase = R["ends_with"]
-        sents[-1] = CLOSERS.get(phrase, phrase)
+        sents[-1] = CLOSERS.get(phrase, phrase).format(t=t)
         if len(sents) == 1 and "starts_with" in R:
             sents[0] = OPENERS[R["starts_with"]].format(t=t)[:-1] + " and now it is " + phrase
     if "highlight_count" in R:
@@ -1363,6 +1394,9 @@ def mutate(spec: dict[str, Any], rule: dict[str, Any], row: dict[str, Any]) -> t
     name, val = rule["rule"], rule.get("value")
     s = json.loads(json.dumps(spec))
     sents: list[str] = s["sents"]
+    if name == "max_words" and "short title" in row["text"]:
+        sents[0] = sents[0] + " and the long walk home through the old harbour town"
+        return "instr-title-runs-long", render(s), False
     if name == "max_words":
         over = val - words(render(spec)) + 3
         j = max(0, len(sents) - 2) if "ends_with" in str(row["score_args"]) else len(sents) - 1
@@ -1382,7 +1416,7 @@ def mutate(spec: dict[str, Any], rule: dict[str, Any], row: dict[str, Any]) -> t
     if name == "sentence_count":
         j = max(0, len(sents) - 1)
         sents.insert(j, "It stays with me.")
-        return "instr-one-short-extra-sentence", render(s), False
+        return "instr-one-extra-sentence", render(s), False
     if name == "uppercase":
         text = render(spec)
         for w in (" AND ", " THE ", " OF "):
@@ -1397,28 +1431,23 @@ def mutate(spec: dict[str, Any], rule: dict[str, Any], row: dict[str, Any]) -> t
         if not m:
             return None
         return "instr-lower-sentence-initial-capital", text[: m.start()] + m.group(1).upper() + text[m.end() :], False
-    if name == "no_commas":
-        text = render(spec)
-        if " and " in text:
-            return "instr-comma-before-and", text.replace(" and ", ", and ", 1), False
-        if " AND " in text:
-            return "instr-comma-before-and", text.replace(" AND ", ", AND ", 1), False
+    if name in ("no_commas", "language_ascii"):
+        t = topic_of(row["text"])
+        for j, x in enumerate(sents):
+            for plain, comma in COMMA_FORMS.items():
+                if x == plain.format(t=t):
+                    sents[j] = comma.format(t=t) if name == "no_commas" else comma.format(t=t).replace(",", " —", 1).replace(",", "", 1)
+                    style = "instr-natural-comma-slip" if name == "no_commas" else "instr-ascii-em-dash-aside"
+                    return style, render(s), False
         return None
     if name == "ends_with":
         return "instr-ends-then-horizontal-rule", render(spec) + spec["nl"] + spec["nl"] + "---", False
     if name == "starts_with":
-        sents[0] = sents[0].replace(val, INFLECTED[val], 1)
+        sents[0] = INFLECTED[val].format(t=topic_of(row["text"]))
         return "instr-starts-inflected-form", render(s), False
     if name == "bullet_count":
         s["markers"] = ["- "] * (len(sents) - 1) + ["– "]
         return "instr-last-bullet-en-dash", render(s), False
-    if name == "language_ascii":
-        text = render(spec)
-        if " and " in text:
-            return "instr-ascii-em-dash", text.replace(" and ", " — ", 1), False
-        if " AND " in text:
-            return "instr-ascii-em-dash", text.replace(" AND ", " — ", 1), False
-        return None
     if name == "not_contains":
         j = 1 if len(sents) > 2 else 0
         tail = FORBIDDEN_TAIL[val]
@@ -1522,7 +1551,12 @@ def instruction_cases() -> None:
             continue
         ps_and_count = "postscript" in names and "sentence_count" in names
         style = ["instr-all-rules-plain", "instr-all-rules-crlf", "instr-all-rules-trailing-spaces"][variant]
-        add(rid, text, True, style, ambiguous=ps_and_count)
+        # the short format suites repeat their prompts: one case a row there, right and wrong in turn
+        short_suite = rid.startswith("format")
+        if not short_suite or k % 2 == 0:
+            add(rid, text, True, style, ambiguous=ps_and_count)
+        if short_suite and k % 2 == 0:
+            continue
         order = sorted(rules, key=lambda r: hash_rule(rid, r["rule"]))
         made = 0
         for rule in order:
@@ -1536,7 +1570,7 @@ def instruction_cases() -> None:
             amb = amb or rule in implied or (ps_and_count and rule["rule"] != "postscript")
             add(rid, mtext, False, mstyle, ambiguous=amb)
             made += 1
-            if made >= (2 if k % 6 == 0 else 1):
+            if made >= (2 if k % 12 == 0 else 1):
                 break
     if skipped:
         print(f"instruction rows skipped: {skipped}")
