@@ -18,27 +18,37 @@ How this set was made, and the blindness rules its author kept:
   THAT row's prompt. Its verdict is the one a careful human grader gives after
   reading the prompt, the expected answer and the row's rules; verdicts are
   fixed here, by construction, before anything is scored.
-- The styles are ones the two earlier sets do not have: a <think> block that
-  reaches a different conclusion than the final line (both ways); the answer in
-  a code block; step-by-step work whose intermediate numbers are larger than the
-  final one (and the slip of reporting an intermediate); a list of candidates
-  with one marked (tick, arrow, "<- this one"); "A) ..." option text carrying a
-  different letter; the right answer negated ("it is not X"); citations and
-  footnote markers glued to the answer; LaTeX boxed{} with text{} and
-  mathrm{} (backslash commands); percent vs fraction vs decimal equivalents; answers in CJK,
-  Cyrillic and Arabic script (with Latin or Arabic-Indic digits); units
-  converted; British spellings; numerals with spaces or narrow no-break spaces
-  as thousands separators; a YAML or JSON answer object; JSON with comments,
-  single quotes, YAML instead of JSON, JSON5 keys, swapped fields, totals
-  instead of unit prices; tool calls as text in formats the earlier sets lack
-  (<function=...>, <|python_tag|>, "functions.NAME" channel form, XML
-  parameters) and as structure with odd argument encodings; instruction answers
-  that keep every rule in unusual formatting (numbered sections, CRLF lines,
-  one-line bullets under a title, ALL-CAPS with digits) and ones that break
-  exactly one rule subtly (an en dash bullet, a non-ASCII degree sign, a
-  forbidden word inside a hyphenated compound, a comma inside a number, a P.S.
-  written "PS", a section marker spelled "Section"); corrupted long-generation
-  lines (homoglyphs, zero-width spaces, merged lines, a token cut mid-word).
+- The styles are ones the two earlier sets do not have (their style lists
+  were read first and their texts are not repeated): a <think> block that
+  reaches a different conclusion than the final line, both ways; the answer in
+  a code block; step-by-step work whose intermediate numbers are larger than
+  the final one, and the slip of reporting an intermediate as the answer; a
+  list of candidates with one marked (tick, arrow, "<- my pick"); "A) ..."
+  option text carrying a different letter; the right answer negated ("it is
+  not X") and a wrong one negated before the right one; citations, footnote
+  and superscript markers glued to the answer; LaTeX boxed{} with text{} and
+  mathrm{} (backslash commands); fraction vs decimal vs padded decimal
+  equivalents; answers framed in Chinese, Japanese, Russian and Arabic (Latin,
+  full-width or Arabic-Indic digits, Cyrillic homoglyph letters); units
+  converted (Celsius with Fahrenheit or Kelvin, dollars with euros, ISO codes);
+  numerals with spaces or narrow no-break spaces as thousands separators; a
+  YAML or JSON answer object; JSON with a BOM, tabs, comments, unquoted keys,
+  a YAML body, an array of one-key objects, totals instead of unit prices,
+  swapped fields, units inside values; tool calls as text in formats the
+  earlier sets lack (<function=...>, <|python_tag|>, the "functions.NAME"
+  channel form, XML parameters) and as structure with odd argument encodings
+  (tabs and unicode escapes, a trailing newline, a space before colons) or subtle
+  slips (mm:ss digits as seconds, the same currency twice, arguments wrapped in
+  "params", truncated JSON, a wrong argument name); instruction answers that
+  keep every rule with CRLF line endings or trailing spaces, and ones that
+  break exactly one rule subtly (an en dash bullet, an em dash aside under
+  ASCII-only, the comma a comparative clause naturally takes, a forbidden word
+  in a trailing clause, an inflected opener, a single-angle title, Roman
+  section numbers, "Postscript:" for "P.S.", a sign-off paragraph, an unclosed
+  highlight, a placeholder in angle brackets, a horizontal rule after the
+  closing phrase, the keyword only inside a compound); corrupted
+  long-generation lines (homoglyphs, zero-width spaces, merged lines, a token
+  cut mid-word, a leaked byte token, a spliced CJK character).
 - Long-generation integrity rows (token_integrity) are graded as the seed
   defines the suite: "scores token integrity, not correctness: accuracy is the
   share of generations that came back with no spliced token". A skipped,
@@ -46,7 +56,11 @@ How this set was made, and the blindness rules its author kept:
   only break the count are marked ambiguous because a grader could disagree.
 - code_exec rows: code that is wrong on inputs the prompt covers is wrong even
   where it may pass a few tests; cases where only hidden edge cases break it,
-  or where the prompt leaves the behaviour open, are marked ambiguous.
+  or where the prompt leaves the behaviour open, are marked ambiguous. The code
+  answers were run once with plain exec against their row's own asserts while
+  they were written, to know which pass (no scorer was run): six wrong answers
+  pass those asserts (max() used although forbidden, a palindrome test that
+  only compares the ends, and four marked ambiguous).
 - Instruction answers are built from the row's rule list by a small composer;
   a checker written here from the prompt wording (not from any scorer) confirms
   that a "right" answer keeps every rule and a "wrong" one breaks exactly the
@@ -265,7 +279,8 @@ def numeric_right_styles(row: dict[str, Any], v: Fraction, w: Fraction) -> list[
     if work:
         lines, _big = work
         out.append(("num-steps-big-intermediates", finish(row, "\n".join(f"Step {i + 1}: {ln}" for i, ln in enumerate(lines)) + f"\n\nAnswer: {a}"), False))
-    out.append(("num-boxed-text-unit", finish(row, f"$$\\boxed{{{a}\\text{{ }}}}$$\n\nAnswer: {a}"), False))
+    boxed = f"\\text{{\\$}}{a}" if row.get("category") == "money" else f"\\mathrm{{{a}}}"
+    out.append(("num-boxed-mathrm-or-dollar", finish(row, f"$$\\boxed{{{boxed}}}$$\n\nAnswer: {a}"), False))
     out.append(("num-candidates-ticked", finish(row, f"Candidates I considered:\n- {bad}\n- {a} ✓\n- {fmt(w + 1)}\n\nAnswer: {a}"), False))
     out.append(("num-footnote-marker", finish(row, f"Answer: {a}[^1]\n\n[^1]: Checked by working backwards from the result."), False))
     out.append(("num-negated-wrong-then-right", finish(row, f"It is not {bad}, that was a slip in the middle step. Answer: {a}"), False))
@@ -281,7 +296,7 @@ def numeric_right_styles(row: dict[str, Any], v: Fraction, w: Fraction) -> list[
     out.append(("num-json-answer", finish(row, json.dumps({"answer": int(v) if v.denominator == 1 else float(v)})), False))
     if v.denominator == 1 and 0 <= v < 10:
         out.append(("num-fullwidth-in-sentence", finish(row, f"答えは{a.translate(FULLWIDTH)}です。\nAnswer: {a}"), False))
-    out.append(("num-equals-chain-final", finish(row, f"So the value is {a} = {a}.\nAnswer: {a} ✅"), False))
+    out.append(("num-answer-check-emoji", finish(row, f"Double-checked by redoing it another way.\nAnswer: {a} ✅"), False))
     return out
 
 
@@ -322,7 +337,6 @@ def numeric_special(row: dict[str, Any], v: Fraction) -> None:
         dec = f"{float(v):.2f}".rstrip("0") if v.denominator != 1 else f"{v.numerator}.0"
         add(rid, f"The sum is {row['answer']}; as a decimal that is {dec}.\n\nAnswer: {dec}", True, "frac-decimal-after-sum")
         add(rid, f"Answer: $\\tfrac{{{v.numerator * 2}}}{{{v.denominator * 2}}}$", True, "frac-latex-tfrac-unreduced")
-        add(rid, f"Answer: {int(float(v) * 100)}%", True, "frac-as-percent-of-one", ambiguous=True)
     elif cat == "percent":
         pct = int(re.search(r"(\d+)%", row["text"]).group(1))  # type: ignore[union-attr]
         padded = f"{a}.0" if v.denominator == 1 else f"{a}0"
@@ -337,7 +351,7 @@ def numeric_special(row: dict[str, Any], v: Fraction) -> None:
         if unit:
             add(rid, f"Each ticket is ${unit[0]}, so the price is ${unit[0]}.\n\nAnswer: {unit[0]}", False, "money-unit-price-reported")
     elif cat in ("sub", "neg") and v < 0:
-        add(rid, f"Answer: −{fmt(-v)}", True, "neg-unicode-minus-no-space")
+        add(rid, f"Answer: {fmt(v)} ({fmt(-v)} below zero)", True, "neg-below-zero-gloss")
         add(rid, f"Answer: negative {fmt(-v)}", True, "neg-word-negative")
         add(rid, f"The difference is {fmt(-v)} (the second number is bigger).\n\nAnswer: {fmt(-v)}", False, "neg-magnitude-only-explained")
     elif cat == "use_result":
@@ -441,7 +455,7 @@ def exact_cases() -> None:
             ("exact-candidates-ticked", finish(row, f"Options I weighed:\n1. {w} ✗\n2. {x} ✓\n\nAnswer: {x}"), False),
             ("exact-not-other-but-this", finish(row, f"It isn't {w} — it's {x}.\nAnswer: {x}"), False),
             ("exact-chinese-frame-latin", finish(row, f"答案：{x}"), False),
-            ("exact-json-object", finish(row, json.dumps({"answer": x}, ensure_ascii=False)), False),
+            ("exact-json-answer-key", finish(row, json.dumps({"answer": x}, ensure_ascii=False)), False),
         ]
         if not suite_of(row).startswith("eval-reasoning"):
             rights.append(("exact-footnote", finish(row, f"Answer: {x}[1]\n\n[1] Standard reference value."), False))
@@ -613,7 +627,7 @@ def abstain_cases() -> None:
                 )
             elif "manager" in q:
                 owner = row["text"].split("Passage: ")[1].split("'s")[0]
-                add(rid, f"The manager is {owner}.", False, "abstain-rag-owner-as-manager", ambiguous=True)
+                add(rid, f"{owner} seems to be the manager, since it is {owner}'s workshop.", False, "abstain-rag-owner-as-manager", ambiguous=True)
                 add(rid, f"It names the owner ({owner}) but not a manager. The passage does not say.", True, "abstain-rag-owner-not-manager")
             else:
                 add(rid, f"The wood comes from a supplier in {f['city']}, founded by the same family.", False, "abstain-rag-invented-supplier")
@@ -676,7 +690,8 @@ def tool_cases() -> None:
         cat = row.get("category", "")
         if exp.get("clarify"):
             missing = {0: "city", 1: "amount", 2: "duration", 3: "city", 4: "currencies", 5: "duration"}[int(rid[-1])]
-            add(rid, f"Happy to help! Which {missing} do you mean?\n\n1. …\n2. …\n\n(Just reply with the {missing}.)", True, "tool-clarify-numbered-choices")
+            example = {"city": "Lima, Oslo or Riga", "duration": "5 or 10 minutes", "amount": "50 USD or 100 GBP", "currencies": "USD to EUR"}[missing]
+            add(rid, f"Happy to help! Which {missing} do you mean (for example {example})?", True, "tool-clarify-with-examples")
             add(
                 rid,
                 f"¿Me dices la {'ciudad' if missing == 'city' else 'cantidad' if missing in ('amount', 'currencies') else 'duración'}, por favor?",
@@ -684,7 +699,7 @@ def tool_cases() -> None:
                 "tool-clarify-spanish",
             )
             placeholder = {
-                "city": ("get_weather", {"city": "<city>"}),
+                "city": ("get_weather", {"city": ""}),
                 "duration": ("set_timer", {"seconds": 0}),
                 "amount": ("convert_currency", {"amount": 1, "from": "USD", "to": "EUR"}),
                 "currencies": ("convert_currency", {"amount": 50, "from": "???", "to": "???"}),
@@ -761,7 +776,7 @@ def tool_cases() -> None:
         elif "amount" in args:
             j = i % 4
             if j == 0:
-                add(rid, "", False, "tool-currencies-swapped-direction", tool_calls=[call(name, {**args, "from": args["to"], "to": args["from"]})])
+                add(rid, "", False, "tool-currency-to-equals-from", tool_calls=[call(name, {**args, "to": args["from"]})])
             elif j == 1:
                 add(rid, "", False, "tool-args-wrapped-in-params", tool_calls=[call(name, {"params": args})])
             elif j == 2:
@@ -784,7 +799,7 @@ def tool_cases() -> None:
                 mm, ss = divmod(s, 60)
                 add(rid, "", False, "tool-seconds-as-mmss-digits", tool_calls=[call(name, {"seconds": mm * 100 + ss})])
             elif j == 1:
-                add(rid, "", True, "tool-seconds-with-label", tool_calls=[call(name, {"seconds": s, "label": "tea" if cat == "derive_args" else "timer"})])
+                add(rid, "Alles klar, der Timer läuft.", True, "tool-german-narration-structured", tool_calls=[call(name, args)])
             else:
                 key, val = ("minutes", s // 60) if cat == "derive_args" else ("duration", s)
                 add(rid, "", False, "tool-timer-wrong-arg-name", tool_calls=[call(name, {key: val})])
@@ -848,7 +863,7 @@ def json_cases() -> None:
                     "json-line-comment-inline",
                 )
             else:
-                add(rid, json.dumps({**exp, "price": f"${exp['price']}.00"}), False, "json-price-currency-string")
+                add(rid, json.dumps({**exp, "price": f"${exp['price']}.00"}), False, "json-price-currency-string", ambiguous=True)
         if i % 3 == 0:
             add(rid, "[" + ", ".join(json.dumps({kk: exp[kk]}) for kk in keys) + "]", False, "json-array-of-single-key-objects")
         if i % 4 == 2:
@@ -890,8 +905,8 @@ CODE: list[tuple[str, str, str, bool, bool]] = [
     ("003", "code-sorted-last", "def maximum(xs):\n    return sorted(xs)[-1]", True, False),
     (
         "003",
-        "code-start-at-zero",
-        "def maximum(xs):\n    best = 0\n    for x in xs:\n        if x > best:\n            best = x\n    return best",
+        "code-returns-index",
+        "def maximum(xs):\n    best = 0\n    for i in range(len(xs)):\n        if xs[i] > xs[best]:\n            best = i\n    return best",
         False,
         False,
     ),
@@ -996,7 +1011,7 @@ def needle_cases() -> None:
         box = re.search(r"box (\d+)\?", row["text"]).group(1)  # type: ignore[union-attr]
         other = re.findall(r"The vault code for box \d+ is (\d+)", row["text"])
         decoy = str((int(code) + 1111) % 10000).zfill(4)
-        add(rid, f"`{code}`", True, "needle-inline-code")
+        add(rid, f"Box {box}: `{code}`", True, "needle-box-label-inline-code")
         add(rid, f"The vault code for box {box} is **{code[:2]} {code[2:]}**.", True, "needle-grouped-digits", ambiguous=True)
         add(rid, f"<think>\nScanning... box {box}: found it.\n</think>\n{code}", True, "needle-after-think")
         add(rid, f"{code[::-1]}", False, "needle-digits-reversed")
