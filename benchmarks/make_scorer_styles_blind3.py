@@ -419,9 +419,91 @@ CJK_NAMES = {
 }
 
 
+# A plausible wrong answer a model gives to each knowledge row (a nearby city, a neighbouring number, a near term).
+PLAUSIBLE_WRONG = {
+    "Paris": "Lyon",
+    "Ulaanbaatar": "Darkhan",
+    "Tokyo": "Kyoto",
+    "Thimphu": "Paro",
+    "Rome": "Milan",
+    "Ouagadougou": "Bobo-Dioulasso",
+    "Berlin": "Munich",
+    "Vientiane": "Luang Prabang",
+    "Madrid": "Barcelona",
+    "Asunción": "Ciudad del Este",
+    "Cairo": "Alexandria",
+    "Bishkek": "Osh",
+    "Moscow": "Saint Petersburg",
+    "Asmara": "Massawa",
+    "Beijing": "Shanghai",
+    "Paramaribo": "Georgetown",
+    "January": "February",
+    "ice": "boiling water",
+    "3:30 pm": "3:00 pm",
+    "south": "west",
+    "Ana": "Tim",
+    "red": "blue",
+    "east": "west",
+    "Ottawa": "Toronto",
+    "Pacific": "Atlantic",
+    "Africa": "Asia",
+    "Amazon": "Paraná",
+    "Au": "Ag",
+    "Na": "So",
+    "carbon dioxide": "oxygen",
+    "Mars": "Jupiter",
+    "Jupiter": "Saturn",
+    "8": "6",
+    "water": "hydrogen peroxide",
+    "100": "212",
+    "heart": "lungs",
+    "Sun": "Proxima Centauri",
+    "6": "8",
+    "90": "180",
+    "9": "8",
+    "60": "100",
+    "366": "365",
+    "mice": "mouses",
+    "cold": "cool",
+    "went": "gone",
+    "26": "24",
+    "24": "12",
+    "green": "purple",
+    "12": "10",
+    "July": "August",
+    "2": "3",
+    "honey": "wax",
+    "Monday": "Sunday",
+    "gravity": "magnetism",
+    "Canberra": "Sydney",
+    "Pablo Picasso": "Salvador Dalí",
+    "New York City": "Chicago",
+    "Stockholm": "Gothenburg",
+    "Mediterranean Sea": "Adriatic Sea",
+    "William Shakespeare": "Christopher Marlowe",
+    "Copenhagen": "Aarhus",
+    "Brazil": "Argentina",
+    "Roma": "Milano",
+    "Lisboa": "Porto",
+    "cat": "chatter",
+    "dog": "puppy",
+    "book": "free",
+    "blau": "hellblau",
+    "lungs": "heart",
+    "friction": "gravity",
+    "seismology": "geology",
+    "nucleus": "proton",
+    "diamond": "quartz",
+    "hydrogen": "helium",
+    "He": "H",
+}
+
+
 def exact_wrong(row: dict[str, Any], pool: dict[tuple[str, str], list[str]]) -> str:
     ans = row["answer"]
     cat = row.get("category", "")
+    if ans in PLAUSIBLE_WRONG and row.get("category") not in ("days", "order"):
+        return PLAUSIBLE_WRONG[ans]
     if ans in DAYS:
         return DAYS[(DAYS.index(ans) + 1) % 7]
     if cat == "order":
@@ -1097,7 +1179,7 @@ def token_integrity_cases() -> None:
 
 BANK = [
     "There is always something new to notice about {t}.",
-    "Many people say that {t} helps them slow down and think.",
+    "Many people say that time with {t} helps them slow down and think.",
     "A single afternoon spent on {t} can change a whole week.",
     "Friends often share their own stories about {t} over dinner.",
     "The details of {t} are easy to miss when we rush.",
@@ -1118,7 +1200,7 @@ SHORT = ["{T} can calm a busy mind.", "{T} can hold quiet stories.", "{T} can fe
 COMMA_FORMS = {
     "The more attention you pay to {t} the more you get back.": "The more attention you pay to {t}, the more you get back.",
     "Writers have returned to {t} again and again for centuries.": "Writers have returned to {t} again and again, for centuries.",
-    "Many people say that {t} helps them slow down and think.": "As many people say, {t} helps them slow down and think.",
+    "Many people say that time with {t} helps them slow down and think.": "As many people say, time with {t} helps them slow down and think.",
     "Few things feel as familiar and as surprising as {t}.": "Few things feel as familiar, and as surprising, as {t}.",
     "Sounds and smells often tie our memories to {t}.": "Sounds, smells and colours often tie our memories to {t}.",
     "Even a short walk can turn into a lesson about {t}.": "Even a short walk, though, can turn into a lesson about {t}.",
@@ -1146,6 +1228,7 @@ COMPOUND = {
     "quiet": "quietly",
     "blue": "bluebell",
 }
+KW_PHRASE = {"light": "light in the {p}", "path": "a path past the {p}", "small": "small joys in the {p}", "time": "time in the {p}"}
 KW_COMPOUND = {"light": "sunlight", "path": "footpath", "small": "smallish", "time": "daytime"}
 FORBIDDEN_TAIL = {"really": "really calm", "very": "very calm", "good": "good", "nice": "nice", "beautiful": "beautiful"}
 PLACES = ["kitchen", "hallway", "garden shed", "street", "station"]
@@ -1158,11 +1241,11 @@ PLACEHOLDERS = ["[name]", "[address]", "[date]", "[time of day]", "[phone number
 
 def topic_of(text: str) -> str:
     for pat in (
-        r"what makes (.+?) interesting",
-        r"who is new to (.+?)\.",
-        r"story about (.+?) in capital",
-        r"(?:about|for) (.+?)(?: as bullet| in at most| using| without| that|[.,])",
-        r"Describe (.+?)(?: in your own words| in at most|\.)",
+        r"what makes ([^.,]+?) interesting",
+        r"who is new to ([^.,]+?)\.",
+        r"^Describe ([^.,]+?)(?: in your own words| in at most|[.,])",
+        r"about ([^.,]+?)(?: as bullet| in at most| in capital| using| without| that|[.,])",
+        r"for ([^.,]+?)\. Reply",
     ):
         m = re.search(pat, text)
         if m:
@@ -1305,7 +1388,7 @@ def compose(row: dict[str, Any], rules: list[dict[str, Any]], nl: str = "\n") ->
     slot = 1 if len(sents) > 2 else len(sents) - 1
     if "keyword_count" in R:
         kw, m = R["keyword_count"]["word"], R["keyword_count"]["min"]
-        sents[slot] = "You find " + " and ".join(f"{kw} in the {PLACES[j]}" for j in range(m)) + "."
+        sents[slot] = "You find " + " and ".join(KW_PHRASE[kw].format(p=PLACES[j]) for j in range(m)) + "."
         slot = max(0, slot - 1) if len(sents) <= 2 else min(slot + 1, len(sents) - 1)
     if "contains" in R:
         w = R["contains"]
