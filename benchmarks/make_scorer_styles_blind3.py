@@ -776,7 +776,12 @@ def tool_cases() -> None:
             add(rid, f"Happy to help! Which {missing} do you mean (for example {example})?", True, "tool-clarify-with-examples")
             add(
                 rid,
-                f"¿Me dices la {'ciudad' if missing == 'city' else 'cantidad' if missing in ('amount', 'currencies') else 'duración'}, por favor?",
+                {
+                    "city": "¿De qué ciudad quieres saber el tiempo?",
+                    "amount": "¿Qué cantidad quieres convertir, y desde qué moneda?",
+                    "currencies": "¿De qué moneda a qué moneda convierto los 50?",
+                    "duration": "¿Cuánto tiempo debe durar el temporizador?",
+                }[missing],
                 True,
                 "tool-clarify-spanish",
             )
