@@ -333,6 +333,11 @@ def numeric_special(row: dict[str, Any], v: Fraction) -> None:
     rid = row["id"]
     cat = row.get("category", "")
     a = fmt(v)
+    if v.denominator == 1 and abs(v) >= 1000:
+        if len(CASES) % 2:
+            add(rid, finish(row, f"Answer: {spaced(int(v))}"), True, "num-space-thousands")
+        else:
+            add(rid, finish(row, f"Answer: {spaced(int(v), chr(0x202F))}"), True, "num-narrow-nbsp-thousands")
     if cat == "fraction":
         dec = f"{float(v):.2f}".rstrip("0") if v.denominator != 1 else f"{v.numerator}.0"
         add(rid, f"The sum is {row['answer']}; as a decimal that is {dec}.\n\nAnswer: {dec}", True, "frac-decimal-after-sum")
@@ -926,7 +931,7 @@ def json_cases() -> None:
         else:
             add(rid, "```JSON\n" + json.dumps(exp, indent=4) + "\n```", True, "json-fence-caps-lang-indent4")
         # wrong: one field or the syntax broken
-        j = i % 8
+        j = (i // 2) % 8
         if person:
             if j in (0, 4):
                 add(rid, "name: " + exp["name"] + "\nage: " + str(exp["age"]) + "\ncity: " + exp["city"], False, "json-yaml-instead")
