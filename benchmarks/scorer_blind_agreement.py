@@ -7,7 +7,7 @@ right, grader says wrong) and false rejects per suite and scorer. For the
 instruction scorer it also shows agreement by its strict verdict, since its
 `correct` follows the loose one. Writes benchmarks/results/scorer_styles_blind.json.
 
-Run: PYTHONPATH=src .venv/bin/python benchmarks/scorer_blind_agreement.py [--set 2]   (~2 s; set 2 runs
+Run: PYTHONPATH=src .venv/bin/python benchmarks/scorer_blind_agreement.py [--set 2|3]   (~2 s; set 2 runs
 its code_exec cases in the bwrap sandbox, a few seconds more)
 """
 
@@ -27,6 +27,7 @@ DATASETS = ROOT / "src" / "servescope" / "data" / "datasets"
 SETS = {
     "1": (ROOT / "benchmarks" / "scorer_styles_blind.jsonl", ROOT / "benchmarks" / "results" / "scorer_styles_blind.json"),
     "2": (ROOT / "benchmarks" / "scorer_styles_blind2.jsonl", ROOT / "benchmarks" / "results" / "scorer_styles_blind2.json"),
+    "3": (ROOT / "benchmarks" / "scorer_styles_blind3.jsonl", ROOT / "benchmarks" / "results" / "scorer_styles_blind3.json"),
 }
 
 
@@ -41,7 +42,7 @@ def load_rows() -> dict[str, dict[str, Any]]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--set", choices=sorted(SETS), default="1", help="which blind set: 1 (scorer_styles_blind.jsonl) or 2 (scorer_styles_blind2.jsonl)")
+    ap.add_argument("--set", choices=sorted(SETS), default="1", help="which blind set: 1 (scorer_styles_blind.jsonl), 2 (scorer_styles_blind2.jsonl) or 3 (scorer_styles_blind3.jsonl)")
     args = ap.parse_args()
     cases_path, out = SETS[args.set]
     rows = load_rows()
