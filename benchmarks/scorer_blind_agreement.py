@@ -42,7 +42,12 @@ def load_rows() -> dict[str, dict[str, Any]]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--set", choices=sorted(SETS), default="1", help="which blind set: 1 (scorer_styles_blind.jsonl), 2 (scorer_styles_blind2.jsonl) or 3 (scorer_styles_blind3.jsonl)")
+    ap.add_argument(
+        "--set",
+        choices=sorted(SETS),
+        default="1",
+        help="which blind set: 1 (scorer_styles_blind.jsonl), 2 (scorer_styles_blind2.jsonl) or 3 (scorer_styles_blind3.jsonl)",
+    )
     args = ap.parse_args()
     cases_path, out = SETS[args.set]
     rows = load_rows()

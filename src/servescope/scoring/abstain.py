@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from servescope.scoring.answer import answer_text
+from servescope.scoring.answer import answer_text, json_answer
 from servescope.scoring.base import Args, Output, Score, verdict
 
 _NEG = r"(?:not|n't|n’t|never|no)"
@@ -48,6 +48,9 @@ _FAMILIES = [
     r"\b(?:ich\s+)?wei(?:ß|ss)\s+(?:es\s+|das\s+)?nicht\b|\bkeine\s+ahnung\b",
     r"\bnon\s+(?:lo\s+)?so\b|\bnon\s+ne\s+ho\s+idea\b|\bn[ãa]o\s+(?:o\s+)?sei\b",
     r"不知道|不清楚|わかりません|分かりません|知りません|모르겠습니다|не\s+знаю",
+    # Arabic, Hindi, Turkish, Dutch, Polish: "I don't know", "I have no (reliable) information"
+    r"لا\s+أعرف|لا\s+أعلم|لست\s+متأكد|(?:ليست?|ليس)\s+لدي[ّ]?\s+(?:أي\s+)?معلومات|لا\s+(?:تتوفر|توجد)\s+(?:لدي\s+)?(?:أي\s+)?معلومات|لا\s+يمكنني\s+(?:معرفة|تحديد|الإجابة)",
+    r"मुझे\s+(?:नहीं\s+पता|पता\s+नहीं)|मैं\s+नहीं\s+जानता|\bbilmiyorum\b|\bbilgim\s+yok\b|\bik\s+weet\s+(?:het\s+)?niet\b|\bnie\s+wiem\b",
     # the thing may not exist
     r"\b(?:may|might|does|did)\s*(?:not|n't|n’t)\s+(?:exist|be\s+real)\b|\bno\s+such\b|\b(?:fictional|fictitious|made[- ]up|does not appear to exist)\b",
 ]
@@ -63,14 +66,39 @@ _CLAIM = re.compile(
 _CLAUSES = re.compile(r"(?<=[.!?;])\s+|\s*,?\s+\b(?:but|however|though|although|yet)\b\s*,?\s*", re.IGNORECASE)
 
 
+# A refusal that is itself denied ("It's not that I don't know: ...", "not because I can't say"): no refusal.
+_DENIED_REFUSAL = re.compile(r"\b(?:not|isn['’]t|wasn['’]t)\s+(?:that|because|as\s+if)(?:\s+(?:i|we|they|he|she))?\s+$", re.IGNORECASE)
+# The clause a denied refusal opens ends at a colon or dash too: "It's not that I don't know: it is 340 km."
+_AFTER_DENIED = re.compile(r"\s*[:—–]\s*|\s+-\s+")
+
+
+def _refuses(clause: str) -> bool:
+    """A refusing clause, unless its refusal is denied (and then what follows it is read as a claim)."""
+    return any(not _DENIED_REFUSAL.search(clause[: m.start()]) for m in _REFUSAL.finditer(clause))
+
+
 def is_abstention(text: str) -> bool:
     body = answer_text(text)
-    clauses = [c for c in _CLAUSES.split(body) if c and c.strip()]
-    refusing = [c for c in clauses if _REFUSAL.search(c)]
+    stated = json_answer(body)
+    if stated is not None:  # {"answer": null, "known": false}: no answer given is declining to answer
+        if stated[1] is None or (isinstance(stated[1], str) and not stated[1].strip()):
+            return True
+        if not isinstance(stated[1], str):
+            return False  # {"answer": 1958}
+        body = stated[1]  # {"answer": "I don't know"}: the answer's own words
+    clauses = [c for raw in _CLAUSES.split(body) if raw and raw.strip() for c in _split_denied(raw)]
+    refusing = [c for c in clauses if _refuses(c)]
     if not refusing:
         return False
-    others = [c for c in clauses if not _REFUSAL.search(c)]
+    others = [c for c in clauses if not _refuses(c)]
     return not any(_CLAIM.search(c) for c in others)
+
+
+def _split_denied(clause: str) -> list[str]:
+    """``clause`` cut after a denied refusal's colon or dash, so that the claim after it stands alone."""
+    if not any(_DENIED_REFUSAL.search(clause[: m.start()]) for m in _REFUSAL.finditer(clause)):
+        return [clause]
+    return [c for c in _AFTER_DENIED.split(clause, maxsplit=1) if c.strip()]
 
 
 def with_abstention(score: Score, text: str) -> Score:

@@ -12,6 +12,7 @@ suite.
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -48,6 +49,36 @@ def table_answer(text: str) -> str | None:
     return rows[-1][col] or None
 
 
+# Keys under which a JSON reply states its answer ({"answer": "Rome"}, {"final_answer": 42}).
+ANSWER_KEYS = ("answer", "final_answer", "final answer", "result", "response", "value", "réponse", "respuesta", "antwort")
+_FENCED = re.compile(r"^```[\w-]*\s*(.*?)\s*```$", re.DOTALL)
+
+
+def json_object(text: str) -> dict[str, object] | None:
+    """``text`` as a JSON object when it is nothing else (a code fence allowed), else None."""
+    body = text.strip()
+    fenced = _FENCED.match(body)
+    if fenced:
+        body = fenced.group(1)
+    if not body.startswith("{"):
+        return None
+    try:
+        value = json.loads(body)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def json_answer(text: str) -> tuple[bool, object] | None:
+    """(True, the value) when ``text`` is a JSON object with one answer key (``{"answer":
+    "Rome"}``; the value may be null, an abstention); None when it is not such an object."""
+    obj = json_object(text)
+    if obj is None:
+        return None
+    keys = [k for k in obj if str(k).strip().casefold() in ANSWER_KEYS]
+    return (True, obj[keys[0]]) if len(keys) == 1 else None
+
+
 def answer_text(text: str) -> str:
     """``text`` without thinking, without struck-through text (``~~73~~ 74`` says 74) and
     without its confidence statements."""
@@ -63,6 +94,9 @@ def answer_span(text: str) -> AnswerSpan:
     span = anchored(body)
     if span is not None:
         return AnswerSpan(span, True)
+    stated = json_answer(body)
+    if stated is not None and isinstance(stated[1], str | int | float) and not isinstance(stated[1], bool):
+        return AnswerSpan(str(stated[1]), True)  # {"answer": "Rome"}: the answer key's value is the answer
     cell = table_answer(body)
     if cell is not None:  # | Question | Answer | ... | Rome |: the answer column is the answer
         return AnswerSpan(cell, True)
@@ -87,4 +121,45 @@ def fold(text: str) -> str:
     return "".join(ch if unicodedata.decomposition(ch).startswith("<fraction>") else unicodedata.normalize("NFKC", ch) for ch in text or "")
 
 
-__all__ = ["CORRECTION", "NEGATION", "AnswerSpan", "answer_span", "answer_text", "fold", "without_parentheticals"]
+# A clause that denies what it names: "does not employ 57", "it's not 6424", "was never founded in 1987".
+# Up to three words between the negation and the mention, no clause break; "not only/just" does not deny.
+_DENIED_BEFORE = re.compile(
+    rf"(?:(?<!\w){NEGATION}|(?<!\w)cannot|n't|n’t)(?!\s+(?:only|just|merely|simply|even)\b)(?:\s+[^\s.,;:!?—–]+){{0,3}}\s+$",
+    re.IGNORECASE,
+)
+
+
+# Words in that gap that make it a bound or a hedge, not a denial: "not until 1987", "not less than 57", "not sure it's 57".
+_NOT_A_DENIAL = re.compile(r"\b(?:until|till|before|after|less|fewer|more|later|earlier|sure|certain)\b", re.IGNORECASE)
+
+
+def negated_before(before: str) -> bool:
+    """Whether the text just before a mention (its own clause) denies it."""
+    clause = re.split(r"[.;:!?\n]|,\s|\s[—–-]\s|—|\b(?:but|however|though|although)\b", before[-120:])[-1]
+    m = _DENIED_BEFORE.search(clause)
+    return m is not None and not _NOT_A_DENIAL.search(m.group(0))
+
+
+# A footnote marker glued to a word: superscript digits or letters after a letter ("kettle¹", "Rome²³", "Oslo ᵃ" not).
+# Only the marks a word boundary misses (they are word characters); "*", "†" and "[1]" already end a word.
+FOOTNOTE_MARK = re.compile(r"(?<=[^\W\d_])[⁰¹²³⁴⁵⁶⁷⁸⁹ᵃᵇᶜᵈᵉⁱⁿ]+(?!\w)")
+
+
+def without_footnote_marks(text: str) -> str:
+    """``text`` without footnote markers glued to the end of a word ("the kettle¹." -> "the kettle.")."""
+    return FOOTNOTE_MARK.sub("", text)
+
+
+__all__ = [
+    "CORRECTION",
+    "NEGATION",
+    "AnswerSpan",
+    "answer_span",
+    "answer_text",
+    "fold",
+    "json_answer",
+    "json_object",
+    "negated_before",
+    "without_footnote_marks",
+    "without_parentheticals",
+]

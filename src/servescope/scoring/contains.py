@@ -13,9 +13,14 @@ from __future__ import annotations
 
 import re
 
-from servescope.scoring.answer import CORRECTION, NEGATION, answer_span, answer_text
+from servescope.scoring.answer import CORRECTION, NEGATION, answer_span, answer_text, negated_before, without_footnote_marks
 from servescope.scoring.base import Args, Output, Score, verdict, wrong
 from servescope.scoring.number_words import words_to_digits
+
+# Scripts written without spaces between words (Han, kana, Thai, and Hangul's particles): a
+# character of theirs next to the phrase is not part of it ("1987年に開業" mentions 1987).
+_UNSPACED = "\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
+_WORD = rf"[^\W{_UNSPACED}]"  # a word character that would run on into the phrase
 
 
 def _pattern(phrase: str) -> str | None:
@@ -24,10 +29,10 @@ def _pattern(phrase: str) -> str | None:
         return None
     body = r"\s+".join(re.escape(w) for w in words)
     if re.fullmatch(r"[\d.,]+", phrase.strip()):
-        return r"(?<![\w.,])(?<!\d[.,])" + body + r"(?![.,]?\d)(?!\w)"  # 130 is not in 1,130 nor in 130.5
+        return rf"(?<!{_WORD})(?<![.,])(?<!\d[.,])" + body + rf"(?![.,]?\d)(?!{_WORD})"  # 130 is not in 1,130 nor in 130.5
     if words[-1].isalpha():
         body += r"(?:s|es)?"  # a plural names the same thing
-    return r"(?<!\w)" + body + r"(?!\w)"
+    return rf"(?<!{_WORD})" + body + rf"(?!{_WORD})"
 
 
 def _committed_mention(text: str, phrase: str) -> bool:
@@ -40,6 +45,8 @@ def _committed_mention(text: str, phrase: str) -> bool:
         before, after = folded[max(0, m.start() - 40) : m.start()], folded[m.end() : m.end() + 40]
         if re.search(rf"(?<!\w){NEGATION}\s+(?:(?:in|at|on|from|by|to|of|for|with|the|a|an)\s+){{0,2}}$", before):
             continue  # "not in Perth", "isn't Perth"
+        if negated_before(folded[: m.start()]):
+            continue  # "it does not employ 57 people"
         if re.match(r"\s+(?:or|and/or)\s+(?:maybe\s+|perhaps\s+)?\w", after) or re.search(r"\w\s+or\s+(?:maybe\s+|perhaps\s+)?$", before):
             continue  # "Quito or Lima"
         return True
@@ -59,7 +66,8 @@ def score(output: Output, expected: object, args: Args) -> Score:
     if corrections:
         text = text[corrections[-1].end() :]
     spelled = words_to_digits(text)
-    hits = [p for p in phrases if _committed_mention(text, p) or _committed_mention(spelled, p)]
+    unmarked = without_footnote_marks(text)  # "the kettle¹.": a footnote marker glued to the answer
+    hits = [p for p in phrases if _committed_mention(text, p) or _committed_mention(spelled, p) or _committed_mention(unmarked, p)]
     mode = args.get("mode", "all" if isinstance(expected, list) else "any")
     ok = len(hits) == len(phrases) if mode == "all" else bool(hits)
     return verdict(ok, text[:80] or None, detail=f"mentions {len(hits)}/{len(phrases)}")

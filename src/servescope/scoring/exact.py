@@ -15,7 +15,7 @@ import re
 
 from servescope.scoring.answer import CORRECTION as _CORRECTION
 from servescope.scoring.answer import NEGATION as _NEGATION
-from servescope.scoring.answer import answer_span, answer_text, fold, without_parentheticals
+from servescope.scoring.answer import answer_span, answer_text, fold, negated_before, without_footnote_marks, without_parentheticals
 from servescope.scoring.base import Args, Output, Score, verdict, wrong
 from servescope.scoring.number_words import words_to_digits
 from servescope.scoring.text import normalize
@@ -43,9 +43,11 @@ _COPULA = re.compile(r"^(?:is|was|are|were|has been|had been|would be|will be)\b
 def _denied(text: str, name: str) -> bool:
     """The answer names ``name`` only to deny it ("not Friday", "Friday is not right")."""
     n = re.escape(name)
+    mentions = list(re.finditer(rf"(?<!\w){n}(?!\w)", text))
     return (
         re.search(rf"(?<!\w){_NEGATION}\s+(?:the\s+|a\s+|an\s+)?{n}(?!\w)", text) is not None
         or re.search(rf"(?<!\w){n}\s+(?:is|was|are)\s*(?:not|n't|n’t)\b", text) is not None
+        or (bool(mentions) and all(negated_before(text[: m.start()]) for m in mentions))  # "it does not border France"
     )
 
 
@@ -107,6 +109,7 @@ def score(output: Output, expected: object, args: Args) -> Score:
         candidates.append(lines[0])  # "Paris\n\nParis is the capital and largest city of France."
     if not span.anchored and (lead := _LEADING_BOLD.match(text)):
         candidates.append(lead.group(1))  # "**Friction.** It acts opposite to ..."
+    candidates += [unmarked for c in candidates if (unmarked := without_footnote_marks(c)) != c]  # "Rome¹": a footnote marker
     if any(_denied(_clean(text), n) for n in names):
         return verdict(False, span.text[:80] or None, strict=False, detail="names the answer only to deny it")
     for candidate in candidates:

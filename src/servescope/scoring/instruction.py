@@ -121,9 +121,14 @@ def _phrase(v: Any) -> str:
 
 
 def _starts_with(t: str, v: Any) -> bool:
-    """'Today, the sea...' starts with 'Today'; 'Todays' does not (a word boundary)."""
+    """'Today, the sea...' starts with 'Today'; 'Todays' and "Today's" do not (a word boundary:
+    a clitic after an apostrophe makes another word form, as an inflection does)."""
     body, phrase = _trim(t), _phrase(v)
-    return body.startswith(phrase) and not (len(body) > len(phrase) and phrase[-1].isalnum() and body[len(phrase)].isalnum())
+    rest = body[len(phrase) :]
+    return body.startswith(phrase) and not (phrase[-1].isalnum() and (rest[:1].isalnum() or _CLITIC.match(rest) is not None))
+
+
+_CLITIC = re.compile(r"['’ʼ`´]\w")  # "Today's", "Plan’d", "Yesterdayʼs": the word goes on past the apostrophe
 
 
 def _unquoted(t: str) -> str:

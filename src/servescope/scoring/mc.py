@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from servescope.scoring.answer import answer_text
+from servescope.scoring.answer import answer_text, json_answer
 from servescope.scoring.base import Args, Output, Score, verdict, wrong
 from servescope.scoring.text import anchored, normalize, strip_thinking
 
@@ -29,6 +29,9 @@ _MARKED = re.compile(r"\(([A-J])\)|\[([A-J])\]|\*\*([A-J])\*\*|(?:option|choice)
 def letter(text: str) -> tuple[str | None, bool]:
     """(the chosen letter or None, whether it was given strictly)."""
     t = answer_text(text).strip()
+    stated = json_answer(t)
+    if stated is not None and isinstance(stated[1], str):
+        t = stated[1].strip()  # {"answer": "B"}: the answer key's value is the answer
     m = _BARE.match(t.replace(" ", ""))
     if m and (m.group(1).isupper() or len(t) <= 3):
         return m.group(1).upper(), True
@@ -43,6 +46,9 @@ def letter(text: str) -> tuple[str | None, bool]:
         m = _ANCHORED_LETTER.match(anchor)
         if m:
             return m.group(1).upper(), False
+    ticked = _ticked(t)
+    if ticked is not None:
+        return ticked, False  # "A) ... ✗\nB) ... ✓": the options listed, one ticked
     found: list[tuple[int, str]] = []
     listed = _listed_options(t)
     for m in _MARKED.finditer(t):
@@ -55,6 +61,25 @@ def letter(text: str) -> tuple[str | None, bool]:
     if (last := _TRAILING_LETTER.search(t)) is not None:
         found.append((last.start(1), last.group(1)))  # "24 + 12 + ... = 91 (odd). B", "Sonata No. 14 → C"
     return (max(found)[1] if found else None), False
+
+
+# An option line ("B) Jupiter", "- [x] (B) Jupiter") and a tick on it: a check mark or a checked box.
+_OPTION_LINE = re.compile(r"^\s*(?:[-*•]\s+)?(?P<box>\[[ xX✓✔]\]\s*)?(?:[✓✔☑✅🗸]\s*)?\(?(?P<letter>[A-J])[).:]\s+\S", re.MULTILINE)
+_TICK = re.compile(r"[✓✔☑✅🗸]|^\s*(?:[-*•]\s+)?\[[xX✓✔]\]")
+_CROSS = re.compile(r"[✗✘❌❎☒]")
+
+
+def _ticked(text: str) -> str | None:
+    """The one option ticked in a list of two or more options, each on its line; None when no
+    such list, or when it ticks none or several."""
+    lines: dict[str, str] = {}
+    for m in _OPTION_LINE.finditer(text):
+        end = text.find("\n", m.start())
+        lines[m.group("letter")] = text[m.start() : end if end >= 0 else len(text)]
+    ticked = [letter for letter, line in lines.items() if _TICK.search(line)]
+    if not ticked:  # "A) ... ✗\nB) ...\nC) ... ✗": every option crossed out but one
+        ticked = [letter for letter, line in lines.items() if not _CROSS.search(line)]
+    return ticked[0] if len(lines) >= 2 and len(ticked) == 1 else None
 
 
 def _listed_options(text: str) -> set[int]:

@@ -102,6 +102,20 @@ _COMPOUND = re.compile(r"\b(\d0)(?:\s+(?:e|y|et)\s+|-)(\d)\b")
 _MINUS = re.compile(r"\b(?:minus|negative)\s+(?=\d)", re.IGNORECASE)
 
 
+# A sign said in words before a number, in the languages above: "negative 24", "moins 5", "menos 3".
+_SIGN_WORD = re.compile(r"(?<![\w-])(?:minus|negative|negativ|moins|n[ée]gatif|menos|negativo|meno)\s+(?=\d)", re.IGNORECASE)
+
+
+def sign_words_to_minus(text: str) -> str:
+    """``text`` with a sign word before a number as "-" ("Answer: negative 24" -> "Answer: -24");
+    not after an operand ("10 minus 4" is a subtraction, left as it is)."""
+
+    def one(m: re.Match[str]) -> str:
+        return m.group(0) if re.search(r"[\d)\]}]\s*$", text[: m.start()]) else "-"
+
+    return _SIGN_WORD.sub(one, text)
+
+
 def _fractions(text: str) -> str:
     text = _AND_A.sub(lambda m: f"{m.group(1)} 1/{_FRACTION_WORDS[m.group(2).casefold()]}", text)
 
@@ -157,4 +171,4 @@ def _words_to_digits(text: str) -> str:
     return "".join(out)
 
 
-__all__ = ["words_to_digits"]
+__all__ = ["sign_words_to_minus", "words_to_digits"]

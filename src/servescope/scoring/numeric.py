@@ -26,7 +26,7 @@ from fractions import Fraction
 
 from servescope.scoring.answer import answer_span, answer_text, without_parentheticals
 from servescope.scoring.base import Args, Output, Score, verdict, wrong
-from servescope.scoring.number_words import words_to_digits
+from servescope.scoring.number_words import sign_words_to_minus, words_to_digits
 
 _FRAC = re.compile(r"\\[dt]?frac\s*\{\s*([-+]?[\d.,]+)\s*\}\s*\{\s*([-+]?[\d.,]+)\s*\}")
 _NUMBER = re.compile(
@@ -36,8 +36,10 @@ _NUMBER = re.compile(
 )
 
 
-# Thousands grouped by a thin, narrow or no-break space ("1 100", "12 500 000"), as French and SI style write them.
-_SPACED_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:[\u2009\u202f\u00a0]\d{3})+(?![\d])")
+# Thousands grouped by a space of any kind ("1 100", "12 500 000", "5 824"), as French and SI style write
+# them: only where every group after the first has exactly three digits ("1 2 3" and "12 34" stay apart).
+_SPACES = "\u0020\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000"
+_SPACED_THOUSANDS = re.compile(rf"(?<![\d.,/])\d{{1,3}}(?:[{_SPACES}]\d{{3}})+(?![\d/]|[{_SPACES}]*/)")
 # A conversion after the answer ("6°C, which is about 43°F"): an aside, like a bracketed one.
 _CONVERSION = re.compile(
     r"(?:,\s*|\s+)(?:which\s+is|that\s+is|that's|or)\s+(?:about|approximately|approx\.|roughly|around|nearly|almost|~|≈)\s*"
@@ -81,7 +83,7 @@ def numbers(text: str) -> list[tuple[Fraction, bool]]:
     """Every number in ``text`` in order, as (value, was a percentage)."""
     text = _FRAC.sub(lambda m: f"{m.group(1)}/{m.group(2)}", text)
     text = _TIMES_TEN.sub(lambda m: f"{m.group(1)}e{unicodedata.normalize('NFKC', m.group(2) or m.group(3)).replace('−', '-')}", text)
-    text = _SPACED_THOUSANDS.sub(lambda m: re.sub(r"[\u2009\u202f\u00a0]", "", m.group(0)), text)
+    text = _SPACED_THOUSANDS.sub(lambda m: re.sub(rf"[{_SPACES}]", "", m.group(0)), sign_words_to_minus(text))
     text = _MIXED.sub(_mixed, _vulgar(text))
     out = []
     for m in _NUMBER.finditer(text):

@@ -45,6 +45,18 @@ def boxed(text: str) -> str | None:
     return last
 
 
+# LaTeX wrappers that only set how their argument looks (\text{Rome}, \mathrm{B}, \textbf{\text{x}}): the argument is what is written.
+_LATEX_WRAPPER = re.compile(r"\\(?:text(?:bf|it|rm|sf|tt|up|normal)?|math(?:rm|bf|it|sf|tt|normal)|mbox|emph|operatorname|boldsymbol|bm|textsc)\s*\{([^{}]*)\}")
+
+
+def latex_unwrapped(text: str) -> str:
+    """``text`` with its LaTeX text and font wrappers replaced by their arguments, innermost first."""
+    previous = None
+    while previous != text:
+        previous, text = text, _LATEX_WRAPPER.sub(lambda m: m.group(1), text)
+    return text
+
+
 def anchored(text: str) -> str | None:
     """What follows the last answer anchor, or the last ``\\boxed{}``, whichever is later."""
     best: tuple[int, str] | None = None
@@ -58,7 +70,7 @@ def anchored(text: str) -> str | None:
     if box is not None and (best is None or box > best[0]):
         inner = boxed(text[box:])
         if inner is not None:
-            return inner.strip()
+            return latex_unwrapped(inner).strip()
     return best[1] if best else None
 
 
