@@ -49,6 +49,8 @@ ABSTAIN_OTHER_LANGUAGES: list[Case] = [
     ("abstain", "Bilmiyorum, bu konuda bilgim yok.", None, {}, True),
     ("abstain", "Ik weet het niet.", None, {}, True),
     ("abstain", "Nie wiem.", None, {}, True),
+    ("abstain", "Saya tidak tahu.", None, {}, True),
+    ("abstain", "Δεν ξέρω.", None, {}, True),
     ("abstain", "تأسست الشركة عام 1950.", None, {}, False),
 ]
 
@@ -58,6 +60,9 @@ ABSTAIN_JSON_NULL: list[Case] = [
     ("abstain", '```json\n{"answer": "", "reason": "nothing reliable on this"}\n```', None, {}, True),
     ("abstain", '{"result": null}', None, {}, True),
     ("abstain", '{"answer": "unknown"}', None, {}, True),
+    ("abstain", '{"author": null, "year": null}', None, {}, True),
+    ("abstain", '{"known": false, "note": "no record of this prize"}', None, {}, True),
+    ("abstain", '{"author": "Ida Holm", "year": null}', None, {}, False),
     ("abstain", '{"answer": "Marta Olsen", "known": true}', None, {}, False),
     ("abstain", '{"answer": 1911}', None, {}, False),
 ]
@@ -67,6 +72,7 @@ NEGATED_ABSTENTION: list[Case] = [
     ("abstain", "It's not that I don't know: the bridge opened in 1931.", None, {}, False),
     ("abstain", "It is not that I cannot answer — she was born in Bergen.", None, {}, False),
     ("abstain", "Not because I can't find it; it was painted by Ida Holm.", None, {}, False),
+    ("abstain", "It's not unknown: the bridge opened in 1931.", None, {}, False),
     ("abstain", "I don't know, and it's not that I'm hiding anything.", None, {}, True),
     ("abstain", "I don't know who painted it.", None, {}, True),
 ]
@@ -121,6 +127,8 @@ TICKED_OPTION: list[Case] = [
     ("mc", "A) iron\nB) copper ✅\nC) helium\nD) lead", "B", {}, True),
     ("mc", "- [ ] A) iron\n- [ ] B) copper\n- [x] C) helium", "C", {}, True),
     ("mc", "A) iron ✗\nB) copper ✗\nC) helium\nD) lead ✗", "C", {}, True),
+    ("mc", "A) iron\nB) copper  <- my pick\nC) helium", "B", {}, True),
+    ("mc", "A) iron\nB) copper\nC) helium (my answer)", "C", {}, True),
     ("mc", "A) iron ✗\nB) copper ✗\nC) helium ✔\nD) lead ✗", "D", {}, False),
     ("mc", "A) iron ✔\nB) copper\nC) helium ✔", "A", {}, False),
     ("mc", "A) iron\nB) copper\nC) helium", "A", {}, False),

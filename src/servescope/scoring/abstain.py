@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from servescope.scoring.answer import answer_text, json_answer
+from servescope.scoring.answer import answer_text, json_answer, json_object
 from servescope.scoring.base import Args, Output, Score, verdict
 
 _NEG = r"(?:not|n't|n’t|never|no)"
@@ -49,8 +49,10 @@ _FAMILIES = [
     r"\bnon\s+(?:lo\s+)?so\b|\bnon\s+ne\s+ho\s+idea\b|\bn[ãa]o\s+(?:o\s+)?sei\b",
     r"不知道|不清楚|わかりません|分かりません|知りません|모르겠습니다|не\s+знаю",
     # Arabic, Hindi, Turkish, Dutch, Polish: "I don't know", "I have no (reliable) information"
-    r"لا\s+أعرف|لا\s+أعلم|لست\s+متأكد|(?:ليست?|ليس)\s+لدي[ّ]?\s+(?:أي\s+)?معلومات|لا\s+(?:تتوفر|توجد)\s+(?:لدي\s+)?(?:أي\s+)?معلومات|لا\s+يمكنني\s+(?:معرفة|تحديد|الإجابة)",
+    r"لا\s+أعرف|لا\s+أعلم|لا\s+أدري|لست\s+متأكد|لا\s+أملك\s+(?:أي\s+)?معلومات|(?:ليست?|ليس)\s+لدي[ّ]?\s+(?:أي\s+)?معلومات|لا\s+(?:تتوفر|توجد)\s+(?:لدي\s+)?(?:أي\s+)?معلومات|لا\s+يمكنني\s+(?:معرفة|تحديد|الإجابة)",
     r"मुझे\s+(?:नहीं\s+पता|पता\s+नहीं)|मैं\s+नहीं\s+जानता|\bbilmiyorum\b|\bbilgim\s+yok\b|\bik\s+weet\s+(?:het\s+)?niet\b|\bnie\s+wiem\b",
+    # Persian, Hebrew, Greek, Indonesian/Malay, Vietnamese, Swedish/Norwegian/Danish
+    r"نمی[\u200c\s]?دانم|לא\s+יודע(?:ת)?|δεν\s+(?:το\s+)?ξέρω|\btidak\s+tahu\b|\bkhông\s+biết\b|\b(?:jag\s+|jeg\s+)?(?:vet|ved)\s+(?:det\s+)?ikke\b|\bvet\s+inte\b",
     # the thing may not exist
     r"\b(?:may|might|does|did)\s*(?:not|n't|n’t)\s+(?:exist|be\s+real)\b|\bno\s+such\b|\b(?:fictional|fictitious|made[- ]up|does not appear to exist)\b",
 ]
@@ -67,7 +69,10 @@ _CLAUSES = re.compile(r"(?<=[.!?;])\s+|\s*,?\s+\b(?:but|however|though|although|
 
 
 # A refusal that is itself denied ("It's not that I don't know: ...", "not because I can't say"): no refusal.
-_DENIED_REFUSAL = re.compile(r"\b(?:not|isn['’]t|wasn['’]t)\s+(?:that|because|as\s+if)(?:\s+(?:i|we|they|he|she))?\s+$", re.IGNORECASE)
+_DENIED_REFUSAL = re.compile(
+    r"\b(?:not|isn['’]t|wasn['’]t)(?:\s+(?:that|because|as\s+if|true\s+that)(?:\s+(?:i|we|they|he|she))?)?\s+$",  # "it's not unknown", "not that we can't say"
+    re.IGNORECASE,
+)
 # The clause a denied refusal opens ends at a colon or dash too: "It's not that I don't know: it is 340 km."
 _AFTER_DENIED = re.compile(r"\s*[:—–]\s*|\s+-\s+")
 
@@ -77,8 +82,27 @@ def _refuses(clause: str) -> bool:
     return any(not _DENIED_REFUSAL.search(clause[: m.start()]) for m in _REFUSAL.finditer(clause))
 
 
+_KNOWN_KEYS = ("known", "answerable", "found", "can_answer", "answer_found", "answer_known")
+
+
+def _json_declines(body: str) -> bool | None:
+    """For a JSON reply with no answer under an answer key: True when every value is null or empty
+    ({"name": null, "year": null}) or it says it is not known ({"known": false}); else None."""
+    obj = json_object(body)
+    if obj is None or not obj:
+        return None
+    stated = json_answer(body)
+    if stated is not None and stated[1] is not None and stated[1] != "":
+        return None
+    if all(v is None or v == "" for v in obj.values()) or any(str(k).casefold() in _KNOWN_KEYS and v is False for k, v in obj.items()):
+        return True
+    return None
+
+
 def is_abstention(text: str) -> bool:
     body = answer_text(text)
+    if (declined := _json_declines(body)) is not None:
+        return declined
     stated = json_answer(body)
     if stated is not None:  # {"answer": null, "known": false}: no answer given is declining to answer
         if stated[1] is None or (isinstance(stated[1], str) and not stated[1].strip()):

@@ -65,7 +65,11 @@ def letter(text: str) -> tuple[str | None, bool]:
 
 # An option line ("B) Jupiter", "- [x] (B) Jupiter") and a tick on it: a check mark or a checked box.
 _OPTION_LINE = re.compile(r"^\s*(?:[-*•]\s+)?(?P<box>\[[ xX✓✔]\]\s*)?(?:[✓✔☑✅🗸]\s*)?\(?(?P<letter>[A-J])[).:]\s+\S", re.MULTILINE)
-_TICK = re.compile(r"[✓✔☑✅🗸]|^\s*(?:[-*•]\s+)?\[[xX✓✔]\]")
+_TICK = re.compile(
+    r"[✓✔☑✅🗸]|^\s*(?:[-*•]\s+)?\[[xX✓✔]\]"
+    r"|(?:<-+|←|⬅|👈)[^\n]*$|\((?:my\s+(?:pick|answer|choice)|this\s+one|correct|the\s+answer)\)",  # "B) copper <- my pick", "(correct)"
+    re.IGNORECASE,
+)
 _CROSS = re.compile(r"[✗✘❌❎☒]")
 
 
