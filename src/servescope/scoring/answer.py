@@ -3,7 +3,8 @@
 A careful grader reads an answer the same way whatever the suite: thinking is not the
 answer, a stated confidence ("(I am 70% confident)", "Confidence: 9/10") is not the
 answer, and where the answer says "Answer: X" (or boxes X) the last such span is what
-it committed to; without an anchor, its final line is; a one-line answer is itself.
+it committed to; a reply that is only a JSON object commits to its answer key's value
+(``{"answer": "Rome"}``); without an anchor, its final line is; a one-line answer is itself.
 :func:`answer_text` is the text with thinking and confidence statements taken out;
 :func:`answer_span` the committed span within it. Scorers then apply their own reading
 (a number, a letter, a name) to that span, so one answer style is read one way in every

@@ -1,6 +1,8 @@
 """mc: the chosen option letter. Reads "(D)", "D)", "D.", "**D**", "[D]", "Answer: d",
 "The answer is D", "Option D", "B is the correct answer", "I'd go with C" and a bare "D"; the last stated choice wins (a late
-correction). A lower-case "a" outside an answer anchor is the article, never a choice.
+correction). A lower-case "a" outside an answer anchor is the article, never a choice. The
+options echoed one a line with exactly one ticked ("C) helium ✓", "- [x] C)", "<- my pick"),
+or all but one crossed out, choose that one.
 Strict: the whole answer is the letter (with optional brackets/period)."""
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ decimals, ``a/b`` and ``\\frac{a}{b}`` (``\\dfrac``, ``\\tfrac``), so "Answer: -
 algebra: the suites' answers are generated integers, decimals and fractions, which
 :class:`fractions.Fraction` represents exactly (so no dependency outside the allowed set).
 Mixed numbers ("1 1/2") and the Unicode vulgar fractions ("¾", "1½") read as one value,
-as do thousands grouped by thin or no-break spaces ("1 100"); an answer with no digit
+as do thousands grouped by a space of any kind ("1 100", "5 824"; three-digit groups only)
+and a sign in words ("negative 24", "moins 5"); an answer with no digit
 reads its number words ("twelve", "cinq"; :mod:`.number_words`), flexibly only.
 
 Which number is the answer (:mod:`.answer` gives the committed span): within an anchored
