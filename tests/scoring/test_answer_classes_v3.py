@@ -91,6 +91,7 @@ ANSWER_NEGATED: list[Case] = [
     ("needle", "The code is 5190, not 8832.", "5190", {}, True),
     ("exact", "It is definitely not located in Oslo.", "Oslo", {}, False),
     ("exact", "Oslo, not Bergen.", "Oslo", {}, True),
+    ("needle", "Any code except 5190 opens it.", "5190", {}, False),
 ]
 
 # Scripts written without spaces run straight into the answer.
@@ -119,6 +120,8 @@ OPENER_WITH_CLITIC: list[Case] = [
     ("instruction", "Tomorrow, the market will be busy.", None, {"rules": [{"rule": "starts_with", "value": "Tomorrow"}]}, True),
     ("instruction", "Tomorrowland is a park.", None, {"rules": [{"rule": "starts_with", "value": "Tomorrow"}]}, False),
     ("instruction", "**Tomorrow** the market opens.", None, {"rules": [{"rule": "starts_with", "value": "Tomorrow"}]}, True),
+    ("instruction", "It's a quiet town.", None, {"rules": [{"rule": "starts_with", "value": "It"}]}, True),
+    ("instruction", "We'll meet at noon.", None, {"rules": [{"rule": "starts_with", "value": "We"}]}, True),
 ]
 
 # The options listed with one ticked (or all but one crossed out): that one is the choice.
@@ -132,6 +135,7 @@ TICKED_OPTION: list[Case] = [
     ("mc", "A) iron ✗\nB) copper ✗\nC) helium ✔\nD) lead ✗", "D", {}, False),
     ("mc", "A) iron ✔\nB) copper\nC) helium ✔", "A", {}, False),
     ("mc", "A) iron\nB) copper\nC) helium", "A", {}, False),
+    ("mc", "A) iron ✗\nB) copper\nC) helium ✗\n\nOn reflection, the answer is C.", "C", {}, True),
 ]
 
 # A sign said in words, in the languages the number-words module reads.

@@ -125,7 +125,7 @@ def fold(text: str) -> str:
 # A clause that denies what it names: "does not employ 57", "it's not 6424", "was never founded in 1987".
 # Up to three words between the negation and the mention, no clause break; "not only/just" does not deny.
 _DENIED_BEFORE = re.compile(
-    rf"(?:(?<!\w){NEGATION}|(?<!\w)cannot|n't|n’t)(?!\s+(?:only|just|merely|simply|even)\b)(?:\s+[^\s.,;:!?—–]+){{0,3}}\s+$",
+    rf"(?:(?<!\w){NEGATION}|(?<!\w)cannot|n't|n’t)(?!\s+(?:only|just|merely|simply|even)\b)(?P<gap>(?:\s+[^\s.,;:!?—–]+){{0,3}})\s+$",
     re.IGNORECASE,
 )
 
@@ -138,7 +138,7 @@ def negated_before(before: str) -> bool:
     """Whether the text just before a mention (its own clause) denies it."""
     clause = re.split(r"[.;:!?\n]|,\s|\s[—–-]\s|—|\b(?:but|however|though|although)\b", before[-120:])[-1]
     m = _DENIED_BEFORE.search(clause)
-    return m is not None and not _NOT_A_DENIAL.search(m.group(0))
+    return m is not None and not _NOT_A_DENIAL.search(m.group("gap"))
 
 
 # A footnote marker glued to a word: superscript digits or letters after a letter ("kettle¹", "Rome²³", "Oslo ᵃ" not).

@@ -125,10 +125,23 @@ def _starts_with(t: str, v: Any) -> bool:
     a clitic after an apostrophe makes another word form, as an inflection does)."""
     body, phrase = _trim(t), _phrase(v)
     rest = body[len(phrase) :]
-    return body.startswith(phrase) and not (phrase[-1].isalnum() and (rest[:1].isalnum() or _CLITIC.match(rest) is not None))
+    return body.startswith(phrase) and not (phrase[-1].isalnum() and (rest[:1].isalnum() or _other_form(phrase, rest)))
 
 
-_CLITIC = re.compile(r"['’ʼ`´]\w")  # "Today's", "Plan’d", "Yesterdayʼs": the word goes on past the apostrophe
+_CLITIC = re.compile(r"['’ʼ`´](\w+)")
+# Contractions that keep the word itself ("I'm", "It's", "Today'll"): a verb after it, not another form of it.
+_VERB_CLITICS = frozenset({"m", "re", "ve", "ll", "d"})
+_S_IS_A_VERB = frozenset({"i", "it", "he", "she", "that", "this", "there", "here", "what", "who", "where", "how", "let", "everyone", "nobody"})
+
+
+def _other_form(phrase: str, rest: str) -> bool:
+    """Whether an apostrophe right after the word makes another form of it ("Today's", "Marias'")
+    rather than a contraction with a verb ("It's", "We're")."""
+    m = _CLITIC.match(rest)
+    if m is None:
+        return False
+    clitic = m.group(1)
+    return clitic not in _VERB_CLITICS and not (clitic == "s" and phrase.split()[-1] in _S_IS_A_VERB)
 
 
 def _unquoted(t: str) -> str:

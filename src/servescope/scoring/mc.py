@@ -48,10 +48,10 @@ def letter(text: str) -> tuple[str | None, bool]:
         m = _ANCHORED_LETTER.match(anchor)
         if m:
             return m.group(1).upper(), False
+    found: list[tuple[int, str]] = []
     ticked = _ticked(t)
     if ticked is not None:
-        return ticked, False  # "A) ... ✗\nB) ... ✓": the options listed, one ticked
-    found: list[tuple[int, str]] = []
+        found.append(ticked)  # "A) ... ✗\nB) ... ✓": the options listed, one ticked; a later stated choice still wins
     listed = _listed_options(t)
     for m in _MARKED.finditer(t):
         g = next(x for x in m.groups() if x)
@@ -59,7 +59,10 @@ def letter(text: str) -> tuple[str | None, bool]:
             continue  # "A) a swimsuit\nB) pajamas\n...": the options echoed, not a choice
         if g.isupper() or m.group(0).lower().startswith(("option", "choice")):
             found.append((m.start(), g.upper()))
-    found += [(m.start(), next(x for x in m.groups() if x)) for m in _DECLARED.finditer(t)]
+    for m in _DECLARED.finditer(t):
+        at = next(i for i in range(1, len(m.groups()) + 1) if m.group(i))
+        if m.start(at) not in listed:  # "... <- my pick\nC) helium": the next option's marker is no choice
+            found.append((m.start(), m.group(at)))
     if (last := _TRAILING_LETTER.search(t)) is not None:
         found.append((last.start(1), last.group(1)))  # "24 + 12 + ... = 91 (odd). B", "Sonata No. 14 → C"
     return (max(found)[1] if found else None), False
@@ -75,16 +78,16 @@ _TICK = re.compile(
 _CROSS = re.compile(r"[✗✘❌❎☒]")
 
 
-def _ticked(text: str) -> str | None:
-    """The one option ticked in a list of two or more options, each on its line; None when no
-    such list, or when it ticks none or several."""
-    lines: dict[str, str] = {}
+def _ticked(text: str) -> tuple[int, str] | None:
+    """(where, which) for the one option ticked in a list of two or more options, each on its
+    line; None when no such list, or when it ticks none or several."""
+    lines: dict[str, tuple[int, str]] = {}
     for m in _OPTION_LINE.finditer(text):
         end = text.find("\n", m.start())
-        lines[m.group("letter")] = text[m.start() : end if end >= 0 else len(text)]
-    ticked = [letter for letter, line in lines.items() if _TICK.search(line)]
+        lines[m.group("letter")] = (m.start("letter"), text[m.start() : end if end >= 0 else len(text)])
+    ticked = [(at, letter) for letter, (at, line) in lines.items() if _TICK.search(line)]
     if not ticked:  # "A) ... ✗\nB) ...\nC) ... ✗": every option crossed out but one
-        ticked = [letter for letter, line in lines.items() if not _CROSS.search(line)]
+        ticked = [(at, letter) for letter, (at, line) in lines.items() if not _CROSS.search(line)]
     return ticked[0] if len(lines) >= 2 and len(ticked) == 1 else None
 
 
