@@ -101,6 +101,8 @@ UNSPACED_SCRIPTS: list[Case] = [
     ("contains", "ร้านเปิดในปี 1975ครับ", "1975", {}, True),
     ("contains", "店は12004年に開店しました。", "2004", {}, False),
     ("contains", "店は2014年に開店しました。", "2004", {}, False),
+    ("contains", "首都は東京です。", "東京", {}, True),
+    ("contains", "東京都にあります。", "京都", {}, False),
 ]
 
 # A footnote marker glued to the answer is not part of it.
@@ -158,6 +160,7 @@ SPACED_THOUSANDS: list[Case] = [
     ("numeric", "Answer: 3\u2002250", "3250", {}, True),
     ("numeric", "Answer: 7 31", "731", {}, False),
     ("numeric", "Answer: 7 3150", "73150", {}, False),
+    ("numeric", "Answer: 0 500", "500", {}, False),
     ("numeric", "Answer: 2 1/4", "2.25", {}, True),
 ]
 

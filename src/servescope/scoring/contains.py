@@ -18,9 +18,20 @@ from servescope.scoring.base import Args, Output, Score, verdict, wrong
 from servescope.scoring.number_words import words_to_digits
 
 # Scripts written without spaces between words (Han, kana, Thai, and Hangul's particles): a
-# character of theirs next to the phrase is not part of it ("1987年に開業" mentions 1987).
-_UNSPACED = "\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
-_WORD = rf"[^\W{_UNSPACED}]"  # a word character that would run on into the phrase
+# character of theirs next to the phrase is not part of it ("1987年に開業" mentions 1987), unless
+# it is of the phrase's own script ("京都" is not in "東京都").
+_UNSPACED = {
+    "han": "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff",
+    "kana": "\u3040-\u30ff\uff66-\uff9f",
+    "thai": "\u0e00-\u0e7f",
+    "hangul": "\uac00-\ud7af",
+}
+
+
+def _word(edge: str) -> str:
+    """A word character that would run on into a phrase whose edge character is ``edge``."""
+    own = next((name for name, chars in _UNSPACED.items() if re.fullmatch(f"[{chars}]", edge)), None)
+    return "[^\\W" + "".join(chars for name, chars in _UNSPACED.items() if name != own) + "]"
 
 
 def _pattern(phrase: str) -> str | None:
@@ -29,10 +40,10 @@ def _pattern(phrase: str) -> str | None:
         return None
     body = r"\s+".join(re.escape(w) for w in words)
     if re.fullmatch(r"[\d.,]+", phrase.strip()):
-        return rf"(?<!{_WORD})(?<![.,])(?<!\d[.,])" + body + rf"(?![.,]?\d)(?!{_WORD})"  # 130 is not in 1,130 nor in 130.5
+        return rf"(?<!{_word('0')})(?<![.,])(?<!\d[.,])" + body + rf"(?![.,]?\d)(?!{_word('0')})"  # 130 is not in 1,130 nor in 130.5
     if words[-1].isalpha():
         body += r"(?:s|es)?"  # a plural names the same thing
-    return rf"(?<!{_WORD})" + body + rf"(?!{_WORD})"
+    return rf"(?<!{_word(words[0][0])})" + body + rf"(?!{_word(words[-1][-1])})"
 
 
 def _committed_mention(text: str, phrase: str) -> bool:

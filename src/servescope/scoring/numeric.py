@@ -38,9 +38,9 @@ _NUMBER = re.compile(
 
 
 # Thousands grouped by a space of any kind ("1 100", "12 500 000", "5 824"), as French and SI style write
-# them: only where every group after the first has exactly three digits ("1 2 3" and "12 34" stay apart).
+# them: only where every group after the first has exactly three digits ("1 2 3", "12 34" and "0 500" stay apart).
 _SPACES = "\u0020\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000"
-_SPACED_THOUSANDS = re.compile(rf"(?<![\d.,/])\d{{1,3}}(?:[{_SPACES}]\d{{3}})+(?![\d/]|[{_SPACES}]*/)")
+_SPACED_THOUSANDS = re.compile(rf"(?<![\d.,/])(?:[1-9]\d{{0,2}})(?:[{_SPACES}]\d{{3}})+(?![\d/]|[{_SPACES}]*/)")
 # A conversion after the answer ("6°C, which is about 43°F"): an aside, like a bracketed one.
 _CONVERSION = re.compile(
     r"(?:,\s*|\s+)(?:which\s+is|that\s+is|that's|or)\s+(?:about|approximately|approx\.|roughly|around|nearly|almost|~|≈)\s*"
