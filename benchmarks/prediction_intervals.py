@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -39,37 +40,37 @@ OUT = HERE / "results" / "prediction_intervals.json"
 METRICS = ("ttft_ms", "itl_ms", "output_tokens_per_sec")
 COVERAGE = 0.8
 MIN_POINTS = 10
-FALLBACK_WIDEN = 1.5
-#: the dimension whose groups hold each point exactly once, for the pooled fallback
-POOL_DIMENSION = "publisher"
+#: the quantile levels shipped per group and metric (the product mixes groups' distributions through them)
+LEVELS = np.linspace(0.0, 1.0, 41)
 
 
 def build(rows: list[dict[str, Any]], drop_runs: frozenset[str] = frozenset()) -> dict[str, Any]:
     """The interval table from LOGO rows, leaving out the points of ``drop_runs``."""
     lo_q, hi_q = (1 - COVERAGE) / 2, 1 - (1 - COVERAGE) / 2
     groups: dict[str, dict[str, Any]] = defaultdict(dict)
-    pooled: dict[str, list[float]] = {m: [] for m in METRICS}
     for row in rows:
-        entry: dict[str, Any] = {"points": 0}
+        entry: dict[str, Any] = {"points": 0, "points_by_metric": {}, "quantiles": {}}
         for m in METRICS:
             ratios = [1.0 / r for run, r in row["ratios"][m] if run not in drop_runs and r > 0]
             entry["points"] = max(entry["points"], len(ratios))
+            entry["points_by_metric"][m] = len(ratios)
             entry[m] = [round(float(np.quantile(ratios, lo_q)), 4), round(float(np.quantile(ratios, hi_q)), 4)] if ratios else None
-            if row["dimension"] == POOL_DIMENSION:
-                pooled[m] += ratios
+            entry["quantiles"][m] = [round(float(x), 4) for x in np.quantile(ratios, LEVELS)] if ratios else None
         if entry["points"]:
             groups[row["dimension"]][row["group"]] = entry
+    validated = [g for by_group in groups.values() for g in by_group.values() if g["points"] >= MIN_POINTS]
     fallback = {}
     for m in METRICS:
-        v = pooled[m] or [1.0]
-        fallback[m] = [round(float(np.quantile(v, 0.05)) / FALLBACK_WIDEN, 4), round(float(np.quantile(v, 0.95)) * FALLBACK_WIDEN, 4)]
+        spans = [g[m] for g in validated if g[m] is not None] or [[1.0, 1.0]]
+        fallback[m] = [min(s[0] for s in spans), max(s[1] for s in spans)]
     return {
         "coverage": COVERAGE,
         "min_points": MIN_POINTS,
         "metrics": list(METRICS),
+        "levels": [round(float(x), 4) for x in LEVELS],
         "groups": {d: dict(sorted(g.items())) for d, g in sorted(groups.items())},
         "fallback": fallback,
-        "fallback_rule": f"5th-95th percentile of every held-out point, widened {FALLBACK_WIDEN}x each way",
+        "fallback_rule": "as wide as the widest validated group's held-out 80 % range on each side (never narrower than a validated deployment's)",
     }
 
 
@@ -96,6 +97,11 @@ def coverage(rows: list[dict[str, Any]], labels: dict[str, dict[str, str]]) -> l
     return out
 
 
+def compact_lists(text: str) -> str:
+    """``json.dumps(indent=1)`` with every list of numbers on one line (the quantiles stay readable)."""
+    return re.sub(r"\[\s*(-?[\d.e+-]+(?:,\s*-?[\d.e+-]+)*)\s*\]", lambda m: "[" + ", ".join(x.strip() for x in m.group(1).split(",")) + "]", text)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--logo", type=Path, default=LOGO)
@@ -111,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         "source": f"benchmarks/results/predict_logo.json of {logo.get('date')}",
         **build(rows),
     }
-    a.shipped.write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")
+    a.shipped.write_text(compact_lists(json.dumps(table, indent=1)) + "\n", encoding="utf-8")
     cov = coverage(rows, logo["runs"])
     print(f"{'dimension':<20} {'group':<26} {'pts':>4}  " + "  ".join(f"{m:>22}" for m in METRICS))
     for r in cov:

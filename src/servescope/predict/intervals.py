@@ -4,19 +4,21 @@
 a hardware generation, a weight dtype, a model family, a publisher) with constants fitted
 without it, and keeps every point's signed error, predicted / measured.
 ``benchmarks/prediction_intervals.py`` turns those into ``data/prediction_intervals.json``
-(generated, never edited by hand): per group, the 10th and 90th percentiles of
-measured / predicted, so ``predicted × [low, high]`` is where 80 % of that group's held-out
-measurements fell.
+(generated, never edited by hand): per group, the quantiles of measured / predicted over its
+held-out points (``levels``, and the 10th-90th percentile range for reading).
 
-A scenario falls in one group along each dimension (:mod:`.groups`). Its interval per
-metric is the widest of its groups' intervals (each group with at least
-``min_points`` held-out points): the cautious reading when, say, the engine is known well
-and the hardware less so. The engine and the hardware generation carry most of what the
-step-time model assumes, so where either has no validated group the interval is the
-pooled held-out error widened (``fallback``) and a warning says which group was missing;
-a model family or dtype outside the set only adds a note (the physics is meant to carry
-across models). The factors multiply every statistic of a metric (mean, p50, p99) alike: the
-held-out error was measured on what publishers report, mostly means. A point in a regime
+A scenario falls in one group along each dimension (:mod:`.groups`). Its interval per metric
+is the 80 % range of its validated groups' held-out points taken together (each group with
+at least ``min_points`` points, weighted by its points of that metric: the quantiles of the
+mixture of their distributions, i.e. of the union of their points). Taking the widest of the
+groups' ranges instead over-covered by construction (94 % held out by publisher); the union
+lies between its groups' ranges, nearer the better-measured ones. The engine and the hardware
+generation carry most of what the step-time model assumes, so where either has no validated
+group the interval is the ``fallback``: as wide as the widest validated group's range on each
+side, so never narrower than a validated deployment's, and a warning says which group was
+missing; a model family or dtype outside the set only adds a note (the physics is meant to
+carry across models). The factors multiply every statistic of a metric (mean, p50, p99) alike:
+the held-out error was measured on what publishers report, mostly means. A point in a regime
 the predictor is known to miss by more than its groups' range (:mod:`.regimes`) has its
 interval widened to cover those misses, and the prediction says so in a warning.
 """
@@ -24,6 +26,7 @@ interval widened to cover those misses, and the prediction says so in a warning.
 from __future__ import annotations
 
 import json
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -76,36 +79,68 @@ def table() -> dict[str, Any]:
     return data
 
 
+def union_range(spans: list[tuple[float, list[float]]], levels: list[float], coverage: float) -> tuple[float, float]:
+    """The central ``coverage`` range of a mixture of groups, each given as (weight, its quantiles at
+    ``levels``): every group's CDF is piecewise linear between its quantiles, the mixture's CDF their
+    weighted mean, and the range is where that crosses (1 - coverage) / 2 and (1 + coverage) / 2."""
+    knots = sorted({x for _, qs in spans for x in qs})
+    total = sum(w for w, _ in spans)
+    cdf = [sum(w * _cdf(x, qs, levels) for w, qs in spans) / total for x in knots]
+    tail = (1 - coverage) / 2
+    return _inverse(tail, knots, cdf), _inverse(1 - tail, knots, cdf)
+
+
+def _cdf(x: float, quantiles: list[float], levels: list[float]) -> float:
+    if x < quantiles[0]:
+        return 0.0
+    if x >= quantiles[-1]:
+        return 1.0
+    i = bisect_right(quantiles, x)  # quantiles[i - 1] <= x < quantiles[i]
+    q0, q1, l0, l1 = quantiles[i - 1], quantiles[i], levels[i - 1], levels[i]
+    return l0 + (l1 - l0) * (x - q0) / (q1 - q0)
+
+
+def _inverse(p: float, knots: list[float], cdf: list[float]) -> float:
+    i = bisect_left(cdf, p)
+    if i == 0:
+        return knots[0]
+    if i == len(knots):
+        return knots[-1]
+    c0, c1 = cdf[i - 1], cdf[i]
+    return knots[i - 1] + (knots[i] - knots[i - 1]) * (p - c0) / (c1 - c0)
+
+
 def interval_for_groups(groups: dict[str, str], data: dict[str, Any] | None = None) -> Interval:
     """The interval of a deployment in ``groups`` (dimension -> group), from ``data`` (the shipped table)."""
     data = data if data is not None else table()
     min_points = int(data["min_points"])
+    coverage = float(data["coverage"])
     known = {dim: data["groups"].get(dim, {}).get(value) for dim, value in groups.items()}
     usable = {dim: g for dim, g in known.items() if g is not None and g["points"] >= min_points}
     missing_required = [d for d in REQUIRED_DIMENSIONS if d in groups and d not in usable]
     factors: dict[str, tuple[float, float]] = {}
     for metric in data["metrics"]:
-        spans = [tuple(g[metric]) for g in usable.values() if g.get(metric) is not None]
+        spans = [(g["points_by_metric"][metric], g["quantiles"][metric]) for g in usable.values() if g["quantiles"].get(metric) is not None]
         if missing_required or not spans:
             lo, hi = data["fallback"][metric]
         else:
-            lo, hi = min(s[0] for s in spans), max(s[1] for s in spans)
-        factors[metric] = (float(lo), float(hi))
+            lo, hi = union_range(spans, data["levels"], coverage)
+        factors[metric] = (round(float(lo), 4), round(float(hi), 4))
     named = ", ".join(f"{d} {groups[d]} ({usable[d]['points']} points)" for d in usable)
     unvalidated = [f"{d} {groups[d]}" for d in groups if d not in usable]
     warnings: list[str] = []
     if missing_required:
         what = " and ".join(f"{d} {groups[d]!r}" for d in missing_required)
-        basis = f"no validated group for the {what}: the pooled held-out error, widened ({data['fallback_rule']})"
+        basis = f"no validated group for the {what}: {data['fallback_rule']}"
         warnings.append(
             f"prediction interval: no held-out validation for the {what}; the interval is wide "
             f"({', '.join(f'{m} ×{lo:.2g}–{hi:.2g}' for m, (lo, hi) in factors.items())}) — measure and `servescope calibrate`"
         )
     else:
-        basis = f"widest held-out {round(100 * data['coverage'])} % range of its groups: {named}"
+        basis = f"held-out {round(100 * coverage)} % range of its groups' points together: {named}"
         if unvalidated:
             basis += f"; not in the validation set: {', '.join(unvalidated)}"
-    return Interval(float(data["coverage"]), factors, basis, not missing_required, dict(groups), warnings)
+    return Interval(coverage, factors, basis, not missing_required, dict(groups), warnings)
 
 
 def interval_for(dep: Deployment) -> Interval:
@@ -147,4 +182,4 @@ def with_intervals(prediction: Prediction, interval: Interval, dep: Deployment, 
     return prediction.model_copy(update={"points": points, "interval": block, "warnings": warnings})
 
 
-__all__ = ["FIELDS", "REQUIRED_DIMENSIONS", "Interval", "interval_for", "interval_for_groups", "table", "with_intervals"]
+__all__ = ["FIELDS", "REQUIRED_DIMENSIONS", "Interval", "interval_for", "interval_for_groups", "table", "union_range", "with_intervals"]
