@@ -71,6 +71,24 @@ def test_one_group_alone_gets_its_own_range() -> None:
     assert union_range(spans, LEVELS, 0.8) == pytest.approx(tuple(SMALL["groups"]["engine"]["vLLM"]["itl_ms"]))
 
 
+def test_a_deployment_new_along_a_dimension_takes_in_how_far_its_other_groups_were_missed() -> None:
+    """A model family outside the set: the families that were validated (each predicted with
+    constants fitted without it) say how far a new family is missed, so their points join the union."""
+    data = {
+        **SMALL,
+        "groups": {**SMALL["groups"], "model family": {"qwen": _uniform(200, ttft_ms=(0.25, 4.0), itl_ms=(0.5, 2.0), output_tokens_per_sec=(0.5, 1.5))}},
+    }
+    known = interval_for_groups({"engine": "vLLM", "hardware generation": "Hopper", "model family": "qwen"}, data)
+    new = interval_for_groups({"engine": "vLLM", "hardware generation": "Hopper", "model family": "new-model"}, data)
+    alone = interval_for_groups({"engine": "vLLM", "hardware generation": "Hopper", "model family": "new-model"}, SMALL)  # no family validated
+    assert new.validated and new.warnings == []
+    assert new.factors == known.factors  # the one validated family is all the family evidence there is
+    for metric in SMALL["metrics"]:
+        assert new.factors[metric][0] < alone.factors[metric][0] and alone.factors[metric][1] < new.factors[metric][1]
+    assert "with the held-out error of every other model family (200 points)" in new.basis
+    assert "every other" not in known.basis
+
+
 def test_a_group_with_too_few_held_out_points_does_not_vouch_for_a_deployment() -> None:
     iv = interval_for_groups({"engine": "vLLM", "hardware generation": "Ada"}, SMALL)  # Ada: 3 points
     assert not iv.validated and iv.factors["ttft_ms"] == (0.2, 5.0)
@@ -123,8 +141,14 @@ def test_a_validated_scenario_carries_its_groups_interval_in_every_document() ->
     run = predict("llama-3.1-8b-on-h100", "sweep-parallel-1-8-i128-o64-v1", concurrency=[1, 8])
     iv = run.prediction.interval
     assert iv is not None and iv.validated and iv.groups["engine"] == "vLLM" and iv.groups["hardware generation"] == "Hopper"
-    shipped = table()["groups"]
-    assert iv.factors["itl_ms"][0] <= shipped["engine"]["vLLM"]["itl_ms"][0] and iv.factors["itl_ms"][1] >= shipped["engine"]["vLLM"]["itl_ms"][1]
+    assert (
+        {m: tuple(f) for m, f in iv.factors.items()} == interval_for_groups(iv.groups).factors
+        and "engine vLLM (" in iv.basis
+        and "hardware generation Hopper (" in iv.basis
+    )
+    fallback = table()["fallback"]
+    for metric, (lo, hi) in iv.factors.items():  # its groups' range: inside the fallback's, and narrower
+        assert fallback[metric][0] <= lo < hi <= fallback[metric][1] and (lo, hi) != tuple(fallback[metric])
     for p in run.prediction.points:
         assert p.intervals is not None and p.output_tokens_per_sec is not None
         lo, _hi = p.intervals["output_tokens_per_sec"]

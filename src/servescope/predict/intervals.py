@@ -10,9 +10,12 @@ held-out points (``levels``, and the 10th-90th percentile range for reading).
 A scenario falls in one group along each dimension (:mod:`.groups`). Its interval per metric
 is the 80 % range of its validated groups' held-out points taken together (each group with
 at least ``min_points`` points, weighted by its points of that metric: the quantiles of the
-mixture of their distributions, i.e. of the union of their points). Taking the widest of the
-groups' ranges instead over-covered by construction (94 % held out by publisher); the union
-lies between its groups' ranges, nearer the better-measured ones. The engine and the hardware
+mixture of their distributions, i.e. of the union of their points). Along a dimension where
+the scenario is new (a model family or dtype outside the set) every validated group of that
+dimension joins the union: how far the predictor missed the other families when each was left
+out is what a new family risks. Taking the widest of the groups' ranges instead over-covered by
+construction (94 % held out by publisher); the union lies between its members' ranges, nearer
+the better-measured ones. The engine and the hardware
 generation carry most of what the step-time model assumes, so where either has no validated
 group the interval is the ``fallback``: as wide as the widest validated group's range on each
 side, so never narrower than a validated deployment's, and a warning says which group was
@@ -115,12 +118,19 @@ def interval_for_groups(groups: dict[str, str], data: dict[str, Any] | None = No
     data = data if data is not None else table()
     min_points = int(data["min_points"])
     coverage = float(data["coverage"])
-    known = {dim: data["groups"].get(dim, {}).get(value) for dim, value in groups.items()}
-    usable = {dim: g for dim, g in known.items() if g is not None and g["points"] >= min_points}
+
+    def validated(dim: str) -> dict[str, dict[str, Any]]:
+        return {name: g for name, g in data["groups"].get(dim, {}).items() if g["points"] >= min_points}
+
+    usable = {dim: validated(dim)[value] for dim, value in groups.items() if value in validated(dim)}
     missing_required = [d for d in REQUIRED_DIMENSIONS if d in groups and d not in usable]
+    # new along a dimension (a model family or dtype outside the set): how far the predictor
+    # missed other groups of that dimension when each was left out is part of this deployment's error
+    new_along = {dim: validated(dim) for dim in groups if dim not in usable and dim not in REQUIRED_DIMENSIONS and validated(dim)}
+    members = [*usable.values(), *(g for by_name in new_along.values() for g in by_name.values())]
     factors: dict[str, tuple[float, float]] = {}
     for metric in data["metrics"]:
-        spans = [(g["points_by_metric"][metric], g["quantiles"][metric]) for g in usable.values() if g["quantiles"].get(metric) is not None]
+        spans = [(g["points_by_metric"][metric], g["quantiles"][metric]) for g in members if g["quantiles"].get(metric) is not None]
         if missing_required or not spans:
             lo, hi = data["fallback"][metric]
         else:
@@ -140,6 +150,8 @@ def interval_for_groups(groups: dict[str, str], data: dict[str, Any] | None = No
         basis = f"held-out {round(100 * coverage)} % range of its groups' points together: {named}"
         if unvalidated:
             basis += f"; not in the validation set: {', '.join(unvalidated)}"
+        for dim, by_name in new_along.items():
+            basis += f"; with the held-out error of every other {dim} ({sum(g['points'] for g in by_name.values())} points)"
     return Interval(coverage, factors, basis, not missing_required, dict(groups), warnings)
 
 
