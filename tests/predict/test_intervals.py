@@ -85,8 +85,8 @@ def test_a_deployment_new_along_a_dimension_takes_in_how_far_its_other_groups_we
     assert new.factors == known.factors  # the one validated family is all the family evidence there is
     for metric in SMALL["metrics"]:
         assert new.factors[metric][0] < alone.factors[metric][0] and alone.factors[metric][1] < new.factors[metric][1]
-    assert "with the held-out error of every other model family (200 points)" in new.basis
-    assert "every other" not in known.basis
+    assert "new along the model family: with every validated model family's held-out error (200 points)" in new.basis
+    assert "new along" not in known.basis
 
 
 def test_a_group_with_too_few_held_out_points_does_not_vouch_for_a_deployment() -> None:

@@ -151,7 +151,7 @@ def interval_for_groups(groups: dict[str, str], data: dict[str, Any] | None = No
         if unvalidated:
             basis += f"; not in the validation set: {', '.join(unvalidated)}"
         for dim, by_name in new_along.items():
-            basis += f"; with the held-out error of every other {dim} ({sum(g['points'] for g in by_name.values())} points)"
+            basis += f"; new along the {dim}: with every validated {dim}'s held-out error ({sum(g['points'] for g in by_name.values())} points)"
     return Interval(coverage, factors, basis, not missing_required, dict(groups), warnings)
 
 
