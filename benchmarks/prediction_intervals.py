@@ -63,10 +63,10 @@ def build(rows: list[dict[str, Any]], drop_runs: frozenset[str] = frozenset()) -
         if entry["points"]:
             groups[row["dimension"]][row["group"]] = entry
     validated = [g for by_group in groups.values() for g in by_group.values() if g["points"] >= MIN_POINTS]
-    fallback = {}
+    fallback: dict[str, list[float] | None] = {}
     for m in METRICS:
-        spans = [g[m] for g in validated if g[m] is not None] or [[1.0, 1.0]]
-        fallback[m] = [min(s[0] for s in spans), max(s[1] for s in spans)]
+        spans = [g[m] for g in validated if g[m] is not None]
+        fallback[m] = [min(s[0] for s in spans), max(s[1] for s in spans)] if spans else None
     return {
         "coverage": COVERAGE,
         "min_points": MIN_POINTS,

@@ -89,6 +89,14 @@ def test_a_deployment_new_along_a_dimension_takes_in_how_far_its_other_groups_we
     assert "new along" not in known.basis
 
 
+def test_a_metric_no_validated_group_measured_gets_no_interval_rather_than_an_invented_one() -> None:
+    groups = {"engine": {"vLLM": {**_uniform(100, ttft_ms=(0.5, 1.5)), "itl_ms": None, "output_tokens_per_sec": None}}}
+    data = {**SMALL, "groups": groups, "fallback": {"ttft_ms": [0.5, 1.5], "itl_ms": None, "output_tokens_per_sec": None}}
+    for deployment in ({"engine": "vLLM"}, {"engine": "SGLang"}):  # validated, and the fallback
+        iv = interval_for_groups(deployment, data)
+        assert set(iv.factors) == {"ttft_ms"} and iv.bounds("itl_ms", 5.0) is None
+
+
 def test_a_group_with_too_few_held_out_points_does_not_vouch_for_a_deployment() -> None:
     iv = interval_for_groups({"engine": "vLLM", "hardware generation": "Ada"}, SMALL)  # Ada: 3 points
     assert not iv.validated and iv.factors["ttft_ms"] == (0.2, 5.0)

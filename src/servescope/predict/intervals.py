@@ -132,6 +132,8 @@ def interval_for_groups(groups: dict[str, str], data: dict[str, Any] | None = No
     for metric in data["metrics"]:
         spans = [(g["points_by_metric"][metric], g["quantiles"][metric]) for g in members if g["quantiles"].get(metric) is not None]
         if missing_required or not spans:
+            if data["fallback"].get(metric) is None:
+                continue  # no validated group has held-out points of this metric: no interval, none invented
             lo, hi = data["fallback"][metric]
         else:
             lo, hi = union_range(spans, data["levels"], coverage)
