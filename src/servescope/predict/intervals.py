@@ -29,11 +29,12 @@ interval widened to cover those misses, and the prediction says so in a warning.
 from __future__ import annotations
 
 import json
-from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from typing import Any
+
+import numpy as np
 
 from servescope.documents.prediction import INTERVAL_METRIC_OF_FIELD, Prediction, PredictionInterval
 from servescope.predict.deployment import Deployment
@@ -86,31 +87,34 @@ def union_range(spans: list[tuple[float, list[float]]], levels: list[float], cov
     """The central ``coverage`` range of a mixture of groups, each given as (weight, its quantiles at
     ``levels``): every group's CDF is piecewise linear between its quantiles, the mixture's CDF their
     weighted mean, and the range is where that crosses (1 - coverage) / 2 and (1 + coverage) / 2."""
-    knots = sorted({x for _, qs in spans for x in qs})
-    total = sum(w for w, _ in spans)
-    cdf = [sum(w * _cdf(x, qs, levels) for w, qs in spans) / total for x in knots]
+    knots = np.unique(np.concatenate([np.asarray(qs, dtype=float) for _, qs in spans]))
+    weights = np.array([w for w, _ in spans], dtype=float)
+    cdf = sum(w * _cdf(knots, np.asarray(qs, dtype=float), np.asarray(levels, dtype=float)) for w, (_, qs) in zip(weights, spans, strict=True))
+    cdf = np.maximum.accumulate(cdf / weights.sum())
     tail = (1 - coverage) / 2
     return _inverse(tail, knots, cdf), _inverse(1 - tail, knots, cdf)
 
 
-def _cdf(x: float, quantiles: list[float], levels: list[float]) -> float:
-    if x < quantiles[0]:
-        return 0.0
-    if x >= quantiles[-1]:
-        return 1.0
-    i = bisect_right(quantiles, x)  # quantiles[i - 1] <= x < quantiles[i]
-    q0, q1, l0, l1 = quantiles[i - 1], quantiles[i], levels[i - 1], levels[i]
-    return l0 + (l1 - l0) * (x - q0) / (q1 - q0)
+def _cdf(xs: np.ndarray, quantiles: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    """A group's CDF at ``xs``: 0 below its least quantile, 1 from its greatest, linear between
+    neighbouring quantiles (repeated quantiles, a jump, are stepped over)."""
+    i = np.searchsorted(quantiles, xs, side="right")  # quantiles[i - 1] <= x < quantiles[i]
+    out = np.where(i == 0, 0.0, 1.0)
+    inner = (i > 0) & (i < len(quantiles))
+    j = i[inner]
+    q0, q1 = quantiles[j - 1], quantiles[j]
+    out[inner] = levels[j - 1] + (levels[j] - levels[j - 1]) * (xs[inner] - q0) / (q1 - q0)
+    return out
 
 
-def _inverse(p: float, knots: list[float], cdf: list[float]) -> float:
-    i = bisect_left(cdf, p)
+def _inverse(p: float, knots: np.ndarray, cdf: np.ndarray) -> float:
+    i = int(np.searchsorted(cdf, p, side="left"))
     if i == 0:
-        return knots[0]
+        return float(knots[0])
     if i == len(knots):
-        return knots[-1]
+        return float(knots[-1])
     c0, c1 = cdf[i - 1], cdf[i]
-    return knots[i - 1] + (knots[i] - knots[i - 1]) * (p - c0) / (c1 - c0)
+    return float(knots[i - 1] + (knots[i] - knots[i - 1]) * (p - c0) / (c1 - c0))
 
 
 def interval_for_groups(groups: dict[str, str], data: dict[str, Any] | None = None) -> Interval:
