@@ -1,0 +1,95 @@
+"""Forbidden constructs in generated code, found in its syntax tree (``ast``), never by text search.
+
+A row whose prompt forbids something ("without using max()", "do not import anything") says so
+in a structured field, ``score_args.forbidden``: a list of entries, each
+
+* a Python identifier (``"max"``, ``"sorted"``, ``"sort"``): the code may not *use* that name —
+  not as a name it reads (``max(xs)``, ``f = max``), not as an attribute (``xs.sort()``,
+  ``builtins.max``), not imported (``from builtins import max as m``), and not through a string
+  handed to ``getattr`` or a namespace's dict (``getattr(builtins, "max")``, ``__builtins__["max"]``).
+  A function, parameter or variable of its own with that name is the code's own, not the builtin
+  (``max = xs[0]`` in a loop is the answer doing what it was asked);
+* ``"import"``: no ``import`` statement of any kind and no ``__import__``/``importlib`` call.
+
+The scorer reads the list; the prompt's prose is never parsed at scoring time. Comments and
+strings that merely mention the name (``# no max() here``) are not uses.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+
+IMPORT = "import"
+
+
+def malformed(forbidden: object) -> str | None:
+    """Why a row's ``score_args.forbidden`` cannot be read, or None when it can."""
+    if forbidden is None:
+        return None
+    if not isinstance(forbidden, list) or not all(isinstance(x, str) for x in forbidden):
+        return f'score_args.forbidden must be a list of names (e.g. ["max"]), got {forbidden!r}'
+    bad = [x for x in forbidden if x != IMPORT and not x.isidentifier()]
+    if bad:
+        return f'score_args.forbidden: {bad[0]!r} is neither a Python identifier nor "import"'
+    return None
+
+
+def _own_definitions(tree: ast.AST) -> set[str]:
+    """Names the code defines itself (def, class, assignment target, parameter)."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+    return names
+
+
+def _is_namespace(node: ast.expr) -> bool:
+    """``__builtins__``, ``vars(...)``/``globals()``/``locals()``, ``x.__dict__``: where a name is a dict key."""
+    if isinstance(node, ast.Name):
+        return node.id == "__builtins__"
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        return node.func.id in {"vars", "globals", "locals"}
+    return isinstance(node, ast.Attribute) and node.attr == "__dict__"
+
+
+def _string_lookups(tree: ast.AST) -> Iterable[tuple[str, int]]:
+    """Names fetched by string: ``getattr(x, "max")``, ``__builtins__["max"]``, ``vars(builtins)["max"]``."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in {"getattr", "hasattr"} and len(node.args) >= 2:
+            arg = node.args[1]
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                yield arg.value, node.lineno
+        elif isinstance(node, ast.Subscript) and _is_namespace(node.value) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+            yield node.slice.value, node.lineno
+
+
+def violations(code: str, forbidden: list[str]) -> list[str]:
+    """One line per forbidden use in ``code`` (empty: none, or code that does not parse — running it says why)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return []
+    found: list[str] = []
+    names = {x for x in forbidden if x != IMPORT}
+    own = _own_definitions(tree)
+    for node in ast.walk(tree):
+        line = getattr(node, "lineno", 0)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in names:
+            if node.id not in own:  # a variable or function of its own called max is not the builtin
+                found.append(f"uses {node.id} (line {line})")
+        elif isinstance(node, ast.Attribute) and node.attr in names:
+            found.append(f"uses .{node.attr} (line {line})")
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            if IMPORT in forbidden:
+                found.append(f"imports (line {line})")
+            else:
+                found += [f"imports {a.name} (line {line})" for a in node.names if a.name in names]
+        elif IMPORT in forbidden and isinstance(node, ast.Name) and node.id in {"__import__", "importlib"}:
+            found.append(f"imports through {node.id} (line {line})")
+    found += [f"looks up {name!r} by string (line {line})" for name, line in _string_lookups(tree) if name in names]
+    return found
