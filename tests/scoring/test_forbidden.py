@@ -47,7 +47,9 @@ def test_no_use_is_invented(code: str, forbidden: list[str]) -> None:
     assert violations(code, forbidden) == [], code
 
 
-@pytest.mark.parametrize(("value", "ok"), [(None, True), ([], True), (["max", "import"], True), ("max", False), ([1], False), (["max()"], False), (["a.b"], False)])
+@pytest.mark.parametrize(
+    ("value", "ok"), [(None, True), ([], True), (["max", "import"], True), ("max", False), ([1], False), (["max()"], False), (["a.b"], False)]
+)
 def test_a_malformed_field_says_what_is_wrong(value: object, ok: bool) -> None:
     problem = malformed(value)
     assert (problem is None) == ok, problem
