@@ -5,8 +5,10 @@ Strict: the whole answer is it. Flexible: the committed span (:mod:`.answer`: th
 anchored answer, else the final line) is it once asides are set apart — a parenthesised
 justification ("Sunday (13 days after …)"), a clause after a comma, dash or "because"
 ("Saturday, not Friday" commits to Saturday), a unit or noun after it ("8 legs") — or
-a sentence ending in it ("The capital of France is Paris."). Naming the answer and then
-denying it ("not Friday", "rather than Friday") never counts.
+a sentence ending in it ("The capital of France is Paris."), or its last quoted term ("The
+past tense of 'go' is 'went'."). A hyphen between letters reads as a space ("Ulan-Bator"), a
+time in words as digits ("half past three in the afternoon" = "3:30 pm"). Naming the answer
+and then denying it ("not Friday", "rather than Friday") never counts.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from servescope.scoring.answer import CORRECTION as _CORRECTION
 from servescope.scoring.answer import NEGATION as _NEGATION
 from servescope.scoring.answer import answer_span, answer_text, fold, without_parentheticals
 from servescope.scoring.base import Args, Output, Score, verdict, wrong
+from servescope.scoring.clock_words import clock_to_digits
 from servescope.scoring.number_words import words_to_digits
 from servescope.scoring.text import normalize
 
@@ -26,8 +29,12 @@ _ASIDE = re.compile(r"\s*(?:[,;:]\s|\s[-–—]\s|—|\bbecause\b|\bsince\b|\bas
 _MAX_TRAILING_WORDS = 2
 
 
+# A hyphen between letters spells the same name as a space ("Ulan-Bator" = "Ulan Bator").
+_WORD_HYPHEN = re.compile(r"(?<=[^\W\d_])[-\u2010\u2011](?=[^\W\d_])")
+
+
 def _clean(text: str) -> str:
-    return normalize(fold(text))
+    return normalize(_WORD_HYPHEN.sub(" ", clock_to_digits(fold(text))))
 
 
 def aliases(expected: object, args: Args) -> list[str]:
@@ -118,7 +125,7 @@ def score(output: Output, expected: object, args: Args) -> Score:
         head = _clean(_ASIDE.split(bare, maxsplit=1)[0])
         if head and (_head_matches(head, names) or _head_matches(bare, names)):
             return verdict(True, candidate[:80], strict=False)
-        if _gloss_matches(candidate, names) or _number_matches(_committed(fold(candidate)), names):
+        if _gloss_matches(candidate, names) or _number_matches(_committed(fold(candidate)), names) or _quoted_matches(candidate, names):
             return verdict(True, candidate[:80], strict=False)
     return verdict(False, span.text[:80] or None, strict=False)
 
@@ -138,6 +145,17 @@ def _gloss_matches(candidate: str, names: list[str]) -> bool:
     if m is None:
         return False
     return len(m.group(1).split()) <= 3 and _clean(m.group(2)) in names and not re.search(_NEGATION, m.group(2), re.IGNORECASE)
+
+
+# A term quoted in any script's marks; a single quote only where it is not an apostrophe ("it's").
+_QUOTED = re.compile(r"\"([^\"\n]+)\"|(?<!\w)'([^'\n]+)'(?!\w)|«\s*([^»\n]+?)\s*»|„([^“”\n]+)[“”]|“([^”\n]+)”|‘([^’\n]+)’|「([^」\n]+)」|『([^』\n]+)』")
+
+
+def _quoted_matches(sentence: str, names: list[str]) -> bool:
+    """A sentence that gives its answer as its last quoted term ("The past tense of 'go' is 'went'.",
+    "In inglese si dice \"book\"."): that term (one the answer denies never gets here: score() rules it out first)."""
+    quoted = [next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(fold(sentence))]
+    return bool(quoted) and _clean(quoted[-1]) in names
 
 
 def _number_matches(sentence: str, names: list[str]) -> bool:

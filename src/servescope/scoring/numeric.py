@@ -44,10 +44,41 @@ _CONVERSION = re.compile(
     r"[-−]?[$€£]?\d[\d,.]*\s*(?:°\s*[CFK]\b|[A-Za-z%]+)?",
     re.IGNORECASE,
 )
+# A value restated in other units after it ("32 °F, which is 0 °C or 273.15 K", "5 km, i.e. 3.1 miles"):
+# the restatements are asides when each names a unit other than the first value's.
+_VALUE_UNIT = r"[-−]?[$€£]?\d[\d,.]*\s*(°\s*[CFK]\b|[A-Za-zµ%]+\b)"
+_VALUE_UNIT_NC = _VALUE_UNIT.replace("(", "(?:")  # the same, capturing nothing
+_RESTATED = re.compile(
+    rf"(?P<first>{_VALUE_UNIT})(?P<rest>(?:,\s*|\s+)(?:which\s+is|that\s+is|that's|i\.e\.,?|or|=)\s+"
+    rf"(?:(?:about|approximately|roughly|around|~|≈)\s*)?{_VALUE_UNIT_NC}"
+    rf"(?:\s*(?:,|\bor\b|\band\b)\s*{_VALUE_UNIT_NC})*)",
+    re.IGNORECASE,
+)
+_UNIT_IN = re.compile(_VALUE_UNIT, re.IGNORECASE)
+
+
+def _unit(raw: str) -> str:
+    return re.sub(r"\s+", "", raw).casefold()
+
+
+def _without_restatements(text: str) -> str:
+    def keep(m: re.Match[str]) -> str:
+        first = _unit(m.group(2))
+        others = [_unit(u.group(1)) for u in _UNIT_IN.finditer(m.group("rest"))]
+        return m.group("first") if others and first not in others else m.group(0)
+
+    return _RESTATED.sub(keep, text)
+
+
 # "5.66 × 10³", "5.66 x 10^3", "5.66·10^{3}": scientific notation written out
 _TIMES_TEN = re.compile(r"(\d+(?:\.\d+)?)\s*[×x·*]\s*10\s*(?:\^\s*\{?\s*([-−+]?\d+)\s*\}?|([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))")
 # two values hedged: "14 or 16", "4 o 3": no single number committed to
-_HEDGED = re.compile(r"\d[\d,./%]*\s*(?:,\s*)?(?:or|and/or|oder|ou|o)\s+(?:maybe\s+|perhaps\s+|possibly\s+)?[-−$€£]?\d[\d,./%]*", re.IGNORECASE)
+# ... also with the same unit after each ("3 hours or 4 hours"; "5 km, or roughly 3 miles" is a restatement)
+_HEDGED = re.compile(
+    r"\d[\d,./%]*(?:\s+(?P<unit>[^\W\d_]+))?\s*(?:,\s*)?(?:or|and/or|oder|ou|o)\s+(?:maybe\s+|perhaps\s+|possibly\s+)?[-−$€£]?\d[\d,./%]*"
+    r"(?(unit)\s+(?P=unit)\b)",
+    re.IGNORECASE,
+)
 _MIXED = re.compile(r"(?<![\d.,/])(\d+)[ \t]+(\d+)[ \t]*/[ \t]*(\d+)(?![\d/.])")
 _CORRECTION = re.compile(r"\b(?:actually|wait|correction|sorry|i mean|no,)\W", re.IGNORECASE)
 # "14, not 12", "14 rather than 12": a number named only to deny it is not a candidate.
@@ -116,7 +147,7 @@ def _equal(got: Fraction, pct: bool, want: Fraction, rel_tol: float) -> bool:
 def _outside_asides(text: str) -> list[tuple[Fraction, bool]]:
     """The numbers outside parentheses and denials, or all of them when every number is inside one."""
     text = _DENIED.sub(" ", text)
-    return numbers(without_parentheticals(_CONVERSION.sub(" ", text))) or numbers(text)
+    return numbers(without_parentheticals(_CONVERSION.sub(" ", _without_restatements(text)))) or numbers(text)
 
 
 def _committed(span: str) -> list[tuple[Fraction, bool]]:

@@ -1,0 +1,95 @@
+"""Answer styles a careful grader reads one way and the scorers once read another (issue 33, the
+classes left after the second blind set's fixes): an option named by a word only it has or set
+against the others; a name hyphenated where the expected one has a space; a time said in words;
+a term given as the last quoted one of a sentence; a value restated in other units after it; a
+numbered list where bullet points were asked. Every case is written here, none copied from a set."""
+
+from __future__ import annotations
+
+import pytest
+
+from servescope.scoring import score_item
+from servescope.scoring.base import Output
+from servescope.scoring.clock_words import clock_to_digits
+
+PLANETS = {"choices": ["Venus", "Jupiter", "Mars", "Saturn"]}
+PAINTERS = {"choices": ["Claude Monet", "Vincent van Gogh", "Rembrandt van Rijn", "Frida Kahlo"]}
+ACTIONS = {"choices": ["Ignore the alarm.", "Leave the building calmly.", "Hide under the stairs.", "Call a friend first."]}
+ANIMALS = {"choices": ["a mouse", "an elephant", "a rabbit", "a fox"]}
+NEGATED = {"choices": ["the lamp will light", "the lamp will not light", "the fuse melts", "nothing changes"]}
+
+CASES = [
+    # mc: the option named by a word only it has
+    ("mc", "Van Gogh, in 1889.", "B", PAINTERS, True),
+    ("mc", "Kahlo painted it.", "D", PAINTERS, True),
+    ("mc", "Kahlo painted it.", "B", PAINTERS, False),
+    ("mc", "Van Gogh or Rembrandt, I think.", "B", PAINTERS, False),  # two named: no choice ("van" is shared, not read)
+    ("mc", "You should calmly leave the building.", "B", ACTIONS, True),  # paraphrased
+    ("mc", "Do not hide under the stairs; leave calmly.", "B", ACTIONS, True),
+    ("mc", "Don't leave; hide under the stairs.", "B", ACTIONS, False),
+    # ... and set against the others: what follows than / ahead of / unlike / not is not the choice
+    ("mc", "An elephant is far heavier than a mouse, a rabbit or a fox.", "B", ANIMALS, True),
+    ("mc", "A fox is heavier than a mouse.", "B", ANIMALS, False),
+    ("mc", "Jupiter, well ahead of Saturn.", "B", PLANETS, True),
+    ("mc", "Unlike Mars, Venus is hotter.", "A", PLANETS, True),
+    ("mc", "Not Jupiter but Saturn.", "B", PLANETS, False),
+    # an option whose own text holds a "not" is still named whole
+    ("mc", "Then the lamp will not light.", "B", NEGATED, True),
+    ("mc", "Then the lamp will not light.", "A", NEGATED, False),
+    # exact: a hyphen between letters spells the same name as a space
+    ("exact", "Answer: Port-au Prince", "Port au Prince", {}, True),
+    ("exact", "Answer: Abu Dhabi", "Abu-Dhabi", {}, True),
+    ("exact", "Answer: Saint-Denis", "Saint-Malo", {}, False),
+    # exact: a time said in words
+    ("exact", "The bus leaves at quarter past seven.", "7:15", {}, True),
+    ("exact", "Answer: quarter to nine in the evening", "8:45 pm", {}, True),
+    ("exact", "Answer: ten o'clock in the morning", "10:00 am", {"aliases": ["10 am"]}, True),
+    ("exact", "Answer: half past four", "5:30", {}, False),
+    ("exact", "Answer: half past four in the morning", "4:30 pm", {}, False),
+    # exact: the last quoted term of a sentence
+    ("exact", "The plural of 'mouse' is 'mice'.", "mice", {}, True),
+    ("exact", "En français on dit « pomme ».", "pomme", {}, True),
+    ("exact", "Auf Deutsch heißt es „Hund“.", "Hund", {}, True),
+    ("exact", "The plural of 'mouse' is 'mice'.", "mouse", {}, False),
+    ("exact", "It's not 'goed'; it's 'went'.", "goed", {}, False),
+    # numeric: a value restated in other units after it
+    ("numeric", "Water boils at 212 °F, which is 100 °C or 373.15 K.", "212", {}, True),
+    ("numeric", "Water boils at 212 °F, which is 100 °C or 373.15 K.", "373.15", {}, False),
+    ("numeric", "The track is 400 m, i.e. 0.4 km.", "400", {}, True),
+    ("numeric", "It weighs 2 kg, that is 2000 g.", "2", {}, True),
+    ("numeric", "It takes 3 hours or 4 hours.", "4", {}, False),  # the same unit twice is a hedge, not a restatement
+    # instruction: bullet points are markdown bullets, not a numbered list
+    ("instruction", "1. Snow.\n2. Ice.\n3. Wind.", None, {"rules": [{"rule": "bullet_count", "value": 3}]}, False),
+    ("instruction", "1) Snow.\n2) Ice.\n3) Wind.", None, {"rules": [{"rule": "bullet_count", "value": 3}]}, False),
+    ("instruction", "- Snow.\n* Ice.\n• Wind.", None, {"rules": [{"rule": "bullet_count", "value": 3}]}, True),
+    ("instruction", "+ Snow.\n+ Ice.\n+ Wind.", None, {"rules": [{"rule": "bullet_count", "value": 3}]}, True),
+]
+
+
+@pytest.mark.parametrize(("scorer", "text", "expected", "args", "correct"), CASES, ids=[f"{c[0]}:{c[1][:30]}" for c in CASES])
+def test_graders_reading(scorer: str, text: str, expected: object, args: dict[str, object], correct: bool) -> None:
+    s = score_item(scorer, Output(text), expected, args)
+    assert s.correct is correct, s
+
+
+@pytest.mark.parametrize(
+    ("text", "digits"),
+    [
+        ("half past three", "3:30"),
+        ("Quarter past twelve", "12:15"),
+        ("quarter to one", "12:45"),
+        ("5 o'clock in the afternoon", "5:00 pm"),
+        ("eleven o’clock at night", "11:00 pm"),
+        ("half past 6 a.m.", "6:30 am"),
+        ("one of the three", "one of the three"),  # no clock phrase: untouched
+    ],
+)
+def test_clock_words(text: str, digits: str) -> None:
+    assert clock_to_digits(text) == digits
+
+
+def test_words_said_outside_an_option_never_name_it() -> None:
+    from servescope.scoring.mc import named_options
+
+    assert named_options("I am not sure.", PLANETS["choices"]) == []  # type: ignore[arg-type]
+    assert named_options("Mars and Venus are both rocky.", PLANETS["choices"]) == [0, 2]  # type: ignore[arg-type]
