@@ -2,7 +2,8 @@
 classes left after the second blind set's fixes): an option named by a word only it has or set
 against the others; a name hyphenated where the expected one has a space; a time said in words;
 a term given as the last quoted one of a sentence; a value restated in other units after it; a
-numbered list where bullet points were asked. Every case is written here, none copied from a set."""
+numbered list where bullet points were asked; a bolded or arrowed pick; "number one"; abbreviations
+in word and sentence counts. Every case is written here, none copied from a set."""
 
 from __future__ import annotations
 
@@ -58,6 +59,24 @@ CASES = [
     ("numeric", "The track is 400 m, i.e. 0.4 km.", "400", {}, True),
     ("numeric", "It weighs 2 kg, that is 2000 g.", "2", {}, True),
     ("numeric", "It takes 3 hours or 4 hours.", "4", {}, False),  # the same unit twice is a hedge, not a restatement
+    # exact: the one term bolded in the final line, the one line an arrow points at
+    ("exact", "Counting on from June:\n\n| Start | End |\n|---|---|\n| June | **October** |", "October", {}, True),
+    ("exact", "Counting on from June:\n\n| Start | End |\n|---|---|\n| **June** | October |", "October", {}, False),
+    ("exact", "| **June** | **October** |", "October", {}, False),  # two bolded: no single pick
+    ("exact", "Lightest first:\n1. Oslo\n2. Rome <- lightest of the big ones\n3. Lima", "Rome", {}, True),
+    ("exact", "Ranked:\n- Kim\n- Lee ← winner\n- Ray", "Ray", {}, False),  # the pointed-at line, not the list's last
+    ("exact", "Ranked:\n- Kim\n- Lee ← winner\n- Ray", "Lee", {}, True),
+    ("exact", "Ranked:\n- Kim ←\n- Lee ←\n- Ray", "Kim", {}, False),  # two arrows: no single pick
+    # numeric: after a numbering word, "one" is the number, not an article
+    ("numeric", "Carbon sits in group fourteen; hydrogen is element number one.", "1", {}, True),
+    ("numeric", "C'est le numéro un.", "1", {}, True),
+    ("numeric", "It is one of the noble gases.", "1", {}, False),
+    # instruction: an abbreviation with inner dots is one word and ends no sentence
+    ("instruction", "Rain helps crops, e.g. wheat and rice. It cools the air.", None, {"rules": [{"rule": "sentence_count", "value": 2}]}, True),
+    ("instruction", "Dr. Lee likes rain vs. snow. It is calm.", None, {"rules": [{"rule": "sentence_count", "value": 2}]}, True),
+    ("instruction", "Rain helps crops. Wheat and rice. It cools the air.", None, {"rules": [{"rule": "sentence_count", "value": 2}]}, False),
+    ("instruction", "See you in the U.S. soon.\n\nP.S. Call me.", None, {"rules": [{"rule": "max_words", "value": 9}]}, True),
+    ("instruction", "See you in the U.S. soon.\n\nP.S. Call me now.", None, {"rules": [{"rule": "max_words", "value": 9}]}, False),
     # instruction: bullet points are markdown bullets, not a numbered list
     ("instruction", "1. Snow.\n2. Ice.\n3. Wind.", None, {"rules": [{"rule": "bullet_count", "value": 3}]}, False),
     ("instruction", "1) Snow.\n2) Ice.\n3) Wind.", None, {"rules": [{"rule": "bullet_count", "value": 3}]}, False),

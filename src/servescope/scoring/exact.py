@@ -114,6 +114,12 @@ def score(output: Output, expected: object, args: Args) -> Score:
         candidates.append(lines[0])  # "Paris\n\nParis is the capital and largest city of France."
     if not span.anchored and (lead := _LEADING_BOLD.match(text)):
         candidates.append(lead.group(1))  # "**Friction.** It acts opposite to ..."
+    if not span.anchored:
+        bold = _BOLD.findall(span.text)
+        candidates += bold if len(bold) == 1 else []  # "| Monday | **Sunday** |": the one term bolded in the final line
+        arrowed = _ARROWED.findall(text)
+        if len(arrowed) == 1:
+            candidates = [arrowed[0]]  # "5. Dev ← shortest": the line the answer points at, not the list's last one
     if any(_denied(_clean(text), n) for n in names):
         return verdict(False, span.text[:80] or None, strict=False, detail="names the answer only to deny it")
     for candidate in candidates:
@@ -131,6 +137,9 @@ def score(output: Output, expected: object, args: Args) -> Score:
 
 
 _LEADING_BOLD = re.compile(r"^\s*\*\*([^*\n]{1,60})\*\*")
+_BOLD = re.compile(r"\*\*([^*\n]{1,60})\*\*")
+# A list item or line the answer points at: "5. Dev ← shortest", "- Lima <- this one"
+_ARROWED = re.compile(r"^\s*(?:\d+[.)]|[-*•])?\s*([^\n←⟵]+?)\s*(?:←|⟵|<-+)[^\n]*$", re.MULTILINE)
 _GLOSS = re.compile(r"^\s*([^()\[\]]+?)\s*[(\[]([^()\[\]]+)[)\]]\W*$")
 
 

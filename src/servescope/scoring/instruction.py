@@ -50,7 +50,8 @@ from typing import Any
 from servescope.scoring.base import Args, Output, Score
 from servescope.scoring.text import strip_thinking
 
-_WORD = re.compile(r"\b[\w'-]+\b")
+# A word; an abbreviation with inner dots ("P.S.", "e.g.", "U.S.") is one word, as a reader counts it.
+_WORD = re.compile(r"\b[\w'-]+(?:\.[\w'-]+)*\b")
 _JSON_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+|\n+")
 _BULLET = re.compile(r"^\s*[-*•+]\s+")
@@ -65,7 +66,12 @@ def _words(t: str) -> int:
     return len(_WORD.findall(t))
 
 
+# Abbreviations that always lead into more of the same sentence: their periods end nothing.
+_ABBREVIATION = re.compile(r"(?<!\w)(?:e\.g|i\.e|cf|vs|viz|mr|mrs|ms|dr|prof|st|approx)\.(?=\s)", re.IGNORECASE)
+
+
 def _sentences(t: str) -> int:
+    t = _ABBREVIATION.sub(lambda m: m.group(0).replace(".", "\u00b7"), t)  # "e.g. after" goes on; a middle dot ends nothing
     return sum(1 for part in _SENTENCE_END.split(t.strip()) if re.search(r"\w", part))
 
 
