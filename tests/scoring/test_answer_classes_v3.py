@@ -71,6 +71,14 @@ CASES = [
     ("numeric", "Carbon sits in group fourteen; hydrogen is element number one.", "1", {}, True),
     ("numeric", "C'est le numéro un.", "1", {}, True),
     ("numeric", "It is one of the noble gases.", "1", {}, False),
+    # numeric and exact: a parallel remark after ";" about something else is not the answer
+    ("numeric", "A hexagon has 6 sides; an octagon has 8.", "6", {}, True),
+    ("numeric", "A hexagon has 6 sides; an octagon has 8.", "8", {}, False),
+    ("numeric", "Tom had 15; he sold 6 and kept 9.", "9", {}, True),  # not parallel: the working goes on
+    ("numeric", "Tom had 15; he sold 6, so 9 remain.", "15", {}, False),
+    ("numeric", "Mars has 2 moons; no wait, Mars has 3.", "2", {}, False),  # a correction, not a remark
+    ("exact", "A week has 7 days; a fortnight has 14.", "7", {"aliases": ["seven"]}, True),
+    ("exact", "A week has 7 days; a fortnight has 14.", "14", {}, False),
     # instruction: an abbreviation with inner dots is one word and ends no sentence
     ("instruction", "Rain helps crops, e.g. wheat and rice. It cools the air.", None, {"rules": [{"rule": "sentence_count", "value": 2}]}, True),
     ("instruction", "Dr. Lee likes rain vs. snow. It is calm.", None, {"rules": [{"rule": "sentence_count", "value": 2}]}, True),

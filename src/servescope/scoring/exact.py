@@ -17,7 +17,7 @@ import re
 
 from servescope.scoring.answer import CORRECTION as _CORRECTION
 from servescope.scoring.answer import NEGATION as _NEGATION
-from servescope.scoring.answer import answer_span, answer_text, fold, without_parentheticals
+from servescope.scoring.answer import answer_span, answer_text, first_clause, fold, without_parentheticals
 from servescope.scoring.base import Args, Output, Score, verdict, wrong
 from servescope.scoring.clock_words import clock_to_digits
 from servescope.scoring.number_words import words_to_digits
@@ -125,13 +125,15 @@ def score(output: Output, expected: object, args: Args) -> Score:
     for candidate in candidates:
         if _clean(candidate) in names:
             return verdict(True, candidate[:80], strict=False)
-        bare = _clean(_committed(without_parentheticals(fold(candidate))))
+        committed = _committed(without_parentheticals(fold(candidate)))
+        bare = _clean(first_clause(committed) or committed)  # "Spiders have 8 legs; insects have 6.": the remark is not the answer
         if _HEDGE.search(bare) and not any(_HEDGE.search(n) for n in names):
             continue  # "Paris or Lyon", "Paris, or maybe Lyon": no single answer committed to
         head = _clean(_ASIDE.split(bare, maxsplit=1)[0])
         if head and (_head_matches(head, names) or _head_matches(bare, names)):
             return verdict(True, candidate[:80], strict=False)
-        if _gloss_matches(candidate, names) or _number_matches(_committed(fold(candidate)), names) or _quoted_matches(candidate, names):
+        said = _committed(fold(candidate))
+        if _gloss_matches(candidate, names) or _number_matches(first_clause(said) or said, names) or _quoted_matches(candidate, names):
             return verdict(True, candidate[:80], strict=False)
     return verdict(False, span.text[:80] or None, strict=False)
 

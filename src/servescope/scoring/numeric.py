@@ -24,7 +24,7 @@ import re
 import unicodedata
 from fractions import Fraction
 
-from servescope.scoring.answer import answer_span, answer_text, without_parentheticals
+from servescope.scoring.answer import answer_span, answer_text, first_clause, without_parentheticals
 from servescope.scoring.base import Args, Output, Score, verdict, wrong
 from servescope.scoring.number_words import words_to_digits
 
@@ -212,6 +212,9 @@ def score(output: Output, expected: object, args: Args) -> Score:
             value, pct = found[0]
             return verdict(_equal(value, pct, want, rel_tol), span.text[:80], strict=not spelled)
     text = answer_text(output.text)
+    clause = first_clause(span.text)  # "The first shell holds 2; the second holds 8.": the remark after ";" is not the answer
+    if clause is not None and len(in_clause := _outside_asides(clause)) == 1:
+        return verdict(_equal(*in_clause[0], want, rel_tol), str(in_clause[0][0]), strict=False)
     found = _outside_asides(text)
     if not found:
         return wrong("no number in the answer", text[:80] or None, strict=False)
