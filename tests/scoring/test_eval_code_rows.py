@@ -127,3 +127,15 @@ def test_every_forbidding_prompt_has_its_field() -> None:
     for name, row in V2_ROWS.items():
         says = "without using" in str(row["text"]) or "without importing" in str(row["text"])
         assert says == bool(row["score_args"].get("forbidden")), name  # type: ignore[union-attr]
+
+
+def test_v2_asks_v1_s_prompts_word_for_word_and_is_a_published_successor() -> None:
+    """The blind sets' code answers were written for v1's prompts and are scored with v2's tests
+    (benchmarks/scorer_blind_agreement.py): that holds only while v2 asks the same prompts."""
+    from servescope.catalog.store import Catalog
+
+    v1, v2 = _rows("eval-code-v1"), _rows("eval-code-v2")
+    assert [r["text"] for r in v2[: len(v1)]] == [r["text"] for r in v1]
+    catalog = Catalog.load([])
+    w = catalog.workload("eval-code-v2")
+    assert (w.dataset_id, w.supersedes, w.params.num_requests) == ("eval-code-v2", "eval-code-v1", len(v2))
