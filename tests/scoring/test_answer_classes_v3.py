@@ -53,12 +53,23 @@ CASES = [
     ("exact", "Auf Deutsch heißt es „Hund“.", "Hund", {}, True),
     ("exact", "The plural of 'mouse' is 'mice'.", "mouse", {}, False),
     ("exact", "It's not 'goed'; it's 'went'.", "goed", {}, False),
+    ("exact", "The answer is 'Oslo', not 'Bergen'.", "Bergen", {}, False),  # a denial leads into the last quoted term
+    ("exact", "The answer is 'Oslo', not 'Bergen'.", "Oslo", {}, True),
+    ("exact", "'Bergen' is what many guess; the capital is Oslo.", "Bergen", {}, False),  # a quoted opener is not the answer
+    ("exact", "It is not «Bergen».", "Bergen", {}, False),
     # numeric: a value restated in other units after it
     ("numeric", "Water boils at 212 °F, which is 100 °C or 373.15 K.", "212", {}, True),
     ("numeric", "Water boils at 212 °F, which is 100 °C or 373.15 K.", "373.15", {}, False),
     ("numeric", "The track is 400 m, i.e. 0.4 km.", "400", {}, True),
     ("numeric", "It weighs 2 kg, that is 2000 g.", "2", {}, True),
-    ("numeric", "It takes 3 hours or 4 hours.", "4", {}, False),  # the same unit twice is a hedge, not a restatement
+    ("numeric", "It takes 3 hours or 4 hours.", "4", {}, False),
+    (
+        "numeric",
+        "There are 12 apples, or 14 if you count the two rotten ones.",
+        "12",
+        {},
+        False,
+    ),  # "if" is no unit  # the same unit twice is a hedge, not a restatement
     # exact: the one term bolded in the final line, the one line an arrow points at
     ("exact", "Counting on from June:\n\n| Start | End |\n|---|---|\n| June | **October** |", "October", {}, True),
     ("exact", "Counting on from June:\n\n| Start | End |\n|---|---|\n| **June** | October |", "October", {}, False),
@@ -67,6 +78,7 @@ CASES = [
     ("exact", "Ranked:\n- Kim\n- Lee ← winner\n- Ray", "Ray", {}, False),  # the pointed-at line, not the list's last
     ("exact", "Ranked:\n- Kim\n- Lee ← winner\n- Ray", "Lee", {}, True),
     ("exact", "Ranked:\n- Kim ←\n- Lee ←\n- Ray", "Kim", {}, False),  # two arrows: no single pick
+    ("exact", "Ranked:\n- Kim\n- Lee <- not this one\n- Ray", "Lee", {}, False),  # an arrow that denies
     # numeric: after a numbering word, "one" is the number, not an article
     ("numeric", "Carbon sits in group fourteen; hydrogen is element number one.", "1", {}, True),
     ("numeric", "C'est le numéro un.", "1", {}, True),

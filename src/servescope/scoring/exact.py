@@ -117,10 +117,10 @@ def score(output: Output, expected: object, args: Args) -> Score:
     if not span.anchored:
         bold = _BOLD.findall(span.text)
         candidates += bold if len(bold) == 1 else []  # "| Monday | **Sunday** |": the one term bolded in the final line
-        arrowed = _ARROWED.findall(text)
+        arrowed = [m.group(1) for m in _ARROWED.finditer(text) if not re.search(_NEGATION, m.group(0), re.IGNORECASE)]
         if len(arrowed) == 1:
             candidates = [arrowed[0]]  # "5. Dev ← shortest": the line the answer points at, not the list's last one
-    if any(_denied(_clean(text), n) for n in names):
+    if any(_denied(_clean(_QUOTE_MARKS.sub("", text)), n) for n in names):  # "not 'Paris'" denies as "not Paris" does
         return verdict(False, span.text[:80] or None, strict=False, detail="names the answer only to deny it")
     for candidate in candidates:
         if _clean(candidate) in names:
@@ -139,6 +139,7 @@ def score(output: Output, expected: object, args: Args) -> Score:
 
 
 _LEADING_BOLD = re.compile(r"^\s*\*\*([^*\n]{1,60})\*\*")
+_QUOTE_MARKS = re.compile(r"[\"«»„“”‘’‚‹›「」『』]|(?<!\w)'|'(?!\w)")
 _BOLD = re.compile(r"\*\*([^*\n]{1,60})\*\*")
 # A list item or line the answer points at: "5. Dev ← shortest", "- Lima <- this one"
 _ARROWED = re.compile(r"^\s*(?:\d+[.)]|[-*•])?\s*([^\n←⟵]+?)\s*(?:←|⟵|<-+)[^\n]*$", re.MULTILINE)
@@ -163,10 +164,15 @@ _QUOTED = re.compile(r"\"([^\"\n]+)\"|(?<!\w)'([^'\n]+)'(?!\w)|«\s*([^»\n]+?)\
 
 
 def _quoted_matches(sentence: str, names: list[str]) -> bool:
-    """A sentence that gives its answer as its last quoted term ("The past tense of 'go' is 'went'.",
-    "In inglese si dice \"book\"."): that term (one the answer denies never gets here: score() rules it out first)."""
-    quoted = [next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(fold(sentence))]
-    return bool(quoted) and _clean(quoted[-1]) in names
+    """A sentence that ends in its answer as its last quoted term ("The past tense of 'go' is 'went'.",
+    "In inglese si dice \"book\"."): that term, unless a denial leads into it ("…, not 'Paris'.").
+    A quoted term that opens the sentence ("'Paris' is what many say; …") is not its answer."""
+    text = fold(sentence).strip()
+    found = list(_QUOTED.finditer(text))
+    if not found or re.search(r"\w", text[found[-1].end() :]):
+        return False
+    term = next(g for g in found[-1].groups() if g is not None)
+    return _clean(term) in names and not re.search(rf"(?<!\w){_NEGATION}\W*$", text[: found[-1].start()], re.IGNORECASE)
 
 
 def _number_matches(sentence: str, names: list[str]) -> bool:

@@ -61,11 +61,16 @@ def _unit(raw: str) -> str:
     return re.sub(r"\s+", "", raw).casefold()
 
 
+# Words that can follow a number without being its unit ("14 if you count ...", "3 and 4").
+_NOT_UNITS = frozenset(["if", "when", "but", "and", "or", "so", "to", "in", "of", "for", "the", "a", "at", "on", "is", "are", "was", "were", "with", "by"])
+
+
 def _without_restatements(text: str) -> str:
     def keep(m: re.Match[str]) -> str:
         first = _unit(m.group(2))
         others = [_unit(u.group(1)) for u in _UNIT_IN.finditer(m.group("rest"))]
-        return m.group("first") if others and first not in others else m.group(0)
+        restated = others and first not in others and not ({first, *others} & _NOT_UNITS)
+        return m.group("first") if restated else m.group(0)
 
     return _RESTATED.sub(keep, text)
 
