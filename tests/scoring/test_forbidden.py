@@ -22,6 +22,9 @@ USES = [
     ("def f():\n    return __import__('os')\n", ["import"]),
     ("def f(xs):\n    seen = set()\n    return [x for x in xs if x not in seen]\n", ["set"]),
     ("def f(xs):\n    return (lambda g: g(xs))(max)\n", ["max"]),
+    ("def f(xs):\n    return eval('max(xs)')\n", ["max"]),
+    ("def f(xs):\n    exec('import os')\n", ["import"]),
+    ("def f(xs):\n    return eval('m' + 'ax')(xs)\n", ["max"]),  # built at run time: cannot be checked, so refused
 ]
 
 CLEAN = [
@@ -32,6 +35,8 @@ CLEAN = [
     ("def f(stats):\n    return stats['max']\n", ["max"]),
     ("def f(xs):\n    return xs[::-1]\n", ["sorted", "sort", "import"]),
     ("def f(xs):\n    return max(xs)\n", []),  # nothing forbidden
+    ("def f(xs):\n    return eval('m' + 'ax')(xs)\n", []),
+    ("def f(xs):\n    return eval('sum(xs)')\n", ["max"]),
     ("def f(:\n", ["max"]),  # does not parse: running it says why
     ("import math\n", ["max"]),  # an import is only forbidden by "import"
 ]

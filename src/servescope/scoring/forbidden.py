@@ -70,6 +70,8 @@ def _string_lookups(tree: ast.AST) -> Iterable[tuple[str, int]]:
 
 def violations(code: str, forbidden: list[str]) -> list[str]:
     """One line per forbidden use in ``code`` (empty: none, or code that does not parse — running it says why)."""
+    if not forbidden:
+        return []
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError):
@@ -92,4 +94,18 @@ def violations(code: str, forbidden: list[str]) -> list[str]:
         elif IMPORT in forbidden and isinstance(node, ast.Name) and node.id in {"__import__", "importlib"}:
             found.append(f"imports through {node.id} (line {line})")
     found += [f"looks up {name!r} by string (line {line})" for name, line in _string_lookups(tree) if name in names]
+    found += _evaluated(tree, forbidden)
+    return found
+
+
+def _evaluated(tree: ast.AST, forbidden: list[str]) -> list[str]:
+    """Code handed to ``eval``/``exec``/``compile`` as a string is checked as code too ("eval('max(xs)')")."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in {"eval", "exec", "compile"} and node.args:
+            arg = node.args[0]
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                found += [f"{v} inside {node.func.id}() (line {node.lineno})" for v in violations(arg.value, forbidden)]
+            elif not isinstance(arg, ast.Constant):
+                found.append(f"runs code built at run time through {node.func.id}() (line {node.lineno}), which cannot be checked")
     return found

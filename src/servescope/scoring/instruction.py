@@ -67,7 +67,7 @@ def _words(t: str) -> int:
 
 
 # Abbreviations that always lead into more of the same sentence: their periods end nothing.
-_ABBREVIATION = re.compile(r"(?<!\w)(?:e\.g|i\.e|cf|vs|viz|mr|mrs|ms|dr|prof|st|approx)\.(?=\s)", re.IGNORECASE)
+_ABBREVIATION = re.compile(r"(?<!\w)(?:e\.g|i\.e|cf|vs|viz|mr|mrs|ms|dr|prof|approx)\.(?=\s)", re.IGNORECASE)
 
 
 def _sentences(t: str) -> int:
