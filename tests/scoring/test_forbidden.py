@@ -25,6 +25,10 @@ USES = [
     ("def f(xs):\n    return eval('max(xs)')\n", ["max"]),
     ("def f(xs):\n    exec('import os')\n", ["import"]),
     ("def f(xs):\n    return eval('m' + 'ax')(xs)\n", ["max"]),  # built at run time: cannot be checked, so refused
+    # ... but a check that binds (a walrus), or a top-level statement that is no check, counts
+    ("def f(xs):\n    return g(xs)\n\nassert (g := max)\n", ["max"]),
+    ("def f(xs):\n    return g(xs)\n\nif __name__ == '__main__':\n    g = max\n", ["max"]),
+    ("def f(xs):\n    assert xs == sorted(xs)\n    return xs\n", ["sorted"]),  # inside the function it is the function's
 ]
 
 CLEAN = [
@@ -37,6 +41,9 @@ CLEAN = [
     ("def f(xs):\n    return max(xs)\n", []),  # nothing forbidden
     ("def f(xs):\n    return eval('m' + 'ax')(xs)\n", []),
     ("def f(xs):\n    return eval('sum(xs)')\n", ["max"]),
+    # the answer's own checks compare against the builtin without the function using it
+    ("def f(xs):\n    return xs[-1]\n\nassert f([1, 2]) == max([1, 2])\nprint(f([3]), max([3]))\n", ["max"]),
+    ("def f(xs):\n    return xs[-1]\n\nif __name__ == '__main__':\n    assert f([1, 2]) == max([1, 2])\n", ["max"]),
     ("def f(:\n", ["max"]),  # does not parse: running it says why
     ("import math\n", ["max"]),  # an import is only forbidden by "import"
 ]

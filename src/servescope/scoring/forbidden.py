@@ -8,11 +8,14 @@ in a structured field, ``score_args.forbidden``: a list of entries, each
   ``builtins.max``), not imported (``from builtins import max as m``), and not through a string
   handed to ``getattr`` or a namespace's dict (``getattr(builtins, "max")``, ``__builtins__["max"]``).
   A function, parameter or variable of its own with that name is the code's own, not the builtin
-  (``max = xs[0]`` in a loop is the answer doing what it was asked);
+  (``max = xs[0]`` in a loop is the answer doing what it was asked), and the answer's own checks
+  outside its functions (``assert maximum(xs) == max(xs)``, ``print(max(xs))``) only compare against it;
 * ``"import"``: no ``import`` statement of any kind and no ``__import__``/``importlib`` call.
 
-The scorer reads the list; the prompt's prose is never parsed at scoring time. Comments and
-strings that merely mention the name (``# no max() here``) are not uses.
+Code handed to ``eval``/``exec``/``compile`` as a string literal is checked as code; a string built
+at run time cannot be, so with anything forbidden such a call is a violation itself. The scorer
+reads the list; the prompt's prose is never parsed at scoring time. Comments and strings that
+merely mention the name (``# no max() here``) are not uses.
 """
 
 from __future__ import annotations
@@ -68,6 +71,26 @@ def _string_lookups(tree: ast.AST) -> Iterable[tuple[str, int]]:
             yield node.slice.value, node.lineno
 
 
+def _self_checks(tree: ast.Module) -> set[int]:
+    """The nodes of the answer's own checks outside its functions — ``assert maximum(xs) == max(xs)``,
+    ``print(maximum(xs), max(xs))`` at the top level or under ``if __name__ == "__main__":`` — which
+    compare against the forbidden builtin without the function using it. They only read (a walrus
+    ``:=`` in one makes it count again), so they cannot hand the builtin to the function the tests call."""
+    body = list(tree.body)
+    for stmt in tree.body:
+        if isinstance(stmt, ast.If) and "__main__" in ast.unparse(stmt.test) and "__name__" in ast.unparse(stmt.test):
+            body += stmt.body
+    skipped: set[int] = set()
+    for stmt in body:
+        check = isinstance(stmt, ast.Assert) or (
+            isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Name) and stmt.value.func.id == "print"
+        )
+        inner = list(ast.walk(stmt))
+        if check and not any(isinstance(n, ast.NamedExpr) for n in inner):
+            skipped |= {id(n) for n in inner}
+    return skipped
+
+
 def violations(code: str, forbidden: list[str]) -> list[str]:
     """One line per forbidden use in ``code`` (empty: none, or code that does not parse — running it says why)."""
     if not forbidden:
@@ -79,7 +102,10 @@ def violations(code: str, forbidden: list[str]) -> list[str]:
     found: list[str] = []
     names = {x for x in forbidden if x != IMPORT}
     own = _own_definitions(tree)
+    checks_only = _self_checks(tree)
     for node in ast.walk(tree):
+        if id(node) in checks_only:
+            continue
         line = getattr(node, "lineno", 0)
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in names:
             if node.id not in own:  # a variable or function of its own called max is not the builtin
