@@ -120,6 +120,12 @@ def test_graders_reading(scorer: str, text: str, expected: object, args: dict[st
         ("5 o'clock in the afternoon", "5:00 pm"),
         ("eleven o’clock at night", "11:00 pm"),
         ("half past 6 a.m.", "6:30 am"),
+        ("at a quarter past seven", "at 7:15"),
+        ("three thirty in the afternoon", "3:30 pm"),
+        ("eleven forty-five p.m.", "11:45 pm"),
+        ("It ends at noon.", "It ends at 12:00 pm."),
+        ("by midnight", "by 12:00 am"),
+        ("three fifteen-minute breaks", "three fifteen-minute breaks"),  # a count, not a time
         ("one of the three", "one of the three"),  # no clock phrase: untouched
     ],
 )
