@@ -34,6 +34,8 @@ CASES = [
     ("mc", "Jupiter, well ahead of Saturn.", "B", PLANETS, True),
     ("mc", "Unlike Mars, Venus is hotter.", "A", PLANETS, True),
     ("mc", "Not Jupiter but Saturn.", "B", PLANETS, False),
+    ("mc", "Not Jupiter but Saturn.", "D", PLANETS, True),
+    ("mc", "I'm not sure, but I think Jupiter.", "B", PLANETS, True),
     # an option whose own text holds a "not" is still named whole
     ("mc", "Then the lamp will not light.", "B", NEGATED, True),
     ("mc", "Then the lamp will not light.", "A", NEGATED, False),

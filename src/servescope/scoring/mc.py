@@ -66,9 +66,10 @@ def _listed_options(text: str) -> set[int]:
 
 # What comes after these in a clause is what the answer sets its choice against, not the choice:
 # "A car weighs more than a bicycle, a book or a cat", "Everest, ahead of K2", "Bach rather than Handel".
-# A fronted "Unlike Mars, ..." / "Compared with Mars, ..." ends at its comma; "more than a, b or c" does not.
+# A fronted "Unlike Mars, ..." / "Compared with Mars, ..." ends at its comma; "more than a, b or c" does not;
+# a "but" ends either ("I'm not sure, but I think Jupiter").
 _SET_AGAINST = re.compile(
-    rf"(?<!\w)(?:(?:unlike|compared (?:to|with))(?!\w)[^,.;!?\n]*|(?:{NEGATION}|than|ahead of|followed by|not|nor)(?!\w)[^.;!?\n]*)",
+    rf"(?<!\w)(?:(?:unlike|compared (?:to|with))(?!\w)[^,.;!?\n]*|(?:{NEGATION}|than|ahead of|followed by|not|nor)(?!\w)(?:(?!\bbut\b)[^.;!?\n])*)",
     re.IGNORECASE,
 )
 _OPTION_WORD = re.compile(r"\w+")
