@@ -32,12 +32,19 @@ SETS = {
 
 
 def load_rows() -> dict[str, dict[str, Any]]:
+    """Every eval row by id. A code_exec row asked again, word for word, by a later version of its
+    dataset is scored with that version's tests (eval-code-v2 keeps v1's prompts and adds edge cases and
+    forbidden constructs): the blind answers answer the same prompt, and the suite's current tests judge them."""
     rows: dict[str, dict[str, Any]] = {}
-    for path in DATASETS.glob("eval-*.jsonl"):
+    newest: dict[str, tuple[int, dict[str, Any]]] = {}  # code_exec prompt -> (version, row)
+    for path in sorted(DATASETS.glob("eval-*.jsonl")):
+        version = int(path.stem.rpartition("-v")[2])
         for line in path.read_text().splitlines():
             row = json.loads(line)
             rows[row["id"]] = row
-    return rows
+            if row.get("scorer") == "code_exec" and version > newest.get(row["text"], (0, row))[0]:
+                newest[row["text"]] = (version, row)
+    return {rid: newest[row["text"]][1] if row.get("scorer") == "code_exec" else row for rid, row in rows.items()}
 
 
 def main() -> None:

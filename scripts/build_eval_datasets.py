@@ -795,20 +795,159 @@ CODE_TASKS = [
 ]
 
 
+# v2: v1's prompts unchanged, each with the edge cases its two asserts missed (empty, one element,
+# negatives, duplicates, ties, large values, unicode where the prompt covers it, "a new list" checked),
+# so code that is right only on v1's inputs (sorted() for reversing, s[0] == s[-1] for a palindrome,
+# n % 9 for a digit sum) fails; and three tasks that forbid a construct, stated in score_args.forbidden
+# (what the code_exec scorer checks in the code's syntax tree; the prose is never parsed).
+CODE_EDGE_TESTS_V2 = {
+    "add": ["add(0, 0) == 0", "add(-4, -6) == -10", "add(10**18, 10**18) == 2 * 10**18", "add(0.5, 0.25) == 0.75", "add(7, -10) == -3"],
+    "is_even": ["is_even(0) is True", "is_even(-2) is True", "is_even(-3) is False", "is_even(10**20 + 1) is False", "is_even(2) is True"],
+    "reverse_string": [
+        "reverse_string('a') == 'a'",
+        "reverse_string('hello') == 'olleh'",
+        "reverse_string('aab') == 'baa'",
+        "reverse_string('ab cd!') == '!dc ba'",
+        "reverse_string('añb€') == '€bña'",
+    ],
+    "maximum": [
+        "maximum([7]) == 7",
+        "maximum([2, 2, 2]) == 2",
+        "maximum([-1, -7, -3]) == -1",
+        "maximum([5, 1, 3]) == 5",
+        "maximum([1, 3, 5]) == 5",
+        "maximum([1, 10**18, 5]) == 10**18",
+        "maximum([0.5, 0.25]) == 0.5",
+    ],
+    "count_vowels": [
+        "count_vowels('') == 0",
+        "count_vowels('aeiou') == 5",
+        "count_vowels('aaa') == 3",
+        "count_vowels('queue') == 4",
+        "count_vowels('rhythm') == 0",
+    ],
+    "factorial": ["factorial(1) == 1", "factorial(10) == 3628800", "factorial(25) == 15511210043330985984000000"],
+    "fizzbuzz": [
+        "fizzbuzz(3) == 'Fizz'",
+        "fizzbuzz(5) == 'Buzz'",
+        "fizzbuzz(30) == 'FizzBuzz'",
+        "fizzbuzz(1) == '1'",
+        "fizzbuzz(98) == '98'",
+        "fizzbuzz(100) == 'Buzz'",
+    ],
+    "square_all": [
+        "square_all([-2]) == [4]",
+        "square_all([0, -3, 3]) == [0, 9, 9]",
+        "square_all([2, 2]) == [4, 4]",
+        "square_all([10**10]) == [10**20]",
+        "square_all([0.5]) == [0.25]",
+        "(lambda xs: (square_all(xs) is not xs) and xs == [1, 2])([1, 2])",
+    ],
+    "is_palindrome": [
+        "is_palindrome('') is True",
+        "is_palindrome('a') is True",
+        "is_palindrome('abba') is True",
+        "is_palindrome('abca') is False",
+        "is_palindrome('abcda') is False",
+        "is_palindrome('ab') is False",
+        "is_palindrome('été') is True",
+    ],
+    "sum_digits": ["sum_digits(9) == 9", "sum_digits(10) == 1", "sum_digits(99) == 18", "sum_digits(987654321) == 45", "sum_digits(10**30) == 1"],
+    "first_word": [
+        "first_word('a b c') == 'a'",
+        "first_word('same same') == 'same'",
+        "first_word('Über alles') == 'Über'",
+        "first_word('x') == 'x'",
+        "first_word('extraordinary things') == 'extraordinary'",
+    ],
+    "celsius_to_f": [
+        "celsius_to_f(-40) == -40",
+        "abs(celsius_to_f(37) - 98.6) < 1e-9",
+        "abs(celsius_to_f(-273.15) - (-459.67)) < 1e-9",
+        "celsius_to_f(10) == 50",
+    ],
+}
+CODE_FORBIDDEN_V2 = {"maximum": ["max"]}
+CODE_TASKS_V2_NEW = [
+    (
+        "sort_numbers",
+        "returns a new list with the numbers of xs in ascending order, without using sorted() or list.sort()",
+        "def sort_numbers(xs)",
+        [
+            "sort_numbers([3, 1, 2]) == [1, 2, 3]",
+            "sort_numbers([]) == []",
+            "sort_numbers([5]) == [5]",
+            "sort_numbers([2, 2, 1]) == [1, 2, 2]",
+            "sort_numbers([-1, -5, 0]) == [-5, -1, 0]",
+            "sort_numbers([10**12, 1]) == [1, 10**12]",
+            "sort_numbers([1.5, 1.25]) == [1.25, 1.5]",
+            "(lambda xs: sort_numbers(xs) == [1, 2, 3] and xs == [3, 1, 2])([3, 1, 2])",
+        ],
+        ["sorted", "sort"],
+    ),
+    (
+        "word_counts",
+        "returns a dict mapping each word of the string s (words are separated by whitespace and compared exactly, "
+        "case included) to how many times it occurs, without importing any module",
+        "def word_counts(s)",
+        [
+            "word_counts('a b a') == {'a': 2, 'b': 1}",
+            "word_counts('') == {}",
+            "word_counts('x') == {'x': 1}",
+            "word_counts('Hi hi') == {'Hi': 1, 'hi': 1}",
+            "word_counts('  a\\tb\\na  ') == {'a': 2, 'b': 1}",
+            "word_counts('né né') == {'né': 2}",
+        ],
+        ["import"],
+    ),
+    (
+        "distinct",
+        "returns a list of the distinct items of the list xs in the order of their first appearance, without using set()",
+        "def distinct(xs)",
+        [
+            "distinct([1, 2, 1, 3, 2]) == [1, 2, 3]",
+            "distinct([]) == []",
+            "distinct([5]) == [5]",
+            "distinct([2, 2, 2]) == [2]",
+            "distinct([-1, 1, -1]) == [-1, 1]",
+            "distinct(['b', 'a', 'b']) == ['b', 'a']",
+            "distinct([3, 2, 1]) == [3, 2, 1]",
+        ],
+        ["set"],
+    ),
+]
+
+
+def code_prompt(sig: str, what: str) -> str:
+    return f"Write a Python function `{sig}` that {what}. Reply with the code in a ```python block."
+
+
 def code_rows() -> list[dict[str, Any]]:
     rows = []
     for i, (_name, what, sig, asserts) in enumerate(CODE_TASKS):
-        text = f"Write a Python function `{sig}` that {what}. Reply with the code in a ```python block."
         rows.append(
             row(
                 f"code1-{i:03d}",
                 "function",
                 "easy" if len(asserts) <= 2 else "medium",
-                text,
+                code_prompt(sig, what),
                 "code_exec",
                 score_args={"tests": "\n".join(f"assert {a}" for a in asserts)},
             )
         )
+    return rows
+
+
+def code_v2_rows() -> list[dict[str, Any]]:
+    tasks = [(name, what, sig, asserts, CODE_FORBIDDEN_V2.get(name)) for name, what, sig, asserts in CODE_TASKS] + CODE_TASKS_V2_NEW
+    rows = []
+    for i, (name, what, sig, asserts, forbidden) in enumerate(tasks):
+        v1_difficulty = "easy" if len(asserts) <= 2 else "medium"
+        tests = [*asserts, *CODE_EDGE_TESTS_V2.get(name, [])]
+        args: dict[str, Any] = {"tests": "\n".join(f"assert {a}" for a in tests)}
+        if forbidden:
+            args["forbidden"] = forbidden
+        rows.append(row(f"code2-{i:03d}", "function", v1_difficulty if i < len(CODE_TASKS) else "medium", code_prompt(sig, what), "code_exec", score_args=args))
     return rows
 
 
@@ -894,6 +1033,12 @@ DATASETS: dict[str, tuple[str, str, Any]] = {
         "Small Python functions, run against tests",
         "12 function-writing tasks; the answer's code runs with the row's asserts in the sandbox (code_exec).",
         code_rows,
+    ),
+    "eval-code-v2": (
+        "Small Python functions, run against edge-case tests",
+        "eval-code-v1's 12 tasks with edge-case asserts (empty, one element, negatives, duplicates, large values, unicode) "
+        "and 3 tasks that forbid a construct (score_args.forbidden, checked in the code's syntax tree); code_exec.",
+        code_v2_rows,
     ),
     "eval-math-v1": (
         "Arithmetic and word problems",

@@ -10,29 +10,91 @@ from typing import Any
 import pytest
 
 from servescope.predict.api import format_table, predict
-from servescope.predict.intervals import interval_for_groups, table
+from servescope.predict.intervals import interval_for_groups, table, union_range
+
+LEVELS = [i / 40 for i in range(41)]
+
+
+def _uniform(points: int, **ranges: tuple[float, float]) -> dict[str, Any]:
+    """A group whose held-out factors are spread evenly over ``ranges[metric]`` (so its quantiles are known)."""
+    quantiles = {m: [a + (b - a) * level for level in LEVELS] for m, (a, b) in ranges.items()}
+    return {
+        "points": points,
+        "points_by_metric": dict.fromkeys(ranges, points),
+        "quantiles": quantiles,
+        **{m: [q[4], q[36]] for m, q in quantiles.items()},  # the 10th and 90th percentiles
+    }
+
 
 SMALL: dict[str, Any] = {
     "coverage": 0.8,
     "min_points": 10,
     "metrics": ["ttft_ms", "itl_ms", "output_tokens_per_sec"],
+    "levels": LEVELS,
     "groups": {
-        "engine": {"vLLM": {"points": 100, "ttft_ms": [0.8, 1.5], "itl_ms": [0.9, 1.1], "output_tokens_per_sec": [0.85, 1.05]}},
+        "engine": {"vLLM": _uniform(100, ttft_ms=(0.5, 1.5), itl_ms=(0.8, 1.2), output_tokens_per_sec=(0.8, 1.1))},
         "hardware generation": {
-            "Hopper": {"points": 50, "ttft_ms": [0.7, 1.2], "itl_ms": [0.95, 1.2], "output_tokens_per_sec": [0.9, 1.1]},
-            "Ada": {"points": 3, "ttft_ms": [0.99, 1.01], "itl_ms": [0.99, 1.01], "output_tokens_per_sec": [0.99, 1.01]},
+            "Hopper": _uniform(100, ttft_ms=(1.5, 2.5), itl_ms=(0.9, 1.5), output_tokens_per_sec=(0.9, 1.2)),
+            "Ada": _uniform(3, ttft_ms=(0.99, 1.01), itl_ms=(0.99, 1.01), output_tokens_per_sec=(0.99, 1.01)),
+            "Ampere": _uniform(1000, ttft_ms=(1.5, 2.5), itl_ms=(0.9, 1.5), output_tokens_per_sec=(0.9, 1.2)),
         },
     },
     "fallback": {"ttft_ms": [0.2, 5.0], "itl_ms": [0.4, 2.5], "output_tokens_per_sec": [0.3, 3.0]},
-    "fallback_rule": "pooled, widened",
+    "fallback_rule": "as wide as the widest validated group",
 }
 
 
-def test_a_validated_deployment_gets_the_widest_range_of_its_groups() -> None:
+def test_a_deployment_in_two_groups_gets_the_range_of_their_points_together_not_the_widest() -> None:
+    """vLLM's TTFT factors spread over 0.5-1.5 and Hopper's over 1.5-2.5, 100 points each: together
+    they spread evenly over 0.5-2.5, whose 80 % range is 0.7-2.3 (the widest of the two groups'
+    ranges, 0.6-2.4, over-covers by construction)."""
     iv = interval_for_groups({"engine": "vLLM", "hardware generation": "Hopper", "model family": "new-model"}, SMALL)
     assert iv.validated and iv.warnings == []
-    assert iv.factors == {"ttft_ms": (0.7, 1.5), "itl_ms": (0.9, 1.2), "output_tokens_per_sec": (0.85, 1.1)}
+    assert iv.factors["ttft_ms"] == pytest.approx((0.7, 2.3))
+    for metric, (lo, hi) in iv.factors.items():
+        ranges = [SMALL["groups"]["engine"]["vLLM"][metric], SMALL["groups"]["hardware generation"]["Hopper"][metric]]
+        widest = (min(r[0] for r in ranges), max(r[1] for r in ranges))
+        assert widest[0] < lo and hi < widest[1]  # strictly inside the widest
+        assert min(r[0] for r in ranges) <= lo <= max(r[0] for r in ranges) and min(r[1] for r in ranges) <= hi <= max(r[1] for r in ranges)
     assert "engine vLLM (100 points)" in iv.basis and "not in the validation set: model family new-model" in iv.basis
+
+
+def test_a_group_weighs_by_its_points() -> None:
+    """Ampere has ten times vLLM's points: the range sits near Ampere's own (1.6-2.4), not midway."""
+    iv = interval_for_groups({"engine": "vLLM", "hardware generation": "Ampere"}, SMALL)
+    lo, hi = iv.factors["ttft_ms"]
+    assert 1.5 < lo < 1.6 and hi == pytest.approx(2.4, abs=0.01)
+
+
+def test_one_group_alone_gets_its_own_range() -> None:
+    spans = [(50, SMALL["groups"]["engine"]["vLLM"]["quantiles"]["itl_ms"])]
+    assert union_range(spans, LEVELS, 0.8) == pytest.approx(tuple(SMALL["groups"]["engine"]["vLLM"]["itl_ms"]))
+
+
+def test_a_deployment_new_along_a_dimension_takes_in_how_far_its_other_groups_were_missed() -> None:
+    """A model family outside the set: the families that were validated (each predicted with
+    constants fitted without it) say how far a new family is missed, so their points join the union."""
+    data = {
+        **SMALL,
+        "groups": {**SMALL["groups"], "model family": {"qwen": _uniform(200, ttft_ms=(0.25, 4.0), itl_ms=(0.5, 2.0), output_tokens_per_sec=(0.5, 1.5))}},
+    }
+    known = interval_for_groups({"engine": "vLLM", "hardware generation": "Hopper", "model family": "qwen"}, data)
+    new = interval_for_groups({"engine": "vLLM", "hardware generation": "Hopper", "model family": "new-model"}, data)
+    alone = interval_for_groups({"engine": "vLLM", "hardware generation": "Hopper", "model family": "new-model"}, SMALL)  # no family validated
+    assert new.validated and new.warnings == []
+    assert new.factors == known.factors  # the one validated family is all the family evidence there is
+    for metric in SMALL["metrics"]:
+        assert new.factors[metric][0] < alone.factors[metric][0] and alone.factors[metric][1] < new.factors[metric][1]
+    assert "new along the model family: with every validated model family's held-out error (200 points)" in new.basis
+    assert "new along" not in known.basis
+
+
+def test_a_metric_no_validated_group_measured_gets_no_interval_rather_than_an_invented_one() -> None:
+    groups = {"engine": {"vLLM": {**_uniform(100, ttft_ms=(0.5, 1.5)), "itl_ms": None, "output_tokens_per_sec": None}}}
+    data = {**SMALL, "groups": groups, "fallback": {"ttft_ms": [0.5, 1.5], "itl_ms": None, "output_tokens_per_sec": None}}
+    for deployment in ({"engine": "vLLM"}, {"engine": "SGLang"}):  # validated, and the fallback
+        iv = interval_for_groups(deployment, data)
+        assert set(iv.factors) == {"ttft_ms"} and iv.bounds("itl_ms", 5.0) is None
 
 
 def test_a_group_with_too_few_held_out_points_does_not_vouch_for_a_deployment() -> None:
@@ -41,13 +103,41 @@ def test_a_group_with_too_few_held_out_points_does_not_vouch_for_a_deployment() 
     assert len(iv.warnings) == 1 and "hardware generation 'Ada'" in iv.warnings[0]
 
 
+def test_the_shipped_fallback_is_never_narrower_than_a_validated_group() -> None:
+    data = table()
+    for metric, (lo, hi) in data["fallback"].items():
+        for by_group in data["groups"].values():
+            for group in by_group.values():
+                if group["points"] >= data["min_points"] and group[metric] is not None:
+                    assert lo <= group[metric][0] and group[metric][1] <= hi
+
+
+def test_the_shipped_table_is_what_the_script_builds_from_the_committed_held_out_errors() -> None:
+    import json
+    import sys
+    from pathlib import Path
+
+    bench = Path(__file__).resolve().parents[2] / "benchmarks"
+    sys.path.insert(0, str(bench))
+    from prediction_intervals import LOGO, build
+
+    built = build(json.loads(LOGO.read_text(encoding="utf-8"))["groups"])
+    shipped = table()
+    assert {k: shipped[k] for k in built} == json.loads(json.dumps(built))
+
+
 def test_a_scenario_outside_every_validated_group_gets_a_wide_interval_and_a_warning_line() -> None:
     """The embedded llama.cpp engine on a CPU: no engine or hardware group of the public set."""
     run = predict("tiny-llama-on-cpu", "sweep-parallel-1-8-i128-o64-v1", concurrency=[1])
     prediction = run.prediction
     assert prediction.interval is not None and not prediction.interval.validated
+    validated = predict("llama-3.1-8b-on-h100", "sweep-parallel-1-8-i128-o64-v1", concurrency=[1]).prediction.interval
+    assert validated is not None and validated.validated
+    for metric, (lo, hi) in prediction.interval.factors.items():  # wide: at least the widest validated group's range
+        assert (lo, hi) == tuple(table()["fallback"][metric])
+        assert lo < validated.factors[metric][0] and validated.factors[metric][1] < hi
     lo, hi = prediction.interval.factors["ttft_ms"]
-    assert hi / lo >= 4  # wide: the pooled held-out error, widened
+    assert hi / lo >= 4
     assert [w for w in run.warnings if w.startswith("prediction interval: no held-out validation")]
     point = prediction.points[0]
     assert point.intervals is not None and point.ttft_ms is not None
@@ -59,8 +149,14 @@ def test_a_validated_scenario_carries_its_groups_interval_in_every_document() ->
     run = predict("llama-3.1-8b-on-h100", "sweep-parallel-1-8-i128-o64-v1", concurrency=[1, 8])
     iv = run.prediction.interval
     assert iv is not None and iv.validated and iv.groups["engine"] == "vLLM" and iv.groups["hardware generation"] == "Hopper"
-    shipped = table()["groups"]
-    assert iv.factors["itl_ms"][0] <= shipped["engine"]["vLLM"]["itl_ms"][0] and iv.factors["itl_ms"][1] >= shipped["engine"]["vLLM"]["itl_ms"][1]
+    assert (
+        {m: tuple(f) for m, f in iv.factors.items()} == interval_for_groups(iv.groups).factors
+        and "engine vLLM (" in iv.basis
+        and "hardware generation Hopper (" in iv.basis
+    )
+    fallback = table()["fallback"]
+    for metric, (lo, hi) in iv.factors.items():  # its groups' range: inside the fallback's, and narrower
+        assert fallback[metric][0] <= lo < hi <= fallback[metric][1] and (lo, hi) != tuple(fallback[metric])
     for p in run.prediction.points:
         assert p.intervals is not None and p.output_tokens_per_sec is not None
         lo, _hi = p.intervals["output_tokens_per_sec"]

@@ -1,7 +1,9 @@
-"""Answer styles a careful grader reads one way and the scorers once read another (issue 33,
-the classes the third blind set showed), one table per class. The cases are written for the
-change, not copied from the set; each table holds cases that failed before its fix and
-cases that must keep their verdict (the neighbours a loose fix would break)."""
+"""Answer styles a careful grader reads one way and the scorers once read another (issue 33, the
+classes left after the second blind set's fixes): an option named by a word only it has or set
+against the others; a name hyphenated where the expected one has a space; a time said in words;
+a term given as the last quoted one of a sentence; a value restated in other units after it; a
+numbered list where bullet points were asked; a bolded or arrowed pick; "number one"; abbreviations
+in word and sentence counts. Every case is written here, none copied from a set."""
 
 from __future__ import annotations
 
@@ -9,179 +11,132 @@ import pytest
 
 from servescope.scoring import score_item
 from servescope.scoring.base import Output
+from servescope.scoring.clock_words import clock_to_digits
 
-Case = tuple[str, str, object, dict[str, object], bool]  # scorer, answer text, expected, score_args, correct
+PLANETS = {"choices": ["Venus", "Jupiter", "Mars", "Saturn"]}
+PAINTERS = {"choices": ["Claude Monet", "Vincent van Gogh", "Rembrandt van Rijn", "Frida Kahlo"]}
+ACTIONS = {"choices": ["Ignore the alarm.", "Leave the building calmly.", "Hide under the stairs.", "Call a friend first."]}
+ANIMALS = {"choices": ["a mouse", "an elephant", "a rabbit", "a fox"]}
+NEGATED = {"choices": ["the lamp will light", "the lamp will not light", "the fuse melts", "nothing changes"]}
 
-# Every LaTeX text or font wrapper inside \boxed{} is the text it wraps.
-LATEX_WRAPPED_IN_BOXED: list[Case] = [
-    ("exact", r"$\boxed{\text{Lisbon}}$", "Lisbon", {}, True),
-    ("exact", r"\[\boxed{\mathrm{Nile}}\]", "Nile", {}, True),
-    ("exact", r"$\boxed{\textbf{\textit{sulfur dioxide}}}$", "sulfur dioxide", {}, True),
-    ("exact", r"$\boxed{\text{Porto}}$", "Lisbon", {}, False),
-    ("mc", r"\(\boxed{\text{C}}\)", "C", {}, True),
-    ("mc", r"$\boxed{\mathbf{D}}$", "D", {}, True),
-    ("mc", r"\(\boxed{\textrm{ A }}\)", "A", {}, True),
-    ("mc", r"\(\boxed{\text{C}}\)", "B", {}, False),
-    ("numeric", r"$\boxed{\text{42}}$", "42", {}, True),
-    ("numeric", r"$\boxed{\frac{3}{4}}$", "0.75", {}, True),
+CASES = [
+    # mc: the option named by a word only it has
+    ("mc", "Van Gogh, in 1889.", "B", PAINTERS, True),
+    ("mc", "Kahlo painted it.", "D", PAINTERS, True),
+    ("mc", "Kahlo painted it.", "B", PAINTERS, False),
+    ("mc", "Van Gogh or Rembrandt, I think.", "B", PAINTERS, False),  # two named: no choice ("van" is shared, not read)
+    ("mc", "You should calmly leave the building.", "B", ACTIONS, True),  # paraphrased
+    ("mc", "Do not hide under the stairs; leave calmly.", "B", ACTIONS, True),
+    ("mc", "Don't leave; hide under the stairs.", "B", ACTIONS, False),
+    # ... and set against the others: what follows than / ahead of / unlike / not is not the choice
+    ("mc", "An elephant is far heavier than a mouse, a rabbit or a fox.", "B", ANIMALS, True),
+    ("mc", "A fox is heavier than a mouse.", "B", ANIMALS, False),
+    ("mc", "Jupiter, well ahead of Saturn.", "B", PLANETS, True),
+    ("mc", "Unlike Mars, Venus is hotter.", "A", PLANETS, True),
+    ("mc", "Not Jupiter but Saturn.", "B", PLANETS, False),
+    ("mc", "Not Jupiter but Saturn.", "D", PLANETS, True),
+    ("mc", "I'm not sure, but I think Jupiter.", "B", PLANETS, True),
+    # an option whose own text holds a "not" is still named whole
+    ("mc", "Then the lamp will not light.", "B", NEGATED, True),
+    ("mc", "Then the lamp will not light.", "A", NEGATED, False),
+    # exact: a hyphen between letters spells the same name as a space
+    ("exact", "Answer: Port-au Prince", "Port au Prince", {}, True),
+    ("exact", "Answer: Abu Dhabi", "Abu-Dhabi", {}, True),
+    ("exact", "Answer: Saint-Denis", "Saint-Malo", {}, False),
+    # exact: a time said in words
+    ("exact", "The bus leaves at quarter past seven.", "7:15", {}, True),
+    ("exact", "Answer: quarter to nine in the evening", "8:45 pm", {}, True),
+    ("exact", "Answer: ten o'clock in the morning", "10:00 am", {"aliases": ["10 am"]}, True),
+    ("exact", "Answer: half past four", "5:30", {}, False),
+    ("exact", "Answer: half past four in the morning", "4:30 pm", {}, False),
+    # exact: the last quoted term of a sentence
+    ("exact", "The plural of 'mouse' is 'mice'.", "mice", {}, True),
+    ("exact", "En français on dit « pomme ».", "pomme", {}, True),
+    ("exact", "Auf Deutsch heißt es „Hund“.", "Hund", {}, True),
+    ("exact", "The plural of 'mouse' is 'mice'.", "mouse", {}, False),
+    ("exact", "It's not 'goed'; it's 'went'.", "goed", {}, False),
+    ("exact", "The answer is 'Oslo', not 'Bergen'.", "Bergen", {}, False),  # a denial leads into the last quoted term
+    ("exact", "The answer is 'Oslo', not 'Bergen'.", "Oslo", {}, True),
+    ("exact", "'Bergen' is what many guess; the capital is Oslo.", "Bergen", {}, False),  # a quoted opener is not the answer
+    ("exact", "It is not «Bergen».", "Bergen", {}, False),
+    # numeric: a value restated in other units after it
+    ("numeric", "Water boils at 212 °F, which is 100 °C or 373.15 K.", "212", {}, True),
+    ("numeric", "Water boils at 212 °F, which is 100 °C or 373.15 K.", "373.15", {}, False),
+    ("numeric", "The track is 400 m, i.e. 0.4 km.", "400", {}, True),
+    ("numeric", "It weighs 2 kg, that is 2000 g.", "2", {}, True),
+    ("numeric", "It takes 3 hours or 4 hours.", "4", {}, False),
+    (
+        "numeric",
+        "There are 12 apples, or 14 if you count the two rotten ones.",
+        "12",
+        {},
+        False,
+    ),  # "if" is no unit  # the same unit twice is a hedge, not a restatement
+    # exact: the one term bolded in the final line, the one line an arrow points at
+    ("exact", "Counting on from June:\n\n| Start | End |\n|---|---|\n| June | **October** |", "October", {}, True),
+    ("exact", "Counting on from June:\n\n| Start | End |\n|---|---|\n| **June** | October |", "October", {}, False),
+    ("exact", "| **June** | **October** |", "October", {}, False),  # two bolded: no single pick
+    ("exact", "Lightest first:\n1. Oslo\n2. Rome <- lightest of the big ones\n3. Lima", "Rome", {}, True),
+    ("exact", "Ranked:\n- Kim\n- Lee ← winner\n- Ray", "Ray", {}, False),  # the pointed-at line, not the list's last
+    ("exact", "Ranked:\n- Kim\n- Lee ← winner\n- Ray", "Lee", {}, True),
+    ("exact", "Ranked:\n- Kim ←\n- Lee ←\n- Ray", "Kim", {}, False),  # two arrows: no single pick
+    ("exact", "Ranked:\n- Kim\n- Lee <- not this one\n- Ray", "Lee", {}, False),  # an arrow that denies
+    # numeric: after a numbering word, "one" is the number, not an article
+    ("numeric", "Carbon sits in group fourteen; hydrogen is element number one.", "1", {}, True),
+    ("numeric", "C'est le numéro un.", "1", {}, True),
+    ("numeric", "It is one of the noble gases.", "1", {}, False),
+    # numeric and exact: a parallel remark after ";" about something else is not the answer
+    ("numeric", "A hexagon has 6 sides; an octagon has 8.", "6", {}, True),
+    ("numeric", "A hexagon has 6 sides; an octagon has 8.", "8", {}, False),
+    ("numeric", "Tom had 15; he sold 6 and kept 9.", "9", {}, True),  # not parallel: the working goes on
+    ("numeric", "Tom had 15; he sold 6, so 9 remain.", "15", {}, False),
+    ("numeric", "Mars has 2 moons; no wait, Mars has 3.", "2", {}, False),  # a correction, not a remark
+    ("exact", "A week has 7 days; a fortnight has 14.", "7", {"aliases": ["seven"]}, True),
+    ("exact", "A week has 7 days; a fortnight has 14.", "14", {}, False),
+    # instruction: an abbreviation with inner dots is one word and ends no sentence
+    ("instruction", "Rain helps crops, e.g. wheat and rice. It cools the air.", None, {"rules": [{"rule": "sentence_count", "value": 2}]}, True),
+    ("instruction", "Dr. Lee likes rain vs. snow. It is calm.", None, {"rules": [{"rule": "sentence_count", "value": 2}]}, True),
+    ("instruction", "Rain helps crops. Wheat and rice. It cools the air.", None, {"rules": [{"rule": "sentence_count", "value": 2}]}, False),
+    ("instruction", "See you in the U.S. soon.\n\nP.S. Call me.", None, {"rules": [{"rule": "max_words", "value": 9}]}, True),
+    ("instruction", "See you in the U.S. soon.\n\nP.S. Call me now.", None, {"rules": [{"rule": "max_words", "value": 9}]}, False),
+    # instruction: bullet points are markdown bullets, not a numbered list
+    ("instruction", "1. Snow.\n2. Ice.\n3. Wind.", None, {"rules": [{"rule": "bullet_count", "value": 3}]}, False),
+    ("instruction", "1) Snow.\n2) Ice.\n3) Wind.", None, {"rules": [{"rule": "bullet_count", "value": 3}]}, False),
+    ("instruction", "- Snow.\n* Ice.\n• Wind.", None, {"rules": [{"rule": "bullet_count", "value": 3}]}, True),
+    ("instruction", "+ Snow.\n+ Ice.\n+ Wind.", None, {"rules": [{"rule": "bullet_count", "value": 3}]}, True),
 ]
 
-# A JSON object that is the whole reply states its answer under an answer key.
-JSON_ANSWER_KEY: list[Case] = [
-    ("exact", '{"answer": "Nairobi"}', "Nairobi", {}, True),
-    ("exact", '```json\n{"final_answer": "oxygen"}\n```', "oxygen", {}, True),
-    ("exact", '{"Answer": "Lagos"}\nConfidence: 80%', "Lagos", {}, True),
-    ("exact", '{"answer": "Mombasa"}', "Nairobi", {}, False),
-    ("mc", '{"answer": "D"}', "D", {}, True),
-    ("mc", '{"answer": "(B)"}', "B", {}, True),
-    ("mc", '{"answer": "A"}', "D", {}, False),
-    ("numeric", '{"answer": 36, "confidence": 0.8}', "36", {}, True),
-    ("numeric", '{"answer": 35, "confidence": 0.8}', "36", {}, False),
-    ("contains", '{"answer": "It has 61 rooms."}', "61", {}, True),
-]
 
-# "I don't know" in the other scripts and languages a refusal comes in.
-ABSTAIN_OTHER_LANGUAGES: list[Case] = [
-    ("abstain", "لا أعلم شيئًا عن هذا الكتاب.", None, {}, True),
-    ("abstain", "ليس لدي أي معلومات عن هذه الجائزة.", None, {}, True),
-    ("abstain", "لا أعرف.", None, {}, True),
-    ("abstain", "मुझे नहीं पता।", None, {}, True),
-    ("abstain", "Bilmiyorum, bu konuda bilgim yok.", None, {}, True),
-    ("abstain", "Ik weet het niet.", None, {}, True),
-    ("abstain", "Nie wiem.", None, {}, True),
-    ("abstain", "Saya tidak tahu.", None, {}, True),
-    ("abstain", "Δεν ξέρω.", None, {}, True),
-    ("abstain", "تأسست الشركة عام 1950.", None, {}, False),
-]
-
-# A JSON reply whose answer is null or empty declines to answer; a stated value answers.
-ABSTAIN_JSON_NULL: list[Case] = [
-    ("abstain", '{"answer": null, "confidence": 0}', None, {}, True),
-    ("abstain", '```json\n{"answer": "", "reason": "nothing reliable on this"}\n```', None, {}, True),
-    ("abstain", '{"result": null}', None, {}, True),
-    ("abstain", '{"answer": "unknown"}', None, {}, True),
-    ("abstain", '{"author": null, "year": null}', None, {}, True),
-    ("abstain", '{"known": false, "note": "no record of this prize"}', None, {}, True),
-    ("abstain", '{"author": "Ida Holm", "year": null}', None, {}, False),
-    ("abstain", '{"answer": "Marta Olsen", "known": true}', None, {}, False),
-    ("abstain", '{"answer": 1911}', None, {}, False),
-]
-
-# A refusal that is itself denied, then a claim: a fabricated answer, not an abstention.
-NEGATED_ABSTENTION: list[Case] = [
-    ("abstain", "It's not that I don't know: the bridge opened in 1931.", None, {}, False),
-    ("abstain", "It is not that I cannot answer — she was born in Bergen.", None, {}, False),
-    ("abstain", "Not because I can't find it; it was painted by Ida Holm.", None, {}, False),
-    ("abstain", "It's not unknown: the bridge opened in 1931.", None, {}, False),
-    ("abstain", "I don't know, and it's not that I'm hiding anything.", None, {}, True),
-    ("abstain", "I don't know who painted it.", None, {}, True),
-]
-
-# The right answer named only in a clause that denies it, in every scorer that finds a mention.
-ANSWER_NEGATED: list[Case] = [
-    ("contains", "The shop does not sell 48 kinds of tea; it sells twelve.", "48", {}, False),
-    ("contains", "It was never located in Tromsø, it is in Bodø.", "Tromsø", {}, False),
-    ("contains", "It cannot be 48; the passage says 84.", "48", {}, False),
-    ("contains", "It sells 48 kinds of tea, not 84.", "48", {}, True),
-    ("contains", "It wasn't until 1962 that it opened.", "1962", {}, True),
-    ("contains", "Not only tea: it sells 48 kinds of it.", "48", {}, True),
-    ("needle", "Don't use 5190 — that is the old one. The code is 8832.", "5190", {}, False),
-    ("needle", "It isn't 5-1-9-0; the code is 8832.", "5190", {}, False),
-    ("needle", "Not 8832. The code is 5190.", "5190", {}, True),
-    ("needle", "The code is 5190, not 8832.", "5190", {}, True),
-    ("exact", "It is definitely not located in Oslo.", "Oslo", {}, False),
-    ("exact", "Oslo, not Bergen.", "Oslo", {}, True),
-    ("needle", "Any code except 5190 opens it.", "5190", {}, False),
-]
-
-# Scripts written without spaces run straight into the answer.
-UNSPACED_SCRIPTS: list[Case] = [
-    ("contains", "店は2004年に開店しました。", "2004", {}, True),
-    ("contains", "这家店有312名员工。", "312", {}, True),
-    ("contains", "ร้านเปิดในปี 1975ครับ", "1975", {}, True),
-    ("contains", "店は12004年に開店しました。", "2004", {}, False),
-    ("contains", "店は2014年に開店しました。", "2004", {}, False),
-    ("contains", "首都は東京です。", "東京", {}, True),
-    ("contains", "東京都にあります。", "京都", {}, False),
-]
-
-# A footnote marker glued to the answer is not part of it.
-FOOTNOTE_MARKS: list[Case] = [
-    ("contains", "The workshop builds one thing: a bicycle².\n\n² Passage, line 2.", "bicycle", {}, True),
-    ("contains", "It makes lanternsᵃ.", "lantern", {}, True),
-    ("contains", "It makes lamps³.", "bicycle", {}, False),
-    ("exact", "Answer: Helsinki¹", "Helsinki", {}, True),
-    ("exact", "Helsinki¹\n\n¹ Capital since 1812.", "Helsinki", {}, True),
-    ("exact", "Answer: Tampere¹", "Helsinki", {}, False),
-]
-
-# An opening word followed by an apostrophe and more letters is another word form.
-OPENER_WITH_CLITIC: list[Case] = [
-    ("instruction", "Tomorrow's market will be busy.", None, {"rules": [{"rule": "starts_with", "value": "Tomorrow"}]}, False),
-    ("instruction", "Maria’s garden is full of roses.", None, {"rules": [{"rule": "starts_with", "value": "Maria"}]}, False),
-    ("instruction", "Tomorrow, the market will be busy.", None, {"rules": [{"rule": "starts_with", "value": "Tomorrow"}]}, True),
-    ("instruction", "Tomorrowland is a park.", None, {"rules": [{"rule": "starts_with", "value": "Tomorrow"}]}, False),
-    ("instruction", "**Tomorrow** the market opens.", None, {"rules": [{"rule": "starts_with", "value": "Tomorrow"}]}, True),
-    ("instruction", "It's a quiet town.", None, {"rules": [{"rule": "starts_with", "value": "It"}]}, True),
-    ("instruction", "We'll meet at noon.", None, {"rules": [{"rule": "starts_with", "value": "We"}]}, True),
-]
-
-# The options listed with one ticked (or all but one crossed out): that one is the choice.
-TICKED_OPTION: list[Case] = [
-    ("mc", "A) iron ✗\nB) copper ✗\nC) helium ✔\nD) lead ✗", "C", {}, True),
-    ("mc", "A) iron\nB) copper ✅\nC) helium\nD) lead", "B", {}, True),
-    ("mc", "- [ ] A) iron\n- [ ] B) copper\n- [x] C) helium", "C", {}, True),
-    ("mc", "A) iron ✗\nB) copper ✗\nC) helium\nD) lead ✗", "C", {}, True),
-    ("mc", "A) iron\nB) copper  <- my pick\nC) helium", "B", {}, True),
-    ("mc", "A) iron\nB) copper\nC) helium (my answer)", "C", {}, True),
-    ("mc", "A) iron ✗\nB) copper ✗\nC) helium ✔\nD) lead ✗", "D", {}, False),
-    ("mc", "A) iron ✔\nB) copper\nC) helium ✔", "A", {}, False),
-    ("mc", "A) iron\nB) copper\nC) helium", "A", {}, False),
-    ("mc", "A) iron ✗\nB) copper\nC) helium ✗\n\nOn reflection, the answer is C.", "C", {}, True),
-]
-
-# A sign said in words, in the languages the number-words module reads.
-SIGN_IN_WORDS: list[Case] = [
-    ("numeric", "Answer: negative 38", "-38", {}, True),
-    ("numeric", "Answer: minus 7.5", "-7.5", {}, True),
-    ("numeric", "Réponse : moins 12", "-12", {}, True),
-    ("numeric", "Respuesta: menos 40", "-40", {}, True),
-    ("numeric", "Risposta: meno 9", "-9", {}, True),
-    ("numeric", "Answer: negative 38", "38", {}, False),
-    ("numeric", "15 minus 4 = 11", "11", {}, True),
-    ("numeric", "Answer: 15 minus 4", "-4", {}, False),
-]
-
-# Thousands grouped by any kind of space, only where every later group has three digits.
-SPACED_THOUSANDS: list[Case] = [
-    ("numeric", "Answer: 7 315", "7315", {}, True),
-    ("numeric", "Answer: 12 480 000", "12480000", {}, True),
-    ("numeric", "Answer: 3\u2007250", "3250", {}, True),
-    ("numeric", "Answer: 3\u2002250", "3250", {}, True),
-    ("numeric", "Answer: 7 31", "731", {}, False),
-    ("numeric", "Answer: 7 3150", "73150", {}, False),
-    ("numeric", "Answer: 0 500", "500", {}, False),
-    ("numeric", "Answer: 2 1/4", "2.25", {}, True),
-]
-
-TABLES = {
-    "latex_wrapped_in_boxed": LATEX_WRAPPED_IN_BOXED,
-    "json_answer_key": JSON_ANSWER_KEY,
-    "abstain_other_languages": ABSTAIN_OTHER_LANGUAGES,
-    "abstain_json_null": ABSTAIN_JSON_NULL,
-    "negated_abstention": NEGATED_ABSTENTION,
-    "answer_negated": ANSWER_NEGATED,
-    "unspaced_scripts": UNSPACED_SCRIPTS,
-    "footnote_marks": FOOTNOTE_MARKS,
-    "opener_with_clitic": OPENER_WITH_CLITIC,
-    "ticked_option": TICKED_OPTION,
-    "sign_in_words": SIGN_IN_WORDS,
-    "spaced_thousands": SPACED_THOUSANDS,
-}
-CASES = [(name, *case) for name, table in TABLES.items() for case in table]
+@pytest.mark.parametrize(("scorer", "text", "expected", "args", "correct"), CASES, ids=[f"{c[0]}:{c[1][:30]}" for c in CASES])
+def test_graders_reading(scorer: str, text: str, expected: object, args: dict[str, object], correct: bool) -> None:
+    s = score_item(scorer, Output(text), expected, args)
+    assert s.correct is correct, s
 
 
-@pytest.mark.parametrize(("cls", "scorer", "text", "expected", "args", "correct"), CASES, ids=[f"{c[0]}:{c[2][:30]}" for c in CASES])
-def test_graders_reading(cls: str, scorer: str, text: str, expected: object, args: dict[str, object], correct: bool) -> None:
-    got = score_item(scorer, Output(text, []), expected, args)
-    assert got.correct is correct, f"{cls}: {scorer} read {text!r} as {got.predicted!r} ({got.detail})"
+@pytest.mark.parametrize(
+    ("text", "digits"),
+    [
+        ("half past three", "3:30"),
+        ("Quarter past twelve", "12:15"),
+        ("quarter to one", "12:45"),
+        ("5 o'clock in the afternoon", "5:00 pm"),
+        ("eleven o’clock at night", "11:00 pm"),
+        ("half past 6 a.m.", "6:30 am"),
+        ("at a quarter past seven", "at 7:15"),
+        ("three thirty in the afternoon", "3:30 pm"),
+        ("eleven forty-five p.m.", "11:45 pm"),
+        ("It ends at noon.", "It ends at 12:00 pm."),
+        ("by midnight", "by 12:00 am"),
+        ("three fifteen-minute breaks", "three fifteen-minute breaks"),  # a count, not a time
+        ("one of the three", "one of the three"),  # no clock phrase: untouched
+    ],
+)
+def test_clock_words(text: str, digits: str) -> None:
+    assert clock_to_digits(text) == digits
+
+
+def test_words_said_outside_an_option_never_name_it() -> None:
+    from servescope.scoring.mc import named_options
+
+    assert named_options("I am not sure.", PLANETS["choices"]) == []  # type: ignore[arg-type]
+    assert named_options("Mars and Venus are both rocky.", PLANETS["choices"]) == [0, 2]  # type: ignore[arg-type]

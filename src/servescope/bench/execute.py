@@ -13,7 +13,7 @@ import aiohttp
 from servescope.bench.client import send
 from servescope.bench.endpoint import Endpoint
 from servescope.bench.fail_fast import FailFast
-from servescope.bench.load import arrival_offsets_ns, closed_loop, open_loop
+from servescope.bench.load import Gate, arrival_offsets_ns, closed_loop, open_loop
 from servescope.bench.outcome import PointOutcome, planned_record
 from servescope.bench.records import RecordWriter
 from servescope.bench.scrape import MetricsSampler, PointSamplers
@@ -71,10 +71,10 @@ async def run_point(
     warmup = [r for r in point.requests if r.phase == "warmup"]
     measured = [r for r in point.requests if r.phase == "measured"]
 
-    async def one(req: PlannedRequest, start_abs_ns: int) -> None:
-        await send_one(req, start_abs_ns)
+    async def one(req: PlannedRequest, start_abs_ns: int, gate: Gate | None = None) -> None:
+        await send_one(req, start_abs_ns, gate)
 
-    async def send_one(req: PlannedRequest, start_abs_ns: int) -> RequestRecord:
+    async def send_one(req: PlannedRequest, start_abs_ns: int, gate: Gate | None = None) -> RequestRecord:
         record = planned_record(req, point, start_abs_ns - t0_ns)
         if fail_fast is not None and fail_fast.stopped:
             fail_fast.mark_not_sent(record)
@@ -87,7 +87,7 @@ async def run_point(
             # a session's answers are its next turn's history: their text is kept
             keep_text = req.expected is not None or req.session is not None
             async with fail_fast.sending(record) if fail_fast is not None else contextlib.nullcontext():
-                await send(session, endpoint, body, record, t0_ns=t0_ns, timeout_s=timeout_s, keep_text=keep_text)
+                await send(session, endpoint, body, record, t0_ns=t0_ns, timeout_s=timeout_s, keep_text=keep_text, gate=gate)
             _check_expected(record)
             if fail_fast is not None:
                 fail_fast.observe(record)

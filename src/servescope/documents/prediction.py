@@ -47,7 +47,7 @@ class PredictionInterval(StrictModel):
     factors: dict[str, Range] = Field(description="Per metric (ttft_ms, itl_ms, output_tokens_per_sec): [low, high] multipliers of the predicted value.")
     basis: NonEmptyStr = Field(description="Which groups' held-out error the interval comes from, or why it is wide.")
     validated: bool = Field(
-        description="False when the deployment's engine or hardware generation has no validated group: the interval is the pooled error, widened."
+        description="False when the deployment's engine or hardware generation has no validated group: the interval is the fallback, as wide as the widest validated group's."
     )
     groups: dict[str, str] = Field(
         default_factory=dict, description="The deployment's group along each dimension (engine, hardware generation, weight dtype, model family)."

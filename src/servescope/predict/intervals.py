@@ -4,19 +4,24 @@
 a hardware generation, a weight dtype, a model family, a publisher) with constants fitted
 without it, and keeps every point's signed error, predicted / measured.
 ``benchmarks/prediction_intervals.py`` turns those into ``data/prediction_intervals.json``
-(generated, never edited by hand): per group, the 10th and 90th percentiles of
-measured / predicted, so ``predicted × [low, high]`` is where 80 % of that group's held-out
-measurements fell.
+(generated, never edited by hand): per group, the quantiles of measured / predicted over its
+held-out points (``levels``, and the 10th-90th percentile range for reading).
 
-A scenario falls in one group along each dimension (:mod:`.groups`). Its interval per
-metric is the widest of its groups' intervals (each group with at least
-``min_points`` held-out points): the cautious reading when, say, the engine is known well
-and the hardware less so. The engine and the hardware generation carry most of what the
-step-time model assumes, so where either has no validated group the interval is the
-pooled held-out error widened (``fallback``) and a warning says which group was missing;
-a model family or dtype outside the set only adds a note (the physics is meant to carry
-across models). The factors multiply every statistic of a metric (mean, p50, p99) alike: the
-held-out error was measured on what publishers report, mostly means. A point in a regime
+A scenario falls in one group along each dimension (:mod:`.groups`). Its interval per metric
+is the 80 % range of its validated groups' held-out points taken together (each group with
+at least ``min_points`` points, weighted by its points of that metric: the quantiles of the
+mixture of their distributions, i.e. of the union of their points). Along a dimension where
+the scenario is new (a model family or dtype outside the set) every validated group of that
+dimension joins the union: how far the predictor missed the other families when each was left
+out is what a new family risks. Taking the widest of the groups' ranges instead over-covered by
+construction (94 % held out by publisher); the union lies between its members' ranges, nearer
+the better-measured ones. The engine and the hardware
+generation carry most of what the step-time model assumes, so where either has no validated
+group the interval is the ``fallback``: as wide as the widest validated group's range on each
+side, so never narrower than a validated deployment's, and a warning says which group was
+missing; a model family or dtype outside the set only adds a note (the physics is meant to
+carry across models). The factors multiply every statistic of a metric (mean, p50, p99) alike:
+the held-out error was measured on what publishers report, mostly means. A point in a regime
 the predictor is known to miss by more than its groups' range (:mod:`.regimes`) has its
 interval widened to cover those misses, and the prediction says so in a warning.
 """
@@ -28,6 +33,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from typing import Any
+
+import numpy as np
 
 from servescope.documents.prediction import INTERVAL_METRIC_OF_FIELD, Prediction, PredictionInterval
 from servescope.predict.deployment import Deployment
@@ -76,36 +83,82 @@ def table() -> dict[str, Any]:
     return data
 
 
+def union_range(spans: list[tuple[float, list[float]]], levels: list[float], coverage: float) -> tuple[float, float]:
+    """The central ``coverage`` range of a mixture of groups, each given as (weight, its quantiles at
+    ``levels``): every group's CDF is piecewise linear between its quantiles, the mixture's CDF their
+    weighted mean, and the range is where that crosses (1 - coverage) / 2 and (1 + coverage) / 2."""
+    knots = np.unique(np.concatenate([np.asarray(qs, dtype=float) for _, qs in spans]))
+    weights = np.array([w for w, _ in spans], dtype=float)
+    cdf = sum(w * _cdf(knots, np.asarray(qs, dtype=float), np.asarray(levels, dtype=float)) for w, (_, qs) in zip(weights, spans, strict=True))
+    cdf = np.maximum.accumulate(cdf / weights.sum())
+    tail = (1 - coverage) / 2
+    return _inverse(tail, knots, cdf), _inverse(1 - tail, knots, cdf)
+
+
+def _cdf(xs: np.ndarray, quantiles: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    """A group's CDF at ``xs``: 0 below its least quantile, 1 from its greatest, linear between
+    neighbouring quantiles (repeated quantiles, a jump, are stepped over)."""
+    i = np.searchsorted(quantiles, xs, side="right")  # quantiles[i - 1] <= x < quantiles[i]
+    out = np.where(i == 0, 0.0, 1.0)
+    inner = (i > 0) & (i < len(quantiles))
+    j = i[inner]
+    q0, q1 = quantiles[j - 1], quantiles[j]
+    out[inner] = levels[j - 1] + (levels[j] - levels[j - 1]) * (xs[inner] - q0) / (q1 - q0)
+    return out
+
+
+def _inverse(p: float, knots: np.ndarray, cdf: np.ndarray) -> float:
+    i = int(np.searchsorted(cdf, p, side="left"))
+    if i == 0:
+        return float(knots[0])
+    if i == len(knots):
+        return float(knots[-1])
+    c0, c1 = cdf[i - 1], cdf[i]
+    return float(knots[i - 1] + (knots[i] - knots[i - 1]) * (p - c0) / (c1 - c0))
+
+
 def interval_for_groups(groups: dict[str, str], data: dict[str, Any] | None = None) -> Interval:
     """The interval of a deployment in ``groups`` (dimension -> group), from ``data`` (the shipped table)."""
     data = data if data is not None else table()
     min_points = int(data["min_points"])
-    known = {dim: data["groups"].get(dim, {}).get(value) for dim, value in groups.items()}
-    usable = {dim: g for dim, g in known.items() if g is not None and g["points"] >= min_points}
+    coverage = float(data["coverage"])
+
+    def validated(dim: str) -> dict[str, dict[str, Any]]:
+        return {name: g for name, g in data["groups"].get(dim, {}).items() if g["points"] >= min_points}
+
+    usable = {dim: validated(dim)[value] for dim, value in groups.items() if value in validated(dim)}
     missing_required = [d for d in REQUIRED_DIMENSIONS if d in groups and d not in usable]
+    # new along a dimension (a model family or dtype outside the set): how far the predictor
+    # missed other groups of that dimension when each was left out is part of this deployment's error
+    new_along = {dim: validated(dim) for dim in groups if dim not in usable and dim not in REQUIRED_DIMENSIONS and validated(dim)}
+    members = [*usable.values(), *(g for by_name in new_along.values() for g in by_name.values())]
     factors: dict[str, tuple[float, float]] = {}
     for metric in data["metrics"]:
-        spans = [tuple(g[metric]) for g in usable.values() if g.get(metric) is not None]
+        spans = [(g["points_by_metric"][metric], g["quantiles"][metric]) for g in members if g["quantiles"].get(metric) is not None]
         if missing_required or not spans:
+            if data["fallback"].get(metric) is None:
+                continue  # no validated group has held-out points of this metric: no interval, none invented
             lo, hi = data["fallback"][metric]
         else:
-            lo, hi = min(s[0] for s in spans), max(s[1] for s in spans)
-        factors[metric] = (float(lo), float(hi))
+            lo, hi = union_range(spans, data["levels"], coverage)
+        factors[metric] = (round(float(lo), 4), round(float(hi), 4))
     named = ", ".join(f"{d} {groups[d]} ({usable[d]['points']} points)" for d in usable)
     unvalidated = [f"{d} {groups[d]}" for d in groups if d not in usable]
     warnings: list[str] = []
     if missing_required:
         what = " and ".join(f"{d} {groups[d]!r}" for d in missing_required)
-        basis = f"no validated group for the {what}: the pooled held-out error, widened ({data['fallback_rule']})"
+        basis = f"no validated group for the {what}: {data['fallback_rule']}"
         warnings.append(
             f"prediction interval: no held-out validation for the {what}; the interval is wide "
             f"({', '.join(f'{m} ×{lo:.2g}–{hi:.2g}' for m, (lo, hi) in factors.items())}) — measure and `servescope calibrate`"
         )
     else:
-        basis = f"widest held-out {round(100 * data['coverage'])} % range of its groups: {named}"
+        basis = f"held-out {round(100 * coverage)} % range of its groups' points together: {named}"
         if unvalidated:
             basis += f"; not in the validation set: {', '.join(unvalidated)}"
-    return Interval(float(data["coverage"]), factors, basis, not missing_required, dict(groups), warnings)
+        for dim, by_name in new_along.items():
+            basis += f"; new along the {dim}: with every validated {dim}'s held-out error ({sum(g['points'] for g in by_name.values())} points)"
+    return Interval(coverage, factors, basis, not missing_required, dict(groups), warnings)
 
 
 def interval_for(dep: Deployment) -> Interval:
@@ -147,4 +200,4 @@ def with_intervals(prediction: Prediction, interval: Interval, dep: Deployment, 
     return prediction.model_copy(update={"points": points, "interval": block, "warnings": warnings})
 
 
-__all__ = ["FIELDS", "REQUIRED_DIMENSIONS", "Interval", "interval_for", "interval_for_groups", "table", "with_intervals"]
+__all__ = ["FIELDS", "REQUIRED_DIMENSIONS", "Interval", "interval_for", "interval_for_groups", "table", "union_range", "with_intervals"]

@@ -105,6 +105,53 @@ def answer_span(text: str) -> AnswerSpan:
     return AnswerSpan(lines[-1].strip() if lines else "", False)
 
 
+# What makes a clause after ";" part of the working rather than a remark: a sign, or a word that carries a result on.
+_WORKING = re.compile(r"[=+×*/÷→]|\b(?:so|therefore|thus|hence|then|total|left|answer|result|gives?|makes?|equals?)\b", re.IGNORECASE)
+
+
+_PLAIN_WORD = re.compile(r"[^\W\d_]{2,}")
+_NOT_PARALLEL = frozenset(
+    [
+        "the",
+        "an",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "with",
+        "and",
+        "or",
+        "it",
+        "its",
+        "he",
+        "she",
+        "they",
+        "we",
+        "you",
+        "his",
+        "her",
+        "their",
+        "most",
+        "least",
+    ]
+)
+
+
+def first_clause(line: str) -> str | None:
+    """The clause before a line's first ";" when what follows is a parallel remark about something
+    else ("Spiders have 8 legs; insects have 6.", "The first shell holds 2; the second holds 8."): the
+    rest repeats a word of it (the verb: "have", "holds"), and neither works toward a result (a sign,
+    "so", "then", "total") nor corrects. None otherwise ("She had 12; she gave 4 away and kept 8")."""
+    parts = re.split(r";\s+", line.strip(), maxsplit=1)
+    if len(parts) < 2 or not parts[0].strip() or _WORKING.search(parts[1]) or CORRECTION.search(parts[1]):
+        return None
+    first, rest = ({w.casefold() for w in _PLAIN_WORD.findall(p)} - _NOT_PARALLEL for p in parts)
+    return parts[0] if first & rest else None
+
+
 _PAREN = re.compile(r"\s*[\(\[][^()\[\]]*[\)\]]")
 
 
@@ -157,6 +204,7 @@ __all__ = [
     "AnswerSpan",
     "answer_span",
     "answer_text",
+    "first_clause",
     "fold",
     "json_answer",
     "json_object",

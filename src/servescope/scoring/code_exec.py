@@ -7,7 +7,9 @@ answer when it has no fence; the row's ``args.tests`` (plain ``assert`` lines) a
 appended and the lot runs in :mod:`servescope.scoring.sandbox`. Exit status 0 within
 the limits = correct. Without a working sandbox this refuses (``UsageError``) unless
 ``SERVESCOPE_UNSAFE_CODE_EXEC=1`` (what ``--unsafe-code-exec`` sets). Strict: the code
-came in a fence as asked.
+came in a fence as asked. A row whose prompt forbids a construct lists it in
+``args.forbidden`` (:mod:`servescope.scoring.forbidden`): code that uses one is wrong
+before it runs, however its tests go.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import os
 import re
 
 from servescope.scoring.base import Args, Output, Score, verdict, wrong
+from servescope.scoring.forbidden import malformed, violations
 from servescope.scoring.sandbox import Limits, find_sandbox
 from servescope.scoring.text import strip_thinking
 
@@ -51,9 +54,16 @@ def score(output: Output, expected: object, args: Args) -> Score:
     tests = str(args.get("tests") or "")
     if not tests.strip():
         return wrong("the row has no tests")
+    forbidden = args.get("forbidden")
+    problem = malformed(forbidden)
+    if problem:
+        return wrong(f"the row is malformed: {problem}")
     code, fenced = extract_code(strip_thinking(output.text))
     if not code.strip():
         return wrong("no code in the answer", strict=False)
+    used = violations(code, forbidden or [])
+    if used:
+        return wrong(f"forbidden by the prompt: {'; '.join(used)[:200]}", code[:200], strict=False)
     runner = find_sandbox(unsafe=os.environ.get(UNSAFE_ENV) == "1")
     wall_s = float(args.get("timeout_s", 10.0))
     result = runner.run(code + "\n\n" + tests + "\n", Limits(wall_s=wall_s))

@@ -5,8 +5,10 @@ Strict: the whole answer is it. Flexible: the committed span (:mod:`.answer`: th
 anchored answer, else the final line) is it once asides are set apart — a parenthesised
 justification ("Sunday (13 days after …)"), a clause after a comma, dash or "because"
 ("Saturday, not Friday" commits to Saturday), a unit or noun after it ("8 legs") — or
-a sentence ending in it ("The capital of France is Paris."). Naming the answer and then
-denying it ("not Friday", "rather than Friday") never counts.
+a sentence ending in it ("The capital of France is Paris."), or its last quoted term ("The
+past tense of 'go' is 'went'."). A hyphen between letters reads as a space ("Ulan-Bator"), a
+time in words as digits ("half past three in the afternoon" = "3:30 pm"). Naming the answer
+and then denying it ("not Friday", "rather than Friday") never counts.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ import re
 
 from servescope.scoring.answer import CORRECTION as _CORRECTION
 from servescope.scoring.answer import NEGATION as _NEGATION
-from servescope.scoring.answer import answer_span, answer_text, fold, negated_before, without_footnote_marks, without_parentheticals
+from servescope.scoring.answer import answer_span, answer_text, first_clause, fold, negated_before, without_footnote_marks, without_parentheticals
 from servescope.scoring.base import Args, Output, Score, verdict, wrong
+from servescope.scoring.clock_words import clock_to_digits
 from servescope.scoring.number_words import words_to_digits
 from servescope.scoring.text import normalize
 
@@ -26,8 +29,12 @@ _ASIDE = re.compile(r"\s*(?:[,;:]\s|\s[-–—]\s|—|\bbecause\b|\bsince\b|\bas
 _MAX_TRAILING_WORDS = 2
 
 
+# A hyphen between letters spells the same name as a space ("Ulan-Bator" = "Ulan Bator").
+_WORD_HYPHEN = re.compile(r"(?<=[^\W\d_])[-\u2010\u2011](?=[^\W\d_])")
+
+
 def _clean(text: str) -> str:
-    return normalize(fold(text))
+    return normalize(_WORD_HYPHEN.sub(" ", clock_to_digits(fold(text))))
 
 
 def aliases(expected: object, args: Args) -> list[str]:
@@ -109,24 +116,36 @@ def score(output: Output, expected: object, args: Args) -> Score:
         candidates.append(lines[0])  # "Paris\n\nParis is the capital and largest city of France."
     if not span.anchored and (lead := _LEADING_BOLD.match(text)):
         candidates.append(lead.group(1))  # "**Friction.** It acts opposite to ..."
+    if not span.anchored:
+        bold = _BOLD.findall(span.text)
+        candidates += bold if len(bold) == 1 else []  # "| Monday | **Sunday** |": the one term bolded in the final line
+        arrowed = [m.group(1) for m in _ARROWED.finditer(text) if not re.search(_NEGATION, m.group(0), re.IGNORECASE)]
+        if len(arrowed) == 1:
+            candidates = [arrowed[0]]  # "5. Dev ← shortest": the line the answer points at, not the list's last one
     candidates += [unmarked for c in candidates if (unmarked := without_footnote_marks(c)) != c]  # "Rome¹": a footnote marker
-    if any(_denied(_clean(text), n) for n in names):
+    if any(_denied(_clean(_QUOTE_MARKS.sub("", text)), n) for n in names):  # "not 'Paris'" denies as "not Paris" does
         return verdict(False, span.text[:80] or None, strict=False, detail="names the answer only to deny it")
     for candidate in candidates:
         if _clean(candidate) in names:
             return verdict(True, candidate[:80], strict=False)
-        bare = _clean(_committed(without_parentheticals(fold(candidate))))
+        committed = _committed(without_parentheticals(fold(candidate)))
+        bare = _clean(first_clause(committed) or committed)  # "Spiders have 8 legs; insects have 6.": the remark is not the answer
         if _HEDGE.search(bare) and not any(_HEDGE.search(n) for n in names):
             continue  # "Paris or Lyon", "Paris, or maybe Lyon": no single answer committed to
         head = _clean(_ASIDE.split(bare, maxsplit=1)[0])
         if head and (_head_matches(head, names) or _head_matches(bare, names)):
             return verdict(True, candidate[:80], strict=False)
-        if _gloss_matches(candidate, names) or _number_matches(_committed(fold(candidate)), names):
+        said = _committed(fold(candidate))
+        if _gloss_matches(candidate, names) or _number_matches(first_clause(said) or said, names) or _quoted_matches(candidate, names):
             return verdict(True, candidate[:80], strict=False)
     return verdict(False, span.text[:80] or None, strict=False)
 
 
 _LEADING_BOLD = re.compile(r"^\s*\*\*([^*\n]{1,60})\*\*")
+_QUOTE_MARKS = re.compile(r"[\"«»„“”‘’‚‹›「」『』]|(?<!\w)'|'(?!\w)")
+_BOLD = re.compile(r"\*\*([^*\n]{1,60})\*\*")
+# A list item or line the answer points at: "5. Dev ← shortest", "- Lima <- this one"
+_ARROWED = re.compile(r"^\s*(?:\d+[.)]|[-*•])?\s*([^\n←⟵]+?)\s*(?:←|⟵|<-+)[^\n]*$", re.MULTILINE)
 _GLOSS = re.compile(r"^\s*([^()\[\]]+?)\s*[(\[]([^()\[\]]+)[)\]]\W*$")
 
 
@@ -141,6 +160,22 @@ def _gloss_matches(candidate: str, names: list[str]) -> bool:
     if m is None:
         return False
     return len(m.group(1).split()) <= 3 and _clean(m.group(2)) in names and not re.search(_NEGATION, m.group(2), re.IGNORECASE)
+
+
+# A term quoted in any script's marks; a single quote only where it is not an apostrophe ("it's").
+_QUOTED = re.compile(r"\"([^\"\n]+)\"|(?<!\w)'([^'\n]+)'(?!\w)|«\s*([^»\n]+?)\s*»|„([^“”\n]+)[“”]|“([^”\n]+)”|‘([^’\n]+)’|「([^」\n]+)」|『([^』\n]+)』")
+
+
+def _quoted_matches(sentence: str, names: list[str]) -> bool:
+    """A sentence that ends in its answer as its last quoted term ("The past tense of 'go' is 'went'.",
+    "In inglese si dice \"book\"."): that term, unless a denial leads into it ("…, not 'Paris'.").
+    A quoted term that opens the sentence ("'Paris' is what many say; …") is not its answer."""
+    text = fold(sentence).strip()
+    found = list(_QUOTED.finditer(text))
+    if not found or re.search(r"\w", text[found[-1].end() :]):
+        return False
+    term = next(g for g in found[-1].groups() if g is not None)
+    return _clean(term) in names and not re.search(rf"(?<!\w){_NEGATION}\W*$", text[: found[-1].start()], re.IGNORECASE)
 
 
 def _number_matches(sentence: str, names: list[str]) -> bool:

@@ -26,7 +26,8 @@ Rules (value in brackets):
     punctuation, markdown and whitespace, case-insensitive, on a word boundary)
   keywords: contains, not_contains [word or phrase; a word matches whole words];
     keyword_count [{"word": w, "min": n} and/or "max": n]
-  structure: bullet_count [n] (``-``, ``*``, ``•`` or ``1.`` lines); title (a
+  structure: bullet_count [n] (``-``, ``*``, ``+`` or ``•`` lines; a numbered
+    list is not bullet points, as in IFEval); title (a
     ``<<title>>``); placeholder_count [n] (at least n ``[name]`` placeholders);
     highlight_count [n] (at least n ``*highlighted*`` sections); section_count
     [{"marker": "SECTION", "count": n}] (exactly n parts headed ``SECTION 1``, ...);
@@ -49,10 +50,11 @@ from typing import Any
 from servescope.scoring.base import Args, Output, Score
 from servescope.scoring.text import strip_thinking
 
-_WORD = re.compile(r"\b[\w'-]+\b")
+# A word; an abbreviation with inner dots ("P.S.", "e.g.", "U.S.") is one word, as a reader counts it.
+_WORD = re.compile(r"\b[\w'-]+(?:\.[\w'-]+)*\b")
 _JSON_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+|\n+")
-_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+_BULLET = re.compile(r"^\s*[-*•+]\s+")
 _PLACEHOLDER = re.compile(r"\[[^\[\]\n]*\w[^\[\]\n]*\]")
 _HIGHLIGHT = re.compile(r"\*\*[^\n*]*\w[^\n*]*\*\*|(?<!\*)\*[^\n*]*\w[^\n*]*\*(?!\*)")
 _TITLE = re.compile(r"<<[^\n<>]*\w[^\n<>]*>>")
@@ -64,7 +66,12 @@ def _words(t: str) -> int:
     return len(_WORD.findall(t))
 
 
+# Abbreviations that always lead into more of the same sentence: their periods end nothing.
+_ABBREVIATION = re.compile(r"(?<!\w)(?:e\.g|i\.e|cf|vs|viz|mr|mrs|ms|dr|prof|approx)\.(?=\s)", re.IGNORECASE)
+
+
 def _sentences(t: str) -> int:
+    t = _ABBREVIATION.sub(lambda m: m.group(0).replace(".", "\u00b7"), t)  # "e.g. after" goes on; a middle dot ends nothing
     return sum(1 for part in _SENTENCE_END.split(t.strip()) if re.search(r"\w", part))
 
 

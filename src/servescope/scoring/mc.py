@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from servescope.scoring.answer import answer_text, json_answer
+from servescope.scoring.answer import NEGATION, answer_text, json_answer
 from servescope.scoring.base import Args, Output, Score, verdict, wrong
 from servescope.scoring.text import anchored, normalize, strip_thinking
 
@@ -98,6 +98,43 @@ def _listed_options(text: str) -> set[int]:
     return set(marks) if len(set(marks.values())) >= 2 else set()
 
 
+# What comes after these in a clause is what the answer sets its choice against, not the choice:
+# "A car weighs more than a bicycle, a book or a cat", "Everest, ahead of K2", "Bach rather than Handel".
+# A fronted "Unlike Mars, ..." / "Compared with Mars, ..." ends at its comma; "more than a, b or c" does not;
+# a "but" ends either ("I'm not sure, but I think Jupiter").
+_SET_AGAINST = re.compile(
+    rf"(?<!\w)(?:(?:unlike|compared (?:to|with))(?!\w)[^,.;!?\n]*|(?:{NEGATION}|than|ahead of|followed by|not|nor)(?!\w)(?:(?!\bbut\b)[^.;!?\n])*)",
+    re.IGNORECASE,
+)
+_OPTION_WORD = re.compile(r"\w+")
+_FUNCTION_WORDS = frozenset(
+    ["a", "an", "the", "of", "and", "or", "to", "in", "on", "at", "for", "by", "with", "it", "its", "is", "are", "was", "be", "this", "that", "these", "those"]
+)
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in _OPTION_WORD.findall(normalize(text)) if w not in _FUNCTION_WORDS}
+
+
+def named_options(text: str, choices: list[str]) -> list[int]:
+    """The options an answer without a letter names: an option's whole text, or a word of it that no
+    other option has ("Vivaldi" for "Antonio Vivaldi", "help her pick them up" paraphrased) — read
+    outside what the answer sets against its choice ("more than a bicycle", "ahead of K2")."""
+    norm = normalize(text)
+    against = [(m.start(), m.end()) for m in _SET_AGAINST.finditer(norm)]
+    said_words = _words(_SET_AGAINST.sub(" ", norm))
+    option_words = [_words(c) for c in choices]
+    hits = []
+    for i, (choice, words) in enumerate(zip(choices, option_words, strict=True)):
+        others = set().union(*(w for j, w in enumerate(option_words) if j != i))
+        whole = normalize(choice)
+        # the option's own text may hold a "not" ("it will not run"): only what precedes it in its clause sets it against
+        named = whole and any(not any(a < m.start() < b for a, b in against) for m in re.finditer(rf"(?<!\w){re.escape(whole)}(?!\w)", norm))
+        if named or (words - others) & said_words:
+            hits.append(i)
+    return hits
+
+
 def score(output: Output, expected: object, args: Args) -> Score:
     want = normalize(str(expected or "")).upper()
     if len(want) != 1 or not "A" <= want <= "J":
@@ -106,9 +143,8 @@ def score(output: Output, expected: object, args: Args) -> Score:
     if got is None:
         choices = args.get("choices")
         if isinstance(choices, list) and 0 <= ord(want) - 65 < len(choices):
-            # No letter, but the text of exactly the right option: flexible only.
-            text = normalize(strip_thinking(output.text))
-            hits = [i for i, c in enumerate(choices) if normalize(str(c)) and normalize(str(c)) in text]
+            # No letter, but exactly the right option named: flexible only.
+            hits = named_options(answer_text(output.text), [str(c) for c in choices])
             if hits == [ord(want) - 65]:
                 return verdict(True, str(choices[hits[0]])[:80], strict=False)
         return wrong("no option letter in the answer", strip_thinking(output.text)[:80] or None, strict=False)

@@ -2,7 +2,8 @@
 answers that spell their number out. English up to the hundreds ("three hundred and
 five"); French, Spanish, German, Italian and Portuguese from zero to twenty and the
 tens. A word that is also an article ("one", "un", "eine", "uno") counts only when it
-is the whole answer ("One.", "Un."), so "Eine Katze hat vier Beine" reads as 4, not 1.
+is the whole answer ("One.", "Un.") or follows a numbering word ("number one", "numéro un"),
+so "Eine Katze hat vier Beine" reads as 4, not 1.
 Callers apply it only to an answer with no digit in it: digits always win."""
 
 from __future__ import annotations
@@ -133,10 +134,15 @@ def words_to_digits(text: str) -> str:
     return _MINUS.sub("-", _fractions(_COMPOUND.sub(lambda m: str(int(m.group(1)) + int(m.group(2))), _words_to_digits(text))))
 
 
+# After a numbering word an article-like "one" is the number ("element number one", "numéro un", "Nummer eins").
+_NUMBERED_ONE = re.compile(r"(?<!\w)(number|numéro|número|numero|nummer|no\.|nr\.|n°)\s+(?:one|un|une|uno|una|ein|eins|um|uma)(?!\w)", re.IGNORECASE)
+
+
 def _words_to_digits(text: str) -> str:
     whole = text.strip().strip(".!*_ ").casefold()
     if whole in _ARTICLES:
         return "1"
+    text = _NUMBERED_ONE.sub(lambda m: f"{m.group(1)} 1", text)
     out: list[str] = []
     last = 0
     matches = list(_WORD.finditer(text))

@@ -25,7 +25,7 @@ import re
 import unicodedata
 from fractions import Fraction
 
-from servescope.scoring.answer import answer_span, answer_text, without_parentheticals
+from servescope.scoring.answer import answer_span, answer_text, first_clause, without_parentheticals
 from servescope.scoring.base import Args, Output, Score, verdict, wrong
 from servescope.scoring.number_words import sign_words_to_minus, words_to_digits
 
@@ -47,10 +47,46 @@ _CONVERSION = re.compile(
     r"[-−]?[$€£]?\d[\d,.]*\s*(?:°\s*[CFK]\b|[A-Za-z%]+)?",
     re.IGNORECASE,
 )
+# A value restated in other units after it ("32 °F, which is 0 °C or 273.15 K", "5 km, i.e. 3.1 miles"):
+# the restatements are asides when each names a unit other than the first value's.
+_VALUE_UNIT = r"[-−]?[$€£]?\d[\d,.]*\s*(°\s*[CFK]\b|[A-Za-zµ%]+\b)"
+_VALUE_UNIT_NC = _VALUE_UNIT.replace("(", "(?:")  # the same, capturing nothing
+_RESTATED = re.compile(
+    rf"(?P<first>{_VALUE_UNIT})(?P<rest>(?:,\s*|\s+)(?:which\s+is|that\s+is|that's|i\.e\.,?|or|=)\s+"
+    rf"(?:(?:about|approximately|roughly|around|~|≈)\s*)?{_VALUE_UNIT_NC}"
+    rf"(?:\s*(?:,|\bor\b|\band\b)\s*{_VALUE_UNIT_NC})*)",
+    re.IGNORECASE,
+)
+_UNIT_IN = re.compile(_VALUE_UNIT, re.IGNORECASE)
+
+
+def _unit(raw: str) -> str:
+    return re.sub(r"\s+", "", raw).casefold()
+
+
+# Words that can follow a number without being its unit ("14 if you count ...", "3 and 4").
+_NOT_UNITS = frozenset(["if", "when", "but", "and", "or", "so", "to", "in", "of", "for", "the", "a", "at", "on", "is", "are", "was", "were", "with", "by"])
+
+
+def _without_restatements(text: str) -> str:
+    def keep(m: re.Match[str]) -> str:
+        first = _unit(m.group(2))
+        others = [_unit(u.group(1)) for u in _UNIT_IN.finditer(m.group("rest"))]
+        restated = others and first not in others and not ({first, *others} & _NOT_UNITS)
+        return m.group("first") if restated else m.group(0)
+
+    return _RESTATED.sub(keep, text)
+
+
 # "5.66 × 10³", "5.66 x 10^3", "5.66·10^{3}": scientific notation written out
 _TIMES_TEN = re.compile(r"(\d+(?:\.\d+)?)\s*[×x·*]\s*10\s*(?:\^\s*\{?\s*([-−+]?\d+)\s*\}?|([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))")
 # two values hedged: "14 or 16", "4 o 3": no single number committed to
-_HEDGED = re.compile(r"\d[\d,./%]*\s*(?:,\s*)?(?:or|and/or|oder|ou|o)\s+(?:maybe\s+|perhaps\s+|possibly\s+)?[-−$€£]?\d[\d,./%]*", re.IGNORECASE)
+# ... also with the same unit after each ("3 hours or 4 hours"; "5 km, or roughly 3 miles" is a restatement)
+_HEDGED = re.compile(
+    r"\d[\d,./%]*(?:\s+(?P<unit>[^\W\d_]+))?\s*(?:,\s*)?(?:or|and/or|oder|ou|o)\s+(?:maybe\s+|perhaps\s+|possibly\s+)?[-−$€£]?\d[\d,./%]*"
+    r"(?(unit)\s+(?P=unit)\b)",
+    re.IGNORECASE,
+)
 _MIXED = re.compile(r"(?<![\d.,/])(\d+)[ \t]+(\d+)[ \t]*/[ \t]*(\d+)(?![\d/.])")
 _CORRECTION = re.compile(r"\b(?:actually|wait|correction|sorry|i mean|no,)\W", re.IGNORECASE)
 # "14, not 12", "14 rather than 12": a number named only to deny it is not a candidate.
@@ -119,7 +155,7 @@ def _equal(got: Fraction, pct: bool, want: Fraction, rel_tol: float) -> bool:
 def _outside_asides(text: str) -> list[tuple[Fraction, bool]]:
     """The numbers outside parentheses and denials, or all of them when every number is inside one."""
     text = _DENIED.sub(" ", text)
-    return numbers(without_parentheticals(_CONVERSION.sub(" ", text))) or numbers(text)
+    return numbers(without_parentheticals(_CONVERSION.sub(" ", _without_restatements(text)))) or numbers(text)
 
 
 def _committed(span: str) -> list[tuple[Fraction, bool]]:
@@ -184,6 +220,9 @@ def score(output: Output, expected: object, args: Args) -> Score:
             value, pct = found[0]
             return verdict(_equal(value, pct, want, rel_tol), span.text[:80], strict=not spelled)
     text = answer_text(output.text)
+    clause = first_clause(span.text)  # "The first shell holds 2; the second holds 8.": the remark after ";" is not the answer
+    if clause is not None and len(in_clause := _outside_asides(clause)) == 1:
+        return verdict(_equal(*in_clause[0], want, rel_tol), str(in_clause[0][0]), strict=False)
     found = _outside_asides(text)
     if not found:
         return wrong("no number in the answer", text[:80] or None, strict=False)

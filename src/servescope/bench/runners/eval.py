@@ -25,6 +25,7 @@ from servescope.bench.outcome import PointOutcome
 from servescope.bench.runners.base import RunContext
 from servescope.documents import Workload
 from servescope.documents.record import RequestRecord
+from servescope.errors import DocumentError
 from servescope.scoring import canonical_name, known, score_item
 from servescope.scoring.abstain import with_abstention
 from servescope.scoring.aggregate import ScoredItem, scores_block
@@ -59,7 +60,8 @@ UNSANDBOXED_WARNING = (
 
 
 def preflight(workload: Workload, points: list[PlannedPoint], unsafe_code_exec: bool = False) -> str | None:
-    """Refuse before anything is sent: an unknown scorer, or code to run and no sandbox.
+    """Refuse before anything is sent: an unknown scorer, a code row whose ``forbidden`` cannot be
+    read, or code to run and no sandbox.
     Returns what will run the code (``"bwrap"``, or ``"none"`` under ``--unsafe-code-exec``),
     or None when no row runs code."""
     names = {row_scorer(workload, r) for p in points for r in p.requests}
@@ -67,7 +69,16 @@ def preflight(workload: Workload, points: list[PlannedPoint], unsafe_code_exec: 
     if unknown:
         raise ValueError(f"workload {workload.id}: unknown scorer(s) {', '.join(unknown)}")
     if any(canonical_name(n) == "code_exec" for n in names):
+        from servescope.scoring.forbidden import malformed
         from servescope.scoring.sandbox import UnsafeRunner, find_sandbox
+
+        for req in (req for p in points for req in p.requests):
+            row = req.row
+            if row is None or canonical_name(row_scorer(workload, req)) != "code_exec":
+                continue
+            problem = malformed((row.score_args or {}).get("forbidden"))
+            if problem:  # every answer would score 0 for the row's fault: say so once, before anything is sent
+                raise DocumentError(f"dataset {workload.dataset_id}", f"row {row.id}: {problem}; fix the row")
 
         runner = find_sandbox(unsafe=unsafe_code_exec)  # a UsageError in one line when none works
         return "none" if isinstance(runner, UnsafeRunner) else runner.name
