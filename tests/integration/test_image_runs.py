@@ -164,20 +164,20 @@ def test_image_workload_writes_a_valid_result_with_the_seeds_metrics(server: Ima
     assert len(pairs) == 1 and pairs[0].a == m.s_per_image.mean and pairs[0].error_pct == 0.0
 
 
-def test_the_lanes_own_time_is_preferred_and_the_wall_clock_used_without_it(catalog: Catalog, tmp_path: Path) -> None:
-    with ImageServer(extra_latency_ms=150) as slow:
+def test_the_lanes_own_time_is_preferred_and_the_wall_clock_used_without_it(server: ImageServer, catalog: Catalog, tmp_path: Path) -> None:
+    with server.behaving(extra_latency_ms=150) as slow:
         art = _run("image-itest-guided-v1", slow.base_url, tmp_path / "lane", catalog)
     for r in _measured(art):
         p = r.raw["payload"]
         assert p["timing_source"] == "lane" and p["s_per_image"] == pytest.approx(p["lane_total_ms"] / 1000)
         assert p["wall_ms"] >= p["lane_total_ms"] + 140  # the wait outside the lane's own time is not counted
-    with ImageServer(timing=False) as silent:
+    with server.behaving(timing=False) as silent:
         art = _run("image-itest-guided-v1", silent.base_url, tmp_path / "wall", catalog)
     for r in _measured(art):
         p = r.raw["payload"]
         assert p["timing_source"] == "wall" and p["lane_total_ms"] is None and p["s_per_image"] == pytest.approx(p["wall_ms"] / 1000)
     assert art.result.args["guidance"] == 1.0 and art.result.args["guidance_source"] == "workload"
-    with ImageServer(fault="inflated-timing") as liar:  # a lane time longer than the whole request is not its inference time
+    with server.behaving(fault="inflated-timing") as liar:  # a lane time longer than the whole request is not its inference time
         art = _run("image-itest-guided-v1", liar.base_url, tmp_path / "liar", catalog)
     for r in _measured(art):
         p = r.raw["payload"]
@@ -267,13 +267,13 @@ def test_rgba_needs_an_alpha_channel_in_use(server: ImageServer, catalog: Catalo
 
 
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGINT])
-def test_nothing_is_left_on_disk_by_a_run_killed_mid_way(catalog_root: Path, tmp_path: Path, how: signal.Signals) -> None:
+def test_nothing_is_left_on_disk_by_a_run_killed_mid_way(server: ImageServer, catalog_root: Path, tmp_path: Path, how: signal.Signals) -> None:
     """Renders are decoded in memory only: a private TMPDIR stays empty and no image file
     appears under the output folder, whether the run is interrupted or SIGKILLed."""
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir()
     runs = tmp_path / "runs"
-    with ImageServer(extra_latency_ms=100) as srv:
+    with server.behaving(extra_latency_ms=100) as srv:
         proc = _cli("run", "image-itest-slow-v1", "--endpoint", srv.base_url, "--out", str(runs), catalog_root=catalog_root, env={"TMPDIR": str(tmpdir)})
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
@@ -292,13 +292,13 @@ def test_nothing_is_left_on_disk_by_a_run_killed_mid_way(catalog_root: Path, tmp
     assert _image_files(runs) == []
 
 
-def test_wrong_server_and_non_image_answers(catalog_root: Path, catalog: Catalog, tmp_path: Path) -> None:
+def test_wrong_server_and_non_image_answers(server: ImageServer, catalog_root: Path, catalog: Catalog, tmp_path: Path) -> None:
     with TruthServer(ttft_ms=1, itl_ms=1) as text_server:
         code, line = _one_line(_cli("run", "image-t2i-64-s4-v1", "--endpoint", text_server.base_url, "--out", str(tmp_path), catalog_root=catalog_root))
     assert code == 1 and "does not serve the OpenAI images API" in line
     assert not list(tmp_path.glob("*/records.jsonl"))  # refused before anything was written
     for fault, says in (("not-image", "b64_json is not an image"), ("no-data", "no data[] of images")):
-        with ImageServer(fault=fault) as broken:
+        with server.behaving(fault=fault) as broken:
             art = _run("image-itest-guided-v1", broken.base_url, tmp_path / fault, catalog)
         m = art.result.metrics
         assert m.completed_requests == 0 and m.failed_requests == 2 and m.s_per_image is None  # nothing measured: null, not 0
@@ -332,3 +332,19 @@ def test_a_workload_file_missing_an_image_param_is_one_line(server: ImageServer,
     path.write_text(json.dumps(doc), encoding="utf-8")
     code, line = _one_line(_cli("run", str(path), "--endpoint", server.base_url, "--out", str(tmp_path / "runs"), catalog_root=catalog_root))
     assert code != 3 and "params.steps" in line and "required for image workloads" in line
+
+
+def test_a_started_server_plays_another_lane_inside_behaving_and_refuses_an_unknown_one(server: ImageServer) -> None:
+    """One started server (torch and diffusers take seconds to import) plays each lane a test needs."""
+    import urllib.error
+
+    ask = {"prompt": "a red square", "size": "64x64", "num_inference_steps": 1}
+    with server.behaving(fault="no-data", timing=False):
+        assert "data" not in server.post("/v1/images/generations", ask)
+    answer = server.post("/v1/images/generations", ask)  # as started again
+    assert len(answer["data"]) == 1 and "timing" in answer
+    for bad in ({"fault": "melted"}, {"extra_latency_ms": -1}, {"stall": True}):
+        with pytest.raises(urllib.error.HTTPError) as err:
+            server.post("/_servescope/behaviour", bad)
+        assert err.value.code == 400
+        err.value.close()

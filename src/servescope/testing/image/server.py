@@ -25,6 +25,8 @@ a test tells which of the two a client used. ``--fault`` (test only) answers HTT
 with what is not a render: ``not-image`` (``b64_json`` holding text) or ``no-data``
 (no ``data[]``); ``inflated-timing`` renders but claims a minute more in
 ``timing.total_ms`` than it took — so a client's handling of a broken lane can be tested.
+A started server changes these three on ``POST /_servescope/behaviour`` (test only;
+``with srv.behaving(fault="no-data"): ...``), so one server plays every lane a test needs.
 
 Run: ``python -m servescope.testing.image.server --port 8000`` (prints
 ``READY <port>``), or in tests ``with ImageServer() as srv: srv.base_url``.
@@ -35,12 +37,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import contextlib
 import io
 import json
 import selectors
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -61,6 +65,8 @@ from servescope.testing.serve_app import serve_until_signal, stop_server_process
 
 MAX_N = 4
 FAULTS = ("not-image", "no-data", "inflated-timing")
+# Test only (ImageServer.behaving): where a test changes the answers' behaviour of a started server.
+BEHAVIOUR_PATH = "/_servescope/behaviour"
 MAX_STEPS = 200
 
 
@@ -126,6 +132,28 @@ class ImageApp:
         self.app.router.add_get("/v1/models", self.models)
         self.app.router.add_post("/v1/images/generations", self.generations)
         self.app.router.add_post("/v1/images/edits", self.edits)
+        self.app.router.add_post(BEHAVIOUR_PATH, self.behaviour)
+
+    async def behaviour(self, request: web.Request) -> web.Response:
+        """Test only: change how the server answers from now on (what --no-timing,
+        --extra-latency-ms and --fault set at start), so one started server (torch and diffusers
+        take seconds to import) plays each lane a test needs."""
+        try:
+            body = await request.json()
+        except (ValueError, UnicodeDecodeError):
+            return _error("the body is not JSON")
+        if not isinstance(body, dict) or set(body) - {"timing", "extra_latency_ms", "fault"}:
+            return _error("give a JSON object of timing, extra_latency_ms and fault")
+        fault = body.get("fault")
+        if fault is not None and fault not in FAULTS:
+            return _error(f"fault {fault!r}: one of {', '.join(FAULTS)}")
+        latency = body.get("extra_latency_ms", 0.0)
+        if isinstance(latency, bool) or not isinstance(latency, (int, float)) or not 0 <= latency <= 60_000:
+            return _error("extra_latency_ms: a number of ms from 0 to 60000")
+        self.timing = bool(body.get("timing", True))
+        self.fault = fault
+        self.extra_latency_s = latency / 1000.0
+        return web.json_response({"timing": self.timing, "extra_latency_ms": latency, "fault": self.fault})
 
     async def models(self, _request: web.Request) -> web.Response:
         return web.json_response({"object": "list", "data": [{"id": m, "object": "model", "owned_by": "servescope-testing"} for m in MODELS]})
@@ -306,6 +334,16 @@ class ImageServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+    @contextlib.contextmanager
+    def behaving(self, *, timing: bool = True, extra_latency_ms: float = 0.0, fault: str | None = None) -> Iterator[ImageServer]:
+        """This started server answers as ``ImageServer(timing=..., extra_latency_ms=..., fault=...)``
+        would inside the block, and as it was started outside it."""
+        self.post(BEHAVIOUR_PATH, {"timing": timing, "extra_latency_ms": extra_latency_ms, "fault": fault})
+        try:
+            yield self
+        finally:
+            self.post(BEHAVIOUR_PATH, {"timing": self.timing, "extra_latency_ms": self.extra_latency_ms, "fault": self.fault})
 
     def post(self, path: str, body: dict[str, Any], timeout_s: float = 60.0) -> Any:
         import urllib.request
