@@ -427,7 +427,7 @@ def _holder_of(path: Path) -> int | None:
 
 def test_a_killed_ray_worker_loses_no_finished_request_and_the_run_exits_non_zero(ray_head: Any, tmp_path: Path) -> None:
     address, env = ray_head
-    with TruthServer(ttft_ms=5.0, itl_ms=5.0) as srv:  # 320 requests of 0.65 s, 8 at a time a worker: ~13 s
+    with TruthServer(ttft_ms=5.0, itl_ms=2.0) as srv:  # 320 requests of 0.26 s, 8 at a time a worker: ~5 s
         proc = _cli("run", WORKLOAD, "--endpoint", srv.base_url, "--no-scrape", "--workers", "2", "--ray", address, "--out", str(tmp_path), env=env)
         deadline = time.monotonic() + 120
         victim = None
