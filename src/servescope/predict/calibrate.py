@@ -36,7 +36,6 @@ from functools import partial
 from typing import Any
 
 import numpy as np
-from scipy.optimize import least_squares
 
 from servescope import __version__
 from servescope.analysis.tables import result_points
@@ -353,6 +352,8 @@ def calibrate(
             for p, q in zip(ev.predicted[m], ev.measured[m], strict=True):
                 res.append(math.log(p / q))
         return np.asarray(res, dtype=float)
+
+    from scipy.optimize import least_squares  # here: scipy.optimize costs every CLI start ~0.3 s of imports
 
     fit = least_squares(residuals, x0, bounds=(lo, hi), method="trf", diff_step=0.05, max_nfev=max_evaluations, x_scale=1.0)
     best = with_x(fit.x)
