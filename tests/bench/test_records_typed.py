@@ -10,19 +10,24 @@ import itertools
 import json
 import math
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
+import msgspec
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from servescope.analysis.metrics import aggregate_columns
-from servescope.bench import records
+from servescope.bench import records, records_typed
 from servescope.bench.records import dropped_lines, read_file
 from servescope.documents.record import RequestRecord
 
-_HOSTILE: list[Any] = [None, -1, 0, 1.5, 1.0, True, False, "", "x", [], {}, [1, -2], [1, 2.5], [True], 2**63, 2**64, math.nan, 10**12]
+_HOSTILE: list[Any] = [None, -1, 0, 1.5, 1.0, True, False, "", "x", [], {}, [1, -2], [1, 2.5], [True], 2**63, 2**64, math.nan, 10**12,
+            [[1]], [2**63 - 1], [2**63], [None], ["1"], [1e3]]  # fmt: skip
 _FIELDS = ["request_id", "ok", "phase", "point", "start_ns", "first_token_ns", "end_ns", "chunk_ns", "input_tokens",
            "output_tokens", "attempts", "token_count_source", "prompt_id", "stage", "category", "error", "http_status"]  # fmt: skip
 
@@ -207,3 +212,89 @@ def test_an_image_render_s_line_keeps_its_seconds_per_image_on_the_typed_path(tm
     _reader, points, _ = read_file(path)
     assert list(points[0].s_per_image) == [0.25]
     assert _everything(path, typed=True) == _everything(path, typed=False)
+
+
+# chunk_ns texts the numpy parse of a block's lists must not take as they are: each such
+# block goes back to msgspec's checked lists (or, for a bad value, to the line reader)
+_ODD_CHUNK_TEXTS = ["[[1]]", "[1,[2]]", "[9223372036854775807]", "[9223372036854775808]", "[99999999999999999999999]",
+                    "[-1]", "[1.0]", "[1e3]", '["1"]', "[null]", "[true]", '{"a":1}', '"[1]"', "5", "[ ]", "[ 7]", "[1,2]]"]  # fmt: skip
+# texts it takes: the values must be what msgspec would give
+_PLAIN_CHUNK_TEXTS = ["[1 , 2 ]", "[-0,3]", "[]", "null", "[4 ,5]"]
+
+
+@pytest.mark.parametrize("text", _ODD_CHUNK_TEXTS + _PLAIN_CHUNK_TEXTS)
+def test_a_chunk_list_is_read_as_the_line_reader_reads_it(tmp_path: Path, text: str) -> None:
+    good = _good(7)
+    odd = good.replace('"chunk_ns":[1710,1720,1740]', f'"chunk_ns":{text}').replace('"r7"', '"odd"')
+    assert odd != good
+    path = _file(tmp_path / "records.jsonl", [_good(i) for i in range(5)] + [odd] + [_good(i) for i in range(8, 12)])
+    assert _everything(path, typed=True) == _everything(path, typed=False)
+
+
+@pytest.mark.parametrize("text", _ODD_CHUNK_TEXTS)
+def test_a_chunk_list_numpy_cannot_take_plainly_is_left_to_msgspec(text: str) -> None:
+    lines = [msgspec.Raw(b"[1,2]"), msgspec.Raw(text.encode()), msgspec.Raw(b"[3]")]
+    assert records_typed._chunk_times(lines) is None
+
+
+def test_plain_chunk_lists_parse_to_what_msgspec_gives() -> None:
+    texts = [t.encode() for t in [*_PLAIN_CHUNK_TEXTS, "[5,6,7]", "[]", "[0]", "[9223372036854775806]"]]
+    found = records_typed._chunk_times([msgspec.Raw(t) for t in texts])
+    assert found is not None
+    counts, flat = found
+    expected = [msgspec.json.decode(t) or [] for t in texts]
+    assert counts.tolist() == [len(e) for e in expected]
+    assert flat.tolist() == [v for e in expected for v in e]
+    assert flat.dtype == np.int64
+
+
+def test_summarize_says_the_same_with_and_without_the_index(tmp_path: Path) -> None:
+    """What the driver of a many-worker run does with the files: ``servescope summarize``
+    of a run's records gives the same summary files and the same one line about the lines
+    it dropped, whether it reads the columnar index or every line as JSON."""
+    recs = []
+    for i in range(60):
+        ok = i % 7 != 3
+        base = 10_000 + i * 1_000
+        chunks = [base + 100 + 30 * k for k in range(i % 5)] if ok else []
+        recs.append(
+            RequestRecord(
+                request_id=f"r{i}", point=i % 2, start_ns=base, first_token_ns=chunks[0] if chunks else None,
+                end_ns=(chunks[-1] + 50) if chunks else (None if i % 3 else base + 70), chunk_ns=chunks,
+                input_tokens=None if i % 11 == 0 else 40, output_tokens=len(chunks) if ok and i % 13 else None,
+                token_count_source="server-usage" if i % 17 else None, ok=ok, http_status=200 if ok else 503,
+                stage=None if ok else "send", category=None if ok else "http-error", error=None if ok else "unavailable",
+                attempts=None if i % 4 else 1 + i % 3, raw={"payload": {"s_per_image": 0.5 + i / 100}} if i % 9 == 0 else None,
+            )
+        )  # fmt: skip
+    indexed = tmp_path / "indexed" / "run"
+    indexed.mkdir(parents=True)
+    with records.RecordWriter(indexed / "records.jsonl") as writer:
+        writer.write_header({"run_id": "r", "workload_id": "serve-chat-c64-i1k-o256-v1", "started_at": "2026-12-06T00:00:00+00:00",
+                             "endpoint": "http://127.0.0.1:1", "model": "m", "engine": {"id": "vllm", "version": "0.6.3"},
+                             "args": {}, "scenario": None, "resolved_params": {"concurrency": 4}})  # fmt: skip
+        for r in recs:
+            writer.write(r)
+    with (indexed / "records.jsonl").open("a") as fh:  # lines another writer appended: not in the index
+        good = json.loads(_good(3))
+        fh.write(json.dumps({**good, "request_id": "spaced"}) + "\n")
+        fh.write(json.dumps({**good, "request_id": "malformed", "chunk_ns": [1710, 1720.5]}) + "\n")
+        fh.write(json.dumps({**good, "request_id": "nulls", "first_token_ns": None, "end_ns": None, "output_tokens": None}) + "\n")
+    json_only = tmp_path / "json-only" / "run"
+    json_only.mkdir(parents=True)
+    (json_only / "records.jsonl").write_bytes((indexed / "records.jsonl").read_bytes())
+    said = {}
+    for name in ("indexed", "json-only"):
+        proc = subprocess.run(
+            [sys.executable, "-m", "servescope", "summarize", "--in", str(tmp_path / name), "--out", str(tmp_path / f"out-{name}")],
+            capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+        said[name] = proc.stdout.replace(str(tmp_path / name), "IN").replace(str(tmp_path / f"out-{name}"), "OUT")
+    assert said["indexed"] == said["json-only"]
+    dropped = [line for line in said["indexed"].splitlines() if "dropped" in line]
+    assert dropped == [
+        "IN/run/records.jsonl: 1 record(s) dropped: 1 bad-timestamp (first bad-timestamp at line 63: chunk_ns = [1710, 1720.5]); the other records are summarized"
+    ]
+    for file in sorted((tmp_path / "out-indexed").iterdir()):
+        assert file.read_text() == (tmp_path / "out-json-only" / file.name).read_text(), file.name

@@ -1,8 +1,10 @@
 """The typed fast path of the records reader: request lines decoded by msgspec into a
 struct whose field types are the rules of ``records.unusable_field``.
 
-A completed request's line is one decode in C (its 32 chunk times checked there, not
-one Python call each) and its figures go to numpy a block at a time. Only a line that
+A completed request's line is one decode in C and its figures go to numpy a block at a
+time; its chunk times are left as JSON text by the decoder and a block's lists are parsed
+by numpy in one call (``_chunk_times``: no Python int per chunk time), a block with any
+list that is not plainly whole numbers being decoded again with msgspec checking each one. Only a line that
 decodes, meets every rule and needs nothing else is taken here; every other line (a
 header, a failure, a torn or hand-edited line, one whose prompt id must be resolved,
 one whose first token or end is before its start, an image render's line with its raw
@@ -15,6 +17,8 @@ both readers agree on hostile mixes of lines).
 from __future__ import annotations
 
 import itertools
+import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Literal, cast
 
@@ -29,9 +33,10 @@ _Time = Annotated[int, msgspec.Meta(ge=0, le=_INT64_MAX)]
 _Tokens = Annotated[int, msgspec.Meta(ge=0, le=limits.MAX_TOKENS)]
 _Point = Annotated[int, msgspec.Meta(ge=0, lt=1 << 31)]
 _Attempts = Annotated[int, msgspec.Meta(ge=1, le=0xFFFFFFFF)]
+_NULL = msgspec.Raw(b"null")
 
 
-class RequestLine(msgspec.Struct, gc=False):
+class _RequestFields(msgspec.Struct, gc=False):
     """The fields of a request line the reader uses, typed as ``unusable_field`` requires
     (a field it does not judge is not decoded). ``ok`` and ``phase`` are required: the line
     reader reads a line without ``ok`` as a failure and one without ``phase`` as not measured."""
@@ -43,36 +48,54 @@ class RequestLine(msgspec.Struct, gc=False):
     point: _Point | None = None
     first_token_ns: _Time | None = None
     end_ns: _Time | None = None
-    chunk_ns: list[_Time] | None = None
     input_tokens: _Tokens | None = None
     output_tokens: _Tokens | None = None
     attempts: _Attempts | None = None
     token_count_source: str | None = None
     prompt_id: str | None = None
-    raw: msgspec.Raw = msgspec.Raw(b"null")  # an image render's payload (s_per_image): such a line is the line reader's
+    raw: msgspec.Raw = _NULL  # an image render's payload (s_per_image): such a line is the line reader's
 
 
-_decode = msgspec.json.Decoder(RequestLine).decode
+class RequestLine(_RequestFields, gc=False):
+    """A request line with its chunk times decoded and checked one by one (the reference
+    for ``RawChunksLine``, and what a block whose chunk lists are not plain falls back to)."""
+
+    chunk_ns: list[_Time] | None = None
 
 
-def _decode_or_none(line: bytes) -> RequestLine | None:
-    try:
-        return _decode(line)
-    except msgspec.DecodeError:
-        return None
+class RawChunksLine(_RequestFields, gc=False):
+    """A request line with its chunk times left as JSON text: a block's lists are parsed
+    together into one numpy array (``_chunk_times``), with no Python int per chunk time
+    (32 million of them in a million-record run: most of what decoding a line cost)."""
+
+    chunk_ns: msgspec.Raw = _NULL
 
 
-def _needs_nothing_else(r: RequestLine) -> bool:
+_decode_checked = msgspec.json.Decoder(RequestLine).decode
+_decode_raw_chunks = msgspec.json.Decoder(RawChunksLine).decode
+_Line = RequestLine | RawChunksLine
+
+
+def _decoded(lines: list[bytes], decode: Callable[[bytes], _Line]) -> list[_Line | None]:
+    """Each line decoded, None where it does not decode or breaks a rule (judged line by line)."""
+    decoded: list[_Line | None] = []
+    append = decoded.append
+    while len(decoded) < len(lines):
+        try:
+            for line in itertools.islice(lines, len(decoded), None):
+                append(decode(line))
+        except msgspec.DecodeError:
+            append(None)
+    return decoded
+
+
+def _needs_nothing_else(r: _Line | None) -> bool:
     """A decoded line the typed path can take: completed, its first token and end not before
     its start (rules across fields), and no prompt id to resolve into an input count."""
+    if r is None or not r.ok:
+        return False
     start, first, end = r.start_ns, r.first_token_ns, r.end_ns
-    return (
-        r.ok
-        and (first is None or first >= start)
-        and (end is None or end >= start)
-        and not (r.input_tokens is None and r.prompt_id)
-        and bytes(r.raw) == b"null"
-    )
+    return (first is None or first >= start) and (end is None or end >= start) and not (r.input_tokens is None and r.prompt_id) and r.raw == _NULL
 
 
 @dataclass
@@ -87,16 +110,16 @@ class TypedLines:
     def take(self, lines: list[bytes], at: int) -> list[tuple[bytes, int]]:
         """Take what the typed path can of consecutive ``lines`` (the first at byte ``at``);
         the rest is returned as (line, byte offset) in file order for the line-by-line reader."""
-        decoded: list[RequestLine | None] = []
-        append = decoded.append
-        while len(decoded) < len(lines):
-            try:
-                for line in itertools.islice(lines, len(decoded), None):
-                    append(_decode(line))
-            except msgspec.DecodeError:  # not a request line, or one that breaks a rule: judged line by line
-                append(None)
-        usable = [r is not None and _needs_nothing_else(r) for r in decoded]
-        taken = cast(list[RequestLine], list(itertools.compress(decoded, usable)))
+        decoded = _decoded(lines, _decode_raw_chunks)
+        usable = list(map(_needs_nothing_else, decoded))
+        taken = cast(list[_Line], list(itertools.compress(decoded, usable)))
+        chunks = _chunk_times([cast(RawChunksLine, r).chunk_ns for r in taken])
+        if chunks is None:  # a chunk list that is not plain whole numbers: every list checked by msgspec, as the reference does
+            decoded = _decoded(lines, _decode_checked)
+            usable = list(map(_needs_nothing_else, decoded))
+            taken = cast(list[_Line], list(itertools.compress(decoded, usable)))
+            chunks = _listed_chunk_times(cast(list[RequestLine], taken))
+        counts, flat = chunks
         rest: list[tuple[bytes, int]] = []
         if len(taken) < len(lines):
             offsets = (at + np.cumsum([0, *map(len, lines)]) + np.arange(len(lines) + 1)).tolist()
@@ -110,14 +133,15 @@ class TypedLines:
         if len(kinds) == 1:  # one point, all measured: the usual block
             phase, point = kinds.pop()
             if phase == "measured":
-                self.parts.setdefault(point, []).append(_columns(taken))
+                self.parts.setdefault(point, []).append(_columns(taken, counts, flat))
             return rest
-        measured: dict[int, list[RequestLine]] = {}
-        for r in taken:
-            if r.phase == "measured":
-                measured.setdefault(r.point or 0, []).append(r)
-        for point, group in measured.items():
-            self.parts.setdefault(point, []).append(_columns(group))
+        for phase, point in kinds:
+            if phase != "measured":
+                continue
+            chosen = [r.phase == "measured" and (r.point or 0) == point for r in taken]
+            group = list(itertools.compress(taken, chosen))
+            mask = np.array(chosen, dtype=bool)
+            self.parts.setdefault(point, []).append(_columns(group, counts[mask], flat[np.repeat(mask, counts)]))
         return rest
 
     def columns(self) -> dict[int, Columns]:
@@ -137,11 +161,56 @@ class TypedLines:
         self.last_end = max(self.last_end, other.last_end)
 
 
-def _columns(group: list[RequestLine]) -> Columns:
-    """One block's completed measured requests of one point as numpy columns."""
+def _chunk_times(lists: list[msgspec.Raw]) -> tuple[np.ndarray, np.ndarray] | None:
+    """(number of chunk times of each line, all of them in one array) from the lines' raw
+    ``chunk_ns`` texts (valid JSON, msgspec checked that), parsed in one call by numpy;
+    None when any text is not null or a flat list of whole numbers in 0..2**63-2 (a nested
+    list, a float, a string, a negative or too large number): such a block is decoded
+    again with every list checked by msgspec (``RequestLine``), which names no value here."""
+    n = len(lists)
+    if not n:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    joined = b",".join(lists)
+    text = np.frombuffer(joined, dtype=np.uint8)
+    sizes = np.fromiter(map(len, lists), dtype=np.int64, count=n)
+    starts = np.cumsum(sizes + 1) - sizes - 1  # where each line's text starts in ``joined``
+    is_list = text[starts] == ord("[")
+    if not np.all(is_list | (text[starts] == ord("n"))):  # a JSON value starting with n is null
+        return None
+    after = text[np.minimum(starts[is_list] + 1, text.size - 1)]
+    if not np.all(((after >= ord("0")) & (after <= ord("9"))) | (after == ord("-")) | (after == ord("]"))):
+        return None  # "[ ]" or "[ 1]": numpy would read a blank between commas as a 0
+    n_lists = int(is_list.sum())
+    if joined.count(b"[") != n_lists or joined.count(b"]") != n_lists:  # a list in a list, or a bracket in a string
+        return None
+    comma_at = np.flatnonzero(text == ord(","))
+    before = np.searchsorted(comma_at, starts)  # commas before each text
+    commas = np.append(before[1:] - 1, comma_at.size) - before  # in each text (not the separator after it)
+    counts = np.where(is_list & (sizes > 2), commas + 1, 0)  # "[]" has none
+    numbers = b",".join(itertools.compress(lists, (counts > 0).tolist())).translate(None, b"[]")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # an older numpy only warns when text is left over
+            flat = np.fromstring(numbers, dtype=np.int64, sep=",")
+    except (ValueError, DeprecationWarning):  # not a number (float, string, true, object)
+        return None
+    # numpy saturates a number past int64 at its maximum: a time of exactly 2**63-1 is left to msgspec too
+    if flat.size != int(counts.sum()) or (flat.size and (int(flat.min()) < 0 or int(flat.max()) >= _INT64_MAX)):
+        return None
+    return counts, flat
+
+
+def _listed_chunk_times(lines: list[RequestLine]) -> tuple[np.ndarray, np.ndarray]:
+    """``_chunk_times`` of lines whose lists msgspec decoded and checked."""
+    counts = np.fromiter((len(r.chunk_ns or ()) for r in lines), dtype=np.int64, count=len(lines))
+    flat = np.fromiter(itertools.chain.from_iterable(r.chunk_ns or () for r in lines), dtype=np.int64, count=int(counts.sum()))
+    return counts, flat
+
+
+def _columns(group: list[_Line], counts: np.ndarray, flat: np.ndarray) -> Columns:
+    """One block's completed measured requests of one point as numpy columns (``counts``:
+    each one's number of chunk times, ``flat``: those times one after another)."""
     n = len(group)
-    chunked = [r.chunk_ns for r in group if r.chunk_ns]
-    lens = np.fromiter(map(len, chunked), dtype=np.int64, count=len(chunked))
     attempts = [r.attempts for r in group if r.attempts is not None]
     sources = {r.token_count_source for r in group}
     sources.discard(None)
@@ -153,8 +222,8 @@ def _columns(group: list[RequestLine]) -> Columns:
         end_ns=np.array([r.end_ns for r in group], dtype=np.float64),
         input_tokens=np.array([r.input_tokens for r in group], dtype=np.float64),
         output_tokens=np.array([r.output_tokens for r in group], dtype=np.float64),
-        chunk_flat=np.fromiter(itertools.chain.from_iterable(chunked), dtype=np.int64, count=int(lens.sum())),
-        chunk_len=lens,
+        chunk_flat=flat,
+        chunk_len=counts[counts > 0],
         sources={s for s in sources if s},
         resends=sum(a - 1 for a in attempts) if attempts else None,
         resent_requests=sum(a > 1 for a in attempts) if attempts else None,
