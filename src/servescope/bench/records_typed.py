@@ -180,14 +180,19 @@ def _chunk_times(lists: list[msgspec.Raw]) -> tuple[np.ndarray, np.ndarray] | No
     after = text[np.minimum(starts[is_list] + 1, text.size - 1)]
     if not np.all(((after >= ord("0")) & (after <= ord("9"))) | (after == ord("-")) | (after == ord("]"))):
         return None  # "[ ]" or "[ 1]": numpy would read a blank between commas as a 0
-    n_lists = int(is_list.sum())
-    if joined.count(b"[") != n_lists or joined.count(b"]") != n_lists:  # a list in a list, or a bracket in a string
-        return None
     comma_at = np.flatnonzero(text == ord(","))
     before = np.searchsorted(comma_at, starts)  # commas before each text
     commas = np.append(before[1:] - 1, comma_at.size) - before  # in each text (not the separator after it)
     counts = np.where(is_list & (sizes > 2), commas + 1, 0)  # "[]" has none
-    numbers = b",".join(itertools.compress(lists, (counts > 0).tolist())).translate(None, b"[]")
+    if counts.all():  # every line has chunk times (the usual block): its brackets become blanks in place
+        chars = text.copy()
+        chars[starts] = chars[starts + sizes - 1] = ord(" ")
+        numbers = chars.tobytes()  # a bracket left (a list in a list) is refused by fromstring below
+    else:
+        n_lists = int(is_list.sum())
+        if joined.count(b"[") != n_lists or joined.count(b"]") != n_lists:  # a list in a list, or a bracket in a string
+            return None
+        numbers = b",".join(itertools.compress(lists, (counts > 0).tolist())).translate(None, b"[]")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # an older numpy only warns when text is left over
