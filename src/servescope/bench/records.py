@@ -398,11 +398,8 @@ class _LineReader:
     def _lines(self, block: bytes, at: int) -> None:
         """Every non-blank line of ``block`` (which starts at byte ``at``): the typed path
         first, then line by line what it hands back."""
-        lines = block.split(b"\n")
-        if lines and not lines[-1]:
-            lines.pop()  # the block ends with a newline
         if self.typed is not None:
-            rest = self.typed.take(lines, at)
+            rest = self.typed.take_block(block, at)
             if self.deferred is not None:
                 self.deferred += rest
                 return
@@ -410,6 +407,9 @@ class _LineReader:
                 if line.strip():
                     self.line(line, offset)
             return
+        lines = block.split(b"\n")
+        if lines and not lines[-1]:
+            lines.pop()  # the block ends with a newline
         for line in lines:
             if line.strip():
                 self.line(line, at)

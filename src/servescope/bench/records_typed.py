@@ -73,7 +73,33 @@ class RawChunksLine(_RequestFields, gc=False):
 
 _decode_checked = msgspec.json.Decoder(RequestLine).decode
 _decode_raw_chunks = msgspec.json.Decoder(RawChunksLine).decode
+_decode_raw_chunk_lines = msgspec.json.Decoder(RawChunksLine).decode_lines
 _Line = RequestLine | RawChunksLine
+_LINE_START = b'{"request_id":'
+
+
+def _plain_lines(block: bytes) -> tuple[np.ndarray, np.ndarray] | None:
+    """(start, end) byte offsets of the lines of ``block`` (ends without the newline) when
+    every line starts with ``{"request_id":`` and ends with ``}``; else None. msgspec's
+    ``decode_lines`` reads JSON values, not lines (two values on one line, one value over
+    two lines, blank lines skipped); with every line so bounded no value can span lines (a
+    value open at a line's closing brace cannot go on with the next line's opening one),
+    so as many values as lines means exactly one value per line, as the line reader reads them."""
+    text = np.frombuffer(block, dtype=np.uint8)
+    ends = np.flatnonzero(text == ord("\n"))
+    if not block.endswith(b"\n"):
+        ends = np.append(ends, len(block))  # the file's last line, without its newline
+    if not ends.size:
+        return None
+    starts = np.concatenate(([0], ends[:-1] + 1))
+    if np.any(ends - starts <= len(_LINE_START)):
+        return None
+    for k, byte in enumerate(_LINE_START):
+        if not np.all(text[starts + k] == byte):
+            return None
+    if not np.all(text[ends - 1] == ord("}")):
+        return None
+    return starts, ends
 
 
 def _decoded(lines: list[bytes], decode: Callable[[bytes], _Line]) -> list[_Line | None]:
@@ -107,6 +133,33 @@ class TypedLines:
     first_start: int | None = None
     last_end: int = 0
 
+    def take_block(self, block: bytes, at: int) -> list[tuple[bytes, int]]:
+        """``take`` of the lines of ``block`` (whole lines, the first at byte ``at``). A block
+        whose every line is plainly one request object is decoded in one call, without a
+        Python bytes object per line; any other block goes line by line (``take``)."""
+        bounds = _plain_lines(block)
+        decoded: list[_Line | None] | None = None
+        if bounds is not None:
+            try:
+                decoded = list(_decode_raw_chunk_lines(block))
+            except msgspec.DecodeError:  # a line that breaks a rule: the block is judged line by line
+                decoded = None
+        if bounds is None or decoded is None or len(decoded) != len(bounds[0]):
+            lines = block.split(b"\n")
+            if lines and not lines[-1]:
+                lines.pop()  # the block ends with a newline
+            return self.take(lines, at)
+        usable = list(map(_needs_nothing_else, decoded))
+        taken = cast(list[_Line], list(itertools.compress(decoded, usable)))
+        chunks = _chunk_times([cast(RawChunksLine, r).chunk_ns for r in taken])
+        if chunks is None:
+            return self.take(block.split(b"\n")[: len(decoded)], at)
+        starts, ends = bounds
+        skipped = np.flatnonzero(~np.array(usable, dtype=bool)).tolist()
+        rest = [(block[starts[i] : ends[i]], at + int(starts[i])) for i in skipped]
+        self._add(taken, *chunks)
+        return rest
+
     def take(self, lines: list[bytes], at: int) -> list[tuple[bytes, int]]:
         """Take what the typed path can of consecutive ``lines`` (the first at byte ``at``);
         the rest is returned as (line, byte offset) in file order for the line-by-line reader."""
@@ -119,13 +172,17 @@ class TypedLines:
             usable = list(map(_needs_nothing_else, decoded))
             taken = cast(list[_Line], list(itertools.compress(decoded, usable)))
             chunks = _listed_chunk_times(cast(list[RequestLine], taken))
-        counts, flat = chunks
         rest: list[tuple[bytes, int]] = []
         if len(taken) < len(lines):
             offsets = (at + np.cumsum([0, *map(len, lines)]) + np.arange(len(lines) + 1)).tolist()
             rest = [(line, offsets[i]) for i, (line, ok) in enumerate(zip(lines, usable, strict=True)) if not ok]
+        self._add(taken, *chunks)
+        return rest
+
+    def _add(self, taken: list[_Line], counts: np.ndarray, flat: np.ndarray) -> None:
+        """The lines taken from one block (``counts``, ``flat``: their chunk times) into the columns and the time span."""
         if not taken:
-            return rest
+            return
         first_start = min(r.start_ns for r in taken)
         self.first_start = first_start if self.first_start is None else min(self.first_start, first_start)
         self.last_end = max(self.last_end, max((r.end_ns for r in taken if r.end_ns is not None), default=0))
@@ -134,7 +191,7 @@ class TypedLines:
             phase, point = kinds.pop()
             if phase == "measured":
                 self.parts.setdefault(point, []).append(_columns(taken, counts, flat))
-            return rest
+            return
         for phase, point in kinds:
             if phase != "measured":
                 continue
@@ -142,7 +199,6 @@ class TypedLines:
             group = list(itertools.compress(taken, chosen))
             mask = np.array(chosen, dtype=bool)
             self.parts.setdefault(point, []).append(_columns(group, counts[mask], flat[np.repeat(mask, counts)]))
-        return rest
 
     def columns(self) -> dict[int, Columns]:
         """Each point's columns, the parts of every block joined once."""
