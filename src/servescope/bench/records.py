@@ -62,7 +62,7 @@ from typing import Any, get_args
 import numpy as np
 
 from servescope import limits
-from servescope.analysis.metrics import Columns, seconds_per_image
+from servescope.analysis.metrics import Columns, chunk_gaps, seconds_per_image
 from servescope.bench.records_typed import TypedLines
 from servescope.documents.record import RequestRecord
 from servescope.documents.result import FailureCategory, FailureStage
@@ -423,6 +423,9 @@ class _LineReader:
         for idx, cols in self.typed.columns().items():
             if idx in self.points:
                 cols.extend(self.points[idx])
+                if len(cols.chunk_flat):  # the ITL gaps of the lines read one by one go after the typed path's, as when both were chunk times
+                    cols.itl_gaps_ns = np.concatenate((np.asarray(cols.itl_gaps_ns, dtype=np.int64), chunk_gaps(cols.chunk_flat, cols.chunk_len)))
+                    cols.chunk_flat, cols.chunk_len = [], []
             self.points[idx] = cols
         if self.typed.first_start is not None:
             self.first_start = self.typed.first_start if self.first_start is None else min(self.first_start, self.typed.first_start)
@@ -668,7 +671,11 @@ def read_file(records_path: Path, *, typed: bool = True) -> tuple[_LineReader, d
     reader.finish()
     for idx, cols in _indexed_columns(rows, gaps, as_json).items():
         if idx in points:
-            cols.extend(points[idx])  # indexed rows first, then the JSON ones; order does not change a metric
+            json_cols = points[idx]
+            json_gaps, json_cols.itl_gaps_ns = json_cols.itl_gaps_ns, []
+            cols.extend(json_cols)  # indexed rows first, then the JSON ones
+            if len(json_gaps):  # the pooled ITL sample in its usual order: the JSON lines' gaps before the index's
+                cols.itl_gaps_ns = np.concatenate((np.asarray(json_gaps, dtype=np.int64), np.asarray(cols.itl_gaps_ns, dtype=np.int64)))
         points[idx] = cols
     first_start = reader.first_start
     last_end = reader.last_end
@@ -735,7 +742,7 @@ def _typed_part(records_path: Path, spans: list[tuple[int, int]]) -> tuple[Typed
         for begin, stop in spans:
             reader.span(fh, begin, stop)
     assert reader.typed is not None
-    return reader.typed.joined(), reader.deferred
+    return reader.typed, reader.deferred
 
 
 def _split_spans(records_path: Path, spans: list[tuple[int, int]], parts: int) -> list[list[tuple[int, int]]]:

@@ -26,7 +26,7 @@ import msgspec
 import numpy as np
 
 from servescope import limits
-from servescope.analysis.metrics import Columns
+from servescope.analysis.metrics import Columns, chunk_gaps
 
 _INT64_MAX = (1 << 63) - 1
 _Time = Annotated[int, msgspec.Meta(ge=0, le=_INT64_MAX)]
@@ -204,10 +204,6 @@ class TypedLines:
         """Each point's columns, the parts of every block joined once."""
         return {point: _joined(parts) for point, parts in self.parts.items()}
 
-    def joined(self) -> TypedLines:
-        """This, each point's parts joined into one (fewer arrays to send from a worker)."""
-        return TypedLines({point: [cols] for point, cols in self.columns().items()}, self.first_start, self.last_end)
-
     def extend(self, other: TypedLines) -> None:
         """Add what ``other`` took (a later part of the file)."""
         for point, parts in other.parts.items():
@@ -283,8 +279,7 @@ def _columns(group: list[_Line], counts: np.ndarray, flat: np.ndarray) -> Column
         end_ns=np.array([r.end_ns for r in group], dtype=np.float64),
         input_tokens=np.array([r.input_tokens for r in group], dtype=np.float64),
         output_tokens=np.array([r.output_tokens for r in group], dtype=np.float64),
-        chunk_flat=flat,
-        chunk_len=counts[counts > 0],
+        itl_gaps_ns=chunk_gaps(flat, counts[counts > 0]),  # here, in a worker of a split read: not in the parent after it
         sources={s for s in sources if s},
         resends=sum(a - 1 for a in attempts) if attempts else None,
         resent_requests=sum(a > 1 for a in attempts) if attempts else None,
@@ -295,7 +290,7 @@ def _joined(parts: list[Columns]) -> Columns:
     if len(parts) == 1:
         return parts[0]
     out = Columns()
-    for name in ("ok", "start_ns", "first_ns", "end_ns", "input_tokens", "output_tokens", "chunk_flat", "chunk_len"):
+    for name in ("ok", "start_ns", "first_ns", "end_ns", "input_tokens", "output_tokens", "itl_gaps_ns"):
         setattr(out, name, np.concatenate([getattr(p, name) for p in parts]))
     for p in parts:
         out.sources |= p.sources
