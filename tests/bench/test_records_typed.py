@@ -298,3 +298,38 @@ def test_summarize_says_the_same_with_and_without_the_index(tmp_path: Path) -> N
     ]
     for file in sorted((tmp_path / "out-indexed").iterdir()):
         assert file.read_text() == (tmp_path / "out-json-only" / file.name).read_text(), file.name
+
+
+def _read_in_blocks(path: Path, block: int, stop: int) -> dict[str, Any]:
+    reader = records._LineReader()
+    with path.open("rb") as fh:
+        reader.span(fh, 0, stop, block)
+    reader.finish()
+    return {
+        "header": reader.header,
+        "dropped": reader.dropped,
+        "first": reader.first_dropped,
+        "points": {idx: _rounded(aggregate_columns(cols).metrics) for idx, cols in reader.points.items()},
+    }
+
+
+def test_any_block_size_reads_the_lines_one_block_reads(tmp_path: Path) -> None:
+    """A read starts each block where a line starts (no copy to join a cut line): lines longer
+    than a block, a last line without its newline, and a file shorter than the span expected
+    (a torn line at its end) read as with one block."""
+    good = json.loads(_good(1))
+    lines = ['{"header":{"run_id":"r"}}', *(_good(i) for i in range(6))]
+    lines.append(json.dumps({**good, "request_id": "long", "error": "x" * 700}))
+    lines.append(json.dumps({**good, "request_id": "bad", "start_ns": -4}))
+    lines += [_good(i) for i in range(6, 9)]
+    path = tmp_path / "records.jsonl"
+    path.write_bytes("\n".join(lines).encode())  # the last line has no newline
+    size = path.stat().st_size
+    whole = _read_in_blocks(path, 1 << 20, size)
+    assert sum(m["total_requests"] for m in whole["points"].values()) == 10 and whole["dropped"] == {"bad-timestamp": 1}
+    for block in (16, 100, 333, 4096):
+        assert _read_in_blocks(path, block, size) == whole, block
+    shorter = _read_in_blocks(path, 1 << 20, size + 50)  # the file is shorter than the span: its last line may be torn
+    assert sum(m["total_requests"] for m in shorter["points"].values()) == 9
+    for block in (16, 100, 333):
+        assert _read_in_blocks(path, block, size + 50) == shorter, block

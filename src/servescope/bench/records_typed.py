@@ -78,7 +78,7 @@ _Line = RequestLine | RawChunksLine
 _LINE_START = b'{"request_id":'
 
 
-def _plain_lines(block: bytes) -> tuple[np.ndarray, np.ndarray] | None:
+def _plain_lines(block: bytes | memoryview) -> tuple[np.ndarray, np.ndarray] | None:
     """(start, end) byte offsets of the lines of ``block`` (ends without the newline) when
     every line starts with ``{"request_id":`` and ends with ``}``; else None. msgspec's
     ``decode_lines`` reads JSON values, not lines (two values on one line, one value over
@@ -86,11 +86,11 @@ def _plain_lines(block: bytes) -> tuple[np.ndarray, np.ndarray] | None:
     value open at a line's closing brace cannot go on with the next line's opening one),
     so as many values as lines means exactly one value per line, as the line reader reads them."""
     text = np.frombuffer(block, dtype=np.uint8)
-    ends = np.flatnonzero(text == ord("\n"))
-    if not block.endswith(b"\n"):
-        ends = np.append(ends, len(block))  # the file's last line, without its newline
-    if not ends.size:
+    if not text.size:
         return None
+    ends = np.flatnonzero(text == ord("\n"))
+    if text[-1] != ord("\n"):
+        ends = np.append(ends, text.size)  # the file's last line, without its newline
     starts = np.concatenate(([0], ends[:-1] + 1))
     if np.any(ends - starts <= len(_LINE_START)):
         return None
@@ -133,7 +133,7 @@ class TypedLines:
     first_start: int | None = None
     last_end: int = 0
 
-    def take_block(self, block: bytes, at: int) -> list[tuple[bytes, int]]:
+    def take_block(self, block: bytes | memoryview, at: int) -> list[tuple[bytes, int]]:
         """``take`` of the lines of ``block`` (whole lines, the first at byte ``at``). A block
         whose every line is plainly one request object is decoded in one call, without a
         Python bytes object per line; any other block goes line by line (``take``)."""
@@ -145,7 +145,7 @@ class TypedLines:
             except msgspec.DecodeError:  # a line that breaks a rule: the block is judged line by line
                 decoded = None
         if bounds is None or decoded is None or len(decoded) != len(bounds[0]):
-            lines = block.split(b"\n")
+            lines = bytes(block).split(b"\n")
             if lines and not lines[-1]:
                 lines.pop()  # the block ends with a newline
             return self.take(lines, at)
@@ -153,10 +153,10 @@ class TypedLines:
         taken = cast(list[_Line], list(itertools.compress(decoded, usable)))
         chunks = _chunk_times([cast(RawChunksLine, r).chunk_ns for r in taken])
         if chunks is None:
-            return self.take(block.split(b"\n")[: len(decoded)], at)
+            return self.take(bytes(block).split(b"\n")[: len(decoded)], at)
         starts, ends = bounds
         skipped = np.flatnonzero(~np.array(usable, dtype=bool)).tolist()
-        rest = [(block[starts[i] : ends[i]], at + int(starts[i])) for i in skipped]
+        rest = [(bytes(block[starts[i] : ends[i]]), at + int(starts[i])) for i in skipped]
         self._add(taken, *chunks)
         return rest
 
