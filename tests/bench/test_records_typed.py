@@ -161,6 +161,8 @@ def test_a_large_read_split_over_processes_gives_what_one_process_gives(tmp_path
             lines.append(json.dumps({**json.loads(_good(i)), "request_id": f"f{i}", "ok": False, "category": "timeout", "stage": "stream"}))
         if i % 91 == 0:
             lines.append(json.dumps({**json.loads(_good(i)), "request_id": f"x{i}", "end_ns": -3}))
+        if i % 150 == 0:  # an ITL gap past int32 (3 s): that part's gaps are sent back as int64
+            lines.append(json.dumps({**json.loads(_good(i)), "request_id": f"slow{i}", "chunk_ns": [2000, 3_000_002_000], "end_ns": 3_000_002_000}))
     path = _file(tmp_path / "records.jsonl", lines)
     one = _everything(path, typed=False)
     split_into: list[int] = []

@@ -748,6 +748,7 @@ def _typed_part(records_path: Path, spans: list[tuple[int, int]]) -> tuple[Typed
         for begin, stop in spans:
             reader.span(fh, begin, stop)
     assert reader.typed is not None
+    reader.typed.narrow_gaps()
     return reader.typed, reader.deferred
 
 

@@ -34,6 +34,7 @@ _Tokens = Annotated[int, msgspec.Meta(ge=0, le=limits.MAX_TOKENS)]
 _Point = Annotated[int, msgspec.Meta(ge=0, lt=1 << 31)]
 _Attempts = Annotated[int, msgspec.Meta(ge=1, le=0xFFFFFFFF)]
 _NULL = msgspec.Raw(b"null")
+_INT32_MIN, _INT32_MAX = -(1 << 31), (1 << 31) - 1
 
 
 class _RequestFields(msgspec.Struct, gc=False):
@@ -204,6 +205,15 @@ class TypedLines:
         """Each point's columns, the parts of every block joined once."""
         return {point: _joined(parts) for point, parts in self.parts.items()}
 
+    def narrow_gaps(self) -> None:
+        """ITL gaps that fit as int32 (any under 2.1 s) held so: half the bytes a worker of a
+        split read sends back to its parent (``_joined`` widens them again, losslessly)."""
+        for parts in self.parts.values():
+            for cols in parts:
+                gaps = cols.itl_gaps_ns
+                if isinstance(gaps, np.ndarray) and gaps.size and gaps.min() >= _INT32_MIN and gaps.max() <= _INT32_MAX:
+                    cols.itl_gaps_ns = gaps.astype(np.int32)
+
     def extend(self, other: TypedLines) -> None:
         """Add what ``other`` took (a later part of the file)."""
         for point, parts in other.parts.items():
@@ -288,10 +298,12 @@ def _columns(group: list[_Line], counts: np.ndarray, flat: np.ndarray) -> Column
 
 def _joined(parts: list[Columns]) -> Columns:
     if len(parts) == 1:
+        parts[0].itl_gaps_ns = np.asarray(parts[0].itl_gaps_ns, dtype=np.int64)
         return parts[0]
     out = Columns()
-    for name in ("ok", "start_ns", "first_ns", "end_ns", "input_tokens", "output_tokens", "itl_gaps_ns"):
+    for name in ("ok", "start_ns", "first_ns", "end_ns", "input_tokens", "output_tokens"):
         setattr(out, name, np.concatenate([getattr(p, name) for p in parts]))
+    out.itl_gaps_ns = np.concatenate([p.itl_gaps_ns for p in parts], dtype=np.int64)  # some narrowed by a worker
     for p in parts:
         out.sources |= p.sources
         if p.resends is not None:
