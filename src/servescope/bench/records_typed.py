@@ -20,6 +20,7 @@ import itertools
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Annotated, Literal, cast
 
 import msgspec
@@ -76,6 +77,9 @@ _decode_checked = msgspec.json.Decoder(RequestLine).decode
 _decode_raw_chunks = msgspec.json.Decoder(RawChunksLine).decode
 _decode_raw_chunk_lines = msgspec.json.Decoder(RawChunksLine).decode_lines
 _Line = RequestLine | RawChunksLine
+_START, _FIRST, _END = attrgetter("start_ns"), attrgetter("first_token_ns"), attrgetter("end_ns")
+_INPUT, _OUTPUT, _ATTEMPTS = attrgetter("input_tokens"), attrgetter("output_tokens"), attrgetter("attempts")
+_SOURCE, _PHASE, _POINT, _CHUNK_NS = attrgetter("token_count_source"), attrgetter("phase"), attrgetter("point"), attrgetter("chunk_ns")
 _LINE_START = b'{"request_id":'
 
 
@@ -152,7 +156,7 @@ class TypedLines:
             return self.take(lines, at)
         usable = list(map(_needs_nothing_else, decoded))
         taken = cast(list[_Line], list(itertools.compress(decoded, usable)))
-        chunks = _chunk_times([cast(RawChunksLine, r).chunk_ns for r in taken])
+        chunks = _chunk_times(list(map(_CHUNK_NS, taken)))
         if chunks is None:
             return self.take(bytes(block).split(b"\n")[: len(decoded)], at)
         starts, ends = bounds
@@ -167,7 +171,7 @@ class TypedLines:
         decoded = _decoded(lines, _decode_raw_chunks)
         usable = list(map(_needs_nothing_else, decoded))
         taken = cast(list[_Line], list(itertools.compress(decoded, usable)))
-        chunks = _chunk_times([cast(RawChunksLine, r).chunk_ns for r in taken])
+        chunks = _chunk_times(list(map(_CHUNK_NS, taken)))
         if chunks is None:  # a chunk list that is not plain whole numbers: every list checked by msgspec, as the reference does
             decoded = _decoded(lines, _decode_checked)
             usable = list(map(_needs_nothing_else, decoded))
@@ -184,15 +188,16 @@ class TypedLines:
         """The lines taken from one block (``counts``, ``flat``: their chunk times) into the columns and the time span."""
         if not taken:
             return
-        first_start = min(r.start_ns for r in taken)
+        first_start = min(map(_START, taken))
         self.first_start = first_start if self.first_start is None else min(self.first_start, first_start)
-        self.last_end = max(self.last_end, max((r.end_ns for r in taken if r.end_ns is not None), default=0))
-        kinds = {(r.phase, r.point or 0) for r in taken}
-        if len(kinds) == 1:  # one point, all measured: the usual block
-            phase, point = kinds.pop()
-            if phase == "measured":
-                self.parts.setdefault(point, []).append(_columns(taken, counts, flat))
+        self.last_end = max(self.last_end, max(filter(None, map(_END, taken)), default=0))  # times are >= 0: a 0 changes no max
+        phases = set(map(_PHASE, taken))
+        points = {p or 0 for p in set(map(_POINT, taken))}
+        if len(phases) == 1 and len(points) == 1:  # one point, all measured: the usual block
+            if phases.pop() == "measured":
+                self.parts.setdefault(points.pop(), []).append(_columns(taken, counts, flat))
             return
+        kinds = {(r.phase, r.point or 0) for r in taken}
         for phase, point in kinds:
             if phase != "measured":
                 continue
@@ -278,17 +283,17 @@ def _columns(group: list[_Line], counts: np.ndarray, flat: np.ndarray) -> Column
     """One block's completed measured requests of one point as numpy columns (``counts``:
     each one's number of chunk times, ``flat``: those times one after another)."""
     n = len(group)
-    attempts = [r.attempts for r in group if r.attempts is not None]
-    sources = {r.token_count_source for r in group}
+    attempts = [a for a in map(_ATTEMPTS, group) if a is not None]
+    sources = set(map(_SOURCE, group))
     sources.discard(None)
     sources.discard("")
-    return Columns(
+    return Columns(  # attribute getters mapped in C, not a Python expression a line
         ok=np.ones(n, dtype=bool),
-        start_ns=np.fromiter((r.start_ns for r in group), dtype=np.int64, count=n),
-        first_ns=np.array([r.first_token_ns for r in group], dtype=np.float64),  # None -> nan
-        end_ns=np.array([r.end_ns for r in group], dtype=np.float64),
-        input_tokens=np.array([r.input_tokens for r in group], dtype=np.float64),
-        output_tokens=np.array([r.output_tokens for r in group], dtype=np.float64),
+        start_ns=np.fromiter(map(_START, group), dtype=np.int64, count=n),
+        first_ns=np.array(list(map(_FIRST, group)), dtype=np.float64),  # None -> nan
+        end_ns=np.array(list(map(_END, group)), dtype=np.float64),
+        input_tokens=np.array(list(map(_INPUT, group)), dtype=np.float64),
+        output_tokens=np.array(list(map(_OUTPUT, group)), dtype=np.float64),
         itl_gaps_ns=chunk_gaps(flat, counts[counts > 0]),  # here, in a worker of a split read: not in the parent after it
         sources={s for s in sources if s},
         resends=sum(a - 1 for a in attempts) if attempts else None,
