@@ -335,3 +335,30 @@ def test_any_block_size_reads_the_lines_one_block_reads(tmp_path: Path) -> None:
     assert sum(m["total_requests"] for m in shorter["points"].values()) == 9
     for block in (16, 100, 333):
         assert _read_in_blocks(path, block, size + 50) == shorter, block
+
+
+def test_times_past_2_to_the_53_are_compared_exactly(tmp_path: Path) -> None:
+    """A block's rules are checked on float64 columns only where that is exact: a first token
+    1 ns before its start at 2**60 ns (the same float64) is still a bad timestamp."""
+    base = 1 << 60
+    good = json.loads(_good(0))
+    lines = [json.dumps({**good, "request_id": f"r{i}", "start_ns": base + i, "first_token_ns": base + i + 1, "end_ns": base + i + 9,
+                         "chunk_ns": [base + i + 1, base + i + 9]}, separators=(",", ":")) for i in range(6)]  # fmt: skip
+    lines.append(json.dumps({**json.loads(lines[0]), "request_id": "early", "first_token_ns": base - 1}, separators=(",", ":")))
+    path = _file(tmp_path / "records.jsonl", lines)
+    reader, points, _ = read_file(path)
+    assert reader.dropped == {"bad-timestamp": 1}
+    assert len(points[0].ok) == 6
+    assert _everything(path, typed=True) == _everything(path, typed=False)
+
+
+def test_a_block_s_rules_at_once_are_the_rules_line_by_line() -> None:
+    good = json.loads(_good(0))
+    variants: list[dict[str, Any]] = [
+        good, {**good, "ok": False}, {**good, "first_token_ns": 999}, {**good, "end_ns": 999}, {**good, "first_token_ns": None},
+        {**good, "end_ns": None}, {**good, "input_tokens": None, "prompt_id": "p1"}, {**good, "input_tokens": None, "prompt_id": ""},
+        {**good, "input_tokens": None}, {**good, "raw": {"payload": {"s_per_image": 1.0}}}, {**good, "raw": None}, {**good, "start_ns": 0},
+    ]  # fmt: skip
+    decoded = [records_typed._decode_raw_chunks(json.dumps(v).encode()) for v in variants]
+    assert records_typed._usable(decoded) == [records_typed._needs_nothing_else(r) for r in decoded]
+    assert records_typed._usable(decoded) == [True, False, False, False, True, True, False, True, True, False, True, True]

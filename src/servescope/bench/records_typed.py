@@ -80,6 +80,7 @@ _Line = RequestLine | RawChunksLine
 _START, _FIRST, _END = attrgetter("start_ns"), attrgetter("first_token_ns"), attrgetter("end_ns")
 _INPUT, _OUTPUT, _ATTEMPTS = attrgetter("input_tokens"), attrgetter("output_tokens"), attrgetter("attempts")
 _SOURCE, _PHASE, _POINT, _CHUNK_NS = attrgetter("token_count_source"), attrgetter("phase"), attrgetter("point"), attrgetter("chunk_ns")
+_OK, _PROMPT, _RAW = attrgetter("ok"), attrgetter("prompt_id"), attrgetter("raw")
 _LINE_START = b'{"request_id":'
 
 
@@ -129,6 +130,27 @@ def _needs_nothing_else(r: _Line | None) -> bool:
     return (first is None or first >= start) and (end is None or end >= start) and not (r.input_tokens is None and r.prompt_id) and r.raw == _NULL
 
 
+_EXACT = float(1 << 53)  # below it an int64 time is exact as a float64
+
+
+def _usable(decoded: list[_Line]) -> list[bool]:
+    """``_needs_nothing_else`` of every line, its rules applied to columns of the block at
+    once (times compared as float64 when all are below 2**53, where that is exact)."""
+    n = len(decoded)
+    start = np.fromiter(map(_START, decoded), dtype=np.float64, count=n)
+    first = np.array(list(map(_FIRST, decoded)), dtype=np.float64)  # None -> nan
+    end = np.array(list(map(_END, decoded)), dtype=np.float64)
+    if n and max(start.max(), np.nanmax(first, initial=0.0), np.nanmax(end, initial=0.0)) >= _EXACT:
+        return list(map(_needs_nothing_else, decoded))
+    ok = np.fromiter(map(_OK, decoded), dtype=bool, count=n)
+    ok &= np.isnan(first) | (first >= start)
+    ok &= np.isnan(end) | (end >= start)
+    no_input = np.isnan(np.array(list(map(_INPUT, decoded)), dtype=np.float64))
+    ok &= ~(no_input & np.fromiter(map(bool, map(_PROMPT, decoded)), dtype=bool, count=n))
+    ok &= np.fromiter(map(_NULL.__eq__, map(_RAW, decoded)), dtype=bool, count=n)
+    return ok.tolist()
+
+
 @dataclass
 class TypedLines:
     """Measured columns per point of the lines taken by the typed path, and the
@@ -154,13 +176,13 @@ class TypedLines:
             if lines and not lines[-1]:
                 lines.pop()  # the block ends with a newline
             return self.take(lines, at)
-        usable = list(map(_needs_nothing_else, decoded))
+        usable = _usable(cast(list[_Line], decoded))
         taken = cast(list[_Line], list(itertools.compress(decoded, usable)))
         chunks = _chunk_times(list(map(_CHUNK_NS, taken)))
         if chunks is None:
             return self.take(bytes(block).split(b"\n")[: len(decoded)], at)
         starts, ends = bounds
-        skipped = np.flatnonzero(~np.array(usable, dtype=bool)).tolist()
+        skipped = np.flatnonzero(~np.asarray(usable, dtype=bool)).tolist()
         rest = [(bytes(block[starts[i] : ends[i]]), at + int(starts[i])) for i in skipped]
         self._add(taken, *chunks)
         return rest
