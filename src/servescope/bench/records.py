@@ -709,20 +709,23 @@ def _read_spans(records_path: Path, spans: list[tuple[int, int]], reader: _LineR
     enabled = gc.isenabled()
     gc.disable()  # a million decoded lines hold millions of lists and no cycle: collections would walk them all
     try:
-        if reader.typed is None or total < PARALLEL_JSON_BYTES or workers < 2 or not _may_fork():
+        parts = _split_spans(records_path, spans, workers) if reader.typed is not None and total >= PARALLEL_JSON_BYTES and workers >= 2 else []
+        if len(parts) < 2 or not _may_fork():
             with records_path.open("rb") as fh:
                 for begin, stop in spans:
                     reader.span(fh, begin, stop)
             return
-        parts = _split_spans(records_path, spans, workers)
         try:
-            with ProcessPoolExecutor(max_workers=len(parts), mp_context=multiprocessing.get_context("fork")) as pool:
-                done = list(pool.map(_typed_part, [records_path] * len(parts), parts))
+            # the first part is read here while forked workers read the others: one process a CPU, one part less sent back
+            with ProcessPoolExecutor(max_workers=max(1, len(parts) - 1), mp_context=multiprocessing.get_context("fork")) as pool:
+                later = pool.map(_typed_part, [records_path] * (len(parts) - 1), parts[1:])
+                done = [_typed_lines(records_path, parts[0]), *later]
         except (BrokenProcessPool, OSError):  # a worker killed (out of memory) or none could start: read it here
             with records_path.open("rb") as fh:
                 for begin, stop in spans:
                     reader.span(fh, begin, stop)
             return
+        assert reader.typed is not None  # parts are made for the typed path only
         for typed, rest in done:
             reader.typed.extend(typed)
             for line, offset in rest:
@@ -740,15 +743,21 @@ def _may_fork() -> bool:
 
 
 def _typed_part(records_path: Path, spans: list[tuple[int, int]]) -> tuple[TypedLines, list[tuple[bytes, int]]]:
-    """In a worker: what the typed path takes of ``spans``, and the lines it hands back."""
+    """In a worker: ``_typed_lines``, its ITL gaps narrowed for the way back."""
     gc.disable()
+    typed, rest = _typed_lines(records_path, spans)
+    typed.narrow_gaps()
+    return typed, rest
+
+
+def _typed_lines(records_path: Path, spans: list[tuple[int, int]]) -> tuple[TypedLines, list[tuple[bytes, int]]]:
+    """What the typed path takes of ``spans``, and the lines it hands back (judged by the caller, in file order)."""
     reader = _LineReader()
     reader.deferred = []
     with records_path.open("rb") as fh:
         for begin, stop in spans:
             reader.span(fh, begin, stop)
     assert reader.typed is not None
-    reader.typed.narrow_gaps()
     return reader.typed, reader.deferred
 
 
