@@ -1,17 +1,24 @@
 """The typed fast path of the records reader: request lines decoded by msgspec into a
 struct whose field types are the rules of ``records.unusable_field``.
 
-A completed request's line is one decode in C and its figures go to numpy a block at a
-time; its chunk times are left as JSON text by the decoder and a block's lists are parsed
-by numpy in one call (``_chunk_times``: no Python int per chunk time), a block with any
-list that is not plainly whole numbers being decoded again with msgspec checking each one. Only a line that
-decodes, meets every rule and needs nothing else is taken here; every other line (a
-header, a failure, a torn or hand-edited line, one whose prompt id must be resolved,
-one whose first token or end is before its start, an image render's line with its raw
-payload) is handed back to the line-by-line
-reader, which judges it exactly as it always has: the typed path is a shortcut for the
-common line, never a second set of rules (``tests/bench/test_records_typed.py`` checks
-both readers agree on hostile mixes of lines).
+What reading a million lines without their index costs, and how it is kept down:
+
+- a block whose every line is plainly one request object (``_plain_lines``) is decoded
+  in one ``decode_lines`` call (no bytes object a line); any other block line by line;
+- chunk times are left as JSON text by the decoder and a block's lists parsed by numpy in
+  one call (``_chunk_times``: no Python int a chunk time); a block with a list that is not
+  plainly whole numbers is decoded again with msgspec checking every list;
+- the rules across fields are checked on the block's columns at once (``_usable``), the
+  columns built with attribute getters mapped in C, and the chunk times turned into ITL
+  gaps here (in a worker of a split read), so the parent does not.
+
+Only a line that decodes, meets every rule and needs nothing else is taken here; every
+other line (a header, a failure, a torn or hand-edited line, one whose prompt id must be
+resolved, one whose first token or end is before its start, an image render's line with
+its raw payload) is handed back to the line-by-line reader, which judges it exactly as it
+always has: the typed path is a shortcut for the common line, never a second set of
+rules (``tests/bench/test_records_typed.py`` checks both readers agree on hostile mixes
+of lines).
 """
 
 from __future__ import annotations
