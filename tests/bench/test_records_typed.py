@@ -175,7 +175,7 @@ def test_a_large_read_split_over_processes_gives_what_one_process_gives(tmp_path
 
     monkeypatch.setattr(records, "_split_spans", spy)
     monkeypatch.setattr(records, "PARALLEL_JSON_BYTES", 4096)
-    monkeypatch.setattr(records.os, "cpu_count", lambda: 3)
+    monkeypatch.setattr(records, "usable_cpus", lambda: 3)
     assert _everything(path, typed=True) == one
     assert split_into == [3]
     assert one["dropped"] == {"bad-timestamp": 5}
@@ -196,7 +196,7 @@ def test_a_worker_that_dies_leaves_the_read_to_this_process(tmp_path: Path, monk
     path = _file(tmp_path / "records.jsonl", [_good(i) for i in range(300)])
     one = _everything(path, typed=False)
     monkeypatch.setattr(records, "PARALLEL_JSON_BYTES", 4096)
-    monkeypatch.setattr(records.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(records, "usable_cpus", lambda: 2)
     monkeypatch.setattr(records, "_typed_part", _dies)
     assert _everything(path, typed=True) == one
 
@@ -362,3 +362,9 @@ def test_a_block_s_rules_at_once_are_the_rules_line_by_line() -> None:
     decoded = [records_typed._decode_raw_chunks(json.dumps(v).encode()) for v in variants]
     assert records_typed._usable(decoded) == [records_typed._needs_nothing_else(r) for r in decoded]
     assert records_typed._usable(decoded) == [True, False, False, False, True, True, False, True, True, False, True, True]
+
+
+def test_a_read_is_split_over_the_cpus_this_process_may_use(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(records.os, "cpu_count", lambda: 64)
+    monkeypatch.setattr(records.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert records.usable_cpus() == 2

@@ -705,7 +705,7 @@ def _read_spans(records_path: Path, spans: list[tuple[int, int]], reader: _LineR
     """Every line in ``spans`` (sorted byte ranges) into ``reader``; a large read is split
     over processes (``PARALLEL_JSON_BYTES``), the lines they cannot take judged here in file order."""
     total = sum(stop - begin for begin, stop in spans)
-    workers = min(os.cpu_count() or 1, total // (PARALLEL_JSON_BYTES // 2))
+    workers = min(usable_cpus(), total // (PARALLEL_JSON_BYTES // 2))
     enabled = gc.isenabled()
     gc.disable()  # a million decoded lines hold millions of lists and no cycle: collections would walk them all
     try:
@@ -734,6 +734,15 @@ def _read_spans(records_path: Path, spans: list[tuple[int, int]], reader: _LineR
     finally:
         if enabled:
             gc.enable()
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity: ``taskset``, a container's cpuset),
+    not the machine's: a 64-core host that lends a job 2 CPUs splits a read in 2, not 31."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # no affinity on this platform
+        return os.cpu_count() or 1
 
 
 def _may_fork() -> bool:
