@@ -96,7 +96,9 @@ def _rounded(value: Any) -> Any:
 
 
 def _everything(path: Path, typed: bool) -> dict[str, Any]:
-    reader, points, wall = read_file(path, typed=typed)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(records_typed, "_SMALL_BLOCK", 0)  # these files are small: read them through the block path all the same
+        reader, points, wall = read_file(path, typed=typed)
     out: dict[str, Any] = {
         "header": reader.header,
         "tokenized": reader.tokenized,
@@ -304,7 +306,8 @@ def test_summarize_says_the_same_with_and_without_the_index(tmp_path: Path) -> N
 
 def _read_in_blocks(path: Path, block: int, stop: int) -> dict[str, Any]:
     reader = records._LineReader()
-    with path.open("rb") as fh:
+    with path.open("rb") as fh, pytest.MonkeyPatch.context() as mp:
+        mp.setattr(records_typed, "_SMALL_BLOCK", 0)  # small blocks through the block path too
         reader.span(fh, 0, stop, block)
     reader.finish()
     return {
@@ -337,7 +340,7 @@ def test_any_block_size_reads_the_lines_one_block_reads(tmp_path: Path) -> None:
         assert _read_in_blocks(path, block, size + 50) == shorter, block
 
 
-def test_times_past_2_to_the_53_are_compared_exactly(tmp_path: Path) -> None:
+def test_times_past_2_to_the_53_are_compared_exactly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A block's rules are checked on float64 columns only where that is exact: a first token
     1 ns before its start at 2**60 ns (the same float64) is still a bad timestamp."""
     base = 1 << 60
@@ -346,6 +349,7 @@ def test_times_past_2_to_the_53_are_compared_exactly(tmp_path: Path) -> None:
                          "chunk_ns": [base + i + 1, base + i + 9]}, separators=(",", ":")) for i in range(6)]  # fmt: skip
     lines.append(json.dumps({**json.loads(lines[0]), "request_id": "early", "first_token_ns": base - 1}, separators=(",", ":")))
     path = _file(tmp_path / "records.jsonl", lines)
+    monkeypatch.setattr(records_typed, "_SMALL_BLOCK", 0)  # the block path, as a large file takes
     reader, points, _ = read_file(path)
     assert reader.dropped == {"bad-timestamp": 1}
     assert len(points[0].ok) == 6
@@ -368,3 +372,20 @@ def test_a_read_is_split_over_the_cpus_this_process_may_use(monkeypatch: pytest.
     monkeypatch.setattr(records.os, "cpu_count", lambda: 64)
     monkeypatch.setattr(records.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     assert records.usable_cpus() == 2
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [
+        _good(20) + _good(21),  # two objects on one line: decode_lines would read both
+        _good(20) + " " + _good(21),
+        _good(20)[:-1] + ',"x":\n' + _good(21) + "}",  # one object over two lines: decode_lines would read one
+        _good(20) + "\n\n" + _good(21),  # a blank line between: decode_lines skips it
+        _good(20) + "\r",  # a line ending in CR
+    ],
+)
+def test_a_block_is_read_line_by_line_as_the_line_reader_reads_it(tmp_path: Path, odd: str) -> None:
+    """msgspec's decode_lines reads JSON values, not lines; a block it would read otherwise
+    than the line reader does goes line by line (every line one object, as many as lines)."""
+    path = _file(tmp_path / "records.jsonl", [_good(i) for i in range(8)] + [odd] + [_good(i) for i in range(9, 12)])
+    assert _everything(path, typed=True) == _everything(path, typed=False)

@@ -137,6 +137,7 @@ def _needs_nothing_else(r: _Line | None) -> bool:
     return (first is None or first >= start) and (end is None or end >= start) and not (r.input_tokens is None and r.prompt_id) and r.raw == _NULL
 
 
+_SMALL_BLOCK = 64 << 10
 _EXACT = float(1 << 53)  # below it an int64 time is exact as a float64
 
 
@@ -171,7 +172,7 @@ class TypedLines:
         """``take`` of the lines of ``block`` (whole lines, the first at byte ``at``). A block
         whose every line is plainly one request object is decoded in one call, without a
         Python bytes object per line; any other block goes line by line (``take``)."""
-        bounds = _plain_lines(block)
+        bounds = _plain_lines(block) if len(block) >= _SMALL_BLOCK else None  # a few lines (an index's failed rows): line by line is cheaper
         decoded: list[_Line | None] | None = None
         if bounds is not None:
             try:
