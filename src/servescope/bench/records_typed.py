@@ -28,7 +28,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import Annotated, Literal, cast
+from typing import Annotated, Any, Literal, cast
 
 import msgspec
 import numpy as np
@@ -45,34 +45,37 @@ _NULL = msgspec.Raw(b"null")
 _INT32_MIN, _INT32_MAX = -(1 << 31), (1 << 31) - 1
 
 
-class _RequestFields(msgspec.Struct, gc=False):
+class _RequestFields(msgspec.Struct, gc=False, kw_only=True):
     """The fields of a request line the reader uses, typed as ``unusable_field`` requires
     (a field it does not judge is not decoded). ``ok`` and ``phase`` are required: the line
-    reader reads a line without ``ok`` as a failure and one without ``phase`` as not measured."""
+    reader reads a line without ``ok`` as a failure and one without ``phase`` as not measured.
+    In the order ``RequestRecord.to_json`` writes them: msgspec matches a key against the
+    field after the last one first (~10% of the decode)."""
 
     request_id: Annotated[str, msgspec.Meta(min_length=1)]
-    ok: bool
     phase: Literal["measured", "warmup"]
-    start_ns: _Time = 0
     point: _Point | None = None
+    prompt_id: str | None = None
+    start_ns: _Time = 0
     first_token_ns: _Time | None = None
     end_ns: _Time | None = None
+    chunk_ns: Any = None  # typed by each kind of line below
     input_tokens: _Tokens | None = None
     output_tokens: _Tokens | None = None
-    attempts: _Attempts | None = None
     token_count_source: str | None = None
-    prompt_id: str | None = None
+    ok: bool
+    attempts: _Attempts | None = None
     raw: msgspec.Raw = _NULL  # an image render's payload (s_per_image): such a line is the line reader's
 
 
-class RequestLine(_RequestFields, gc=False):
+class RequestLine(_RequestFields, gc=False, kw_only=True):
     """A request line with its chunk times decoded and checked one by one (the reference
     for ``RawChunksLine``, and what a block whose chunk lists are not plain falls back to)."""
 
     chunk_ns: list[_Time] | None = None
 
 
-class RawChunksLine(_RequestFields, gc=False):
+class RawChunksLine(_RequestFields, gc=False, kw_only=True):
     """A request line with its chunk times left as JSON text: a block's lists are parsed
     together into one numpy array (``_chunk_times``), with no Python int per chunk time
     (32 million of them in a million-record run: most of what decoding a line cost)."""
