@@ -6,13 +6,20 @@ RecordWriter with its columnar index; one request in a thousand fails), then tim
 with no result.json) and the whole `servescope summarize` CLI.
 
     .venv/bin/python benchmarks/summarize_records.py --requests 1000000
+
+Before / after on a shared machine: ``--against OLD_SRC`` (another tree's ``src``, e.g.
+``git archive 63c9a6f src | tar -x -C /tmp/old``) runs the CLI alternately with that tree
+and this one, JSON only and through the index, ``--repeat`` rounds, each run's 1-minute
+load average beside it; ``--keep DIR`` writes the records there once and reuses them.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -73,12 +80,50 @@ def write_records(path: Path, n: int, chunks: int = 32, seed: int = 0) -> None:
             t += 1_000_000
 
 
+def _cli_s(src: Path | None, runs: Path, out: Path) -> tuple[float, float]:
+    """Wall seconds of one ``servescope summarize`` (with ``src`` first on the path, if given), and the 1-minute load before it."""
+    env = dict(os.environ)
+    if src is not None:
+        env["PYTHONPATH"] = str(src)
+    load = os.getloadavg()[0]
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "servescope", "summarize", "--in", str(runs), "--out", str(out)], check=True, capture_output=True, env=env)
+    return round(time.perf_counter() - t0, 2), round(load, 2)
+
+
+def compare(against: Path, keep: Path, n: int, rounds: int) -> None:
+    """This tree against ``against`` (another tree's src), alternating in the same minute."""
+    indexed, json_only = keep / "runs", keep / "runs-json-only"
+    if not (indexed / "bench-run" / "records.jsonl").is_file():
+        (indexed / "bench-run").mkdir(parents=True, exist_ok=True)
+        write_records(indexed / "bench-run" / "records.jsonl", n)
+    if not (json_only / "bench-run" / "records.jsonl").is_file():
+        (json_only / "bench-run").mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(indexed / "bench-run" / "records.jsonl", json_only / "bench-run" / "records.jsonl")
+    here = Path(__file__).resolve().parents[1] / "src"
+    rows = []
+    for r in range(rounds):
+        for runs in (json_only, indexed):
+            (before, load_b), (after, load_a) = _cli_s(against, runs, keep / "out"), _cli_s(here, runs, keep / "out")
+            row = {"round": r, "read": "index" if runs == indexed else "JSON only", "before_s": before, "after_s": after,
+                   "ratio": round(before / after, 2), "load_before_after": [load_b, load_a]}  # fmt: skip
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--requests", type=int, default=1_000_000)
     ap.add_argument("--repeat", type=int, default=3, help="times to run the CLI (the VM is noisy)")
     ap.add_argument("--no-index", action="store_true", help="delete the columnar index first: time the JSON-only path")
+    ap.add_argument("--against", type=Path, help="another tree's src: time its CLI and this one's alternately")
+    ap.add_argument("--keep", type=Path, help="with --against: a folder for the records (written once, then reused)")
     args = ap.parse_args()
+    if args.against is not None:
+        if args.keep is None:
+            ap.error("--against needs --keep DIR (a folder for the records, written once)")
+        compare(args.against, args.keep, args.requests, args.repeat)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         run_dir = Path(tmp) / "runs" / "bench-run"
         run_dir.mkdir(parents=True)
