@@ -11,13 +11,14 @@ A 200-request slice of the real Mooncake conversation trace
 were handed to the connection minus when the schedule said to send it. Latency is
 measured from the scheduled time, so lateness is never hidden from TTFT.
 
-    .venv/bin/python benchmarks/trace_replay.py [--speedup 2] [--requests 200]
+    .venv/bin/python benchmarks/trace_replay.py [--speedup 2] [--requests 200] [--workers N] [--pin]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -41,10 +42,22 @@ def main() -> None:
     ap.add_argument("--requests", type=int, default=200)
     ap.add_argument("--itl-ms", type=float, default=1.0)
     ap.add_argument("--workers", type=int, default=1, help="client processes (run --workers): a timestamp's sends are dealt over them")
+    ap.add_argument(
+        "--pin",
+        action="store_true",
+        help="the truth server on the last CPU, the client (and its workers) on the others: the server's work does not preempt the client's sends",
+    )
     args = ap.parse_args()
     resolved = build_load(LoadRequest(trace=args.trace, num_requests=args.requests, speedup=args.speedup))
     assert resolved.trace is not None
     with TruthServer(ttft_ms=5.0, itl_ms=args.itl_ms) as srv, tempfile.TemporaryDirectory() as out:
+        cpus = sorted(os.sched_getaffinity(0))
+        if args.pin:
+            if len(cpus) < 2:
+                raise SystemExit("--pin needs at least 2 CPUs")
+            assert srv.proc is not None
+            os.sched_setaffinity(srv.proc.pid, {cpus[-1]})
+            os.sched_setaffinity(0, set(cpus[:-1]))
         t = time.perf_counter()
         opts = RunOptions(workload_id=resolved.load.label, endpoint=srv.base_url, load=resolved, tokenizer=TOKENIZER, out_dir=Path(out), scrape_metrics=False,
                           workers=args.workers)  # fmt: skip
@@ -66,6 +79,8 @@ def main() -> None:
         "schedule_span_s": round(span_s, 3),
         "wall_s": round(wall, 2),
         "workers": args.workers,
+        "pinned": {"server": cpus[-1], "client": cpus[:-1]} if args.pin else None,
+        "load_avg_1m": os.getloadavg()[0],
         "lateness_ms": {k: round(float(v), 4) for k, v in (("p50", np.percentile(late_ms, 50)), ("p90", np.percentile(late_ms, 90)),
                                                              ("p99", np.percentile(late_ms, 99)), ("max", late_ms.max()), ("min", late_ms.min()))},
         "first_of_each_timestamp_lateness_ms": {"timestamps": len(first_ms), "p50": round(float(np.percentile(first_ms, 50)), 4),

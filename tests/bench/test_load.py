@@ -79,7 +79,7 @@ def test_open_loop_passes_the_scheduled_time_even_when_behind_schedule() -> None
         got[item] = scheduled
 
     offsets = [0, 5_000_000, 7_000_000, 30_000_000]
-    outcome = asyncio.run(open_loop(["a", "b", "c", "d"], offsets, run_one, clock=lambda: next(ticks)))
+    outcome = asyncio.run(open_loop(["a", "b", "c", "d"], offsets, run_one, clock=lambda: next(ticks), lead_ns=0))
     assert outcome.started_ns == 0
     assert got == {"a": 0, "b": 5_000_000, "c": 7_000_000, "d": 30_000_000}
     assert outcome.sent == 4
@@ -181,3 +181,33 @@ def test_open_loop_stopped_opens_every_gate_at_once() -> None:
     asyncio.run(open_loop(list(range(5)), [0, 10**9, 2 * 10**9, 3 * 10**9, 4 * 10**9], run_one, stopped=lambda: stop["now"]))
     assert sorted(sent) == list(range(5))
     assert time.perf_counter() - t < 0.5
+
+
+def test_the_first_requests_of_a_schedule_are_prepared_ahead_too() -> None:
+    """The schedule starts one lead from now: a burst at offset 0 is staged before its time like any other."""
+    prepared: list[int] = []
+    sent: list[int] = []
+
+    async def run_one(item: int, scheduled: int, gate: Gate) -> None:
+        prepared.append(time.perf_counter_ns())
+        await gate
+        sent.append(time.perf_counter_ns())
+
+    outcome = asyncio.run(open_loop(list(range(4)), [0, 0, 0, 0], run_one, lead_ns=50_000_000))
+    assert max(prepared) < outcome.started_ns <= min(sent)
+
+
+def test_sends_due_at_one_instant_go_cheapest_first_and_instants_keep_their_order() -> None:
+    """Each request of a burst waits for the writes before it: the cheapest are written first
+    (the SPT rule), which is on time for every one of them; a later instant still goes later."""
+    order: list[str] = []
+
+    async def run_one(item: str, scheduled: int, gate: Gate) -> None:
+        await gate
+        order.append(item)
+
+    items = ["big", "small", "mid", "later-big", "later-small"]
+    size = {"big": 900, "small": 10, "mid": 300, "later-big": 800, "later-small": 5}
+    offsets = [20_000_000] * 3 + [40_000_000] * 2
+    asyncio.run(open_loop(items, offsets, run_one, lead_ns=10_000_000, cost=size.__getitem__))
+    assert order == ["small", "mid", "big", "later-small", "later-big"]

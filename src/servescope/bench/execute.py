@@ -38,6 +38,11 @@ class LoadSpec:
     seed: int = 0
 
 
+def _body_size(req: PlannedRequest) -> int:
+    """What writing the request costs, near enough: its text's length (sends due at one instant go shortest first)."""
+    return len(req.prompt) + sum(len(m.get("content") or "") for m in req.messages or ())
+
+
 def _check_expected(record: RequestRecord) -> None:
     """A needle answer that does not contain the expected text is a failed request."""
     if record.ok and record.expected is not None:
@@ -119,12 +124,12 @@ async def run_point(
             outcome.load = await sessions_loop(measured, point, send_one, keep, t0_ns)
         elif point.offsets_ns is not None:  # a replayed trace: its own schedule
             stopped = (lambda: fail_fast.stopped) if fail_fast is not None else None
-            outcome.load = await open_loop(measured, point.offsets_ns, one, stopped=stopped, start_ns=start_ns)
+            outcome.load = await open_loop(measured, point.offsets_ns, one, stopped=stopped, start_ns=start_ns, cost=_body_size)
         elif load.rate is None:
             outcome.load = await closed_loop(measured, streams, one)
         else:
             offsets = arrival_offsets_ns(len(measured), load.rate, load.arrival, load.gamma_shape, load.seed)  # type: ignore[arg-type]
-            outcome.load = await open_loop(measured, offsets, one, stopped=(lambda: fail_fast.stopped) if fail_fast is not None else None)
+            outcome.load = await open_loop(measured, offsets, one, stopped=(lambda: fail_fast.stopped) if fail_fast is not None else None, cost=_body_size)
         if fail_fast is not None and fail_fast.stopped and outcome.load is not None:
             outcome.load.achieved_rate = None  # the requests not sent were never offered: no rate was achieved
     finally:

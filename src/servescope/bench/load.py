@@ -88,6 +88,7 @@ async def open_loop(
     stopped: Callable[[], bool] | None = None,
     start_ns: int | None = None,
     lead_ns: int = STAGE_LEAD_NS,
+    cost: Callable[[T], int] | None = None,
 ) -> LoadOutcome:
     """Send item i at ``start + offsets_ns[i]``: ``run_one(item, scheduled, gate)`` is called
     ``lead_ns`` before that time to prepare the request, and writes it once ``gate`` is done,
@@ -95,14 +96,18 @@ async def open_loop(
     in order). Latency starts at the scheduled time whatever happens.
     Once ``stopped()`` is true (the run stopped early) the rest are handed to ``run_one``
     at once, gates open, still with their scheduled times, so a stopped run does not sit out
-    its schedule. ``start_ns``: the schedule's start on ``clock`` (workers of one split run
-    share it); default now."""
-    start = clock() if start_ns is None else start_ns
+    its schedule. ``cost``: how long an item takes to write (its body's size, say): gates due at
+    one instant open cheapest first. ``start_ns``: the schedule's start on ``clock`` (workers of one split run
+    share it, set far enough ahead); default ``lead_ns`` from now."""
+    # the schedule starts one lead from now, so that its first requests are prepared ahead too
+    start = clock() + lead_ns if start_ns is None else start_ns
     is_stopped = stopped if stopped is not None else (lambda: False)
     loop = asyncio.get_running_loop()
     tasks: list[asyncio.Task[None]] = []
     limiter = asyncio.Semaphore(max_in_flight) if max_in_flight else None
     due: deque[tuple[int, Gate]] = deque()  # staged, gate not yet open, in schedule order
+    costs: dict[Gate, int] = {}
+    write_cost = costs.__getitem__ if cost is not None else None
     staged = asyncio.Event()
     all_staged = False
     last_opened = start
@@ -125,8 +130,12 @@ async def open_loop(
                 continue
             await _sleep_until(due[0][0], clock, is_stopped, SPIN_NS)
             now = clock()
+            opening: list[tuple[int, Gate]] = []
             while due and (due[0][0] <= now or is_stopped()):
-                gate = due.popleft()[1]
+                opening.append(due.popleft())
+            # every request due now is on time whatever their order among themselves: each one
+            # waits for the writes opened before it, so the shortest go first (the SPT rule)
+            for _, gate in sorted(opening, key=lambda entry: write_cost(entry[1])) if write_cost else opening:
                 if not gate.done():
                     gate.set_result(None)
             last_opened = now
@@ -137,6 +146,8 @@ async def open_loop(
             scheduled = start + off
             await _sleep_until(scheduled - lead_ns, clock, is_stopped)
             gate: Gate = loop.create_future()
+            if cost is not None:
+                costs[gate] = cost(it)
             due.append((scheduled, gate))
             staged.set()
             tasks.append(asyncio.create_task(guarded(it, scheduled, gate)))
