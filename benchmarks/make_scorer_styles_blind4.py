@@ -174,17 +174,19 @@ def numeric_cases() -> None:
             continue
         v = render(value, ans)
         other = wrong_num(value, ans, i + 3)
-        name, fn = right_styles[i % len(right_styles)]
+        name, fn = right_styles[(i // 2) % len(right_styles)]
         if name == "num-devanagari-digits" and not v.lstrip("-").isdigit():
             name, fn = right_styles[0]
-        add(suite, row, fn(suite, v, other), True, name)
+        if i % 2 == 0:
+            add(suite, row, fn(suite, v, other), True, name)
         if abs(value) >= 1000 and value.denominator == 1:
             n = abs(value.numerator)
             swiss = ("-" if value < 0 else "") + f"{n:,}".replace(",", "'")
             add(suite, row, f"Answer: {swiss}", True, "num-swiss-apostrophe-thousands")
         w = wrong_num(value, ans, i)
-        name, fn, amb = wrong_styles[i % len(wrong_styles)]
-        add(suite, row, fn(suite, v, w), False, name, amb)
+        name, fn, amb = wrong_styles[(i // 2) % len(wrong_styles)]
+        if i % 2 == 1:
+            add(suite, row, fn(suite, v, w), False, name, amb)
         if i % 3 == 0:
             t = transposed(v)
             if t and parse_num(t) != value:
@@ -232,9 +234,6 @@ def exact_cases() -> None:
         add(suite, row, fn(suite, v, w), True, name)
         name, fn, amb = wrong_styles[i % len(wrong_styles)]
         add(suite, row, fn(suite, v, w), False, name, amb)
-        if i % 4 == 1:
-            name, fn = right_styles[(i + 4) % len(right_styles)]
-            add(suite, row, fn(suite, v, w), True, name)
 
 
 # ---------------------------------------------------------------- mc
@@ -279,11 +278,206 @@ def mc_cases() -> None:
             add(suite, row, f"👉 {letter}) {rt}\n\n{confidence_tail(suite, letter)}", True, "mc-pointing-emoji-option-text")
 
 
+# ---------------------------------------------------------------- json
+
+def json_cases() -> None:
+    for i, (suite, row) in enumerate(rows_of("json")):
+        exp = row["expected"]
+        keys = list(exp)
+        num_keys = [k for k in keys if isinstance(exp[k], int)]
+        str_keys = [k for k in keys if isinstance(exp[k], str)]
+        off = dict(exp)
+        off[num_keys[i % len(num_keys)]] += 1 if i % 2 else -1
+        pretty = json.dumps(exp, indent=2)
+        right = [
+            ("json-crlf-pretty", pretty.replace("\n", "\r\n"), False),
+            ("json-in-json-tag", f"<json>{json.dumps(exp)}</json>", True),
+            ("json-keys-in-prompt-order-compact", json.dumps({k: exp[k] for k in sorted(exp, key=lambda k: row["text"].find(k))}, separators=(",", ":")), False),
+            ("json-python-dict-repr", repr(exp), True),
+            ("json-duplicate-key-last-right", json.dumps(off)[:-1] + f', "{num_keys[i % len(num_keys)]}": {exp[num_keys[i % len(num_keys)]]}' + "}", True),
+        ]
+        swapped = dict(exp)
+        if len(str_keys) >= 2:
+            swapped[str_keys[0]], swapped[str_keys[1]] = exp[str_keys[1]], exp[str_keys[0]]
+        else:
+            a, b = num_keys[0], num_keys[-1]
+            swapped[a], swapped[b] = exp[b], exp[a]
+        if swapped == exp:
+            swapped = off
+        wrong = [
+            ("json-value-off-by-one-crlf", json.dumps(off, indent=2).replace("\n", "\r\n"), False),
+            ("json-two-values-swapped", json.dumps(swapped), False),
+            ("json-nested-under-wrapper", json.dumps({row.get("category", "record"): exp}), True),
+            ("json-one-element-array", json.dumps([exp]), True),
+            ("json-in-json-tag-wrong", f"<json>{json.dumps(off)}</json>", False),
+            ("json-key-missing-python-repr", repr({k: v for k, v in exp.items() if k != keys[-1]}), False),
+        ]
+        for name, text, amb in (right[i % len(right)], right[(i + 2) % len(right)]):
+            add(suite, row, text, True, name, amb)
+        for name, text, amb in (wrong[i % len(wrong)], wrong[(i + 3) % len(wrong)]):
+            add(suite, row, text, False, name, amb)
+
+
+# ---------------------------------------------------------------- abstain, contains
+
+HALLUC = {
+    "Institute": (r"the (\w+ Institute)", "It was founded in 1962.", "1962", "Founded"),
+    "river": (r"the (\w+ river)", "It is roughly 480 kilometres long.", "480 km", "Length"),
+    "prize": (r"the (\w+ Prize)", "It went to the Dutch physicist Anna de Vries.", "Anna de Vries", "Winner (1987)"),
+    "novel": (r"novel '([^']+)'", "It was written by Margaret Ellison.", "Margaret Ellison", "Author"),
+}
+PASSAGE = r"Passage: (\w+)'s workshop opened in (\w+) in (\d{4})\. It builds one product, an? (\w+), and employs (\d+) people"
+
+
+def abstain_cases() -> None:
+    import re
+
+    for i, (suite, row) in enumerate(rows_of("abstain")):
+        if suite == "eval-hallucination-v1":
+            pattern, fabric, short, field = HALLUC[row["category"]]
+            found = re.search(pattern, row["text"])
+            thing = found.group(1) if found else "that"
+            right = [
+                ("abstain-korean", f"죄송하지만 {thing}에 대한 정보는 찾을 수 없습니다. 존재하지 않는 것 같아요. I don't know."),
+                ("abstain-answer-tag-unknown", "<answer>unknown</answer>"),
+                ("abstain-question-back", f"Are you sure about the name? I'm not aware of any {thing}, so I don't know."),
+                ("abstain-did-you-mean", f"I don't know of anything called {thing}; you may be thinking of a similarly named one. I can't answer this without inventing something."),
+                ("abstain-greek", f"Δεν γνωρίζω. I have no information about {thing}, and it may not exist."),
+            ]
+            wrong = [
+                ("abstain-hedged-not-100-sure", f"I'm not 100% sure, but I believe so: {fabric}"),
+                ("abstain-table-fabricated", f"| Field | Value |\n|---|---|\n| Name | {thing} |\n| {field} | {short} |"),
+                ("abstain-answer-tag-fabricated", f"<answer>{short}</answer>"),
+                ("abstain-korean-fabricated", f"{thing}: {short}. 제가 아는 바로는 그렇습니다."),
+                ("abstain-unsure-then-tldr-fabricates", f"I don't know this one for certain.\n\nTL;DR: {short}"),
+            ]
+        else:
+            found = re.search(PASSAGE, row["text"])
+            owner, city, year, product, staff = found.groups() if found else ("Eli", "Oslo", "1990", "lamp", "100")
+            question = row["text"].rsplit("Question:", 1)[-1].strip()
+            right = [
+                ("abstain-rag-korean-with-quote", "지문에는 나와 있지 않습니다. (The passage does not say.)"),
+                ("abstain-rag-answer-tag", "<answer>The passage does not say.</answer>"),
+                ("abstain-rag-tldr-lists-what-it-does-say", f"TL;DR: not stated.\n\nThe passage gives the city ({city}), the opening year ({year}), the product ({product}) and the staff count ({staff}), but nothing that answers \"{question}\" The passage does not say."),
+                ("abstain-rag-pointing-emoji", "👉 The passage does not say."),
+            ]
+            if "schools" in question:
+                fab = f"{staff} schools."
+            elif "revenue" in question:
+                fab = f"About {int(staff) * 9000:,} dollars a year."
+            elif "manager" in question:
+                fab = f"{owner}."
+            else:
+                fab = f"{owner}, who also opened the workshop in {city}."
+            wrong = [
+                ("abstain-rag-answer-tag-fabricated", f"<answer>{fab}</answer>"),
+                ("abstain-rag-tldr-fabricates", f"TL;DR: {fab}\n\n(Inferred from the passage.)"),
+                ("abstain-rag-says-cannot-then-guesses", f"The passage doesn't state it directly, but reading between the lines: {fab}"),
+            ]
+        name, text = right[i % len(right)]
+        add(suite, row, text, True, name)
+        name, text = wrong[i % len(wrong)]
+        add(suite, row, text, False, name)
+        name, text = right[(i + 2) % len(right)]
+        add(suite, row, text, True, name)
+
+
+def contains_cases() -> None:
+    import re
+
+    rows = rows_of("contains")
+    for i, (suite, row) in enumerate(rows):
+        v = str(row["answer"])
+        found = re.search(PASSAGE, row["text"])
+        owner, city, year, product, staff = found.groups() if found else ("Eli", "Oslo", "1990", "lamp", "100")
+        fields = [city, year, product, staff]
+        other = fields[(fields.index(v) + 1) % 4] if v in fields else owner
+        right = [
+            ("contains-answer-xml-tag", f"<answer>{v}</answer>"),
+            ("contains-korean-frame", f"답: {v} (지문 첫 문장)"),
+            ("contains-therefore-sign", f"∴ {v}"),
+            ("contains-tldr-then-quote", f"TL;DR: {v}\n\n> \"{owner}'s workshop opened in {city} in {year}.\""),
+            ("contains-hash-final", f"#### {v}"),
+        ]
+        wrong = [
+            ("contains-answer-xml-tag-wrong-field", f"<answer>{other}</answer>"),
+            ("contains-korean-frame-wrong", f"답: {other}"),
+            ("contains-owner-for-question", f"That would be {owner}."),
+            ("contains-hash-final-wrong", f"#### {other}"),
+        ]
+        for k in (0, 2):
+            name, text = right[(i + k) % len(right)]
+            add(suite, row, text, True, name)
+        for k in (0, 1):
+            name, text = wrong[(i + k) % len(wrong)]
+            add(suite, row, text, False, name)
+
+
+# ---------------------------------------------------------------- needle
+
+def needle_cases() -> None:
+    rows = rows_of("needle")
+    codes = [str(r["answer"]) for _, r in rows]
+    for i, (suite, row) in enumerate(rows):
+        v = str(row["answer"])
+        neighbour = codes[(i + 1) % len(codes)]
+        add(suite, row, f"<answer>{v}</answer>", True, "needle-answer-xml-tag")
+        add(suite, row, "-".join(v), True, "needle-digit-by-digit-dashes", True)
+        add(suite, row, f"금고 코드: {v}", True, "needle-korean-label")
+        add(suite, row, f"#### {v}", True, "needle-hash-final")
+        add(suite, row, f"<answer>{neighbour}</answer>", False, "needle-neighbour-row-code")
+        add(suite, row, f"Box 1: {v[:-1]}", False, "needle-last-digit-dropped")
+        t = transposed(v)
+        add(suite, row, f"∴ {t if t and t != v else neighbour}", False, "needle-therefore-transposed")
+        add(suite, row, f"👉 {neighbour}\n\n(I'm fairly sure it was near the start of the text.)", False, "needle-pointing-emoji-wrong")
+
+
+# ---------------------------------------------------------------- token integrity
+
+def token_integrity_cases() -> None:
+    for i, (suite, row) in enumerate(rows_of("token_integrity")):
+        n = int(row["score_args"]["lines"])
+        word = str(row["score_args"]["word"])
+        lines = [f"{k}. {word}" for k in range(1, n + 1)]
+        at = 11 + (i * 37) % (n - 20)
+
+        def spliced(new: str) -> str:
+            out = list(lines)
+            out[at] = new
+            return "\n".join(out)
+
+        right = [
+            ("count-clean-indented-two-spaces", "\n".join("  " + ln for ln in lines), True),
+            ("count-clean-blank-line-every-50", "\n".join(ln + ("\n" if k % 50 == 0 else "") for k, ln in enumerate(lines, 1)), True),
+            ("count-clean-stops-at-round-number", "\n".join(lines[: (n // 50) * 50]), True),
+            ("count-clean-exact-no-final-newline", "\n".join(lines), False),
+        ]
+        k1 = at + 1
+        wrong = [
+            ("count-soft-hyphen-inside-word", spliced(f"{k1}. {word[0]}\u00ad{word[1:]}")),
+            ("count-replacement-char-in-word", spliced(f"{k1}. \ufffd{word[1:]}")),
+            ("count-leaked-im-end-inside-line", spliced(f"{k1}. <|im_end|>{word}")),
+            ("count-space-inside-number", spliced(f"{str(k1)[0]} {str(k1)[1:]}. {word}") if k1 >= 10 else spliced(f"{k1} . {word}")),
+            ("count-word-split-by-space", spliced(f"{k1}. {word[0]} {word[1:]}")),
+            ("count-letter-o-for-zero", spliced(f"{str(k1).replace('0', 'O') if '0' in str(k1) else str(k1) + 'O'}. {word}")),
+            ("count-one-letter-substituted", spliced(f"{k1}. {'i' + word[1:] if word[0] != 'i' else 'o' + word[1:]}")),
+        ]
+        name, text, amb = right[i % len(right)]
+        add(suite, row, text, True, name, amb)
+        name, text = wrong[i % len(wrong)]
+        add(suite, row, text, False, name)
+
+
 def main() -> None:
     load()
     numeric_cases()
     exact_cases()
     mc_cases()
+    json_cases()
+    abstain_cases()
+    contains_cases()
+    needle_cases()
+    token_integrity_cases()
     OUT.write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in CASES))
     right = sum(c["verdict"] for c in CASES)
     amb = sum(c["ambiguous"] for c in CASES)
