@@ -168,6 +168,8 @@ def numeric_cases() -> None:
     ]
     i = 0
     for suite, row in rows_of("numeric"):
+        if suite == "eval-tools-small-v1":
+            continue  # tool_result_cases gives these rows answers that read the tool's result
         ans = str(row.get("answer", ""))
         value = parse_num(ans)
         if value is None:
@@ -378,8 +380,12 @@ def abstain_cases() -> None:
         add(suite, row, text, True, name)
         name, text = wrong[i % len(wrong)]
         add(suite, row, text, False, name)
-        name, text = right[(i + 2) % len(right)]
-        add(suite, row, text, True, name)
+        if i % 2:
+            name, text = right[(i + 2) % len(right)]
+            add(suite, row, text, True, name)
+        else:
+            name, text = wrong[(i + 1) % len(wrong)]
+            add(suite, row, text, False, name)
 
 
 def contains_cases() -> None:
@@ -468,6 +474,163 @@ def token_integrity_cases() -> None:
         add(suite, row, text, False, name)
 
 
+# ---------------------------------------------------------------- tool calls
+
+def call(name: str, args: dict | str, envelope: bool = False, k: int = 0) -> dict:
+    body = args if isinstance(args, str) else json.dumps(args)
+    fn = {"function": {"name": name, "arguments": body}}
+    if envelope:
+        return {"id": f"call_{k:04d}", "type": "function", **fn}
+    return fn
+
+
+def misspelt(city: str) -> str:
+    return city[:2] + city[1] + city[2:] if len(city) > 2 else city + "a"
+
+
+def tool_cases() -> None:
+    import re
+
+    for i, (suite, row) in enumerate(rows_of("tool_call")):
+        exp = row.get("expected") or {}
+        cat = row.get("category", "")
+        if exp.get("clarify"):
+            right = [
+                ("tool-clarify-city-and-country", "Happy to check! Which city (and country, if the name is shared) should I look up?"),
+                ("tool-clarify-korean", "어느 도시의 날씨를 확인해 드릴까요? (Which city should I check?)"),
+                ("tool-clarify-offers-units", "Sure. Where are you, or which place do you mean? I can give it in Celsius or Fahrenheit."),
+            ]
+            name, text = right[i % len(right)]
+            add(suite, row, text, True, name)
+            wrong_args = [{"city": ""}, {"city": "current location"}, {"city": "here"}][i % 3]
+            add(suite, row, "", False, ["tool-clarify-empty-city-call", "tool-clarify-current-location-call", "tool-clarify-deictic-city-call"][i % 3], tool_calls=[call("get_weather", wrong_args)])
+            continue
+        name, args = exp["name"], exp["arguments"]
+        add(suite, row, "", True, "tool-full-openai-envelope", tool_calls=[call(name, args, envelope=True, k=i)])
+        if "city" in args:
+            add(suite, row, "", True, "tool-optional-unit-arg", True, tool_calls=[call(name, {**args, "unit": "celsius"})])
+            add(suite, row, "", False, "tool-city-misspelt", tool_calls=[call(name, {**args, "city": misspelt(args["city"])})])
+            if cat == "revise":
+                old = re.search(r"not (\w+)", row["text"])
+                if old:
+                    add(suite, row, "", False, "tool-revise-calls-both-cities", tool_calls=[call(name, args), call(name, {"city": old.group(1)})])
+        elif "amount" in args:
+            add(suite, row, "", False, "tool-amount-as-string", True, tool_calls=[call(name, {**args, "amount": str(args["amount"])})])
+            add(suite, row, "", True, "tool-currency-codes-lowercase", True, tool_calls=[call(name, {**args, "from": args["from"].lower(), "to": args["to"].lower()})])
+            add(suite, row, "", False, "tool-currencies-reversed", tool_calls=[call(name, {**args, "from": args["to"], "to": args["from"]})])
+        elif "seconds" in args:
+            add(suite, row, "", True, "tool-timer-with-label", tool_calls=[call(name, {**args, "label": "tea" if "tea" in row["text"] else "timer"})])
+            minutes = re.search(r"(\d+) minutes", row["text"])
+            wrong = int(minutes.group(1)) if minutes else args["seconds"] + 60
+            add(suite, row, "", False, "tool-timer-seconds-off", tool_calls=[call(name, {**args, "seconds": wrong})])
+        elif "doc_id" in args:
+            add(suite, row, "", False, "tool-chain-doc-id-as-string", True, tool_calls=[call(name, {"doc_id": str(args["doc_id"])})])
+            query = re.search(r"about (\w+)", row["text"])
+            add(suite, row, "", False, "tool-chain-searches-again", tool_calls=[call("search_docs", {"query": query.group(1) if query else "document"})])
+        if i % 3 == 0:
+            text = f"```tool_code\n{name}({', '.join(f'{k}={v!r}' for k, v in args.items())})\n```"
+            add(suite, row, text, True, "tool-text-tool-code-block", True)
+
+
+def tool_result_cases() -> None:
+    """tools-small use_result rows are scored as numbers: the model reports the tool's reading."""
+    import re
+
+    for i, row in enumerate(r for r in ROWS["eval-tools-small-v1"] if r["scorer"] == "numeric"):
+        v = str(row["answer"])
+        city = re.search(r"in (\w+)\?", row["text"])
+        c = city.group(1) if city else "the city"
+        add("eval-tools-small-v1", row, f"{c}의 현재 기온은 {v}°C이며 하늘은 맑습니다.", True, "tool-result-korean")
+        add("eval-tools-small-v1", row, f"Right now in {c}: {v} °C under clear skies. Want the forecast for tomorrow too?", True, "tool-result-followup-offer")
+        add("eval-tools-small-v1", row, f"Right now in {c}: {int(v) + 10} °C under clear skies.", False, "tool-result-misread-by-ten")
+        add("eval-tools-small-v1", row, f"<answer>{int(v) - 1}</answer>", False, "tool-result-answer-tag-off-by-one")
+
+
+# ---------------------------------------------------------------- code
+
+CODE: dict[str, list[tuple[str, str, bool, bool]]] = {
+    "add": [
+        ("code-reduce-operator", "from functools import reduce\nimport operator\n\n\ndef add(a, b):\n    return reduce(operator.add, (a, b))", True, False),
+        ("code-int-cast", "def add(a, b):\n    return int(a) + int(b)", False, False),
+    ],
+    "is_even": [
+        ("code-bitwise-not-and", "def is_even(n):\n    return not n & 1", True, False),
+        ("code-positive-only-guard", "def is_even(n):\n    return n % 2 == 0 if n > 0 else False", False, False),
+    ],
+    "reverse_string": [
+        ("code-index-countdown-join", "def reverse_string(s):\n    return \"\".join(s[i] for i in range(len(s) - 1, -1, -1))", True, False),
+        ("code-slice-stop-zero", "def reverse_string(s):\n    return s[-1:0:-1]", False, False),
+    ],
+    "maximum": [
+        ("code-reduce-lambda", "from functools import reduce\n\n\ndef maximum(xs):\n    return reduce(lambda a, b: a if a >= b else b, xs)", True, False),
+        ("code-zero-start-max", "def maximum(xs):\n    best = 0\n    for x in xs:\n        if x > best:\n            best = x\n    return best", False, False),
+    ],
+    "count_vowels": [
+        ("code-map-count", "def count_vowels(s):\n    return sum(map(s.count, \"aeiou\"))", True, False),
+        ("code-translate-counts-consonants", "def count_vowels(s):\n    return len(s.translate(str.maketrans(\"\", \"\", \"aeiou\")))", False, False),
+    ],
+    "factorial": [
+        ("code-countdown-while", "def factorial(n):\n    result = 1\n    while n > 1:\n        result *= n\n        n -= 1\n    return result", True, False),
+        ("code-base-case-returns-n", "def factorial(n):\n    return n * factorial(n - 1) if n > 1 else n", False, False),
+    ],
+    "fizzbuzz": [
+        ("code-string-multiply", "def fizzbuzz(n):\n    out = \"Fizz\" * (n % 3 == 0) + \"Buzz\" * (n % 5 == 0)\n    return out or str(n)", True, False),
+        ("code-fifteen-checked-last", "def fizzbuzz(n):\n    if n % 3 == 0:\n        return \"Fizz\"\n    if n % 5 == 0:\n        return \"Buzz\"\n    if n % 15 == 0:\n        return \"FizzBuzz\"\n    return str(n)", False, False),
+    ],
+    "square_all": [
+        ("code-map-pow", "def square_all(xs):\n    return list(map(pow, xs, [2] * len(xs)))", True, False),
+        ("code-filters-zeros", "def square_all(xs):\n    return [x ** 2 for x in xs if x]", False, False),
+    ],
+    "is_palindrome": [
+        ("code-mirror-index", "def is_palindrome(s):\n    return all(s[i] == s[~i] for i in range(len(s) // 2))", True, False),
+        ("code-halves-compare-odd-bug", "def is_palindrome(s):\n    half = len(s) // 2\n    return s[:half] == s[half:][::-1]", False, False),
+    ],
+    "sum_digits": [
+        ("code-ord-offset", "def sum_digits(n):\n    return sum(ord(c) - 48 for c in str(n))", True, False),
+        ("code-mod-nine", "def sum_digits(n):\n    return n % 9", False, False),
+    ],
+    "first_word": [
+        ("code-split-maxsplit", "def first_word(s):\n    return s.split(maxsplit=1)[0]", True, False),
+        ("code-split-single-space", "def first_word(s):\n    return s.split(\" \")[0]", False, True),
+        ("code-index-of-space", "def first_word(s):\n    return s[: s.index(\" \")]", False, False),
+    ],
+    "celsius_to_f": [
+        ("code-one-point-eight", "def celsius_to_f(c):\n    return c * 1.8 + 32", True, False),
+        ("code-floor-division", "def celsius_to_f(c):\n    return c * 9 // 5 + 32", False, False),
+    ],
+    "sort_numbers": [
+        ("code-heapq-sort", "import heapq\n\n\ndef sort_numbers(xs):\n    heap = list(xs)\n    heapq.heapify(heap)\n    return [heapq.heappop(heap) for _ in range(len(heap))]", True, True),
+        ("code-insertion-sort", "def sort_numbers(xs):\n    out = []\n    for x in xs:\n        i = len(out)\n        while i > 0 and out[i - 1] > x:\n            i -= 1\n        out.insert(i, x)\n    return out", True, False),
+        ("code-bubble-one-pass", "def sort_numbers(xs):\n    out = list(xs)\n    for i in range(len(out) - 1):\n        if out[i] > out[i + 1]:\n            out[i], out[i + 1] = out[i + 1], out[i]\n    return out", False, False),
+    ],
+    "word_counts": [
+        ("code-dict-get-count", "def word_counts(s):\n    counts = {}\n    for word in s.split():\n        counts[word] = counts.get(word, 0) + 1\n    return counts", True, False),
+        ("code-split-on-single-space", "def word_counts(s):\n    counts = {}\n    for word in s.split(\" \"):\n        counts[word] = counts.get(word, 0) + 1\n    return counts", False, False),
+    ],
+    "distinct": [
+        ("code-dict-fromkeys", "def distinct(xs):\n    return list(dict.fromkeys(xs))", True, False),
+        ("code-keeps-last-occurrence", "def distinct(xs):\n    return [x for i, x in enumerate(xs) if x not in xs[i + 1 :]]", False, False),
+    ],
+}
+CODE_FRAMES = [
+    ("", lambda code: f"```python\n{code}\n```"),
+    ("-korean-note", lambda code: f"다음은 요청하신 함수입니다:\n\n```python\n{code}\n```"),
+    ("-with-usage-comment", lambda code: f"```python\n{code}\n\n# usage: call it with the inputs from your task\n```"),
+]
+
+
+def code_cases() -> None:
+    import re
+
+    for i, (suite, row) in enumerate(rows_of("code_exec")):
+        fn = re.search(r"def (\w+)\(", row["text"])
+        if not fn or fn.group(1) not in CODE:
+            continue
+        for k, (style, code, verdict, amb) in enumerate(CODE[fn.group(1)]):
+            suffix, frame = CODE_FRAMES[(i + k) % len(CODE_FRAMES)]
+            add(suite, row, frame(code), verdict, style + suffix, amb)
+
+
 def main() -> None:
     load()
     numeric_cases()
@@ -478,6 +641,9 @@ def main() -> None:
     contains_cases()
     needle_cases()
     token_integrity_cases()
+    tool_cases()
+    tool_result_cases()
+    code_cases()
     OUT.write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in CASES))
     right = sum(c["verdict"] for c in CASES)
     amb = sum(c["ambiguous"] for c in CASES)
