@@ -276,7 +276,7 @@ def mc_cases() -> None:
         else:
             name, text, amb = wrong[(i // 2) % len(wrong)]
             add(suite, row, text, False, name, amb)
-        if i % 5 == 0:
+        if i % 9 == 0:
             add(suite, row, f"👉 {letter}) {rt}\n\n{confidence_tail(suite, letter)}", True, "mc-pointing-emoji-option-text")
 
 
@@ -314,9 +314,9 @@ def json_cases() -> None:
             ("json-in-json-tag-wrong", f"<json>{json.dumps(off)}</json>", False),
             ("json-key-missing-python-repr", repr({k: v for k, v in exp.items() if k != keys[-1]}), False),
         ]
-        for name, text, amb in (right[i % len(right)], right[(i + 2) % len(right)]):
+        for name, text, amb in (right[i % len(right)], right[(i + 2) % len(right)])[: 1 + i % 2]:
             add(suite, row, text, True, name, amb)
-        for name, text, amb in (wrong[i % len(wrong)], wrong[(i + 3) % len(wrong)]):
+        for name, text, amb in (wrong[i % len(wrong)], wrong[(i + 3) % len(wrong)])[: 2 - i % 2]:
             add(suite, row, text, False, name, amb)
 
 
@@ -430,12 +430,10 @@ def needle_cases() -> None:
         add(suite, row, f"<answer>{v}</answer>", True, "needle-answer-xml-tag")
         add(suite, row, "-".join(v), True, "needle-digit-by-digit-dashes", True)
         add(suite, row, f"금고 코드: {v}", True, "needle-korean-label")
-        add(suite, row, f"#### {v}", True, "needle-hash-final")
         add(suite, row, f"<answer>{neighbour}</answer>", False, "needle-neighbour-row-code")
         add(suite, row, f"Box 1: {v[:-1]}", False, "needle-last-digit-dropped")
         t = transposed(v)
         add(suite, row, f"∴ {t if t and t != v else neighbour}", False, "needle-therefore-transposed")
-        add(suite, row, f"👉 {neighbour}\n\n(I'm fairly sure it was near the start of the text.)", False, "needle-pointing-emoji-wrong")
 
 
 # ---------------------------------------------------------------- token integrity
@@ -631,6 +629,359 @@ def code_cases() -> None:
             add(suite, row, frame(code), verdict, style + suffix, amb)
 
 
+# ---------------------------------------------------------------- instruction
+
+FILLERS = [
+    "There is a calm rhythm to {t} that rewards patient attention.",
+    "People often notice {t} only when they slow down.",
+    "There is always something new to learn about {t}.",
+    "Each season changes how we see {t}.",
+    "A short walk is enough to see {t} differently.",
+    "Some of the best stories begin with {t}.",
+    "Friends who share {t} tend to share a lot else.",
+    "Nobody needs special gear to enjoy {t} properly.",
+    "Writing about {t} helps me remember why it matters.",
+    "Even a quick look at {t} can lift a heavy mood.",
+    "It is easy to lose an afternoon thinking about {t}.",
+    "Details that seem minor make {t} memorable for years.",
+]
+SHORT = ["I find {t} calm and steady.", "Patience pays off with {t}."]
+OPENERS = {
+    "Imagine": "Imagine a slow afternoon spent with {t}.",
+    "Honestly": "Honestly there is more to {t} than most people notice.",
+    "Today": "Today I want to share a few thoughts on {t}.",
+    "Yesterday": "Yesterday I spent a long while thinking about {t}.",
+}
+CONTAINS = {
+    "blue": "The sky above turns a soft blue.",
+    "bridge": "An old bridge crosses the water nearby.",
+    "garden": "A tiny garden sits at the edge of it all.",
+    "lantern": "A single lantern glows near the door.",
+    "morning": "The morning air feels fresh and clear.",
+    "quiet": "Everything feels quiet and unhurried.",
+    "river": "A river runs close by.",
+}
+KEYWORDS = {
+    "light": ["The light shifts across the room.", "Soft light makes everything warmer.", "Evening light fades slowly."],
+    "path": ["A narrow path leads the way.", "Every path has its own pace.", "The path bends out of sight."],
+    "small": ["Small moments count.", "A small step is enough.", "Small joys add up."],
+    "time": ["Time moves slowly here.", "There is time for everything.", "Give it time and it opens up."],
+}
+PLACEHOLDER_PARTS = ["Meet me at [place]", " on [date]", " with [name]", " and bring [item]", " before [time]"]
+FORBIDDEN_FALLBACK = {"really": "Really", "very": "Very", "nice": "Nice", "good": "Good", "beautiful": "Beautiful"}
+
+
+def topic_of(prompt: str) -> str:
+    import re
+
+    for pattern in (r"about (.+?)(?:\.|,| in | using | without | that | as |$)", r"Describe (.+?) in ", r"Describe (.+?)[.?]", r"what makes (.+?) interesting", r"new to (.+?)[.,]"):
+        found = re.search(pattern, prompt)
+        if found:
+            return found.group(1).strip()
+    return "it"
+
+
+def lower_first(s: str) -> str:
+    return s[0].lower() + s[1:] if s else s
+
+
+def merge(a: str, b: str) -> str:
+    return a.rstrip(".!?") + " and " + lower_first(b)
+
+
+def words(text: str) -> int:
+    return len(text.split())
+
+
+def sentences(text: str) -> int:
+    import re
+
+    return len([s for s in re.findall(r"[^.!?]+[.!?]+|[^.!?]+$", text) if s.strip(" \n\"*-")])
+
+
+def check(rule: dict, text: str) -> bool:
+    """The author's own reading of each rule, used only to keep constructed verdicts honest."""
+    import re
+
+    name, value = rule["rule"], rule.get("value")
+    body = text.strip()
+    if name == "max_words":
+        return words(body) <= value
+    if name == "min_words":
+        return words(body) >= value
+    if name == "sentence_count":
+        return sentences(body) == value
+    if name == "no_commas":
+        return "," not in body
+    if name == "uppercase":
+        return body == body.upper()
+    if name == "lowercase":
+        return body == body.lower()
+    if name == "language_ascii":
+        return body.isascii()
+    if name == "not_contains":
+        return not re.search(rf"\b{re.escape(value)}\b", body, re.I)
+    if name == "contains":
+        return re.search(rf"\b{re.escape(value)}\b", body, re.I) is not None
+    if name == "keyword_count":
+        return len(re.findall(rf"\b{re.escape(value['word'])}\b", body, re.I)) >= value["min"]
+    if name == "starts_with":
+        return body.split()[0].strip("\"*") == value
+    if name == "ends_with":
+        return body.rstrip("\"").endswith(value)
+    if name == "postscript":
+        last = body.split("\n\n")[-1]
+        return last.startswith(value)
+    if name == "bullet_count":
+        return len([ln for ln in body.splitlines() if ln.startswith("- ")]) == value and not any(ln.startswith(("* ", "+ ")) for ln in body.splitlines())
+    if name == "highlight_count":
+        return len(re.findall(r"\*[^*\n]+\*", body)) >= value
+    if name == "placeholder_count":
+        return len(re.findall(r"\[[^\]\n]+\]", body)) >= value
+    if name == "section_count":
+        return len(re.findall(rf"^{value['marker']} \d+", body, re.M)) == value["count"]
+    if name == "paragraph_count":
+        return len([p for p in re.split(r"\n\s*\n", body) if p.strip()]) == value
+    if name == "title":
+        return re.search(r"<<[^<>\n]+>>", body) is not None
+    if name == "quotation":
+        return body.startswith('"') and body.endswith('"')
+    if name in ("json", "json_keys"):
+        try:
+            obj = json.loads(body)
+        except ValueError:
+            return False
+        return isinstance(obj, dict) and (name == "json" or set(obj) == set(value))
+    raise ValueError(name)
+
+
+def build(row: dict, rules: dict, layout: str, drop: str = "") -> str | None:
+    """Compose an answer keeping every rule (except `drop`, which the caller breaks on purpose)."""
+    import re
+
+    t = topic_of(row["text"])
+    T = t[0].upper() + t[1:]
+    if "json" in rules or "json_keys" in rules:
+        keys = rules.get("json_keys") or re.findall(r"'(\w+)'", row["text"])[:2] or ["topic", "mood"]
+        vals = [t, "calm and curious", "a quiet story worth telling"]
+        obj = {k: vals[n % len(vals)] for n, k in enumerate(keys)}
+        if layout == "alt":
+            return json.dumps(obj, indent=3)
+        return json.dumps(obj)
+    fill = [f.format(t=t, T=T) for f in FILLERS]
+    off = sum(map(ord, row["id"])) % len(fill)
+    fill = fill[off:] + fill[:off]
+    if "max_words" in rules and rules["max_words"] <= 20:
+        fill = [s.format(t=t, T=T) for s in SHORT]
+    inserts: list[str] = []
+    if "contains" in rules:
+        w = rules["contains"]
+        inserts.append(CONTAINS.get(w, f"There is a {w} in it too."))
+    if "keyword_count" in rules:
+        kw = rules["keyword_count"]
+        pool = KEYWORDS.get(kw["word"], [f"The {kw['word']} matters."] * 3)
+        inserts.extend(pool[: kw["min"]] + [f"The {kw['word']} matters."] * max(0, kw["min"] - len(pool)))
+    if "placeholder_count" in rules:
+        inserts.append("".join(PLACEHOLDER_PARTS[: max(rules["placeholder_count"], 1)]) + ".")
+    opener = None
+    if "starts_with" in rules:
+        w = rules["starts_with"]
+        opener = OPENERS.get(w, f"{w} {t} stays on my mind.").format(t=t)
+    closer = None
+    if "ends_with" in rules:
+        e = rules["ends_with"]
+        closer = e if e[-1] in ".!?" else f"Now this little note about {t} is {e}"
+    n_sent = rules.get("sentence_count")
+    units = inserts[:]
+    if n_sent is not None:
+        fixed = (opener is not None) + (closer is not None)
+        need = n_sent - fixed
+        if need < 1 and not units:
+            units = []
+        elif need < 1:
+            return None
+        while len(units) > need:
+            units[-2:] = [merge(units[-2], units[-1])]
+        k = 0
+        while len(units) < need:
+            units.append(fill[k % len(fill)])
+            k += 1
+        if "min_words" in rules:
+            k = 0
+            while words(" ".join(units)) + 12 < rules["min_words"] and k < 20:
+                units[k % len(units)] = merge(units[k % len(units)], fill[(k + 3) % len(fill)])
+                k += 1
+    else:
+        base = 3
+        if "bullet_count" in rules:
+            base = rules["bullet_count"]
+        if "section_count" in rules:
+            base = rules["section_count"]["count"]
+        if "paragraph_count" in rules:
+            base = rules["paragraph_count"] * 2
+        k = 0
+        while len(units) < base:
+            units.append(fill[k % len(fill)])
+            k += 1
+        while "min_words" in rules and words(" ".join(units)) < rules["min_words"] + 6 and k < 40:
+            units.append(fill[k % len(fill)])
+            k += 1
+    if "max_words" in rules:
+        while words(" ".join(units + [opener or "", closer or ""])) > rules["max_words"] - 1 and len(units) > 1:
+            units.pop()
+        if n_sent is None and opener and units and words(" ".join(units + [opener, closer or ""])) > rules["max_words"]:
+            units = []
+    if "highlight_count" in rules:
+        h = rules["highlight_count"]
+        marks = 0
+        for n, u in enumerate(units):
+            if marks < h:
+                units[n] = "*" + u.rstrip(".") + "*."
+                marks += 1
+        if marks < h:
+            return None
+    if opener:
+        units.insert(0, opener)
+    if closer:
+        units.append(closer)
+    if not units:
+        return None
+    if "bullet_count" in rules:
+        b = rules["bullet_count"]
+        while len(units) > b:
+            units[-2:] = [units[-2] + " " + units[-1]]
+        if len(units) < b:
+            return None
+        body = ("\n\n" if layout == "alt" else "\n").join("- " + u for u in units)
+    elif "section_count" in rules:
+        s = rules["section_count"]
+        chunks = [units[n :: s["count"]] for n in range(s["count"])]
+        if any(not c for c in chunks):
+            return None
+        body = "\n\n".join(f"{s['marker']} {n + 1}\n" + " ".join(c) for n, c in enumerate(chunks))
+    elif "paragraph_count" in rules:
+        p = rules["paragraph_count"]
+        chunks = [units[n * len(units) // p : (n + 1) * len(units) // p] for n in range(p)]
+        if any(not c for c in chunks):
+            return None
+        body = "\n\n".join(" ".join(c) for c in chunks)
+    else:
+        body = ("\n" if layout == "alt" else " ").join(units)
+    if "title" in rules:
+        body = f"<<Notes on {t}>>\n\n" + body
+    if "postscript" in rules:
+        body += f"\n\n{rules['postscript']} Let me know what you think."
+    if "uppercase" in rules:
+        body = body.upper()
+    if "lowercase" in rules:
+        body = body.lower()
+    if "quotation" in rules:
+        body = f'"{body}"'
+    return body
+
+
+def break_rule(rule: str, value, text: str, row: dict) -> tuple[str, str] | None:
+    """Break exactly one rule, the subtle way a model slips."""
+    import re
+
+    if rule == "max_words":
+        return "instr-over-by-a-filler-word", re.sub(r"(\S+)$", r"truly \1", text.rstrip()) if words(text) == value else text.rstrip() + " Truly so." * max(1, value - words(text) + 1)
+    if rule == "min_words":
+        return "instr-under-by-one-sentence", " ".join(text.split()[: value - 3]) + "."
+    if rule == "sentence_count":
+        return "instr-one-afterthought-sentence", text.rstrip() + " That is it."
+    if rule == "no_commas":
+        parts = text.split(" ", 1)
+        return "instr-comma-after-opening-word", parts[0] + ", " + parts[1] if len(parts) == 2 else None
+    if rule == "uppercase":
+        return "instr-upper-time-suffix-lowercase", text.rstrip() + " SEE YOU AT 7 pm."
+    if rule == "lowercase":
+        return "instr-lower-proper-noun-capitalised", text.rstrip() + " maybe next time in Paris."
+    if rule == "language_ascii":
+        return "instr-ascii-unicode-ellipsis", text.replace(".", "\u2026", 1)
+    if rule == "not_contains":
+        return "instr-forbidden-word-capitalised-opener", FORBIDDEN_FALLBACK.get(value, value.title()) + " " + lower_first(text)
+    if rule == "contains":
+        swap = {"blue": "azure", "bridge": "crossing", "garden": "yard", "lantern": "lamp", "morning": "dawn", "quiet": "hushed", "river": "stream"}
+        return "instr-contains-synonym-instead", re.sub(rf"\b{value}\b", swap.get(value, "thing"), text, flags=re.I)
+    if rule == "keyword_count":
+        w = value["word"]
+        hits = [m.start() for m in re.finditer(rf"\b{w}\b", text, re.I)]
+        if not hits:
+            return None
+        cut = hits[-1]
+        return "instr-keyword-one-short-synonym", text[:cut] + {"light": "glow", "path": "trail", "small": "tiny", "time": "while"}.get(w, "it") + text[cut + len(w) :]
+    if rule == "starts_with":
+        synonym = {"Imagine": "Picture", "Honestly": "Frankly", "Today": "This morning", "Yesterday": "Last night"}.get(value, "Well")
+        return "instr-opener-synonym-of-required-word", synonym + text[len(value) :] if text.startswith(value) else None
+    if rule == "ends_with":
+        return "instr-ends-then-emoji", text.rstrip() + " \U0001f642"
+    if rule == "postscript":
+        head, _, ps = text.rpartition("\n\n")
+        return "instr-postscript-mid-text", ps + "\n\n" + head
+    if rule == "bullet_count":
+        return "instr-bullets-one-extra-summary", text.rstrip() + "\n- In short: worth it."
+    if rule == "highlight_count":
+        first = text.find("*")
+        end = text.find("*", first + 1)
+        return "instr-highlights-one-unmarked", text[:first] + text[first + 1 : end] + text[end + 1 :] if first >= 0 < end else None
+    if rule == "placeholder_count":
+        return "instr-placeholder-curly-braces", text.replace("[", "{", 1).replace("]", "}", 1)
+    if rule == "section_count":
+        last = text.rfind(value["marker"] + " ")
+        return "instr-sections-last-one-missing", text[:last].rstrip() + "\n" + text[last:].split("\n", 1)[-1]
+    if rule == "paragraph_count":
+        return "instr-paragraphs-single-newline", text.replace("\n\n", "\n")
+    if rule == "title":
+        return "instr-title-as-markdown-heading", re.sub(r"<<([^<>\n]+)>>", r"# \1", text)
+    if rule == "quotation":
+        return "instr-closing-quote-missing", text.rstrip().rstrip('"')
+    if rule == "json_keys":
+        obj = json.loads(text)
+        k = list(obj)[-1]
+        obj[k.capitalize()] = obj.pop(k)
+        return "instr-json-key-capitalised", json.dumps(obj)
+    if rule == "json":
+        obj = json.loads(text)
+        return "instr-json-single-quoted", repr(obj)
+    return None
+
+
+def instruction_cases() -> None:
+    skipped = 0
+    for i, (suite, row) in enumerate(rows_of("instruction")):
+        rule_list = row["score_args"]["rules"]
+        rules = {r["rule"]: r.get("value", True) for r in rule_list}
+        if "postscript" in rules and "sentence_count" in rules:
+            skipped += 1
+            continue
+        amb = "uppercase" in rules and ({"contains", "keyword_count"} & set(rules))
+        layout = "alt" if i % 2 else "plain"
+        text = build(row, rules, layout)
+        if text is None or not all(check(r, text) for r in rule_list):
+            skipped += 1
+            continue
+        style = "instr-all-rules-" + ("one-unit-per-line" if layout == "alt" else "woven")
+        if layout == "alt" and "bullet_count" in rules:
+            style = "instr-all-rules-bullets-blank-line-apart"
+        if layout == "alt" and ("json" in rules or "json_keys" in rules):
+            style = "instr-all-rules-json-indent3"
+        if i % 3 == 0 and "ends_with" not in rules and "starts_with" not in rules:
+            text = "\n\n" + text + "\n"
+            style = "instr-all-rules-padded-blank-lines"
+        add(suite, row, text, True, style, bool(amb))
+        target = rule_list[i % len(rule_list)]
+        broken = break_rule(target["rule"], target.get("value"), build(row, rules, "plain") or "", row)
+        if broken is None or broken[1] is None:
+            continue
+        name, bad = broken
+        others_hold = all(check(r, bad) for r in rule_list if r is not target)
+        if check(target, bad) or not others_hold:
+            continue
+        add(suite, row, bad, False, name)
+    print(f"instruction rows skipped: {skipped}")
+
+
 def main() -> None:
     load()
     numeric_cases()
@@ -644,6 +995,7 @@ def main() -> None:
     tool_cases()
     tool_result_cases()
     code_cases()
+    instruction_cases()
     OUT.write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in CASES))
     right = sum(c["verdict"] for c in CASES)
     amb = sum(c["ambiguous"] for c in CASES)
