@@ -179,17 +179,13 @@ def numeric_cases() -> None:
         name, fn = right_styles[(i // 2) % len(right_styles)]
         if name == "num-devanagari-digits" and not v.lstrip("-").isdigit():
             name, fn = right_styles[0]
-        if i % 2 == 0:
+        if i % 2 == 0 or i % 5 == 1:
             add(suite, row, fn(suite, v, other), True, name)
-        if abs(value) >= 1000 and value.denominator == 1:
-            n = abs(value.numerator)
-            swiss = ("-" if value < 0 else "") + f"{n:,}".replace(",", "'")
-            add(suite, row, f"Answer: {swiss}", True, "num-swiss-apostrophe-thousands")
         w = wrong_num(value, ans, i)
         name, fn, amb = wrong_styles[(i // 2) % len(wrong_styles)]
         if i % 2 == 1:
             add(suite, row, fn(suite, v, w), False, name, amb)
-        if i % 3 == 0:
+        if i % 7 == 0:
             t = transposed(v)
             if t and parse_num(t) != value:
                 add(suite, row, f"Answer: {t}", False, "num-transposed-digits")
@@ -232,10 +228,12 @@ def exact_cases() -> None:
         if not pool:
             pool = [str(r["answer"]) for s2, r in rows if s2 == suite and str(r["answer"]).lower() not in aliases]
         w = pool[i % len(pool)]
-        name, fn = right_styles[i % len(right_styles)]
-        add(suite, row, fn(suite, v, w), True, name)
-        name, fn, amb = wrong_styles[i % len(wrong_styles)]
-        add(suite, row, fn(suite, v, w), False, name, amb)
+        name, fn = right_styles[(i // 2) % len(right_styles)]
+        if i % 2 == 0 or i % 3 == 0:
+            add(suite, row, fn(suite, v, w), True, name)
+        name, fn, amb = wrong_styles[(i // 2) % len(wrong_styles)]
+        if i % 2 == 1 or i % 3 == 0:
+            add(suite, row, fn(suite, v, w), False, name, amb)
 
 
 # ---------------------------------------------------------------- mc
@@ -308,9 +306,8 @@ def json_cases() -> None:
             swapped = off
         wrong = [
             ("json-value-off-by-one-crlf", json.dumps(off, indent=2).replace("\n", "\r\n"), False),
-            ("json-two-values-swapped", json.dumps(swapped), False),
+            ("json-two-values-swapped-tabs", json.dumps(swapped, indent="\t"), False),
             ("json-nested-under-wrapper", json.dumps({row.get("category", "record"): exp}), True),
-            ("json-one-element-array", json.dumps([exp]), True),
             ("json-in-json-tag-wrong", f"<json>{json.dumps(off)}</json>", False),
             ("json-key-missing-python-repr", repr({k: v for k, v in exp.items() if k != keys[-1]}), False),
         ]
@@ -380,10 +377,10 @@ def abstain_cases() -> None:
         add(suite, row, text, True, name)
         name, text = wrong[i % len(wrong)]
         add(suite, row, text, False, name)
-        if i % 2:
+        if i % 4 == 1:
             name, text = right[(i + 2) % len(right)]
             add(suite, row, text, True, name)
-        else:
+        elif i % 4 == 2:
             name, text = wrong[(i + 1) % len(wrong)]
             add(suite, row, text, False, name)
 
@@ -454,7 +451,7 @@ def token_integrity_cases() -> None:
             ("count-clean-indented-two-spaces", "\n".join("  " + ln for ln in lines), True),
             ("count-clean-blank-line-every-50", "\n".join(ln + ("\n" if k % 50 == 0 else "") for k, ln in enumerate(lines, 1)), True),
             ("count-clean-stops-at-round-number", "\n".join(lines[: (n // 50) * 50]), True),
-            ("count-clean-exact-no-final-newline", "\n".join(lines), False),
+            ("count-clean-two-spaces-after-period", "\n".join(ln.replace(". ", ".  ", 1) for ln in lines), True),
         ]
         k1 = at + 1
         wrong = [
@@ -466,10 +463,12 @@ def token_integrity_cases() -> None:
             ("count-letter-o-for-zero", spliced(f"{str(k1).replace('0', 'O') if '0' in str(k1) else str(k1) + 'O'}. {word}")),
             ("count-one-letter-substituted", spliced(f"{k1}. {'i' + word[1:] if word[0] != 'i' else 'o' + word[1:]}")),
         ]
-        name, text, amb = right[i % len(right)]
-        add(suite, row, text, True, name, amb)
-        name, text = wrong[i % len(wrong)]
-        add(suite, row, text, False, name)
+        if i % 2 == 0:
+            name, text, amb = right[(i // 2) % len(right)]
+            add(suite, row, text, True, name, amb)
+        else:
+            name, text = wrong[(i // 2) % len(wrong)]
+            add(suite, row, text, False, name)
 
 
 # ---------------------------------------------------------------- tool calls
@@ -500,31 +499,27 @@ def tool_cases() -> None:
             ]
             name, text = right[i % len(right)]
             add(suite, row, text, True, name)
-            wrong_args = [{"city": ""}, {"city": "current location"}, {"city": "here"}][i % 3]
-            add(suite, row, "", False, ["tool-clarify-empty-city-call", "tool-clarify-current-location-call", "tool-clarify-deictic-city-call"][i % 3], tool_calls=[call("get_weather", wrong_args)])
+            wrong_args = [{"city": "current location"}, {"city": "here"}][i % 2]
+            add(suite, row, "", False, ["tool-clarify-current-location-call", "tool-clarify-deictic-city-call"][i % 2], tool_calls=[call("get_weather", wrong_args)])
             continue
         name, args = exp["name"], exp["arguments"]
-        add(suite, row, "", True, "tool-full-openai-envelope", tool_calls=[call(name, args, envelope=True, k=i)])
+        if i % 2 == 0:
+            add(suite, row, "", True, "tool-full-openai-envelope", tool_calls=[call(name, args, envelope=True, k=i)])
+        else:
+            add(suite, row, "확인해 볼게요.", True, "tool-korean-preamble-structured", tool_calls=[call(name, args)])
         if "city" in args:
-            add(suite, row, "", True, "tool-optional-unit-arg", True, tool_calls=[call(name, {**args, "unit": "celsius"})])
             add(suite, row, "", False, "tool-city-misspelt", tool_calls=[call(name, {**args, "city": misspelt(args["city"])})])
+            if i % 2 == 0:
+                add(suite, row, "", False, "tool-weather-location-arg-name", tool_calls=[call(name, {"location": args["city"]})])
             if cat == "revise":
                 old = re.search(r"not (\w+)", row["text"])
                 if old:
                     add(suite, row, "", False, "tool-revise-calls-both-cities", tool_calls=[call(name, args), call(name, {"city": old.group(1)})])
-        elif "amount" in args:
-            add(suite, row, "", False, "tool-amount-as-string", True, tool_calls=[call(name, {**args, "amount": str(args["amount"])})])
-            add(suite, row, "", True, "tool-currency-codes-lowercase", True, tool_calls=[call(name, {**args, "from": args["from"].lower(), "to": args["to"].lower()})])
-            add(suite, row, "", False, "tool-currencies-reversed", tool_calls=[call(name, {**args, "from": args["to"], "to": args["from"]})])
-        elif "seconds" in args:
-            add(suite, row, "", True, "tool-timer-with-label", tool_calls=[call(name, {**args, "label": "tea" if "tea" in row["text"] else "timer"})])
-            minutes = re.search(r"(\d+) minutes", row["text"])
-            wrong = int(minutes.group(1)) if minutes else args["seconds"] + 60
-            add(suite, row, "", False, "tool-timer-seconds-off", tool_calls=[call(name, {**args, "seconds": wrong})])
+        elif "amount" in args and i % 2 == 0:
+            add(suite, row, "", False, "tool-amount-digits-transposed", tool_calls=[call(name, {**args, "amount": int(transposed(str(args["amount"])) or args["amount"] + 9)})])
         elif "doc_id" in args:
-            add(suite, row, "", False, "tool-chain-doc-id-as-string", True, tool_calls=[call(name, {"doc_id": str(args["doc_id"])})])
             query = re.search(r"about (\w+)", row["text"])
-            add(suite, row, "", False, "tool-chain-searches-again", tool_calls=[call("search_docs", {"query": query.group(1) if query else "document"})])
+            add(suite, row, "", False, "tool-chain-query-as-doc-id", tool_calls=[call(name, {"doc_id": query.group(1) if query else "document"})])
         if i % 3 == 0:
             text = f"```tool_code\n{name}({', '.join(f'{k}={v!r}' for k, v in args.items())})\n```"
             add(suite, row, text, True, "tool-text-tool-code-block", True)
@@ -898,7 +893,8 @@ def break_rule(rule: str, value, text: str, row: dict) -> tuple[str, str] | None
     if rule == "lowercase":
         return "instr-lower-proper-noun-capitalised", text.rstrip() + " maybe next time in Paris."
     if rule == "language_ascii":
-        return "instr-ascii-unicode-ellipsis", text.replace(".", "\u2026", 1)
+        cut = text.rstrip().rfind(".")
+        return "instr-ascii-degree-sign-aside", text[:cut] + " (around 20\u00b0C)" + text[cut:] if cut > 0 else None
     if rule == "not_contains":
         return "instr-forbidden-word-capitalised-opener", FORBIDDEN_FALLBACK.get(value, value.title()) + " " + lower_first(text)
     if rule == "contains":
@@ -935,7 +931,7 @@ def break_rule(rule: str, value, text: str, row: dict) -> tuple[str, str] | None
     if rule == "title":
         return "instr-title-as-markdown-heading", re.sub(r"<<([^<>\n]+)>>", r"# \1", text)
     if rule == "quotation":
-        return "instr-closing-quote-missing", text.rstrip().rstrip('"')
+        return "instr-quotation-note-outside-quotes", text.rstrip() + f"\n\n(Word count: {words(text)})"
     if rule == "json_keys":
         obj = json.loads(text)
         k = list(obj)[-1]
