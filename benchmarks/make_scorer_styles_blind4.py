@@ -70,13 +70,33 @@ OUT = ROOT / "benchmarks" / "scorer_styles_blind4.jsonl"
 
 ROWS: dict[str, list[dict]] = {}
 CASES: list[dict] = []
-TEXT_SUITES = (
-    "eval-calibration-v1 eval-code-v1 eval-code-v2 eval-commonsense-v1 eval-format-v1 eval-format-v2 "
-    "eval-hallucination-v1 eval-instruction-v1 eval-json-v1 eval-knowledge-v1 eval-knowledge-v2 "
-    "eval-longctx-v1 eval-longgen-integrity-v1 eval-longgen-integrity-v2 eval-math-v1 eval-math-v2 "
-    "eval-math-v3 eval-multilingual-v1 eval-rag-grounded-v1 eval-reasoning-v1 eval-reasoning-v2 "
-    "eval-science-v1 eval-tools-small-v1 eval-tools-v1 eval-vision-v1"
-).split()
+TEXT_SUITES = [
+    "eval-calibration-v1",
+    "eval-code-v1",
+    "eval-code-v2",
+    "eval-commonsense-v1",
+    "eval-format-v1",
+    "eval-format-v2",
+    "eval-hallucination-v1",
+    "eval-instruction-v1",
+    "eval-json-v1",
+    "eval-knowledge-v1",
+    "eval-knowledge-v2",
+    "eval-longctx-v1",
+    "eval-longgen-integrity-v1",
+    "eval-longgen-integrity-v2",
+    "eval-math-v1",
+    "eval-math-v2",
+    "eval-math-v3",
+    "eval-multilingual-v1",
+    "eval-rag-grounded-v1",
+    "eval-reasoning-v1",
+    "eval-reasoning-v2",
+    "eval-science-v1",
+    "eval-tools-small-v1",
+    "eval-tools-v1",
+    "eval-vision-v1",
+]
 
 
 def load() -> None:
@@ -146,11 +166,22 @@ def numeric_cases() -> None:
         ("num-python-repl", lambda s, v, o: f"I checked it in a Python shell:\n\n>>> print(result)\n{v}\n\n{confidence_tail(s, v)}"),
         ("num-korean-frame", lambda s, v, o: f"계산해 보면 결과는 {v}입니다.\n\n{confidence_tail(s, v)}"),
         ("num-greek-frame", lambda s, v, o: f"Η απάντηση είναι {v}.\n{confidence_tail(s, v)}"),
-        ("num-tldr-first", lambda s, v, o: f"TL;DR: {v}\n\nLonger version: I set up the quantities from the question and worked through them once, then re-checked.\n\n{confidence_tail(s, v)}"),
+        (
+            "num-tldr-first",
+            lambda s, v, o: (
+                f"TL;DR: {v}\n\nLonger version: I set up the quantities from the question and worked through them once, then re-checked.\n\n{confidence_tail(s, v)}"
+            ),
+        ),
         ("num-therefore-sign", lambda s, v, o: f"∴ {v}"),
         ("num-pointing-emoji", lambda s, v, o: f"👉 {confidence_tail(s, v)}"),
-        ("num-followup-offer-other-number", lambda s, v, o: f"{confidence_tail(s, v)}\n\nWould you like me to show how the result changes if one of the inputs were {o}?"),
-        ("num-latex-aligned", lambda s, v, o: f"$$\\begin{{aligned}} x &= \\text{{(from the question)}} \\\\ &= {v} \\end{{aligned}}$$\n\n{confidence_tail(s, v)}"),
+        (
+            "num-followup-offer-other-number",
+            lambda s, v, o: f"{confidence_tail(s, v)}\n\nWould you like me to show how the result changes if one of the inputs were {o}?",
+        ),
+        (
+            "num-latex-aligned",
+            lambda s, v, o: f"$$\\begin{{aligned}} x &= \\text{{(from the question)}} \\\\ &= {v} \\end{{aligned}}$$\n\n{confidence_tail(s, v)}",
+        ),
         ("num-blockquote-bold", lambda s, v, o: f"> **Answer:** {v}"),
         ("num-committed-question-mark", lambda s, v, o: f"Answer: {v}?"),
         ("num-devanagari-digits", lambda s, v, o: f"उत्तर: {v.translate(DEVANAGARI)}"),
@@ -160,9 +191,17 @@ def numeric_cases() -> None:
         ("num-answer-xml-tag-wrong", lambda s, v, w: f"<answer>{w}</answer>", False),
         ("num-repl-right-final-line-wrong", lambda s, v, w: f"Quick check in Python:\n\n>>> print(result)\n{v}\n\n{confidence_tail(s, w)}", False),
         ("num-korean-frame-wrong", lambda s, v, w: f"답은 {w}입니다.\n\n{confidence_tail(s, w)}", False),
-        ("num-tldr-then-final-contradicts", lambda s, v, w: f"TL;DR: {v}\n\nActually, going back over the second step I think I slipped.\n\n{confidence_tail(s, w)}", True),
+        (
+            "num-tldr-then-final-contradicts",
+            lambda s, v, w: f"TL;DR: {v}\n\nActually, going back over the second step I think I slipped.\n\n{confidence_tail(s, w)}",
+            True,
+        ),
         ("num-greek-frame-wrong", lambda s, v, w: f"Η απάντηση είναι {w}.\n{confidence_tail(s, w)}", False),
-        ("num-latex-aligned-last-step-slip", lambda s, v, w: f"$$\\begin{{aligned}} x &= \\text{{(from the question)}} \\\\ &= {w} \\end{{aligned}}$$\n\n{confidence_tail(s, w)}", False),
+        (
+            "num-latex-aligned-last-step-slip",
+            lambda s, v, w: f"$$\\begin{{aligned}} x &= \\text{{(from the question)}} \\\\ &= {w} \\end{{aligned}}$$\n\n{confidence_tail(s, w)}",
+            False,
+        ),
         ("num-blockquote-bold-wrong", lambda s, v, w: f"> **Answer:** {w}", False),
         ("num-two-answer-lines-last-wrong", lambda s, v, w: f"Answer: {v}\nAnswer: {w}", True),
     ]
@@ -196,6 +235,7 @@ def numeric_cases() -> None:
 
 # ---------------------------------------------------------------- exact
 
+
 def exact_cases() -> None:
     rows = rows_of("exact")
     by_suite: dict[str, list[str]] = {}
@@ -203,7 +243,10 @@ def exact_cases() -> None:
         by_suite.setdefault(suite + "/" + row.get("category", ""), []).append(str(row["answer"]))
     right_styles = [
         ("exact-answer-xml-tag", lambda s, v, o: f"<answer>{v}</answer>"),
-        ("exact-tldr-first", lambda s, v, o: f"TL;DR: {v}\n\nI went through the clues in the question and this is the only one that fits.\n\n{confidence_tail(s, v)}"),
+        (
+            "exact-tldr-first",
+            lambda s, v, o: f"TL;DR: {v}\n\nI went through the clues in the question and this is the only one that fits.\n\n{confidence_tail(s, v)}",
+        ),
         ("exact-korean-frame", lambda s, v, o: f"정답은 {v}입니다.\n\n{confidence_tail(s, v)}"),
         ("exact-greek-frame", lambda s, v, o: f"Η απάντηση: {v}\n{confidence_tail(s, v)}"),
         ("exact-therefore-sign", lambda s, v, o: f"∴ {v}"),
@@ -280,6 +323,7 @@ def mc_cases() -> None:
 
 # ---------------------------------------------------------------- json
 
+
 def json_cases() -> None:
     for i, (suite, row) in enumerate(rows_of("json")):
         exp = row["expected"]
@@ -292,7 +336,11 @@ def json_cases() -> None:
         right = [
             ("json-crlf-pretty", pretty.replace("\n", "\r\n"), False),
             ("json-in-json-tag", f"<json>{json.dumps(exp)}</json>", True),
-            ("json-keys-in-prompt-order-compact", json.dumps({k: exp[k] for k in sorted(exp, key=lambda k: row["text"].find(k))}, separators=(",", ":")), False),
+            (
+                "json-keys-in-prompt-order-compact",
+                json.dumps({k: exp[k] for k in sorted(exp, key=lambda k: row["text"].find(k))}, separators=(",", ":")),
+                False,
+            ),
             ("json-python-dict-repr", repr(exp), True),
             ("json-duplicate-key-last-right", json.dumps(off)[:-1] + f', "{num_keys[i % len(num_keys)]}": {exp[num_keys[i % len(num_keys)]]}' + "}", True),
         ]
@@ -340,7 +388,10 @@ def abstain_cases() -> None:
                 ("abstain-korean", f"죄송하지만 {thing}에 대한 정보는 찾을 수 없습니다. 존재하지 않는 것 같아요. I don't know."),
                 ("abstain-answer-tag-unknown", "<answer>unknown</answer>"),
                 ("abstain-question-back", f"Are you sure about the name? I'm not aware of any {thing}, so I don't know."),
-                ("abstain-did-you-mean", f"I don't know of anything called {thing}; you may be thinking of a similarly named one. I can't answer this without inventing something."),
+                (
+                    "abstain-did-you-mean",
+                    f"I don't know of anything called {thing}; you may be thinking of a similarly named one. I can't answer this without inventing something.",
+                ),
                 ("abstain-greek", f"Δεν γνωρίζω. I have no information about {thing}, and it may not exist."),
             ]
             wrong = [
@@ -357,7 +408,10 @@ def abstain_cases() -> None:
             right = [
                 ("abstain-rag-korean-with-quote", "지문에는 나와 있지 않습니다. (The passage does not say.)"),
                 ("abstain-rag-answer-tag", "<answer>The passage does not say.</answer>"),
-                ("abstain-rag-tldr-lists-what-it-does-say", f"TL;DR: not stated.\n\nThe passage gives the city ({city}), the opening year ({year}), the product ({product}) and the staff count ({staff}), but nothing that answers \"{question}\" The passage does not say."),
+                (
+                    "abstain-rag-tldr-lists-what-it-does-say",
+                    f'TL;DR: not stated.\n\nThe passage gives the city ({city}), the opening year ({year}), the product ({product}) and the staff count ({staff}), but nothing that answers "{question}" The passage does not say.',
+                ),
                 ("abstain-rag-pointing-emoji", "👉 The passage does not say."),
             ]
             if "schools" in question:
@@ -399,7 +453,7 @@ def contains_cases() -> None:
             ("contains-answer-xml-tag", f"<answer>{v}</answer>"),
             ("contains-korean-frame", f"답: {v} (지문 첫 문장)"),
             ("contains-therefore-sign", f"∴ {v}"),
-            ("contains-tldr-then-quote", f"TL;DR: {v}\n\n> \"{owner}'s workshop opened in {city} in {year}.\""),
+            ("contains-tldr-then-quote", f'TL;DR: {v}\n\n> "{owner}\'s workshop opened in {city} in {year}."'),
             ("contains-hash-final", f"#### {v}"),
         ]
         wrong = [
@@ -418,6 +472,7 @@ def contains_cases() -> None:
 
 # ---------------------------------------------------------------- needle
 
+
 def needle_cases() -> None:
     rows = rows_of("needle")
     codes = [str(r["answer"]) for _, r in rows]
@@ -428,12 +483,13 @@ def needle_cases() -> None:
         add(suite, row, "-".join(v), True, "needle-digit-by-digit-dashes", True)
         add(suite, row, f"금고 코드: {v}", True, "needle-korean-label")
         add(suite, row, f"<answer>{neighbour}</answer>", False, "needle-neighbour-row-code")
-        add(suite, row, f"Box 1: {v[:-1]}", False, "needle-last-digit-dropped")
+        add(suite, row, f"Code: {v[:-1]}", False, "needle-last-digit-dropped")
         t = transposed(v)
         add(suite, row, f"∴ {t if t and t != v else neighbour}", False, "needle-therefore-transposed")
 
 
 # ---------------------------------------------------------------- token integrity
+
 
 def token_integrity_cases() -> None:
     for i, (suite, row) in enumerate(rows_of("token_integrity")):
@@ -442,7 +498,7 @@ def token_integrity_cases() -> None:
         lines = [f"{k}. {word}" for k in range(1, n + 1)]
         at = 11 + (i * 37) % (n - 20)
 
-        def spliced(new: str) -> str:
+        def spliced(new: str, lines: list[str] = lines, at: int = at) -> str:
             out = list(lines)
             out[at] = new
             return "\n".join(out)
@@ -473,6 +529,7 @@ def token_integrity_cases() -> None:
 
 # ---------------------------------------------------------------- tool calls
 
+
 def call(name: str, args: dict | str, envelope: bool = False, k: int = 0) -> dict:
     body = args if isinstance(args, str) else json.dumps(args)
     fn = {"function": {"name": name, "arguments": body}}
@@ -500,7 +557,14 @@ def tool_cases() -> None:
             name, text = right[i % len(right)]
             add(suite, row, text, True, name)
             wrong_args = [{"city": "current location"}, {"city": "here"}][i % 2]
-            add(suite, row, "", False, ["tool-clarify-current-location-call", "tool-clarify-deictic-city-call"][i % 2], tool_calls=[call("get_weather", wrong_args)])
+            add(
+                suite,
+                row,
+                "",
+                False,
+                ["tool-clarify-current-location-call", "tool-clarify-deictic-city-call"][i % 2],
+                tool_calls=[call("get_weather", wrong_args)],
+            )
             continue
         name, args = exp["name"], exp["arguments"]
         if i % 2 == 0:
@@ -516,7 +580,14 @@ def tool_cases() -> None:
                 if old:
                     add(suite, row, "", False, "tool-revise-calls-both-cities", tool_calls=[call(name, args), call(name, {"city": old.group(1)})])
         elif "amount" in args and i % 2 == 0:
-            add(suite, row, "", False, "tool-amount-digits-transposed", tool_calls=[call(name, {**args, "amount": int(transposed(str(args["amount"])) or args["amount"] + 9)})])
+            add(
+                suite,
+                row,
+                "",
+                False,
+                "tool-amount-digits-transposed",
+                tool_calls=[call(name, {**args, "amount": int(transposed(str(args["amount"])) or args["amount"] + 9)})],
+            )
         elif "doc_id" in args:
             query = re.search(r"about (\w+)", row["text"])
             add(suite, row, "", False, "tool-chain-query-as-doc-id", tool_calls=[call(name, {"doc_id": query.group(1) if query else "document"})])
@@ -529,7 +600,7 @@ def tool_result_cases() -> None:
     """tools-small use_result rows are scored as numbers: the model reports the tool's reading."""
     import re
 
-    for i, row in enumerate(r for r in ROWS["eval-tools-small-v1"] if r["scorer"] == "numeric"):
+    for row in (r for r in ROWS["eval-tools-small-v1"] if r["scorer"] == "numeric"):
         v = str(row["answer"])
         city = re.search(r"in (\w+)\?", row["text"])
         c = city.group(1) if city else "the city"
@@ -551,7 +622,7 @@ CODE: dict[str, list[tuple[str, str, bool, bool]]] = {
         ("code-positive-only-guard", "def is_even(n):\n    return n % 2 == 0 if n > 0 else False", False, False),
     ],
     "reverse_string": [
-        ("code-index-countdown-join", "def reverse_string(s):\n    return \"\".join(s[i] for i in range(len(s) - 1, -1, -1))", True, False),
+        ("code-index-countdown-join", 'def reverse_string(s):\n    return "".join(s[i] for i in range(len(s) - 1, -1, -1))', True, False),
         ("code-slice-stop-zero", "def reverse_string(s):\n    return s[-1:0:-1]", False, False),
     ],
     "maximum": [
@@ -559,16 +630,21 @@ CODE: dict[str, list[tuple[str, str, bool, bool]]] = {
         ("code-zero-start-max", "def maximum(xs):\n    best = 0\n    for x in xs:\n        if x > best:\n            best = x\n    return best", False, False),
     ],
     "count_vowels": [
-        ("code-map-count", "def count_vowels(s):\n    return sum(map(s.count, \"aeiou\"))", True, False),
-        ("code-translate-counts-consonants", "def count_vowels(s):\n    return len(s.translate(str.maketrans(\"\", \"\", \"aeiou\")))", False, False),
+        ("code-map-count", 'def count_vowels(s):\n    return sum(map(s.count, "aeiou"))', True, False),
+        ("code-translate-counts-consonants", 'def count_vowels(s):\n    return len(s.translate(str.maketrans("", "", "aeiou")))', False, False),
     ],
     "factorial": [
         ("code-countdown-while", "def factorial(n):\n    result = 1\n    while n > 1:\n        result *= n\n        n -= 1\n    return result", True, False),
         ("code-base-case-returns-n", "def factorial(n):\n    return n * factorial(n - 1) if n > 1 else n", False, False),
     ],
     "fizzbuzz": [
-        ("code-string-multiply", "def fizzbuzz(n):\n    out = \"Fizz\" * (n % 3 == 0) + \"Buzz\" * (n % 5 == 0)\n    return out or str(n)", True, False),
-        ("code-fifteen-checked-last", "def fizzbuzz(n):\n    if n % 3 == 0:\n        return \"Fizz\"\n    if n % 5 == 0:\n        return \"Buzz\"\n    if n % 15 == 0:\n        return \"FizzBuzz\"\n    return str(n)", False, False),
+        ("code-string-multiply", 'def fizzbuzz(n):\n    out = "Fizz" * (n % 3 == 0) + "Buzz" * (n % 5 == 0)\n    return out or str(n)', True, False),
+        (
+            "code-fifteen-checked-last",
+            'def fizzbuzz(n):\n    if n % 3 == 0:\n        return "Fizz"\n    if n % 5 == 0:\n        return "Buzz"\n    if n % 15 == 0:\n        return "FizzBuzz"\n    return str(n)',
+            False,
+            False,
+        ),
     ],
     "square_all": [
         ("code-map-pow", "def square_all(xs):\n    return list(map(pow, xs, [2] * len(xs)))", True, False),
@@ -584,21 +660,46 @@ CODE: dict[str, list[tuple[str, str, bool, bool]]] = {
     ],
     "first_word": [
         ("code-split-maxsplit", "def first_word(s):\n    return s.split(maxsplit=1)[0]", True, False),
-        ("code-split-single-space", "def first_word(s):\n    return s.split(\" \")[0]", False, True),
-        ("code-index-of-space", "def first_word(s):\n    return s[: s.index(\" \")]", False, False),
+        ("code-split-single-space", 'def first_word(s):\n    return s.split(" ")[0]', False, True),
+        ("code-index-of-space", 'def first_word(s):\n    return s[: s.index(" ")]', False, False),
     ],
     "celsius_to_f": [
         ("code-one-point-eight", "def celsius_to_f(c):\n    return c * 1.8 + 32", True, False),
         ("code-floor-division", "def celsius_to_f(c):\n    return c * 9 // 5 + 32", False, False),
     ],
     "sort_numbers": [
-        ("code-heapq-sort", "import heapq\n\n\ndef sort_numbers(xs):\n    heap = list(xs)\n    heapq.heapify(heap)\n    return [heapq.heappop(heap) for _ in range(len(heap))]", True, True),
-        ("code-insertion-sort", "def sort_numbers(xs):\n    out = []\n    for x in xs:\n        i = len(out)\n        while i > 0 and out[i - 1] > x:\n            i -= 1\n        out.insert(i, x)\n    return out", True, False),
-        ("code-bubble-one-pass", "def sort_numbers(xs):\n    out = list(xs)\n    for i in range(len(out) - 1):\n        if out[i] > out[i + 1]:\n            out[i], out[i + 1] = out[i + 1], out[i]\n    return out", False, False),
+        (
+            "code-heapq-sort",
+            "import heapq\n\n\ndef sort_numbers(xs):\n    heap = list(xs)\n    heapq.heapify(heap)\n    return [heapq.heappop(heap) for _ in range(len(heap))]",
+            True,
+            True,
+        ),
+        (
+            "code-insertion-sort",
+            "def sort_numbers(xs):\n    out = []\n    for x in xs:\n        i = len(out)\n        while i > 0 and out[i - 1] > x:\n            i -= 1\n        out.insert(i, x)\n    return out",
+            True,
+            False,
+        ),
+        (
+            "code-bubble-one-pass",
+            "def sort_numbers(xs):\n    out = list(xs)\n    for i in range(len(out) - 1):\n        if out[i] > out[i + 1]:\n            out[i], out[i + 1] = out[i + 1], out[i]\n    return out",
+            False,
+            False,
+        ),
     ],
     "word_counts": [
-        ("code-dict-get-count", "def word_counts(s):\n    counts = {}\n    for word in s.split():\n        counts[word] = counts.get(word, 0) + 1\n    return counts", True, False),
-        ("code-split-on-single-space", "def word_counts(s):\n    counts = {}\n    for word in s.split(\" \"):\n        counts[word] = counts.get(word, 0) + 1\n    return counts", False, False),
+        (
+            "code-dict-get-count",
+            "def word_counts(s):\n    counts = {}\n    for word in s.split():\n        counts[word] = counts.get(word, 0) + 1\n    return counts",
+            True,
+            False,
+        ),
+        (
+            "code-split-on-single-space",
+            'def word_counts(s):\n    counts = {}\n    for word in s.split(" "):\n        counts[word] = counts.get(word, 0) + 1\n    return counts',
+            False,
+            False,
+        ),
     ],
     "distinct": [
         ("code-dict-fromkeys", "def distinct(xs):\n    return list(dict.fromkeys(xs))", True, False),
@@ -669,7 +770,13 @@ FORBIDDEN_FALLBACK = {"really": "Really", "very": "Very", "nice": "Nice", "good"
 def topic_of(prompt: str) -> str:
     import re
 
-    for pattern in (r"about (.+?)(?:\.|,| in | using | without | that | as |$)", r"Describe (.+?) in ", r"Describe (.+?)[.?]", r"what makes (.+?) interesting", r"new to (.+?)[.,]"):
+    for pattern in (
+        r"about (.+?)(?:\.|,| in | using | without | that | as |$)",
+        r"Describe (.+?) in ",
+        r"Describe (.+?)[.?]",
+        r"what makes (.+?) interesting",
+        r"new to (.+?)[.,]",
+    ):
         found = re.search(pattern, prompt)
         if found:
             return found.group(1).strip()
@@ -691,7 +798,7 @@ def words(text: str) -> int:
 def sentences(text: str) -> int:
     import re
 
-    return len([s for s in re.findall(r"[^.!?]+[.!?]+|[^.!?]+$", text) if s.strip(" \n\"*-")])
+    return len([s for s in re.findall(r"[^.!?]+[.!?]+|[^.!?]+$", text) if s.strip(' \n"*-')])
 
 
 def check(rule: dict, text: str) -> bool:
@@ -721,9 +828,9 @@ def check(rule: dict, text: str) -> bool:
     if name == "keyword_count":
         return len(re.findall(rf"\b{re.escape(value['word'])}\b", body, re.I)) >= value["min"]
     if name == "starts_with":
-        return body.split()[0].strip("\"*") == value
+        return body.split()[0].strip('"*') == value
     if name == "ends_with":
-        return body.rstrip("\"").endswith(value)
+        return body.rstrip('"').endswith(value)
     if name == "postscript":
         last = body.split("\n\n")[-1]
         return last.startswith(value)
@@ -880,7 +987,14 @@ def break_rule(rule: str, value, text: str, row: dict) -> tuple[str, str] | None
     import re
 
     if rule == "max_words":
-        return "instr-over-by-a-filler-word", re.sub(r"(\S+)$", r"truly \1", text.rstrip()) if words(text) == value else text.rstrip() + " Truly so." * max(1, value - words(text) + 1)
+        if words(text) == value:
+            return "instr-over-by-a-filler-word", re.sub(r"(\S+)$", r"truly \1", text.rstrip())
+        extra = text.rstrip()
+        for filler in FILLERS:
+            if words(extra) > value:
+                break
+            extra += " " + filler.format(t="it", T="It")
+        return "instr-over-by-trailing-sentences", extra
     if rule == "min_words":
         return "instr-under-by-one-sentence", " ".join(text.split()[: value - 3]) + "."
     if rule == "sentence_count":
@@ -906,7 +1020,9 @@ def break_rule(rule: str, value, text: str, row: dict) -> tuple[str, str] | None
         if not hits:
             return None
         cut = hits[-1]
-        return "instr-keyword-one-short-synonym", text[:cut] + {"light": "glow", "path": "trail", "small": "tiny", "time": "while"}.get(w, "it") + text[cut + len(w) :]
+        return "instr-keyword-one-short-synonym", text[:cut] + {"light": "glow", "path": "trail", "small": "tiny", "time": "while"}.get(w, "it") + text[
+            cut + len(w) :
+        ]
     if rule == "starts_with":
         synonym = {"Imagine": "Picture", "Honestly": "Frankly", "Today": "This morning", "Yesterday": "Last night"}.get(value, "Well")
         return "instr-opener-synonym-of-required-word", synonym + text[len(value) :] if text.startswith(value) else None
