@@ -750,7 +750,7 @@ OPENERS = {
 }
 CONTAINS = {
     "blue": "The sky above turns a soft blue.",
-    "bridge": "An old bridge crosses the water nearby.",
+    "bridge": "An old bridge spans the water nearby.",
     "garden": "A tiny garden sits at the edge of it all.",
     "lantern": "A single lantern glows near the door.",
     "morning": "The morning air feels fresh and clear.",
@@ -764,7 +764,6 @@ KEYWORDS = {
     "time": ["Time moves slowly here.", "There is time for everything.", "Give it time and it opens up."],
 }
 PLACEHOLDER_PARTS = ["Meet me at [place]", " on [date]", " with [name]", " and bring [item]", " before [time]"]
-FORBIDDEN_FALLBACK = {"really": "Really", "very": "Very", "nice": "Nice", "good": "Good", "beautiful": "Beautiful"}
 
 
 def topic_of(prompt: str) -> str:
@@ -776,6 +775,7 @@ def topic_of(prompt: str) -> str:
         r"Describe (.+?)[.?]",
         r"what makes (.+?) interesting",
         r"new to (.+?)[.,]",
+        r" for (\w[\w ]*?)\.",
     ):
         found = re.search(pattern, prompt)
         if found:
@@ -865,11 +865,14 @@ def build(row: dict, rules: dict, layout: str, drop: str = "") -> str | None:
     T = t[0].upper() + t[1:]
     if "json" in rules or "json_keys" in rules:
         keys = rules.get("json_keys") or re.findall(r"'(\w+)'", row["text"])[:2] or ["topic", "mood"]
-        vals = [t, "calm and curious", "a quiet story worth telling"]
-        obj = {k: vals[n % len(vals)] for n, k in enumerate(keys)}
+        vals = {"topic": t, "name": t, "mood": "calm and curious", "reason": "it is calming to think about", "title": f"Notes on {t}"}
+        obj = {k: vals.get(k, f"A short reflection on {t}.") for k in keys}
         if layout == "alt":
             return json.dumps(obj, indent=3)
         return json.dumps(obj)
+    if "title for" in row["text"]:
+        title = f"Where {T} Begins"
+        return title.upper() if "uppercase" in rules else title
     fill = [f.format(t=t, T=T) for f in FILLERS]
     off = sum(map(ord, row["id"])) % len(fill)
     fill = fill[off:] + fill[:off]
@@ -968,7 +971,7 @@ def build(row: dict, rules: dict, layout: str, drop: str = "") -> str | None:
             return None
         body = "\n\n".join(" ".join(c) for c in chunks)
     else:
-        body = ("\n" if layout == "alt" else " ").join(units)
+        body = ("\n" if layout == "alt" or "poem" in row["text"] else " ").join(units)
     if "title" in rules:
         body = f"<<Notes on {t}>>\n\n" + body
     if "postscript" in rules:
@@ -996,12 +999,20 @@ def break_rule(rule: str, value, text: str, row: dict) -> tuple[str, str] | None
             extra += " " + filler.format(t="it", T="It")
         return "instr-over-by-trailing-sentences", extra
     if rule == "min_words":
-        return "instr-under-by-one-sentence", " ".join(text.split()[: value - 3]) + "."
+        kept = text.split(". ")
+        while kept and words(". ".join(kept)) >= value:
+            kept.pop()
+        short = ". ".join(kept).rstrip(".") + "."
+        return ("instr-under-by-dropped-sentences", short) if kept else None
     if rule == "sentence_count":
         return "instr-one-afterthought-sentence", text.rstrip() + " That is it."
     if rule == "no_commas":
-        parts = text.split(" ", 1)
-        return "instr-comma-after-opening-word", parts[0] + ", " + parts[1] if len(parts) == 2 else None
+        first, sep, rest = text.partition(". ")
+        if not sep or not rest:
+            return None
+        return "instr-comma-after-transition-word", f"{first}. Still, {lower_first(rest)}"
+    if rule == "uppercase" and "title for" in row["text"]:
+        return "instr-title-case-not-capitals", text.title()
     if rule == "uppercase":
         return "instr-upper-time-suffix-lowercase", text.rstrip() + " SEE YOU AT 7 pm."
     if rule == "lowercase":
@@ -1010,7 +1021,10 @@ def break_rule(rule: str, value, text: str, row: dict) -> tuple[str, str] | None
         cut = text.rstrip().rfind(".")
         return "instr-ascii-degree-sign-aside", text[:cut] + " (around 20\u00b0C)" + text[cut:] if cut > 0 else None
     if rule == "not_contains":
-        return "instr-forbidden-word-capitalised-opener", FORBIDDEN_FALLBACK.get(value, value.title()) + " " + lower_first(text)
+        found = re.search(r" (short|quick|calm|new|special|slow) ", text)
+        if not found:
+            return None
+        return "instr-forbidden-word-before-adjective", text[: found.start()] + f" {value}" + text[found.start() :]
     if rule == "contains":
         swap = {"blue": "azure", "bridge": "crossing", "garden": "yard", "lantern": "lamp", "morning": "dawn", "quiet": "hushed", "river": "stream"}
         return "instr-contains-synonym-instead", re.sub(rf"\b{value}\b", swap.get(value, "thing"), text, flags=re.I)
@@ -1060,17 +1074,27 @@ def break_rule(rule: str, value, text: str, row: dict) -> tuple[str, str] | None
 
 
 def instruction_cases() -> None:
+    import re
+
     skipped = 0
     for i, (suite, row) in enumerate(rows_of("instruction")):
         rule_list = row["score_args"]["rules"]
         rules = {r["rule"]: r.get("value", True) for r in rule_list}
+        # The prompt can ask for a sentence count that the row's rules leave out
+        # ("Write one sentence ..."); a careful grader holds the answer to it too.
+        asked = re.search(r"\b(a|one|two|three|four) sentences?\b", row["text"], re.I)
+        graded = list(rule_list)
+        if asked and "sentence_count" not in rules:
+            n = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4}[asked.group(1).lower()]
+            rules["sentence_count"] = n
+            graded.append({"rule": "sentence_count", "value": n})
         if "postscript" in rules and "sentence_count" in rules:
             skipped += 1
             continue
         amb = "uppercase" in rules and ({"contains", "keyword_count"} & set(rules))
         layout = "alt" if i % 2 else "plain"
         text = build(row, rules, layout)
-        if text is None or not all(check(r, text) for r in rule_list):
+        if text is None or not all(check(r, text) for r in graded):
             skipped += 1
             continue
         style = "instr-all-rules-" + ("one-unit-per-line" if layout == "alt" else "woven")
@@ -1087,7 +1111,7 @@ def instruction_cases() -> None:
         if broken is None or broken[1] is None:
             continue
         name, bad = broken
-        others_hold = all(check(r, bad) for r in rule_list if r is not target)
+        others_hold = all(check(r, bad) for r in graded if r is not target)
         if check(target, bad) or not others_hold:
             continue
         add(suite, row, bad, False, name)
