@@ -236,11 +236,121 @@ def numeric_cases() -> None:
 # ---------------------------------------------------------------- exact
 
 
+# A wrong answer a model could plausibly give to the same question, never a
+# value from an unrelated row (a spider with "Tokyo" legs teaches nothing).
+NEAR_MISS = {
+    "Africa": "Asia",
+    "Amazon": "Paraná",
+    "Au": "Ag",
+    "Brazil": "Argentina",
+    "He": "H",
+    "Na": "So",
+    "January": "February",
+    "July": "June",
+    "Jupiter": "Saturn",
+    "Mars": "Venus",
+    "Mediterranean Sea": "Red Sea",
+    "New York City": "Chicago",
+    "Pablo Picasso": "Salvador Dalí",
+    "Pacific": "Atlantic",
+    "Sun": "Proxima Centauri",
+    "William Shakespeare": "Christopher Marlowe",
+    "blau": "grau",
+    "blue": "grey",
+    "book": "bookshop",
+    "carbon dioxide": "oxygen",
+    "cat": "dog",
+    "cold": "warm",
+    "diamond": "quartz",
+    "dog": "puppy",
+    "friction": "gravity",
+    "gravity": "friction",
+    "green": "teal",
+    "heart": "liver",
+    "honey": "nectar",
+    "hydrogen": "helium",
+    "ice": "steam",
+    "lungs": "heart",
+    "mice": "mouses",
+    "nucleus": "proton",
+    "red": "orange",
+    "seismology": "geology",
+    "water": "ice",
+    "went": "goed",
+    "3:30 pm": "4:30 pm",
+    "east": "west",
+    "south": "west",
+}
+DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+CAPITALS = [
+    "Asmara",
+    "Asunción",
+    "Beijing",
+    "Berlin",
+    "Bishkek",
+    "Cairo",
+    "Canberra",
+    "Copenhagen",
+    "Madrid",
+    "Moscow",
+    "Ottawa",
+    "Ouagadougou",
+    "Paramaribo",
+    "Paris",
+    "Stockholm",
+    "Thimphu",
+    "Tokyo",
+    "Ulaanbaatar",
+    "Vientiane",
+]
+# The classic slip: the country's biggest or best-known city instead of its capital.
+LOCAL_CAPITALS = {
+    "Lisboa": "Porto",
+    "Roma": "Milano",
+    "Rome": "Milan",
+    "Canberra": "Sydney",
+    "Ottawa": "Toronto",
+    "Berlin": "Munich",
+    "Paris": "Lyon",
+    "Tokyo": "Kyoto",
+    "Madrid": "Barcelona",
+    "Moscow": "Saint Petersburg",
+    "Copenhagen": "Aarhus",
+    "Stockholm": "Gothenburg",
+    "Beijing": "Shanghai",
+    "Cairo": "Alexandria",
+    "Asunción": "Ciudad del Este",
+    "Thimphu": "Paro",
+    "Ulaanbaatar": "Erdenet",
+    "Bishkek": "Osh",
+    "Vientiane": "Luang Prabang",
+    "Asmara": "Massawa",
+    "Paramaribo": "Nieuw Nickerie",
+    "Ouagadougou": "Bobo-Dioulasso",
+}
+
+
+def plausible_wrong(row: dict, v: str, aliases: set[str], i: int) -> str:
+    import re
+
+    if v.isdigit():
+        return str(int(v) + (1 if i % 2 else -1 if int(v) > 1 else 2))
+    if v in DAYS:
+        return DAYS[(DAYS.index(v) + (1 if i % 2 else -1)) % 7]
+    if v in LOCAL_CAPITALS:
+        return LOCAL_CAPITALS[v]
+    if v in CAPITALS:
+        return CAPITALS[(CAPITALS.index(v) + 1 + i % 5) % len(CAPITALS)]
+    if v in NEAR_MISS:
+        return NEAR_MISS[v]
+    names = [n for n in re.findall(r"\b[A-Z][a-z]+\b", row["text"]) if n.lower() not in aliases and n not in ("Who", "End", "Answer", "What", "Which")]
+    if names:
+        return names[i % len(names)]
+    return v + "s"
+
+
 def exact_cases() -> None:
     rows = rows_of("exact")
-    by_suite: dict[str, list[str]] = {}
-    for suite, row in rows:
-        by_suite.setdefault(suite + "/" + row.get("category", ""), []).append(str(row["answer"]))
     right_styles = [
         ("exact-answer-xml-tag", lambda s, v, o: f"<answer>{v}</answer>"),
         (
@@ -267,10 +377,7 @@ def exact_cases() -> None:
     for i, (suite, row) in enumerate(rows):
         v = str(row["answer"])
         aliases = {a.lower() for a in (row.get("score_args") or {}).get("aliases", [])} | {v.lower()}
-        pool = [a for a in by_suite[suite + "/" + row.get("category", "")] if a.lower() not in aliases]
-        if not pool:
-            pool = [str(r["answer"]) for s2, r in rows if s2 == suite and str(r["answer"]).lower() not in aliases]
-        w = pool[i % len(pool)]
+        w = plausible_wrong(row, v, aliases, i)
         name, fn = right_styles[(i // 2) % len(right_styles)]
         if i % 2 == 0 or i % 3 == 0:
             add(suite, row, fn(suite, v, w), True, name)
