@@ -18,34 +18,68 @@ How this set was made, and the blindness rules its author kept:
   reading the prompt, the expected answer and the row's rules; verdicts are
   fixed here, by construction, before anything is scored. Genuinely
   disputable cases carry "ambiguous": true.
-- The styles are ones the three earlier sets do not have: a GSM8K-style
-  "#### N" final line; <answer>...</answer> tags; a Python REPL transcript
-  (and a final line that contradicts the transcript); a "TL;DR" first line
-  (and one the final line contradicts); the therefore sign and a pointing
-  emoji; a LaTeX aligned derivation (and one with a slip in its last step);
-  a blockquote answer; Swiss apostrophe thousands separators; Devanagari
-  digits; Korean and Greek frames; a trailing question mark on a committed
-  answer; a follow-up offer that mentions another number or candidate after
-  the answer; transposed digits; a sign dropped on a difference; an option
-  named by its ordinal position ("the first option") with no letter, and an
-  ordinal off by one; a lower-case letter in parentheses; two conflicting
-  answer lines; JSON as a Python dict repr, inside <json> tags, with CRLF
-  line endings, with a duplicated key, with name/city swapped, with a value
-  off by one, nested under a wrapper key, as a one-element array; tool calls
-  carrying the optional argument, carrying full OpenAI envelope fields, as
-  Mistral-v3 "[TOOL_CALLS]" text, with a misspelt city or a string amount, and
-  clarifications in Korean versus a call with an empty city; abstentions in
-  Korean, as <answer>unknown</answer>, as a question back, with a "did you
-  mean" pointer, versus fabrications hedged "not 100% sure", in a table, or in
-  tags; needle answers digit by digit, in tags, with the neighbouring box's
-  code; long-generation lines with a soft hyphen, U+FFFD, a leaked
-  <|im_end|> token, a space inside a number, a split "o k", a right-to-left
-  mark, versus clean but indented or markdown-escaped lines; code answers in
-  idioms the earlier sets lack (functools.reduce, str.translate, divmod
-  chains, dict.get counting, walrus loops) and wrong ones (banker's rounding,
-  off-by-one slices, split(' ') on runs of spaces, integer division);
-  instruction answers that keep every rule with unusual layout, and ones that
-  break exactly one rule subtly.
+- The styles are ones the three earlier sets do not have (their style names
+  were listed first; after generation every case was compared with theirs and
+  any (row, text, tool_calls) triple they already hold was dropped): a
+  GSM8K-style "#### N" final line; <answer>...</answer> tags; a Python REPL
+  transcript (and a final line that contradicts the transcript); a "TL;DR"
+  first line (and one the final line contradicts); the therefore sign and a
+  pointing emoji; a LaTeX aligned derivation (and one with a slip in its last
+  step); a bold blockquote answer; Devanagari digits; Korean and Greek frames;
+  a trailing question mark on a committed answer; a follow-up offer naming
+  another number or candidate after the answer (and a wrong answer whose
+  follow-up names the right one); transposed digits; a sign dropped on a
+  difference; two answer lines that disagree; an option named only by its
+  ordinal position ("the first option"), and an ordinal off by one from the
+  letter; a lower-case letter in parentheses; exact wrong answers that are the
+  near miss a model makes on THAT question (the largest city for the capital,
+  the neighbouring weekday, another name from the puzzle); JSON with CRLF line
+  endings, in <json> tags, as a Python dict repr, with a duplicated key whose
+  last value is right, in the prompt's key order compacted, with a value off
+  by one, with two values swapped and tab indentation, nested under a wrapper
+  key, with a key missing in repr form; tool calls in the full OpenAI envelope
+  (id, type), after a Korean preamble, as a ```tool_code``` text block, with a
+  misspelt city, a "location" argument name, both the old and the revised
+  city, transposed amount digits, minutes times a hundred, a dropped digit, a
+  query string as the doc id, and clarifications (with country, in Korean,
+  offering units) versus calls for "current location" or "here"; tool results
+  reported in Korean or with a follow-up offer versus misread by ten or off
+  by one in tags; abstentions in Korean or Greek, as <answer>unknown</answer>,
+  as a question back, as a "you may be thinking of" pointer, and for the RAG
+  suite a TL;DR that lists what the passage does say, versus fabrications
+  hedged "not 100% sure", in a table, in tags, in Korean, or after "I don't
+  know for certain"; RAG answers in tags, Korean, after a quoted sentence,
+  versus another field of the same passage or the owner's name; needle
+  answers in tags, digit by digit, with a Korean label, versus the code of
+  another row, a dropped last digit or transposed digits; long-generation
+  lines with a soft hyphen, U+FFFD, a leaked <|im_end|> token, a space inside
+  a number, a split word, a letter O for a zero, one letter substituted,
+  versus clean lines that are indented, grouped by blank lines, stop at a
+  round number or carry two spaces after the period; code answers in idioms
+  the earlier sets lack (functools.reduce, operator.add, s[~i] mirrors,
+  ord(c) - 48, map(pow, ...), heapq, insertion sort, dict.fromkeys,
+  dict.get counting, "Fizz" * bool) and wrong ones (int() casts on floats, a
+  positive-only guard, s[-1:0:-1], a zero start for max, counting consonants
+  via translate, factorial(0) == 0, 15 checked last, zeros filtered, halves
+  compared with an odd middle, n % 9, floor division, a single bubble pass,
+  split(" ") on runs of whitespace, last occurrences kept), in a plain fence,
+  after a Korean note or with a usage comment; instruction answers that keep
+  every rule (and the sentence count the prompt itself asks for, "Write one
+  sentence ...") woven in prose, one sentence per line, padded with blank
+  lines, as bullets a blank line apart, as JSON with three-space indents, and
+  ones that break exactly one rule subtly (a comma after "Still", one trailing
+  afterthought sentence, whole sentences over the word limit, sentences
+  dropped under the minimum, "pm" left lower-case, a capitalised proper noun,
+  a degree sign in an aside, the forbidden word as an intensifier, a synonym
+  for the required word, a keyword swapped for a synonym once, a synonym of
+  the required opener, an emoji after the closing phrase, the P.S. moved to
+  the top, one extra summary bullet, one highlight unmarked, a placeholder in
+  curly braces, the last SECTION marker missing, paragraphs split by single
+  newlines, a markdown heading for the <<title>>, a word-count note outside
+  the quotation marks, a capitalised JSON key, single-quoted JSON, a title in
+  Title Case instead of capitals). Every instruction case was checked against
+  the author's own reading of its rules (in this file) so that right cases
+  keep all of them and wrong ones break exactly the one named.
 - Long-generation integrity rows (token_integrity) are graded as the seed
   defines the suite: "scores token integrity, not correctness: accuracy is the
   share of generations that came back with no spliced token". A clean
