@@ -1259,6 +1259,23 @@ def instruction_cases() -> None:
     print(f"instruction rows skipped: {skipped}")
 
 
+def case_key(case: dict) -> tuple[str, str, str]:
+    return case["row_id"], case["text"], json.dumps(case.get("tool_calls"), sort_keys=True)
+
+
+def drop_cases_earlier_sets_hold() -> None:
+    """A case an earlier held-out set already has teaches nothing new: drop it."""
+    held: set[tuple[str, str, str]] = set()
+    for name in ("scorer_styles_blind.jsonl", "scorer_styles_blind2.jsonl", "scorer_styles_blind3.jsonl"):
+        path = ROOT / "benchmarks" / name
+        if path.exists():
+            held.update(case_key(json.loads(line)) for line in path.read_text().splitlines() if line.strip())
+    kept = [c for c in CASES if case_key(c) not in held]
+    if len(kept) != len(CASES):
+        print(f"dropped {len(CASES) - len(kept)} cases an earlier set already holds")
+    CASES[:] = kept
+
+
 def main() -> None:
     load()
     numeric_cases()
@@ -1273,6 +1290,7 @@ def main() -> None:
     tool_result_cases()
     code_cases()
     instruction_cases()
+    drop_cases_earlier_sets_hold()
     OUT.write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in CASES))
     right = sum(c["verdict"] for c in CASES)
     amb = sum(c["ambiguous"] for c in CASES)
