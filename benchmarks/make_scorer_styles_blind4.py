@@ -802,7 +802,7 @@ CODE: dict[str, list[tuple[str, str, bool, bool]]] = {
     "first_word": [
         ("code-split-maxsplit", "def first_word(s):\n    return s.split(maxsplit=1)[0]", True, False),
         ("code-split-single-space", 'def first_word(s):\n    return s.split(" ")[0]', False, True),
-        ("code-index-of-space", 'def first_word(s):\n    return s[: s.index(" ")]', False, False),
+        ("code-index-of-space", 'def first_word(s):\n    return s[: s.index(" ")]', False, True),
     ],
     "celsius_to_f": [
         ("code-one-point-eight", "def celsius_to_f(c):\n    return c * 1.8 + 32", True, False),
