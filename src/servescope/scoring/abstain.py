@@ -62,7 +62,17 @@ _CLAIM = re.compile(
     r"\d|\b(?:it|he|she|they|this|that|the\s+\w+)\s+(?:was|is|were|are|had|has)\s+(?!not\b|no\b|never\b|unclear\b|unknown\b|possible\b|likely\b)\w+"
     # a guess is a claim too: "it might be by Arthur Penrose", "it's most likely a sawmill owner", "dozens of schools"
     r"|\b(?:it|he|she|they|this|that)(?:['’]s|\s+(?:might|may|could|must|would)\s+(?:be|have))\s+(?:most\s+)?(?:likely\s+|probably\s+|perhaps\s+)?(?:by\s+|a\s+|an\s+|the\s+)?\w+"
-    r"|\b(?:probably|likely|i\s+(?:think|guess|believe))\b\s+\w+|\b(?:dozens|hundreds|thousands|several|many|a\s+few)\s+of\b",
+    r"|\b(?:probably|likely|i\s+(?:think|guess|believe))\b\s+\w+|\b(?:dozens|hundreds|thousands|several|many|a\s+few)\s+of\b"
+    # an inference offered as the answer: "reading between the lines: Eli", "my best guess would be Oslo"
+    r"|\b(?:reading\s+between\s+the\s+lines|(?:my\s+)?best\s+guess|if\s+i\s+had\s+to\s+(?:guess|say)|i['’]?d\s+(?:guess|say))\b\W+\w+"
+    # a summary line that states something (refusing ones are refusals): "TL;DR: Anna de Vries"
+    r"|^\s*(?:tl;?\s?dr|summary|in\s+short|bottom\s+line|short\s+answer)\s*[:：—–-]\s*\w",
+    re.IGNORECASE,
+)
+# What the source does say, set against the asked fact: "The passage gives the city (Lima) and the staff count (348),
+# but nothing that answers ..." is a refusal on the asked fact, not a claim.
+_SOURCE_SAYS_ONLY = re.compile(
+    rf"\bthe\s+{_SOURCE}\s+(?:only\s+)?(?:gives|mentions|lists|states|says|provides|covers|names|includes|tells\s+us)\b[^.!?]*?,?\s+but\s+(?:nothing|not|no)\b",
     re.IGNORECASE,
 )
 _CLAUSES = re.compile(r"(?<=[.!?;])\s+|\s*,?\s+\b(?:but|however|though|although|yet)\b\s*,?\s*", re.IGNORECASE)
@@ -110,6 +120,7 @@ def is_abstention(text: str) -> bool:
         if not isinstance(stated[1], str):
             return False  # {"answer": 1958}
         body = stated[1]  # {"answer": "I don't know"}: the answer's own words
+    body = _SOURCE_SAYS_ONLY.sub("The passage does not say; nothing", body)
     clauses = [c for raw in _CLAUSES.split(body) if raw and raw.strip() for c in _split_denied(raw)]
     refusing = [c for c in clauses if _refuses(c)]
     if not refusing:

@@ -57,8 +57,19 @@ def latex_unwrapped(text: str) -> str:
     return text
 
 
+# An XML-ish answer tag (<answer>B</answer>, <final_answer>Rome</final_answer>, <final>42</final>): its content is the answer.
+_ANSWER_TAG = re.compile(r"<(answer|final_answer|final)>\s*(.*?)\s*</\1\s*>", re.IGNORECASE | re.DOTALL)
+
+
 def anchored(text: str) -> str | None:
-    """What follows the last answer anchor, or the last ``\\boxed{}``, whichever is later."""
+    """What follows the last answer anchor, or the last ``\\boxed{}``, whichever is later; an
+    answer tag after both (or holding them) is its content, read the same way."""
+    tags = [m for m in _ANSWER_TAG.finditer(text) if m.group(2)]
+    if tags:
+        tag = tags[-1]
+        after = text[tag.end() :]
+        if not ANSWER_ANCHOR.search(after) and not re.search(r"\\(?:boxed|fbox)\s*\{", after):
+            return anchored(tag.group(2)) or tag.group(2)
     best: tuple[int, str] | None = None
     for m in ANSWER_ANCHOR.finditer(text):
         rest = m.group("rest").strip()
