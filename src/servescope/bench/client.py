@@ -95,28 +95,6 @@ def usage_problem(usage: dict[str, Any], max_tokens: Any) -> str | None:
     return None
 
 
-class _GatedBody(aiohttp.payload.BytesPayload):
-    """A request body written only once ``gate`` is done: the request is prepared ahead of its
-    send (connection taken, headers built; aiohttp holds the headers back to go with the
-    first bytes of the body), and at the gate its headers and body are written at once.
-    ``record.sent_ns`` and ``record.attempts`` are stamped there, when the bytes are handed
-    to the connection."""
-
-    def __init__(self, value: bytes, gate: asyncio.Future[None], record: RequestRecord, t0_ns: int, attempt: int) -> None:
-        super().__init__(value, content_type="application/json")
-        self._gate = gate
-        self._record = record
-        self._t0_ns = t0_ns
-        self._attempt = attempt
-
-    async def write_with_length(self, writer: Any, content_length: int | None) -> None:
-        if not self._gate.done():
-            await self._gate
-        self._record.sent_ns = time.perf_counter_ns() - self._t0_ns
-        self._record.attempts = self._attempt  # None until then: a request stopped while staged was never sent
-        await super().write_with_length(writer, content_length)
-
-
 def make_session(max_connections: int = 0) -> aiohttp.ClientSession:
     """One session per run; unlimited connections unless asked (closed loop sets its own)."""
     # Idle connections are dropped after 4 s, before servers such as llama.cpp
@@ -139,16 +117,13 @@ async def send(
     t0_ns: int,
     timeout_s: float,
     keep_text: bool = False,
-    gate: asyncio.Future[None] | None = None,
 ) -> RequestRecord:
-    """Send one streaming request and fill ``record`` (times relative to ``t0_ns``).
-    With ``gate`` (an open loop's staged send, ``bench.load.open_loop``) the request is
-    prepared now and its bytes written when the gate is done; the timeout counts from now."""
+    """Send one streaming request and fill ``record`` (times relative to ``t0_ns``)."""
     payload = _json_dumps(body)
     max_tokens = body.get("max_tokens", body.get("max_completion_tokens"))
     try:
         async with asyncio.timeout(timeout_s):  # no extra task per request, unlike wait_for
-            await _stream(session, endpoint, payload, record, t0_ns, keep_text, max_tokens, gate)
+            await _stream(session, endpoint, payload, record, t0_ns, keep_text, max_tokens)
     except TimeoutError:
         _fail(record, "first-token" if record.first_token_ns is None else "stream", "timeout", f"no completion within {timeout_s:g} s", t0_ns)
     except asyncio.CancelledError:
@@ -196,28 +171,13 @@ async def _stream(
     t0_ns: int,
     keep_text: bool,
     max_tokens: Any = None,
-    gate: asyncio.Future[None] | None = None,
 ) -> None:
     perf = time.perf_counter_ns
     for attempt in range(_SEND_ATTEMPTS):
-        data: bytes | _GatedBody
-        if gate is None:
-            record.sent_ns = perf() - t0_ns
-            record.attempts = attempt + 1
-            data = payload
-        else:  # stamped when its bytes are written, at the gate
-            data = _GatedBody(payload, gate, record, t0_ns, attempt + 1)
+        record.sent_ns = perf() - t0_ns
+        record.attempts = attempt + 1
         try:
-            try:
-                resp = await session.post(endpoint.url, data=data, headers=endpoint.headers())
-            except (aiohttp.ClientError, OSError):
-                if gate is not None and record.attempts != attempt + 1:
-                    # failed while staged (a connection refused): the failure is recorded at the
-                    # request's time, as an unstaged send would have met it, never before
-                    await gate
-                    record.sent_ns = perf() - t0_ns
-                    record.attempts = attempt + 1
-                raise
+            resp = await session.post(endpoint.url, data=payload, headers=endpoint.headers())
         except aiohttp.ClientConnectorError as exc:  # refused, unreachable: nothing to retry
             _fail(record, "connect", "connection", f"{type(exc).__name__}: {exc}", t0_ns)
             return

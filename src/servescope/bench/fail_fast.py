@@ -65,12 +65,6 @@ class FailFast:
         except TimeoutError:
             if not self.stopped:  # not ours (send turns its own deadline into a record)
                 raise
-            if record.attempts is None:  # staged ahead of its time, never written: not sent
-                record.stage = None
-                record.sent_ns = 0
-                record.first_token_ns = record.end_ns = None
-                self.mark_not_sent(record)
-                return
             record.ok = False
             record.category = "cancelled"
             record.error = f"cancelled in flight: the run stopped early, its first {self.window} requests having all failed ({self.category})"
