@@ -113,9 +113,17 @@ def _run(workload: str, url: str, out: Path, catalog: Catalog, **kw: Any) -> Run
     return run_workload(RunOptions(workload_id=workload, endpoint=url, out_dir=out, scrape_metrics=False, **kw), catalog=catalog)
 
 
+def _default_sigint() -> None:
+    """In the child, before exec: SIGINT does what Ctrl-C does, whatever this test process inherited or set
+    (an ignored SIGINT is inherited across exec, and Python then installs no KeyboardInterrupt)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _cli(*args: str, catalog_root: Path, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     full = {**os.environ, "SERVESCOPE_CATALOG_PATH": str(catalog_root), **(env or {})}
-    return subprocess.Popen([sys.executable, "-m", "servescope", *args], env=full, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "servescope", *args], env=full, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint
+    )
 
 
 def _one_line(proc: subprocess.Popen[str], timeout: float = 180) -> tuple[int, str]:

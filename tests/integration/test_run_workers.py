@@ -32,11 +32,19 @@ ITL_MS = 4.0
 NOISE_MS = {"itl_ms": 0.3, "tpot_ms": 0.3, "ttft_ms": 6.0, "e2e_ms": 15.0}
 
 
+def _default_sigint() -> None:
+    """In the child, before exec: SIGINT does what Ctrl-C does, whatever this test process inherited or set
+    (an ignored SIGINT is inherited across exec, and Python then installs no KeyboardInterrupt)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _cli(*args: str, catalog: Catalog | None = None, env: dict[str, str] | None = None, **kw: Any) -> subprocess.Popen[str]:
     env = {**(env or os.environ)}
     if catalog is not None:
         env["SERVESCOPE_CATALOG_PATH"] = str(catalog.roots[-1])
-    return subprocess.Popen([sys.executable, "-m", "servescope", *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+    return subprocess.Popen(
+        [sys.executable, "-m", "servescope", *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw, preexec_fn=_default_sigint
+    )
 
 
 def truth_gaps_ms(log: dict[str, dict[str, Any]]) -> np.ndarray:
