@@ -36,7 +36,7 @@ async def serve_until_signal(app: web.Application, host: str, port: int, ready: 
         await runner.cleanup()
 
 
-__all__ = ["serve_until_signal"]
+__all__ = ["serve_until_signal", "stop_server_process"]
 
 
 def stop_server_process(proc: subprocess.Popen[Any] | None, timeout_s: float = 15.0) -> None:
