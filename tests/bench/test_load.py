@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from servescope.bench.load import closed_loop, open_loop
+from servescope.bench.load import Gate, closed_loop, open_loop
 
 # ---- closed_loop -----------------------------------------------------------------------
 
@@ -20,7 +20,9 @@ class InFlight:
         self.started: list[int] = []
         self.start_ns: list[int] = []
 
-    async def run_one(self, item: int, start_ns: int) -> None:
+    async def run_one(self, item: int, start_ns: int, gate: Gate | None = None) -> None:
+        if gate is not None:
+            await gate
         self.now += 1
         self.peak = max(self.peak, self.now)
         self.started.append(item)
@@ -72,11 +74,12 @@ def test_open_loop_passes_the_scheduled_time_even_when_behind_schedule() -> None
     ticks = itertools.count(0, 10**12)
     got: dict[str, int] = {}
 
-    async def run_one(item: str, scheduled: int) -> None:
+    async def run_one(item: str, scheduled: int, gate: Gate) -> None:
+        await gate
         got[item] = scheduled
 
     offsets = [0, 5_000_000, 7_000_000, 30_000_000]
-    outcome = asyncio.run(open_loop(["a", "b", "c", "d"], offsets, run_one, clock=lambda: next(ticks)))
+    outcome = asyncio.run(open_loop(["a", "b", "c", "d"], offsets, run_one, clock=lambda: next(ticks), lead_ns=0))
     assert outcome.started_ns == 0
     assert got == {"a": 0, "b": 5_000_000, "c": 7_000_000, "d": 30_000_000}
     assert outcome.sent == 4
@@ -86,7 +89,8 @@ def test_open_loop_scheduled_time_is_start_plus_offset_not_the_actual_send() -> 
     """Real clock; max_in_flight=1 and 20 ms requests make the later ones start late."""
     calls: list[tuple[int, int, int]] = []
 
-    async def run_one(item: int, scheduled: int) -> None:
+    async def run_one(item: int, scheduled: int, gate: Gate) -> None:
+        await gate
         calls.append((item, scheduled, time.perf_counter_ns()))
         await asyncio.sleep(0.02)
 
@@ -103,7 +107,8 @@ def test_open_loop_scheduled_time_is_start_plus_offset_not_the_actual_send() -> 
 def test_open_loop_waits_for_the_schedule() -> None:
     sent_at: list[int] = []
 
-    async def run_one(item: int, scheduled: int) -> None:
+    async def run_one(item: int, scheduled: int, gate: Gate) -> None:
+        await gate
         sent_at.append(time.perf_counter_ns())
 
     offsets = [0, 15_000_000, 30_000_000]
@@ -122,15 +127,119 @@ def test_open_loop_max_in_flight_caps_concurrency() -> None:
 
 
 def test_open_loop_single_request_has_no_achieved_rate() -> None:
-    async def run_one(item: int, scheduled: int) -> None:
+    async def run_one(item: int, scheduled: int, gate: Gate) -> None:
         return None
 
     assert asyncio.run(open_loop([0], [0], run_one)).achieved_rate is None
 
 
 def test_open_loop_offsets_must_match_items() -> None:
-    async def run_one(item: int, scheduled: int) -> None:
+    async def run_one(item: int, scheduled: int, gate: Gate) -> None:
         return None
 
     with pytest.raises(ValueError):
         asyncio.run(open_loop([0, 1], [0], run_one))
+
+
+def test_open_loop_prepares_each_request_ahead_and_sends_a_burst_back_to_back() -> None:
+    """Sixteen requests due at one instant, each taking 2 ms of CPU to prepare (building
+    and encoding a body, taking a connection): they are prepared before their time, so
+    at the gate only the writes remain and the last leaves right after the first, not
+    16 x 2 ms later; none leaves before its time. (Bounds loose for a loaded machine.)"""
+    prepared: list[int] = []
+    sent: list[int] = []
+
+    async def run_one(item: int, scheduled: int, gate: Gate) -> None:
+        busy_until = time.perf_counter_ns() + 2_000_000
+        while time.perf_counter_ns() < busy_until:
+            pass
+        prepared.append(time.perf_counter_ns())
+        await gate
+        sent.append(time.perf_counter_ns())
+
+    offsets = [400_000_000] * 16
+    outcome = asyncio.run(open_loop(list(range(16)), offsets, run_one, lead_ns=300_000_000))
+    due = outcome.started_ns + offsets[0]
+    assert max(prepared) < due  # all sixteen were ready before their time
+    assert min(sent) >= due  # never early
+    # the writes follow each other with nothing in between (a burst prepared at its time
+    # would spread over >= 30 ms)
+    assert max(sent) - min(sent) < 15_000_000
+
+
+def test_open_loop_stopped_says_not_to_send_at_once_and_never_opens_a_gate_early() -> None:
+    """A run stopped early hands the rest over at once, no one waiting out the schedule; every
+    gate not yet opened, staged ones included, says False (not to be sent), never True before
+    its time: a staged request written early would be stamped before its schedule."""
+    said: dict[int, tuple[bool, int, int]] = {}
+    stop = {"now": False}
+    clock = time.perf_counter_ns
+
+    async def run_one(item: int, scheduled: int, gate: Gate) -> None:
+        go = await gate
+        said[item] = (go, clock(), scheduled)
+        if go:
+            stop["now"] = True  # the first send stops the run, with the next two staged
+
+    t = time.perf_counter()
+    offsets = [0, 2_000_000, 4_000_000, 10**9, 2 * 10**9, 3 * 10**9]
+    asyncio.run(open_loop(list(range(6)), offsets, run_one, stopped=lambda: stop["now"], lead_ns=25_000_000))
+    assert time.perf_counter() - t < 0.5
+    assert sorted(said) == list(range(6))
+    assert said[0][0] is True and said[0][1] >= said[0][2]
+    assert [said[i][0] for i in range(1, 6)] == [False] * 5
+    assert all(at >= scheduled for go, at, scheduled in said.values() if go)
+
+
+def test_a_gate_that_said_no_raises_not_sent_in_its_holder_and_the_fail_fast_rule_records_it_not_sent() -> None:
+    """The client's side of a False gate: nothing written, nothing stamped, recorded as not sent."""
+    from servescope.bench.fail_fast import FailFast
+    from servescope.bench.load import NotSent
+    from servescope.documents.record import RequestRecord
+
+    async def main() -> RequestRecord:
+        rule = FailFast(window=8)
+        rule.stopped = True
+        record = RequestRecord(request_id="r", phase="measured", concurrency=1, point=0, start_ns=5_000)
+        gate: Gate = asyncio.get_running_loop().create_future()
+        gate.set_result(False)
+        async with rule.sending(record):
+            if not await gate:
+                record.end_ns = 7_000  # what an unwinding send may have set
+                raise NotSent
+        assert rule.not_sent == 1
+        return record
+
+    record = asyncio.run(main())
+    assert record.attempts is None and record.sent_ns == 0 and record.end_ns is None
+    assert record.category == "cancelled" and record.stage == "admission" and (record.error or "").startswith("not sent")
+
+
+def test_the_first_requests_of_a_schedule_are_prepared_ahead_too() -> None:
+    """The schedule starts one lead from now: a burst at offset 0 is staged before its time like any other."""
+    prepared: list[int] = []
+    sent: list[int] = []
+
+    async def run_one(item: int, scheduled: int, gate: Gate) -> None:
+        prepared.append(time.perf_counter_ns())
+        await gate
+        sent.append(time.perf_counter_ns())
+
+    outcome = asyncio.run(open_loop(list(range(4)), [0, 0, 0, 0], run_one, lead_ns=50_000_000))
+    assert max(prepared) < outcome.started_ns <= min(sent)
+
+
+def test_sends_due_at_one_instant_go_cheapest_first_and_instants_keep_their_order() -> None:
+    """Each request of a burst waits for the writes before it: the cheapest are written first
+    (the SPT rule), which is on time for every one of them; a later instant still goes later."""
+    order: list[str] = []
+
+    async def run_one(item: str, scheduled: int, gate: Gate) -> None:
+        await gate
+        order.append(item)
+
+    items = ["big", "small", "mid", "later-big", "later-small"]
+    size = {"big": 900, "small": 10, "mid": 300, "later-big": 800, "later-small": 5}
+    offsets = [20_000_000] * 3 + [40_000_000] * 2
+    asyncio.run(open_loop(items, offsets, run_one, lead_ns=10_000_000, cost=size.__getitem__))
+    assert order == ["small", "mid", "big", "later-small", "later-big"]

@@ -77,6 +77,9 @@ def test_a_port_nothing_listens_on_stops_after_the_first_window(tmp_path: Path, 
     assert rule.stopped and len(sent) < 200 // 2
     assert {r.category for r in not_sent} == {"cancelled"} and len(not_sent) == rule.not_sent
     assert all(r.error and r.error.startswith("not sent: the run stopped early") for r in not_sent)
+    # an open loop prepares each request ahead of its time: a connection refused then is
+    # still recorded at the request's time, never before it (no negative latency)
+    assert all(r.sent_ns >= r.start_ns and r.end_ns is not None and r.end_ns >= r.start_ns for r in sent)
 
 
 def test_without_the_rule_every_request_is_sent(tmp_path: Path) -> None:

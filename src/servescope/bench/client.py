@@ -29,6 +29,7 @@ import aiohttp
 
 from servescope import limits
 from servescope.bench.endpoint import Endpoint, classify_http_error
+from servescope.bench.load import Gate, NotSent
 from servescope.bench.openai_stream import parse_chunk
 from servescope.bench.sse import SseLimitError, SseParser
 from servescope.documents.record import RequestRecord
@@ -95,6 +96,29 @@ def usage_problem(usage: dict[str, Any], max_tokens: Any) -> str | None:
     return None
 
 
+class _GatedBody(aiohttp.payload.BytesPayload):
+    """A request body written only once ``gate`` says so: the request is prepared ahead of its
+    send (connection taken, headers built; aiohttp holds the headers back to go with the
+    first bytes of the body), and at the gate its headers and body are written at once.
+    ``record.sent_ns`` and ``record.attempts`` are stamped there, when the bytes are handed
+    to the connection. A gate that says ``False`` (the run stopped first) writes and stamps
+    nothing: :class:`NotSent`."""
+
+    def __init__(self, value: bytes, gate: Gate, record: RequestRecord, t0_ns: int, attempt: int) -> None:
+        super().__init__(value, content_type="application/json")
+        self._gate = gate
+        self._record = record
+        self._t0_ns = t0_ns
+        self._attempt = attempt
+
+    async def write_with_length(self, writer: Any, content_length: int | None) -> None:
+        if not (self._gate.result() if self._gate.done() else await self._gate):
+            raise NotSent  # aiohttp hands it back wrapped in a ClientConnectionError: see _stream
+        self._record.sent_ns = time.perf_counter_ns() - self._t0_ns
+        self._record.attempts = self._attempt  # None until then: a request stopped while staged was never sent
+        await super().write_with_length(writer, content_length)
+
+
 def make_session(max_connections: int = 0) -> aiohttp.ClientSession:
     """One session per run; unlimited connections unless asked (closed loop sets its own)."""
     # Idle connections are dropped after 4 s, before servers such as llama.cpp
@@ -117,13 +141,17 @@ async def send(
     t0_ns: int,
     timeout_s: float,
     keep_text: bool = False,
+    gate: Gate | None = None,
 ) -> RequestRecord:
-    """Send one streaming request and fill ``record`` (times relative to ``t0_ns``)."""
+    """Send one streaming request and fill ``record`` (times relative to ``t0_ns``).
+    With ``gate`` (an open loop's staged send, ``bench.load.open_loop``) the request is
+    prepared now and its bytes written when the gate says ``True``; the timeout counts from
+    now. When it says ``False`` nothing is written or stamped and :class:`NotSent` is raised."""
     payload = _json_dumps(body)
     max_tokens = body.get("max_tokens", body.get("max_completion_tokens"))
     try:
         async with asyncio.timeout(timeout_s):  # no extra task per request, unlike wait_for
-            await _stream(session, endpoint, payload, record, t0_ns, keep_text, max_tokens)
+            await _stream(session, endpoint, payload, record, t0_ns, keep_text, max_tokens, gate)
     except TimeoutError:
         _fail(record, "first-token" if record.first_token_ns is None else "stream", "timeout", f"no completion within {timeout_s:g} s", t0_ns)
     except asyncio.CancelledError:
@@ -171,13 +199,30 @@ async def _stream(
     t0_ns: int,
     keep_text: bool,
     max_tokens: Any = None,
+    gate: Gate | None = None,
 ) -> None:
     perf = time.perf_counter_ns
     for attempt in range(_SEND_ATTEMPTS):
-        record.sent_ns = perf() - t0_ns
-        record.attempts = attempt + 1
+        data: bytes | _GatedBody
+        if gate is None:
+            record.sent_ns = perf() - t0_ns
+            record.attempts = attempt + 1
+            data = payload
+        else:  # stamped when its bytes are written, at the gate
+            data = _GatedBody(payload, gate, record, t0_ns, attempt + 1)
         try:
-            resp = await session.post(endpoint.url, data=payload, headers=endpoint.headers())
+            try:
+                resp = await session.post(endpoint.url, data=data, headers=endpoint.headers())
+            except (aiohttp.ClientError, OSError):
+                if gate is not None and record.attempts != attempt + 1:
+                    # failed while staged (a connection refused): the failure is recorded at the
+                    # request's time, as an unstaged send would have met it, never before;
+                    # or the run stopped before that time: the request was never sent
+                    if not (gate.result() if gate.done() else await gate):
+                        raise NotSent from None
+                    record.sent_ns = perf() - t0_ns
+                    record.attempts = attempt + 1
+                raise
         except aiohttp.ClientConnectorError as exc:  # refused, unreachable: nothing to retry
             _fail(record, "connect", "connection", f"{type(exc).__name__}: {exc}", t0_ns)
             return

@@ -13,7 +13,7 @@ import aiohttp
 from servescope.bench.client import send
 from servescope.bench.endpoint import Endpoint
 from servescope.bench.fail_fast import FailFast
-from servescope.bench.load import arrival_offsets_ns, closed_loop, open_loop
+from servescope.bench.load import Gate, arrival_offsets_ns, closed_loop, open_loop
 from servescope.bench.outcome import PointOutcome, planned_record
 from servescope.bench.records import RecordWriter
 from servescope.bench.scrape import MetricsSampler, PointSamplers
@@ -36,6 +36,11 @@ class LoadSpec:
     arrival: str = "poisson"
     gamma_shape: float = 1.0
     seed: int = 0
+
+
+def _body_size(req: PlannedRequest) -> int:
+    """What writing the request costs, near enough: its text's length (sends due at one instant go shortest first)."""
+    return len(req.prompt) + sum(len(m.get("content") or "") for m in req.messages or ())
 
 
 def _check_expected(record: RequestRecord) -> None:
@@ -71,10 +76,10 @@ async def run_point(
     warmup = [r for r in point.requests if r.phase == "warmup"]
     measured = [r for r in point.requests if r.phase == "measured"]
 
-    async def one(req: PlannedRequest, start_abs_ns: int) -> None:
-        await send_one(req, start_abs_ns)
+    async def one(req: PlannedRequest, start_abs_ns: int, gate: Gate | None = None) -> None:
+        await send_one(req, start_abs_ns, gate)
 
-    async def send_one(req: PlannedRequest, start_abs_ns: int) -> RequestRecord:
+    async def send_one(req: PlannedRequest, start_abs_ns: int, gate: Gate | None = None) -> RequestRecord:
         record = planned_record(req, point, start_abs_ns - t0_ns)
         if fail_fast is not None and fail_fast.stopped:
             fail_fast.mark_not_sent(record)
@@ -87,7 +92,7 @@ async def run_point(
             # a session's answers are its next turn's history: their text is kept
             keep_text = req.expected is not None or req.session is not None
             async with fail_fast.sending(record) if fail_fast is not None else contextlib.nullcontext():
-                await send(session, endpoint, body, record, t0_ns=t0_ns, timeout_s=timeout_s, keep_text=keep_text)
+                await send(session, endpoint, body, record, t0_ns=t0_ns, timeout_s=timeout_s, keep_text=keep_text, gate=gate)
             _check_expected(record)
             if fail_fast is not None:
                 fail_fast.observe(record)
@@ -119,12 +124,12 @@ async def run_point(
             outcome.load = await sessions_loop(measured, point, send_one, keep, t0_ns)
         elif point.offsets_ns is not None:  # a replayed trace: its own schedule
             stopped = (lambda: fail_fast.stopped) if fail_fast is not None else None
-            outcome.load = await open_loop(measured, point.offsets_ns, one, stopped=stopped, start_ns=start_ns)
+            outcome.load = await open_loop(measured, point.offsets_ns, one, stopped=stopped, start_ns=start_ns, cost=_body_size)
         elif load.rate is None:
             outcome.load = await closed_loop(measured, streams, one)
         else:
             offsets = arrival_offsets_ns(len(measured), load.rate, load.arrival, load.gamma_shape, load.seed)  # type: ignore[arg-type]
-            outcome.load = await open_loop(measured, offsets, one, stopped=(lambda: fail_fast.stopped) if fail_fast is not None else None)
+            outcome.load = await open_loop(measured, offsets, one, stopped=(lambda: fail_fast.stopped) if fail_fast is not None else None, cost=_body_size)
         if fail_fast is not None and fail_fast.stopped and outcome.load is not None:
             outcome.load.achieved_rate = None  # the requests not sent were never offered: no rate was achieved
     finally:

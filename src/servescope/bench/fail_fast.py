@@ -25,6 +25,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
+from servescope.bench.load import NotSent
 from servescope.documents.record import RequestRecord
 
 # The window: at least two full rounds of the point's concurrency (the first round can
@@ -62,9 +63,14 @@ class FailFast:
         try:
             async with scope:
                 yield
+        except NotSent:  # staged ahead of its time, its gate said no: never written
+            self._staged_not_sent(record)
         except TimeoutError:
             if not self.stopped:  # not ours (send turns its own deadline into a record)
                 raise
+            if record.attempts is None:  # cancelled while staged, never written: not sent
+                self._staged_not_sent(record)
+                return
             record.ok = False
             record.category = "cancelled"
             record.error = f"cancelled in flight: the run stopped early, its first {self.window} requests having all failed ({self.category})"
@@ -90,6 +96,15 @@ class FailFast:
                 now = asyncio.get_running_loop().time()
                 for scope in self._in_flight:
                     scope.reschedule(now)
+
+    def _staged_not_sent(self, record: RequestRecord) -> None:
+        """A request prepared ahead of its time (``bench.load.open_loop``) and never written:
+        whatever the send's unwinding set is undone, and it is recorded as not sent."""
+        record.stage = None
+        record.sent_ns = 0
+        record.first_token_ns = record.end_ns = None
+        record.http_status = None
+        self.mark_not_sent(record)
 
     def mark_not_sent(self, record: RequestRecord) -> RequestRecord:
         """``record`` (not sent) as the failure the Result counts."""

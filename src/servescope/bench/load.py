@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -21,7 +22,7 @@ from servescope.workload.arrivals import Arrival, arrival_offsets_ns
 
 T = TypeVar("T")
 
-__all__ = ["Arrival", "LoadOutcome", "arrival_offsets_ns", "closed_loop", "open_loop"]
+__all__ = ["STAGE_LEAD_NS", "Arrival", "Gate", "NotSent", "LoadOutcome", "arrival_offsets_ns", "closed_loop", "open_loop"]
 
 
 @dataclass
@@ -54,41 +55,125 @@ async def closed_loop(
     return LoadOutcome(start, end, len(items), None)
 
 
+# How long before its scheduled time an open loop's request is prepared (its body built and
+# encoded, a connection taken from the pool or opened, its headers built), so that at its time
+# only its bytes are written: a burst of sends at one instant (a trace's whole-second
+# timestamps put up to 16 at one time) then leaves within a fraction of a millisecond, not
+# ~0.25 ms per request after the first. Bounded: only the requests due within it are staged.
+STAGE_LEAD_NS = 25_000_000
+# The loop's timers wake to the millisecond (epoll's timeout rounds up, libuv's clock is in
+# ms): the last stretch before a send is waited by yielding to the loop (sleep(0)), which
+# keeps serving the other streams' chunks meanwhile, so a send leaves within one callback's
+# time of its schedule. The cost is up to ~1 ms of client CPU per distinct send time.
+SPIN_NS = 1_500_000
+
+# A staged request's go-ahead: True (write it now) or False (the run stopped: never write it).
+Gate = asyncio.Future[bool]
+
+
+class NotSent(Exception):
+    """Raised by the holder of a gate that said ``False``: the request was staged, never written."""
+
+
+async def _sleep_until(t_ns: int, clock: Callable[[], int], stopped: Callable[[], bool], spin_ns: int = 0) -> None:
+    """Sleep until ``spin_ns`` before ``t_ns``, then yield to the loop until ``t_ns``; never early."""
+    while (delay := (t_ns - spin_ns - clock()) / 1e9) > 0 and not stopped():
+        # timers may fire a little early (uvloop rounds to the millisecond): loop until due
+        await asyncio.sleep(min(delay, 0.25))
+    while clock() < t_ns and not stopped():
+        await asyncio.sleep(0)
+
+
 async def open_loop(
     items: Sequence[T],
     offsets_ns: Sequence[int],
-    run_one: Callable[[T, int], Awaitable[None]],
+    run_one: Callable[[T, int, Gate], Awaitable[None]],
     clock: Callable[[], int] = time.perf_counter_ns,
     max_in_flight: int | None = None,
     stopped: Callable[[], bool] | None = None,
     start_ns: int | None = None,
+    lead_ns: int = STAGE_LEAD_NS,
+    cost: Callable[[T], int] | None = None,
 ) -> LoadOutcome:
-    """Send item i at ``start + offsets_ns[i]``; ``run_one`` gets the scheduled time.
-    Once ``stopped()`` is true (the run stopped early) the rest are handed to ``run_one``
-    at once, still with their scheduled times, so a stopped run does not sit out its schedule.
-    ``start_ns``: the schedule's start on ``clock`` (workers of one split run share it); default now."""
-    start = clock() if start_ns is None else start_ns
+    """Send item i at ``start + offsets_ns[i]``: ``run_one(item, scheduled, gate)`` is called
+    ``lead_ns`` before that time to prepare the request, and writes it once ``gate`` is done,
+    which it is at the scheduled time (every gate due at one instant is opened back to back,
+    in order). Latency starts at the scheduled time whatever happens.
+    A gate's result says whether to send: ``True`` at the scheduled time; ``False`` once
+    ``stopped()`` is true (the run stopped early), for every gate not yet opened — such a
+    request must not be written (its owner records it as not sent) — and the rest are handed
+    to ``run_one`` at once with gates already ``False``, still with their scheduled times,
+    so a stopped run does not sit out its schedule. ``cost``: how long an item takes to write (its body's size, say): gates due at
+    one instant open cheapest first. ``start_ns``: the schedule's start on ``clock`` (workers of one split run
+    share it, set far enough ahead); default ``lead_ns`` from now."""
+    # the schedule starts one lead from now, so that its first requests are prepared ahead too
+    start = clock() + lead_ns if start_ns is None else start_ns
+    is_stopped = stopped if stopped is not None else (lambda: False)
+    loop = asyncio.get_running_loop()
     tasks: list[asyncio.Task[None]] = []
     limiter = asyncio.Semaphore(max_in_flight) if max_in_flight else None
+    due: deque[tuple[int, Gate]] = deque()  # staged, gate not yet open, in schedule order
+    costs: dict[Gate, int] = {}
+    write_cost = costs.__getitem__ if cost is not None else None
+    staged = asyncio.Event()
+    all_staged = False
+    last_opened = start
 
-    async def guarded(it: T, scheduled: int) -> None:
+    async def guarded(it: T, scheduled: int, gate: Gate) -> None:
         if limiter is None:
-            await run_one(it, scheduled)
+            await run_one(it, scheduled, gate)
             return
         async with limiter:  # time waiting here counts: latency starts at `scheduled`
-            await run_one(it, scheduled)
+            await run_one(it, scheduled, gate)
 
-    last_sent = start
-    for it, off in zip(items, offsets_ns, strict=True):
-        scheduled = start + off
-        # Loop: timers may fire a little early (uvloop rounds to the millisecond), and a
-        # request must never leave before its scheduled time.
-        while (delay := (scheduled - clock()) / 1e9) > 0 and not (stopped is not None and stopped()):
-            await asyncio.sleep(min(delay, 0.25) if stopped is not None else delay)
-        last_sent = clock()
-        tasks.append(asyncio.create_task(guarded(it, scheduled)))
-    await asyncio.gather(*tasks)
+    async def open_gates() -> None:
+        nonlocal last_opened
+        while True:
+            if not due:
+                if all_staged:
+                    return
+                staged.clear()
+                await staged.wait()
+                continue
+            await _sleep_until(due[0][0], clock, is_stopped, SPIN_NS)
+            if is_stopped():  # never opened early: what was staged is not to be sent
+                while due:
+                    _, gate = due.popleft()
+                    if not gate.done():
+                        gate.set_result(False)
+                continue
+            now = clock()
+            opening: list[tuple[int, Gate]] = []
+            while due and due[0][0] <= now:
+                opening.append(due.popleft())
+            # every request due now is on time whatever their order among themselves: each one
+            # waits for the writes opened before it, so the shortest go first (the SPT rule)
+            for _, gate in sorted(opening, key=lambda entry: write_cost(entry[1])) if write_cost else opening:
+                if not gate.done():
+                    gate.set_result(True)
+            last_opened = now
+
+    opener = asyncio.create_task(open_gates())
+    try:
+        for it, off in zip(items, offsets_ns, strict=True):
+            scheduled = start + off
+            await _sleep_until(scheduled - lead_ns, clock, is_stopped)
+            gate: Gate = loop.create_future()
+            if cost is not None:
+                costs[gate] = cost(it)
+            due.append((scheduled, gate))
+            staged.set()
+            tasks.append(asyncio.create_task(guarded(it, scheduled, gate)))
+        all_staged = True
+        staged.set()
+        await opener
+        await asyncio.gather(*tasks)
+    finally:
+        for gate in (g for _, g in due):  # on cancellation: nothing left waiting on a gate
+            if not gate.done():
+                gate.cancel()
+        opener.cancel()
     end = clock()
-    span = (last_sent - start) / 1e9
+    span = (last_opened - start) / 1e9
     achieved = (len(items) - 1) / span if len(items) > 1 and span > 0 else None
     return LoadOutcome(start, end, len(items), achieved)
