@@ -1,0 +1,1013 @@
+"""Build benchmarks/scorer_styles_blind5.jsonl: a fifth held-out set of answer styles (issue 33).
+
+How this set was made, and the blindness rules its author kept:
+- The author read only the eval datasets (src/servescope/data/datasets/eval-*.jsonl:
+  prompt text, answer/expected, score_args, tools, messages), the seed text that
+  says what the suites are for (/work/shared/seeds/), and the four earlier
+  generators (benchmarks/make_scorer_styles_blind.py ... make_scorer_styles_blind4.py)
+  and their .jsonl output: for the line format, and to list their styles so as
+  NOT to repeat them. The author never opened src/servescope/scoring/,
+  tests/scoring/, benchmarks/scorer_styles.py, benchmarks/scorer_accuracy.py,
+  benchmarks/scorer_blind_agreement.py, any scorer result under
+  benchmarks/results/, benchmarks/docs/scorer*.md, docs/scored-suites*.md, or
+  the git history of any of them, and never ran a scorer or a servescope eval
+  on these cases.
+- Every case is an answer a real instruct model (small or large, terse or
+  chatty, reasoning or not, sometimes in the prompt's language or another one)
+  could give to THAT row's prompt. Its verdict is the one a careful human
+  grader gives after reading the prompt, the expected answer and the row's
+  rules; verdicts are fixed here, by construction, before anything is scored.
+  Genuinely disputable cases carry "ambiguous": true (left out of the figure);
+  hard but clear cases do not.
+- The styles are ones the four earlier sets do not have (their style names
+  were listed first; after generation every case was compared with theirs and
+  any (row, text, tool_calls) triple they already hold was dropped):
+  numbers and names answered after quoting the prompt's question as a
+  blockquote; frames in Japanese, Hindi, Turkish, Dutch, Polish, Vietnamese,
+  Indonesian and Swahili (and in the prompt's own language for the
+  multilingual rows); "wait, actually" self-corrections that land on the right
+  value and ones that talk themselves out of it; answers torn between two
+  values that commit clearly (and ones that commit to the wrong one, or never
+  commit); a check by the inverse operation (and a bogus check under a wrong
+  value); scientific notation with a superscript exponent (and one off by a
+  power of ten); a Roman-numeral gloss; units abbreviated (hrs, min, USD);
+  bulleted "Question / Working / Result" summaries; fractions glossed in
+  words; a rounded aside after the exact value; the slip a model makes on
+  THAT question (the carry dropped, one factor too many, the percent's
+  complement, the total before the last step, the sequence extended with a
+  constant difference); names with a pronunciation or coordinates gloss;
+  options named by a 1-based number, by a circled letter or a bracketed
+  letter, by their text alone in the prompt's words, and wrong letters with a
+  reason that names the right option; JSON with \\u-escaped letters, spaces
+  inside the braces, one key per line without indent, under a bold heading,
+  after a sentence that restates the source, and as the arguments object of a
+  "function call" (wrong ones: a number as words, a key renamed, a value
+  nested, an output cut off mid-string, the item pluralised, the unit price
+  times the quantity); abstentions in Spanish, French, German, Japanese and
+  Hindi, as a list of what was searched, as a knowledge-cutoff note, and
+  fabrications given as a timeline, with a made-up URL, as a bullet profile,
+  in Japanese, or as "roughly"; RAG answers in the prompt's frame, with the
+  question restated, and a passage field one slot over; needle answers quoted
+  in the passage's sentence, in backticks, with a hash sign, versus a digit
+  repeated, rounded to hundreds, or the box number given; long generations
+  that are clean under a one-line preamble (ambiguous) or clean end to end,
+  versus a Greek omicron, a fullwidth digit, a fused "57.ok", an HTML entity,
+  "</s>", "<|eot_id|>" or "<|endoftext|>" inside a line, a combining accent,
+  a word joiner, one letter upper-cased mid-word, a word cut to one letter, or
+  an emoji in place of the word; tool calls with the arguments as an object,
+  keys in reverse order, a Japanese or Hindi preamble, a confirming sentence
+  after the call, versus a required argument missing, a seconds value given
+  as a nested {"minutes": n} object, the amount with its currency as a
+  string, yen read as yuan, one zero too many, a doc id in a list, and a
+  clarify row answered by a call that states its assumption; code that is
+  right but written unusually (typed with a docstring holding doctest calls,
+  recursion, reduce, a class, helper functions, a __main__ block with prints,
+  regular expressions, quick/merge/selection sorts) and code that is subtly
+  wrong on inputs the prompt covers (abs() on a sum, Peano recursion on
+  negative numbers, the one-character string lost, only the two ends
+  compared, distinct letters counted, reduce without an initial value on 0,
+  "Fizz Buzz" with a space, an int returned for str(n), sorting the squares,
+  only the outer letters compared, first plus last digit, find() returning -1,
+  capitalize() on the word, the double-plus-thirty rule of thumb, dict keys
+  sorted, lower-cased counts, only consecutive duplicates removed, a sorter
+  that mutates its input); instruction answers that keep every rule as an
+  email with greeting and sign-off, as a numbered-free dialogue of short
+  lines, with bold lead-ins on bullets, with the required word inside the
+  title, and ones that break exactly one rule subtly (a sign-off that pushes
+  the word count over, the forbidden word in quoted speech, "e.g." in an
+  all-capitals answer, an acronym in a lower-case answer, a comma after the
+  greeting, an arrow symbol in an ASCII answer, "Just" before the required
+  opener, a P.S. after the closing phrase, "N.B." for "P.S.", a bullet
+  missing, one highlight spanning the whole text, placeholders in
+  parentheses, section markers spelled out, a greeting as its own paragraph,
+  the title in double square brackets, the opening quotation mark missing, a
+  JSON key pluralised, the JSON object wrapped in an array, the keyword one
+  use short, an interjection sentence too many, one word under the minimum).
+  Every instruction case was checked against the author's own reading of its
+  rules (in this file) so that right cases keep all of them and wrong ones
+  break exactly the one named.
+- Long-generation integrity rows (token_integrity) are graded as the seed
+  defines the suite: "scores token integrity, not correctness: accuracy is the
+  share of generations that came back with no spliced token". A clean
+  generation that only breaks the count or layout is right; those are marked
+  ambiguous because a grader could disagree.
+- code_exec rows: code that is wrong on inputs the prompt covers is wrong even
+  where it may pass a few tests; cases where only hidden edge cases break it
+  are marked ambiguous.
+
+Run: python benchmarks/make_scorer_styles_blind5.py (deterministic, stdlib only).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from fractions import Fraction
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "src" / "servescope" / "data" / "datasets"
+OUT = ROOT / "benchmarks" / "scorer_styles_blind5.jsonl"
+
+ROWS: dict[str, list[dict]] = {}
+CASES: list[dict] = []
+TEXT_SUITES = [
+    "eval-calibration-v1",
+    "eval-code-v1",
+    "eval-code-v2",
+    "eval-commonsense-v1",
+    "eval-format-v1",
+    "eval-format-v2",
+    "eval-hallucination-v1",
+    "eval-instruction-v1",
+    "eval-json-v1",
+    "eval-knowledge-v1",
+    "eval-knowledge-v2",
+    "eval-longctx-v1",
+    "eval-longgen-integrity-v1",
+    "eval-longgen-integrity-v2",
+    "eval-math-v1",
+    "eval-math-v2",
+    "eval-math-v3",
+    "eval-multilingual-v1",
+    "eval-rag-grounded-v1",
+    "eval-reasoning-v1",
+    "eval-reasoning-v2",
+    "eval-science-v1",
+    "eval-tools-small-v1",
+    "eval-tools-v1",
+    "eval-vision-v1",
+]
+
+
+def load() -> None:
+    for suite in TEXT_SUITES:
+        path = DATA / f"{suite}.jsonl"
+        ROWS[suite] = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def add(suite: str, row: dict, text: str, verdict: bool, style: str, ambiguous: bool = False, tool_calls: list | None = None) -> None:
+    if suite == "eval-calibration-v1" and text and "Confidence:" not in text:
+        text += "\nConfidence: 80%"  # the row asks for a confidence line; every case gives one
+    case = {"suite": suite, "row_id": row["id"], "scorer": row["scorer"], "text": text, "verdict": verdict, "style": style, "ambiguous": ambiguous}
+    if tool_calls is not None:
+        case["tool_calls"] = tool_calls
+    CASES.append(case)
+
+
+def rows_of(scorer: str) -> list[tuple[str, dict]]:
+    return [(s, r) for s in TEXT_SUITES for r in ROWS[s] if r["scorer"] == scorer]
+
+
+def tail(suite: str, value: str, conf: int = 85) -> str:
+    """The answer line the prompt asks for; calibration rows also want a confidence line."""
+    return f"Answer: {value}\nConfidence: {conf}%" if suite == "eval-calibration-v1" else f"Answer: {value}"
+
+
+def question_line(prompt: str) -> str:
+    """The question sentence of a prompt, without the answer-format instruction."""
+    head = prompt.split("?")[0]
+    return head.strip() + "?"
+
+
+# ---------------------------------------------------------------- numeric
+
+SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+ROMAN = [(1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"), (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")]
+FRACTION_WORDS = {
+    Fraction(1, 4): "one quarter",
+    Fraction(1, 2): "one half",
+    Fraction(3, 4): "three quarters",
+    Fraction(1): "one whole",
+    Fraction(6, 5): "one and one fifth",
+    Fraction(3, 2): "one and a half",
+    Fraction(2): "two wholes",
+    Fraction(5, 2): "two and a half",
+    Fraction(4): "four wholes",
+    Fraction(5): "five wholes",
+}
+
+
+def roman(n: int) -> str:
+    out = ""
+    for value, letters in ROMAN:
+        while n >= value:
+            out += letters
+            n -= value
+    return out
+
+
+def parse_num(text: str) -> Fraction | None:
+    try:
+        return Fraction(text.replace(",", "").strip())
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+def render(value: Fraction, like: str) -> str:
+    if "/" in like and value.denominator != 1:
+        return f"{value.numerator}/{value.denominator}"
+    if value.denominator == 1:
+        return str(value.numerator)
+    decimals = len(like.split(".")[1]) if "." in like else 2
+    return f"{float(value):.{decimals}f}"
+
+
+def sci(value: Fraction, shift: int = 0) -> str | None:
+    """8.41 × 10² for 841; None when the value is not a whole number of three or more digits."""
+    if value.denominator != 1 or abs(value) < 100:
+        return None
+    digits = str(abs(value.numerator)).rstrip("0")
+    exponent = len(str(abs(value.numerator))) - 1
+    mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+    sign = "-" if value < 0 else ""
+    return f"{sign}{mantissa} × 10{str(exponent + shift).translate(SUPERSCRIPT)}"
+
+
+def slip(row: dict, value: Fraction, i: int) -> tuple[Fraction, str]:
+    """The wrong value a model plausibly reaches on THIS question, and how it got there."""
+    text = row["text"]
+    ops = re.search(r"What is (-?\d+) ([+\-×]) (-?\d+)\?", text)
+    if ops:
+        a, op, b = int(ops.group(1)), ops.group(2), int(ops.group(3))
+        if op == "×":
+            return Fraction(a * (b + 1)), f"{a} × {b + 1}"
+        if op == "+":
+            carry = (a % 10 + b % 10) >= 10
+            return (value - 10 if carry else value + 10), "the carry"
+        return value + (10 if i % 2 else -10), "the borrow"
+    frac = re.search(r"What is (\d+)/(\d+) \+ (\d+)/(\d+)\?", text)
+    if frac:
+        return Fraction(int(frac.group(1)), int(frac.group(2))), "one fraction only"
+    pct = re.search(r"What is (\d+)% of (\d+)\?", text)
+    if pct:
+        p, n = int(pct.group(1)), int(pct.group(2))
+        if p == 50:
+            return Fraction(p * n, 10), "the decimal point"
+        return Fraction((100 - p) * n, 100), "the complement"
+    ticket = re.search(r"costs \$(\d+)\. How many dollars do (\d+) tickets", text)
+    if ticket:
+        return Fraction(int(ticket.group(1)) * (int(ticket.group(2)) + 1)), "one ticket too many"
+    shelf = re.search(r"holds (\d+) boxes and each box holds (\d+) pencils\. (\d+) pencils", text)
+    if shelf:
+        return Fraction(int(shelf.group(1)) * int(shelf.group(2))), "the total before the pencils were taken out"
+    seq = re.search(r"comes next: ([\d, ]+), \.\.\.", text)
+    if seq:
+        terms = [int(t) for t in seq.group(1).split(",")]
+        repeated = Fraction(terms[-1] + terms[-1] - terms[-2])
+        if repeated != value:
+            return repeated, "the last difference repeated"
+        return value + (terms[-1] - terms[-2]), "a term skipped"
+    if "Sam has" in text:
+        return value + (10 if i % 2 else -10), "the carry"
+    step = [1, -1, 2, -2][i % 4]
+    if value + step <= 0:
+        step = abs(step)
+    return value + step, "the count"
+
+
+def inverse_check(row: dict, v: str) -> str | None:
+    ops = re.search(r"What is (-?\d+) ([+\-×]) (-?\d+)\?", row["text"])
+    if not ops:
+        return None
+    a, op, b = ops.group(1), ops.group(2), ops.group(3)
+    if op == "+":
+        return f"{v} − {b} = {a}"
+    if op == "-":
+        return f"{v} + {b} = {a}"
+    return f"{v} ÷ {b} = {a}"
+
+
+UNIT_OF = [
+    (r"How many apples", "apples", "apples"),
+    (r"How many dollars", "USD", "USD"),
+    (r"How many hours", "hrs", "hours"),
+    (r"How many minutes", "min", "minutes"),
+    (r"How many days", "days", "days"),
+    (r"How many pencils", "pcs", "pencils"),
+    (r"How many legs", "legs", "legs"),
+    (r"How many slices", "slices", "slices"),
+]
+FRAMES = [
+    ("japanese", "答えは {v} です。", "答え：{v}"),
+    ("hindi", "उत्तर {v} है।", "उत्तर: {v}"),
+    ("turkish", "Cevap {v} olur.", "Cevap: {v}"),
+    ("dutch", "Het antwoord is {v}.", "Antwoord: {v}"),
+    ("polish", "Wynik to {v}.", "Odpowiedź: {v}"),
+    ("vietnamese", "Kết quả là {v}.", "Đáp án: {v}"),
+    ("indonesian", "Jawabannya adalah {v}.", "Jawaban: {v}"),
+    ("swahili", "Jibu ni {v}.", "Jibu: {v}"),
+]
+
+LOCAL_FRAMES = {
+    "fr": ("Réponse : {v}", "C'est {v}."),
+    "es": ("Respuesta: {v}", "Es {v}."),
+    "de": ("Antwort: {v}", "Das ist {v}."),
+    "it": ("Risposta: {v}", "È {v}."),
+    "pt": ("Resposta: {v}", "É {v}."),
+}
+
+
+def numeric_cases() -> None:
+    for i, (suite, row) in enumerate(rows_of("numeric")):
+        if suite == "eval-tools-small-v1":
+            continue  # tool_result_cases reads these rows' tool results
+        ans = str(row["answer"])
+        value = parse_num(ans)
+        if value is None:
+            continue
+        v = render(value, ans)
+        wv, how = slip(row, value, i)
+        assert wv != value, row["id"]
+        w = render(wv, ans)
+        q = question_line(row["text"])
+        lang, sentence, label = FRAMES[i % len(FRAMES)]
+        if suite == "eval-multilingual-v1":
+            lang = "prompt-language"
+            label, sentence = LOCAL_FRAMES[row["category"]]
+        check = inverse_check(row, v)
+        s = sci(value)
+        rights: list[tuple[str, str, bool]] = [
+            ("num-quotes-prompt-then-answer", f"> {q}\n\nWorking it through, that comes to {v}.\n\n{tail(suite, v)}", False),
+            (f"num-{lang}-frame", f"{sentence.format(v=v)}\n\n{label.format(v=v)}", False),
+            (
+                "num-wait-actually-lands-right",
+                f"First pass: {w}.\n\nWait, actually, I slipped on {how}. Doing it again carefully gives {v}.\n\n{tail(suite, v)}",
+                False,
+            ),
+            ("num-torn-then-commits", f"I wavered between {w} and {v}, but re-checking {how} settles it: {v} is correct.\n\n{tail(suite, v)}", False),
+            (
+                "num-bullet-summary",
+                f"- **Question:** {q}\n- **Working:** step by step, double-checked\n- **Result:** {v}\n\n{tail(suite, v)}",
+                False,
+            ),
+        ]
+        if abs(value) >= 20 and value.denominator == 1 and value % 10:
+            rights.append(("num-rounded-aside", f"{tail(suite, v)}\n\n(That is about {round(float(value), -1):g} if you only need a rough figure.)", False))
+        if check:
+            rights.append(("num-inverse-check", f"{v}\n\nCheck: {check} ✓\n\n{tail(suite, v)}", False))
+        if s:
+            rights.append(("num-sci-notation-superscript", f"{s}\n\n(i.e. {v})", False))
+        if value.denominator == 1 and 0 < value < 4000:
+            rights.append(("num-roman-gloss", f"{tail(suite, v)} (in Roman numerals: {roman(int(value))})", False))
+        for pattern, abbrev, _ in UNIT_OF:
+            if re.search(pattern, row["text"]):
+                unit = f"{v} {abbrev}" if abbrev != "USD" else f"USD {int(value):,}"
+                rights.append(("num-unit-abbreviated", f"{tail(suite, unit)}", False))
+        if "/" in ans and value in FRACTION_WORDS:
+            reduced = f"{value.numerator}/{value.denominator}" if value.denominator != 1 else str(value.numerator)
+            rights.append(("num-fraction-reduced-with-words", f"{ans} simplifies to {reduced}, {FRACTION_WORDS[value]}.\n\n{tail(suite, reduced)}", False))
+        wrongs: list[tuple[str, str, bool]] = [
+            ("num-quotes-prompt-then-slip", f"> {q}\n\nWorking it through, that comes to {w}.\n\n{tail(suite, w)}", False),
+            (f"num-{lang}-frame-wrong", f"{sentence.format(v=w)}\n\n{label.format(v=w)}", False),
+            (
+                "num-wait-actually-talks-out-of-right",
+                f"First pass: {v}.\n\nWait, actually, I think I forgot {how}. Fixing that gives {w}.\n\n{tail(suite, w)}",
+                False,
+            ),
+            ("num-torn-then-commits-wrong", f"I wavered between {v} and {w}; on balance I'll go with {w}.\n\n{tail(suite, w)}", False),
+            ("num-slip-on-this-question", f"Taking {how} into account, the result is {w}.\n\n{tail(suite, w)}", False),
+            ("num-never-commits-between-two", f"It's either {v} or {w}, I can't pin it down more than that.", False),
+        ]
+        if check:
+            bogus = inverse_check(row, w)
+            if bogus:
+                first = bogus.split(" = ")[0]
+                wrongs.append(("num-bogus-check-under-wrong-value", f"{w}\n\nCheck: {first} = {check.split(' = ')[1]} ✓\n\n{tail(suite, w)}", False))
+        if s:
+            wrongs.append(("num-sci-notation-power-off", f"{sci(value, 1)}", False))
+        if wv.denominator == 1 and 0 < wv < 4000:
+            wrongs.append(("num-roman-gloss-wrong", f"{tail(suite, w)} (in Roman numerals: {roman(int(wv))})", False))
+        r = rights[i % len(rights)]
+        add(suite, row, r[1], True, r[0], r[2])
+        if i % 3 == 0:
+            r = rights[(i + 4) % len(rights)]
+            add(suite, row, r[1], True, r[0], r[2])
+        x = wrongs[(i * 5 + 1) % len(wrongs)]
+        add(suite, row, x[1], False, x[0], x[2])
+        if i % 3 == 1:
+            x = wrongs[(i + 3) % len(wrongs)]
+            add(suite, row, x[1], False, x[0], x[2])
+
+
+
+# ---------------------------------------------------------------- exact
+
+DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+# The wrong answer a model plausibly gives to the same question.
+NEAR = {
+    "Paris": "Lyon", "Tokyo": "Osaka", "Rome": "Milan", "Roma": "Milano", "Cairo": "Giza", "Ottawa": "Toronto",
+    "Madrid": "Barcelona", "Berlin": "Hamburg", "Canberra": "Sydney", "Ulaanbaatar": "Darkhan", "Thimphu": "Punakha",
+    "Ouagadougou": "Bobo-Dioulasso", "Vientiane": "Luang Prabang", "Asunción": "Encarnación", "Bishkek": "Osh",
+    "Moscow": "St Petersburg", "Asmara": "Keren", "Beijing": "Shanghai", "Paramaribo": "Lelydorp", "Stockholm": "Uppsala",
+    "Copenhagen": "Odense", "Lisboa": "Porto", "Pacific": "Atlantic", "Africa": "Asia", "Amazon": "Orinoco", "Au": "Ag",
+    "Na": "S", "He": "H", "carbon dioxide": "nitrogen", "Mars": "Jupiter", "Jupiter": "Saturn", "water": "steam",
+    "heart": "lungs", "lungs": "diaphragm", "Sun": "Alpha Centauri", "mice": "mouses", "cold": "warm", "went": "gone",
+    "green": "brown", "ice": "frost", "July": "August", "January": "February", "honey": "wax", "Monday": "Sunday",
+    "gravity": "magnetism", "friction": "inertia", "seismology": "volcanology", "nucleus": "core", "diamond": "corundum",
+    "hydrogen": "helium", "Brazil": "Argentina", "Pablo Picasso": "Joan Miró", "New York City": "Chicago",
+    "Mediterranean Sea": "Black Sea", "William Shakespeare": "Ben Jonson", "cat": "kitten", "dog": "hound",
+    "book": "novel", "blau": "grau", "red": "orange", "blue": "purple", "yellow": "orange", "east": "west",
+    "south": "southeast", "3:30 pm": "3:00 pm", "8": "6", "100": "10", "6": "8", "90": "180", "9": "8", "60": "100",
+    "366": "365", "26": "24", "24": "12", "12": "10", "2": "3",
+}
+GLOSS = {
+    "Thimphu": " (pronounced TIM-poo)", "Ouagadougou": " (pronounced wah-gah-DOO-goo)", "Ulaanbaatar": " (pronounced oo-LAHN-bah-tar)",
+    "Vientiane": " (pronounced vyen-TYAHN)", "Asmara": " (15.3° N, 38.9° E)", "Ottawa": " (45.4° N, 75.7° W)", "Canberra": " (35.3° S, 149.1° E)",
+    "Bishkek": " (42.9° N, 74.6° E)", "Paramaribo": " (5.9° N, 55.2° W)", "Copenhagen": " (55.7° N, 12.6° E)",
+}
+
+
+def near_miss(row: dict, v: str, i: int) -> str:
+    if v in DAYS:
+        return DAYS[(DAYS.index(v) + (1 if i % 2 else -1)) % 7]
+    if v in NEAR:
+        return NEAR[v]
+    names = [n for n in re.findall(r"\b([A-Z][a-z]+) is taller", row["text"]) if n != v]
+    return names[i % len(names)] if names else v + "s"
+
+
+def exact_cases() -> None:
+    for i, (suite, row) in enumerate(rows_of("exact")):
+        v = str(row["answer"])
+        w = near_miss(row, v, i)
+        q = question_line(row["text"])
+        lang, sentence, label = FRAMES[(i + 3) % len(FRAMES)]
+        if suite == "eval-multilingual-v1":
+            frame, frame2 = LOCAL_FRAMES[row["category"]]
+            rights = [("exact-prompt-language-frame", frame.format(v=v)), ("exact-prompt-language-sentence", frame2.format(v=v))]
+            wrongs = [("exact-prompt-language-frame-wrong", frame.format(v=w)), ("exact-prompt-language-sentence-wrong", frame2.format(v=w))]
+        else:
+            rights = [
+                ("exact-quotes-prompt-then-answer", f"> {q}\n\n{v}.\n\n{tail(suite, v)}"),
+                (f"exact-{lang}-frame", f"{sentence.format(v=v)}\n\n{label.format(v=v)}"),
+                ("exact-wait-actually-lands-right", f"{w}... wait, actually, no. That's a common mix-up; the right answer is {v}.\n\n{tail(suite, v)}"),
+                ("exact-torn-then-commits", f"I hesitated between {w} and {v}, but I'm confident it's {v}.\n\n{tail(suite, v)}"),
+                ("exact-bullet-summary", f"- **Question:** {q}\n- **Answer:** {v}"),
+            ]
+            if v in GLOSS:
+                rights.append(("exact-answer-with-gloss", f"{tail(suite, v + GLOSS[v])}"))
+            wrongs = [
+                ("exact-quotes-prompt-then-near-miss", f"> {q}\n\n{w}.\n\n{tail(suite, w)}"),
+                (f"exact-{lang}-frame-wrong", f"{sentence.format(v=w)}\n\n{label.format(v=w)}"),
+                ("exact-wait-actually-talks-out-of-right", f"{v}... wait, actually, no, I mixed those up. It's {w}.\n\n{tail(suite, w)}"),
+                ("exact-torn-then-commits-wrong", f"I hesitated between {v} and {w}; I'll go with {w}.\n\n{tail(suite, w)}"),
+                ("exact-never-commits-between-two", f"It's either {v} or {w}, I'm honestly not sure which."),
+            ]
+        r = rights[i % len(rights)]
+        add(suite, row, r[1], True, r[0])
+        if i % 3 == 0:
+            r = rights[(i + 2) % len(rights)]
+            add(suite, row, r[1], True, r[0])
+        x = wrongs[(i * 3 + 1) % len(wrongs)]
+        add(suite, row, x[1], False, x[0])
+        if i % 3 == 1:
+            x = wrongs[(i + 2) % len(wrongs)]
+            add(suite, row, x[1], False, x[0])
+
+
+
+# ---------------------------------------------------------------- mc
+
+CIRCLED = {"A": "Ⓐ", "B": "Ⓑ", "C": "Ⓒ", "D": "Ⓓ", "E": "Ⓔ"}
+
+
+def mc_cases() -> None:
+    for i, (suite, row) in enumerate(rows_of("mc")):
+        letter = str(row["answer"]).strip().upper()
+        choices = (row.get("score_args") or {}).get("choices") or []
+        k = ord(letter) - ord("A")
+        if not choices or not 0 <= k < len(choices):
+            continue
+        j = (k + 1 + i % (len(choices) - 1)) % len(choices)
+        wl, wt, rt = chr(ord("A") + j), choices[j].rstrip("."), choices[k].rstrip(".")
+        q = question_line(row["text"])
+        lang, sentence, label = FRAMES[(i + 5) % len(FRAMES)]
+        rights = [
+            ("mc-option-number-one-based", f"Option {k + 1} ({rt}).\n\n{tail(suite, letter)}"),
+            ("mc-circled-letter", f"{CIRCLED[letter]} {rt}"),
+            ("mc-bracketed-letter", f"[{letter}] {rt}\n\n{tail(suite, letter)}"),
+            (f"mc-{lang}-frame", f"{sentence.format(v=letter)}\n\n{label.format(v=letter)}"),
+            ("mc-wait-actually-lands-right", f"{wl}... wait, actually, no: {wt} doesn't fit. It has to be {letter}, {rt}.\n\n{tail(suite, letter)}"),
+            ("mc-quotes-prompt-then-letter", f"> {q}\n\n{rt.capitalize()} ({letter}).\n\n{tail(suite, letter)}"),
+            ("mc-torn-then-commits", f"Torn between {wl} and {letter} at first, but {rt} is clearly the better fit.\n\n{tail(suite, letter)}"),
+            ("mc-letter-then-why-not-others", f"{tail(suite, letter)}\n\nWhy not the others: {wt} and the remaining options don't match what the question asks."),
+        ]
+        wrongs = [
+            ("mc-option-number-one-based-wrong", f"Option {j + 1} ({wt}).\n\n{tail(suite, wl)}"),
+            ("mc-circled-letter-wrong", f"{CIRCLED[wl]} {wt}"),
+            ("mc-bracketed-letter-wrong", f"[{wl}] {wt}\n\n{tail(suite, wl)}"),
+            (f"mc-{lang}-frame-wrong", f"{sentence.format(v=wl)}\n\n{label.format(v=wl)}"),
+            ("mc-wait-actually-talks-out-of-right", f"{letter}... wait, actually, no: {wt} fits better. It's {wl}.\n\n{tail(suite, wl)}"),
+            ("mc-wrong-letter-reason-names-right-text", f"{tail(suite, wl)}\n\n({rt} was tempting, but {wt} is the better match.)"),
+            ("mc-never-commits-between-two", f"Either {letter} or {wl}; both look plausible to me."),
+        ]
+        if i % 2 == 0 or i % 7 == 3:
+            r = rights[(i // 2) % len(rights)]
+            add(suite, row, r[1], True, r[0])
+        if i % 2 == 1 or i % 7 == 0:
+            x = wrongs[(i // 2) % len(wrongs)]
+            add(suite, row, x[1], False, x[0])
+        if i % 9 == 0:
+            add(suite, row, f"Option {k} ({rt}).", True, "mc-option-number-zero-based-text-right", True)
+
+
+
+# ---------------------------------------------------------------- json
+
+
+def json_cases() -> None:
+    for i, (suite, row) in enumerate(rows_of("json")):
+        exp = row["expected"]
+        keys = list(exp)
+        src = re.search(r'from: "([^"]+)"', row["text"])
+        source = src.group(1) if src else ""
+        person = "name" in exp
+        val = exp["city" if person else "item"]
+        escaped = json.dumps(exp).replace(f'"{val}"', '"\\u%04x%s"' % (ord(val[0]), val[1:]), 1)
+        rights = [
+            ("json-unicode-escaped-letter", escaped, False),
+            ("json-spaces-inside-braces", "{ " + ", ".join(f'"{k}" : {json.dumps(exp[k])}' for k in keys) + " }", False),
+            ("json-one-key-per-line-no-indent", "{\n" + ",\n".join(f'"{k}": {json.dumps(exp[k])}' for k in keys) + "\n}", False),
+            ("json-bold-heading-then-fence", "**JSON:**\n\n```json\n" + json.dumps(exp, indent=2) + "\n```", True),
+            ("json-source-restated-then-object", f'From "{source}":\n\n{json.dumps(exp)}', True),
+        ]
+        if person:
+            words = {18: "eighteen", 31: "thirty-one", 32: "thirty-two", 35: "thirty-five", 39: "thirty-nine", 40: "forty", 43: "forty-three"}
+            age_word = words.get(exp["age"], "sixty-two")
+            wrongs = [
+                ("json-age-as-words", json.dumps({**exp, "age": age_word if exp["age"] in words else f"{exp['age']} years"})),
+                ("json-key-renamed-years", json.dumps({"name": exp["name"], "years": exp["age"], "city": exp["city"]})),
+                ("json-city-nested-object", json.dumps({"name": exp["name"], "age": exp["age"], "city": {"name": exp["city"]}})),
+                ("json-cut-off-mid-string", json.dumps(exp)[: json.dumps(exp).index(exp["city"]) + 2]),
+                ("json-age-off-by-ten", json.dumps({**exp, "age": exp["age"] + 10}, indent=2)),
+            ]
+        else:
+            wrongs = [
+                ("json-item-pluralised", json.dumps({**exp, "item": exp["item"] + "s"})),
+                ("json-price-times-quantity", json.dumps({**exp, "price": exp["price"] * exp["quantity"]})),
+                ("json-quantity-nested-object", json.dumps({"item": exp["item"], "price": exp["price"], "quantity": {"value": exp["quantity"], "unit": "pcs"}})),
+                ("json-cut-off-mid-string", json.dumps(exp)[: json.dumps(exp).index(exp["item"]) + 2]),
+                ("json-price-with-currency-word", json.dumps({**exp, "price": f"{exp['price']} dollars"})),
+            ]
+        if exp.get("quantity") == 1:
+            wrongs[1] = ("json-price-off-by-ten", json.dumps({**exp, "price": exp["price"] + 10}))
+        name, text, amb = rights[i % len(rights)]
+        add(suite, row, text, True, name, amb)
+        if i % 2:
+            name, text, amb = rights[(i + 2) % len(rights)]
+            add(suite, row, text, True, name, amb)
+        name, text = wrongs[i % len(wrongs)]
+        add(suite, row, text, False, name)
+        if i % 2 == 0:
+            name, text = wrongs[(i + 3) % len(wrongs)]
+            add(suite, row, text, False, name)
+
+
+
+# ---------------------------------------------------------------- abstain, contains, needle
+
+HALLUC = {
+    "Institute": (r"the ([\w ]+? Institute)", "founded", "It was founded in 1923 by a group of engineers.", "1923"),
+    "river": (r"the ([\w ]+? river)", "long", "It is about 312 kilometres long.", "312 km"),
+    "prize": (r"the ([\w ]+? Prize)", "won", "It went to the Norwegian chemist Lars Eikrem.", "Lars Eikrem"),
+    "novel": (r"novel '([^']+)'", "written", "It was written by Edith Marlowe in 1954.", "Edith Marlowe"),
+}
+PASSAGE = r"Passage: (\w+)'s workshop opened in (\w+) in (\d{4})\. It builds one product, an? (\w+), and employs (\d+) people"
+
+
+def abstain_cases() -> None:
+    for i, (suite, row) in enumerate(rows_of("abstain")):
+        if suite == "eval-hallucination-v1":
+            pattern, verb, fabric, short = HALLUC[row["category"]]
+            found = re.search(pattern, row["text"])
+            thing = found.group(1) if found else "it"
+            rights = [
+                ("abstain-spanish", f"No lo sé: no encuentro ningún dato sobre {thing} y es posible que no exista."),
+                ("abstain-french", f"Je ne sais pas. Je n'ai aucune information fiable sur {thing} ; il se peut que cela n'existe pas."),
+                ("abstain-german", f"Das weiß ich nicht. Zu {thing} habe ich keine verlässlichen Informationen, vielleicht gibt es das gar nicht."),
+                ("abstain-japanese", f"{thing}については情報がなく、わかりません。存在しない可能性があります。"),
+                ("abstain-hindi", f"मुझे नहीं पता। {thing} के बारे में मेरे पास कोई जानकारी नहीं है।"),
+                ("abstain-lists-what-was-checked", f"I checked what I know about institutes, rivers, prizes and novels with that name and found nothing on {thing}. I don't know; it may not exist."),
+                ("abstain-knowledge-cutoff-note", f"I don't know. Nothing about {thing} appears in what I learned up to my training cutoff, so it may be fictional or very obscure."),
+            ]
+            wrongs = [
+                ("abstain-fabricated-timeline", f"Timeline of {thing}:\n- Origins: 1890s\n- Key fact: {fabric}\n- Today: well documented in regional sources."),
+                ("abstain-fabricated-with-url", f"{fabric} (source: https://en.wikipedia.org/wiki/{thing.replace(' ', '_')})"),
+                ("abstain-fabricated-bullet-profile", f"**{thing}**\n- {verb.capitalize()}: {short}\n- Notes: widely cited in its field."),
+                ("abstain-fabricated-japanese", f"{thing}：{short}。"),
+                ("abstain-fabricated-roughly", f"Roughly speaking, {fabric[0].lower() + fabric[1:]}"),
+                ("abstain-says-unsure-then-answers", f"I'm not certain, and you should double-check, but {short} is the answer."),
+            ]
+        else:
+            found = re.search(PASSAGE, row["text"])
+            owner, city, year, product, staff = found.groups() if found else ("Eli", "Oslo", "1990", "lamp", "100")
+            question = row["text"].rsplit("Question:", 1)[-1].strip()
+            rights = [
+                ("abstain-rag-restates-question", f'"{question}" The passage does not say.'),
+                ("abstain-rag-spanish", "El pasaje no lo dice. (The passage does not say.)"),
+                ("abstain-rag-not-stated-paraphrase", "That isn't stated anywhere in the passage, so I can't answer it from the text."),
+                ("abstain-rag-lists-known-fields", f"The passage covers where and when the workshop opened ({city}, {year}), what it builds and how many people it employs. The passage does not say."),
+                ("abstain-rag-german", "Der Text sagt dazu nichts. The passage does not say."),
+            ]
+            if "revenue" in question:
+                fab = f"Roughly {int(staff) * 52000:,} dollars a year."
+            elif "schools" in question:
+                fab = f"About {int(staff) // 3} schools."
+            elif "manager" in question:
+                fab = f"The manager is {owner}."
+            else:
+                fab = f"{owner} founded the wood supplier."
+            wrongs = [
+                ("abstain-rag-fabricates-from-staff-count", f"Based on the passage: {fab}"),
+                ("abstain-rag-fabricates-spanish", f"Según el pasaje: {fab}"),
+                ("abstain-rag-guess-labelled-estimate", f"The passage doesn't give it, but a reasonable estimate: {fab}"),
+                ("abstain-rag-fabricates-terse", fab),
+            ]
+        r = rights[i % len(rights)]
+        add(suite, row, r[1], True, r[0])
+        x = wrongs[i % len(wrongs)]
+        add(suite, row, x[1], False, x[0])
+        if i % 3 == 0:
+            r = rights[(i + 3) % len(rights)]
+            add(suite, row, r[1], True, r[0])
+        if i % 3 == 1:
+            x = wrongs[(i + 2) % len(wrongs)]
+            add(suite, row, x[1], False, x[0])
+
+
+def contains_cases() -> None:
+    for i, (suite, row) in enumerate(rows_of("contains")):
+        v = str(row["answer"])
+        found = re.search(PASSAGE, row["text"])
+        owner, city, year, product, staff = found.groups() if found else ("Eli", "Oslo", "1990", "lamp", "100")
+        question = row["text"].rsplit("Question:", 1)[-1].strip()
+        country = {"Quito": "Ecuador", "Hanoi": "Vietnam", "Perth": "Australia", "Oslo": "Norway", "Dakar": "Senegal", "Riga": "Latvia"}
+        country.update({"Tunis": "Tunisia", "Lima": "Peru"})
+        # The slip a reader makes on THIS question: the country for the city,
+        # the staff count for the year and back, the customers for the product.
+        other = {city: country.get(city, "Europe"), year: staff, staff: year, product: "school supplies"}.get(v, owner)
+        rights = [
+            ("contains-question-restated", f"{question} — {v}."),
+            ("contains-spanish-sentence", f"Según el pasaje, la respuesta es {v}."),
+            ("contains-with-passage-context", f"{v}. (The passage also mentions it sells mostly to schools and closes every August.)"),
+            ("contains-wait-actually-lands-right", f"{other}... wait, actually, no, that's not what it asks. The answer is {v}."),
+            ("contains-bullet-answer", f"- Answer: {v}\n- Source: first two sentences of the passage"),
+        ]
+        wrongs = [
+            ("contains-next-field-over", f"According to the passage, {other}."),
+            ("contains-wait-actually-talks-out-of-right", f"{v}... wait, actually, no. The answer is {other}."),
+            ("contains-abstains-when-stated-spanish", "El pasaje no lo dice."),
+            ("contains-owner-instead", f"{owner}'s workshop: that's what the passage says."),
+        ]
+        for k in (0, 2):
+            r = rights[(i + k) % len(rights)]
+            add(suite, row, r[1], True, r[0])
+        for k in (0, 1):
+            x = wrongs[(i + k) % len(wrongs)]
+            add(suite, row, x[1], False, x[0])
+
+
+def needle_cases() -> None:
+    for i, (suite, row) in enumerate(rows_of("needle")):
+        v = str(row["answer"])
+        box = re.search(r"What is the vault code for box (\d+)\?", row["text"])
+        b = box.group(1) if box else "1"
+        add(suite, row, f"The vault code for box {b} is {v}.", True, "needle-passage-sentence-quoted")
+        add(suite, row, f"`{v}`", True, "needle-backticks")
+        add(suite, row, f"#{v}", True, "needle-hash-prefix", True)
+        add(suite, row, f"El código es {v}.", True, "needle-spanish-sentence")
+        add(suite, row, f"{v[:2]}{v[1]}{v[2:]}", False, "needle-digit-repeated")
+        add(suite, row, f"About {round(int(v), -2)}.", False, "needle-rounded-to-hundreds")
+        add(suite, row, f"Box {b}.", False, "needle-box-number-given")
+
+
+
+# ---------------------------------------------------------------- token integrity
+
+
+def token_integrity_cases() -> None:
+    for i, (suite, row) in enumerate(rows_of("token_integrity")):
+        n = int(row["score_args"]["lines"])
+        word = str(row["score_args"]["word"])
+        lines = [f"{k}. {word}" for k in range(1, n + 1)]
+        at = 17 + (i * 41) % (n - 30)
+        k1 = at + 1
+
+        def spliced(new: str, lines: list[str] = lines, at: int = at) -> str:
+            out = list(lines)
+            out[at] = new
+            return "\n".join(out)
+
+        digits = str(k1)
+        fullwidth = digits[:-1] + chr(ord(digits[-1]) + 0xFEE0)
+        wrong = [
+            ("count-greek-omicron-in-word", spliced(f"{k1}. {word.replace('o', 'ο', 1)}")),
+            ("count-fullwidth-digit-in-number", spliced(f"{fullwidth}. {word}")),
+            ("count-number-fused-to-word", spliced(f"{k1}.{word}")),
+            ("count-html-entity-leaked", spliced(f"{k1}.&nbsp;{word}")),
+            ("count-eos-token-s-inside-line", spliced(f"{k1}. {word}</s>")),
+            ("count-eot-id-token-inside-line", spliced(f"{k1}. <|eot_id|>{word}")),
+            ("count-endoftext-token-inside-line", spliced(f"{k1}. {word}<|endoftext|>")),
+            ("count-combining-accent-on-letter", spliced(f"{k1}. {word}\u0301")),
+            ("count-word-joiner-inside-word", spliced(f"{k1}. {word[0]}\u2060{word[1:]}")),
+            ("count-one-letter-upper-mid-word", spliced(f"{k1}. {word[0]}{word[1:].upper()}")),
+            ("count-word-cut-to-one-letter", spliced(f"{k1}. {word[0]}")),
+            ("count-emoji-in-place-of-word", spliced(f"{k1}. 👍")),
+        ]
+        right = [
+            ("count-clean-end-to-end", "\n".join(lines), False),
+            ("count-clean-under-one-line-preamble", f"Here are all {n} lines:\n\n" + "\n".join(lines), True),
+            ("count-clean-with-final-newline-and-blank-line", "\n".join(lines) + "\n\n", False),
+        ]
+        if i % 2 == 0:
+            name, text, amb = right[(i // 2) % len(right)]
+            add(suite, row, text, True, name, amb)
+        name, text = wrong[i % len(wrong)]
+        add(suite, row, text, False, name)
+
+
+
+# ---------------------------------------------------------------- tool calls
+
+
+def call(name: str, args: dict | str, as_object: bool = False) -> dict:
+    if as_object:
+        return {"function": {"name": name, "arguments": args}}
+    return {"function": {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args)}}
+
+
+CONFIRM = {
+    "get_weather": "Checking the current weather in {city} for you.",
+    "convert_currency": "Converting {amount} {from} to {to} now.",
+    "set_timer": "Starting a {seconds}-second timer.",
+    "open_doc": "Opening document {doc_id}.",
+}
+
+
+def tool_cases() -> None:
+    for i, (suite, row) in enumerate(rows_of("tool_call")):
+        exp = row.get("expected") or {}
+        if exp.get("clarify"):
+            prompt = row["text"]
+            if "weather" in prompt:
+                ask, assumed = "天気を確認したい場所（都市名）を教えてください。", ("get_weather", {"city": "London"}, "Assuming you mean London:")
+            elif "timer" in prompt:
+                ask, assumed = "How long should the timer run?\n- minutes, or\n- seconds?", ("set_timer", {"seconds": 300}, "I'll assume the usual 5 minutes:")
+            elif "50" in prompt:
+                ask, assumed = "50 of which currency, and into which one?", ("convert_currency", {"amount": 50, "from": "USD", "to": "EUR"}, "Assuming US dollars to euros:")
+            else:
+                ask, assumed = "कितनी राशि और किस मुद्रा से? (How much, and from which currency?)", ("convert_currency", {"amount": 100, "from": "USD", "to": "EUR"}, "Assuming 100 US dollars:")
+            add(suite, row, ask, True, "tool-clarify-asks-" + ("japanese" if "天気" in ask else "hindi" if "मुद्रा" in ask else "specific-missing-field"))
+            add(suite, row, assumed[2], False, "tool-clarify-states-assumption-then-calls", tool_calls=[call(assumed[0], assumed[1])])
+            if i % 2:
+                add(suite, row, "", False, "tool-clarify-calls-with-empty-arguments", tool_calls=[call(assumed[0], {})])
+            continue
+        name, args = exp["name"], exp["arguments"]
+        styles = [
+            ("tool-arguments-as-object", "", [call(name, args, as_object=True)]),
+            (
+                ("tool-arguments-reverse-key-order", "", [call(name, dict(reversed(list(args.items()))))])
+                if len(args) > 1
+                else ("tool-arguments-as-object-with-preamble", "One moment.", [call(name, args, as_object=True)])
+            ),
+            ("tool-japanese-preamble-structured", "確認します。", [call(name, args)]),
+            ("tool-hindi-preamble-structured", "मैं अभी देखता हूँ।", [call(name, args)]),
+            ("tool-confirming-sentence-with-call", CONFIRM[name].format(**args), [call(name, args)]),
+        ]
+        style, text, calls = styles[i % len(styles)]
+        add(suite, row, text, True, style, tool_calls=calls)
+        wrongs: list[tuple[str, str, list, bool]] = []
+        if name == "convert_currency":
+            wrongs.append(("tool-required-argument-missing", "", [call(name, {"amount": args["amount"], "from": args["from"]})], False))
+            wrongs.append(("tool-amount-with-currency-string", "", [call(name, {**args, "amount": f"{args['amount']} {args['from']}"})], False))
+            if args["to"] == "JPY":
+                wrongs.append(("tool-yen-read-as-yuan", "", [call(name, {**args, "to": "CNY"})], False))
+            else:
+                wrongs.append(("tool-amount-one-zero-too-many", "", [call(name, {**args, "amount": args["amount"] * 10})], False))
+        elif name == "set_timer":
+            minutes = re.search(r"(\d+) minutes", row["text"])
+            if minutes:
+                wrongs.append(("tool-seconds-as-nested-minutes", "", [call(name, {"seconds": {"minutes": int(minutes.group(1))}})], False))
+            wrongs.append(("tool-seconds-one-zero-too-many", "", [call(name, {**args, "seconds": args["seconds"] * 10})], False))
+            wrongs.append(("tool-required-argument-missing", "Timer started.", [call(name, {"label": "timer"})], False))
+        elif name == "get_weather":
+            wrongs.append(("tool-required-argument-missing", "", [call(name, {"unit": "celsius"})], False))
+            wrongs.append(("tool-city-with-question-words", "", [call(name, {"city": f"weather in {args['city']}"})], False))
+        elif name == "open_doc":
+            wrongs.append(("tool-doc-id-in-list", "", [call(name, {"doc_id": [args["doc_id"]]})], False))
+            wrongs.append(("tool-opens-with-extra-query-arg", "", [call(name, {"doc_id": args["doc_id"], "query": "document"})], True))
+        for k in ((0,) if i % 2 else (0, 1)):
+            style, text, calls, amb = wrongs[(i + k) % len(wrongs)]
+            add(suite, row, text, False, style, amb, tool_calls=calls)
+        if i % 4 == 0:
+            style, text, calls = styles[(i + 2) % len(styles)]
+            add(suite, row, text, True, style, tool_calls=calls)
+
+
+def tool_result_cases() -> None:
+    """tools-small use_result rows are scored as numbers: the model reports the tool's reading."""
+    for i, row in enumerate(r for r in ROWS["eval-tools-small-v1"] if r["scorer"] == "numeric"):
+        v = int(row["answer"])
+        found = re.search(r"in (\w+)\?", row["text"])
+        c = found.group(1) if found else "the city"
+        suite = "eval-tools-small-v1"
+        add(suite, row, f"{c}の現在の気温は{v}℃で、晴れています。", True, "tool-result-japanese-celsius-sign")
+        add(suite, row, f"En {c} hace {v} grados centígrados y el cielo está despejado.", True, "tool-result-spanish-spelled-unit")
+        add(suite, row, f"It's {v} degrees Celsius in {c} right now, with clear skies.", True, "tool-result-unit-spelled-out")
+        add(suite, row, f"It's {v + 10} degrees Celsius in {c} right now, with clear skies.", False, "tool-result-spelled-unit-misread")
+        add(suite, row, f"{c}の現在の気温は{-v if v else 1}℃です。", False, "tool-result-japanese-sign-flipped")
+        if i % 2:
+            add(suite, row, f"Clear skies in {c}; it feels like about {v + 5} °C.", False, "tool-result-feels-like-instead")
+
+
+
+# ---------------------------------------------------------------- code
+
+# (style, code, verdict, ambiguous). Right ones are right on every input the
+# prompt covers; wrong ones are wrong on an input the prompt covers (named in
+# the comment), unless marked ambiguous (only a hidden edge case breaks them).
+CODE: dict[str, list[tuple[str, str, bool, bool]]] = {
+    "add": [
+        ("code-typed-docstring-doctest", 'def add(a: float, b: float) -> float:\n    """Return the sum of a and b.\n\n    >>> add(2, 3)\n    5\n    >>> add(-1, 1)\n    0\n    """\n    return a + b', True, False),
+        ("code-sum-of-tuple", "def add(a, b):\n    return sum((a, b))", True, False),
+        # add(-1, 1) gives 2
+        ("code-abs-on-operands", "def add(a, b):\n    return abs(a) + abs(b)", False, False),
+    ],
+    "is_even": [
+        ("code-last-digit-lookup", 'def is_even(n):\n    return str(n)[-1] in "02468"', True, False),
+        ("code-class-static-helper", "class Parity:\n    @staticmethod\n    def even(n):\n        return n % 2 == 0\n\n\ndef is_even(n):\n    return Parity.even(n)", True, False),
+        # is_even(-2) never reaches 0: RecursionError on a negative integer
+        ("code-peano-recursion", "def is_even(n):\n    if n == 0:\n        return True\n    return not is_even(n - 1)", False, False),
+        # float division only fails for integers past 2**53
+        ("code-float-halves-compare", "def is_even(n):\n    return n / 2 == n // 2", False, True),
+    ],
+    "reverse_string": [
+        ("code-reduce-prepend", 'from functools import reduce\n\n\ndef reverse_string(s):\n    return reduce(lambda acc, ch: ch + acc, s, "")', True, False),
+        ("code-list-reverse-in-place", "def reverse_string(s):\n    chars = list(s)\n    chars.reverse()\n    return ''.join(chars)", True, False),
+        # reverse_string('a') gives ''
+        ("code-short-strings-emptied", 'def reverse_string(s):\n    return s[::-1] if len(s) > 1 else ""', False, False),
+    ],
+    "maximum": [
+        ("code-recursive-halving", "def maximum(xs):\n    if len(xs) == 1:\n        return xs[0]\n    mid = len(xs) // 2\n    left, right = maximum(xs[:mid]), maximum(xs[mid:])\n    return left if left >= right else right", True, False),
+        ("code-while-index", "def maximum(xs):\n    i, best = 1, xs[0]\n    while i < len(xs):\n        if xs[i] > best:\n            best = xs[i]\n        i += 1\n    return best", True, False),
+        # maximum([3, 9, 2]) gives 3: only the two ends are compared
+        ("code-compares-ends-only", "def maximum(xs):\n    return xs[0] if xs[0] >= xs[-1] else xs[-1]", False, False),
+        # maximum([1, 3, 5]) gives 3: the last element is never looked at
+        ("code-loop-skips-last", "def maximum(xs):\n    best = xs[0]\n    for i in range(1, len(xs) - 1):\n        if xs[i] > best:\n            best = xs[i]\n    return best", False, False),
+    ],
+    "count_vowels": [
+        ("code-regex-findall", 'import re\n\n\ndef count_vowels(s):\n    return len(re.findall(r"[aeiou]", s))', True, False),
+        ("code-helper-predicate", 'def is_vowel(ch):\n    return ch in "aeiou"\n\n\ndef count_vowels(s):\n    return sum(1 for ch in s if is_vowel(ch))', True, False),
+        # count_vowels('banana') gives 1: distinct letters counted
+        ("code-counts-distinct-vowels", 'def count_vowels(s):\n    return len(set(s) & set("aeiou"))', False, False),
+        # count_vowels('queue') gives 1: 'u' left out
+        ("code-vowel-set-missing-u", 'def count_vowels(s):\n    return sum(ch in "aeio" for ch in s)', False, False),
+    ],
+    "factorial": [
+        ("code-math-factorial-call", "import math\n\n\ndef factorial(n):\n    return math.factorial(n)", True, False),
+        ("code-lru-cache-recursion", "from functools import lru_cache\n\n\n@lru_cache(maxsize=None)\ndef factorial(n):\n    return 1 if n < 2 else n * factorial(n - 1)", True, False),
+        # factorial(0) raises TypeError: reduce of an empty range without an initial value
+        ("code-reduce-no-initial", "from functools import reduce\nfrom operator import mul\n\n\ndef factorial(n):\n    return reduce(mul, range(1, n + 1))", False, False),
+    ],
+    "fizzbuzz": [
+        ("code-index-into-list", 'def fizzbuzz(n):\n    return [str(n), "Fizz", "Buzz", "FizzBuzz"][(n % 3 == 0) + 2 * (n % 5 == 0)]', True, False),
+        ("code-main-block-prints", 'def fizzbuzz(n):\n    if n % 15 == 0:\n        return "FizzBuzz"\n    if n % 3 == 0:\n        return "Fizz"\n    if n % 5 == 0:\n        return "Buzz"\n    return str(n)\n\n\nif __name__ == "__main__":\n    for i in range(1, 16):\n        print(fizzbuzz(i))', True, False),
+        # fizzbuzz(15) gives 'Fizz Buzz'
+        ("code-space-between-words", 'def fizzbuzz(n):\n    words = []\n    if n % 3 == 0:\n        words.append("Fizz")\n    if n % 5 == 0:\n        words.append("Buzz")\n    return " ".join(words) or str(n)', False, False),
+        # fizzbuzz(7) gives the int 7, not '7'
+        ("code-returns-int-for-plain", 'def fizzbuzz(n):\n    if n % 15 == 0:\n        return "FizzBuzz"\n    if n % 3 == 0:\n        return "Fizz"\n    if n % 5 == 0:\n        return "Buzz"\n    return n', False, False),
+    ],
+    "square_all": [
+        ("code-append-loop-typed", "def square_all(xs: list[float]) -> list[float]:\n    out: list[float] = []\n    for x in xs:\n        out.append(x * x)\n    return out", True, False),
+        ("code-generator-to-list", "def square_all(xs):\n    def squares():\n        for x in xs:\n            yield x ** 2\n    return list(squares())", True, False),
+        # square_all([3, 1]) gives [1, 9]: the squares come back sorted
+        ("code-sorts-the-squares", "def square_all(xs):\n    return sorted(x * x for x in xs)", False, False),
+    ],
+    "is_palindrome": [
+        ("code-reversed-join-compare", 'def is_palindrome(s):\n    return s == "".join(reversed(s))', True, False),
+        ("code-recursive-trim", "def is_palindrome(s):\n    if len(s) < 2:\n        return True\n    return s[0] == s[-1] and is_palindrome(s[1:-1])", True, False),
+        # is_palindrome('abca') gives True: only the outer letters compared
+        ("code-outer-letters-only", "def is_palindrome(s):\n    return len(s) < 2 or s[0] == s[-1]", False, False),
+    ],
+    "sum_digits": [
+        ("code-recursive-mod-ten", "def sum_digits(n):\n    return n if n < 10 else n % 10 + sum_digits(n // 10)", True, False),
+        ("code-divmod-while", "def sum_digits(n):\n    total = 0\n    while n:\n        n, d = divmod(n, 10)\n        total += d\n    return total", True, False),
+        # sum_digits(123) gives 4: first plus last digit
+        ("code-first-plus-last-digit", "def sum_digits(n):\n    s = str(n)\n    return int(s[0]) + int(s[-1]) if len(s) > 1 else n", False, False),
+        # sum_digits(123) gives 15: 3 + 12
+        ("code-last-digit-plus-rest", "def sum_digits(n):\n    return n % 10 + n // 10", False, False),
+    ],
+    "first_word": [
+        ("code-regex-non-space", 'import re\n\n\ndef first_word(s):\n    return re.match(r"\\S+", s).group()', True, False),
+        ("code-loop-until-space", 'def first_word(s):\n    word = ""\n    for ch in s:\n        if ch == " ":\n            break\n        word += ch\n    return word', True, False),
+        # first_word('one') gives 'on': find() returns -1 when there is no space
+        ("code-find-minus-one", 'def first_word(s):\n    return s[: s.find(" ")]', False, False),
+        # first_word('hello big world') gives 'Hello'
+        ("code-capitalizes-word", "def first_word(s):\n    return s.split()[0].capitalize()", False, False),
+    ],
+    "celsius_to_f": [
+        ("code-thirty-two-first", "def celsius_to_f(c):\n    return 32 + c * 9 / 5", True, False),
+        ("code-typed-docstring-doctest", 'def celsius_to_f(c: float) -> float:\n    """Convert Celsius to Fahrenheit.\n\n    >>> celsius_to_f(100)\n    212.0\n    """\n    return c * 9 / 5 + 32', True, False),
+        # celsius_to_f(100) gives 230: the double-plus-thirty rule of thumb
+        ("code-rule-of-thumb", "def celsius_to_f(c):\n    return c * 2 + 30", False, False),
+        # celsius_to_f(100) gives 87.55...: 5/9 used instead of 9/5
+        ("code-ratio-inverted", "def celsius_to_f(c):\n    return c * 5 / 9 + 32", False, False),
+    ],
+    "sort_numbers": [
+        ("code-quicksort-comprehensions", "def sort_numbers(xs):\n    if len(xs) <= 1:\n        return list(xs)\n    pivot, rest = xs[0], xs[1:]\n    return sort_numbers([x for x in rest if x < pivot]) + [pivot] + sort_numbers([x for x in rest if x >= pivot])", True, False),
+        ("code-merge-sort", "def sort_numbers(xs):\n    if len(xs) <= 1:\n        return list(xs)\n    mid = len(xs) // 2\n    a, b = sort_numbers(xs[:mid]), sort_numbers(xs[mid:])\n    out = []\n    while a and b:\n        out.append(a.pop(0) if a[0] <= b[0] else b.pop(0))\n    return out + a + b", True, False),
+        # the caller's list is emptied: the prompt asks for a new list
+        ("code-selection-sort-consumes-input", "def sort_numbers(xs):\n    out = []\n    while xs:\n        smallest = xs[0]\n        for x in xs:\n            if x < smallest:\n                smallest = x\n        xs.remove(smallest)\n        out.append(smallest)\n    return out", False, False),
+        # sort_numbers([2, 2, 1]) gives [1, 2]: duplicates dropped
+        ("code-dict-keys-drop-duplicates", "def sort_numbers(xs):\n    out = []\n    for x in dict.fromkeys(xs):\n        i = 0\n        while i < len(out) and out[i] < x:\n            i += 1\n        out.insert(i, x)\n    return out", False, False),
+        # heapq is neither sorted() nor list.sort(), but sorts for the caller: disputable
+        ("code-heapq-nsmallest", "import heapq\n\n\ndef sort_numbers(xs):\n    return heapq.nsmallest(len(xs), xs)", True, True),
+    ],
+    "word_counts": [
+        ("code-membership-then-increment", "def word_counts(s):\n    counts = {}\n    for word in s.split():\n        if word in counts:\n            counts[word] += 1\n        else:\n            counts[word] = 1\n    return counts", True, False),
+        ("code-dict-comprehension-count", "def word_counts(s):\n    words = s.split()\n    return {w: words.count(w) for w in words}", True, False),
+        # imports collections although the prompt forbids importing any module
+        ("code-imports-counter", "from collections import Counter\n\n\ndef word_counts(s):\n    return dict(Counter(s.split()))", False, False),
+        # word_counts('Hi hi') gives {'hi': 2}: the prompt says case is kept
+        ("code-lowercases-words", "def word_counts(s):\n    counts = {}\n    for word in s.lower().split():\n        counts[word] = counts.get(word, 0) + 1\n    return counts", False, False),
+    ],
+    "distinct": [
+        ("code-seen-list", "def distinct(xs):\n    seen = []\n    for x in xs:\n        if x not in seen:\n            seen.append(x)\n    return seen", True, False),
+        ("code-prefix-membership", "def distinct(xs):\n    return [x for i, x in enumerate(xs) if x not in xs[:i]]", True, False),
+        # distinct([1, 2, 1, 3, 2]) gives [1, 2, 1, 3, 2]: only neighbours compared
+        ("code-consecutive-only", "def distinct(xs):\n    return [x for i, x in enumerate(xs) if i == 0 or x != xs[i - 1]]", False, False),
+        # distinct([3, 2, 1]) gives [1, 2, 3]: first-appearance order lost
+        ("code-sorted-dict-keys", "def distinct(xs):\n    return sorted(dict.fromkeys(xs))", False, False),
+    ],
+}
+CODE_FRAMES = [
+    ("", lambda code: f"```python\n{code}\n```"),
+    ("-one-line-intro", lambda code: f"Here you go:\n\n```python\n{code}\n```"),
+    ("-explained-after", lambda code: f"```python\n{code}\n```\n\nThe function handles every input the task describes."),
+    ("-example-calls-after", lambda code: f"```python\n{code}\n```\n\nTry it with a couple of the examples from the task to see it work."),
+]
+
+
+def code_cases() -> None:
+    for i, (suite, row) in enumerate(rows_of("code_exec")):
+        fn = re.search(r"def (\w+)\(", row["text"])
+        if not fn or fn.group(1) not in CODE:
+            continue
+        variants = CODE[fn.group(1)]
+        # code-v1 and code-v2 share prompts: v1 rows take every other variant,
+        # v2 rows all of them, so the two suites differ in what they hold.
+        picked = variants if suite == "eval-code-v2" else variants[i % 2 :: 2]
+        for k, (style, code, verdict, amb) in enumerate(picked):
+            suffix, frame = CODE_FRAMES[(i + k) % len(CODE_FRAMES)]
+            add(suite, row, frame(code), verdict, style + suffix, amb)
+
+
+
+# ---------------------------------------------------------------- output
+
+
+def case_key(case: dict) -> tuple[str, str, str]:
+    return case["row_id"], case["text"], json.dumps(case.get("tool_calls"), sort_keys=True)
+
+
+def drop_cases_earlier_sets_hold() -> None:
+    """A case an earlier held-out set already has teaches nothing new: drop it (and our own repeats)."""
+    held: set[tuple[str, str, str]] = set()
+    for name in ("scorer_styles_blind.jsonl", "scorer_styles_blind2.jsonl", "scorer_styles_blind3.jsonl", "scorer_styles_blind4.jsonl"):
+        path = ROOT / "benchmarks" / name
+        if path.exists():
+            held.update(case_key(json.loads(line)) for line in path.read_text().splitlines() if line.strip())
+    kept = []
+    for case in CASES:
+        key = case_key(case)
+        if key not in held:
+            held.add(key)
+            kept.append(case)
+    if len(kept) != len(CASES):
+        print(f"dropped {len(CASES) - len(kept)} cases an earlier set (or this one) already holds")
+    CASES[:] = kept
+
+
+def main() -> None:
+    load()
+    numeric_cases()
+    exact_cases()
+    mc_cases()
+    json_cases()
+    abstain_cases()
+    contains_cases()
+    needle_cases()
+    token_integrity_cases()
+    tool_cases()
+    tool_result_cases()
+    code_cases()
+    drop_cases_earlier_sets_hold()
+    OUT.write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in CASES))
+    right = sum(c["verdict"] for c in CASES)
+    amb = sum(c["ambiguous"] for c in CASES)
+    print(f"wrote {len(CASES)} cases over {len({c['row_id'] for c in CASES})} rows to {OUT.relative_to(ROOT)} ({right} right, {amb} ambiguous)")
+
+
+if __name__ == "__main__":
+    main()
