@@ -378,15 +378,11 @@ def numeric_cases() -> None:
             wrongs.append(("num-sci-notation-power-off", f"{sci(value, 1)}", False))
         if wv.denominator == 1 and 0 < wv < 4000:
             wrongs.append(("num-roman-gloss-wrong", f"{tail(suite, w)} (in Roman numerals: {roman(int(wv))})", False))
-        r = rights[i % len(rights)]
-        add(suite, row, r[1], True, r[0], r[2])
-        if i % 3 == 0:
-            r = rights[(i + 4) % len(rights)]
+        if i % 2 == 0 or i % 10 == 3:
+            r = rights[(i // 2) % len(rights)]
             add(suite, row, r[1], True, r[0], r[2])
-        x = wrongs[(i * 5 + 1) % len(wrongs)]
-        add(suite, row, x[1], False, x[0], x[2])
-        if i % 3 == 1:
-            x = wrongs[(i + 3) % len(wrongs)]
+        if i % 2 == 1 or i % 10 == 0:
+            x = wrongs[(i // 2) % len(wrongs)]
             add(suite, row, x[1], False, x[0], x[2])
 
 
@@ -454,15 +450,11 @@ def exact_cases() -> None:
                 ("exact-torn-then-commits-wrong", f"I hesitated between {v} and {w}; I'll go with {w}.\n\n{tail(suite, w)}"),
                 ("exact-never-commits-between-two", f"It's either {v} or {w}, I'm honestly not sure which."),
             ]
-        r = rights[i % len(rights)]
-        add(suite, row, r[1], True, r[0])
-        if i % 3 == 0:
-            r = rights[(i + 2) % len(rights)]
+        if i % 2 == 0 or i % 6 == 3:
+            r = rights[(i // 2) % len(rights)]
             add(suite, row, r[1], True, r[0])
-        x = wrongs[(i * 3 + 1) % len(wrongs)]
-        add(suite, row, x[1], False, x[0])
-        if i % 3 == 1:
-            x = wrongs[(i + 2) % len(wrongs)]
+        if i % 2 == 1 or i % 6 == 0:
+            x = wrongs[(i // 2) % len(wrongs)]
             add(suite, row, x[1], False, x[0])
 
 
@@ -502,13 +494,15 @@ def mc_cases() -> None:
             ("mc-wrong-letter-reason-names-right-text", f"{tail(suite, wl)}\n\n({rt} was tempting, but {wt} is the better match.)"),
             ("mc-never-commits-between-two", f"Either {letter} or {wl}; both look plausible to me."),
         ]
-        if i % 2 == 0 or i % 7 == 3:
-            r = rights[(i // 2) % len(rights)]
+        if i % 3 == 2:
+            continue  # a third of the rows sit out: the suites are large and the styles repeat
+        if i % 3 == 0:
+            r = rights[(i // 3) % len(rights)]
             add(suite, row, r[1], True, r[0])
-        if i % 2 == 1 or i % 7 == 0:
-            x = wrongs[(i // 2) % len(wrongs)]
+        else:
+            x = wrongs[(i // 3) % len(wrongs)]
             add(suite, row, x[1], False, x[0])
-        if i % 9 == 0:
+        if i % 12 == 0:
             add(suite, row, f"Option {k} ({rt}).", True, "mc-option-number-zero-based-text-right", True)
 
 
@@ -554,14 +548,8 @@ def json_cases() -> None:
             wrongs[1] = ("json-price-off-by-ten", json.dumps({**exp, "price": exp["price"] + 10}))
         name, text, amb = rights[i % len(rights)]
         add(suite, row, text, True, name, amb)
-        if i % 2:
-            name, text, amb = rights[(i + 2) % len(rights)]
-            add(suite, row, text, True, name, amb)
-        name, text = wrongs[i % len(wrongs)]
+        name, text = wrongs[(i + i // 5) % len(wrongs)]
         add(suite, row, text, False, name)
-        if i % 2 == 0:
-            name, text = wrongs[(i + 3) % len(wrongs)]
-            add(suite, row, text, False, name)
 
 
 
@@ -628,10 +616,10 @@ def abstain_cases() -> None:
         add(suite, row, r[1], True, r[0])
         x = wrongs[i % len(wrongs)]
         add(suite, row, x[1], False, x[0])
-        if i % 3 == 0:
+        if i % 4 == 0:
             r = rights[(i + 3) % len(rights)]
             add(suite, row, r[1], True, r[0])
-        if i % 3 == 1:
+        if i % 4 == 2:
             x = wrongs[(i + 2) % len(wrongs)]
             add(suite, row, x[1], False, x[0])
 
@@ -663,7 +651,7 @@ def contains_cases() -> None:
         for k in (0, 2):
             r = rights[(i + k) % len(rights)]
             add(suite, row, r[1], True, r[0])
-        for k in (0, 1):
+        for k in (0, 1)[: 1 + i % 2]:
             x = wrongs[(i + k) % len(wrongs)]
             add(suite, row, x[1], False, x[0])
 
@@ -675,7 +663,8 @@ def needle_cases() -> None:
         b = box.group(1) if box else "1"
         add(suite, row, f"The vault code for box {b} is {v}.", True, "needle-passage-sentence-quoted")
         add(suite, row, f"`{v}`", True, "needle-backticks")
-        add(suite, row, f"#{v}", True, "needle-hash-prefix", True)
+        if i % 2:
+            add(suite, row, f"#{v}", True, "needle-hash-prefix", True)
         add(suite, row, f"El código es {v}.", True, "needle-spanish-sentence")
         add(suite, row, f"{v[:2]}{v[1]}{v[2:]}", False, "needle-digit-repeated")
         add(suite, row, f"About {round(int(v), -2)}.", False, "needle-rounded-to-hundreds")
@@ -797,10 +786,10 @@ def tool_cases() -> None:
         elif name == "open_doc":
             wrongs.append(("tool-doc-id-in-list", "", [call(name, {"doc_id": [args["doc_id"]]})], False))
             wrongs.append(("tool-opens-with-extra-query-arg", "", [call(name, {"doc_id": args["doc_id"], "query": "document"})], True))
-        for k in ((0,) if i % 2 else (0, 1)):
+        for k in ((0,) if i % 3 else (0, 1)):
             style, text, calls, amb = wrongs[(i + k) % len(wrongs)]
             add(suite, row, text, False, style, amb, tool_calls=calls)
-        if i % 4 == 0:
+        if i % 6 == 0:
             style, text, calls = styles[(i + 2) % len(styles)]
             add(suite, row, text, True, style, tool_calls=calls)
 
@@ -963,6 +952,412 @@ def code_cases() -> None:
             add(suite, row, frame(code), verdict, style + suffix, amb)
 
 
+# ---------------------------------------------------------------- instruction
+
+POOL = [
+    "Anyone who pays attention to {t} gets something back.",
+    "Most people underestimate how much {t} can teach them.",
+    "I keep coming back to {t} whenever I need a change of pace.",
+    "There is always one more detail about {t} worth noticing.",
+    "Talking about {t} with friends makes it even more fun.",
+    "You do not need much money to enjoy {t}.",
+    "The first impression of {t} is rarely the last one.",
+    "Each visit to {t} feels a little different from the one before.",
+    "Learning the basics of {t} takes less effort than most expect.",
+    "Stories about {t} tend to stay with people for years.",
+    "A calm mind notices things about {t} that a busy one misses.",
+    "Start slowly and let {t} surprise you.",
+    "Ask an expert about {t} and you will hear a dozen opinions.",
+    "Notes about {t} fill half of my old notebooks.",
+]
+OPEN = {
+    "Imagine": "Imagine spending a whole weekend on {t}.",
+    "Honestly": "Honestly I did not expect to care about {t} this much.",
+    "Today": "Today I want to write down what {t} means to me.",
+    "Yesterday": "Yesterday I spent the whole afternoon thinking about {t}.",
+}
+BLUNT_OPENER = {"Imagine": "Just imagine", "Honestly": "Quite honestly", "Today": "Even today", "Yesterday": "Only yesterday"}
+NEEDS = {
+    "blue": "The sky over it was a clear blue.",
+    "bridge": "We crossed an old stone bridge on the way.",
+    "garden": "A garden full of herbs sits nearby.",
+    "lantern": "A lantern hung by the door all evening.",
+    "morning": "The morning is the best part of the day for it.",
+    "quiet": "Everything around it felt quiet and slow.",
+    "river": "A river winds along the edge of it all.",
+}
+KEYS = {
+    "light": ["The light changes by the hour.", "Soft light makes it warmer.", "Evening light suits it best."],
+    "path": ["One path leads there.", "That path is worth the walk.", "Any path will do at first."],
+    "small": ["Start with small steps.", "A small notebook helps.", "Small wins add up."],
+    "time": ["Give it time.", "Time passes fast there.", "Take your time."],
+}
+SIGN_OFF = "\n\nTake care and talk to you again soon my friend\nAlex"
+
+
+def topic_of(prompt: str) -> str:
+    for pattern in (
+        r"what makes (.+?) interesting",
+        r"new to (.+?)\.",
+        r"Describe (.+?)(?: in |\.)",
+        r"about (.+?)(?: in | using | as | without | that |, |\.)",
+        r" for (.+?)\. Reply",
+    ):
+        found = re.search(pattern, prompt)
+        if found:
+            return found.group(1).strip()
+    return "it"
+
+
+def wcount(text: str) -> int:
+    """Words as a reader counts them: tokens holding a letter or digit (a lone '-' bullet is not a word)."""
+    return len([w for w in text.split() if re.search(r"[A-Za-z0-9]", w)])
+
+
+def scount(text: str) -> int:
+    body = re.sub(r"<<[^<>]*>>", "", text)
+    return len([s for s in re.findall(r"[^.!?]+[.!?]+", body) if re.search(r"[A-Za-z]", s)])
+
+
+def holds(rule: dict, text: str) -> bool:
+    """The author's own reading of one rule, used only to keep the constructed verdicts honest."""
+    name, value = rule["rule"], rule.get("value")
+    body = text.strip()
+    if name == "max_words":
+        return wcount(body) <= value - 2  # a margin, so that no word-counting convention flips it
+    if name == "min_words":
+        return wcount(body) >= value + 2
+    if name == "sentence_count":
+        return scount(body) == value
+    if name == "no_commas":
+        return "," not in body
+    if name == "uppercase":
+        return body == body.upper()
+    if name == "lowercase":
+        return body == body.lower()
+    if name == "language_ascii":
+        return body.isascii()
+    if name == "not_contains":
+        return re.search(rf"\b{re.escape(value)}\b", body, re.I) is None
+    if name == "contains":
+        return re.search(rf"\b{re.escape(value)}\b", body, re.I) is not None
+    if name == "keyword_count":
+        return len(re.findall(rf"\b{re.escape(value['word'])}\b", body, re.I)) >= value["min"]
+    if name == "starts_with":
+        return re.match(rf"{re.escape(value)}\b", body) is not None
+    if name == "ends_with":
+        return body.endswith(value) or (not value.endswith(".") and body.endswith(value + "."))
+    if name == "postscript":
+        return re.search(rf"\n\n{re.escape(value)} [^\n]+$", body) is not None
+    if name == "bullet_count":
+        lines = [ln for ln in body.splitlines() if ln.strip()]
+        return len([ln for ln in lines if ln.startswith("- ")]) == value and all(ln.startswith("- ") for ln in lines if not ln.startswith("<<"))
+    if name == "highlight_count":
+        return len(re.findall(r"(?<!\*)\*[^*\n]+\*(?!\*)", body)) >= value
+    if name == "placeholder_count":
+        return len(re.findall(r"\[[^\]\n]+\]", body)) >= value
+    if name == "section_count":
+        return len(re.findall(rf"^{value['marker']} \d+$", body, re.M)) == value["count"] and body.startswith(value["marker"] + " 1")
+    if name == "paragraph_count":
+        return len([p for p in re.split(r"\n\s*\n", body) if p.strip()]) == value
+    if name == "title":
+        return re.match(r"<<[^<>\n]+>>", body) is not None
+    if name == "quotation":
+        return body.startswith('"') and body.endswith('"') and body.count('"') == 2
+    if name in ("json", "json_keys"):
+        try:
+            obj = json.loads(body)
+        except ValueError:
+            return False
+        return isinstance(obj, dict) and (name == "json" or sorted(obj) == sorted(value))
+    raise ValueError(name)
+
+
+def broken_clearly(rule: dict, text: str) -> bool:
+    """A wrong case must break its rule beyond any counting convention."""
+    name, value = rule["rule"], rule.get("value")
+    if name == "max_words":
+        return wcount(text.strip()) >= value + 3
+    if name == "min_words":
+        return wcount(text.strip()) <= value - 3
+    return not holds(rule, text)
+
+
+def compose(row: dict, rules: dict, layout: str) -> str | None:
+    """An answer keeping every rule, in the given layout ('plain', 'email' or 'bold-bullets')."""
+    t = topic_of(row["text"])
+    T = t[0].upper() + t[1:]
+    text = row["text"]
+    if "json" in rules or "json_keys" in rules:
+        keys = rules.get("json_keys") or re.findall(r"'(\w+)'", text)[:2]
+        values = {"topic": t, "mood": "calm and a little dreamy", "name": t, "reason": "it never looks the same twice",
+                  "title": f"Notes on {t}", "summary": f"A short look at why {t} is worth your attention."}
+        obj = {k: values.get(k, f"about {t}") for k in keys}
+        return json.dumps(obj, indent=2) if layout == "email" else json.dumps(obj)
+    if "title for" in text or "title of" in text:
+        title = f"The Long Road Through {T}" if layout == "plain" else f"What {T} Left Behind"
+        return title.upper() if "uppercase" in rules else title
+    off = sum(map(ord, row["id"])) % len(POOL)
+    fill = [p.format(t=t, T=T) for p in POOL[off:] + POOL[:off]]
+    inserts: list[str] = []
+    if "contains" in rules:
+        inserts.append(NEEDS.get(rules["contains"], f"There is a {rules['contains']} in it."))
+    if "keyword_count" in rules:
+        kw = rules["keyword_count"]
+        inserts.extend(KEYS[kw["word"]][: kw["min"]])
+    if "placeholder_count" in rules:
+        parts = ["[name]", "[place]", "[date]", "[time of day]", "[item]"][: max(2, rules["placeholder_count"])]
+        inserts.append(f"Bring {parts[0]} and meet me at {parts[1]}" + "".join(f" then {p}" for p in parts[2:]) + ".")
+    opener = OPEN[rules["starts_with"]].format(t=t) if "starts_with" in rules else None
+    closer = None
+    if "ends_with" in rules:
+        e = rules["ends_with"]
+        closer = e if e.endswith(".") else f"I wrote this about {t} and now I am {e}."
+    units = list(inserts)
+    n = rules.get("sentence_count")
+    if n is not None:
+        need = n - (opener is not None) - (closer is not None)
+        if need < len(units) or need < 0:
+            return None
+        k = 0
+        while len(units) < need:
+            units.append(fill[k])
+            k += 1
+    else:
+        base = 3
+        if "bullet_count" in rules:
+            base = rules["bullet_count"] - (opener is not None) - (closer is not None)
+        elif "section_count" in rules:
+            base = rules["section_count"]["count"] * 2
+        elif "paragraph_count" in rules:
+            base = rules["paragraph_count"] * 2
+        k = 0
+        while len(units) < base:
+            units.append(fill[k % len(fill)])
+            k += 1
+        while "min_words" in rules and wcount(" ".join(units)) < rules["min_words"] + 8 and k < 40:
+            units.append(fill[k % len(fill)])
+            k += 1
+    if "max_words" in rules:
+        fixed = wcount(" ".join(x for x in (opener, closer) if x)) + (8 if layout == "email" else 0) + 6
+        while units and wcount(" ".join(units)) + fixed > rules["max_words"] and len(units) > len(inserts):
+            units.pop()
+    if "highlight_count" in rules:
+        h = rules["highlight_count"]
+        if len(units) < h:
+            return None
+        units = [f"*{u[:-1]}*{u[-1]}" if j < h else u for j, u in enumerate(units)]
+    if opener:
+        units.insert(0, opener)
+    if closer:
+        units.append(closer)
+    if not units:
+        return None
+    if "bullet_count" in rules:
+        b = rules["bullet_count"]
+        if len(units) != b:
+            return None
+        if layout == "bold-bullets" and "highlight_count" not in rules:
+            labels = ["First", "Next", "Also", "Then", "Finally"]
+            body = "\n".join(f"- **{labels[j % 5]}:** {u}" for j, u in enumerate(units))
+        else:
+            body = "\n".join("- " + u for u in units)
+    elif "section_count" in rules:
+        c = rules["section_count"]["count"]
+        chunks = [units[j::c] for j in range(c)]
+        if any(not ch for ch in chunks):
+            return None
+        body = "\n\n".join(f"{rules['section_count']['marker']} {j + 1}\n" + " ".join(ch) for j, ch in enumerate(chunks))
+    elif "paragraph_count" in rules:
+        p = rules["paragraph_count"]
+        chunks = [units[j * len(units) // p : (j + 1) * len(units) // p] for j in range(p)]
+        if any(not ch for ch in chunks):
+            return None
+        body = "\n\n".join(" ".join(ch) for ch in chunks)
+    else:
+        body = " ".join(units)
+    if layout == "email":
+        if not re.search(r"\b(email|note)\b", text) or opener or closer or "quotation" in rules or n is not None or "paragraph_count" in rules:
+            return None
+        body = f"Hi Sam\n\n{body}\n\nBest\nAlex"
+    if "title" in rules:
+        body = f"<<A Few Words on {' '.join(w.capitalize() for w in t.split())}>>\n\n" + body
+    if "postscript" in rules:
+        body += f"\n\n{rules['postscript']} I still owe you a coffee."
+    if "uppercase" in rules:
+        body = body.upper()
+    if "lowercase" in rules:
+        body = body.lower()
+    if "quotation" in rules:
+        body = f'"{body}"'
+    return body
+
+
+def insert_before_end(text: str, addition: str) -> str:
+    """Put a sentence in before the closing phrase, P.S. or quotation mark, where a model adds an aside."""
+    m = re.search(r'(\n\nP\.S\. [^\n]+|\n\nN\.B\. [^\n]+)?"?$', text)
+    cut = m.start() if m else len(text)
+    head, rest = text[:cut], text[cut:]
+    return head.rstrip() + " " + addition + rest
+
+
+def breaks(rule: str, value, text: str, row: dict, rules: dict) -> tuple[str, str] | None:
+    """Break exactly one rule, the way a model slips on it."""
+    if rule == "max_words":
+        out = text
+        for extra in POOL:
+            if wcount(out) + 14 >= value + 3:
+                break
+            out = insert_before_end(out, extra.format(t="it", T="It"))
+        return "instr-max-words-signoff-pushes-over", out + SIGN_OFF
+    if rule == "min_words":
+        units = re.findall(r"[^.!?]+[.!?]+", text)
+        while units and wcount(" ".join(units)) > value - 3:
+            units.pop(len(units) // 2)
+        return ("instr-under-minimum-terse-version", " ".join(u.strip() for u in units)) if units else None
+    if rule == "sentence_count":
+        if text.startswith(tuple(OPEN)):
+            return None
+        return "instr-interjection-sentence-too-many", "Wow! " + text
+    if rule == "no_commas":
+        if text.startswith(("Hi Sam\n", "hi sam\n", "HI SAM\n")):
+            return "instr-comma-after-greeting", text.replace("\n", ",\n", 1)
+        return "instr-comma-in-date-aside", insert_before_end(text, "I first tried it on Monday, June 3.")
+    if rule == "uppercase":
+        if "title" in row["text"] and ("title for" in row["text"] or "title of" in row["text"]):
+            return "instr-title-lowercase-vs", text.replace(" THROUGH ", " vs ").replace(" LEFT ", " vs ")
+        return "instr-upper-lowercase-abbreviation", insert_before_end(text, "BRING THE BASICS (e.g. A WARM COAT).")
+    if rule == "lowercase":
+        return "instr-lower-acronym-kept-caps", insert_before_end(text, "i first saw it on TV.")
+    if rule == "language_ascii":
+        return "instr-ascii-arrow-symbol", insert_before_end(text, "Plan first → enjoy later.")
+    if rule == "not_contains":
+        line = f'My neighbour always calls it "{value} special" and I agree.'
+        return "instr-forbidden-word-in-quoted-speech", insert_before_end(text, line)
+    if rule == "keyword_count":
+        w = value["word"]
+        hits = list(re.finditer(rf"\b{w}\b", text, re.I))
+        if not hits:
+            return None
+        last = [u for u in KEYS[w] if u.lower() in text.lower()][-1:]
+        if not last:
+            return None
+        at = text.lower().index(last[0].lower())
+        swap = "Nobody rushes through it."
+        swap = swap.upper() if text.isupper() else swap.lower() if text.islower() else swap
+        return "instr-keyword-one-use-short", text[:at] + swap + text[at + len(last[0]) :]
+    if rule == "starts_with":
+        if not text.startswith(value):
+            return None
+        return "instr-opener-adverb-before-word", BLUNT_OPENER[value] + text[len(value) :]
+    if rule == "ends_with":
+        if "postscript" in rules:
+            return None
+        return "instr-ends-then-postscript", text + "\n\nP.S. Say hi to everyone for me."
+    if rule == "postscript":
+        return "instr-nb-instead-of-ps", text.replace("\n\nP.S. ", "\n\nN.B. ")
+    if rule == "bullet_count":
+        lines = text.split("\n")
+        bullets = [j for j, ln in enumerate(lines) if ln.startswith("- ")]
+        drop = bullets[len(bullets) // 2]
+        return "instr-bullets-one-short", "\n".join(ln for j, ln in enumerate(lines) if j != drop)
+    if rule == "highlight_count":
+        plain = text.replace("*", "")
+        m = re.search(r"[A-Za-z]", plain)
+        if not m:
+            return None
+        return "instr-one-highlight-spans-all", plain[: m.start()] + "*" + plain[m.start() :].rstrip() + "*"
+    if rule == "placeholder_count":
+        return "instr-placeholders-parentheses", re.sub(r"\[([^\]\n]+)\]", r"(\1)", text)
+    if rule == "section_count":
+        words = {1: "ONE", 2: "TWO", 3: "THREE", 4: "FOUR"}
+        marker = value["marker"]
+        return "instr-section-markers-spelled-out", re.sub(rf"^{marker} (\d)$", lambda m: f"{marker} {words[int(m.group(1))]}", text, flags=re.M)
+    if rule == "paragraph_count":
+        if text.startswith(tuple(OPEN)) or "lowercase" in rules or "uppercase" in rules:
+            return None
+        return "instr-greeting-own-paragraph", "Hi Sam\n\n" + text
+    if rule == "title":
+        return "instr-title-double-square-brackets", re.sub(r"<<([^<>\n]+)>>", r"[[\1]]", text)
+    if rule == "quotation":
+        return "instr-opening-quote-missing", text[1:]
+    if rule == "json_keys":
+        obj = json.loads(text)
+        k = list(obj)[-1]
+        plural = k[:-1] + "ies" if k.endswith("y") else k + "s"
+        obj = {(plural if key == k else key): v for key, v in obj.items()}
+        return "instr-json-key-pluralised", json.dumps(obj)
+    if rule == "json":
+        return "instr-json-object-wrapped-in-array", "[" + text + "]"
+    return None
+
+
+def instruction_cases() -> None:
+    skipped = 0
+    for i, (suite, row) in enumerate(rows_of("instruction")):
+        rule_list = list(row["score_args"]["rules"])
+        rules = {r["rule"]: r.get("value", True) for r in rule_list}
+        # The prompt can ask for a sentence count or a layout that the row's
+        # rules leave out ("Write one sentence ...", "keys 'topic' and 'mood'");
+        # a careful grader holds the answer to it too.
+        graded = list(rule_list)
+        asked = re.search(r"\b(a|one|two|three|four) sentences?\b", row["text"], re.I)
+        if asked and "sentence_count" not in rules:
+            n = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4}[asked.group(1).lower()]
+            rules["sentence_count"] = n
+            graded.append({"rule": "sentence_count", "value": n})
+        keys = re.findall(r"'(\w+)'", row["text"])
+        if "json" in rules and "json_keys" not in rules and len(keys) >= 2:
+            graded.append({"rule": "json_keys", "value": keys[:2]})
+            rules["json_keys"] = keys[:2]
+        facts = re.search(r"exactly (\d+) facts", row["text"])
+        if "postscript" in rules and "sentence_count" in rules:
+            skipped += 1
+            continue
+        layout = "plain"
+        if i % 3 != 2 and compose(row, rules, "email"):
+            layout = "email"
+        elif i % 2 and "bullet_count" in rules and "highlight_count" not in rules:
+            layout = "bold-bullets"
+        text = compose(row, rules, layout)
+        if text is None or not all(holds(r, text) for r in graded):
+            skipped += 1
+            continue
+        if facts and "bullet_count" not in rules:
+            skipped += 1
+            continue
+        style = {
+            "plain": "instr-all-rules-fresh-prose",
+            "email": "instr-all-rules-email-greeting-signoff",
+            "bold-bullets": "instr-all-rules-bold-lead-in-bullets",
+        }[layout]
+        if layout == "email" and ("json" in rules or "json_keys" in rules):
+            style = "instr-all-rules-json-two-space-indent"
+        if layout == "bold-bullets" and "bullet_count" not in rules:
+            style = "instr-all-rules-fresh-prose"
+        if "title for" in row["text"] or "title of" in row["text"]:
+            style = "instr-all-rules-title-" + ("capitals" if "uppercase" in rules else "title-case")
+        # Lower-case or capitals rules with a required word, a title or a
+        # placeholder: whether "[NAME]" or "<<TITLE>>" must change case is disputable.
+        amb = bool(({"uppercase", "lowercase"} & set(rules)) and ({"placeholder_count", "title"} & set(rules)))
+        amb = amb or ("lowercase" in rules and "postscript" in rules)  # is "p.s." a postscript starting with 'P.S.'?
+        if i % 2 == 0 or i % 5 == 1:
+            add(suite, row, text, True, style, amb)
+        if i % 2 == 1 or i % 5 == 2:
+            base = compose(row, rules, "plain") if layout != "email" or "no_commas" not in rules else text
+            order = graded[i % len(graded) :] + graded[: i % len(graded)]
+            for target in order:
+                broken = breaks(target["rule"], target.get("value"), base or "", row, rules)
+                if broken is None:
+                    continue
+                name, bad = broken
+                if not broken_clearly(target, bad) or not all(holds(r, bad) for r in graded if r is not target):
+                    continue
+                add(suite, row, bad, False, name)
+                break
+    print(f"instruction rows skipped: {skipped}")
+
+
 
 # ---------------------------------------------------------------- output
 
@@ -1002,6 +1397,7 @@ def main() -> None:
     tool_cases()
     tool_result_cases()
     code_cases()
+    instruction_cases()
     drop_cases_earlier_sets_hold()
     OUT.write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in CASES))
     right = sum(c["verdict"] for c in CASES)
