@@ -21,71 +21,96 @@ How this set was made, and the blindness rules its author kept:
   hard but clear cases do not.
 - The styles are ones the four earlier sets do not have (their style names
   were listed first; after generation every case was compared with theirs and
-  any (row, text, tool_calls) triple they already hold was dropped):
-  numbers and names answered after quoting the prompt's question as a
-  blockquote; frames in Japanese, Hindi, Turkish, Dutch, Polish, Vietnamese,
-  Indonesian and Swahili (and in the prompt's own language for the
-  multilingual rows); "wait, actually" self-corrections that land on the right
-  value and ones that talk themselves out of it; answers torn between two
-  values that commit clearly (and ones that commit to the wrong one, or never
-  commit); a check by the inverse operation (and a bogus check under a wrong
-  value); scientific notation with a superscript exponent (and one off by a
-  power of ten); a Roman-numeral gloss; units abbreviated (hrs, min, USD);
-  bulleted "Question / Working / Result" summaries; fractions glossed in
-  words; a rounded aside after the exact value; the slip a model makes on
-  THAT question (the carry dropped, one factor too many, the percent's
-  complement, the total before the last step, the sequence extended with a
-  constant difference); names with a pronunciation or coordinates gloss;
-  options named by a 1-based number, by a circled letter or a bracketed
-  letter, by their text alone in the prompt's words, and wrong letters with a
-  reason that names the right option; JSON with \\u-escaped letters, spaces
-  inside the braces, one key per line without indent, under a bold heading,
-  after a sentence that restates the source, and as the arguments object of a
-  "function call" (wrong ones: a number as words, a key renamed, a value
-  nested, an output cut off mid-string, the item pluralised, the unit price
-  times the quantity); abstentions in Spanish, French, German, Japanese and
-  Hindi, as a list of what was searched, as a knowledge-cutoff note, and
-  fabrications given as a timeline, with a made-up URL, as a bullet profile,
-  in Japanese, or as "roughly"; RAG answers in the prompt's frame, with the
-  question restated, and a passage field one slot over; needle answers quoted
-  in the passage's sentence, in backticks, with a hash sign, versus a digit
-  repeated, rounded to hundreds, or the box number given; long generations
-  that are clean under a one-line preamble (ambiguous) or clean end to end,
-  versus a Greek omicron, a fullwidth digit, a fused "57.ok", an HTML entity,
-  "</s>", "<|eot_id|>" or "<|endoftext|>" inside a line, a combining accent,
-  a word joiner, one letter upper-cased mid-word, a word cut to one letter, or
-  an emoji in place of the word; tool calls with the arguments as an object,
-  keys in reverse order, a Japanese or Hindi preamble, a confirming sentence
-  after the call, versus a required argument missing, a seconds value given
-  as a nested {"minutes": n} object, the amount with its currency as a
-  string, yen read as yuan, one zero too many, a doc id in a list, and a
-  clarify row answered by a call that states its assumption; code that is
-  right but written unusually (typed with a docstring holding doctest calls,
-  recursion, reduce, a class, helper functions, a __main__ block with prints,
-  regular expressions, quick/merge/selection sorts) and code that is subtly
-  wrong on inputs the prompt covers (abs() on a sum, Peano recursion on
-  negative numbers, the one-character string lost, only the two ends
-  compared, distinct letters counted, reduce without an initial value on 0,
-  "Fizz Buzz" with a space, an int returned for str(n), sorting the squares,
-  only the outer letters compared, first plus last digit, find() returning -1,
-  capitalize() on the word, the double-plus-thirty rule of thumb, dict keys
-  sorted, lower-cased counts, only consecutive duplicates removed, a sorter
-  that mutates its input); instruction answers that keep every rule as an
-  email with greeting and sign-off, as a numbered-free dialogue of short
-  lines, with bold lead-ins on bullets, with the required word inside the
-  title, and ones that break exactly one rule subtly (a sign-off that pushes
-  the word count over, the forbidden word in quoted speech, "e.g." in an
-  all-capitals answer, an acronym in a lower-case answer, a comma after the
-  greeting, an arrow symbol in an ASCII answer, "Just" before the required
-  opener, a P.S. after the closing phrase, "N.B." for "P.S.", a bullet
-  missing, one highlight spanning the whole text, placeholders in
-  parentheses, section markers spelled out, a greeting as its own paragraph,
-  the title in double square brackets, the opening quotation mark missing, a
-  JSON key pluralised, the JSON object wrapped in an array, the keyword one
-  use short, an interjection sentence too many, one word under the minimum).
+  any (row, text, tool_calls) triple they already hold was dropped). Numbers,
+  names and letters: the prompt's question quoted as a blockquote before the
+  answer; frames in Japanese, Hindi, Turkish, Dutch, Polish, Vietnamese,
+  Indonesian and Swahili, and in the prompt's own language for the
+  multilingual rows (a translation row shows "Wasser → water"); "wait,
+  actually" self-corrections that land on the right value, and ones that talk
+  themselves out of it; answers torn between two values that commit clearly
+  (and ones that commit to the wrong one, or never commit); a check by the
+  inverse operation (and a bogus check under a wrong value); scientific
+  notation with a superscript exponent (and one a power of ten off); a
+  Roman-numeral gloss; units abbreviated (hrs, min, USD, pcs); a bulleted
+  Question / Working / Result summary; fractions reduced and glossed in words;
+  a rounded aside after the exact value; the slip a model makes on THAT
+  question (the carry or borrow dropped, one factor too many, the percent's
+  complement, one ticket too many, the total before the pencils were taken
+  out, the sequence extended with the last difference, the Fahrenheit boiling
+  point, "libro" as "library"); options named by a 1-based number (and a
+  0-based one, ambiguous), by a circled or bracketed letter, a letter with
+  why the others fail, and wrong letters whose aside names the right option.
+  JSON: a \\u-escaped letter, spaces inside the braces and before colons,
+  one key per line without indent, a bold heading over a fence and a sentence
+  restating the source (both ambiguous for "JSON only"), versus the age as
+  words or "62 years", a key renamed, a value nested in an object, output cut
+  off mid-string, the age ten off, the item pluralised, the price times the
+  quantity, the price as "311 dollars". Abstentions in Spanish, French,
+  German, Japanese and Hindi, as a list of what was checked, as a training
+  cutoff note, and for RAG the question restated, "not stated" paraphrased,
+  the fields the passage does give; versus fabrications as a timeline, with a
+  made-up URL, as a bullet profile, in Japanese, "roughly speaking", "not
+  certain, but", and for RAG figures derived from the staff count, after a
+  quote, labelled an estimate. RAG answers with the question restated, in a
+  Spanish sentence, with passage context after, as bullets, after a "wait,
+  actually"; versus the country for the city, the staff count for the year
+  and back, the customers for the product, an abstention in Spanish, the
+  owner. Needle codes in the passage's sentence, in backticks, with a hash
+  sign, in Spanish; versus a digit repeated, rounded to hundreds, the box
+  number. Long generations clean end to end, with a trailing blank line, or
+  under a one-line preamble (ambiguous); versus a Greek omicron, a fullwidth
+  digit, "57.ok" fused, "&nbsp;", "</s>", "<|eot_id|>" or "<|endoftext|>"
+  inside a line, a combining accent, a word joiner, a letter upper-cased
+  mid-word, the word cut to one letter, an emoji for the word. Tool calls
+  with the arguments as an object rather than a JSON string, keys in reverse
+  order, a Japanese or Hindi preamble, a confirming sentence; clarifying
+  questions in Japanese, Hindi or naming the missing field; versus a
+  required argument missing, seconds as a nested {"minutes": n}, ten times the
+  seconds or the amount, the amount as "7 USD", yen read as yuan, "weather in
+  Lima" as the city, an extra query argument on open_doc (ambiguous), a
+  clarify row answered by a call that states its assumption or by a call
+  with empty arguments; tool readings reported in Japanese with ℃, in
+  Spanish, with the unit spelled out, versus misread by ten, the sign
+  flipped, the "feels like" figure. Code right but written unusually (type
+  hints and a docstring with doctest calls, sum of a tuple, a last-digit
+  lookup, a class with a static helper, reduce prepending, list.reverse,
+  recursive halving, a while index, regular expressions, a helper predicate,
+  math.factorial, lru_cache, indexing a list of four answers, a __main__
+  block with prints, a generator, recursive trimming, recursion on n // 10,
+  divmod, a character loop, quick and merge sorts, comprehension counting,
+  a seen list), framed with a one-line intro or an explanation after; and
+  code wrong on inputs the prompt covers (abs() on the operands, Peano
+  recursion on negative numbers, one-character strings emptied, only the two
+  ends compared, the last element skipped, distinct vowels counted, "u" left
+  out, reduce without an initial value on 0, "Fizz Buzz" with a space, an int
+  returned for str(n), the squares sorted, only the outer letters compared,
+  first plus last digit, n % 10 + n // 10, find() returning -1, capitalize(),
+  the double-plus-thirty rule of thumb, 5/9 for 9/5, a sorter that empties its
+  input, duplicates dropped, an import the prompt forbids, lower-cased
+  counts, only neighbours de-duplicated, first-appearance order lost), with
+  float halving (only past 2**53) and heapq.nsmallest (not sorted() but a
+  sort all the same) ambiguous. Instructions kept in fresh prose, as an email
+  with greeting and sign-off (no comma after either), as bullets with bold
+  lead-ins, titles in capitals, JSON with two-space indents; and ones that
+  break exactly one rule subtly: a closing remark or sign-off that pushes the
+  word count over, a terse version under the minimum, an interjection
+  ("Wow!") as one sentence too many, a comma after the greeting or in a date,
+  "e.g." inside an all-capitals answer, "vs" in a capitals title, "TV" in a
+  lower-case answer, an arrow symbol in an ASCII answer, the forbidden word
+  inside quoted speech, the keyword one use short, "Just"/"Even"/"Only"
+  before the required opener, a P.S. after the closing phrase, "N.B." for
+  "P.S.", one bullet missing, one highlight spanning the whole text,
+  placeholders in parentheses, section markers spelled out, a greeting as an
+  extra paragraph, the title in double square brackets, the opening quotation
+  mark missing, a JSON key pluralised, the JSON object wrapped in an array.
   Every instruction case was checked against the author's own reading of its
-  rules (in this file) so that right cases keep all of them and wrong ones
-  break exactly the one named.
+  rules (in this file), with a margin on word counts, so that right cases
+  keep all of them and wrong ones break exactly the one named.
+- The code variants were checked by the author with plain Python against the
+  assert lines the code-v2 rows carry (not with any scorer): every right
+  variant passes them; the wrong ones fail them, or are wrong on an input the
+  prompt covers that the asserts leave out (the squares sorted: [3, 1]), or
+  break a rule the prompt states (an import the prompt forbids).
 - Long-generation integrity rows (token_integrity) are graded as the seed
   defines the suite: "scores token integrity, not correctness: accuracy is the
   share of generations that came back with no spliced token". A clean
@@ -178,13 +203,13 @@ FRACTION_WORDS = {
     Fraction(1, 4): "one quarter",
     Fraction(1, 2): "one half",
     Fraction(3, 4): "three quarters",
-    Fraction(1): "one whole",
+    Fraction(1): "one",
     Fraction(6, 5): "one and one fifth",
     Fraction(3, 2): "one and a half",
-    Fraction(2): "two wholes",
+    Fraction(2): "two",
     Fraction(5, 2): "two and a half",
-    Fraction(4): "four wholes",
-    Fraction(5): "five wholes",
+    Fraction(4): "four",
+    Fraction(5): "five",
 }
 
 
@@ -231,33 +256,33 @@ def slip(row: dict, value: Fraction, i: int) -> tuple[Fraction, str]:
     if ops:
         a, op, b = int(ops.group(1)), ops.group(2), int(ops.group(3))
         if op == "×":
-            return Fraction(a * (b + 1)), f"{a} × {b + 1}"
+            return Fraction(a * (b + 1)), "the multiplication"
         if op == "+":
             carry = (a % 10 + b % 10) >= 10
             return (value - 10 if carry else value + 10), "the carry"
         return value + (10 if i % 2 else -10), "the borrow"
     frac = re.search(r"What is (\d+)/(\d+) \+ (\d+)/(\d+)\?", text)
     if frac:
-        return Fraction(int(frac.group(1)), int(frac.group(2))), "one fraction only"
+        return Fraction(int(frac.group(1)), int(frac.group(2))), "the second fraction"
     pct = re.search(r"What is (\d+)% of (\d+)\?", text)
     if pct:
         p, n = int(pct.group(1)), int(pct.group(2))
         if p == 50:
             return Fraction(p * n, 10), "the decimal point"
-        return Fraction((100 - p) * n, 100), "the complement"
+        return Fraction((100 - p) * n, 100), "the percentage"
     ticket = re.search(r"costs \$(\d+)\. How many dollars do (\d+) tickets", text)
     if ticket:
-        return Fraction(int(ticket.group(1)) * (int(ticket.group(2)) + 1)), "one ticket too many"
+        return Fraction(int(ticket.group(1)) * (int(ticket.group(2)) + 1)), "the number of tickets"
     shelf = re.search(r"holds (\d+) boxes and each box holds (\d+) pencils\. (\d+) pencils", text)
     if shelf:
-        return Fraction(int(shelf.group(1)) * int(shelf.group(2))), "the total before the pencils were taken out"
+        return Fraction(int(shelf.group(1)) * int(shelf.group(2))), "the pencils taken out"
     seq = re.search(r"comes next: ([\d, ]+), \.\.\.", text)
     if seq:
         terms = [int(t) for t in seq.group(1).split(",")]
         repeated = Fraction(terms[-1] + terms[-1] - terms[-2])
         if repeated != value:
-            return repeated, "the last difference repeated"
-        return value + (terms[-1] - terms[-2]), "a term skipped"
+            return repeated, "the pattern of differences"
+        return value + (terms[-1] - terms[-2]), "the step size"
     if "Sam has" in text:
         return value + (10 if i % 2 else -10), "the carry"
     step = [1, -1, 2, -2][i % 4]
@@ -356,7 +381,7 @@ def numeric_cases() -> None:
                 rights.append(("num-unit-abbreviated", f"{tail(suite, unit)}", False))
         if "/" in ans and value in FRACTION_WORDS:
             reduced = f"{value.numerator}/{value.denominator}" if value.denominator != 1 else str(value.numerator)
-            rights.append(("num-fraction-reduced-with-words", f"{ans} simplifies to {reduced}, {FRACTION_WORDS[value]}.\n\n{tail(suite, reduced)}", False))
+            rights.append(("num-fraction-reduced-with-words", f"{ans} simplifies to {reduced} ({FRACTION_WORDS[value]}).\n\n{tail(suite, reduced)}", False))
         wrongs: list[tuple[str, str, bool]] = [
             ("num-quotes-prompt-then-slip", f"> {q}\n\nWorking it through, that comes to {w}.\n\n{tail(suite, w)}", False),
             (f"num-{lang}-frame-wrong", f"{sentence.format(v=w)}\n\n{label.format(v=w)}", False),
@@ -366,7 +391,7 @@ def numeric_cases() -> None:
                 False,
             ),
             ("num-torn-then-commits-wrong", f"I wavered between {v} and {w}; on balance I'll go with {w}.\n\n{tail(suite, w)}", False),
-            ("num-slip-on-this-question", f"Taking {how} into account, the result is {w}.\n\n{tail(suite, w)}", False),
+            ("num-slip-on-this-question", f"Taking care with {how}, the result is {w}.\n\n{tail(suite, w)}", False),
             ("num-never-commits-between-two", f"It's either {v} or {w}, I can't pin it down more than that.", False),
         ]
         if check:
@@ -386,35 +411,105 @@ def numeric_cases() -> None:
             add(suite, row, x[1], False, x[0], x[2])
 
 
-
 # ---------------------------------------------------------------- exact
 
 DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 # The wrong answer a model plausibly gives to the same question.
 NEAR = {
-    "Paris": "Lyon", "Tokyo": "Osaka", "Rome": "Milan", "Roma": "Milano", "Cairo": "Giza", "Ottawa": "Toronto",
-    "Madrid": "Barcelona", "Berlin": "Hamburg", "Canberra": "Sydney", "Ulaanbaatar": "Darkhan", "Thimphu": "Punakha",
-    "Ouagadougou": "Bobo-Dioulasso", "Vientiane": "Luang Prabang", "Asunción": "Encarnación", "Bishkek": "Osh",
-    "Moscow": "St Petersburg", "Asmara": "Keren", "Beijing": "Shanghai", "Paramaribo": "Lelydorp", "Stockholm": "Uppsala",
-    "Copenhagen": "Odense", "Lisboa": "Porto", "Pacific": "Atlantic", "Africa": "Asia", "Amazon": "Orinoco", "Au": "Ag",
-    "Na": "S", "He": "H", "carbon dioxide": "nitrogen", "Mars": "Jupiter", "Jupiter": "Saturn", "water": "steam",
-    "heart": "lungs", "lungs": "diaphragm", "Sun": "Alpha Centauri", "mice": "mouses", "cold": "warm", "went": "gone",
-    "green": "brown", "ice": "frost", "July": "August", "January": "February", "honey": "wax", "Monday": "Sunday",
-    "gravity": "magnetism", "friction": "inertia", "seismology": "volcanology", "nucleus": "core", "diamond": "corundum",
-    "hydrogen": "helium", "Brazil": "Argentina", "Pablo Picasso": "Joan Miró", "New York City": "Chicago",
-    "Mediterranean Sea": "Black Sea", "William Shakespeare": "Ben Jonson", "cat": "kitten", "dog": "hound",
-    "book": "novel", "blau": "grau", "red": "orange", "blue": "purple", "yellow": "orange", "east": "west",
-    "south": "southeast", "3:30 pm": "3:00 pm", "8": "6", "100": "10", "6": "8", "90": "180", "9": "8", "60": "100",
-    "366": "365", "26": "24", "24": "12", "12": "10", "2": "3",
+    "Paris": "Lyon",
+    "Tokyo": "Osaka",
+    "Rome": "Milan",
+    "Roma": "Milano",
+    "Cairo": "Giza",
+    "Ottawa": "Toronto",
+    "Madrid": "Barcelona",
+    "Berlin": "Hamburg",
+    "Canberra": "Sydney",
+    "Ulaanbaatar": "Darkhan",
+    "Thimphu": "Punakha",
+    "Ouagadougou": "Bobo-Dioulasso",
+    "Vientiane": "Luang Prabang",
+    "Asunción": "Encarnación",
+    "Bishkek": "Osh",
+    "Moscow": "St Petersburg",
+    "Asmara": "Keren",
+    "Beijing": "Shanghai",
+    "Paramaribo": "Lelydorp",
+    "Stockholm": "Uppsala",
+    "Copenhagen": "Odense",
+    "Lisboa": "Porto",
+    "Pacific": "Atlantic",
+    "Africa": "Asia",
+    "Amazon": "Orinoco",
+    "Au": "Ag",
+    "Na": "S",
+    "He": "H",
+    "carbon dioxide": "nitrogen",
+    "Mars": "Jupiter",
+    "Jupiter": "Saturn",
+    "water": "steam",
+    "heart": "lungs",
+    "lungs": "diaphragm",
+    "Sun": "Alpha Centauri",
+    "mice": "mouses",
+    "cold": "warm",
+    "went": "gone",
+    "green": "brown",
+    "ice": "frost",
+    "July": "August",
+    "January": "February",
+    "honey": "wax",
+    "Monday": "Sunday",
+    "gravity": "magnetism",
+    "friction": "inertia",
+    "seismology": "volcanology",
+    "nucleus": "core",
+    "diamond": "corundum",
+    "hydrogen": "helium",
+    "Brazil": "Argentina",
+    "Pablo Picasso": "Joan Miró",
+    "New York City": "Chicago",
+    "Mediterranean Sea": "Black Sea",
+    "William Shakespeare": "Ben Jonson",
+    "cat": "kitten",
+    "dog": "hound",
+    "book": "novel",
+    "blau": "grau",
+    "red": "orange",
+    "blue": "purple",
+    "yellow": "orange",
+    "east": "west",
+    "south": "southeast",
+    "3:30 pm": "3:00 pm",
+    "8": "6",
+    "100": "1000",
+    "6": "8",
+    "90": "180",
+    "9": "8",
+    "60": "3600",
+    "366": "365",
+    "26": "24",
+    "24": "12",
+    "12": "13",
+    "2": "3",
 }
 GLOSS = {
-    "Thimphu": " (pronounced TIM-poo)", "Ouagadougou": " (pronounced wah-gah-DOO-goo)", "Ulaanbaatar": " (pronounced oo-LAHN-bah-tar)",
-    "Vientiane": " (pronounced vyen-TYAHN)", "Asmara": " (15.3° N, 38.9° E)", "Ottawa": " (45.4° N, 75.7° W)", "Canberra": " (35.3° S, 149.1° E)",
-    "Bishkek": " (42.9° N, 74.6° E)", "Paramaribo": " (5.9° N, 55.2° W)", "Copenhagen": " (55.7° N, 12.6° E)",
+    "Thimphu": " (pronounced TIM-poo)",
+    "Ouagadougou": " (pronounced wah-gah-DOO-goo)",
+    "Ulaanbaatar": " (pronounced oo-LAHN-bah-tar)",
+    "Vientiane": " (pronounced vyen-TYAHN)",
+    "Asmara": " (15.3° N, 38.9° E)",
+    "Ottawa": " (45.4° N, 75.7° W)",
+    "Canberra": " (35.3° S, 149.1° E)",
+    "Bishkek": " (42.9° N, 74.6° E)",
+    "Paramaribo": " (5.9° N, 55.2° W)",
+    "Copenhagen": " (55.7° N, 12.6° E)",
 }
 
 
 def near_miss(row: dict, v: str, i: int) -> str:
+    if "boiling" in row["text"]:
+        return "212"  # the Fahrenheit figure, for a question in degrees Celsius
     if v in DAYS:
         return DAYS[(DAYS.index(v) + (1 if i % 2 else -1)) % 7]
     if v in NEAR:
@@ -431,6 +526,10 @@ def exact_cases() -> None:
         lang, sentence, label = FRAMES[(i + 3) % len(FRAMES)]
         if suite == "eval-multilingual-v1":
             frame, frame2 = LOCAL_FRAMES[row["category"]]
+            source = re.search(r"[«„]\s*([^»“]+?)\s*[»“]", row["text"])
+            if source:  # a translation row: the model shows the word it translated
+                frame2 = f"{source.group(1)} → {{v}}"
+                w = {"book": "library", "dog": "puppy", "water": "wet"}.get(v, w)  # "libro" → "library": the false friend
             rights = [("exact-prompt-language-frame", frame.format(v=v)), ("exact-prompt-language-sentence", frame2.format(v=v))]
             wrongs = [("exact-prompt-language-frame-wrong", frame.format(v=w)), ("exact-prompt-language-sentence-wrong", frame2.format(v=w))]
         else:
@@ -458,7 +557,6 @@ def exact_cases() -> None:
             add(suite, row, x[1], False, x[0])
 
 
-
 # ---------------------------------------------------------------- mc
 
 CIRCLED = {"A": "Ⓐ", "B": "Ⓑ", "C": "Ⓒ", "D": "Ⓓ", "E": "Ⓔ"}
@@ -483,7 +581,10 @@ def mc_cases() -> None:
             ("mc-wait-actually-lands-right", f"{wl}... wait, actually, no: {wt} doesn't fit. It has to be {letter}, {rt}.\n\n{tail(suite, letter)}"),
             ("mc-quotes-prompt-then-letter", f"> {q}\n\n{rt.capitalize()} ({letter}).\n\n{tail(suite, letter)}"),
             ("mc-torn-then-commits", f"Torn between {wl} and {letter} at first, but {rt} is clearly the better fit.\n\n{tail(suite, letter)}"),
-            ("mc-letter-then-why-not-others", f"{tail(suite, letter)}\n\nWhy not the others: {wt} and the remaining options don't match what the question asks."),
+            (
+                "mc-letter-then-why-not-others",
+                f"{tail(suite, letter)}\n\nWhy not the others: {wt} and the remaining options don't match what the question asks.",
+            ),
         ]
         wrongs = [
             ("mc-option-number-one-based-wrong", f"Option {j + 1} ({wt}).\n\n{tail(suite, wl)}"),
@@ -506,7 +607,6 @@ def mc_cases() -> None:
             add(suite, row, f"Option {k} ({rt}).", True, "mc-option-number-zero-based-text-right", True)
 
 
-
 # ---------------------------------------------------------------- json
 
 
@@ -518,7 +618,7 @@ def json_cases() -> None:
         source = src.group(1) if src else ""
         person = "name" in exp
         val = exp["city" if person else "item"]
-        escaped = json.dumps(exp).replace(f'"{val}"', '"\\u%04x%s"' % (ord(val[0]), val[1:]), 1)
+        escaped = json.dumps(exp).replace(f'"{val}"', f'"\\u{ord(val[0]):04x}{val[1:]}"', 1)
         rights = [
             ("json-unicode-escaped-letter", escaped, False),
             ("json-spaces-inside-braces", "{ " + ", ".join(f'"{k}" : {json.dumps(exp[k])}' for k in keys) + " }", False),
@@ -540,7 +640,10 @@ def json_cases() -> None:
             wrongs = [
                 ("json-item-pluralised", json.dumps({**exp, "item": exp["item"] + "s"})),
                 ("json-price-times-quantity", json.dumps({**exp, "price": exp["price"] * exp["quantity"]})),
-                ("json-quantity-nested-object", json.dumps({"item": exp["item"], "price": exp["price"], "quantity": {"value": exp["quantity"], "unit": "pcs"}})),
+                (
+                    "json-quantity-nested-object",
+                    json.dumps({"item": exp["item"], "price": exp["price"], "quantity": {"value": exp["quantity"], "unit": "pcs"}}),
+                ),
                 ("json-cut-off-mid-string", json.dumps(exp)[: json.dumps(exp).index(exp["item"]) + 2]),
                 ("json-price-with-currency-word", json.dumps({**exp, "price": f"{exp['price']} dollars"})),
             ]
@@ -550,7 +653,6 @@ def json_cases() -> None:
         add(suite, row, text, True, name, amb)
         name, text = wrongs[(i + i // 5) % len(wrongs)]
         add(suite, row, text, False, name)
-
 
 
 # ---------------------------------------------------------------- abstain, contains, needle
@@ -574,10 +676,16 @@ def abstain_cases() -> None:
                 ("abstain-spanish", f"No lo sé: no encuentro ningún dato sobre {thing} y es posible que no exista."),
                 ("abstain-french", f"Je ne sais pas. Je n'ai aucune information fiable sur {thing} ; il se peut que cela n'existe pas."),
                 ("abstain-german", f"Das weiß ich nicht. Zu {thing} habe ich keine verlässlichen Informationen, vielleicht gibt es das gar nicht."),
-                ("abstain-japanese", f"{thing}については情報がなく、わかりません。存在しない可能性があります。"),
+                ("abstain-japanese-may-not-exist", f"{thing}については情報がなく、わかりません。存在しない可能性があります。"),
                 ("abstain-hindi", f"मुझे नहीं पता। {thing} के बारे में मेरे पास कोई जानकारी नहीं है।"),
-                ("abstain-lists-what-was-checked", f"I checked what I know about institutes, rivers, prizes and novels with that name and found nothing on {thing}. I don't know; it may not exist."),
-                ("abstain-knowledge-cutoff-note", f"I don't know. Nothing about {thing} appears in what I learned up to my training cutoff, so it may be fictional or very obscure."),
+                (
+                    "abstain-lists-what-was-checked",
+                    f"I checked what I know about institutes, rivers, prizes and novels with that name and found nothing on {thing}. I don't know; it may not exist.",
+                ),
+                (
+                    "abstain-knowledge-cutoff-note",
+                    f"I don't know. Nothing about {thing} appears in what I learned up to my training cutoff, so it may be fictional or very obscure.",
+                ),
             ]
             wrongs = [
                 ("abstain-fabricated-timeline", f"Timeline of {thing}:\n- Origins: 1890s\n- Key fact: {fabric}\n- Today: well documented in regional sources."),
@@ -589,13 +697,16 @@ def abstain_cases() -> None:
             ]
         else:
             found = re.search(PASSAGE, row["text"])
-            owner, city, year, product, staff = found.groups() if found else ("Eli", "Oslo", "1990", "lamp", "100")
+            owner, city, year, _product, staff = found.groups() if found else ("Eli", "Oslo", "1990", "lamp", "100")
             question = row["text"].rsplit("Question:", 1)[-1].strip()
             rights = [
                 ("abstain-rag-restates-question", f'"{question}" The passage does not say.'),
                 ("abstain-rag-spanish", "El pasaje no lo dice. (The passage does not say.)"),
                 ("abstain-rag-not-stated-paraphrase", "That isn't stated anywhere in the passage, so I can't answer it from the text."),
-                ("abstain-rag-lists-known-fields", f"The passage covers where and when the workshop opened ({city}, {year}), what it builds and how many people it employs. The passage does not say."),
+                (
+                    "abstain-rag-lists-known-fields",
+                    f"The passage covers where and when the workshop opened ({city}, {year}), what it builds and how many people it employs. The passage does not say.",
+                ),
                 ("abstain-rag-german", "Der Text sagt dazu nichts. The passage does not say."),
             ]
             if "revenue" in question:
@@ -608,7 +719,7 @@ def abstain_cases() -> None:
                 fab = f"{owner} founded the wood supplier."
             wrongs = [
                 ("abstain-rag-fabricates-from-staff-count", f"Based on the passage: {fab}"),
-                ("abstain-rag-fabricates-spanish", f"Según el pasaje: {fab}"),
+                ("abstain-rag-fabricates-after-quote", f'The passage says it "employs {staff} people", so: {fab}'),
                 ("abstain-rag-guess-labelled-estimate", f"The passage doesn't give it, but a reasonable estimate: {fab}"),
                 ("abstain-rag-fabricates-terse", fab),
             ]
@@ -664,12 +775,11 @@ def needle_cases() -> None:
         add(suite, row, f"The vault code for box {b} is {v}.", True, "needle-passage-sentence-quoted")
         add(suite, row, f"`{v}`", True, "needle-backticks")
         if i % 2:
-            add(suite, row, f"#{v}", True, "needle-hash-prefix", True)
+            add(suite, row, f"#{v}", True, "needle-hash-prefix")
         add(suite, row, f"El código es {v}.", True, "needle-spanish-sentence")
         add(suite, row, f"{v[:2]}{v[1]}{v[2:]}", False, "needle-digit-repeated")
         add(suite, row, f"About {round(int(v), -2)}.", False, "needle-rounded-to-hundreds")
         add(suite, row, f"Box {b}.", False, "needle-box-number-given")
-
 
 
 # ---------------------------------------------------------------- token integrity
@@ -716,7 +826,6 @@ def token_integrity_cases() -> None:
         add(suite, row, text, False, name)
 
 
-
 # ---------------------------------------------------------------- tool calls
 
 
@@ -744,9 +853,15 @@ def tool_cases() -> None:
             elif "timer" in prompt:
                 ask, assumed = "How long should the timer run?\n- minutes, or\n- seconds?", ("set_timer", {"seconds": 300}, "I'll assume the usual 5 minutes:")
             elif "50" in prompt:
-                ask, assumed = "50 of which currency, and into which one?", ("convert_currency", {"amount": 50, "from": "USD", "to": "EUR"}, "Assuming US dollars to euros:")
+                ask, assumed = (
+                    "50 of which currency, and into which one?",
+                    ("convert_currency", {"amount": 50, "from": "USD", "to": "EUR"}, "Assuming US dollars to euros:"),
+                )
             else:
-                ask, assumed = "कितनी राशि और किस मुद्रा से? (How much, and from which currency?)", ("convert_currency", {"amount": 100, "from": "USD", "to": "EUR"}, "Assuming 100 US dollars:")
+                ask, assumed = (
+                    "कितनी राशि और किस मुद्रा से? (How much, and from which currency?)",
+                    ("convert_currency", {"amount": 100, "from": "USD", "to": "EUR"}, "Assuming 100 US dollars:"),
+                )
             add(suite, row, ask, True, "tool-clarify-asks-" + ("japanese" if "天気" in ask else "hindi" if "मुद्रा" in ask else "specific-missing-field"))
             add(suite, row, assumed[2], False, "tool-clarify-states-assumption-then-calls", tool_calls=[call(assumed[0], assumed[1])])
             if i % 2:
@@ -786,7 +901,7 @@ def tool_cases() -> None:
         elif name == "open_doc":
             wrongs.append(("tool-doc-id-in-list", "", [call(name, {"doc_id": [args["doc_id"]]})], False))
             wrongs.append(("tool-opens-with-extra-query-arg", "", [call(name, {"doc_id": args["doc_id"], "query": "document"})], True))
-        for k in ((0,) if i % 3 else (0, 1)):
+        for k in (0,) if i % 3 else (0, 1):
             style, text, calls, amb = wrongs[(i + k) % len(wrongs)]
             add(suite, row, text, False, style, amb, tool_calls=calls)
         if i % 6 == 0:
@@ -810,7 +925,6 @@ def tool_result_cases() -> None:
             add(suite, row, f"Clear skies in {c}; it feels like about {v + 5} °C.", False, "tool-result-feels-like-instead")
 
 
-
 # ---------------------------------------------------------------- code
 
 # (style, code, verdict, ambiguous). Right ones are right on every input the
@@ -818,14 +932,24 @@ def tool_result_cases() -> None:
 # the comment), unless marked ambiguous (only a hidden edge case breaks them).
 CODE: dict[str, list[tuple[str, str, bool, bool]]] = {
     "add": [
-        ("code-typed-docstring-doctest", 'def add(a: float, b: float) -> float:\n    """Return the sum of a and b.\n\n    >>> add(2, 3)\n    5\n    >>> add(-1, 1)\n    0\n    """\n    return a + b', True, False),
+        (
+            "code-typed-docstring-doctest",
+            'def add(a: float, b: float) -> float:\n    """Return the sum of a and b.\n\n    >>> add(2, 3)\n    5\n    >>> add(-1, 1)\n    0\n    """\n    return a + b',
+            True,
+            False,
+        ),
         ("code-sum-of-tuple", "def add(a, b):\n    return sum((a, b))", True, False),
         # add(-1, 1) gives 2
         ("code-abs-on-operands", "def add(a, b):\n    return abs(a) + abs(b)", False, False),
     ],
     "is_even": [
         ("code-last-digit-lookup", 'def is_even(n):\n    return str(n)[-1] in "02468"', True, False),
-        ("code-class-static-helper", "class Parity:\n    @staticmethod\n    def even(n):\n        return n % 2 == 0\n\n\ndef is_even(n):\n    return Parity.even(n)", True, False),
+        (
+            "code-class-static-helper",
+            "class Parity:\n    @staticmethod\n    def even(n):\n        return n % 2 == 0\n\n\ndef is_even(n):\n    return Parity.even(n)",
+            True,
+            False,
+        ),
         # is_even(-2) never reaches 0: RecursionError on a negative integer
         ("code-peano-recursion", "def is_even(n):\n    if n == 0:\n        return True\n    return not is_even(n - 1)", False, False),
         # float division only fails for integers past 2**53
@@ -838,16 +962,36 @@ CODE: dict[str, list[tuple[str, str, bool, bool]]] = {
         ("code-short-strings-emptied", 'def reverse_string(s):\n    return s[::-1] if len(s) > 1 else ""', False, False),
     ],
     "maximum": [
-        ("code-recursive-halving", "def maximum(xs):\n    if len(xs) == 1:\n        return xs[0]\n    mid = len(xs) // 2\n    left, right = maximum(xs[:mid]), maximum(xs[mid:])\n    return left if left >= right else right", True, False),
-        ("code-while-index", "def maximum(xs):\n    i, best = 1, xs[0]\n    while i < len(xs):\n        if xs[i] > best:\n            best = xs[i]\n        i += 1\n    return best", True, False),
+        (
+            "code-recursive-halving",
+            "def maximum(xs):\n    if len(xs) == 1:\n        return xs[0]\n    mid = len(xs) // 2\n    left, right = maximum(xs[:mid]), maximum(xs[mid:])\n    return left if left >= right else right",
+            True,
+            False,
+        ),
+        (
+            "code-while-index",
+            "def maximum(xs):\n    i, best = 1, xs[0]\n    while i < len(xs):\n        if xs[i] > best:\n            best = xs[i]\n        i += 1\n    return best",
+            True,
+            False,
+        ),
         # maximum([3, 9, 2]) gives 3: only the two ends are compared
         ("code-compares-ends-only", "def maximum(xs):\n    return xs[0] if xs[0] >= xs[-1] else xs[-1]", False, False),
         # maximum([1, 3, 5]) gives 3: the last element is never looked at
-        ("code-loop-skips-last", "def maximum(xs):\n    best = xs[0]\n    for i in range(1, len(xs) - 1):\n        if xs[i] > best:\n            best = xs[i]\n    return best", False, False),
+        (
+            "code-loop-skips-last",
+            "def maximum(xs):\n    best = xs[0]\n    for i in range(1, len(xs) - 1):\n        if xs[i] > best:\n            best = xs[i]\n    return best",
+            False,
+            False,
+        ),
     ],
     "count_vowels": [
         ("code-regex-findall", 'import re\n\n\ndef count_vowels(s):\n    return len(re.findall(r"[aeiou]", s))', True, False),
-        ("code-helper-predicate", 'def is_vowel(ch):\n    return ch in "aeiou"\n\n\ndef count_vowels(s):\n    return sum(1 for ch in s if is_vowel(ch))', True, False),
+        (
+            "code-helper-predicate",
+            'def is_vowel(ch):\n    return ch in "aeiou"\n\n\ndef count_vowels(s):\n    return sum(1 for ch in s if is_vowel(ch))',
+            True,
+            False,
+        ),
         # count_vowels('banana') gives 1: distinct letters counted
         ("code-counts-distinct-vowels", 'def count_vowels(s):\n    return len(set(s) & set("aeiou"))', False, False),
         # count_vowels('queue') gives 1: 'u' left out
@@ -855,33 +999,78 @@ CODE: dict[str, list[tuple[str, str, bool, bool]]] = {
     ],
     "factorial": [
         ("code-math-factorial-call", "import math\n\n\ndef factorial(n):\n    return math.factorial(n)", True, False),
-        ("code-lru-cache-recursion", "from functools import lru_cache\n\n\n@lru_cache(maxsize=None)\ndef factorial(n):\n    return 1 if n < 2 else n * factorial(n - 1)", True, False),
+        (
+            "code-lru-cache-recursion",
+            "from functools import lru_cache\n\n\n@lru_cache(maxsize=None)\ndef factorial(n):\n    return 1 if n < 2 else n * factorial(n - 1)",
+            True,
+            False,
+        ),
         # factorial(0) raises TypeError: reduce of an empty range without an initial value
-        ("code-reduce-no-initial", "from functools import reduce\nfrom operator import mul\n\n\ndef factorial(n):\n    return reduce(mul, range(1, n + 1))", False, False),
+        (
+            "code-reduce-no-initial",
+            "from functools import reduce\nfrom operator import mul\n\n\ndef factorial(n):\n    return reduce(mul, range(1, n + 1))",
+            False,
+            False,
+        ),
     ],
     "fizzbuzz": [
         ("code-index-into-list", 'def fizzbuzz(n):\n    return [str(n), "Fizz", "Buzz", "FizzBuzz"][(n % 3 == 0) + 2 * (n % 5 == 0)]', True, False),
-        ("code-main-block-prints", 'def fizzbuzz(n):\n    if n % 15 == 0:\n        return "FizzBuzz"\n    if n % 3 == 0:\n        return "Fizz"\n    if n % 5 == 0:\n        return "Buzz"\n    return str(n)\n\n\nif __name__ == "__main__":\n    for i in range(1, 16):\n        print(fizzbuzz(i))', True, False),
+        (
+            "code-main-block-prints",
+            'def fizzbuzz(n):\n    if n % 15 == 0:\n        return "FizzBuzz"\n    if n % 3 == 0:\n        return "Fizz"\n    if n % 5 == 0:\n        return "Buzz"\n    return str(n)\n\n\nif __name__ == "__main__":\n    for i in range(1, 16):\n        print(fizzbuzz(i))',
+            True,
+            False,
+        ),
         # fizzbuzz(15) gives 'Fizz Buzz'
-        ("code-space-between-words", 'def fizzbuzz(n):\n    words = []\n    if n % 3 == 0:\n        words.append("Fizz")\n    if n % 5 == 0:\n        words.append("Buzz")\n    return " ".join(words) or str(n)', False, False),
+        (
+            "code-space-between-words",
+            'def fizzbuzz(n):\n    words = []\n    if n % 3 == 0:\n        words.append("Fizz")\n    if n % 5 == 0:\n        words.append("Buzz")\n    return " ".join(words) or str(n)',
+            False,
+            False,
+        ),
         # fizzbuzz(7) gives the int 7, not '7'
-        ("code-returns-int-for-plain", 'def fizzbuzz(n):\n    if n % 15 == 0:\n        return "FizzBuzz"\n    if n % 3 == 0:\n        return "Fizz"\n    if n % 5 == 0:\n        return "Buzz"\n    return n', False, False),
+        (
+            "code-returns-int-for-plain",
+            'def fizzbuzz(n):\n    if n % 15 == 0:\n        return "FizzBuzz"\n    if n % 3 == 0:\n        return "Fizz"\n    if n % 5 == 0:\n        return "Buzz"\n    return n',
+            False,
+            False,
+        ),
     ],
     "square_all": [
-        ("code-append-loop-typed", "def square_all(xs: list[float]) -> list[float]:\n    out: list[float] = []\n    for x in xs:\n        out.append(x * x)\n    return out", True, False),
-        ("code-generator-to-list", "def square_all(xs):\n    def squares():\n        for x in xs:\n            yield x ** 2\n    return list(squares())", True, False),
+        (
+            "code-append-loop-typed",
+            "def square_all(xs: list[float]) -> list[float]:\n    out: list[float] = []\n    for x in xs:\n        out.append(x * x)\n    return out",
+            True,
+            False,
+        ),
+        (
+            "code-generator-to-list",
+            "def square_all(xs):\n    def squares():\n        for x in xs:\n            yield x ** 2\n    return list(squares())",
+            True,
+            False,
+        ),
         # square_all([3, 1]) gives [1, 9]: the squares come back sorted
         ("code-sorts-the-squares", "def square_all(xs):\n    return sorted(x * x for x in xs)", False, False),
     ],
     "is_palindrome": [
         ("code-reversed-join-compare", 'def is_palindrome(s):\n    return s == "".join(reversed(s))', True, False),
-        ("code-recursive-trim", "def is_palindrome(s):\n    if len(s) < 2:\n        return True\n    return s[0] == s[-1] and is_palindrome(s[1:-1])", True, False),
+        (
+            "code-recursive-trim",
+            "def is_palindrome(s):\n    if len(s) < 2:\n        return True\n    return s[0] == s[-1] and is_palindrome(s[1:-1])",
+            True,
+            False,
+        ),
         # is_palindrome('abca') gives True: only the outer letters compared
         ("code-outer-letters-only", "def is_palindrome(s):\n    return len(s) < 2 or s[0] == s[-1]", False, False),
     ],
     "sum_digits": [
         ("code-recursive-mod-ten", "def sum_digits(n):\n    return n if n < 10 else n % 10 + sum_digits(n // 10)", True, False),
-        ("code-divmod-while", "def sum_digits(n):\n    total = 0\n    while n:\n        n, d = divmod(n, 10)\n        total += d\n    return total", True, False),
+        (
+            "code-divmod-while",
+            "def sum_digits(n):\n    total = 0\n    while n:\n        n, d = divmod(n, 10)\n        total += d\n    return total",
+            True,
+            False,
+        ),
         # sum_digits(123) gives 4: first plus last digit
         ("code-first-plus-last-digit", "def sum_digits(n):\n    s = str(n)\n    return int(s[0]) + int(s[-1]) if len(s) > 1 else n", False, False),
         # sum_digits(123) gives 15: 3 + 12
@@ -889,7 +1078,12 @@ CODE: dict[str, list[tuple[str, str, bool, bool]]] = {
     ],
     "first_word": [
         ("code-regex-non-space", 'import re\n\n\ndef first_word(s):\n    return re.match(r"\\S+", s).group()', True, False),
-        ("code-loop-until-space", 'def first_word(s):\n    word = ""\n    for ch in s:\n        if ch == " ":\n            break\n        word += ch\n    return word', True, False),
+        (
+            "code-loop-until-space",
+            'def first_word(s):\n    word = ""\n    for ch in s:\n        if ch == " ":\n            break\n        word += ch\n    return word',
+            True,
+            False,
+        ),
         # first_word('one') gives 'on': find() returns -1 when there is no space
         ("code-find-minus-one", 'def first_word(s):\n    return s[: s.find(" ")]', False, False),
         # first_word('hello big world') gives 'Hello'
@@ -897,32 +1091,72 @@ CODE: dict[str, list[tuple[str, str, bool, bool]]] = {
     ],
     "celsius_to_f": [
         ("code-thirty-two-first", "def celsius_to_f(c):\n    return 32 + c * 9 / 5", True, False),
-        ("code-typed-docstring-doctest", 'def celsius_to_f(c: float) -> float:\n    """Convert Celsius to Fahrenheit.\n\n    >>> celsius_to_f(100)\n    212.0\n    """\n    return c * 9 / 5 + 32', True, False),
+        (
+            "code-typed-docstring-doctest",
+            'def celsius_to_f(c: float) -> float:\n    """Convert Celsius to Fahrenheit.\n\n    >>> celsius_to_f(100)\n    212.0\n    """\n    return c * 9 / 5 + 32',
+            True,
+            False,
+        ),
         # celsius_to_f(100) gives 230: the double-plus-thirty rule of thumb
         ("code-rule-of-thumb", "def celsius_to_f(c):\n    return c * 2 + 30", False, False),
         # celsius_to_f(100) gives 87.55...: 5/9 used instead of 9/5
         ("code-ratio-inverted", "def celsius_to_f(c):\n    return c * 5 / 9 + 32", False, False),
     ],
     "sort_numbers": [
-        ("code-quicksort-comprehensions", "def sort_numbers(xs):\n    if len(xs) <= 1:\n        return list(xs)\n    pivot, rest = xs[0], xs[1:]\n    return sort_numbers([x for x in rest if x < pivot]) + [pivot] + sort_numbers([x for x in rest if x >= pivot])", True, False),
-        ("code-merge-sort", "def sort_numbers(xs):\n    if len(xs) <= 1:\n        return list(xs)\n    mid = len(xs) // 2\n    a, b = sort_numbers(xs[:mid]), sort_numbers(xs[mid:])\n    out = []\n    while a and b:\n        out.append(a.pop(0) if a[0] <= b[0] else b.pop(0))\n    return out + a + b", True, False),
+        (
+            "code-quicksort-comprehensions",
+            "def sort_numbers(xs):\n    if len(xs) <= 1:\n        return list(xs)\n    pivot, rest = xs[0], xs[1:]\n    return sort_numbers([x for x in rest if x < pivot]) + [pivot] + sort_numbers([x for x in rest if x >= pivot])",
+            True,
+            False,
+        ),
+        (
+            "code-merge-sort",
+            "def sort_numbers(xs):\n    if len(xs) <= 1:\n        return list(xs)\n    mid = len(xs) // 2\n    a, b = sort_numbers(xs[:mid]), sort_numbers(xs[mid:])\n    out = []\n    while a and b:\n        out.append(a.pop(0) if a[0] <= b[0] else b.pop(0))\n    return out + a + b",
+            True,
+            False,
+        ),
         # the caller's list is emptied: the prompt asks for a new list
-        ("code-selection-sort-consumes-input", "def sort_numbers(xs):\n    out = []\n    while xs:\n        smallest = xs[0]\n        for x in xs:\n            if x < smallest:\n                smallest = x\n        xs.remove(smallest)\n        out.append(smallest)\n    return out", False, False),
+        (
+            "code-selection-sort-consumes-input",
+            "def sort_numbers(xs):\n    out = []\n    while xs:\n        smallest = xs[0]\n        for x in xs:\n            if x < smallest:\n                smallest = x\n        xs.remove(smallest)\n        out.append(smallest)\n    return out",
+            False,
+            False,
+        ),
         # sort_numbers([2, 2, 1]) gives [1, 2]: duplicates dropped
-        ("code-dict-keys-drop-duplicates", "def sort_numbers(xs):\n    out = []\n    for x in dict.fromkeys(xs):\n        i = 0\n        while i < len(out) and out[i] < x:\n            i += 1\n        out.insert(i, x)\n    return out", False, False),
+        (
+            "code-dict-keys-drop-duplicates",
+            "def sort_numbers(xs):\n    out = []\n    for x in dict.fromkeys(xs):\n        i = 0\n        while i < len(out) and out[i] < x:\n            i += 1\n        out.insert(i, x)\n    return out",
+            False,
+            False,
+        ),
         # heapq is neither sorted() nor list.sort(), but sorts for the caller: disputable
         ("code-heapq-nsmallest", "import heapq\n\n\ndef sort_numbers(xs):\n    return heapq.nsmallest(len(xs), xs)", True, True),
     ],
     "word_counts": [
-        ("code-membership-then-increment", "def word_counts(s):\n    counts = {}\n    for word in s.split():\n        if word in counts:\n            counts[word] += 1\n        else:\n            counts[word] = 1\n    return counts", True, False),
+        (
+            "code-membership-then-increment",
+            "def word_counts(s):\n    counts = {}\n    for word in s.split():\n        if word in counts:\n            counts[word] += 1\n        else:\n            counts[word] = 1\n    return counts",
+            True,
+            False,
+        ),
         ("code-dict-comprehension-count", "def word_counts(s):\n    words = s.split()\n    return {w: words.count(w) for w in words}", True, False),
         # imports collections although the prompt forbids importing any module
         ("code-imports-counter", "from collections import Counter\n\n\ndef word_counts(s):\n    return dict(Counter(s.split()))", False, False),
         # word_counts('Hi hi') gives {'hi': 2}: the prompt says case is kept
-        ("code-lowercases-words", "def word_counts(s):\n    counts = {}\n    for word in s.lower().split():\n        counts[word] = counts.get(word, 0) + 1\n    return counts", False, False),
+        (
+            "code-lowercases-words",
+            "def word_counts(s):\n    counts = {}\n    for word in s.lower().split():\n        counts[word] = counts.get(word, 0) + 1\n    return counts",
+            False,
+            False,
+        ),
     ],
     "distinct": [
-        ("code-seen-list", "def distinct(xs):\n    seen = []\n    for x in xs:\n        if x not in seen:\n            seen.append(x)\n    return seen", True, False),
+        (
+            "code-seen-list",
+            "def distinct(xs):\n    seen = []\n    for x in xs:\n        if x not in seen:\n            seen.append(x)\n    return seen",
+            True,
+            False,
+        ),
         ("code-prefix-membership", "def distinct(xs):\n    return [x for i, x in enumerate(xs) if x not in xs[:i]]", True, False),
         # distinct([1, 2, 1, 3, 2]) gives [1, 2, 1, 3, 2]: only neighbours compared
         ("code-consecutive-only", "def distinct(xs):\n    return [x for i, x in enumerate(xs) if i == 0 or x != xs[i - 1]]", False, False),
@@ -973,7 +1207,7 @@ POOL = [
 OPEN = {
     "Imagine": "Imagine spending a whole weekend on {t}.",
     "Honestly": "Honestly I did not expect to care about {t} this much.",
-    "Today": "Today I want to write down what {t} means to me.",
+    "Today": "Today I want to write down what I love about {t}.",
     "Yesterday": "Yesterday I spent the whole afternoon thinking about {t}.",
 }
 BLUNT_OPENER = {"Imagine": "Just imagine", "Honestly": "Quite honestly", "Today": "Even today", "Yesterday": "Only yesterday"}
@@ -1090,8 +1324,14 @@ def compose(row: dict, rules: dict, layout: str) -> str | None:
     text = row["text"]
     if "json" in rules or "json_keys" in rules:
         keys = rules.get("json_keys") or re.findall(r"'(\w+)'", text)[:2]
-        values = {"topic": t, "mood": "calm and a little dreamy", "name": t, "reason": "it never looks the same twice",
-                  "title": f"Notes on {t}", "summary": f"A short look at why {t} is worth your attention."}
+        values = {
+            "topic": t,
+            "mood": "calm and a little dreamy",
+            "name": t,
+            "reason": "it never looks the same twice",
+            "title": f"Notes on {t}",
+            "summary": f"A short look at why {t} is worth your attention.",
+        }
         obj = {k: values.get(k, f"about {t}") for k in keys}
         return json.dumps(obj, indent=2) if layout == "email" else json.dumps(obj)
     if "title for" in text or "title of" in text:
@@ -1209,7 +1449,9 @@ def breaks(rule: str, value, text: str, row: dict, rules: dict) -> tuple[str, st
             if wcount(out) + 14 >= value + 3:
                 break
             out = insert_before_end(out, extra.format(t="it", T="It"))
-        return "instr-max-words-signoff-pushes-over", out + SIGN_OFF
+        if re.search(r"\b(email|note)\b", row["text"]):
+            return "instr-max-words-signoff-pushes-over", out + SIGN_OFF
+        return "instr-max-words-closing-remark-pushes-over", out + "\n\nThanks for reading all the way to the end of this one friend."
     if rule == "min_words":
         units = re.findall(r"[^.!?]+[.!?]+", text)
         while units and wcount(" ".join(units)) > value - 3:
@@ -1263,10 +1505,11 @@ def breaks(rule: str, value, text: str, row: dict, rules: dict) -> tuple[str, st
         return "instr-bullets-one-short", "\n".join(ln for j, ln in enumerate(lines) if j != drop)
     if rule == "highlight_count":
         plain = text.replace("*", "")
-        m = re.search(r"[A-Za-z]", plain)
-        if not m:
-            return None
-        return "instr-one-highlight-spans-all", plain[: m.start()] + "*" + plain[m.start() :].rstrip() + "*"
+        title = re.match(r"<<[^<>\n]+>>\n\n", plain)
+        start = title.end() if title else 0
+        ps = re.search(r"\n\n(P\.S\.|p\.s\.) [^\n]+$", plain)
+        end = ps.start() if ps else len(plain.rstrip())
+        return "instr-one-highlight-spans-all", plain[:start] + "*" + plain[start:end] + "*" + plain[end:]
     if rule == "placeholder_count":
         return "instr-placeholders-parentheses", re.sub(r"\[([^\]\n]+)\]", r"(\1)", text)
     if rule == "section_count":
@@ -1356,7 +1599,6 @@ def instruction_cases() -> None:
                 add(suite, row, bad, False, name)
                 break
     print(f"instruction rows skipped: {skipped}")
-
 
 
 # ---------------------------------------------------------------- output
