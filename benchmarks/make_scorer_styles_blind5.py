@@ -374,7 +374,7 @@ def numeric_cases() -> None:
         if s:
             rights.append(("num-sci-notation-superscript", f"{s}\n\n(i.e. {v})", False))
         if value.denominator == 1 and 0 < value < 4000:
-            rights.append(("num-roman-gloss", f"{tail(suite, v)} (in Roman numerals: {roman(int(value))})", False))
+            rights.append(("num-roman-gloss", tail(suite, f"{v} (in Roman numerals: {roman(int(value))})"), False))
         for pattern, abbrev, _ in UNIT_OF:
             if re.search(pattern, row["text"]):
                 unit = f"{v} {abbrev}" if abbrev != "USD" else f"USD {int(value):,}"
@@ -402,7 +402,7 @@ def numeric_cases() -> None:
         if s:
             wrongs.append(("num-sci-notation-power-off", f"{sci(value, 1)}", False))
         if wv.denominator == 1 and 0 < wv < 4000:
-            wrongs.append(("num-roman-gloss-wrong", f"{tail(suite, w)} (in Roman numerals: {roman(int(wv))})", False))
+            wrongs.append(("num-roman-gloss-wrong", tail(suite, f"{w} (in Roman numerals: {roman(int(wv))})"), False))
         if i % 2 == 0 or i % 10 == 3:
             r = rights[(i // 2) % len(rights)]
             add(suite, row, r[1], True, r[0], r[2])
