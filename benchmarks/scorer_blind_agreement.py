@@ -49,6 +49,30 @@ def load_rows() -> dict[str, dict[str, Any]]:
     return {rid: newest[row["text"]][1] if row.get("scorer") == "code_exec" else row for rid, row in rows.items()}
 
 
+def with_superseding_rules(rows: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Instruction rows of a dataset a later version supersedes, with the rules that version added at the same
+    position (same category), as its suite now checks them. eval-format-v2 (``supersedes: eval-format-v1``) states
+    every constraint its prompt asks ("Write a sentence" -> one sentence, "keys 'topic' and 'mood'" -> those keys);
+    v1, published and immutable, missed some. The blind answers to v1's prompts are judged by a grader who reads
+    the prompt, so the figure by default holds them to the rules the current suite has; ``--as-published`` scores
+    each row with its own rules (what a run of the old suite gives)."""
+    out = dict(rows)
+    for meta_path in sorted(DATASETS.glob("eval-*.json")):
+        older = json.loads(meta_path.read_text()).get("supersedes")
+        if not older:
+            continue
+        new_rows = [json.loads(line) for line in meta_path.with_suffix(".jsonl").read_text().splitlines()]
+        old_rows = [json.loads(line) for line in (DATASETS / f"{older}.jsonl").read_text().splitlines()]
+        for old, new in zip(old_rows, new_rows, strict=False):
+            if old.get("scorer") != "instruction" or new.get("scorer") != "instruction" or old.get("category") != new.get("category"):
+                continue
+            have = {r["rule"] for r in old["score_args"]["rules"]}
+            added = [r for r in new["score_args"]["rules"] if r["rule"] not in have]
+            if added:
+                out[old["id"]] = {**old, "score_args": {**old["score_args"], "rules": old["score_args"]["rules"] + added}}
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
@@ -57,9 +81,14 @@ def main() -> None:
         default="1",
         help="which blind set: 1 (scorer_styles_blind.jsonl), 2 (scorer_styles_blind2.jsonl), 3 (scorer_styles_blind3.jsonl), 4 (scorer_styles_blind4.jsonl) or 5 (scorer_styles_blind5.jsonl)",
     )
+    ap.add_argument(
+        "--as-published", action="store_true", help="score a superseded dataset's instruction rows with their own rules, not the superseding version's"
+    )
     args = ap.parse_args()
     cases_path, out = SETS[args.set]
-    rows = load_rows()
+    rows = load_rows() if args.as_published else with_superseding_rules(load_rows())
+    if args.as_published:
+        out = out.with_name(out.stem + "_as_published.json")
     cases = [json.loads(line) for line in cases_path.read_text().splitlines()]
     table: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])  # n, agree, FA, FR
     strict = [0, 0, 0, 0]

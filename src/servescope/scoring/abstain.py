@@ -45,7 +45,10 @@ _FAMILIES = [
     r"\bje\s+ne\s+(?:le\s+)?sais\s+pas\b|\baucune\s+id[ée]e\b|\bje\s+l['’]ignore\b|\bje\s+ne\s+connais\s+pas\b",
     r"\bno\s+\w+(?:\s+\w+){0,5}\s+(?:that\s+)?i\s+(?:can|could)\s+(?:verify|find|confirm)\b|\b(?:won['’]?t|will\s+not)\s+(?:make\s+up|invent|guess)\b",
     r"\bno\s+(?:lo\s+)?s[ée]\b|\bno\s+tengo\s+(?:ni\s+)?idea\b|\bni\s+idea\b",
-    r"\b(?:ich\s+)?wei(?:ß|ss)\s+(?:es\s+|das\s+)?nicht\b|\bkeine\s+ahnung\b",
+    r"\b(?:ich\s+)?wei(?:ß|ss)\s+(?:ich\s+)?(?:es\s+|das\s+)?(?:leider\s+|wirklich\s+|auch\s+)?nicht\b|\bkeine\s+ahnung\b|\bkeine\s+(?:\w+\s+)?(?:informationen|angaben|daten)\b",
+    # "I have no (reliable) information" in French, Spanish, Italian, Portuguese
+    r"\baucune\s+(?:\w+\s+)?information|\bpas\s+d['’](?:\w+\s+)?information|\bno\s+(?:tengo|hay|dispongo\s+de)\s+(?:\w+\s+)?informaci[óo]n|"
+    r"\bnon\s+ho\s+(?:\w+\s+)?informazion|\bn[ãa]o\s+tenho\s+(?:\w+\s+)?informa[çc]",
     r"\bnon\s+(?:lo\s+)?so\b|\bnon\s+ne\s+ho\s+idea\b|\bn[ãa]o\s+(?:o\s+)?sei\b",
     r"不知道|不清楚|わかりません|分かりません|知りません|모르겠습니다|не\s+знаю",
     # Arabic, Hindi, Turkish, Dutch, Polish: "I don't know", "I have no (reliable) information"
@@ -65,6 +68,8 @@ _CLAIM = re.compile(
     r"|\b(?:probably|likely|i\s+(?:think|guess|believe))\b\s+\w+|\b(?:dozens|hundreds|thousands|several|many|a\s+few)\s+of\b"
     # an inference offered as the answer: "reading between the lines: Eli", "my best guess would be Oslo"
     r"|\b(?:reading\s+between\s+the\s+lines|(?:my\s+)?best\s+guess|if\s+i\s+had\s+to\s+(?:guess|say)|i['’]?d\s+(?:guess|say))\b\W+\w+"
+    # "a reasonable estimate: Eli", "my rough guess is Oslo", "presumably the owner"
+    r"|\b(?:(?:reasonable|rough|educated|fair|good|wild|safe)\s+(?:guess|estimate|bet)|my\s+(?:guess|estimate)|presumably)\b\W+\w+"
     # a summary line that states something (refusing ones are refusals): "TL;DR: Anna de Vries"
     r"|^\s*(?:tl;?\s?dr|summary|in\s+short|bottom\s+line|short\s+answer)\s*[:：—–-]\s*\w",
     re.IGNORECASE,
@@ -75,7 +80,14 @@ _SOURCE_SAYS_ONLY = re.compile(
     rf"\bthe\s+{_SOURCE}\s+(?:only\s+)?(?:gives|mentions|lists|states|says|provides|covers|names|includes|tells\s+us)\b[^.!?]*?,?\s+but\s+(?:nothing|not|no)\b",
     re.IGNORECASE,
 )
-_CLAUSES = re.compile(r"(?<=[.!?;])\s+|\s*,?\s+\b(?:but|however|though|although|yet)\b\s*,?\s*", re.IGNORECASE)
+# What the source covers, named by topic ("The passage covers where and when the workshop opened
+# (Dakar, 1981) and what it builds."): a description of the source, not a claim on the asked fact.
+_SOURCE_COVERS = re.compile(
+    rf"^\W*(?:the|this)\s+{_SOURCE}\s+(?:only\s+)?(?:covers|mentions|gives|says|tells\s+us|describes|explains|lists|talks\s+about)\s+"
+    r"(?:\w+\s+){0,2}?(?:where|when|what|how|who|which|why)\b[^:]*$",
+    re.IGNORECASE,
+)
+_CLAUSES = re.compile(r"(?<=[.!?;])\s+|\s*,?\s+\b(?:but|however|though|although|yet|aber|mais|pero|però|mas|maar|ale)\b\s*,?\s*", re.IGNORECASE)
 
 
 # A refusal that is itself denied ("It's not that I don't know: ...", "not because I can't say"): no refusal.
@@ -125,7 +137,7 @@ def is_abstention(text: str) -> bool:
     refusing = [c for c in clauses if _refuses(c)]
     if not refusing:
         return False
-    others = [c for c in clauses if not _refuses(c)]
+    others = [c for c in clauses if not _refuses(c) and not _SOURCE_COVERS.search(c)]
     return not any(_CLAIM.search(c) for c in others)
 
 

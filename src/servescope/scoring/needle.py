@@ -1,5 +1,6 @@
 """needle: the expected code appears in the answer, ignoring case, spaces, dashes and
-other separators ("7-4-1-9" and "7 419" both match "7419"); two codes offered as
+other separators ("7-4-1-9" and "7 419" both match "7419"), as a whole: not inside a
+longer run of letters or digits ("11138" and "x1138" are not "1138"); two codes offered as
 alternatives ("either 6424 or 6442") commit to neither."""
 
 from __future__ import annotations
@@ -26,13 +27,16 @@ def score(output: Output, expected: object, args: Args) -> Score:
     text = strip_thinking(output.text)
     if _HEDGED.search(text):
         return wrong("two codes hedged: no single needle committed to", text[:80] or None)
-    if want in _squash(text) and _only_denied(text, want):
+    found = _mentions(text, want)
+    if found and all(negated_before(text[: m.start()]) for m in found):
         return wrong("the code is named only to be denied", text[:80] or None)
-    return verdict(want in _squash(text), text[:80] or None)
+    if not found and want in _squash(text):
+        return wrong("the code appears only inside a longer code or word", text[:80] or None)
+    return verdict(bool(found), text[:80] or None)
 
 
-def _only_denied(text: str, want: str) -> bool:
-    """Every mention of the code ("7-4-1-9" and "7 419" too) sits in a clause that denies it ("It's not 7419")."""
+def _mentions(text: str, want: str) -> list[re.Match[str]]:
+    """Each mention of the code as a whole ("7-4-1-9" and "7 419" too): no letter or digit
+    right before or after it, where another code's would be ("11138" holds no "1138")."""
     mention = re.compile(r"(?<![^\W_])" + r"[\W_]*".join(re.escape(c) for c in want) + r"(?![^\W_])")
-    found = list(mention.finditer(text.casefold()))
-    return bool(found) and all(negated_before(text[: m.start()]) for m in found)
+    return list(mention.finditer(text.casefold()))

@@ -13,7 +13,7 @@ _THINK_CLOSE = re.compile(r"</(think|thinking|reasoning)>", re.IGNORECASE)
 # "Answer: X", "The answer is X", "final answer: X" — the last one wins (a late correction);
 # also the word in the languages the suites ask in ("Réponse : B", "Antwort: 7", "答案：C").
 ANSWER_ANCHOR = re.compile(
-    r"(?:final\s+answer|answer|final(?=\s*[:：])|r[ée]ponse(?:\s+finale)?|respuesta(?:\s+final)?|antwort|risposta|resposta|ответ|答案|回答)"
+    r"(?:final\s+answer|answer|final(?=\s*[:：])|r[ée]ponse(?:\s+finale)?|respuesta(?:\s+final)?|antwort|risposta|resposta|ответ|答案|回答|答え|解答|정답)"
     r"\s*(?:\bis\b|[:：=]|是|为|[-–](?!\d))+\s*(?=(?P<rest>[^\n]*))",
     re.IGNORECASE,
 )

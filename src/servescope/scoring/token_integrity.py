@@ -3,8 +3,11 @@
 The row asks for ``args.lines`` lines of the form ``<n><sep> <word>`` (``args.word``,
 e.g. ``17. ok``). A *spliced token* is a piece of text inside a line that started in
 that form but does not belong there: a second number, a foreign word, a fragment
-glued to the word ("okay" for "ok", "ok17"). That is the signature of KV-cache or
-batching corruption: text from another position or stream landing mid-line.
+glued to the word ("okay" for "ok", "ok17"), a letter of another case mid-word ("oK"; the
+whole word in capitals or capitalised is a style, not a splice), a digit that is not an
+ASCII digit in the line's number ("5９"), or a line whose number and word are joined
+unlike the generation's other lines ("57.ok" among "57. ok"). That is the signature of
+KV-cache or batching corruption: text from another position or stream landing mid-line.
 What is *not* a splice, and is counted separately: lines that are missing, repeated
 or out of order (``counting``) and lines that left the template entirely (``drift``;
 a small model wandering off into prose). accuracy = share of generations with no
@@ -19,13 +22,16 @@ proof of absence (workloads.txt), so the result reports the run, not the absence
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from servescope.scoring.base import Args, Output, Score
 from servescope.scoring.text import strip_thinking
 
 MIN_LINE_SHARE = 0.9
-_LINE_START = re.compile(r"^\s*(\d+)\s*[.:)]?\s*")
+# ASCII digits only: a fullwidth or other script's digit inside the number is a foreign token
+_LINE_START = re.compile(r"^\s*([0-9]+)(\s*[.:)]?)(\s*)")
+_FOREIGN_NUMBER = re.compile(r"^\s*\d+\s*[.:)]")
 
 
 @dataclass(frozen=True)
@@ -44,19 +50,35 @@ def inspect(text: str, word: str, cut: bool = False) -> Integrity:
     lines = [ln for ln in strip_thinking(text).splitlines() if ln.strip()]
     if cut and lines:
         lines.pop()
+    forms = {word, word.lower(), word.upper(), word.capitalize()}
+    parsed: list[tuple[str, re.Match[str]]] = []
     for ln in lines:
         m = _LINE_START.match(ln)
         if m is None:
-            drift += 1
+            if _FOREIGN_NUMBER.match(ln):  # "٧. ok": the template's line with a foreign digit for its number
+                splices.append(ln.strip()[:60])
+            else:
+                drift += 1
             continue
+        parsed.append((ln, m))
+    # how this generation joins a line's number to its word ("17. ok", "17) ok", "17.ok"):
+    # the form most of its lines take; a line joined otherwise has a token spliced in or out
+    joins = Counter(_join(m) for _, m in parsed)
+    usual = joins.most_common(1)[0][0] if joins else None
+    for ln, m in parsed:
         n = int(m.group(1))
         if n != previous + 1:
             counting += 1
         previous = n
         rest = ln[m.end() :].strip().rstrip(".")
-        if rest.casefold() != word.casefold():
+        if rest not in forms or _join(m) != usual:
             splices.append(ln.strip()[:60])
     return Integrity(len(lines), splices, drift, counting)
+
+
+def _join(m: re.Match[str]) -> tuple[str, bool]:
+    """A line's separator after its number and whether a space follows it."""
+    return m.group(2).strip(), bool(m.group(3)) or m.group(2)[:1].isspace()
 
 
 def score(output: Output, expected: object, args: Args) -> Score:

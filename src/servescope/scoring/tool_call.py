@@ -59,10 +59,25 @@ _PLEASANTRY = re.compile(
 )
 
 
+# A request for the missing detail phrased without a question mark: "Please tell me the city.",
+# "Let me know which city.", "都市名を教えてください。", "请告诉我城市。", "Dime la ciudad."
+_REQUEST = re.compile(
+    r"\b(?:please\s+(?:tell\s+me|provide|specify|share|confirm|clarify|indicate)|(?:tell\s+me|let\s+me\s+know)\s+(?:which|what|where|when|who|how|the|your)|"
+    r"i\s+(?:need|would\s+need)\s+(?:to\s+know\s+)?(?:the|your|a|which|what)\s+\w+)\b|"
+    r"教えて(?:ください|下さい|いただけますか)|お知らせください|ご指定ください|指定してください|请(?:告诉我|提供|说明|指定)|告诉我|"
+    r"\b(?:dime|ind[ií]came|dígame|precisa|precisez|indiquez|dites-moi|nennen\s+sie|sagen\s+sie\s+mir|geben\s+sie)\b",
+    re.IGNORECASE,
+)
+
+
 def asks_to_clarify(text: str) -> bool:
-    """A question that asks for something (not "Anything else I can help with?")."""
-    questions = re.findall(r"[^.!?\n]*\?", text)
-    return any(q.strip(" ?") and not _PLEASANTRY.search(q) for q in questions)
+    """A question that asks for something (not "Anything else I can help with?"), or a request
+    for it without a question mark ("Please tell me the city.", "都市名を教えてください。")."""
+    questions = re.findall(r"[^.!?。！？\n]*[?？]", text)
+    if any(q.strip(" ?？") and not _PLEASANTRY.search(q) for q in questions):
+        return True
+    sentences = re.split(r"(?<=[.!。！])\s*|\n", text)
+    return any(_REQUEST.search(s) and not _PLEASANTRY.search(s) for s in sentences)
 
 
 def _matches(calls: list[tuple[str, Any]], want: list[dict[str, Any]]) -> bool:

@@ -1,0 +1,91 @@
+"""Answer styles a careful grader reads one way and the scorers once read another (issue 33,
+the classes the fifth blind set showed), one table per class. The cases are written for the
+change, not copied from the set; each table holds cases that failed before its fix and
+cases that must keep their verdict (the neighbours a loose fix would break)."""
+
+from __future__ import annotations
+
+import pytest
+
+from servescope.scoring import score_item
+from servescope.scoring.base import Output
+
+Case = tuple[str, str, object, dict[str, object], bool]  # scorer, answer text, expected, score_args, correct
+
+
+def _lines(n: int, word: str = "ok", form: str = "{i}. {w}", swap: dict[int, str] | None = None) -> str:
+    swap = swap or {}
+    return "\n".join(swap.get(i, form.format(i=i, w=word)) for i in range(1, n + 1))
+
+
+INTEGRITY_ARGS: dict[str, object] = {"lines": 40, "word": "ok"}
+# A foreign digit in a line's number, a letter of another case mid-word, a line joined unlike the others:
+# tokens spliced in. The whole word in capitals, or a generation that joins every line its own way, is clean.
+TOKEN_INTEGRITY: list[Case] = [
+    ("token_integrity", _lines(40, swap={23: "2３. ok"}), None, INTEGRITY_ARGS, False),
+    ("token_integrity", _lines(40, swap={7: "٧. ok"}), None, INTEGRITY_ARGS, False),
+    ("token_integrity", _lines(40, swap={31: "31. Ok", 32: "32. okK"}), None, INTEGRITY_ARGS, False),
+    ("token_integrity", _lines(40, swap={12: "12. Ok"}), None, INTEGRITY_ARGS, True),  # capitalised: a style
+    ("token_integrity", _lines(40, swap={18: "18. oK"}), None, INTEGRITY_ARGS, False),
+    ("token_integrity", _lines(40, swap={9: "9.ok"}), None, INTEGRITY_ARGS, False),
+    ("token_integrity", _lines(40, swap={9: "9) ok"}), None, INTEGRITY_ARGS, False),
+    ("token_integrity", _lines(40, form="{i}.{w}"), None, INTEGRITY_ARGS, True),
+    ("token_integrity", _lines(40, form="{i}) {w}"), None, INTEGRITY_ARGS, True),
+    ("token_integrity", _lines(40, word="OK"), None, INTEGRITY_ARGS, True),
+    ("token_integrity", _lines(40, form="{i}.  {w}"), None, INTEGRITY_ARGS, True),
+]
+
+# The code inside a longer run of digits or letters is another code.
+NEEDLE_WHOLE: list[Case] = [
+    ("needle", "The code is 52417.", "5241", {}, False),
+    ("needle", "Code: 95241", "5241", {}, False),
+    ("needle", "It was box A5241.", "5241", {}, False),
+    ("needle", "The code is 5241.", "5241", {}, True),
+    ("needle", "5-2-4-1", "5241", {}, True),
+    ("needle", "The secret number: 52 41 (as written in the memo).", "5241", {}, True),
+    ("needle", "(5241)", "5241", {}, True),
+]
+
+# Refusals in the inverted German order and "no information" in other languages; a "reasonable estimate" is a
+# guess, not a refusal; a sentence naming what the passage covers (with its numbers) beside a refusal is not a claim.
+ABSTAIN: list[Case] = [
+    ("abstain", "Weiß ich leider nicht.", None, {}, True),
+    ("abstain", "Darüber habe ich keine gesicherten Informationen.", None, {}, True),
+    ("abstain", "Je n'ai aucune information fiable sur ce prix.", None, {}, True),
+    ("abstain", "No tengo información sobre ese río.", None, {}, True),
+    ("abstain", "Das weiß ich nicht, aber es war 1912.", None, {}, False),
+    ("abstain", "The text is silent on it; a rough estimate: 40 people.", None, {}, False),
+    ("abstain", "Not stated. My guess is Porto.", None, {}, False),
+    ("abstain", "The passage mentions when the mill opened (1904) and how many looms it runs. It does not say who owns it.", None, {}, True),
+    ("abstain", "Nicht erwähnt, aber vermutlich Hamburg.", None, {}, False),
+]
+
+# A clarifying request without a question mark, or with a fullwidth one; a closing pleasantry still asks for nothing.
+CLARIFY: list[Case] = [
+    ("tool_call", "どの都市の天気か教えてください。", {"clarify": True}, {}, True),
+    ("tool_call", "どの都市ですか？", {"clarify": True}, {}, True),
+    ("tool_call", "Please tell me which city you mean.", {"clarify": True}, {}, True),
+    ("tool_call", "I need the city name to look that up.", {"clarify": True}, {}, True),
+    ("tool_call", "请告诉我城市名称。", {"clarify": True}, {}, True),
+    ("tool_call", "It is sunny. Let me know if you need anything else.", {"clarify": True}, {}, False),
+    ("tool_call", "Sure, here is the forecast: mild and dry.", {"clarify": True}, {}, False),
+]
+
+# The answer anchor in Japanese and Korean.
+ANCHOR: list[Case] = [
+    ("exact", "火曜日から13日後です。\n答え：Monday", "Monday", {}, True),
+    ("exact", "계산하면 다음과 같습니다.\n정답: Monday", "Monday", {}, True),
+    ("exact", "答え：Sunday", "Monday", {}, False),
+]
+
+CASES = [
+    (name, *case)
+    for name, table in (("integrity", TOKEN_INTEGRITY), ("needle", NEEDLE_WHOLE), ("abstain", ABSTAIN), ("clarify", CLARIFY), ("anchor", ANCHOR))
+    for case in table
+]
+
+
+@pytest.mark.parametrize(("cls", "scorer", "text", "expected", "args", "correct"), CASES, ids=[f"{c[0]}:{c[2][:30]}" for c in CASES])
+def test_graders_reading(cls: str, scorer: str, text: str, expected: object, args: dict[str, object], correct: bool) -> None:
+    got = score_item(scorer, Output(text, []), expected, args)
+    assert bool(got.correct) is correct, f"{cls}: {text[:80]!r} -> {got}"
