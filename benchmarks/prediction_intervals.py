@@ -108,9 +108,36 @@ def coverage(rows: list[dict[str, Any]], labels: dict[str, dict[str, str]], rule
                 inside += lo <= 1.0 / r <= hi
             result[m] = round(inside / total, 3) if total else None
             result[f"{m}_points"] = total
+            result[f"{m}_band"] = band_verdict(inside, total)
             result["points"] = max(result["points"], total)
         out.append(result)
     return out
+
+
+def band_verdict(inside: int, total: int, goal: tuple[float, float] = (0.75, 0.85), alpha: float = 0.05) -> str | None:
+    """Whether a group's coverage is in the goal's band, off it by no more than its sample explains, or off it.
+    "noise": a binomial test against the band's nearer edge does not reject it at ``alpha`` (few points: 14 of
+    20 inside is 70 %, and a true 75 % gives 14 or fewer one time in three). The points of one group share
+    deployments, so they are not independent: the test is lenient, if anything, to a group off the band."""
+    if total < MIN_POINTS:
+        return None
+    share = inside / total
+    if goal[0] <= share <= goal[1]:
+        return "in"
+    from scipy.stats import binomtest
+
+    edge = goal[0] if share < goal[0] else goal[1]
+    return "noise" if binomtest(inside, total, edge).pvalue >= alpha else "off"
+
+
+def band_counts(cov: list[dict[str, Any]]) -> dict[str, int]:
+    """Group-metric cells with 10+ points: in the band, off it within sampling noise, off it beyond noise."""
+    counts = {"in": 0, "noise": 0, "off": 0}
+    for r in cov:
+        for m in METRICS:
+            if (v := r.get(f"{m}_band")) is not None:
+                counts[v] += 1
+    return counts
 
 
 def row_runs(row: dict[str, Any]) -> frozenset[str]:
@@ -278,7 +305,17 @@ def main(argv: list[str] | None = None) -> int:
     pooled = pooled_by_dimension(cov)
     for dim, by_metric in pooled.items():
         print(f"pooled by {dim:<20} " + "  ".join(f"{m} {100 * v:.0f} %" for m, v in by_metric.items()))
-    result: dict[str, Any] = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "goal": [0.75, 0.85], "groups": cov, "pooled_by_dimension": pooled}
+    bands = band_counts(cov)
+    print(
+        f"group-metric cells with {MIN_POINTS}+ points: {bands['in']} in 75-85 %, {bands['noise']} off it within sampling noise, {bands['off']} off it beyond noise"
+    )
+    result: dict[str, Any] = {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "goal": [0.75, 0.85],
+        "groups": cov,
+        "pooled_by_dimension": pooled,
+        "group_cells_by_band": bands,
+    }
     if a.alternatives:
         result["alternatives"] = alt = alternatives(rows, logo["runs"], cov)
         for kind in ("rules", "fallbacks"):
