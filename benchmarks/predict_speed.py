@@ -23,11 +23,19 @@ Usage (repository root, package installed)::
     .venv/bin/python benchmarks/predict_speed.py            # ~1-2 min on 2 cores
     .venv/bin/python benchmarks/predict_speed.py --quick    # a smoke run
     .venv/bin/python benchmarks/predict_speed.py --round    # one JSON line: the headline figures
+    .venv/bin/python benchmarks/predict_speed.py --opcodes  # one JSON line: their Python opcodes (~1 min)
 
 ``--round`` times only the headline figures (search cases, best of 5, 1 and 2
 processes; 10,000 requests at c = 8 / 64 / 256, best of 3; wall time and, for one
 process, the process's CPU time ``cpu_s``) and prints them as one JSON line, so that two versions can be timed turn about on a shared machine
 (``PYTHONPATH=OTHER/src`` runs another checkout's servescope with this script).
+
+``--opcodes`` counts instead of timing: the Python opcodes executed (and Python calls made)
+by each search case in one process and by 10,000 requests at c = 8 end to end, as one JSON
+line (~1 min). The count is the same from run to run whatever else the machine runs, so a
+change's effect on the interpreter's work shows even when the shared VM's load hides it in
+the timings; work done in C (numpy, builtins) is not counted, so it complements the timings,
+it does not replace them.
 
 Results: benchmarks/results/predict_speed.json and tables on stdout.
 """
@@ -39,6 +47,7 @@ import gc
 import json
 import os
 import platform
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -135,6 +144,51 @@ def one_round(no_give_up: bool) -> None:
     print(json.dumps(row))
 
 
+def count_opcodes(fn: Any) -> tuple[int, int]:
+    """(Python opcodes executed, Python calls made) by ``fn()``: ``sys.settrace``'s opcode events,
+    a count of the interpreter's work that the machine's load does not change."""
+    counts = [0, 0]
+
+    def tracer(frame: Any, event: str, arg: Any) -> Any:
+        if event == "call":
+            counts[1] += 1
+            frame.f_trace_opcodes = True
+            frame.f_trace_lines = False
+            return tracer
+        if event == "opcode":
+            counts[0] += 1
+        return tracer
+
+    sys.settrace(tracer)
+    try:
+        fn()
+    finally:
+        sys.settrace(None)
+    return counts[0], counts[1]
+
+
+def opcode_round() -> None:
+    """The headline cases' Python work (``count_opcodes``) for whichever servescope is first on sys.path, as one JSON line."""
+    cat = Catalog.load([])
+    row: dict[str, Any] = {"servescope": str(Path(search.__code__.co_filename).parents[2])}
+    for name, model, spec in SEARCH_CASES:
+        work = SyntheticWorkload(**spec)  # type: ignore[arg-type]
+
+        def one(model: str = model, work: SyntheticWorkload = work) -> None:
+            search(model, "h100-sxm", 8, "ttft_ms<=1000,itl_ms<=50", work, catalog=cat, workers=1)
+
+        one()  # the catalog's caches and the imports first: the count is then the same on every run
+        ops, calls = count_opcodes(one)
+        row[f"search {name} w1"] = {"opcodes": ops, "python_calls": calls}
+    scen = Scenario(name="bench-llama-8b-h100-tp1", model="llama-3.1-8b", hardware="h100-sxm", engine={"id": "vllm", "version": "0.11.0"})  # type: ignore[arg-type]
+    dep = deploy(scen, catalog=cat)
+    prepared = prepare(SyntheticWorkload((8,), 1024, 256, num_requests=10_000))
+    simulate(prepared, dep)
+    ops, calls = count_opcodes(lambda: simulate(prepared, dep))
+    row["10k c8 full"] = {"opcodes": ops, "python_calls": calls}
+    print(json.dumps(row))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer sizes, one repeat")
@@ -142,10 +196,16 @@ def main() -> None:
     ap.add_argument("--harness", default="steady", help="replay of the closed-loop points (predict --harness)")
     ap.add_argument("--no-give-up", action="store_true", help="search: simulate every level to its end (no TTFT give-up rule)")
     ap.add_argument("--round", action="store_true", help="one JSON line of the headline figures (turn-about comparisons)")
+    ap.add_argument("--opcodes", action="store_true", help="one JSON line of the headline cases' Python opcodes (a load-independent count)")
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args()
+    if args.round and args.opcodes:
+        ap.error("--round times and --opcodes counts: give one of them")
     if args.round:
         one_round(args.no_give_up)
+        return
+    if args.opcodes:
+        opcode_round()
         return
     h = args.harness
     repeats = 1 if args.quick else args.repeats
