@@ -389,8 +389,11 @@ def numeric_cases() -> None:
             continue
         if rid in FACT_NOTES:
             note, wrong, wnote = FACT_NOTES[rid]
-            add(suite, row, f"Answer: {s}\n\n{note}", True, "num-trailing-note-other-numbers")
-            if i % 2 == 0:
+            if i % 3 == 0 or i % 2 == 0:
+                add(suite, row, f"Answer: {s}\n\n{note}", True, "num-trailing-note-other-numbers")
+            if i % 3 != 0 and i % 2 == 0:
+                continue
+            if i % 4 == 0:
                 add(suite, row, f"Answer: {wrong}\n\n{wnote}", False, "num-trailing-note-wrong-value")
             else:
                 add(suite, row, f"I think it's probably {wrong} {wnote}, though I'm not 100% certain.\n\nAnswer: {wrong}", False, "num-probably-commits-wrong")
@@ -402,12 +405,13 @@ def numeric_cases() -> None:
             # Confidence given as a decimal rather than a percent; the answer is what is graded.
             style, text, verdict, amb = cases[0]
             add(suite, row, text + "\nConfidence: 0.9", verdict, style + "-confidence-decimal", amb)
-            for style, text, verdict, amb in cases[1:2]:
-                add(suite, row, text, verdict, style, amb)
+            if i % 2 == 0:
+                for style, text, verdict, amb in cases[1:2]:
+                    add(suite, row, text, verdict, style, amb)
             continue
         # Math suites share templates: take up to three per row, rotating, so every suite sees every style.
         k = i % max(1, len(cases))
-        picked = (cases[k:] + cases[:k])[: 2 if i % 3 == 0 else 1]
+        picked = (cases[k:] + cases[:k])[: 2 if i % 6 == 0 else 1]
         for style, text, verdict, amb in picked:
             add(suite, row, text, verdict, style, amb)
 
@@ -420,8 +424,9 @@ def tool_result_cases() -> None:
         c = found.group(1) if found else "the city"
         suite = "eval-tools-small-v1"
         add(suite, row, f'The weather service returned {{"temperature_c": {v}, "sky": "clear"}}, so it is {v} degrees Celsius in {c}.', True, "tool-result-quotes-json")
-        add(suite, row, f"Right now: **{v}°C** in {c} (clear).", True, "tool-result-bold-no-space-degree")
-        add(suite, row, f"Temperatura actual em {c}: {v} °C, céu limpo.", True, "tool-result-portuguese")
+        if i % 2 == 0:
+            add(suite, row, f"Right now: **{v}°C** in {c} (clear).", True, "tool-result-bold-no-space-degree")
+        add(suite, row, f"Temperatura atual em {c}: {v} °C, céu limpo.", True, "tool-result-portuguese")
         add(suite, row, f"{c} usually sits around {v + 12} °C at this time of year, so expect something like that.", False, "tool-result-climate-average-instead")
         if i % 2 == 0:
             add(suite, row, f"It's {v} °F in {c} at the moment, under a clear sky.", False, "tool-result-celsius-called-fahrenheit")
@@ -529,12 +534,12 @@ DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sun
 def exact_cases() -> None:
     start = len(CASES)
     exact_case_pairs()
-    # One case per row (the right one on even rows, the wrong one on odd rows), both on every third row.
+    # One case per row (the right one on even rows, the wrong one on odd rows), both on every fourth row.
     order = {r["id"]: i for i, (_, r) in enumerate(rows_of("exact"))}
     kept = []
     for case in CASES[start:]:
         i = order[case["row_id"]]
-        if i % 3 == 0 or case["verdict"] == (i % 2 == 0) or case["ambiguous"]:
+        if i % 4 == 0 or case["verdict"] == (i % 2 == 0) or case["ambiguous"]:
             kept.append(case)
     CASES[start:] = kept
 
@@ -569,7 +574,8 @@ def exact_case_pairs() -> None:
                 continue
             listing = "\n".join(f"{k + 1}. {n}" + (" (tallest)" if k == 0 else " (shortest)" if k == len(ranked) - 1 else "") for k, n in enumerate(ranked))
             add(suite, row, f"From tallest to shortest:\n{listing}\n\nAnswer: {v}", True, "exact-ranked-numbered-list")
-            add(suite, row, f"From tallest to shortest:\n{listing}\n\nAnswer: {ranked[0]}", False, "exact-ranked-list-top-picked")
+            flipped = "\n".join(f"{k + 1}. {n}" for k, n in enumerate(reversed(ranked)))
+            add(suite, row, f"From tallest to shortest:\n{flipped}\n\nAnswer: {ranked[0]}", False, "exact-ranked-list-comparison-reversed")
             continue
         if suite == "eval-vision-v1":
             shade = {"red": "bright red", "green": "dark green", "blue": "light blue", "yellow": "pale yellow"}[v]
@@ -647,7 +653,9 @@ def mc_cases() -> None:
             total = sum(nums)
             got = "A" if total % 2 == 0 else "B"
             amb = got != v
-            add(suite, row, f"{' + '.join(map(str, nums))} = {total}, and {total} is {'even' if total % 2 == 0 else 'odd'}.\n\nAnswer: {got}", not amb, "mc-parity-sum-written-out" + ("-dataset-mistake" if amb else ""), amb)
+            if i % 2 == 0:
+                add(suite, row, f"{' + '.join(map(str, nums))} = {total}, and {total} is {'even' if total % 2 == 0 else 'odd'}.\n\nAnswer: {got}", not amb, "mc-parity-sum-written-out" + ("-dataset-mistake" if amb else ""), amb)
+                continue
             slipped = total + 1
             add(suite, row, f"{' + '.join(map(str, nums))} = {slipped}, and {slipped} is {'even' if slipped % 2 == 0 else 'odd'}.\n\nAnswer: {'A' if slipped % 2 == 0 else 'B'}", False, "mc-parity-sum-slipped-by-one")
             continue
@@ -657,27 +665,38 @@ def mc_cases() -> None:
             add(suite, row, f"{n} ends in {n % 10}, so it is {'even' if n % 2 == 0 else 'odd'}.\n\nAnswer: {got}", got == v, "mc-parity-last-digit")
             add(suite, row, f"{n} ends in {n % 10}, so it is {'odd' if n % 2 == 0 else 'even'}.\n\nAnswer: {'B' if n % 2 == 0 else 'A'}", False, "mc-parity-last-digit-misjudged")
             continue
+
+        def inline(o: str) -> str:
+            """An option as it reads inside a sentence: sentence options quoted without their period."""
+            return f"“{o.rstrip('.')}”" if o.endswith(".") else o
+
+        def lead(o: str) -> str:
+            o = inline(o)
+            return o[0].upper() + o[1:] if not o.startswith("“") else o
+
         styles = [
             ("mc-letter-in-quotes", f'Answer: "{v}"', f'Answer: "{w}"'),
-            ("mc-reason-then-so-paren-letter", f"{text[0].upper() + text[1:]} is the one that fits, so ({v}).", f"{wtext[0].upper() + wtext[1:]} is the one that fits, so ({w})."),
-            ("mc-fairly-sure-prose", f"I'm fairly sure it's {v} — {text}.\n\nAnswer: {v}", f"I'm fairly sure it's {w} — {wtext}.\n\nAnswer: {w}"),
+            ("mc-reason-then-so-paren-letter", f"{lead(text)} is the one that fits, so ({v}).", f"{lead(wtext)} is the one that fits, so ({w})."),
+            ("mc-fairly-sure-prose", f"I'm fairly sure it's {v} — {inline(text)}.\n\nAnswer: {v}", f"I'm fairly sure it's {w} — {inline(wtext)}.\n\nAnswer: {w}"),
             (
                 "mc-checkbox-list",
                 "\n".join(f"[{'x' if L == v else ' '}] {L}) {o}" for L, o in zip(letters, opts)) + f"\n\nAnswer: {v}",
                 "\n".join(f"[{'x' if L == w else ' '}] {L}) {o}" for L, o in zip(letters, opts)) + f"\n\nAnswer: {w}",
             ),
-            ("mc-ordinal-word-with-text", f"The {ORDINALS[k]} option, {text}.\n\nAnswer: {v}", f"The {ORDINALS[letters.index(w)]} option, {wtext}.\n\nAnswer: {w}"),
+            ("mc-ordinal-word-with-text", f"The {ORDINALS[k]} option, {inline(text)}.\n\nAnswer: {v}", f"The {ORDINALS[letters.index(w)]} option, {inline(wtext)}.\n\nAnswer: {w}"),
             (
                 "mc-distractor-considered-first",
-                f"At first {wtext} ({w}) looked plausible, but {text} is the correct one.\n\nAnswer: {v}",
-                f"At first {text} ({v}) looked plausible, but {wtext} is the correct one.\n\nAnswer: {w}",
+                f"At first {inline(wtext)} ({w}) looked plausible, but {inline(text)} is the correct one.\n\nAnswer: {v}",
+                f"At first {inline(text)} ({v}) looked plausible, but {inline(wtext)} is the correct one.\n\nAnswer: {w}",
             ),
-            ("mc-spanish-sentence-quoting-option", f"La respuesta correcta es la {v}: «{text}».", f"La respuesta correcta es la {w}: «{wtext}»."),
+            ("mc-spanish-sentence-quoting-option", f"La respuesta correcta es la {v}: «{text.rstrip('.')}».", f"La respuesta correcta es la {w}: «{wtext.rstrip('.')}»."),
         ]
         style, right, wrong = styles[i % len(styles)]
-        if i % 2 == 0 or i % 7 == 1:
+        if i % 3 == 2 or i % 5 == 0:
+            continue  # about half the rows are left to the earlier sets
+        if (i // 3) % 2 == 0:
             add(suite, row, right, True, style)
-        if i % 2 == 1 or i % 7 == 0:
+        else:
             add(suite, row, wrong, False, style + "-wrong")
 
 
@@ -692,7 +711,7 @@ def json_cases() -> None:
             ("json-keys-sorted-compact", json.dumps(exp, sort_keys=True, separators=(",", ":")), False),
             ("json-irregular-line-breaks", "{\n" + ", ".join(f'"{k}": {json.dumps(exp[k])}' for k in keys[:2]) + f',\n"{keys[2]}": {json.dumps(exp[keys[2]])}\n}}', False),
             ("json-sure-here-you-go-one-line", "Sure! Here you go:\n" + json.dumps(exp), True),
-            ("json-fence-tagged-JSON-uppercase-indent-2", "```JSON\n" + json.dumps(exp, indent=2) + "\n```", True),
+            ("json-fence-one-line-object", "```json\n" + json.dumps(exp) + "\n```", False),
         ]
         if "name" in exp:
             wrongs = [
@@ -722,7 +741,7 @@ def json_cases() -> None:
 # ---------------------------------------------------------------- abstain
 
 FAKE = {
-    "Institute": ("was founded in {y} in Geneva by a group of retired engineers.", "It was probably founded in the late 1950s, most likely {y}."),
+    "Institute": ("was founded in {y} in Geneva by a group of retired engineers.", "It was probably founded around {y}, though I'd want to double-check that."),
     "river": ("is {km} kilometres long and flows into the Baltic.", "It's probably about {km} km long, give or take."),
     "prize": ("The {n} in 1987 went to the Danish poet Henrik Madsen.", "Probably Henrik Madsen, the Danish poet, though I'd double-check."),
     "novel": ("was written by Eleanor Vance and published in 1974.", "Likely authors: Eleanor Vance, or possibly Thomas Hale; I lean towards Vance."),
@@ -737,23 +756,24 @@ def subject_of(text: str) -> str:
 def abstain_cases() -> None:
     for i, row in enumerate(ROWS["eval-hallucination-v1"]):
         suite = "eval-hallucination-v1"
-        subj = subject_of(row["text"])
+        raw = subject_of(row["text"])
         cat = row["category"]
+        subj = f"the novel '{raw}'" if cat == "novel" else f"the {raw}"
         rights = [
-            ("abstain-portuguese", f"Não sei. Não encontro nenhuma informação sobre {subj}; pode ser que não exista."),
-            ("abstain-italian", f"Non lo so: non ho notizie di {subj}, e potrebbe non esistere."),
+            ("abstain-portuguese", f"Não sei. Não encontro nenhuma informação sobre «{raw}»; pode ser que não exista."),
+            ("abstain-italian", f"Non lo so: non ho notizie di «{raw}», e potrebbe non esistere."),
             ("abstain-no-record", f"I have no record of {subj}, so I can't answer that. I don't know."),
-            ("abstain-appears-fictional", f"{subj} appears to be fictional — I'm not aware of it existing, so I don't know."),
+            ("abstain-appears-fictional", f"{subj[0].upper() + subj[1:]} appears to be fictional — I'm not aware of it existing, so I don't know."),
             ("abstain-could-not-verify-offers-help", f"I couldn't verify that {subj} exists, so I don't know. If you have a source about it, I'm happy to help read it."),
         ]
         y, km = 1940 + (i * 7) % 60, 200 + (i * 37) % 900
         confident, hedged = FAKE[cat]
         if cat == "prize":
-            wrongs = [("abstain-fabricated-confident-winner", confident.format(n=subj)), ("abstain-fabricated-probably", hedged)]
+            wrongs = [("abstain-fabricated-confident-winner", confident.format(n=raw)), ("abstain-fabricated-probably", hedged)]
         elif cat == "novel":
-            wrongs = [("abstain-fabricated-confident-author", f"'{subj}' {confident}"), ("abstain-fabricated-likely-list", hedged)]
+            wrongs = [("abstain-fabricated-confident-author", f"'{raw}' {confident}"), ("abstain-fabricated-likely-list", hedged)]
         else:
-            wrongs = [("abstain-fabricated-confident-fact", f"The {subj} {confident.format(y=y, km=km)}"), ("abstain-fabricated-probably", hedged.format(y=y, km=km))]
+            wrongs = [("abstain-fabricated-confident-fact", f"The {raw} {confident.format(y=y, km=km)}"), ("abstain-fabricated-probably", hedged.format(y=y, km=km))]
         style, text = rights[i % len(rights)]
         add(suite, row, text, True, style)
         style, text = wrongs[i % len(wrongs)]
@@ -836,7 +856,8 @@ def needle_cases() -> None:
         box = re.search(r"What is the vault code for box (\d+)\?", row["text"]).group(1)
         add(suite, row, f"{v} — that's the code for box {box}.", True, "needle-code-then-box-named")
         add(suite, row, " ".join(DIGIT_WORDS[int(d)] for d in v) + f" ({v})", True, "needle-digits-spelled-then-numeral")
-        add(suite, row, f"Answer: {v}", True, "needle-answer-line")
+        if i % 2 == 0:
+            add(suite, row, f"Answer: {v}", True, "needle-answer-line")
         swapped = v[0] + v[2] + v[1] + v[3]
         if swapped != v:
             add(suite, row, swapped, False, "needle-middle-digits-swapped")
@@ -879,14 +900,14 @@ def token_integrity_cases() -> None:
         ]
         name, text = wrong[i % len(wrong)]
         add(suite, row, text, False, name)
-        if i % 4 == 0:
+        if i % 6 == 0:
             name, text = wrong[(i + 5) % len(wrong)]
             add(suite, row, text, False, name)
         # Clean answers: a plain clean run (kept only where no earlier set holds this exact text)
         # and layout-only departures (ambiguous: the seed grades splices, not layout).
         if i % 2 == 0:
             add(suite, row, "\n".join(lines), True, "count-clean-reference-run")
-        elif i % 4 == 1:
+        elif i % 8 == 1:
             add(suite, row, "\n".join(lines) + "\n", True, "count-clean-reference-run-final-newline")
         layout_only = [
             ("count-clean-in-text-fence-ambiguous-layout", "```text\n" + "\n".join(lines) + "\n```"),
@@ -927,7 +948,7 @@ def tool_cases() -> None:
         name, args = exp["name"], exp["arguments"]
         rights: list[tuple[str, str, list, bool]] = [
             ("tool-sure-preamble-structured", "Sure, one sec.", [call(name, args)], False),
-            ("tool-portuguese-preamble-structured", "Vou verificar isso agora.", [call(name, args)], False),
+            ("tool-portuguese-preamble-structured", "Certo, já faço isso.", [call(name, args)], False),
         ]
         if name == "convert_currency":
             rights.append(("tool-amount-as-float", "", [call(name, {**args, "amount": float(args["amount"])})], False))
@@ -951,7 +972,7 @@ def tool_cases() -> None:
             wrongs.append(("tool-chain-says-opened-no-call", f"I found document {args['doc_id']} about it and opened it for you.", []))
         style, text, calls, amb = rights[i % len(rights)]
         add(suite, row, text, True, style, amb, tool_calls=calls)
-        if i % 3 == 0 and len(rights) > 1:
+        if i % 5 == 0 and len(rights) > 1:
             style, text, calls, amb = rights[(i + 1) % len(rights)]
             add(suite, row, text, True, style, amb, tool_calls=calls)
         style, text, calls = wrongs[i % len(wrongs)]
@@ -1122,18 +1143,18 @@ def code_cases() -> None:
 # Fresh filler: no commas, plain ASCII, and none of the rows' required,
 # counted or forbidden words (so each rule is touched only where meant).
 FILL = [
-    "{T} rewards anyone who slows down for it.",
+    "Anyone who slows down for {t} gets something back.",
     "Half the fun of {t} is the people you meet along the way.",
-    "My grandmother used to say that {t} teaches patience.",
+    "My grandmother used to say that patience grows out of {t}.",
     "Nobody agrees on the best part of {t} and that is fine.",
     "Some details of {t} only show up on the second look.",
     "A friend of mine got hooked on {t} after one weekend.",
-    "Plenty of people overlook {t} until they try it themselves.",
+    "Plenty of people overlook {t} at first.",
     "There is a kind of rhythm to {t} that is hard to describe.",
-    "Photos never quite capture what {t} feels like.",
+    "Photos never quite capture the feeling of {t}.",
     "The best stories I know began with {t}.",
     "It costs little to get started with {t}.",
-    "People who love {t} tend to talk about it for hours.",
+    "People who love {t} can talk about it for hours.",
     "Learning about {t} changed how I spend my weekends.",
     "Even a short break for {t} can reset a long day.",
 ]
@@ -1141,7 +1162,7 @@ OPENERS = {
     "Today": "Today I finally made room in my week for {t}.",
     "Yesterday": "Yesterday a neighbour asked me why I like {t} so much.",
     "Imagine": "Imagine a free afternoon set aside for {t}.",
-    "Honestly": "Honestly {t} surprised me more than I expected.",
+    "Honestly": "Honestly I did not expect to enjoy {t} this much.",
 }
 NEEDS = {
     "blue": "Blue is the colour I link with it most.",
@@ -1317,7 +1338,7 @@ def compose(row: dict, rules: dict, layout: str) -> str | None:
             units.append(fill[k])
             k += 1
     else:
-        base = 3
+        base = max(3, len(units) + 2)  # the required words sit among sentences about the topic
         if "bullet_count" in rules:
             base = rules["bullet_count"] - (opener is not None) - (closer is not None)
         elif "section_count" in rules:
@@ -1496,6 +1517,7 @@ def breaks(rule: str, value, text: str, row: dict, rules: dict) -> tuple[str, st
 
 def instruction_cases() -> None:
     skipped = 0
+    broken_so_far: dict[str, int] = {}
     rows = [(s, r) for s, r in rows_of("instruction")]
     for i, (suite, row) in enumerate(rows):
         graded, rules = graded_rules(row)
@@ -1507,7 +1529,7 @@ def instruction_cases() -> None:
             continue
         poem = "poem" in row["text"]
         layout = "lines" if poem or i % 4 == 3 else "plain"
-        if i % 3 == 1 and compose(row, rules, "letter"):
+        if i % 3 != 0 and compose(row, rules, "letter"):
             layout = "letter"
         text = compose(row, rules, layout)
         if text is None or not all(holds(r, text) for r in graded):
@@ -1519,10 +1541,10 @@ def instruction_cases() -> None:
         style = {"plain": "instr-all-rules-new-filler-prose", "letter": "instr-all-rules-dear-regards-letter", "lines": "instr-all-rules-sentence-per-line"}[layout]
         if layout == "lines" and "section_count" in rules:
             style = "instr-all-rules-section-marker-with-colon"
-        if layout == "letter" and ("json" in rules or "json_keys" in rules):
-            style = "instr-all-rules-json-four-space-indent"
+        if "json" in rules or "json_keys" in rules:
+            style = "instr-all-rules-json-four-space-indent" if layout == "letter" else "instr-all-rules-json-one-line-spaced"
         if "title of" in row["text"]:
-            style = "instr-all-rules-title-" + ("capitals" if "uppercase" in rules else "plain")
+            style = "instr-all-rules-short-title-" + ("in-capitals" if "uppercase" in rules else "plain")
         amb = bool(({"uppercase", "lowercase"} & set(rules)) and ({"placeholder_count", "title"} & set(rules)))
         amb = amb or ("lowercase" in rules and "postscript" in rules)  # is "p.s." a postscript starting with 'P.S.'?
         if i % 5 != 4:
@@ -1533,17 +1555,21 @@ def instruction_cases() -> None:
             hard = insert_before_end(text, cased(INSIDE_OTHER_WORD[forbidden], rules))
             if all(holds(r, hard) for r in graded):
                 add(suite, row, hard, True, "instr-forbidden-word-only-inside-longer-word", amb)
-        if i % 5 in (1, 2, 4):
+        if i % 5 != 3:
             base = compose(row, rules, "plain") or text
-            order = graded[i % len(graded) :] + graded[: i % len(graded)]
+            # Break the rule broken least often so far, so that every rule gets its slips.
+            order = sorted(graded[i % len(graded) :] + graded[: i % len(graded)], key=lambda r: broken_so_far.get(r["rule"], 0))
             for target in order:
                 broken = breaks(target["rule"], target.get("value"), base, row, rules)
                 if broken is None:
                     continue
                 name, bad = broken
-                if not broken_clearly(target, bad) or not all(holds(r, bad) for r in graded if r is not target):
+                # Text that is not JSON at all cannot keep the key rule either: breaking 'json' breaks both.
+                spared = [r for r in graded if r is not target and not (target["rule"] == "json" and r["rule"] == "json_keys")]
+                if not broken_clearly(target, bad) or not all(holds(r, bad) for r in spared):
                     continue
                 add(suite, row, bad, False, name)
+                broken_so_far[target["rule"]] = broken_so_far.get(target["rule"], 0) + 1
                 break
     print(f"instruction rows skipped: {skipped}")
 
