@@ -106,6 +106,7 @@ Run: python benchmarks/make_scorer_styles_blind6.py (deterministic, stdlib only)
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from fractions import Fraction
@@ -218,13 +219,41 @@ def numeric_right_wrong(suite: str, row: dict, i: int) -> list[tuple[str, str, b
         if op == "×":
             tens, units = (b // 10) * 10, b % 10
             if tens and units:
-                out.append(("num-distributive-breakdown", f"{a} × {b} = {a} × {tens} + {a} × {units} = {a * tens} + {a * units} = {s}.\n\n{line(suite, s)}", True, False))
-                out.append(("num-distributive-drops-a-partial", f"{a} × {b} = {a} × {tens} + {a} × {units} = {a * tens}.\n\n{line(suite, str(a * tens))}", False, False))
+                out.append(
+                    (
+                        "num-distributive-breakdown",
+                        f"{a} × {b} = {a} × {tens} + {a} × {units} = {a * tens} + {a * units} = {s}.\n\n{line(suite, s)}",
+                        True,
+                        False,
+                    )
+                )
+                out.append(
+                    (
+                        "num-distributive-drops-a-partial",
+                        f"{a} × {b} = {a} × {tens} + {a} × {units} = {a * tens}.\n\n{line(suite, str(a * tens))}",
+                        False,
+                        False,
+                    )
+                )
             else:
                 tens, units = (a // 10) * 10, a % 10
                 if tens and units:
-                    out.append(("num-distributive-breakdown", f"{a} × {b} = {tens} × {b} + {units} × {b} = {tens * b} + {units * b} = {s}.\n\n{line(suite, s)}", True, False))
-                    out.append(("num-distributive-drops-a-partial", f"{a} × {b} = {tens} × {b} + {units} × {b} = {tens * b}.\n\n{line(suite, str(tens * b))}", False, False))
+                    out.append(
+                        (
+                            "num-distributive-breakdown",
+                            f"{a} × {b} = {tens} × {b} + {units} × {b} = {tens * b} + {units * b} = {s}.\n\n{line(suite, s)}",
+                            True,
+                            False,
+                        )
+                    )
+                    out.append(
+                        (
+                            "num-distributive-drops-a-partial",
+                            f"{a} × {b} = {tens} × {b} + {units} × {b} = {tens * b}.\n\n{line(suite, str(tens * b))}",
+                            False,
+                            False,
+                        )
+                    )
             est = round(a, -1) * round(b, -1) if a > 10 and b > 10 else round(a, -1) * b
             if est != v:
                 out.append(("num-estimate-then-exact", f"Ballpark: about {est}. Working it out exactly gives {s}.\n\n{line(suite, s)}", True, False))
@@ -246,7 +275,14 @@ def numeric_right_wrong(suite: str, row: dict, i: int) -> list[tuple[str, str, b
                 bad = f"```\n{str(a).rjust(width)}\n−{str(b).rjust(width - 1)}\n{'-' * width}\n{str(slip).rjust(width)}\n```"
                 out.append(("num-column-layout-borrow-lost", f"{bad}\n\n{line(suite, str(slip))}", False, False))
         elif op == "-" and b > a:
-            out.append(("num-sub-reversed-then-negated", f"{b} − {a} = {b - a}, and since {b} is the larger number the result is negative: {s}.\n\n{line(suite, s)}", True, False))
+            out.append(
+                (
+                    "num-sub-reversed-then-negated",
+                    f"{b} − {a} = {b - a}, and since {b} is the larger number the result is negative: {s}.\n\n{line(suite, s)}",
+                    True,
+                    False,
+                )
+            )
             out.append(("num-sub-reversed-left-positive", f"{b} − {a} = {b - a}.\n\n{line(suite, str(b - a))}", False, False))
         if i % 3 == 0:
             out.append(("num-equation-on-answer-line", f"Answer: {a} {sym} {b} = {s}", True, False))
@@ -254,7 +290,7 @@ def numeric_right_wrong(suite: str, row: dict, i: int) -> list[tuple[str, str, b
             wrong = v + 10 if op != "×" else v + b
             out.append(("num-equation-on-answer-line-wrong", f"Answer: {a} {sym} {b} = {fmt(wrong)}", False, False))
         else:
-            out.append(("num-lowercase-so-answer-is", f"let me add it up... {a} {sym} {b}, so the answer is {s}", True, False))
+            out.append(("num-lowercase-so-answer-is", f"let me work it out... {a} {sym} {b}, so the answer is {s}", True, False))
         return out
     pct = re.search(r"What is (\d+)% of (\d+)\?", text)
     if pct:
@@ -264,7 +300,14 @@ def numeric_right_wrong(suite: str, row: dict, i: int) -> list[tuple[str, str, b
         if frac in words:
             out.append(("num-percent-as-fraction-reasoning", f"{p}% is {words[frac]}, and {words[frac]} of {base} is {s}.\n\n{line(suite, s)}", True, False))
         else:
-            out.append(("num-percent-as-fraction-reasoning", f"{p}% = {frac.numerator}/{frac.denominator}, and {base} × {frac.numerator}/{frac.denominator} = {s}.\n\n{line(suite, s)}", True, False))
+            out.append(
+                (
+                    "num-percent-as-fraction-reasoning",
+                    f"{p}% = {frac.numerator}/{frac.denominator}, and {base} × {frac.numerator}/{frac.denominator} = {s}.\n\n{line(suite, s)}",
+                    True,
+                    False,
+                )
+            )
         out.append(("num-percent-decimal-shifted", f"{p}% of {base} = {base} × {p / 1000:g} = {fmt(v / 10)}.\n\n{line(suite, fmt(v / 10))}", False, False))
         return out
     tix = re.search(r"A ticket costs \$(\d+)\. How many dollars do (\d+) tickets", text)
@@ -278,14 +321,42 @@ def numeric_right_wrong(suite: str, row: dict, i: int) -> list[tuple[str, str, b
     apples = re.search(r"(\w+) has (\d+) apples and buys (\d+) more", text)
     if apples:
         who, a, b = apples.group(1), int(apples.group(2)), int(apples.group(3))
-        out.append(("num-story-restated", f"{who} starts with {a} apples and then gets {b} more, so {who} ends up with {a} + {b} = {s} apples.\n\n{line(suite, s)}", True, False))
-        out.append(("num-story-opposite-operation", f"{who} starts with {a} apples and {b} change hands, so {a} − {b} = {a - b} apples.\n\n{line(suite, str(a - b))}", False, False))
+        out.append(
+            (
+                "num-story-restated",
+                f"{who} starts with {a} apples and then gets {b} more, so {who} ends up with {a} + {b} = {s} apples.\n\n{line(suite, s)}",
+                True,
+                False,
+            )
+        )
+        out.append(
+            (
+                "num-story-opposite-operation",
+                f"{who} starts with {a} apples and {b} change hands, so {a} − {b} = {a - b} apples.\n\n{line(suite, str(a - b))}",
+                False,
+                False,
+            )
+        )
         return out
     pencils = re.search(r"holds (\d+) boxes and each box holds (\d+) pencils\. (\d+) pencils", text)
     if pencils:
         bx, per, gone = (int(g) for g in pencils.groups())
-        out.append(("num-story-restated", f"There are {bx} boxes of {per}, so {bx * per} pencils to begin with; after {gone} are taken out, {bx * per} − {gone} = {s} remain.\n\n{line(suite, s)}", True, False))
-        out.append(("num-story-opposite-operation", f"{bx} × {per} = {bx * per}, plus the {gone} taken out gives {bx * per + gone}.\n\n{line(suite, str(bx * per + gone))}", False, False))
+        out.append(
+            (
+                "num-story-restated",
+                f"There are {bx} boxes of {per}, so {bx * per} pencils to begin with; after {gone} are taken out, {bx * per} − {gone} = {s} remain.\n\n{line(suite, s)}",
+                True,
+                False,
+            )
+        )
+        out.append(
+            (
+                "num-story-opposite-operation",
+                f"{bx} × {per} = {bx * per}, plus the {gone} taken out gives {bx * per + gone}.\n\n{line(suite, str(bx * per + gone))}",
+                False,
+                False,
+            )
+        )
         return out
     halves = re.search(r"What is (\d+)/(\d+) \+ (\d+)/(\d+)\?", text)
     if halves:
@@ -295,7 +366,14 @@ def numeric_right_wrong(suite: str, row: dict, i: int) -> list[tuple[str, str, b
         if d1 == d2 and d1 in names and n1 + n2 < len(nums):
             one, many = names[d1]
             total = n1 + n2
-            out.append(("num-fraction-counted-in-words", f"{nums[n1]} {one if n1 == 1 else many} plus {nums[n2]} {one if n2 == 1 else many} is {nums[total]} {many}, which is {s}.\n\n{line(suite, s)}", True, False))
+            out.append(
+                (
+                    "num-fraction-counted-in-words",
+                    f"{nums[n1]} {one if n1 == 1 else many} plus {nums[n2]} {one if n2 == 1 else many} is {nums[total]} {many}, which is {s}.\n\n{line(suite, s)}",
+                    True,
+                    False,
+                )
+            )
         part = Fraction(n1, d1)
         if part != v:
             out.append(("num-fraction-one-term-only", f"Adding them: {n1}/{d1} + {n2}/{d2} = {n1}/{d1}.\n\n{line(suite, f'{n1}/{d1}')}", False, False))
@@ -303,17 +381,45 @@ def numeric_right_wrong(suite: str, row: dict, i: int) -> list[tuple[str, str, b
     seq = re.search(r"What number comes next: ([\d, ]+), \.\.\.\?", text)
     if seq:
         terms = [int(t) for t in seq.group(1).split(",")]
-        diffs = [y - x for x, y in zip(terms, terms[1:])]
+        diffs = [y - x for x, y in itertools.pairwise(terms)]
         if len(set(diffs)) == 1:
             d = diffs[0]
-            out.append(("num-sequence-differences-listed", f"Differences: {', '.join(map(str, diffs))}. Each step adds {d}, so {terms[-1]} + {d} = {s}.\n\n{line(suite, s)}", True, False))
-            out.append(("num-sequence-step-misread", f"Each step adds {d + 1}, so {terms[-1]} + {d + 1} = {terms[-1] + d + 1}.\n\n{line(suite, str(terms[-1] + d + 1))}", False, False))
+            out.append(
+                (
+                    "num-sequence-differences-listed",
+                    f"Differences: {', '.join(map(str, diffs))}. Each step adds {d}, so {terms[-1]} + {d} = {s}.\n\n{line(suite, s)}",
+                    True,
+                    False,
+                )
+            )
+            out.append(
+                (
+                    "num-sequence-step-misread",
+                    f"Each step adds {d + 1}, so {terms[-1]} + {d + 1} = {terms[-1] + d + 1}.\n\n{line(suite, str(terms[-1] + d + 1))}",
+                    False,
+                    False,
+                )
+            )
         else:
-            second = [y - x for x, y in zip(diffs, diffs[1:])]
+            second = [y - x for x, y in itertools.pairwise(diffs)]
             nxt = diffs[-1] + second[-1]
             if terms[-1] + nxt == v and len(set(second)) == 1:
-                out.append(("num-sequence-second-differences", f"First differences: {', '.join(map(str, diffs))}.\nSecond differences: {', '.join(map(str, second))}.\nNext first difference: {diffs[-1]} + {second[-1]} = {nxt}.\n{terms[-1]} + {nxt} = {s}.\n\n{line(suite, s)}", True, False))
-                out.append(("num-sequence-final-addition-slipped", f"First differences: {', '.join(map(str, diffs))}.\nSecond differences: {', '.join(map(str, second))}.\nNext first difference: {nxt}.\n{terms[-1]} + {nxt} = {s_plus(v, 10)}.\n\n{line(suite, s_plus(v, 10))}", False, False))
+                out.append(
+                    (
+                        "num-sequence-second-differences",
+                        f"First differences: {', '.join(map(str, diffs))}.\nSecond differences: {', '.join(map(str, second))}.\nNext first difference: {diffs[-1]} + {second[-1]} = {nxt}.\n{terms[-1]} + {nxt} = {s}.\n\n{line(suite, s)}",
+                        True,
+                        False,
+                    )
+                )
+                out.append(
+                    (
+                        "num-sequence-final-addition-slipped",
+                        f"First differences: {', '.join(map(str, diffs))}.\nSecond differences: {', '.join(map(str, second))}.\nNext first difference: {nxt}.\n{terms[-1]} + {nxt} = {s_plus(v, 10)}.\n\n{line(suite, s_plus(v, 10))}",
+                        False,
+                        False,
+                    )
+                )
         return out
     return out
 
@@ -423,11 +529,23 @@ def tool_result_cases() -> None:
         found = re.search(r"in (\w+)\?", row["text"])
         c = found.group(1) if found else "the city"
         suite = "eval-tools-small-v1"
-        add(suite, row, f'The weather service returned {{"temperature_c": {v}, "sky": "clear"}}, so it is {v} degrees Celsius in {c}.', True, "tool-result-quotes-json")
+        add(
+            suite,
+            row,
+            f'The weather service returned {{"temperature_c": {v}, "sky": "clear"}}, so it is {v} degrees Celsius in {c}.',
+            True,
+            "tool-result-quotes-json",
+        )
         if i % 2 == 0:
             add(suite, row, f"Right now: **{v}°C** in {c} (clear).", True, "tool-result-bold-no-space-degree")
         add(suite, row, f"Temperatura atual em {c}: {v} °C, céu limpo.", True, "tool-result-portuguese")
-        add(suite, row, f"{c} usually sits around {v + 12} °C at this time of year, so expect something like that.", False, "tool-result-climate-average-instead")
+        add(
+            suite,
+            row,
+            f"{c} usually sits around {v + 12} °C at this time of year, so expect something like that.",
+            False,
+            "tool-result-climate-average-instead",
+        )
         if i % 2 == 0:
             add(suite, row, f"It's {v} °F in {c} at the moment, under a clear sky.", False, "tool-result-celsius-called-fahrenheit")
         else:
@@ -539,6 +657,8 @@ def exact_cases() -> None:
     kept = []
     for case in CASES[start:]:
         i = order[case["row_id"]]
+        if case["style"].startswith(("exact-days", "exact-ranked")):
+            i //= 2  # reasoning rows alternate days and heights: take right and wrong from both kinds
         if i % 4 == 0 or case["verdict"] == (i % 2 == 0) or case["ambiguous"]:
             kept.append(case)
     CASES[start:] = kept
@@ -555,7 +675,14 @@ def exact_case_pairs() -> None:
             start, n = days.group(1), int(days.group(2))
             want = DAYS[(DAYS.index(start) + n) % 7]
             amb = want != v  # a dataset mistake would make the right day disputable
-            add(suite, row, f"{n} = {n // 7} × 7 + {n % 7}, so it is the same as {n % 7} day(s) after {start}: {want}.\n\nAnswer: {want}", want == v, "exact-days-mod-seven-shown" + ("-dataset-mistake" if amb else ""), amb)
+            add(
+                suite,
+                row,
+                f"{n} = {n // 7} × 7 + {n % 7}, so it is the same as {n % 7} day(s) after {start}: {want}.\n\nAnswer: {want}",
+                want == v,
+                "exact-days-mod-seven-shown" + ("-dataset-mistake" if amb else ""),
+                amb,
+            )
             early = DAYS[(DAYS.index(start) + n - 1) % 7]
             add(suite, row, f"Counting {start} as day 1, day {n} lands on {early}.\n\nAnswer: {early}", early == v, "exact-days-counts-today-as-day-one")
             continue
@@ -565,12 +692,19 @@ def exact_case_pairs() -> None:
                 taller.setdefault(big, set()).add(small)
             names = {n for pair in order for n in pair}
 
-            def height(n: str) -> int:
+            def height(n: str, taller: dict[str, set[str]] = taller) -> int:
                 return max((1 + height(m) for m in taller.get(n, ())), default=0)
 
             ranked = sorted(names, key=lambda n: -height(n))
             if ranked[-1] != v:
-                add(suite, row, "\n".join(f"{k + 1}. {n}" for k, n in enumerate(ranked)) + f"\n\nAnswer: {ranked[-1]}", False, "exact-ranked-list-dataset-mistake", True)
+                add(
+                    suite,
+                    row,
+                    "\n".join(f"{k + 1}. {n}" for k, n in enumerate(ranked)) + f"\n\nAnswer: {ranked[-1]}",
+                    False,
+                    "exact-ranked-list-dataset-mistake",
+                    True,
+                )
                 continue
             listing = "\n".join(f"{k + 1}. {n}" + (" (tallest)" if k == 0 else " (shortest)" if k == len(ranked) - 1 else "") for k, n in enumerate(ranked))
             add(suite, row, f"From tallest to shortest:\n{listing}\n\nAnswer: {v}", True, "exact-ranked-numbered-list")
@@ -588,14 +722,20 @@ def exact_case_pairs() -> None:
                 "multi1-008": ("« chat » se traduit par **cat**.", "« chat » se traduit par **chat** (même mot en anglais)."),
                 "multi1-009": ("«perro» en inglés es **dog**.", "«perro» en inglés es **puppy**."),
                 "multi1-010": ("„Wasser“ heißt auf Englisch **water**.", "„Wasser“ heißt auf Englisch **wetter**."),
-                "multi1-011": ("«libro» in inglese si dice **book**.", "«libro» in inglese si dice **pound**."),
+                "multi1-011": ("«libro» in inglese si dice **book**.", "«libro» in inglese si dice **library**."),
             }
             if row["id"] in glosses:
                 right, bad = glosses[row["id"]]
                 add(suite, row, right, True, "exact-prompt-language-bold-word")
                 add(suite, row, bad, False, "exact-prompt-language-bold-word-wrong")
                 continue
-            add(suite, row, f"**{v}** !" if row["category"] == "fr" else f"Probablemente {v}. Sí: {v}." if row["category"] == "es" else f"{v}.", True, "exact-prompt-language-terse")
+            add(
+                suite,
+                row,
+                f"**{v}** !" if row["category"] == "fr" else f"Probablemente {v}. Sí: {v}." if row["category"] == "es" else f"{v}.",
+                True,
+                "exact-prompt-language-terse",
+            )
             if wrong:
                 add(suite, row, f"{wrong}.", False, "exact-prompt-language-terse-wrong")
             continue
@@ -610,19 +750,32 @@ def exact_case_pairs() -> None:
         if v in FUN_FACT:
             add(suite, row, f"{v}. {FUN_FACT[v]}" + ("\n\nAnswer: " + v if "Answer:" in text else ""), True, "exact-answer-then-fun-fact-other-names")
             if wrong:
-                add(suite, row, f"{wrong}. It's the biggest and best-known city there." + ("\n\nAnswer: " + wrong if "Answer:" in text else ""), False, "exact-largest-city-for-capital")
+                add(
+                    suite,
+                    row,
+                    f"{wrong}. It's the biggest and best-known city there." + ("\n\nAnswer: " + wrong if "Answer:" in text else ""),
+                    False,
+                    "exact-largest-city-for-capital",
+                )
             continue
-        if i % 2 == 0:
-            add(suite, row, f"Probably {v}, yes — I'm fairly confident it's {v}." + ("\n\nAnswer: " + v if "Answer:" in text else ""), True, "exact-probably-then-commits")
-        else:
-            aliases = (row.get("score_args") or {}).get("aliases") or []
-            shown = aliases[0] if aliases else v
-            add(suite, row, f"That would be {shown}." + ("\n\nAnswer: " + shown if "Answer:" in text else ""), True, "exact-that-would-be")
+        aliases = (row.get("score_args") or {}).get("aliases") or []
+        shown = aliases[0] if aliases else v
+        anchor = "Answer:" in text
+
+        def framed(sentence: str, value: str, anchor: bool = anchor) -> str:
+            return sentence + ("\n\nAnswer: " + value if anchor else "")
+
+        if i % 4 == 0:
+            add(suite, row, framed(f"Probably {v}, yes — I'm fairly confident it's {v}.", v), True, "exact-probably-then-commits")
+        elif i % 4 == 2:
+            add(suite, row, framed(f"That would be {shown}.", shown), True, "exact-that-would-be")
         if wrong:
-            if i % 2 == 0:
-                add(suite, row, f"Probably {wrong}, yes — I'm fairly confident it's {wrong}." + ("\n\nAnswer: " + wrong if "Answer:" in text else ""), False, "exact-probably-then-commits-wrong")
-            else:
-                add(suite, row, f"Not {v} — that's a common mix-up. It's {wrong}." + ("\n\nAnswer: " + wrong if "Answer:" in text else ""), False, "exact-rejects-right-for-wrong")
+            if i % 4 == 0:
+                add(suite, row, framed(f"Probably {wrong}, yes — I'm fairly confident it's {wrong}.", wrong), False, "exact-probably-then-commits-wrong")
+            elif i % 4 == 1:
+                add(suite, row, framed(f"That would be {wrong}.", wrong), False, "exact-that-would-be-wrong")
+            elif i % 4 == 3:
+                add(suite, row, framed(f"My first thought was {v}, but on second thought it's {wrong}.", wrong), False, "exact-second-guesses-away-from-right")
 
 
 # ---------------------------------------------------------------- multiple choice
@@ -654,16 +807,35 @@ def mc_cases() -> None:
             got = "A" if total % 2 == 0 else "B"
             amb = got != v
             if i % 2 == 0:
-                add(suite, row, f"{' + '.join(map(str, nums))} = {total}, and {total} is {'even' if total % 2 == 0 else 'odd'}.\n\nAnswer: {got}", not amb, "mc-parity-sum-written-out" + ("-dataset-mistake" if amb else ""), amb)
+                add(
+                    suite,
+                    row,
+                    f"{' + '.join(map(str, nums))} = {total}, and {total} is {'even' if total % 2 == 0 else 'odd'}.\n\nAnswer: {got}",
+                    not amb,
+                    "mc-parity-sum-written-out" + ("-dataset-mistake" if amb else ""),
+                    amb,
+                )
                 continue
             slipped = total + 1
-            add(suite, row, f"{' + '.join(map(str, nums))} = {slipped}, and {slipped} is {'even' if slipped % 2 == 0 else 'odd'}.\n\nAnswer: {'A' if slipped % 2 == 0 else 'B'}", False, "mc-parity-sum-slipped-by-one")
+            add(
+                suite,
+                row,
+                f"{' + '.join(map(str, nums))} = {slipped}, and {slipped} is {'even' if slipped % 2 == 0 else 'odd'}.\n\nAnswer: {'A' if slipped % 2 == 0 else 'B'}",
+                False,
+                "mc-parity-sum-slipped-by-one",
+            )
             continue
         if single:
             n = int(single.group(1))
             got = "A" if n % 2 == 0 else "B"
             add(suite, row, f"{n} ends in {n % 10}, so it is {'even' if n % 2 == 0 else 'odd'}.\n\nAnswer: {got}", got == v, "mc-parity-last-digit")
-            add(suite, row, f"{n} ends in {n % 10}, so it is {'odd' if n % 2 == 0 else 'even'}.\n\nAnswer: {'B' if n % 2 == 0 else 'A'}", False, "mc-parity-last-digit-misjudged")
+            add(
+                suite,
+                row,
+                f"{n} ends in {n % 10}, so it is {'odd' if n % 2 == 0 else 'even'}.\n\nAnswer: {'B' if n % 2 == 0 else 'A'}",
+                False,
+                "mc-parity-last-digit-misjudged",
+            )
             continue
 
         def inline(o: str) -> str:
@@ -677,19 +849,31 @@ def mc_cases() -> None:
         styles = [
             ("mc-letter-in-quotes", f'Answer: "{v}"', f'Answer: "{w}"'),
             ("mc-reason-then-so-paren-letter", f"{lead(text)} is the one that fits, so ({v}).", f"{lead(wtext)} is the one that fits, so ({w})."),
-            ("mc-fairly-sure-prose", f"I'm fairly sure it's {v} — {inline(text)}.\n\nAnswer: {v}", f"I'm fairly sure it's {w} — {inline(wtext)}.\n\nAnswer: {w}"),
+            (
+                "mc-fairly-sure-prose",
+                f"I'm fairly sure it's {v} — {inline(text)}.\n\nAnswer: {v}",
+                f"I'm fairly sure it's {w} — {inline(wtext)}.\n\nAnswer: {w}",
+            ),
             (
                 "mc-checkbox-list",
-                "\n".join(f"[{'x' if L == v else ' '}] {L}) {o}" for L, o in zip(letters, opts)) + f"\n\nAnswer: {v}",
-                "\n".join(f"[{'x' if L == w else ' '}] {L}) {o}" for L, o in zip(letters, opts)) + f"\n\nAnswer: {w}",
+                "\n".join(f"[{'x' if v == letter else ' '}] {letter}) {o}" for letter, o in zip(letters, opts, strict=True)) + f"\n\nAnswer: {v}",
+                "\n".join(f"[{'x' if w == letter else ' '}] {letter}) {o}" for letter, o in zip(letters, opts, strict=True)) + f"\n\nAnswer: {w}",
             ),
-            ("mc-ordinal-word-with-text", f"The {ORDINALS[k]} option, {inline(text)}.\n\nAnswer: {v}", f"The {ORDINALS[letters.index(w)]} option, {inline(wtext)}.\n\nAnswer: {w}"),
+            (
+                "mc-ordinal-word-with-text",
+                f"The {ORDINALS[k]} option, {inline(text)}.\n\nAnswer: {v}",
+                f"The {ORDINALS[letters.index(w)]} option, {inline(wtext)}.\n\nAnswer: {w}",
+            ),
             (
                 "mc-distractor-considered-first",
                 f"At first {inline(wtext)} ({w}) looked plausible, but {inline(text)} is the correct one.\n\nAnswer: {v}",
                 f"At first {inline(text)} ({v}) looked plausible, but {inline(wtext)} is the correct one.\n\nAnswer: {w}",
             ),
-            ("mc-spanish-sentence-quoting-option", f"La respuesta correcta es la {v}: «{text.rstrip('.')}».", f"La respuesta correcta es la {w}: «{wtext.rstrip('.')}»."),
+            (
+                "mc-spanish-sentence-quoting-option",
+                f"La respuesta correcta es la {v}: «{text.rstrip('.')}».",
+                f"La respuesta correcta es la {w}: «{wtext.rstrip('.')}».",
+            ),
         ]
         style, right, wrong = styles[i % len(styles)]
         if i % 3 == 2 or i % 5 == 0:
@@ -709,7 +893,11 @@ def json_cases() -> None:
         keys = list(exp)
         rights = [
             ("json-keys-sorted-compact", json.dumps(exp, sort_keys=True, separators=(",", ":")), False),
-            ("json-irregular-line-breaks", "{\n" + ", ".join(f'"{k}": {json.dumps(exp[k])}' for k in keys[:2]) + f',\n"{keys[2]}": {json.dumps(exp[keys[2]])}\n}}', False),
+            (
+                "json-irregular-line-breaks",
+                "{\n" + ", ".join(f'"{k}": {json.dumps(exp[k])}' for k in keys[:2]) + f',\n"{keys[2]}": {json.dumps(exp[keys[2]])}\n}}',
+                False,
+            ),
             ("json-sure-here-you-go-one-line", "Sure! Here you go:\n" + json.dumps(exp), True),
             ("json-fence-one-line-object", "```json\n" + json.dumps(exp) + "\n```", False),
         ]
@@ -764,7 +952,10 @@ def abstain_cases() -> None:
             ("abstain-italian", f"Non lo so: non ho notizie di «{raw}», e potrebbe non esistere."),
             ("abstain-no-record", f"I have no record of {subj}, so I can't answer that. I don't know."),
             ("abstain-appears-fictional", f"{subj[0].upper() + subj[1:]} appears to be fictional — I'm not aware of it existing, so I don't know."),
-            ("abstain-could-not-verify-offers-help", f"I couldn't verify that {subj} exists, so I don't know. If you have a source about it, I'm happy to help read it."),
+            (
+                "abstain-could-not-verify-offers-help",
+                f"I couldn't verify that {subj} exists, so I don't know. If you have a source about it, I'm happy to help read it.",
+            ),
         ]
         y, km = 1940 + (i * 7) % 60, 200 + (i * 37) % 900
         confident, hedged = FAKE[cat]
@@ -773,7 +964,10 @@ def abstain_cases() -> None:
         elif cat == "novel":
             wrongs = [("abstain-fabricated-confident-author", f"'{raw}' {confident}"), ("abstain-fabricated-likely-list", hedged)]
         else:
-            wrongs = [("abstain-fabricated-confident-fact", f"The {raw} {confident.format(y=y, km=km)}"), ("abstain-fabricated-probably", hedged.format(y=y, km=km))]
+            wrongs = [
+                ("abstain-fabricated-confident-fact", f"The {raw} {confident.format(y=y, km=km)}"),
+                ("abstain-fabricated-probably", hedged.format(y=y, km=km)),
+            ]
         style, text = rights[i % len(rights)]
         add(suite, row, text, True, style)
         style, text = wrongs[i % len(wrongs)]
@@ -789,10 +983,16 @@ def abstain_cases() -> None:
         rights = [
             ("abstain-rag-exact-sentence-in-quotes", "'The passage does not say.'"),
             ("abstain-rag-lowercase-sentence", "the passage does not say."),
-            ("abstain-rag-silence-explained", "The passage does not say. It only describes where and when the workshop opened, what it builds, its staff and its customers."),
+            (
+                "abstain-rag-silence-explained",
+                "The passage does not say. It only describes where and when the workshop opened, what it builds, its staff and its customers.",
+            ),
         ]
         if "revenue" in q:
-            wrong = ("abstain-rag-revenue-industry-guess", f"Workshops with about {staff} staff typically bring in around ${staff // 10 + 2} million a year, so roughly that.")
+            wrong = (
+                "abstain-rag-revenue-industry-guess",
+                f"Workshops with about {staff} staff typically bring in around ${staff // 10 + 2} million a year, so roughly that.",
+            )
         elif "schools" in q:
             wrong = ("abstain-rag-schools-invented-count", "It sells to around 50 schools, which make up most of its customers.")
             rights.append(("abstain-rag-schools-only-mostly", "The passage does not say how many. It only says the workshop sells mostly to schools."))
@@ -918,6 +1118,7 @@ def token_integrity_cases() -> None:
             name, text = layout_only[i % 4 - 1]
             add(suite, row, text, True, name, True)
 
+
 # ---------------------------------------------------------------- tool calls
 
 
@@ -933,7 +1134,10 @@ def tool_cases() -> None:
             if "weather like" in prompt:
                 ask, bad = "Claro! Para qual cidade você quer a previsão?", "It's usually mild and partly cloudy this time of year."
             elif "there" in prompt:
-                ask, bad = "Where is “there”? I don't have a city from earlier in our chat — which one should I check?", "It looks sunny there today with a light breeze."
+                ask, bad = (
+                    "Where is “there”? I don't have a city from earlier in our chat — which one should I check?",
+                    "It looks sunny there today with a light breeze.",
+                )
             elif "some money" in prompt:
                 ask, bad = "1. How much money?\n2. Which currency is it in now?", "Sure — 100 dollars is about 92 euros at today's rate."
             elif "50" in prompt:
@@ -942,7 +1146,13 @@ def tool_cases() -> None:
                 ask, bad = "What's the thing, and how long should the timer run for?", "Timer set! I'll let you know when it's done."
             else:
                 ask, bad = "For how long? (for example 5 min or 90 s)", "Done — your timer is running."
-            add(suite, row, ask, True, "tool-clarify-" + ("portuguese" if "Claro" in ask else "numbered-questions" if ask.startswith("1.") else "asks-what-is-missing"))
+            add(
+                suite,
+                row,
+                ask,
+                True,
+                "tool-clarify-" + ("portuguese" if "Claro" in ask else "numbered-questions" if ask.startswith("1.") else "asks-what-is-missing"),
+            )
             add(suite, row, bad, False, "tool-clarify-answers-without-asking-or-calling")
             continue
         name, args = exp["name"], exp["arguments"]
@@ -998,15 +1208,35 @@ CODE: dict[str, list[tuple[str, str, bool, bool]]] = {
         ("code-positive-check-first", "def is_even(n):\n    return n % 2 == 0 if n > 0 else False", False, False),
     ],
     "reverse_string": [
-        ("code-stack-pop", "def reverse_string(s):\n    stack = list(s)\n    out = ''\n    while stack:\n        out += stack.pop()\n    return out", True, False),
-        ("code-slice-with-docstring-examples", 'def reverse_string(s):\n    """Reverse s, e.g. reverse_string("abc") -> "cba"."""\n    return s[::-1]', True, False),
+        (
+            "code-stack-pop",
+            "def reverse_string(s):\n    stack = list(s)\n    out = ''\n    while stack:\n        out += stack.pop()\n    return out",
+            True,
+            False,
+        ),
+        (
+            "code-slice-with-docstring-examples",
+            'def reverse_string(s):\n    """Reverse s, e.g. reverse_string("abc") -> "cba"."""\n    return s[::-1]',
+            True,
+            False,
+        ),
         # only strings with leading or trailing spaces break it
-        ("code-reversed-then-stripped", "def reverse_string(s):\n    return s[::-1].strip()", False, True),
+        ("code-reversed-then-stripped-hidden-edge", "def reverse_string(s):\n    return s[::-1].strip()", False, True),
     ],
     "maximum": [
-        ("code-conditional-expression-loop", "def maximum(xs):\n    best = xs[0]\n    for x in xs[1:]:\n        best = x if x > best else best\n    return best", True, False),
+        (
+            "code-conditional-expression-loop",
+            "def maximum(xs):\n    best = xs[0]\n    for x in xs[1:]:\n        best = x if x > best else best\n    return best",
+            True,
+            False,
+        ),
         # maximum([3, 1, 5]) gives 3: stops at the first drop
-        ("code-first-descent-returned", "def maximum(xs):\n    for i in range(len(xs) - 1):\n        if xs[i] > xs[i + 1]:\n            return xs[i]\n    return xs[-1]", False, False),
+        (
+            "code-first-descent-returned",
+            "def maximum(xs):\n    for i in range(len(xs) - 1):\n        if xs[i] > xs[i + 1]:\n            return xs[i]\n    return xs[-1]",
+            False,
+            False,
+        ),
         # right value, but the caller's list is sorted in place
         ("code-sorts-input-in-place-ambiguous", "def maximum(xs):\n    xs.sort()\n    return xs[-1]", True, True),
     ],
@@ -1020,9 +1250,14 @@ CODE: dict[str, list[tuple[str, str, bool, bool]]] = {
         ("code-ternary-recursion", "def factorial(n):\n    return 1 if n < 2 else n * factorial(n - 1)", True, False),
         ("code-for-loop-from-two", "def factorial(n):\n    result = 1\n    for k in range(2, n + 1):\n        result *= k\n    return result", True, False),
         # factorial(5) gives 0: the loop multiplies by 0 first
-        ("code-range-from-zero-multiplies-zero", "def factorial(n):\n    result = 1\n    for k in range(n):\n        result *= k\n    return result", False, False),
+        (
+            "code-range-from-zero-multiplies-zero",
+            "def factorial(n):\n    result = 1\n    for k in range(n):\n        result *= k\n    return result",
+            False,
+            False,
+        ),
         # a float: exact only up to about 22!
-        ("code-math-gamma-float", "import math\n\n\ndef factorial(n):\n    return math.gamma(n + 1)", False, True),
+        ("code-math-gamma-float-hidden-edge", "import math\n\n\ndef factorial(n):\n    return math.gamma(n + 1)", False, True),
     ],
     "fizzbuzz": [
         (
@@ -1032,7 +1267,12 @@ CODE: dict[str, list[tuple[str, str, bool, bool]]] = {
             False,
         ),
         # fizzbuzz(15) gives 'Fizzbuzz'
-        ("code-fizzbuzz-lowercase-b", "def fizzbuzz(n):\n    if n % 15 == 0:\n        return 'Fizzbuzz'\n    if n % 3 == 0:\n        return 'Fizz'\n    if n % 5 == 0:\n        return 'Buzz'\n    return str(n)", False, False),
+        (
+            "code-fizzbuzz-lowercase-b",
+            "def fizzbuzz(n):\n    if n % 15 == 0:\n        return 'Fizzbuzz'\n    if n % 3 == 0:\n        return 'Fizz'\n    if n % 5 == 0:\n        return 'Buzz'\n    return str(n)",
+            False,
+            False,
+        ),
     ],
     "square_all": [
         ("code-augmented-list-append", "def square_all(xs):\n    out = []\n    for x in xs:\n        out += [x * x]\n    return out", True, False),
@@ -1054,7 +1294,7 @@ CODE: dict[str, list[tuple[str, str, bool, bool]]] = {
         # first_word('one') raises ValueError: no space to find
         ("code-index-of-first-space", "def first_word(s):\n    return s[:s.index(' ')]", False, False),
         # only a leading space breaks it
-        ("code-split-on-space-char-ambiguous", "def first_word(s):\n    return s.split(' ')[0]", False, True),
+        ("code-split-on-space-char-hidden-edge", "def first_word(s):\n    return s.split(' ')[0]", False, True),
     ],
     "celsius_to_f": [
         ("code-integer-first-formula", "def celsius_to_f(c):\n    return (c * 9 + 160) / 5", True, False),
@@ -1069,7 +1309,12 @@ CODE: dict[str, list[tuple[str, str, bool, bool]]] = {
             False,
         ),
         # a library insertion sort: neither sorted() nor list.sort(), but disputable in spirit
-        ("code-bisect-insort-ambiguous-library", "import bisect\n\n\ndef sort_numbers(xs):\n    out = []\n    for x in xs:\n        bisect.insort(out, x)\n    return out", True, True),
+        (
+            "code-bisect-insort-ambiguous-library",
+            "import bisect\n\n\ndef sort_numbers(xs):\n    out = []\n    for x in xs:\n        bisect.insort(out, x)\n    return out",
+            True,
+            True,
+        ),
         # sort_numbers([3, 1, 2]) gives [2, 1, 3]
         (
             "code-insert-front-or-back",
@@ -1103,7 +1348,7 @@ CODE: dict[str, list[tuple[str, str, bool, bool]]] = {
 FRAMES = [
     ("-fenced-plain", lambda c: f"```python\n{c}\n```"),
     ("-with-usage-prints", lambda c: None),
-    ("-heres-a-version", lambda c: f"Here's a version that does it:\n\n```python\n{c}\n```\n\nIt runs in linear time."),
+    ("-heres-a-version", lambda c: f"Here's a version that does it:\n\n```python\n{c}\n```\n\nLet me know if you want type hints added."),
 ]
 
 USAGE = {
@@ -1179,8 +1424,19 @@ KEYS = {
     "path": ["A narrow path leads the way.", "Pick a path and follow it.", "The path is half the story."],
     "small": ["Start with small goals.", "A small bag is enough.", "Small moments matter most."],
 }
-SYNONYM = {"time": ("Take your time with it.", "Go at your own pace."), "light": ("Warm light makes it cosy.", "A warm glow makes it cosy."), "path": ("Pick a path and follow it.", "Pick a trail and follow it."), "small": ("A small bag is enough.", "A little bag is enough.")}
-FORBIDDEN_USE = {"really": "I really mean that.", "very": "It is very relaxing.", "nice": "It is a nice way to spend an hour.", "beautiful": "The view is beautiful.", "good": "It is good for you."}
+SYNONYM = {
+    "time": ("Take your time with it.", "Go at your own pace."),
+    "light": ("Warm light makes it cosy.", "A warm glow makes it cosy."),
+    "path": ("Pick a path and follow it.", "Pick a trail and follow it."),
+    "small": ("A small bag is enough.", "A little bag is enough."),
+}
+FORBIDDEN_USE = {
+    "really": "I really mean that.",
+    "very": "It is very relaxing.",
+    "nice": "It is a nice way to spend an hour.",
+    "beautiful": "The view is beautiful.",
+    "good": "It is good for you.",
+}
 INSIDE_OTHER_WORD = {"very": "Every visit feels a bit different.", "good": "Saying goodbye to it is always hard."}
 
 
@@ -1507,7 +1763,7 @@ def breaks(rule: str, value, text: str, row: dict, rules: dict) -> tuple[str, st
         return "instr-quotation-guillemets", "«" + text[1:-1] + "»"
     if rule == "json_keys":
         obj = json.loads(text)
-        k = list(obj)[0]
+        k = next(iter(obj))
         return "instr-json-key-uppercased", json.dumps({(key.upper() if key == k else key): v for key, v in obj.items()})
     if rule == "json":
         obj = json.loads(text)
@@ -1538,7 +1794,9 @@ def instruction_cases() -> None:
         if text is None or not all(holds(r, text) for r in graded):
             skipped += 1
             continue
-        style = {"plain": "instr-all-rules-new-filler-prose", "letter": "instr-all-rules-dear-regards-letter", "lines": "instr-all-rules-sentence-per-line"}[layout]
+        style = {"plain": "instr-all-rules-new-filler-prose", "letter": "instr-all-rules-dear-regards-letter", "lines": "instr-all-rules-sentence-per-line"}[
+            layout
+        ]
         if layout == "lines" and "section_count" in rules:
             style = "instr-all-rules-section-marker-with-colon"
         if "json" in rules or "json_keys" in rules:
@@ -1548,7 +1806,7 @@ def instruction_cases() -> None:
         amb = bool(({"uppercase", "lowercase"} & set(rules)) and ({"placeholder_count", "title"} & set(rules)))
         amb = amb or ("lowercase" in rules and "postscript" in rules)  # is "p.s." a postscript starting with 'P.S.'?
         if i % 5 != 4:
-            add(suite, row, text, True, style, amb)
+            add(suite, row, text, True, style + ("-ambiguous-case-of-markup" if amb else ""), amb)
         # A hard but right case: the forbidden word only inside a longer word.
         forbidden = rules.get("not_contains")
         if forbidden in INSIDE_OTHER_WORD and "sentence_count" not in rules and i % 2 == 0:
@@ -1584,7 +1842,13 @@ def case_key(case: dict) -> tuple[str, str, str]:
 def drop_cases_earlier_sets_hold() -> None:
     """A case an earlier held-out set already has teaches nothing new: drop it (and our own repeats)."""
     held: set[tuple[str, str, str]] = set()
-    for name in ("scorer_styles_blind.jsonl", "scorer_styles_blind2.jsonl", "scorer_styles_blind3.jsonl", "scorer_styles_blind4.jsonl", "scorer_styles_blind5.jsonl"):
+    for name in (
+        "scorer_styles_blind.jsonl",
+        "scorer_styles_blind2.jsonl",
+        "scorer_styles_blind3.jsonl",
+        "scorer_styles_blind4.jsonl",
+        "scorer_styles_blind5.jsonl",
+    ):
         path = ROOT / "benchmarks" / name
         if path.exists():
             held.update(case_key(json.loads(line)) for line in path.read_text().splitlines() if line.strip())
