@@ -20,74 +20,108 @@ How this set was made, and the blindness rules its author kept:
   disputable cases carry "ambiguous": true (left out of the figure) and say
   why in their style name; hard but clear cases do not.
 - The styles are ones the five earlier sets do not have (their style names
-  were listed first; after generation every case is compared with theirs and
-  any (row, text, tool_calls) triple they already hold is dropped). Numbers:
-  the product split by the distributive law (and the slip that drops one
-  partial product), sums and differences laid out in columns in a code block
-  (and the carry or borrow lost there), an estimate first and then the exact
-  value (and the estimate handed in as the answer), the equation written on
-  the answer line, "so the answer is" in lower case with no answer line, a
-  trailing note full of other numbers after the answer line, percentages
-  reasoned as fractions (and the decimal point shifted), tickets added one by
-  one (and one ticket short), the story restated (and the opposite
-  operation), halves counted in words (and one term only), a subtraction
-  done the other way round and negated (and left positive), sequences with
-  their differences listed (and a step misread, or the last addition
-  slipped), confidence as a decimal, the prompt's own language as a full
-  sentence, an image described square by square (and the frame counted), a
-  tool reading quoted from its JSON (and a climate average instead).
-  Names and words: a fun fact naming other cities after the answer (and the
-  largest city for the capital), a numbered ranking (and its top picked), the
+  were listed first and none is reused; after generation every case is
+  compared with theirs and any (row, text, tool_calls) triple they already
+  hold is dropped). Numbers: the product split by the distributive law (and
+  the slip that drops one partial product), sums and differences laid out in
+  columns in a code block (and the carry or borrow lost there), a ballpark
+  estimate first and then the exact value (and the estimate handed in), the
+  equation written on the answer line (and a wrong one there), "so the answer
+  is" in lower case with no answer line, a subtraction done the other way
+  round and negated (and left positive), a percentage reasoned as a fraction
+  (and the decimal point shifted), tickets added one by one (and one ticket
+  short), the story restated (and the opposite operation), halves or
+  quarters counted in words (and one term only), sequences with their first
+  and second differences listed (and a step misread, or the last addition
+  slipped), a confidence line as a decimal, a trailing note full of other
+  numbers after the answer line (and a wrong value with its excuse, or a
+  "probably" that commits to it), full sentences in the prompt's language
+  for the multilingual rows, an image described square by square (and the
+  frame counted), a handwritten digit (and its look-alike); tool readings
+  quoted from the JSON, in bold with no space before the degree sign, in
+  Portuguese, versus a climate average, Fahrenheit for the Celsius reading,
+  a digit misread. Names and words: a fun fact naming other cities after the
+  capital (and the largest city for the capital), "probably ... fairly
+  confident" that commits (and to the wrong one), "That would be ..." with an
+  alias, a first thought that was right then second-guessed away, a numbered
+  tallest-to-shortest ranking (and one with the comparison reversed), the
   day count reduced mod seven (and today counted as day one), the word in
-  bold inside a sentence that quotes the prompt (and the regular form), a
-  colour with its shade, one-word answers with a "probably" that still
-  commits. Letters: the letter in quotes, with the option's text translated,
-  with a short "I'm fairly sure", at the end of a reason ("... so (B)"), as a
-  keyboard-style "[x] B", a parity sum (and its slip), and wrong versions of
-  each. JSON: keys sorted, a key-value list rendered as JSON inside a prose
-  sentence, a one-line object after "Sure! Here you go:" (ambiguous for JSON
-  only), a Markdown table instead (wrong), the name lower-cased, the city with
-  its country, a string "62" age (ambiguous), quantity and price swapped,
-  the total in place of the unit price, a trailing comma. Abstentions in
-  Portuguese, Italian, Korean-free plain English variants ("I have no record",
-  "this appears to be fictional", "I couldn't verify"), for RAG the exact
-  sentence inside quotes, lower-cased, with the passage's silence explained;
-  fabrications with a confident date, with a "probably", as a list of
-  "likely" authors, for RAG the founding year for the revenue and "around 50
-  schools". RAG answers as "Per the passage, ...", as a one-word answer with
-  a quote, as a Q/A pair; wrong: a neighbouring field, the founder's name.
-  Needles: with the box named after, in a sentence with the passage's other
-  numbers, spelled digit by digit in words; wrong: two digits swapped, the
-  box's neighbour's code. Long generations: clean in a code fence with a
-  language tag, clean with the final line's period dropped (a count-only
-  slip: ambiguous); spliced: a zero-width non-joiner, a Cyrillic "о" in "ok",
-  "ok" doubled to "okok", a stray BOM, a right-to-left mark, a line number
-  with a leading zero inside an otherwise clean line, a token like "<pad>",
-  "ok" rendered "0k", "Ok." at one line only, a line with "o k". Tool calls:
-  an extra id field, integers as floats (ambiguous for integer seconds), an
-  optional unit added, a German or Portuguese preamble, a call after a
-  "Sure," preamble; wrong: the city nested as an object, amount as a
-  numeric string with a thousands comma, the currencies swapped, seconds as
-  "8m", the search repeated instead of opening, a clarify row answered with
-  the default city. Code right but written unusually (a nested helper
-  function, a one-liner lambda bound to the name, a for-else, operator
-  module, str.join over map, a dict dispatch, a class with __call__,
-  itertools-free accumulation, a docstring with example calls, a __main__
-  with prints); and code wrong on inputs the prompt covers.
-  Instructions: every rule kept as a numbered list turned into prose, with a
-  colon-led title line, as a short letter with "Dear" and "Regards"; and one
-  rule broken subtly: a word count off by two past the limit, a forbidden word
-  standalone at the very end, a lower-case "i" missing from an uppercase
-  answer ("I" left... by design the other way round), a sentence split by a
-  semicolon, the required opener in lower case, the closing phrase without
-  its final period, "PS:" for "P.S.", a bullet written with an en dash, a
-  placeholder in curly quotes, a section marker with a colon, the title in
-  single angle brackets, the keyword only as part of a longer word, a JSON
-  key in different case.
+  bold inside a sentence quoting the prompt's word (and the regular or
+  false-friend form), the colour with its shade (and a neighbouring hue),
+  one-word replies in the prompt's language. Letters: the letter in quotes,
+  the option's reason then "so (B)", "I'm fairly sure it's B — ...", a
+  checkbox list "[x] B) ...", the ordinal word with the option text, a
+  distractor considered first then dismissed, a Spanish sentence quoting the
+  English option; each also with the wrong letter; parity by the last digit
+  or by a written-out sum (and the misjudged digit, the sum slipped by one).
+  JSON: keys sorted and compact, irregular line breaks, in a one-line fence,
+  after "Sure! Here you go:" (ambiguous for JSON only), versus name and city
+  swapped, the age's digits transposed, the values as an array, an unquoted
+  string, a Markdown table, "4 x kettle" as the item, the quantity off by
+  one, the object double-encoded as a JSON string (ambiguous). Abstentions in
+  Portuguese and Italian, "I have no record of", "appears to be fictional",
+  "I couldn't verify ... if you have a source"; for RAG the exact sentence in
+  quotes, in lower case, with the passage's silence explained, "how many is
+  not said, only that it sells mostly to schools"; versus confident
+  fabrications (a founding year and city, a winner, an author), "probably"
+  guesses, a list of likely authors, for RAG an industry revenue guess, an
+  invented school count, the owner as manager, an invented supplier founder.
+  RAG answers "Per the passage, ...", as a Q/A pair, one word with the
+  supporting sentence quoted; versus another city, the product claimed to be
+  unnamed, the year for the staff and back, a Q/A pair that abstains. Needles:
+  the code with its box named after, spelled digit by digit then as a
+  numeral, on an answer line; versus the middle digits swapped, one spelled
+  digit off, another box's code. Long generations: the clean run (where no
+  earlier set holds that exact text), with a final newline; layout-only
+  departures (a text fence, double spacing, the last line's period dropped)
+  ambiguous; spliced: a zero-width non-joiner, a byte-order mark at a line's
+  start, a right-to-left mark after the period, "<pad>", "[UNK]" for the
+  word, "0k", the word repeated, a fullwidth letter, "[/INST]" after the word.
+  Tool calls after "Sure, one sec." or a Portuguese preamble, the amount as a
+  float, the seconds as a float (ambiguous: integer type), a Spanish
+  acknowledgement on a revise row; clarifying questions in Portuguese, as a
+  numbered list, naming what is missing; versus the city as a nested object,
+  "Lima weather" as the city, the amount in cents, from and to both the
+  target currency, the seconds as an ISO 8601 duration, sixty seconds too
+  many, the neighbouring document id, "opened it" with no call, a clarify row
+  answered from thin air. Code right but written unusually (operator.add, a
+  nested helper, a dict dispatch on the remainder, a stack, a docstring with
+  an example call, a conditional expression in the loop, sum(map(s.count)),
+  a set literal, ternary recursion, a loop from two, a tuple-keyed lookup,
+  augmented list append, all() over mirror pairs, f-string digits, a regular
+  expression, an integer-first formula, min-and-remove on a copy,
+  try/except KeyError, an enumerate prefix check), framed bare, with a
+  __main__ block of prints, or as "Here's a version"; and code wrong on
+  inputs the prompt covers (int() on the operands, zero not even, stopping at
+  the first drop, vowel runs counted once, a range from zero, "Fizzbuzz",
+  squares over a set, one-letter strings rejected, summing down to one digit,
+  index() of a space, floor division, front-or-back insertion, a forbidden
+  import, only the unique items kept); a sort in place of the caller's list,
+  bisect.insort where sorting is forbidden, stripping after reversing,
+  split(' '), math.gamma are ambiguous. Instructions: every rule kept in new
+  filler prose, one sentence per line (poems), as a "Dear ... Regards"
+  letter, JSON on one line or with four-space indents, short titles, section
+  markers with a colon; and one rule broken, the least-broken rule first so
+  every rule gets its slip: an aside that pushes past the word limit, a
+  title that runs past it, an answer cut short of the minimum, a closing
+  verdict as one sentence too many, ", too", a quoted lower-case word in a
+  capitals answer, a small word lower-cased in a capitals title, a capital
+  "I" in a lower-case answer, a euro sign, the forbidden word in an aside
+  (and, right, only inside a longer word), the keyword swapped for a synonym
+  once, a bold topic line before the required opener, a smiley after the
+  closing phrase, the postscript as an asterisk footnote, two bullets merged
+  on one line, one highlight left unmarked, a placeholder filled in, an
+  extra closing section, two paragraphs merged, the title or the whole answer
+  in guillemets, a JSON key upper-cased, JSON keys unquoted.
 - Code variants were checked by the author with plain Python against the
   assert lines the code-v2 rows carry (not with any scorer): every right
-  variant passes them; the wrong ones fail them, or are wrong on an input the
-  prompt covers.
+  variant passes them; the wrong ones fail them, or break a rule the prompt
+  states (a forbidden import); the ambiguous ones fail only on inputs the
+  prompt's wording leaves open (leading spaces, factorials past 22!).
+- Day counts, height orders, parities, sequences and arithmetic were
+  recomputed from each prompt; where a recomputed value disagrees with the
+  dataset the case is marked ambiguous with "dataset-mistake" in its style
+  (none did in this version of the datasets).
 - Long-generation integrity rows (token_integrity) are graded as the seed
   defines the suite: "scores token integrity, not correctness: accuracy is the
   share of generations that came back with no spliced token". A clean
@@ -99,7 +133,12 @@ How this set was made, and the blindness rules its author kept:
 - Instruction cases are spread over the current suites (eval-format-v2,
   eval-instruction-v1) as well as eval-format-v1; every one was checked
   against the author's own reading of its rules (in this file), with a margin
-  on word counts.
+  on word counts. Where a prompt asks for more than its rules check (a
+  sentence count, the JSON keys; format-v1 above all) a careful grader holds
+  the answer to the prompt, and so do these verdicts. Capitals or lower-case
+  rows with placeholders or a title, and lower-case rows with a P.S., are
+  ambiguous: whether "[NAME]" or "p.s." must follow the case rule is
+  disputable.
 
 Run: python benchmarks/make_scorer_styles_blind6.py (deterministic, stdlib only).
 """
@@ -499,7 +538,7 @@ def numeric_cases() -> None:
                 add(suite, row, f"Answer: {s}\n\n{note}", True, "num-trailing-note-other-numbers")
             if i % 3 != 0 and i % 2 == 0:
                 continue
-            if i % 4 == 0:
+            if (i // 2) % 2 == 0:
                 add(suite, row, f"Answer: {wrong}\n\n{wnote}", False, "num-trailing-note-wrong-value")
             else:
                 add(suite, row, f"I think it's probably {wrong} {wnote}, though I'm not 100% certain.\n\nAnswer: {wrong}", False, "num-probably-commits-wrong")
@@ -1180,12 +1219,14 @@ def tool_cases() -> None:
         elif name == "open_doc":
             wrongs.append(("tool-chain-opens-neighbouring-id", "", [call(name, {"doc_id": args["doc_id"] + 1})]))
             wrongs.append(("tool-chain-says-opened-no-call", f"I found document {args['doc_id']} about it and opened it for you.", []))
-        style, text, calls, amb = rights[i % len(rights)]
+        # Rows cycle through weather, currency and timer: rotate styles on the cycle, not the row index.
+        j = i // 3
+        style, text, calls, amb = rights[j % len(rights)]
         add(suite, row, text, True, style, amb, tool_calls=calls)
         if i % 5 == 0 and len(rights) > 1:
-            style, text, calls, amb = rights[(i + 1) % len(rights)]
+            style, text, calls, amb = rights[(j + 1) % len(rights)]
             add(suite, row, text, True, style, amb, tool_calls=calls)
-        style, text, calls = wrongs[i % len(wrongs)]
+        style, text, calls = wrongs[j % len(wrongs)]
         add(suite, row, text, False, style, tool_calls=calls or None)
 
 
