@@ -1606,8 +1606,10 @@ def compose(row: dict, rules: dict, layout: str) -> str | None:
             return "{\n" + ",\n".join(f'    "{k}": {json.dumps(v)}' for k, v in obj.items()) + "\n}"
         return json.dumps(obj, separators=(", ", ": "))
     if "title of" in text:
-        title = f"Where {T} Ends And The Story Begins" if layout == "plain" else f"Last Call For {T}"
+        title = f"The Long Way Around {T}" if layout == "plain" else f"Last Call For {T}"
         return title.upper() if "uppercase" in rules else title
+    if re.match(r"Describe .+ in at most \d+ words", text):
+        return f"{T}: slow, steady and full of stories."
     off = (sum(map(ord, row["id"])) * 7) % len(FILL)
     fill = [p.format(t=t, T=T) for p in FILL[off:] + FILL[:off]]
     inserts: list[str] = []
@@ -1746,7 +1748,7 @@ def breaks(rule: str, value, text: str, row: dict, rules: dict) -> tuple[str, st
         return "instr-comma-before-too", insert_before_end(text, cased("I like it a lot, too.", rules))
     if rule == "uppercase":
         if "title of" in row["text"]:
-            return "instr-title-small-word-lowercase", re.sub(r" AND ", " and ", text, count=1) if " AND " in text else text.replace(" FOR ", " for ", 1)
+            return "instr-title-small-word-lowercase", re.sub(r" (FOR|AROUND|AND|OF) ", lambda m: f" {m.group(1).lower()} ", text, count=1)
         return "instr-upper-quoted-word-lowercase", insert_before_end(text, 'LOCALS CALL IT "home" AND I AGREE.')
     if rule == "lowercase":
         return "instr-lower-pronoun-i-capitalised", insert_before_end(text, "honestly I could go on about it.")
@@ -1835,9 +1837,12 @@ def instruction_cases() -> None:
         if text is None or not all(holds(r, text) for r in graded):
             skipped += 1
             continue
-        style = {"plain": "instr-all-rules-new-filler-prose", "letter": "instr-all-rules-dear-regards-letter", "lines": "instr-all-rules-sentence-per-line"}[
-            layout
-        ]
+        if re.match(r"(Dear|DEAR|dear) Sam\n", text):
+            style = "instr-all-rules-dear-regards-letter"
+        elif layout == "lines" and "\n" in text:
+            style = "instr-all-rules-sentence-per-line"
+        else:
+            style = "instr-all-rules-new-filler-prose"
         if layout == "lines" and "section_count" in rules:
             style = "instr-all-rules-section-marker-with-colon"
         if "json" in rules or "json_keys" in rules:
