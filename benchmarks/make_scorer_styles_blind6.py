@@ -691,14 +691,14 @@ DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sun
 def exact_cases() -> None:
     start = len(CASES)
     exact_case_pairs()
-    # One case per row (the right one on even rows, the wrong one on odd rows), both on every fourth row.
+    # One case per row (the right one on even rows, the wrong one on odd rows), both on two rows in four.
     order = {r["id"]: i for i, (_, r) in enumerate(rows_of("exact"))}
     kept = []
     for case in CASES[start:]:
         i = order[case["row_id"]]
         if case["style"].startswith(("exact-days", "exact-ranked")):
             i //= 2  # reasoning rows alternate days and heights: take right and wrong from both kinds
-        if i % 4 == 0 or case["verdict"] == (i % 2 == 0) or case["ambiguous"]:
+        if i % 4 in (0, 3) or case["verdict"] == (i % 2 == 0) or case["ambiguous"]:
             kept.append(case)
     CASES[start:] = kept
 
@@ -808,6 +808,8 @@ def exact_case_pairs() -> None:
             add(suite, row, framed(f"Probably {v}, yes — I'm fairly confident it's {v}.", v), True, "exact-probably-then-commits")
         elif i % 4 == 2:
             add(suite, row, framed(f"That would be {shown}.", shown), True, "exact-that-would-be")
+        else:
+            add(suite, row, framed(f"*{v}* — that's my final answer.", v), True, "exact-italic-final-answer-note")
         if wrong:
             if i % 4 == 0:
                 add(suite, row, framed(f"Probably {wrong}, yes — I'm fairly confident it's {wrong}.", wrong), False, "exact-probably-then-commits-wrong")
@@ -1156,6 +1158,9 @@ def token_integrity_cases() -> None:
         if i % 3 == 0 and i % 4:
             name, text = layout_only[i % 4 - 1]
             add(suite, row, text, True, name, True)
+        elif i % 4 == 3:
+            # whitespace after the word changes no token: clean
+            add(suite, row, "\n".join(ln + " " for ln in lines), True, "count-clean-trailing-space-every-line")
 
 
 # ---------------------------------------------------------------- tool calls
