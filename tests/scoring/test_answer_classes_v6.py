@@ -89,3 +89,31 @@ CASES = [
 def test_graders_reading(cls: str, scorer: str, text: str, expected: object, args: dict[str, object], correct: bool) -> None:
     got = score_item(scorer, Output(text, []), expected, args)
     assert bool(got.correct) is correct, f"{cls}: {text[:80]!r} -> {got}"
+
+
+# The sixth blind set's classes. A closing word followed by an emoticon or a mark set apart does not end the answer.
+ENDS_WITH_DONE: dict[str, object] = {"rules": [{"rule": "ends_with", "value": "done"}]}
+SIXTH: list[Case] = [
+    ("instruction", "The harbour sleeps and I am done. ;-)", None, ENDS_WITH_DONE, False),
+    ("instruction", "The harbour sleeps and I am done :(", None, ENDS_WITH_DONE, False),
+    ("instruction", "The harbour sleeps and I am done. !", None, ENDS_WITH_DONE, False),
+    ("instruction", "The harbour sleeps and I am done.", None, ENDS_WITH_DONE, True),
+    ("instruction", "The harbour sleeps and I am *done*!", None, ENDS_WITH_DONE, True),
+    ("instruction", "“The harbour sleeps and I am done.” ", None, ENDS_WITH_DONE, True),
+    # a token before a template line (a byte-order mark, a pad token) is spliced in, not drift
+    ("token_integrity", _lines(40, swap={14: "\ufeff14. ok"}), None, INTEGRITY_ARGS, False),
+    ("token_integrity", _lines(40, swap={30: "<pad>30. ok"}), None, INTEGRITY_ARGS, False),
+    ("token_integrity", "Here you go:\n" + _lines(40), None, INTEGRITY_ARGS, True),  # a preamble is drift
+    # a bare number set off by an em dash from its explanation is the answer
+    ("numeric", "5 — 4 circles plus the ring around them.", "4", {}, False),
+    ("numeric", "**4** — three on the left and one on the right.", "4", {}, True),
+    ("numeric", "4 — no, wait: 5.", "5", {}, True),  # a correction after the dash
+    ("numeric", "7 — 3 + 4 = 7", "7", {}, True),
+]
+SIXTH_CASES = [("sixth", *case) for case in SIXTH]
+
+
+@pytest.mark.parametrize(("cls", "scorer", "text", "expected", "args", "correct"), SIXTH_CASES, ids=[f"{c[0]}:{c[2][:30]}" for c in SIXTH_CASES])
+def test_sixth_set_classes(cls: str, scorer: str, text: str, expected: object, args: dict[str, object], correct: bool) -> None:
+    got = score_item(scorer, Output(text, []), expected, args)
+    assert bool(got.correct) is correct, f"{cls}: {text[:80]!r} -> {got}"

@@ -156,6 +156,19 @@ def _unquoted(t: str) -> str:
     return t.strip().strip("\"'“”‘’`*_~ \n\t").lower()
 
 
+# What may not follow the last word even though it is all punctuation: an emoticon (":)", ";-(") or
+# marks set apart by a space ("done. :)", "done! !!"); a closing quote or markdown mark right after is fine.
+_AFTER_THE_END = re.compile(r"[:;=]-?[()\[\]/|\\]|\S\s+[^\s\"'”’»*_`~]")
+
+
+def _tail(t: str) -> str:
+    """The punctuation, quotes and markdown that ``_trim`` drops from the end of ``t``."""
+    end = len(t)
+    while end > 0 and _edge(t[end - 1]):
+        end -= 1
+    return t[end:].strip()
+
+
 def _ends_with(t: str, v: Any) -> bool:
     """'... and then we were done.' ends with 'done'; '... undone' does not. A phrase that
     ends in punctuation ends the answer with it: 'See you soon!' does not end with
@@ -163,6 +176,8 @@ def _ends_with(t: str, v: Any) -> bool:
     body, phrase = _trim(t), _phrase(v)
     asked = _unquoted(str(v if v is not None else ""))
     if asked and unicodedata.category(asked[-1])[0] == "P" and not _unquoted(t).endswith(asked):
+        return False
+    if _AFTER_THE_END.search(_tail(t)):  # "... done. :)": an emoticon or a second mark after the phrase's end
         return False
     return body.endswith(phrase) and not (len(body) > len(phrase) and phrase[0].isalnum() and body[-len(phrase) - 1].isalnum())
 

@@ -25,7 +25,7 @@ import re
 import unicodedata
 from fractions import Fraction
 
-from servescope.scoring.answer import answer_span, answer_text, first_clause, without_parentheticals
+from servescope.scoring.answer import CORRECTION, answer_span, answer_text, first_clause, without_parentheticals
 from servescope.scoring.base import Args, Output, Score, verdict, wrong
 from servescope.scoring.number_words import sign_words_to_minus, words_to_digits
 
@@ -200,6 +200,11 @@ def _ends_in_words(text: str) -> str | None:
     return cut[: len(cut) - len(last)] + converted if cut.endswith(last) else None
 
 
+# A bare number opening the answer, set off by an em dash from what explains it ("4 — 3 small squares plus the
+# border", "**12** — one per month"): the number is the answer; the numbers of the explanation are not.
+_LEAD = re.compile(r"^[\s*_]*(?P<num>[-−]?\d[\d,.]*%?)[\s*_]*—\s*(?P<why>\S.*)", re.DOTALL)
+
+
 def score(output: Output, expected: object, args: Args) -> Score:
     want = parse_number(str(expected)) if expected is not None else None
     if want is None:
@@ -220,6 +225,9 @@ def score(output: Output, expected: object, args: Args) -> Score:
             value, pct = found[0]
             return verdict(_equal(value, pct, want, rel_tol), span.text[:80], strict=not spelled)
     text = answer_text(output.text)
+    lead = _LEAD.match(text)  # "4 — 3 small squares plus the border": the number said first, then why
+    if lead and not re.search(r"[=≈]", lead.group("why")) and not CORRECTION.search(lead.group("why")) and (led := numbers(lead.group("num"))):
+        return verdict(_equal(*led[0], want, rel_tol), lead.group("num"), strict=False)
     clause = first_clause(span.text)  # "The first shell holds 2; the second holds 8.": the remark after ";" is not the answer
     if clause is not None and len(in_clause := _outside_asides(clause)) == 1:
         return verdict(_equal(*in_clause[0], want, rel_tol), str(in_clause[0][0]), strict=False)

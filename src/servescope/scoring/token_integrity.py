@@ -51,11 +51,14 @@ def inspect(text: str, word: str, cut: bool = False) -> Integrity:
     if cut and lines:
         lines.pop()
     forms = {word, word.lower(), word.upper(), word.capitalize()}
+    template = re.compile(rf"[0-9]+\s*[.:)]\s*{re.escape(word)}(?!\w)", re.IGNORECASE) if word.strip() else None
     parsed: list[tuple[str, re.Match[str]]] = []
     for ln in lines:
         m = _LINE_START.match(ln)
         if m is None:
-            if _FOREIGN_NUMBER.match(ln):  # "٧. ok": the template's line with a foreign digit for its number
+            # "٧. ok" (a foreign digit for its number) or "\ufeff77. ok", "<pad>77. ok" (a token before a
+            # template line): the template with something spliced in, not a line that left it
+            if _FOREIGN_NUMBER.match(ln) or (template is not None and template.search(ln)):
                 splices.append(ln.strip()[:60])
             else:
                 drift += 1
