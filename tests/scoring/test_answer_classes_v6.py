@@ -117,3 +117,27 @@ SIXTH_CASES = [("sixth", *case) for case in SIXTH]
 def test_sixth_set_classes(cls: str, scorer: str, text: str, expected: object, args: dict[str, object], correct: bool) -> None:
     got = score_item(scorer, Output(text, []), expected, args)
     assert bool(got.correct) is correct, f"{cls}: {text[:80]!r} -> {got}"
+
+
+# score_args.unit: the right number in another unit of the same quantity is wrong (a Celsius reading given in °F);
+# no unit, the asked one, or an aside converting it are judged by the number.
+IN_CELSIUS: dict[str, object] = {"unit": "°C"}
+UNIT: list[Case] = [
+    ("numeric", "Right now it's 14 °F in Quito.", "14", IN_CELSIUS, False),
+    ("numeric", "14 degrees Fahrenheit and cloudy.", "14", IN_CELSIUS, False),
+    ("numeric", "Answer: 14 K", "14", IN_CELSIUS, False),
+    ("numeric", "Right now it's 14 °C in Quito.", "14", IN_CELSIUS, True),
+    ("numeric", "14 degrees Celsius (57 °F).", "14", IN_CELSIUS, True),
+    ("numeric", "It is 14.", "14", IN_CELSIUS, True),
+    ("numeric", "It is 14 degrees.", "14", IN_CELSIUS, True),
+    ("numeric", "Right now it's 14 °F in Quito.", "14", {}, True),  # no unit asked: the number alone
+    ("numeric", "About 8 miles.", "8", {"unit": "km"}, False),
+    ("numeric", "About 8 km.", "8", {"unit": "km"}, True),
+]
+UNIT_CASES = [("unit", *case) for case in UNIT]
+
+
+@pytest.mark.parametrize(("cls", "scorer", "text", "expected", "args", "correct"), UNIT_CASES, ids=[f"{c[0]}:{c[2][:30]}:{c[4]}" for c in UNIT_CASES])
+def test_a_unit_the_row_asks_for(cls: str, scorer: str, text: str, expected: object, args: dict[str, object], correct: bool) -> None:
+    got = score_item(scorer, Output(text, []), expected, args)
+    assert bool(got.correct) is correct, f"{cls}: {text[:80]!r} -> {got}"

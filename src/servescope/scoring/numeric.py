@@ -16,7 +16,9 @@ span, the number after its last correction ("Answer: 12, sorry, 14"), else after
 answer. Parenthesised asides are set apart first, so a converted unit ("5 km (3.1 mi)")
 or a worked step in brackets is never taken for the answer while a number stands outside
 them; so is a conversion after it ("6°C, which is about 43°F"). Strict: the number came from an answer anchor or ``\\boxed{}``; flexible: read from
-the unanchored answer.
+the unanchored answer. With ``score_args.unit`` (the unit the expected number is in: "°C",
+"km", "kg"), the right number given in another unit of the same quantity ("6 °F" for a
+reading of 6 °C) is wrong.
 """
 
 from __future__ import annotations
@@ -205,7 +207,63 @@ def _ends_in_words(text: str) -> str | None:
 _LEAD = re.compile(r"^[\s*_]*(?P<num>[-−]?\d[\d,.]*%?)[\s*_]*—\s*(?P<why>\S.*)", re.DOTALL)
 
 
+# ``score_args.unit``: the unit the expected number is in. An answer that states the right number in another
+# unit of the same quantity ("6 °F" for a reading of 6 °C) is wrong; one in no unit, or the asked one, is judged
+# by its number. Units outside these families are compared by the number alone.
+_UNIT_FAMILIES: dict[str, dict[str, str]] = {
+    "temperature": {"c": "C", "celsius": "C", "centigrade": "C", "f": "F", "fahrenheit": "F", "k": "K", "kelvin": "K"},
+    "length": {
+        "km": "km",
+        "kilometre": "km",
+        "kilometer": "km",
+        "mi": "mi",
+        "mile": "mi",
+        "m": "m",
+        "metre": "m",
+        "meter": "m",
+        "ft": "ft",
+        "foot": "ft",
+        "feet": "ft",
+    },
+    "mass": {"kg": "kg", "kilogram": "kg", "g": "g", "gram": "g", "lb": "lb", "pound": "lb", "oz": "oz", "ounce": "oz"},
+}
+_UNIT_AFTER = re.compile(r"\s*(?:°\s*|º\s*|degrees?\s+|deg\s+)?([A-Za-z]+)", re.IGNORECASE)
+
+
+def _canonical_unit(raw: str) -> tuple[str, str] | None:
+    word = re.sub(r"^(?:°|º|degrees?\s+|deg\s+)\s*", "", raw.strip(), flags=re.IGNORECASE).casefold()
+    word = word[:-1] if len(word) > 3 and word.endswith("s") else word  # "miles", "kilograms"
+    return next(((fam, table[word]) for fam, table in _UNIT_FAMILIES.items() if word in table), None)
+
+
+def _other_unit(text: str, want: Fraction, asked: str, rel_tol: float) -> str | None:
+    """The unit of ``asked``'s quantity that the answer attaches to the expected number, when it is another one."""
+    target = _canonical_unit(asked)
+    if target is None:
+        return None
+    body = without_parentheticals(_CONVERSION.sub(" ", _without_restatements(text)))
+    for m in _NUMBER.finditer(body):
+        value = parse_number(m.group(0))
+        after = _UNIT_AFTER.match(body, m.end())
+        if value is None or after is None or not _equal(value, False, want, rel_tol):
+            continue
+        said = _canonical_unit(after.group(0))
+        if said is not None and said[0] == target[0] and said[1] != target[1]:
+            return after.group(0).strip()
+    return None
+
+
 def score(output: Output, expected: object, args: Args) -> Score:
+    judged = _score(output, expected, args)
+    unit = args.get("unit")
+    if judged.correct and isinstance(unit, str) and expected is not None and (want := parse_number(str(expected))) is not None:
+        other = _other_unit(answer_text(output.text), want, unit, float(args.get("rel_tol", 1e-6)))
+        if other is not None:
+            return wrong(f"the number is given in {other!r}, not in {unit!r}", judged.predicted, strict=False)
+    return judged
+
+
+def _score(output: Output, expected: object, args: Args) -> Score:
     want = parse_number(str(expected)) if expected is not None else None
     if want is None:
         return wrong(f"expected answer {expected!r} is not a number")
