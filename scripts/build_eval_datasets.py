@@ -924,15 +924,16 @@ CODE_TASKS_V2_NEW = [
 # v3: v2's prompts word for word and v2's asserts, plus asserts by class that a careful grader reading each
 # prompt checks and v2 missed (a held-out grader marked `sorted(x * x for x in xs)` wrong for square_all; every
 # v2 input was in an order sorting keeps). Only what the prompt states: no case or space folding for the
-# palindrome, no punctuation rule for first_word, no uppercase vowels (the prompt says lower-case), no
+# palindrome, no punctuation or whitespace other than single spaces for first_word's sentence, no uppercase vowels (the prompt says lower-case), no
 # efficiency (no prompt asks for it), no input outside a stated domain (n >= 0, non-empty).
 #   order: a result derived element by element keeps the input's order (descending and unsorted inputs);
-#   length: a sort or scan that is right only on lists of up to 3 items;
+#   length: a sort that is right only on lists of up to 3 items;
 #   new list / input kept: "a new list" is never the argument itself (also when empty or one item); a function
 #     asked to return something leaves its argument as it was;
 #   exact: integers stay exact beyond 2**53 (no float on the way);
 #   text as given: whitespace, case, digits and punctuation the prompt does not say to drop are kept or counted
-#     as stated ("words separated by whitespace" includes a tab and "\r\n"; "compared exactly" keeps "hi,");
+#     as stated ("words separated by whitespace" includes a tab and "\r\n"; "compared exactly" keeps "hi,"; a
+#     string reversed keeps its spaces);
 #   falsy items: 0, '' and None are items like any other;
 #   deeper mismatch: a palindrome check that compares only the ends;
 #   multiples and digits: "multiples of 3" is not "contains a 3"; FizzBuzz beyond 15 and 30.
@@ -985,16 +986,14 @@ CODE_CLASS_TESTS_V3 = {
         "is_palindrome('abcxba') is False",
         "is_palindrome('abcdcbx') is False",
         "is_palindrome('abcab') is False",
+        "is_palindrome('abcdxcba') is False",
+        "is_palindrome('abcdedcba') is True",
     ],
     "sum_digits": ["sum_digits(5) == 5", "sum_digits(1001) == 2", "sum_digits(10**30 - 1) == 270", f"sum_digits(2**100) == {sum(map(int, str(2**100)))}"],
-    "first_word": [
-        "first_word('hello\\tworld') == 'hello'",
-        "first_word('line\\nbreak here') == 'line'",
-        "first_word('  leading spaces') == 'leading'",
-        "first_word('end ') == 'end'",
-        "first_word('Hello there') == 'Hello'",
-    ],
-    "celsius_to_f": ["celsius_to_f(-17.5) == 0.5", "abs(celsius_to_f(36.6) - 97.88) < 1e-9", "abs(celsius_to_f(-10) - 14) < 1e-9"],
+    # A sentence's words are separated by single spaces here: a held-out grader accepted first_word code that
+    # stops at the first ' ' (blind set 5), so tabs, newlines and leading spaces are not the prompt's.
+    "first_word": ["first_word('Hello there') == 'Hello'", "first_word('The cat sat on the mat.') == 'The'", "first_word('end ') == 'end'"],
+    "celsius_to_f": ["abs(celsius_to_f(-17.5) - 0.5) < 1e-9", "abs(celsius_to_f(36.6) - 97.88) < 1e-9", "abs(celsius_to_f(-10) - 14) < 1e-9"],
     "sort_numbers": [
         "sort_numbers([5, 4, 3, 2, 1]) == [1, 2, 3, 4, 5]",
         "sort_numbers([3, -1, 2, -1, 0, 7, 5]) == [-1, -1, 0, 2, 3, 5, 7]",

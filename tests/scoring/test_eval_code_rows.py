@@ -84,9 +84,9 @@ PASSES_V2_WRONG_BY_CLASS = {
         "            seen[x] = x\n            out.append(x)\n    return out\n"
     ),
     ("add", "exact"): "def add(a, b):\n    return float(a) + float(b)\n",
+    ("add", "exact, fsum"): "import math\n\ndef add(a, b):\n    return math.fsum([a, b])\n",
     ("reverse_string", "whitespace"): "def reverse_string(s):\n    return s.strip()[::-1]\n",
     ("reverse_string", "case"): "def reverse_string(s):\n    return s.lower()[::-1]\n",
-    ("first_word", "whitespace"): "def first_word(s):\n    return s.split(' ')[0]\n",
     ("count_vowels", "not a consonant is not a vowel"): "def count_vowels(s):\n    return sum(1 for ch in s if ch not in 'bcdfghjklmnpqrstvwxyz')\n",
     ("word_counts", "compared exactly"): (
         "def word_counts(s):\n    counts = {}\n    for w in s.split():\n        w = w.strip('.,;:!?')\n"
@@ -97,6 +97,7 @@ PASSES_V2_WRONG_BY_CLASS = {
         "        if w:\n            counts[w] = counts.get(w, 0) + 1\n    return counts\n"
     ),
     ("is_palindrome", "deeper mismatch"): "def is_palindrome(s):\n    return s[:2] == s[-2:][::-1]\n",
+    ("is_palindrome", "mismatch in the middle"): "def is_palindrome(s):\n    return s[:3] == s[-3:][::-1]\n",
     ("fizzbuzz", "multiples, not digits"): (
         "def fizzbuzz(n):\n    fizz = n % 3 == 0 or '3' in str(n)\n    buzz = n % 5 == 0 or '5' in str(n)\n    return 'Fizz' * fizz + 'Buzz' * buzz or str(n)\n"
     ),
