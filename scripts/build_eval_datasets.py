@@ -924,16 +924,17 @@ CODE_TASKS_V2_NEW = [
 # v3: v2's prompts word for word and v2's asserts, plus asserts by class that a careful grader reading each
 # prompt checks and v2 missed (a held-out grader marked `sorted(x * x for x in xs)` wrong for square_all; every
 # v2 input was in an order sorting keeps). Only what the prompt states: no case or space folding for the
-# palindrome, no punctuation or whitespace other than single spaces for first_word's sentence, no uppercase vowels (the prompt says lower-case), no
-# efficiency (no prompt asks for it), no input outside a stated domain (n >= 0, non-empty).
+# palindrome, no punctuation or whitespace other than single spaces in first_word's sentence, no uppercase
+# vowels (the prompt says lower-case), no efficiency (no prompt asks for it), no input outside a stated domain
+# (n >= 0, non-empty). Classes (tests/scoring/test_eval_code_rows.py has wrong code of each that passes v2):
 #   order: a result derived element by element keeps the input's order (descending and unsorted inputs);
 #   length: a sort that is right only on lists of up to 3 items;
 #   new list / input kept: "a new list" is never the argument itself (also when empty or one item); a function
 #     asked to return something leaves its argument as it was;
 #   exact: integers stay exact beyond 2**53 (no float on the way);
 #   text as given: whitespace, case, digits and punctuation the prompt does not say to drop are kept or counted
-#     as stated ("words separated by whitespace" includes a tab and "\r\n"; "compared exactly" keeps "hi,"; a
-#     string reversed keeps its spaces);
+#     as stated ("words separated by whitespace" includes "\r\n"; "compared exactly" keeps "hi," and tells "1"
+#     from "01"; a string reversed keeps its spaces and case; a vowel is not "anything but a consonant");
 #   falsy items: 0, '' and None are items like any other;
 #   deeper mismatch: a palindrome check that compares only the ends;
 #   multiples and digits: "multiples of 3" is not "contains a 3"; FizzBuzz beyond 15 and 30.

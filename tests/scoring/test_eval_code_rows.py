@@ -156,9 +156,10 @@ V1_ROWS = {_function(row): row for row in _rows("eval-code-v1")}
 
 
 @pytest.mark.parametrize("name", sorted(WRONG_ON_EDGES))
-def test_code_right_only_on_the_easy_inputs_fails_v2(name: str) -> None:
+def test_code_right_only_on_the_easy_inputs_fails_v2_and_v3(name: str) -> None:
     assert _score(WRONG_ON_EDGES[name], V1_ROWS[name])[0] is True  # v1's two asserts let it through
     assert _score(WRONG_ON_EDGES[name], V2_ROWS[name])[0] is False
+    assert _score(WRONG_ON_EDGES[name], V3_ROWS[name])[0] is False
 
 
 @pytest.mark.parametrize(("name", "wrong_class"), sorted(PASSES_V2_WRONG_BY_CLASS), ids=[f"{n}-{c}" for n, c in sorted(PASSES_V2_WRONG_BY_CLASS)])
