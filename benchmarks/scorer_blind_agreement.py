@@ -36,7 +36,7 @@ SETS = {
 
 def load_rows() -> dict[str, dict[str, Any]]:
     """Every eval row by id. A code_exec row asked again, word for word, by a later version of its
-    dataset is scored with that version's tests (eval-code-v2 keeps v1's prompts and adds edge cases and
+    dataset is scored with that version's tests (eval-code-v2 and v3 keep v1's prompts and add edge cases and
     forbidden constructs): the blind answers answer the same prompt, and the suite's current tests judge them."""
     rows: dict[str, dict[str, Any]] = {}
     newest: dict[str, tuple[int, dict[str, Any]]] = {}  # code_exec prompt -> (version, row)
