@@ -35,19 +35,22 @@ SETS = {
 
 
 def load_rows() -> dict[str, dict[str, Any]]:
-    """Every eval row by id. A code_exec row asked again, word for word, by a later version of its
-    dataset is scored with that version's tests (eval-code-v2 and v3 keep v1's prompts and add edge cases and
-    forbidden constructs): the blind answers answer the same prompt, and the suite's current tests judge them."""
-    rows: dict[str, dict[str, Any]] = {}
-    newest: dict[str, tuple[int, dict[str, Any]]] = {}  # code_exec prompt -> (version, row)
+    """Every eval row by id. A row asked again, word for word (the same prompt and conversation), by a later
+    version of its dataset is scored with that version's row: eval-code-v2 and v3 keep v1's prompts and add edge
+    cases and forbidden constructs; eval-tools-small-v2 keeps v1's rows and states a tool reading's unit. The blind
+    answers answer the same prompt, and the suite's current version judges them."""
+    keyed: dict[str, tuple[tuple[str, str, str], dict[str, Any]]] = {}  # row id -> (its key, its row)
+    newest: dict[tuple[str, str, str], tuple[int, dict[str, Any]]] = {}  # (dataset, prompt, conversation) -> (version, row)
     for path in sorted(DATASETS.glob("eval-*.jsonl")):
-        version = int(path.stem.rpartition("-v")[2])
+        base, _, version_text = path.stem.rpartition("-v")
+        version = int(version_text)
         for line in path.read_text().splitlines():
             row = json.loads(line)
-            rows[row["id"]] = row
-            if row.get("scorer") == "code_exec" and version > newest.get(row["text"], (0, row))[0]:
-                newest[row["text"]] = (version, row)
-    return {rid: newest[row["text"]][1] if row.get("scorer") == "code_exec" else row for rid, row in rows.items()}
+            key = (base, row["text"], json.dumps(row.get("messages"), sort_keys=True))
+            keyed[row["id"]] = (key, row)
+            if version > newest.get(key, (0, row))[0]:
+                newest[key] = (version, row)
+    return {rid: newest[key][1] for rid, (key, _row) in keyed.items()}
 
 
 def with_superseding_rules(rows: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -168,7 +168,23 @@ def test_new_suites_are_in_the_catalog_with_their_datasets() -> None:
         ("eval-science-v1", None),
         ("eval-commonsense-v1", None),
         ("eval-math-v3", "eval-math-v2"),
+        ("eval-code-v3", "eval-code-v2"),
+        ("eval-tools-small-v2", "eval-tools-small-v1"),
     ]:
         w = catalog.workload(wid)
         assert w.kind == "eval" and w.dataset_id == wid and w.supersedes == supersedes
         assert w.params.num_requests == len(catalog.dataset_rows(wid))
+
+
+def test_tools_small_v2_asks_v1_word_for_word_and_states_the_unit_of_every_tool_reading() -> None:
+    """v1 judged a use_result answer by its number alone: "6 °F" for the tool's 6 °C passed."""
+    v1, v2 = _rows("eval-tools-small-v1"), _rows("eval-tools-small-v2")
+    assert len(v1) == len(v2)
+    for old, new in zip(v1, v2, strict=True):
+        assert new["id"] == old["id"].replace("tsmall1-", "tsmall2-", 1)
+        assert {k: v for k, v in new.items() if k not in ("id", "score_args")} == {k: v for k, v in old.items() if k not in ("id", "score_args")}
+        if old["category"] == "use_result":
+            reading = json.loads(next(m["content"] for m in old["messages"] if m["role"] == "tool"))
+            assert "temperature_c" in reading and new["score_args"] == {"unit": "°C"}
+        else:
+            assert new.get("score_args") == old.get("score_args")
