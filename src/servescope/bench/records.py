@@ -50,6 +50,7 @@ import math
 import multiprocessing
 import os
 import struct
+import sys
 import threading
 from array import array
 from collections.abc import Iterator
@@ -747,8 +748,23 @@ def usable_cpus() -> int:
 
 def _may_fork() -> bool:
     """Forking is safe only from a process with one thread (a thread holding a lock would
-    leave it held in the child) and where the platform has it."""
-    return threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
+    leave it held in the child), with no event loop running in it, and where the platform
+    has it. A child forked under a running loop shares the loop's self-pipe and signal
+    wakeup socket: a Ctrl-C it gets runs the parent's handler a second time (a run's first
+    Ctrl-C would count as two), so a read called from async code stays in this process."""
+    return threading.active_count() == 1 and not _loop_running() and "fork" in multiprocessing.get_all_start_methods()
+
+
+def _loop_running() -> bool:
+    """Whether an asyncio event loop runs in this thread (asyncio not imported: none can)."""
+    aio = sys.modules.get("asyncio")
+    if aio is None:
+        return False
+    try:
+        aio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def _typed_part(records_path: Path, spans: list[tuple[int, int]]) -> tuple[TypedLines, list[tuple[bytes, int]]]:
