@@ -208,7 +208,7 @@ def _dies(records_path: Path, spans: list[tuple[int, int]]) -> Any:
 
 
 # Counts the forks of a fresh process (``os.register_at_fork``: no pytest threads, nothing
-# patched but the split threshold) reading one file inside a running event loop, then outside.
+# patched but the split threshold) reading one file inside a running event loop, then twice outside.
 _FORKS_IN_AND_OUT_OF_A_LOOP = """
 import asyncio, json, os, sys
 from pathlib import Path
@@ -225,20 +225,20 @@ async def inside():
     return read()
 in_loop = asyncio.run(inside())
 forks_in_loop = len(forks)
-outside = read()
-print(json.dumps({"forks_in_loop": forks_in_loop, "forks_outside": len(forks) - forks_in_loop, "same": in_loop == outside}))
+outside = [read(), read()]  # the first read's pool leaves no thread behind: the second forks too
+print(json.dumps({"forks_in_loop": forks_in_loop, "forks_outside": len(forks) - forks_in_loop, "same": outside == [in_loop, in_loop]}))
 """
 
 
 def test_a_read_inside_a_running_event_loop_stays_in_this_process(tmp_path: Path) -> None:
     """A child forked under a running loop shares the loop's signal wakeup socket (a Ctrl-C
     it gets would run the parent's handler twice), so a large read called from async code
-    is not split over forked workers; the same read outside a loop is (the check can fail)."""
+    is not split over forked workers; the same read outside a loop is, each time (the check can fail)."""
     path = _file(tmp_path / "records.jsonl", [_good(i) for i in range(300)])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(records.__file__).parents[2]), os.environ.get("PYTHONPATH", "")])}
     proc = subprocess.run([sys.executable, "-c", _FORKS_IN_AND_OUT_OF_A_LOOP, str(path)], capture_output=True, text=True, timeout=120, check=False, env=env)
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout) == {"forks_in_loop": 0, "forks_outside": 1, "same": True}
+    assert json.loads(proc.stdout) == {"forks_in_loop": 0, "forks_outside": 2, "same": True}
 
 
 def test_an_image_render_s_line_keeps_its_seconds_per_image_on_the_typed_path(tmp_path: Path) -> None:
