@@ -10,19 +10,24 @@ import itertools
 import json
 import math
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
+import msgspec
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from servescope.analysis.metrics import aggregate_columns
-from servescope.bench import records
+from servescope.bench import records, records_typed
 from servescope.bench.records import dropped_lines, read_file
 from servescope.documents.record import RequestRecord
 
-_HOSTILE: list[Any] = [None, -1, 0, 1.5, 1.0, True, False, "", "x", [], {}, [1, -2], [1, 2.5], [True], 2**63, 2**64, math.nan, 10**12]
+_HOSTILE: list[Any] = [None, -1, 0, 1.5, 1.0, True, False, "", "x", [], {}, [1, -2], [1, 2.5], [True], 2**63, 2**64, math.nan, 10**12,
+            [[1]], [2**63 - 1], [2**63], [None], ["1"], [1e3]]  # fmt: skip
 _FIELDS = ["request_id", "ok", "phase", "point", "start_ns", "first_token_ns", "end_ns", "chunk_ns", "input_tokens",
            "output_tokens", "attempts", "token_count_source", "prompt_id", "stage", "category", "error", "http_status"]  # fmt: skip
 
@@ -91,7 +96,9 @@ def _rounded(value: Any) -> Any:
 
 
 def _everything(path: Path, typed: bool) -> dict[str, Any]:
-    reader, points, wall = read_file(path, typed=typed)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(records_typed, "_SMALL_BLOCK", 0)  # these files are small: read them through the block path all the same
+        reader, points, wall = read_file(path, typed=typed)
     out: dict[str, Any] = {
         "header": reader.header,
         "tokenized": reader.tokenized,
@@ -156,6 +163,8 @@ def test_a_large_read_split_over_processes_gives_what_one_process_gives(tmp_path
             lines.append(json.dumps({**json.loads(_good(i)), "request_id": f"f{i}", "ok": False, "category": "timeout", "stage": "stream"}))
         if i % 91 == 0:
             lines.append(json.dumps({**json.loads(_good(i)), "request_id": f"x{i}", "end_ns": -3}))
+        if i % 150 == 0:  # an ITL gap past int32 (3 s): that part's gaps are sent back as int64
+            lines.append(json.dumps({**json.loads(_good(i)), "request_id": f"slow{i}", "chunk_ns": [2000, 3_000_002_000], "end_ns": 3_000_002_000}))
     path = _file(tmp_path / "records.jsonl", lines)
     one = _everything(path, typed=False)
     split_into: list[int] = []
@@ -168,7 +177,7 @@ def test_a_large_read_split_over_processes_gives_what_one_process_gives(tmp_path
 
     monkeypatch.setattr(records, "_split_spans", spy)
     monkeypatch.setattr(records, "PARALLEL_JSON_BYTES", 4096)
-    monkeypatch.setattr(records.os, "cpu_count", lambda: 3)
+    monkeypatch.setattr(records, "usable_cpus", lambda: 3)
     assert _everything(path, typed=True) == one
     assert split_into == [3]
     assert one["dropped"] == {"bad-timestamp": 5}
@@ -189,13 +198,47 @@ def test_a_worker_that_dies_leaves_the_read_to_this_process(tmp_path: Path, monk
     path = _file(tmp_path / "records.jsonl", [_good(i) for i in range(300)])
     one = _everything(path, typed=False)
     monkeypatch.setattr(records, "PARALLEL_JSON_BYTES", 4096)
-    monkeypatch.setattr(records.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(records, "usable_cpus", lambda: 2)
     monkeypatch.setattr(records, "_typed_part", _dies)
     assert _everything(path, typed=True) == one
 
 
 def _dies(records_path: Path, spans: list[tuple[int, int]]) -> Any:
     os._exit(9)  # as the kernel's out-of-memory killer leaves a worker
+
+
+# Counts the forks of a fresh process (``os.register_at_fork``: no pytest threads, nothing
+# patched but the split threshold) reading one file inside a running event loop, then twice outside.
+_FORKS_IN_AND_OUT_OF_A_LOOP = """
+import asyncio, json, os, sys
+from pathlib import Path
+from servescope.analysis.metrics import aggregate_columns
+from servescope.bench import records
+forks = []
+os.register_at_fork(before=lambda: forks.append(1))
+records.PARALLEL_JSON_BYTES = 4096
+records.usable_cpus = lambda: 2
+def read():
+    _reader, points, wall = records.read_file(Path(sys.argv[1]))
+    return repr((wall, {idx: aggregate_columns(cols) for idx, cols in points.items()}))
+async def inside():
+    return read()
+in_loop = asyncio.run(inside())
+forks_in_loop = len(forks)
+outside = [read(), read()]  # the first read's pool leaves no thread behind: the second forks too
+print(json.dumps({"forks_in_loop": forks_in_loop, "forks_outside": len(forks) - forks_in_loop, "same": outside == [in_loop, in_loop]}))
+"""
+
+
+def test_a_read_inside_a_running_event_loop_stays_in_this_process(tmp_path: Path) -> None:
+    """A child forked under a running loop shares the loop's signal wakeup socket (a Ctrl-C
+    it gets would run the parent's handler twice), so a large read called from async code
+    is not split over forked workers; the same read outside a loop is, each time (the check can fail)."""
+    path = _file(tmp_path / "records.jsonl", [_good(i) for i in range(300)])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(records.__file__).parents[2]), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.run([sys.executable, "-c", _FORKS_IN_AND_OUT_OF_A_LOOP, str(path)], capture_output=True, text=True, timeout=120, check=False, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == {"forks_in_loop": 0, "forks_outside": 2, "same": True}
 
 
 def test_an_image_render_s_line_keeps_its_seconds_per_image_on_the_typed_path(tmp_path: Path) -> None:
@@ -206,4 +249,177 @@ def test_an_image_render_s_line_keeps_its_seconds_per_image_on_the_typed_path(tm
     path = _file(tmp_path / "records.jsonl", lines)
     _reader, points, _ = read_file(path)
     assert list(points[0].s_per_image) == [0.25]
+    assert _everything(path, typed=True) == _everything(path, typed=False)
+
+
+# chunk_ns texts the numpy parse of a block's lists must not take as they are: each such
+# block goes back to msgspec's checked lists (or, for a bad value, to the line reader)
+_ODD_CHUNK_TEXTS = ["[[1]]", "[1,[2]]", "[9223372036854775807]", "[9223372036854775808]", "[99999999999999999999999]",
+                    "[-1]", "[1.0]", "[1e3]", '["1"]', "[null]", "[true]", '{"a":1}', '"[1]"', "5", "[ ]", "[ 7]", "[1,2]]"]  # fmt: skip
+# texts it takes: the values must be what msgspec would give
+_PLAIN_CHUNK_TEXTS = ["[1 , 2 ]", "[-0,3]", "[]", "null", "[4 ,5]"]
+
+
+@pytest.mark.parametrize("text", _ODD_CHUNK_TEXTS + _PLAIN_CHUNK_TEXTS)
+def test_a_chunk_list_is_read_as_the_line_reader_reads_it(tmp_path: Path, text: str) -> None:
+    good = _good(7)
+    odd = good.replace('"chunk_ns":[1710,1720,1740]', f'"chunk_ns":{text}').replace('"r7"', '"odd"')
+    assert odd != good
+    path = _file(tmp_path / "records.jsonl", [_good(i) for i in range(5)] + [odd] + [_good(i) for i in range(8, 12)])
+    assert _everything(path, typed=True) == _everything(path, typed=False)
+
+
+@pytest.mark.parametrize("text", _ODD_CHUNK_TEXTS)
+def test_a_chunk_list_numpy_cannot_take_plainly_is_left_to_msgspec(text: str) -> None:
+    lines = [msgspec.Raw(b"[1,2]"), msgspec.Raw(text.encode()), msgspec.Raw(b"[3]")]
+    assert records_typed._chunk_times(lines) is None
+
+
+def test_plain_chunk_lists_parse_to_what_msgspec_gives() -> None:
+    texts = [t.encode() for t in [*_PLAIN_CHUNK_TEXTS, "[5,6,7]", "[]", "[0]", "[9223372036854775806]"]]
+    found = records_typed._chunk_times([msgspec.Raw(t) for t in texts])
+    assert found is not None
+    counts, flat = found
+    expected = [msgspec.json.decode(t) or [] for t in texts]
+    assert counts.tolist() == [len(e) for e in expected]
+    assert flat.tolist() == [v for e in expected for v in e]
+    assert flat.dtype == np.int64
+
+
+def test_summarize_says_the_same_with_and_without_the_index(tmp_path: Path) -> None:
+    """What the driver of a many-worker run does with the files: ``servescope summarize``
+    of a run's records gives the same summary files and the same one line about the lines
+    it dropped, whether it reads the columnar index or every line as JSON."""
+    recs = []
+    for i in range(60):
+        ok = i % 7 != 3
+        base = 10_000 + i * 1_000
+        chunks = [base + 100 + 30 * k for k in range(i % 5)] if ok else []
+        recs.append(
+            RequestRecord(
+                request_id=f"r{i}", point=i % 2, start_ns=base, first_token_ns=chunks[0] if chunks else None,
+                end_ns=(chunks[-1] + 50) if chunks else (None if i % 3 else base + 70), chunk_ns=chunks,
+                input_tokens=None if i % 11 == 0 else 40, output_tokens=len(chunks) if ok and i % 13 else None,
+                token_count_source="server-usage" if i % 17 else None, ok=ok, http_status=200 if ok else 503,
+                stage=None if ok else "send", category=None if ok else "http-error", error=None if ok else "unavailable",
+                attempts=None if i % 4 else 1 + i % 3, raw={"payload": {"s_per_image": 0.5 + i / 100}} if i % 9 == 0 else None,
+            )
+        )  # fmt: skip
+    indexed = tmp_path / "indexed" / "run"
+    indexed.mkdir(parents=True)
+    with records.RecordWriter(indexed / "records.jsonl") as writer:
+        writer.write_header({"run_id": "r", "workload_id": "serve-chat-c64-i1k-o256-v1", "started_at": "2026-12-06T00:00:00+00:00",
+                             "endpoint": "http://127.0.0.1:1", "model": "m", "engine": {"id": "vllm", "version": "0.6.3"},
+                             "args": {}, "scenario": None, "resolved_params": {"concurrency": 4}})  # fmt: skip
+        for r in recs:
+            writer.write(r)
+    with (indexed / "records.jsonl").open("a") as fh:  # lines another writer appended: not in the index
+        good = json.loads(_good(3))
+        fh.write(json.dumps({**good, "request_id": "spaced"}) + "\n")
+        fh.write(json.dumps({**good, "request_id": "malformed", "chunk_ns": [1710, 1720.5]}) + "\n")
+        fh.write(json.dumps({**good, "request_id": "nulls", "first_token_ns": None, "end_ns": None, "output_tokens": None}) + "\n")
+    json_only = tmp_path / "json-only" / "run"
+    json_only.mkdir(parents=True)
+    (json_only / "records.jsonl").write_bytes((indexed / "records.jsonl").read_bytes())
+    said = {}
+    for name in ("indexed", "json-only"):
+        proc = subprocess.run(
+            [sys.executable, "-m", "servescope", "summarize", "--in", str(tmp_path / name), "--out", str(tmp_path / f"out-{name}")],
+            capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+        said[name] = proc.stdout.replace(str(tmp_path / name), "IN").replace(str(tmp_path / f"out-{name}"), "OUT")
+    assert said["indexed"] == said["json-only"]
+    dropped = [line for line in said["indexed"].splitlines() if "dropped" in line]
+    assert dropped == [
+        "IN/run/records.jsonl: 1 record(s) dropped: 1 bad-timestamp (first bad-timestamp at line 63: chunk_ns = [1710, 1720.5]); the other records are summarized"
+    ]
+    for file in sorted((tmp_path / "out-indexed").iterdir()):
+        assert file.read_text() == (tmp_path / "out-json-only" / file.name).read_text(), file.name
+
+
+def _read_in_blocks(path: Path, block: int, stop: int) -> dict[str, Any]:
+    reader = records._LineReader()
+    with path.open("rb") as fh, pytest.MonkeyPatch.context() as mp:
+        mp.setattr(records_typed, "_SMALL_BLOCK", 0)  # small blocks through the block path too
+        reader.span(fh, 0, stop, block)
+    reader.finish()
+    return {
+        "header": reader.header,
+        "dropped": reader.dropped,
+        "first": reader.first_dropped,
+        "points": {idx: _rounded(aggregate_columns(cols).metrics) for idx, cols in reader.points.items()},
+    }
+
+
+def test_any_block_size_reads_the_lines_one_block_reads(tmp_path: Path) -> None:
+    """A read starts each block where a line starts (no copy to join a cut line): lines longer
+    than a block, a last line without its newline, and a file shorter than the span expected
+    (a torn line at its end) read as with one block."""
+    good = json.loads(_good(1))
+    lines = ['{"header":{"run_id":"r"}}', *(_good(i) for i in range(6))]
+    lines.append(json.dumps({**good, "request_id": "long", "error": "x" * 700}))
+    lines.append(json.dumps({**good, "request_id": "bad", "start_ns": -4}))
+    lines += [_good(i) for i in range(6, 9)]
+    path = tmp_path / "records.jsonl"
+    path.write_bytes("\n".join(lines).encode())  # the last line has no newline
+    size = path.stat().st_size
+    whole = _read_in_blocks(path, 1 << 20, size)
+    assert sum(m["total_requests"] for m in whole["points"].values()) == 10 and whole["dropped"] == {"bad-timestamp": 1}
+    for block in (16, 100, 333, 4096):
+        assert _read_in_blocks(path, block, size) == whole, block
+    shorter = _read_in_blocks(path, 1 << 20, size + 50)  # the file is shorter than the span: its last line may be torn
+    assert sum(m["total_requests"] for m in shorter["points"].values()) == 9
+    for block in (16, 100, 333):
+        assert _read_in_blocks(path, block, size + 50) == shorter, block
+
+
+def test_times_past_2_to_the_53_are_compared_exactly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A block's rules are checked on float64 columns only where that is exact: a first token
+    1 ns before its start at 2**60 ns (the same float64) is still a bad timestamp."""
+    base = 1 << 60
+    good = json.loads(_good(0))
+    lines = [json.dumps({**good, "request_id": f"r{i}", "start_ns": base + i, "first_token_ns": base + i + 1, "end_ns": base + i + 9,
+                         "chunk_ns": [base + i + 1, base + i + 9]}, separators=(",", ":")) for i in range(6)]  # fmt: skip
+    lines.append(json.dumps({**json.loads(lines[0]), "request_id": "early", "first_token_ns": base - 1}, separators=(",", ":")))
+    path = _file(tmp_path / "records.jsonl", lines)
+    monkeypatch.setattr(records_typed, "_SMALL_BLOCK", 0)  # the block path, as a large file takes
+    reader, points, _ = read_file(path)
+    assert reader.dropped == {"bad-timestamp": 1}
+    assert len(points[0].ok) == 6
+    assert _everything(path, typed=True) == _everything(path, typed=False)
+
+
+def test_a_block_s_rules_at_once_are_the_rules_line_by_line() -> None:
+    good = json.loads(_good(0))
+    variants: list[dict[str, Any]] = [
+        good, {**good, "ok": False}, {**good, "first_token_ns": 999}, {**good, "end_ns": 999}, {**good, "first_token_ns": None},
+        {**good, "end_ns": None}, {**good, "input_tokens": None, "prompt_id": "p1"}, {**good, "input_tokens": None, "prompt_id": ""},
+        {**good, "input_tokens": None}, {**good, "raw": {"payload": {"s_per_image": 1.0}}}, {**good, "raw": None}, {**good, "start_ns": 0},
+    ]  # fmt: skip
+    decoded = [records_typed._decode_raw_chunks(json.dumps(v).encode()) for v in variants]
+    assert records_typed._usable(decoded) == [records_typed._needs_nothing_else(r) for r in decoded]
+    assert records_typed._usable(decoded) == [True, False, False, False, True, True, False, True, True, False, True, True]
+
+
+def test_a_read_is_split_over_the_cpus_this_process_may_use(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(records.os, "cpu_count", lambda: 64)
+    monkeypatch.setattr(records.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert records.usable_cpus() == 2
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [
+        _good(20) + _good(21),  # two objects on one line: decode_lines would read both
+        _good(20) + " " + _good(21),
+        _good(20)[:-1] + ',"x":\n' + _good(21) + "}",  # one object over two lines: decode_lines would read one
+        _good(20) + "\n\n" + _good(21),  # a blank line between: decode_lines skips it
+        _good(20) + "\r",  # a line ending in CR
+    ],
+)
+def test_a_block_is_read_line_by_line_as_the_line_reader_reads_it(tmp_path: Path, odd: str) -> None:
+    """msgspec's decode_lines reads JSON values, not lines; a block it would read otherwise
+    than the line reader does goes line by line (every line one object, as many as lines)."""
+    path = _file(tmp_path / "records.jsonl", [_good(i) for i in range(8)] + [odd] + [_good(i) for i in range(9, 12)])
     assert _everything(path, typed=True) == _everything(path, typed=False)

@@ -160,6 +160,15 @@ def seconds_per_image(raw: Any) -> float | None:
     return float(value)
 
 
+def chunk_gaps(chunk_flat: Column, chunk_len: Column) -> np.ndarray:
+    """The gaps (int64 ns) between consecutive chunks of each request, from the chunk times
+    of requests one after another (``chunk_flat``) and each one's count (``chunk_len``, none 0):
+    the gap from one request's last chunk to the next one's first is left out."""
+    gaps = np.diff(np.asarray(chunk_flat, dtype=np.int64))
+    across = np.cumsum(np.asarray(chunk_len, dtype=np.int64))[:-1] - 1
+    return np.delete(gaps, across)
+
+
 def aggregate(records: Iterable[RequestRecord], *, token_source_hint: str | None = None) -> Aggregate:
     """Apply the formulas to the measured records (warmup records are skipped)."""
     cols = Columns()
@@ -185,11 +194,8 @@ def aggregate_columns(cols: Columns, *, token_source_hint: str | None = None) ->
     tpot = (e2e_all[tpot_mask] - ttft_all[tpot_mask]) / (out_tok[tpot_mask] - 1)
     itl_ns = np.asarray(cols.itl_gaps_ns, dtype=np.int64)
     if len(cols.chunk_flat):
-        flat = np.asarray(cols.chunk_flat, dtype=np.int64)
-        gaps = np.diff(flat)
-        # drop the gaps that span two requests (last chunk of one → first of the next)
-        across = np.cumsum(np.asarray(cols.chunk_len, dtype=np.int64))[:-1] - 1
-        itl_ns = np.concatenate((np.delete(gaps, across), itl_ns)) if itl_ns.size else np.delete(gaps, across)
+        gaps = chunk_gaps(cols.chunk_flat, cols.chunk_len)
+        itl_ns = np.concatenate((gaps, itl_ns)) if itl_ns.size else gaps
     itl = itl_ns / NS_PER_MS
     total = int(ok.size)
     n_ok = int(ok.sum())

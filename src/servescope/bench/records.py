@@ -50,6 +50,7 @@ import math
 import multiprocessing
 import os
 import struct
+import sys
 import threading
 from array import array
 from collections.abc import Iterator
@@ -62,7 +63,7 @@ from typing import Any, get_args
 import numpy as np
 
 from servescope import limits
-from servescope.analysis.metrics import Columns, seconds_per_image
+from servescope.analysis.metrics import Columns, chunk_gaps, seconds_per_image
 from servescope.bench.records_typed import TypedLines
 from servescope.documents.record import RequestRecord
 from servescope.documents.result import FailureCategory, FailureStage
@@ -380,29 +381,32 @@ class _LineReader:
         self.last_end = 0
 
     def span(self, fh: Any, begin: int, stop: int, block: int = 8 << 20) -> None:
-        """Every line in bytes [begin, stop) of the file, read a block at a time."""
+        """Every line in bytes [begin, stop) of the file, read a block of whole lines at a
+        time: each read starts where a line starts, so no block is copied to join the line
+        the previous one cut (fresh memory costs a page fault a page on a VM)."""
         fh.seek(begin)
-        rest = b""
-        rest_at = begin  # file offset of rest's first byte
         while begin < stop:
-            chunk = fh.read(min(block, stop - begin))
+            want = min(block, stop - begin)
+            chunk = fh.read(want)
             if not chunk:
-                break  # the file is shorter than it was: what is left is a torn line
-            data = rest + chunk
-            begin += len(chunk)
-            cut = data.rfind(b"\n") + 1 if begin < stop else len(data)
-            self._lines(data[:cut], rest_at)
-            rest = data[cut:]
-            rest_at += cut
+                return  # the file is shorter than it was: what is left is a torn line
+            cut = len(chunk) if begin + len(chunk) >= stop else chunk.rfind(b"\n") + 1
+            if not cut:
+                if len(chunk) < want:
+                    return  # the file ends inside this line: a torn line
+                block *= 2  # one line longer than a block: read it whole
+                fh.seek(begin)
+                continue
+            if cut < len(chunk):
+                fh.seek(begin + cut)
+            self._lines(memoryview(chunk)[:cut] if cut < len(chunk) else chunk, begin)
+            begin += cut
 
-    def _lines(self, block: bytes, at: int) -> None:
+    def _lines(self, block: bytes | memoryview, at: int) -> None:
         """Every non-blank line of ``block`` (which starts at byte ``at``): the typed path
         first, then line by line what it hands back."""
-        lines = block.split(b"\n")
-        if lines and not lines[-1]:
-            lines.pop()  # the block ends with a newline
         if self.typed is not None:
-            rest = self.typed.take(lines, at)
+            rest = self.typed.take_block(block, at)
             if self.deferred is not None:
                 self.deferred += rest
                 return
@@ -410,6 +414,9 @@ class _LineReader:
                 if line.strip():
                     self.line(line, offset)
             return
+        lines = bytes(block).split(b"\n")
+        if lines and not lines[-1]:
+            lines.pop()  # the block ends with a newline
         for line in lines:
             if line.strip():
                 self.line(line, at)
@@ -423,6 +430,9 @@ class _LineReader:
         for idx, cols in self.typed.columns().items():
             if idx in self.points:
                 cols.extend(self.points[idx])
+                if len(cols.chunk_flat):  # the ITL gaps of the lines read one by one go after the typed path's, as when both were chunk times
+                    cols.itl_gaps_ns = np.concatenate((np.asarray(cols.itl_gaps_ns, dtype=np.int64), chunk_gaps(cols.chunk_flat, cols.chunk_len)))
+                    cols.chunk_flat, cols.chunk_len = [], []
             self.points[idx] = cols
         if self.typed.first_start is not None:
             self.first_start = self.typed.first_start if self.first_start is None else min(self.first_start, self.typed.first_start)
@@ -668,7 +678,11 @@ def read_file(records_path: Path, *, typed: bool = True) -> tuple[_LineReader, d
     reader.finish()
     for idx, cols in _indexed_columns(rows, gaps, as_json).items():
         if idx in points:
-            cols.extend(points[idx])  # indexed rows first, then the JSON ones; order does not change a metric
+            json_cols = points[idx]
+            json_gaps, json_cols.itl_gaps_ns = json_cols.itl_gaps_ns, []
+            cols.extend(json_cols)  # indexed rows first, then the JSON ones
+            if len(json_gaps):  # the pooled ITL sample in its usual order: the JSON lines' gaps before the index's
+                cols.itl_gaps_ns = np.concatenate((np.asarray(json_gaps, dtype=np.int64), np.asarray(cols.itl_gaps_ns, dtype=np.int64)))
         points[idx] = cols
     first_start = reader.first_start
     last_end = reader.last_end
@@ -692,24 +706,27 @@ def _read_spans(records_path: Path, spans: list[tuple[int, int]], reader: _LineR
     """Every line in ``spans`` (sorted byte ranges) into ``reader``; a large read is split
     over processes (``PARALLEL_JSON_BYTES``), the lines they cannot take judged here in file order."""
     total = sum(stop - begin for begin, stop in spans)
-    workers = min(os.cpu_count() or 1, total // (PARALLEL_JSON_BYTES // 2))
+    workers = min(usable_cpus(), total // (PARALLEL_JSON_BYTES // 2))
     enabled = gc.isenabled()
     gc.disable()  # a million decoded lines hold millions of lists and no cycle: collections would walk them all
     try:
-        if reader.typed is None or total < PARALLEL_JSON_BYTES or workers < 2 or not _may_fork():
+        parts = _split_spans(records_path, spans, workers) if reader.typed is not None and total >= PARALLEL_JSON_BYTES and workers >= 2 else []
+        if len(parts) < 2 or not _may_fork():
             with records_path.open("rb") as fh:
                 for begin, stop in spans:
                     reader.span(fh, begin, stop)
             return
-        parts = _split_spans(records_path, spans, workers)
         try:
-            with ProcessPoolExecutor(max_workers=len(parts), mp_context=multiprocessing.get_context("fork")) as pool:
-                done = list(pool.map(_typed_part, [records_path] * len(parts), parts))
+            # the first part is read here while forked workers read the others: one process a CPU, one part less sent back
+            with ProcessPoolExecutor(max_workers=max(1, len(parts) - 1), mp_context=multiprocessing.get_context("fork")) as pool:
+                later = pool.map(_typed_part, [records_path] * (len(parts) - 1), parts[1:])
+                done = [_typed_lines(records_path, parts[0]), *later]
         except (BrokenProcessPool, OSError):  # a worker killed (out of memory) or none could start: read it here
             with records_path.open("rb") as fh:
                 for begin, stop in spans:
                     reader.span(fh, begin, stop)
             return
+        assert reader.typed is not None  # parts are made for the typed path only
         for typed, rest in done:
             reader.typed.extend(typed)
             for line, offset in rest:
@@ -720,22 +737,53 @@ def _read_spans(records_path: Path, spans: list[tuple[int, int]], reader: _LineR
             gc.enable()
 
 
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity: ``taskset``, a container's cpuset),
+    not the machine's: a 64-core host that lends a job 2 CPUs splits a read in 2, not 31."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # no affinity on this platform
+        return os.cpu_count() or 1
+
+
 def _may_fork() -> bool:
     """Forking is safe only from a process with one thread (a thread holding a lock would
-    leave it held in the child) and where the platform has it."""
-    return threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
+    leave it held in the child), with no event loop running in it, and where the platform
+    has it. A child forked under a running loop shares the loop's self-pipe and signal
+    wakeup socket: a Ctrl-C it gets runs the parent's handler a second time (a run's first
+    Ctrl-C would count as two), so a read called from async code stays in this process."""
+    return threading.active_count() == 1 and not _loop_running() and "fork" in multiprocessing.get_all_start_methods()
+
+
+def _loop_running() -> bool:
+    """Whether an asyncio event loop runs in this thread (asyncio not imported: none can)."""
+    aio = sys.modules.get("asyncio")
+    if aio is None:
+        return False
+    try:
+        aio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def _typed_part(records_path: Path, spans: list[tuple[int, int]]) -> tuple[TypedLines, list[tuple[bytes, int]]]:
-    """In a worker: what the typed path takes of ``spans``, and the lines it hands back."""
+    """In a worker: ``_typed_lines``, its ITL gaps narrowed for the way back."""
     gc.disable()
+    typed, rest = _typed_lines(records_path, spans)
+    typed.narrow_gaps()
+    return typed, rest
+
+
+def _typed_lines(records_path: Path, spans: list[tuple[int, int]]) -> tuple[TypedLines, list[tuple[bytes, int]]]:
+    """What the typed path takes of ``spans``, and the lines it hands back (judged by the caller, in file order)."""
     reader = _LineReader()
     reader.deferred = []
     with records_path.open("rb") as fh:
         for begin, stop in spans:
             reader.span(fh, begin, stop)
     assert reader.typed is not None
-    return reader.typed.joined(), reader.deferred
+    return reader.typed, reader.deferred
 
 
 def _split_spans(records_path: Path, spans: list[tuple[int, int]], parts: int) -> list[list[tuple[int, int]]]:

@@ -1,78 +1,165 @@
 """The typed fast path of the records reader: request lines decoded by msgspec into a
 struct whose field types are the rules of ``records.unusable_field``.
 
-A completed request's line is one decode in C (its 32 chunk times checked there, not
-one Python call each) and its figures go to numpy a block at a time. Only a line that
-decodes, meets every rule and needs nothing else is taken here; every other line (a
-header, a failure, a torn or hand-edited line, one whose prompt id must be resolved,
-one whose first token or end is before its start, an image render's line with its raw
-payload) is handed back to the line-by-line
-reader, which judges it exactly as it always has: the typed path is a shortcut for the
-common line, never a second set of rules (``tests/bench/test_records_typed.py`` checks
-both readers agree on hostile mixes of lines).
+What reading a million lines without their index costs, and how it is kept down:
+
+- a block whose every line is plainly one request object (``_plain_lines``) is decoded
+  in one ``decode_lines`` call (no bytes object a line); any other block line by line;
+- chunk times are left as JSON text by the decoder and a block's lists parsed by numpy in
+  one call (``_chunk_times``: no Python int a chunk time); a block with a list that is not
+  plainly whole numbers is decoded again with msgspec checking every list;
+- the rules across fields are checked on the block's columns at once (``_usable``), the
+  columns built with attribute getters mapped in C, and the chunk times turned into ITL
+  gaps here (in a worker of a split read), so the parent does not.
+
+Only a line that decodes, meets every rule and needs nothing else is taken here; every
+other line (a header, a failure, a torn or hand-edited line, one whose prompt id must be
+resolved, one whose first token or end is before its start, an image render's line with
+its raw payload) is handed back to the line-by-line reader, which judges it exactly as it
+always has: the typed path is a shortcut for the common line, never a second set of
+rules (``tests/bench/test_records_typed.py`` checks both readers agree on hostile mixes
+of lines).
 """
 
 from __future__ import annotations
 
 import itertools
+import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Literal, cast
+from operator import attrgetter
+from typing import Annotated, Any, Literal, cast
 
 import msgspec
 import numpy as np
 
 from servescope import limits
-from servescope.analysis.metrics import Columns
+from servescope.analysis.metrics import Columns, chunk_gaps
 
 _INT64_MAX = (1 << 63) - 1
 _Time = Annotated[int, msgspec.Meta(ge=0, le=_INT64_MAX)]
 _Tokens = Annotated[int, msgspec.Meta(ge=0, le=limits.MAX_TOKENS)]
 _Point = Annotated[int, msgspec.Meta(ge=0, lt=1 << 31)]
 _Attempts = Annotated[int, msgspec.Meta(ge=1, le=0xFFFFFFFF)]
+_NULL = msgspec.Raw(b"null")
+_INT32_MIN, _INT32_MAX = -(1 << 31), (1 << 31) - 1
 
 
-class RequestLine(msgspec.Struct, gc=False):
+class _RequestFields(msgspec.Struct, gc=False, kw_only=True):
     """The fields of a request line the reader uses, typed as ``unusable_field`` requires
     (a field it does not judge is not decoded). ``ok`` and ``phase`` are required: the line
-    reader reads a line without ``ok`` as a failure and one without ``phase`` as not measured."""
+    reader reads a line without ``ok`` as a failure and one without ``phase`` as not measured.
+    In the order ``RequestRecord.to_json`` writes them: msgspec matches a key against the
+    field after the last one first (~10% of the decode)."""
 
     request_id: Annotated[str, msgspec.Meta(min_length=1)]
-    ok: bool
     phase: Literal["measured", "warmup"]
-    start_ns: _Time = 0
     point: _Point | None = None
+    prompt_id: str | None = None
+    start_ns: _Time = 0
     first_token_ns: _Time | None = None
     end_ns: _Time | None = None
-    chunk_ns: list[_Time] | None = None
+    chunk_ns: Any = None  # typed by each kind of line below
     input_tokens: _Tokens | None = None
     output_tokens: _Tokens | None = None
-    attempts: _Attempts | None = None
     token_count_source: str | None = None
-    prompt_id: str | None = None
-    raw: msgspec.Raw = msgspec.Raw(b"null")  # an image render's payload (s_per_image): such a line is the line reader's
+    ok: bool
+    attempts: _Attempts | None = None
+    raw: msgspec.Raw = _NULL  # an image render's payload (s_per_image): such a line is the line reader's
 
 
-_decode = msgspec.json.Decoder(RequestLine).decode
+class RequestLine(_RequestFields, gc=False, kw_only=True):
+    """A request line with its chunk times decoded and checked one by one (the reference
+    for ``RawChunksLine``, and what a block whose chunk lists are not plain falls back to)."""
+
+    chunk_ns: list[_Time] | None = None
 
 
-def _decode_or_none(line: bytes) -> RequestLine | None:
-    try:
-        return _decode(line)
-    except msgspec.DecodeError:
+class RawChunksLine(_RequestFields, gc=False, kw_only=True):
+    """A request line with its chunk times left as JSON text: a block's lists are parsed
+    together into one numpy array (``_chunk_times``), with no Python int per chunk time
+    (32 million of them in a million-record run: most of what decoding a line cost)."""
+
+    chunk_ns: msgspec.Raw = _NULL
+
+
+_decode_checked = msgspec.json.Decoder(RequestLine).decode
+_decode_raw_chunks = msgspec.json.Decoder(RawChunksLine).decode
+_decode_raw_chunk_lines = msgspec.json.Decoder(RawChunksLine).decode_lines
+_Line = RequestLine | RawChunksLine
+_START, _FIRST, _END = attrgetter("start_ns"), attrgetter("first_token_ns"), attrgetter("end_ns")
+_INPUT, _OUTPUT, _ATTEMPTS = attrgetter("input_tokens"), attrgetter("output_tokens"), attrgetter("attempts")
+_SOURCE, _PHASE, _POINT, _CHUNK_NS = attrgetter("token_count_source"), attrgetter("phase"), attrgetter("point"), attrgetter("chunk_ns")
+_OK, _PROMPT, _RAW = attrgetter("ok"), attrgetter("prompt_id"), attrgetter("raw")
+_LINE_START = b'{"request_id":'
+
+
+def _plain_lines(block: bytes | memoryview) -> tuple[np.ndarray, np.ndarray] | None:
+    """(start, end) byte offsets of the lines of ``block`` (ends without the newline) when
+    every line starts with ``{"request_id":`` and ends with ``}``; else None. msgspec's
+    ``decode_lines`` reads JSON values, not lines (two values on one line, one value over
+    two lines, blank lines skipped); with every line so bounded no value can span lines (a
+    value open at a line's closing brace cannot go on with the next line's opening one),
+    so as many values as lines means exactly one value per line, as the line reader reads them."""
+    text = np.frombuffer(block, dtype=np.uint8)
+    if not text.size:
         return None
+    ends = np.flatnonzero(text == ord("\n"))
+    if text[-1] != ord("\n"):
+        ends = np.append(ends, text.size)  # the file's last line, without its newline
+    starts = np.concatenate(([0], ends[:-1] + 1))
+    if np.any(ends - starts <= len(_LINE_START)):
+        return None
+    for k, byte in enumerate(_LINE_START):
+        if not np.all(text[starts + k] == byte):
+            return None
+    if not np.all(text[ends - 1] == ord("}")):
+        return None
+    return starts, ends
 
 
-def _needs_nothing_else(r: RequestLine) -> bool:
+def _decoded(lines: list[bytes], decode: Callable[[bytes], _Line]) -> list[_Line | None]:
+    """Each line decoded, None where it does not decode or breaks a rule (judged line by line)."""
+    decoded: list[_Line | None] = []
+    append = decoded.append
+    while len(decoded) < len(lines):
+        try:
+            for line in itertools.islice(lines, len(decoded), None):
+                append(decode(line))
+        except msgspec.DecodeError:
+            append(None)
+    return decoded
+
+
+def _needs_nothing_else(r: _Line | None) -> bool:
     """A decoded line the typed path can take: completed, its first token and end not before
     its start (rules across fields), and no prompt id to resolve into an input count."""
+    if r is None or not r.ok:
+        return False
     start, first, end = r.start_ns, r.first_token_ns, r.end_ns
-    return (
-        r.ok
-        and (first is None or first >= start)
-        and (end is None or end >= start)
-        and not (r.input_tokens is None and r.prompt_id)
-        and bytes(r.raw) == b"null"
-    )
+    return (first is None or first >= start) and (end is None or end >= start) and not (r.input_tokens is None and r.prompt_id) and r.raw == _NULL
+
+
+_SMALL_BLOCK = 64 << 10
+_EXACT = float(1 << 53)  # below it an int64 time is exact as a float64
+
+
+def _usable(decoded: list[_Line]) -> list[bool]:
+    """``_needs_nothing_else`` of every line, its rules applied to columns of the block at
+    once (times compared as float64 when all are below 2**53, where that is exact)."""
+    n = len(decoded)
+    start = np.fromiter(map(_START, decoded), dtype=np.float64, count=n)
+    first = np.array(list(map(_FIRST, decoded)), dtype=np.float64)  # None -> nan
+    end = np.array(list(map(_END, decoded)), dtype=np.float64)
+    if n and max(start.max(), np.nanmax(first, initial=0.0), np.nanmax(end, initial=0.0)) >= _EXACT:
+        return list(map(_needs_nothing_else, decoded))
+    ok = np.fromiter(map(_OK, decoded), dtype=bool, count=n)
+    ok &= np.isnan(first) | (first >= start)
+    ok &= np.isnan(end) | (end >= start)
+    no_input = np.isnan(np.array(list(map(_INPUT, decoded)), dtype=np.float64))
+    ok &= ~(no_input & np.fromiter(map(bool, map(_PROMPT, decoded)), dtype=bool, count=n))
+    ok &= np.fromiter(map(_NULL.__eq__, map(_RAW, decoded)), dtype=bool, count=n)
+    return ok.tolist()
 
 
 @dataclass
@@ -84,49 +171,86 @@ class TypedLines:
     first_start: int | None = None
     last_end: int = 0
 
+    def take_block(self, block: bytes | memoryview, at: int) -> list[tuple[bytes, int]]:
+        """``take`` of the lines of ``block`` (whole lines, the first at byte ``at``). A block
+        whose every line is plainly one request object is decoded in one call, without a
+        Python bytes object per line; any other block goes line by line (``take``)."""
+        bounds = _plain_lines(block) if len(block) >= _SMALL_BLOCK else None  # a few lines (an index's failed rows): line by line is cheaper
+        decoded: list[_Line | None] | None = None
+        if bounds is not None:
+            try:
+                decoded = list(_decode_raw_chunk_lines(block))
+            except msgspec.DecodeError:  # a line that breaks a rule: the block is judged line by line
+                decoded = None
+        if bounds is None or decoded is None or len(decoded) != len(bounds[0]):
+            lines = bytes(block).split(b"\n")
+            if lines and not lines[-1]:
+                lines.pop()  # the block ends with a newline
+            return self.take(lines, at)
+        usable = _usable(cast(list[_Line], decoded))
+        taken = cast(list[_Line], list(itertools.compress(decoded, usable)))
+        chunks = _chunk_times(list(map(_CHUNK_NS, taken)))
+        if chunks is None:
+            return self.take(bytes(block).split(b"\n")[: len(decoded)], at)
+        starts, ends = bounds
+        skipped = np.flatnonzero(~np.asarray(usable, dtype=bool)).tolist()
+        rest = [(bytes(block[starts[i] : ends[i]]), at + int(starts[i])) for i in skipped]
+        self._add(taken, *chunks)
+        return rest
+
     def take(self, lines: list[bytes], at: int) -> list[tuple[bytes, int]]:
         """Take what the typed path can of consecutive ``lines`` (the first at byte ``at``);
         the rest is returned as (line, byte offset) in file order for the line-by-line reader."""
-        decoded: list[RequestLine | None] = []
-        append = decoded.append
-        while len(decoded) < len(lines):
-            try:
-                for line in itertools.islice(lines, len(decoded), None):
-                    append(_decode(line))
-            except msgspec.DecodeError:  # not a request line, or one that breaks a rule: judged line by line
-                append(None)
-        usable = [r is not None and _needs_nothing_else(r) for r in decoded]
-        taken = cast(list[RequestLine], list(itertools.compress(decoded, usable)))
+        decoded = _decoded(lines, _decode_raw_chunks)
+        usable = list(map(_needs_nothing_else, decoded))
+        taken = cast(list[_Line], list(itertools.compress(decoded, usable)))
+        chunks = _chunk_times(list(map(_CHUNK_NS, taken)))
+        if chunks is None:  # a chunk list that is not plain whole numbers: every list checked by msgspec, as the reference does
+            decoded = _decoded(lines, _decode_checked)
+            usable = list(map(_needs_nothing_else, decoded))
+            taken = cast(list[_Line], list(itertools.compress(decoded, usable)))
+            chunks = _listed_chunk_times(cast(list[RequestLine], taken))
         rest: list[tuple[bytes, int]] = []
         if len(taken) < len(lines):
             offsets = (at + np.cumsum([0, *map(len, lines)]) + np.arange(len(lines) + 1)).tolist()
             rest = [(line, offsets[i]) for i, (line, ok) in enumerate(zip(lines, usable, strict=True)) if not ok]
-        if not taken:
-            return rest
-        first_start = min(r.start_ns for r in taken)
-        self.first_start = first_start if self.first_start is None else min(self.first_start, first_start)
-        self.last_end = max(self.last_end, max((r.end_ns for r in taken if r.end_ns is not None), default=0))
-        kinds = {(r.phase, r.point or 0) for r in taken}
-        if len(kinds) == 1:  # one point, all measured: the usual block
-            phase, point = kinds.pop()
-            if phase == "measured":
-                self.parts.setdefault(point, []).append(_columns(taken))
-            return rest
-        measured: dict[int, list[RequestLine]] = {}
-        for r in taken:
-            if r.phase == "measured":
-                measured.setdefault(r.point or 0, []).append(r)
-        for point, group in measured.items():
-            self.parts.setdefault(point, []).append(_columns(group))
+        self._add(taken, *chunks)
         return rest
+
+    def _add(self, taken: list[_Line], counts: np.ndarray, flat: np.ndarray) -> None:
+        """The lines taken from one block (``counts``, ``flat``: their chunk times) into the columns and the time span."""
+        if not taken:
+            return
+        first_start = min(map(_START, taken))
+        self.first_start = first_start if self.first_start is None else min(self.first_start, first_start)
+        self.last_end = max(self.last_end, max(filter(None, map(_END, taken)), default=0))  # times are >= 0: a 0 changes no max
+        phases = set(map(_PHASE, taken))
+        points = {p or 0 for p in set(map(_POINT, taken))}
+        if len(phases) == 1 and len(points) == 1:  # one point, all measured: the usual block
+            if phases.pop() == "measured":
+                self.parts.setdefault(points.pop(), []).append(_columns(taken, counts, flat))
+            return
+        kinds = {(r.phase, r.point or 0) for r in taken}
+        for phase, point in kinds:
+            if phase != "measured":
+                continue
+            chosen = [r.phase == "measured" and (r.point or 0) == point for r in taken]
+            group = list(itertools.compress(taken, chosen))
+            mask = np.array(chosen, dtype=bool)
+            self.parts.setdefault(point, []).append(_columns(group, counts[mask], flat[np.repeat(mask, counts)]))
 
     def columns(self) -> dict[int, Columns]:
         """Each point's columns, the parts of every block joined once."""
         return {point: _joined(parts) for point, parts in self.parts.items()}
 
-    def joined(self) -> TypedLines:
-        """This, each point's parts joined into one (fewer arrays to send from a worker)."""
-        return TypedLines({point: [cols] for point, cols in self.columns().items()}, self.first_start, self.last_end)
+    def narrow_gaps(self) -> None:
+        """ITL gaps that fit as int32 (any under 2.1 s) held so: half the bytes a worker of a
+        split read sends back to its parent (``_joined`` widens them again, losslessly)."""
+        for parts in self.parts.values():
+            for cols in parts:
+                gaps = cols.itl_gaps_ns
+                if isinstance(gaps, np.ndarray) and gaps.size and gaps.min() >= _INT32_MIN and gaps.max() <= _INT32_MAX:
+                    cols.itl_gaps_ns = gaps.astype(np.int32)
 
     def extend(self, other: TypedLines) -> None:
         """Add what ``other`` took (a later part of the file)."""
@@ -137,24 +261,73 @@ class TypedLines:
         self.last_end = max(self.last_end, other.last_end)
 
 
-def _columns(group: list[RequestLine]) -> Columns:
-    """One block's completed measured requests of one point as numpy columns."""
+def _chunk_times(lists: list[msgspec.Raw]) -> tuple[np.ndarray, np.ndarray] | None:
+    """(number of chunk times of each line, all of them in one array) from the lines' raw
+    ``chunk_ns`` texts (valid JSON, msgspec checked that), parsed in one call by numpy;
+    None when any text is not null or a flat list of whole numbers in 0..2**63-2 (a nested
+    list, a float, a string, a negative or too large number): such a block is decoded
+    again with every list checked by msgspec (``RequestLine``), which names no value here."""
+    n = len(lists)
+    if not n:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    joined = b",".join(lists)
+    text = np.frombuffer(joined, dtype=np.uint8)
+    sizes = np.fromiter(map(len, lists), dtype=np.int64, count=n)
+    starts = np.cumsum(sizes + 1) - sizes - 1  # where each line's text starts in ``joined``
+    is_list = text[starts] == ord("[")
+    if not np.all(is_list | (text[starts] == ord("n"))):  # a JSON value starting with n is null
+        return None
+    after = text[np.minimum(starts[is_list] + 1, text.size - 1)]
+    if not np.all(((after >= ord("0")) & (after <= ord("9"))) | (after == ord("-")) | (after == ord("]"))):
+        return None  # "[ ]" or "[ 1]": numpy would read a blank between commas as a 0
+    comma_at = np.flatnonzero(text == ord(","))
+    before = np.searchsorted(comma_at, starts)  # commas before each text
+    commas = np.append(before[1:] - 1, comma_at.size) - before  # in each text (not the separator after it)
+    counts = np.where(is_list & (sizes > 2), commas + 1, 0)  # "[]" has none
+    if counts.all():  # every line has chunk times (the usual block): its brackets become blanks in place
+        chars = text.copy()
+        chars[starts] = chars[starts + sizes - 1] = ord(" ")
+        numbers = chars.tobytes()  # a bracket left (a list in a list) is refused by fromstring below
+    else:
+        n_lists = int(is_list.sum())
+        if joined.count(b"[") != n_lists or joined.count(b"]") != n_lists:  # a list in a list, or a bracket in a string
+            return None
+        numbers = b",".join(itertools.compress(lists, (counts > 0).tolist())).translate(None, b"[]")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # an older numpy only warns when text is left over
+            flat = np.fromstring(numbers, dtype=np.int64, sep=",")
+    except (ValueError, DeprecationWarning):  # not a number (float, string, true, object)
+        return None
+    # numpy saturates a number past int64 at its maximum: a time of exactly 2**63-1 is left to msgspec too
+    if flat.size != int(counts.sum()) or (flat.size and (int(flat.min()) < 0 or int(flat.max()) >= _INT64_MAX)):
+        return None
+    return counts, flat
+
+
+def _listed_chunk_times(lines: list[RequestLine]) -> tuple[np.ndarray, np.ndarray]:
+    """``_chunk_times`` of lines whose lists msgspec decoded and checked."""
+    counts = np.fromiter((len(r.chunk_ns or ()) for r in lines), dtype=np.int64, count=len(lines))
+    flat = np.fromiter(itertools.chain.from_iterable(r.chunk_ns or () for r in lines), dtype=np.int64, count=int(counts.sum()))
+    return counts, flat
+
+
+def _columns(group: list[_Line], counts: np.ndarray, flat: np.ndarray) -> Columns:
+    """One block's completed measured requests of one point as numpy columns (``counts``:
+    each one's number of chunk times, ``flat``: those times one after another)."""
     n = len(group)
-    chunked = [r.chunk_ns for r in group if r.chunk_ns]
-    lens = np.fromiter(map(len, chunked), dtype=np.int64, count=len(chunked))
-    attempts = [r.attempts for r in group if r.attempts is not None]
-    sources = {r.token_count_source for r in group}
+    attempts = [a for a in map(_ATTEMPTS, group) if a is not None]
+    sources = set(map(_SOURCE, group))
     sources.discard(None)
     sources.discard("")
-    return Columns(
+    return Columns(  # attribute getters mapped in C, not a Python expression a line
         ok=np.ones(n, dtype=bool),
-        start_ns=np.fromiter((r.start_ns for r in group), dtype=np.int64, count=n),
-        first_ns=np.array([r.first_token_ns for r in group], dtype=np.float64),  # None -> nan
-        end_ns=np.array([r.end_ns for r in group], dtype=np.float64),
-        input_tokens=np.array([r.input_tokens for r in group], dtype=np.float64),
-        output_tokens=np.array([r.output_tokens for r in group], dtype=np.float64),
-        chunk_flat=np.fromiter(itertools.chain.from_iterable(chunked), dtype=np.int64, count=int(lens.sum())),
-        chunk_len=lens,
+        start_ns=np.fromiter(map(_START, group), dtype=np.int64, count=n),
+        first_ns=np.array(list(map(_FIRST, group)), dtype=np.float64),  # None -> nan
+        end_ns=np.array(list(map(_END, group)), dtype=np.float64),
+        input_tokens=np.array(list(map(_INPUT, group)), dtype=np.float64),
+        output_tokens=np.array(list(map(_OUTPUT, group)), dtype=np.float64),
+        itl_gaps_ns=chunk_gaps(flat, counts[counts > 0]),  # here, in a worker of a split read: not in the parent after it
         sources={s for s in sources if s},
         resends=sum(a - 1 for a in attempts) if attempts else None,
         resent_requests=sum(a > 1 for a in attempts) if attempts else None,
@@ -163,10 +336,12 @@ def _columns(group: list[RequestLine]) -> Columns:
 
 def _joined(parts: list[Columns]) -> Columns:
     if len(parts) == 1:
+        parts[0].itl_gaps_ns = np.asarray(parts[0].itl_gaps_ns, dtype=np.int64)
         return parts[0]
     out = Columns()
-    for name in ("ok", "start_ns", "first_ns", "end_ns", "input_tokens", "output_tokens", "chunk_flat", "chunk_len"):
+    for name in ("ok", "start_ns", "first_ns", "end_ns", "input_tokens", "output_tokens"):
         setattr(out, name, np.concatenate([getattr(p, name) for p in parts]))
+    out.itl_gaps_ns = np.concatenate([p.itl_gaps_ns for p in parts], dtype=np.int64)  # some narrowed by a worker
     for p in parts:
         out.sources |= p.sources
         if p.resends is not None:
