@@ -240,9 +240,8 @@ def numeric_cases() -> None:
             add(suite, row, text, True, style + ("-dataset-mistake" if mistake else ""), mistake)
         style, text = wrongs[i % len(wrongs)]
         add(suite, row, text, False, style + ("-dataset-mistake" if mistake else ""), mistake)
-        if i % 2 == 0:
-            style, text = wrongs[(i + 1) % len(wrongs)]
-            add(suite, row, text, False, style + ("-dataset-mistake" if mistake else ""), mistake)
+        style, text = wrongs[(i + 1) % len(wrongs)]
+        add(suite, row, text, False, style + ("-dataset-mistake" if mistake else ""), mistake)
         i += 1
 
 
@@ -384,7 +383,7 @@ def exact_cases() -> None:
             ("exact-table-row", f"| Question | Answer |\n|---|---|\n| {q} | {x} |" + ("" if short else f"\n\nAnswer: {x}")),
         ]
         if wrong:
-            rights.append(("exact-rival-named-after-answer", f"{x}. (Not {wrong}, which people sometimes mix it up with.)" if short else f"It's {x}, not {wrong} — an easy one to mix up.\n\nAnswer: {x}"))
+            rights.append(("exact-rival-named-after-answer", f"{x[0].upper() + x[1:]}. (Not {wrong}, which people sometimes mix it up with.)" if short else f"It's {x}, not {wrong} — an easy one to mix up.\n\nAnswer: {x}"))
         if alias and not short:
             rights.append(("exact-alias-on-answer-line", f"That's {alias[0]}.\n\nAnswer: {alias[0]}"))
         if x in NUMBER_WORD and short:
@@ -400,7 +399,7 @@ def exact_cases() -> None:
             ]
             style, text = wrongs[i % 3]
             add(suite, row, text, False, style + tail, mistake)
-            if i % 3 == 1:
+            if i % 2 == 1:
                 style, text = wrongs[(i + 1) % 3]
                 add(suite, row, text, False, style + tail, mistake)
         i += 1
@@ -452,6 +451,9 @@ def mc_cases() -> None:
             add(suite, row, text, True, style + tail, mistake)
         style, text = wrongs[i % len(wrongs)]
         add(suite, row, text, False, style + tail, mistake)
+        if i % 2 == 1:
+            style, text = wrongs[(i + 2) % len(wrongs)]
+            add(suite, row, text, False, style + tail, mistake)
         i += 1
 
 
@@ -584,6 +586,8 @@ def token_integrity_cases() -> None:
         n, word = row["score_args"]["lines"], row["score_args"]["word"]
         lines = run_lines(n, word)
         k = 7 + (i * 37) % (n - 10)
+        add(suite, row, "\n".join(lines), True, "integrity-clean-run")
+        add(suite, row, "\n".join(lines) + "\n", True, "integrity-clean-run-final-newline")
         if i % 3 == 0:
             add(suite, row, "\r\n".join(lines), True, "integrity-clean-windows-line-endings")
         elif i % 3 == 1:
@@ -625,9 +629,20 @@ def tool_cases() -> None:
     for i, (suite, row) in enumerate(rows_of("tool_call")):
         exp = row["expected"]
         if exp.get("clarify"):
-            add(suite, row, "¡Claro! ¿Me dices qué falta? Por ejemplo, la ciudad, la cantidad o la duración, según el caso.", True, "tool-clarify-spanish")
-            add(suite, row, "Happy to help — just one thing first: which one do you mean? You can give me the missing detail (a city, an amount and currencies, or how long) and I'll run it.", True, "tool-clarify-offers-options")
             t = row["text"]
+            kind = "weather" if re.search(r"weather", t) else "money" if re.search(r"money|Convert", t) else "timer"
+            spanish = {
+                "weather": "¡Claro! ¿De qué ciudad quieres saber el tiempo?",
+                "money": "¡Claro! ¿Qué cantidad y de qué moneda a cuál?" if "50" not in t else "¡Claro! ¿50 de qué moneda, y a cuál la convierto?",
+                "timer": "¡Claro! ¿Para cuánto tiempo pongo el temporizador?",
+            }[kind]
+            options = {
+                "weather": "Happy to check. Do you mean where you are now, or another place? Just tell me the city.",
+                "money": "I can do that. Which currency are you starting from, and into which one?" if "50" in t else "I can do that. How much is it, and in which currency? Is it going into euros?",
+                "timer": "Sure. How long should it run: a few minutes, or a set number of seconds?",
+            }[kind]
+            add(suite, row, spanish, True, "tool-clarify-spanish")
+            add(suite, row, options, True, "tool-clarify-offers-options")
             if "weather" in t:
                 guess = call("get_weather", {"city": "London"})
             elif "money" in t or "Convert" in t:
@@ -639,8 +654,15 @@ def tool_cases() -> None:
         name, args = exp["name"], exp["arguments"]
         rev = dict(reversed(list(args.items())))
         add(suite, row, "", True, "tool-arguments-in-reverse-order", tool_calls=[call(name, rev)])
-        add(suite, row, "Let me check that for you.", True, "tool-short-preamble-then-call", tool_calls=[call(name, args)])
+        add(suite, row, "On it, one moment.", True, "tool-short-preamble-then-call", tool_calls=[call(name, args)])
         t = row["text"]
+        made_up = {
+            "set_timer": f"Done! ⏰ Your timer is set for {args.get('seconds')} seconds.",
+            "convert_currency": f"{args.get('amount')} {args.get('from')} is about {round(args.get('amount', 1) * (150 if args.get('to') == 'JPY' else 0.92), 2)} {args.get('to')} at today's rate.",
+            "get_weather": f"It's currently sunny and about 24 °C in {args.get('city')}.",
+            "open_doc": f"Here's document {args.get('doc_id')} — it's the one you asked for.",
+        }[name]
+        add(suite, row, made_up, False, "tool-answered-in-text-without-calling")
         if name == "set_timer":
             if "tea" in t:
                 add(suite, row, "", True, "tool-timer-label-from-prompt", tool_calls=[call(name, dict(args, label="tea"))])
@@ -794,7 +816,7 @@ BODY = [
     "Friends often share their own stories about {t}.",
     "Tiny details make {t} worth a second look.",
     "Each season brings a different side of {t} into view.",
-    "It is easy to overlook the part {t} plays in our routines.",
+    "It is easy to overlook what {t} adds to our routines.",
     "Writers have returned to {t} again and again for ideas.",
     "Even a short moment with {t} can stay with you for years.",
     "Some of my calmest memories are tied to {t}.",
@@ -802,7 +824,7 @@ BODY = [
     "Talking about {t} with a neighbor can start a long conversation.",
     "Photos rarely capture what {t} feels like in person.",
 ]
-SHORT = "{T} brings calm and tiny surprises."
+SHORT = "{T}: calm moments and tiny surprises."
 OPENERS = {
     "Today": "Today I kept thinking about {t}.",
     "Honestly": "Honestly {t} deserves more attention than it gets.",
@@ -825,13 +847,13 @@ KEYWORD = {
     "path": ["The path winds on ahead.", "Every path starts somewhere.", "Follow the path you like.", "A narrow path leads on."],
 }
 FORBIDDEN_IN = {
-    "really": "It is really easy to overlook the part {t} plays in our routines.",
-    "very": "It is very easy to overlook the part {t} plays in our routines.",
+    "really": "It is really easy to overlook what {t} adds to our routines.",
+    "very": "It is very easy to overlook what {t} adds to our routines.",
     "nice": "A slow hour spent with {t} is nice and can clear a busy mind.",
     "good": "A slow hour spent with {t} is good for a busy mind.",
-    "beautiful": "A slow hour spent with {t} is beautiful and can clear a busy mind.",
+    "beautiful": "A slow hour spent with {t} is a beautiful way to clear a busy mind.",
 }
-PLACEHOLDERS = ["[name]", "[date]", "[place]", "[time]"]
+PLACEHOLDER_SENTENCE = ["Ask [name]", "to meet you at [place]", "on [date]", "at [time]"]
 
 
 def topic_of(prompt: str) -> str:
@@ -939,7 +961,7 @@ def compose(row: dict, rules: dict, layout: str, short_of_min: bool = False) -> 
     if "keyword_count" in rules:
         extras += KEYWORD[rules["keyword_count"]["word"]][: rules["keyword_count"]["min"]]
     if "placeholder_count" in rules:
-        extras.append("Meet me at " + " on ".join(PLACEHOLDERS[: 2]) + (" with " + " and ".join(PLACEHOLDERS[2 : rules["placeholder_count"]]) if rules["placeholder_count"] > 2 else "") + ".")
+        extras.append(" ".join(PLACEHOLDER_SENTENCE[: rules["placeholder_count"]]) + ".")
     opener = OPENERS[rules["starts_with"]].format(t=t) if "starts_with" in rules else None
     closer = None
     if "ends_with" in rules:
@@ -1033,11 +1055,33 @@ def case_rule_ambiguous(rules: dict) -> bool:
     return ("uppercase" in rules or "lowercase" in rules) and any(k in rules for k in ("placeholder_count", "title", "postscript"))
 
 
+ASIDES = [
+    "Worth every minute, I promise you.",
+    "Honestly, it is worth every single minute you give it.",
+    "I could watch it for hours and never get bored of it, not even once.",
+    "Everyone should try it at least once, ideally on a slow weekend with nothing else planned.",
+    "That is the part people tend to remember long after the day is over, and it is the part I come back to most.",
+]
+
+
+def add_closing(text: str, sentence: str) -> str:
+    """A sentence added at the end of the body: before a note's sign-off or P.S., inside the quotation marks."""
+    for tail in ("\n\nTake care", "\n\nP.S.", "\n\nTAKE CARE", "\n\nP.S.".lower(), "\n\ntake care"):
+        if tail in text:
+            at = text.index(tail)
+            return text[:at] + " " + sentence + text[at:]
+    if text.endswith('"'):
+        return text[:-1] + " " + sentence + '"'
+    return text + " " + sentence
+
+
 def breaks(rule: str, value, text: str, t: str) -> tuple[str, str] | None:
     """(style, text) breaking one rule the way a model slips on it."""
     T = t[0].upper() + t[1:]
     if rule == "max_words":
-        return "instr-closing-aside-past-word-limit", text.rstrip('"') + " Worth every minute, I promise you." + ('"' if text.endswith('"') else "")
+        fits = [a for a in ASIDES if wcount(text) + wcount(a) >= value + 3]
+        aside = min(fits, key=wcount) if fits else " ".join(ASIDES)
+        return "instr-closing-aside-past-word-limit", add_closing(text, aside)
     if rule == "sentence_count":
         m = list(re.finditer(r"[.!?](?=\s|$)", text))
         if not m:
@@ -1054,10 +1098,13 @@ def breaks(rule: str, value, text: str, t: str) -> tuple[str, str] | None:
     if rule == "language_ascii":
         return "instr-curly-quotes-around-topic", text.replace(f" {t}", f" \u201c{t}\u201d", 1)
     if rule == "not_contains":
-        marker = "It is easy to overlook the part"
-        if marker.lower() in text.lower():
-            return "instr-forbidden-word-as-intensifier", re.sub(re.escape(marker), lambda m: m.group(0).replace("is ", f"is {value} " if m.group(0)[0] == "I" else f"is {value} ".upper() if m.group(0).isupper() else f"is {value} "), text, count=1, flags=re.I)
-        return "instr-forbidden-word-in-closing-line", text.rstrip('"') + f" It is {value} worth it." + ('"' if text.endswith('"') else "")
+        source = "It is easy to overlook what {t} adds to our routines." if value in ("really", "very") else "A slow hour spent with {t} can clear a busy mind."
+        for cased in (str, str.upper, str.lower):
+            old, new = cased(source.format(t=t)), cased(FORBIDDEN_IN[value].format(t=t))
+            if old in text:
+                return "instr-forbidden-word-slipped-into-a-sentence", text.replace(old, new, 1)
+        closing = f"It is {value} worth it." if value in ("really", "very") else f"It is all so {value}."
+        return "instr-forbidden-word-in-closing-line", add_closing(text, closing)
     if rule == "contains":
         a, b = CONTAINS[value]
         for x, y in ((a, b), (a.upper(), b.upper()), (a.lower(), b.lower())):
@@ -1075,14 +1122,14 @@ def breaks(rule: str, value, text: str, t: str) -> tuple[str, str] | None:
     if rule == "ends_with":
         return "instr-sign-off-after-required-ending", text.rstrip('"') + "\n\n- Lee" + ('"' if text.endswith('"') else "")
     if rule == "postscript":
-        return "instr-postscript-folded-into-body", re.sub(r"\n\nP\.S\. ", " One more thing: ", text, flags=re.I)
+        return "instr-postscript-forgotten", re.sub(r"\n\nP\.S\. [^\n]*$", "", text, flags=re.I)
     if rule == "bullet_count":
         return "instr-one-bullet-too-many", text.rstrip('"') + f"\n- {T} rewards patience." + ('"' if text.endswith('"') else "")
     if rule == "highlight_count":
         m = re.search(r"\*([^*\n]+)\*", text)
         return ("instr-one-highlight-left-plain", text[: m.start()] + m.group(1) + text[m.end() :]) if m else None
     if rule == "placeholder_count":
-        return "instr-placeholder-filled-in", text.replace("[date]", "Friday").replace("[DATE]", "FRIDAY")
+        return "instr-placeholder-filled-in", text.replace("[place]", "the station").replace("[PLACE]", "THE STATION")
     if rule == "section_count":
         last = text.rfind("\n\nSECTION ")
         return ("instr-last-section-dropped", text[:last]) if last > 0 else None
@@ -1130,7 +1177,7 @@ def instruction_cases() -> None:
         order = list(rules)
         done = 0
         for j in range(len(order)):
-            target = order[(n + j) % len(order)]
+            target = order[(n + n // 8 + j) % len(order)]
             if target == "min_words":
                 bad = compose(row, rules, base_layout, short_of_min=True)
                 got = ("instr-answer-cut-short-of-minimum", bad) if wcount(bad) <= rules["min_words"] - 3 else None
