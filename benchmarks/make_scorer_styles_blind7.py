@@ -105,6 +105,7 @@ Run: python benchmarks/make_scorer_styles_blind7.py (deterministic, stdlib only)
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import re
 from fractions import Fraction
@@ -223,15 +224,15 @@ def recompute(row: dict) -> tuple[Fraction | None, Fraction | None, str]:
     m = re.search(r"comes next: ([-\d, ]+), \.\.\.", text)
     if m:
         seq = [int(x) for x in m.group(1).split(",")]
-        d1 = [y - x for x, y in zip(seq, seq[1:])]
-        d2 = [y - x for x, y in zip(d1, d1[1:])]
+        d1 = [y - x for x, y in itertools.pairwise(seq)]
+        d2 = [y - x for x, y in itertools.pairwise(d1)]
         if len(set(d1)) == 1:
             return Fraction(seq[-1] + d1[-1]), Fraction(seq[-1] + 2 * d1[-1]), "skipped-a-term"
         if len(set(d2)) == 1:
             return Fraction(seq[-1] + d1[-1] + d2[-1]), Fraction(seq[-1] + d1[-1]), "last-difference-repeated"
-        if all(x and y % x == 0 for x, y in zip(seq, seq[1:])):
+        if all(x and y % x == 0 for x, y in itertools.pairwise(seq)):
             r = seq[1] // seq[0]
-            if all(y == x * r for x, y in zip(seq, seq[1:])):
+            if all(y == x * r for x, y in itertools.pairwise(seq)):
                 return Fraction(seq[-1] * r), Fraction(seq[-1] + d1[-1]), "added-instead-of-multiplied"
         return None, v + 1, "off-by-one"
     return None, v + 1 if v.denominator == 1 else v * 10, "off-by-one" if v.denominator == 1 else "decimal-shifted"
@@ -347,19 +348,71 @@ def use_result_cases() -> None:
 # ---------------------------------------------------------------- exact
 
 NEIGHBOUR = {
-    "Paris": "Lyon", "Tokyo": "Osaka", "Rome": "Milan", "Cairo": "Alexandria", "Ottawa": "Toronto", "Pacific": "Atlantic",
-    "Africa": "Asia", "Madrid": "Barcelona", "Berlin": "Munich", "Amazon": "Paraná", "Au": "Ag", "Na": "K",
-    "carbon dioxide": "oxygen", "Mars": "Venus", "Jupiter": "Saturn", "water": "steam", "heart": "lungs",
-    "Sun": "Proxima Centauri", "mice": "mouses", "cold": "warm", "went": "goed", "green": "teal", "ice": "frost",
-    "July": "August", "honey": "wax", "Monday": "Sunday", "gravity": "magnetism", "Canberra": "Sydney",
-    "Pablo Picasso": "Salvador Dalí", "New York City": "Chicago", "Stockholm": "Gothenburg", "Mediterranean Sea": "Red Sea",
-    "William Shakespeare": "Christopher Marlowe", "Copenhagen": "Aarhus", "Brazil": "Argentina", "lungs": "heart",
-    "friction": "gravity", "seismology": "volcanology", "nucleus": "electron shell", "diamond": "quartz", "hydrogen": "helium",
-    "He": "H", "January": "December", "south": "west", "Tuesday": "Thursday", "red": "blue", "east": "west",
-    "Ulaanbaatar": "Darkhan", "Thimphu": "Paro", "Ouagadougou": "Bobo-Dioulasso", "Vientiane": "Luang Prabang",
-    "Asunción": "Ciudad del Este", "Bishkek": "Osh", "Moscow": "Saint Petersburg", "Asmara": "Massawa", "Beijing": "Shanghai",
-    "Paramaribo": "Nieuw Nickerie", "3:30 pm": "3:00 pm", "cat": "dog", "dog": "cat",
-    "book": "library", "Roma": "Milano", "Lisboa": "Porto", "blau": "grau", "yellow": "orange",
+    "Paris": "Lyon",
+    "Tokyo": "Osaka",
+    "Rome": "Milan",
+    "Cairo": "Alexandria",
+    "Ottawa": "Toronto",
+    "Pacific": "Atlantic",
+    "Africa": "Asia",
+    "Madrid": "Barcelona",
+    "Berlin": "Munich",
+    "Amazon": "Paraná",
+    "Au": "Ag",
+    "Na": "K",
+    "carbon dioxide": "oxygen",
+    "Mars": "Venus",
+    "Jupiter": "Saturn",
+    "water": "steam",
+    "heart": "lungs",
+    "Sun": "Proxima Centauri",
+    "mice": "mouses",
+    "cold": "warm",
+    "went": "goed",
+    "green": "teal",
+    "ice": "frost",
+    "July": "August",
+    "honey": "wax",
+    "Monday": "Sunday",
+    "gravity": "magnetism",
+    "Canberra": "Sydney",
+    "Pablo Picasso": "Salvador Dalí",
+    "New York City": "Chicago",
+    "Stockholm": "Gothenburg",
+    "Mediterranean Sea": "Red Sea",
+    "William Shakespeare": "Christopher Marlowe",
+    "Copenhagen": "Aarhus",
+    "Brazil": "Argentina",
+    "lungs": "heart",
+    "friction": "gravity",
+    "seismology": "volcanology",
+    "nucleus": "electron shell",
+    "diamond": "quartz",
+    "hydrogen": "helium",
+    "He": "H",
+    "January": "December",
+    "south": "west",
+    "Tuesday": "Thursday",
+    "red": "blue",
+    "east": "west",
+    "Ulaanbaatar": "Darkhan",
+    "Thimphu": "Paro",
+    "Ouagadougou": "Bobo-Dioulasso",
+    "Vientiane": "Luang Prabang",
+    "Asunción": "Ciudad del Este",
+    "Bishkek": "Osh",
+    "Moscow": "Saint Petersburg",
+    "Asmara": "Massawa",
+    "Beijing": "Shanghai",
+    "Paramaribo": "Nieuw Nickerie",
+    "3:30 pm": "3:00 pm",
+    "cat": "dog",
+    "dog": "cat",
+    "book": "library",
+    "Roma": "Milano",
+    "Lisboa": "Porto",
+    "blau": "grau",
+    "yellow": "orange",
 }
 NUMBER_WORD = {"2": "two", "6": "six", "8": "eight", "9": "nine", "12": "twelve", "24": "twenty-four", "26": "twenty-six", "60": "sixty"}
 TRANSLATE_SENT = {"fr": "En anglais : {x}.", "es": "En inglés: {x}.", "de": "Auf Englisch: {x}.", "it": "In inglese: {x}.", "pt": "Em inglês: {x}."}
@@ -420,12 +473,24 @@ def exact_cases() -> None:
         short = suite == "eval-knowledge-v1"
         alias = (row.get("score_args") or {}).get("aliases") or []
         rights = [
-            ("exact-think-trace-then-answer", f"<think>\n{q} I recall this clearly.\n</think>\n\n{x}" if short else f"<think>\n{q} Let me lay it out before answering.\n</think>\n\nAnswer: {x}"),
+            (
+                "exact-think-trace-then-answer",
+                f"<think>\n{q} I recall this clearly.\n</think>\n\n{x}"
+                if short
+                else f"<think>\n{q} Let me lay it out before answering.\n</think>\n\nAnswer: {x}",
+            ),
             ("exact-final-answer-em-dash", f"Final answer — {x}" if short else f"{q}\n\nFinal answer — {x}\n\nAnswer: {x}"),
             ("exact-table-row", f"| Question | Answer |\n|---|---|\n| {q} | {x} |" + ("" if short else f"\n\nAnswer: {x}")),
         ]
         if wrong:
-            rights.append(("exact-rival-named-after-answer", f"{x[0].upper() + x[1:]}. (Not {wrong}, which people sometimes mix it up with.)" if short else f"It's {x}, not {wrong} — an easy one to mix up.\n\nAnswer: {x}"))
+            rights.append(
+                (
+                    "exact-rival-named-after-answer",
+                    f"{x[0].upper() + x[1:]}. (Not {wrong}, which people sometimes mix it up with.)"
+                    if short
+                    else f"It's {x}, not {wrong} — an easy one to mix up.\n\nAnswer: {x}",
+                )
+            )
         if alias and not short:
             rights.append(("exact-alias-on-answer-line", f"That's {alias[0]}.\n\nAnswer: {alias[0]}"))
         if x in NUMBER_WORD and short:
@@ -436,8 +501,18 @@ def exact_cases() -> None:
         if wrong:
             wrongs = [
                 ("exact-plausible-neighbour-terse", f"{wrong}" if short else f"Answer: {wrong}"),
-                ("exact-wait-actually-to-neighbour", f"{x}... wait, actually no — it's {wrong}." if short else f"Answer: {x}\n\nWait, actually, I mixed that up. It's {wrong}.\n\nAnswer: {wrong}"),
-                ("exact-think-trace-lands-on-neighbour", f"<think>\nIt could be {x} or {wrong}. I think {wrong}.\n</think>\n\n{wrong}" if short else f"<think>\nIt could be {x} or {wrong}. I think {wrong}.\n</think>\n\nAnswer: {wrong}"),
+                (
+                    "exact-wait-actually-to-neighbour",
+                    f"{x}... wait, actually no — it's {wrong}."
+                    if short
+                    else f"Answer: {x}\n\nWait, actually, I mixed that up. It's {wrong}.\n\nAnswer: {wrong}",
+                ),
+                (
+                    "exact-think-trace-lands-on-neighbour",
+                    f"<think>\nIt could be {x} or {wrong}. I think {wrong}.\n</think>\n\n{wrong}"
+                    if short
+                    else f"<think>\nIt could be {x} or {wrong}. I think {wrong}.\n</think>\n\nAnswer: {wrong}",
+                ),
             ]
             style, text = wrongs[i % 3]
             add(suite, row, text, False, style + tail, mistake)
@@ -453,8 +528,7 @@ ORDINAL = ["first", "second", "third", "fourth", "fifth"]
 
 
 def mc_cases() -> None:
-    i = 0
-    for suite, row in rows_of("mc"):
+    for i, (suite, row) in enumerate(rows_of("mc")):
         choices = (row.get("score_args") or {}).get("choices") or [
             c for _, c in re.findall(r"([A-E])\) (.+?)(?=\s+[A-E]\)|\s+End with|\s+Reply|\n|$)", row["text"])
         ]
@@ -473,14 +547,22 @@ def mc_cases() -> None:
         rights = [
             ("mc-option-text-only-on-answer-line", f"The correct option is {rt}.\n\nAnswer: {rt}"),
             ("mc-ordinal-word-with-letter", f"It's the {ORDINAL[r_i]} option, {rt}.\n\nAnswer: {right}"),
-            ("mc-table-with-tick", "| Option | Correct? |\n|---|---|\n" + "\n".join(f"| {L}) {c} | {'✓' if L == right else ''} |" for L, c in zip(letters, choices)) + f"\n\nAnswer: {right}"),
+            (
+                "mc-table-with-tick",
+                "| Option | Correct? |\n|---|---|\n"
+                + "\n".join(f"| {L}) {c} | {'✓' if right == L else ''} |" for L, c in zip(letters, choices, strict=True))
+                + f"\n\nAnswer: {right}",
+            ),
             ("mc-french-sentence", f"La bonne réponse est {right} ({rt}).\n\nAnswer: {right}"),
             ("mc-think-weighs-two-then-commits", f"<think>\n{wrong} ({wt}) is tempting, but {right} ({rt}) is the one that fits.\n</think>\n\nAnswer: {right}"),
             ("mc-german-sentence", f"Richtig ist {right}: {rt}.\n\nAnswer: {right}"),
         ]
         wrongs = [
             ("mc-neighbour-option-text-only", f"The correct option is {wt}.\n\nAnswer: {wt}"),
-            ("mc-think-talks-itself-out-of-right", f"<think>\n{right} ({rt}) looks right at first, but on reflection {wrong} ({wt}) fits better.\n</think>\n\nAnswer: {wrong}"),
+            (
+                "mc-think-talks-itself-out-of-right",
+                f"<think>\n{right} ({rt}) looks right at first, but on reflection {wrong} ({wt}) fits better.\n</think>\n\nAnswer: {wrong}",
+            ),
             ("mc-ordinal-word-neighbour", f"It's the {ORDINAL[w_i]} option, {wt}.\n\nAnswer: {wrong}"),
             ("mc-wait-actually-to-neighbour", f"Answer: {right}\n\nWait, actually, I think it's {wrong} — {wt}.\n\nAnswer: {wrong}"),
         ]
@@ -496,7 +578,6 @@ def mc_cases() -> None:
         if i % 2 == 1:
             style, text = wrongs[(i + 2) % len(wrongs)]
             add(suite, row, text, False, style + tail, mistake)
-        i += 1
 
 
 # ---------------------------------------------------------------- json
@@ -508,10 +589,20 @@ def json_cases() -> None:
         keys = list(exp)
         rev = {k: exp[k] for k in reversed(keys)}
         add(suite, row, json.dumps(rev, indent=2, ensure_ascii=False), True, "json-pretty-keys-reversed")
+        add(suite, row, json.dumps(exp, indent="\t", ensure_ascii=False), True, "json-tab-indented")
+        middle_first = {k: exp[k] for k in keys[1:] + keys[:1]}
+        add(suite, row, json.dumps(middle_first, ensure_ascii=False), True, "json-one-line-keys-rotated")
         if i % 2 == 0:
             add(suite, row, json.dumps(exp, separators=(",", ":"), ensure_ascii=False), True, "json-compact-no-spaces")
         else:
-            add(suite, row, "<think>\nPull the three fields out of the sentence.\n</think>\n\n```json\n" + json.dumps(exp, indent=2, ensure_ascii=False) + "\n```", True, "json-fenced-after-think-trace-ambiguous-prose", True)
+            add(
+                suite,
+                row,
+                "<think>\nPull the three fields out of the sentence.\n</think>\n\n```json\n" + json.dumps(exp, indent=2, ensure_ascii=False) + "\n```",
+                True,
+                "json-fenced-after-think-trace-ambiguous-prose",
+                True,
+            )
         pretty = json.dumps(exp, indent=2, ensure_ascii=False)
         add(suite, row, pretty[: pretty.rfind("\n")] + ",\n}", False, "json-trailing-comma")
         nums = [int(n) for n in re.findall(r"\d+", row["text"])]
@@ -545,7 +636,13 @@ def abstain_cases() -> None:
         text = row["text"]
         if suite == "eval-rag-grounded-v1":
             q = text.split("Question:")[-1].strip()
-            add(suite, row, "The passage does not say. It gives the city, the year, the product and the staff, but nothing on that.", True, "rag-abstain-with-what-it-does-say")
+            add(
+                suite,
+                row,
+                "The passage does not say. It gives the city, the year, the product and the staff, but nothing on that.",
+                True,
+                "rag-abstain-with-what-it-does-say",
+            )
             add(suite, row, "El pasaje no lo dice.", True, "rag-abstain-spanish")
             m = re.search(r"employs (\d+) people", text)
             staff = int(m.group(1)) if m else 100
@@ -583,7 +680,10 @@ def abstain_cases() -> None:
 
 
 def passage_facts(text: str) -> dict:
-    m = re.search(r"Passage: (\w+)'s (\w+) opened in (\w+) in (\d{4})\. It (?:builds|makes|sells|bakes|brews|repairs) one product, an? ([\w ]+?), and employs (\d+) people", text)
+    m = re.search(
+        r"Passage: (\w+)'s (\w+) opened in (\w+) in (\d{4})\. It (?:builds|makes|sells|bakes|brews|repairs) one product, an? ([\w ]+?), and employs (\d+) people",
+        text,
+    )
     if not m:
         return {}
     return {"owner": m.group(1), "city": m.group(3), "year": m.group(4), "product": m.group(5), "staff": m.group(6)}
@@ -594,7 +694,7 @@ def contains_cases() -> None:
         x = row["answer"]
         facts = passage_facts(row["text"])
         sent = next((s for s in re.split(r"(?<=\.) ", row["text"].split("Passage: ")[-1].split("\n\nQuestion")[0]) if x in s), "")
-        add(suite, row, f"{x}.\n\nFrom the passage: \"{sent}\"", True, "rag-fact-then-sentence-quoted")
+        add(suite, row, f'{x}.\n\nFrom the passage: "{sent}"', True, "rag-fact-then-sentence-quoted")
         add(suite, row, f"Según el pasaje: {x}.", True, "rag-spanish")
         others = [v for k, v in facts.items() if v != x and k != "owner"]
         if others:
@@ -612,7 +712,13 @@ def needle_cases() -> None:
         add(suite, row, f"Box {box} -> {x}", True, "needle-arrow")
         add(suite, row, f"The vault code is `{x}`.", True, "needle-code-span")
         add(suite, row, f"The vault code is `{x[1:] + x[0]}`.", False, "needle-digits-rotated")
-        add(suite, row, f"<think>\nThe note about box {box} is the one.\n</think>\n\nThe code is {x[:2]}{x[3]}{x[2]}.", False, "needle-last-two-digits-swapped-after-trace")
+        add(
+            suite,
+            row,
+            f"<think>\nThe note about box {box} is the one.\n</think>\n\nThe code is {x[:2]}{x[3]}{x[2]}.",
+            False,
+            "needle-last-two-digits-swapped-after-trace",
+        )
 
 
 # ---------------------------------------------------------------- token integrity
@@ -629,19 +735,18 @@ def token_integrity_cases() -> None:
         k = 7 + (i * 37) % (n - 10)
         add(suite, row, "\n".join(lines), True, "integrity-clean-run")
         add(suite, row, "\n".join(lines) + "\n", True, "integrity-clean-run-final-newline")
-        if i % 3 == 0:
-            add(suite, row, "\r\n".join(lines), True, "integrity-clean-windows-line-endings")
-        elif i % 3 == 1:
-            add(suite, row, f"Here are the lines:\n\n" + "\n".join(lines), True, "integrity-clean-with-preface-ambiguous-layout", True)
+        add(suite, row, "\r\n".join(lines), True, "integrity-clean-windows-line-endings-ambiguous-layout", True)
+        if i % 2 == 1:
+            add(suite, row, "Here are the lines:\n\n" + "\n".join(lines), True, "integrity-clean-with-preface-ambiguous-layout", True)
         else:
             add(suite, row, "\n".join(lines[: n - 3]), True, "integrity-clean-cut-short-ambiguous-count", True)
         splices = [
-            ("integrity-bpe-marker-before-word", lambda ln: ln.replace(f". {word}", f". Ġ{word}")),
+            ("integrity-bpe-marker-before-word", lambda ln, word=word: ln.replace(f". {word}", f". Ġ{word}")),
             ("integrity-line-truncated-mid-word", lambda ln: ln[:-1]),
-            ("integrity-word-split-by-space", lambda ln: ln.replace(word, word[0] + " " + word[1:])),
+            ("integrity-word-split-by-space", lambda ln, word=word: ln.replace(word, word[0] + " " + word[1:])),
             ("integrity-eos-token-inside-line", lambda ln: ln + "</s>"),
             ("integrity-cyrillic-letter-in-word", lambda ln: ln.replace("o", "о", 1) if "o" in ln else ln + "о"),
-            ("integrity-soft-hyphen-in-word", lambda ln: ln.replace(word, word[0] + "\u00ad" + word[1:])),
+            ("integrity-soft-hyphen-in-word", lambda ln, word=word: ln.replace(word, word[0] + "\u00ad" + word[1:])),
         ]
         for j in (i % len(splices), (i + 2) % len(splices)):
             style, fn = splices[j]
@@ -672,7 +777,16 @@ def full_call(name: str, args: dict, k: int) -> dict:
 GUESSED_NAMES = {"city": "location", "seconds": "duration", "amount": "value", "from": "from_currency", "to": "to_currency", "doc_id": "id"}
 
 
-COUNTRY = {"Tunis": "Tunisia", "Riga": "Latvia", "Lima": "Peru", "Hanoi": "Vietnam", "Dakar": "Senegal", "Quito": "Ecuador", "Oslo": "Norway", "Perth": "Australia"}
+COUNTRY = {
+    "Tunis": "Tunisia",
+    "Riga": "Latvia",
+    "Lima": "Peru",
+    "Hanoi": "Vietnam",
+    "Dakar": "Senegal",
+    "Quito": "Ecuador",
+    "Oslo": "Norway",
+    "Perth": "Australia",
+}
 
 
 def tool_cases() -> None:
@@ -688,7 +802,9 @@ def tool_cases() -> None:
             }[kind]
             options = {
                 "weather": "Happy to check. Do you mean where you are now, or another place? Just tell me the city.",
-                "money": "I can do that. Which currency are you starting from, and into which one?" if "50" in t else "I can do that. How much is it, and in which currency? Is it going into euros?",
+                "money": "I can do that. Which currency are you starting from, and into which one?"
+                if "50" in t
+                else "I can do that. How much is it, and in which currency? Is it going into euros?",
                 "timer": "Sure. How long should it run: a few minutes, or a set number of seconds?",
             }[kind]
             add(suite, row, spanish, True, "tool-clarify-spanish")
@@ -744,81 +860,170 @@ def tool_cases() -> None:
 
 CODE = {
     "add": (
-        [("code-class-static-method", "class Calc:\n    @staticmethod\n    def add(a, b):\n        return a + b\n\n\nadd = Calc.add"),
-         ("code-reduce-over-pair", "from functools import reduce\nimport operator\n\n\ndef add(a, b):\n    return reduce(operator.add, (a, b))")],
+        [
+            ("code-class-static-method", "class Calc:\n    @staticmethod\n    def add(a, b):\n        return a + b\n\n\nadd = Calc.add"),
+            ("code-reduce-over-pair", "from functools import reduce\nimport operator\n\n\ndef add(a, b):\n    return reduce(operator.add, (a, b))"),
+        ],
         [("code-add-int-cast-drops-floats", "def add(a, b):\n    return int(a) + int(b)")],
     ),
     "is_even": (
-        [("code-bitmask-with-hints", "def is_even(n: int) -> bool:\n    \"\"\"Return True for even n.\n\n    >>> is_even(4)\n    True\n    \"\"\"\n    return (n & 1) == 0"),
-         ("code-divmod-remainder", "def is_even(n):\n    _, r = divmod(n, 2)\n    return r == 0")],
-        [("code-is-even-returns-remainder", "def is_even(n):\n    return n % 2"),
-         ("code-is-even-inverted", "def is_even(n):\n    return n % 2 == 1")],
+        [
+            (
+                "code-bitmask-with-hints",
+                'def is_even(n: int) -> bool:\n    """Return True for even n.\n\n    >>> is_even(4)\n    True\n    """\n    return (n & 1) == 0',
+            ),
+            ("code-divmod-remainder", "def is_even(n):\n    _, r = divmod(n, 2)\n    return r == 0"),
+        ],
+        [("code-is-even-returns-remainder", "def is_even(n):\n    return n % 2"), ("code-is-even-inverted", "def is_even(n):\n    return n % 2 == 1")],
     ),
     "reverse_string": (
-        [("code-join-reversed", "def reverse_string(s):\n    return ''.join(reversed(s))"),
-         ("code-recursive-reverse", "def reverse_string(s):\n    if len(s) <= 1:\n        return s\n    return reverse_string(s[1:]) + s[0]")],
+        [
+            ("code-join-reversed", "def reverse_string(s):\n    return ''.join(reversed(s))"),
+            ("code-recursive-reverse", "def reverse_string(s):\n    if len(s) <= 1:\n        return s\n    return reverse_string(s[1:]) + s[0]"),
+        ],
         [("code-reverse-words-not-chars", "def reverse_string(s):\n    return ' '.join(s.split(' ')[::-1])")],
     ),
     "maximum": (
-        [("code-reduce-max", "from functools import reduce\n\n\ndef maximum(xs):\n    return reduce(lambda a, b: a if a >= b else b, xs)"),
-         ("code-while-index-max", "def maximum(xs):\n    best, i = xs[0], 1\n    while i < len(xs):\n        if xs[i] > best:\n            best = xs[i]\n        i += 1\n    return best")],
+        [
+            ("code-reduce-max", "from functools import reduce\n\n\ndef maximum(xs):\n    return reduce(lambda a, b: a if a >= b else b, xs)"),
+            (
+                "code-while-index-max",
+                "def maximum(xs):\n    best, i = xs[0], 1\n    while i < len(xs):\n        if xs[i] > best:\n            best = xs[i]\n        i += 1\n    return best",
+            ),
+        ],
         [("code-max-starts-at-zero", "def maximum(xs):\n    best = 0\n    for x in xs:\n        if x > best:\n            best = x\n    return best")],
     ),
     "count_vowels": (
-        [("code-generator-sum-vowels", "def count_vowels(s: str) -> int:\n    return sum(1 for ch in s if ch in 'aeiou')"),
-         ("code-vowel-set-list-comprehension", "def count_vowels(s):\n    return len([c for c in s if c in set('aeiou')])")],
+        [
+            ("code-generator-sum-vowels", "def count_vowels(s: str) -> int:\n    return sum(1 for ch in s if ch in 'aeiou')"),
+            ("code-vowel-set-list-comprehension", "def count_vowels(s):\n    return len([c for c in s if c in set('aeiou')])"),
+        ],
         [("code-vowels-distinct-only", "def count_vowels(s):\n    return len(set(s) & set('aeiou'))")],
     ),
     "factorial": (
-        [("code-while-loop-factorial", "def factorial(n):\n    result = 1\n    while n > 1:\n        result *= n\n        n -= 1\n    return result"),
-         ("code-math-prod-range", "import math\n\n\ndef factorial(n):\n    return math.prod(range(1, n + 1))")],
-        [("code-factorial-base-returns-zero", "def factorial(n):\n    if n <= 1:\n        return 0 if n == 0 else 1\n    return n * factorial(n - 1)"),
-         ("code-factorial-range-one-short", "def factorial(n):\n    out = 1\n    for k in range(1, n):\n        out *= k\n    return out")],
+        [
+            ("code-while-loop-factorial", "def factorial(n):\n    result = 1\n    while n > 1:\n        result *= n\n        n -= 1\n    return result"),
+            ("code-math-prod-range", "import math\n\n\ndef factorial(n):\n    return math.prod(range(1, n + 1))"),
+        ],
+        [
+            ("code-factorial-base-returns-zero", "def factorial(n):\n    if n <= 1:\n        return 0 if n == 0 else 1\n    return n * factorial(n - 1)"),
+            ("code-factorial-range-one-short", "def factorial(n):\n    out = 1\n    for k in range(1, n):\n        out *= k\n    return out"),
+        ],
     ),
     "fizzbuzz": (
-        [("code-fizzbuzz-string-concat", "def fizzbuzz(n):\n    out = ('Fizz' if n % 3 == 0 else '') + ('Buzz' if n % 5 == 0 else '')\n    return out or str(n)"),
-         ("code-fizzbuzz-mod-15-first", "def fizzbuzz(n):\n    if n % 15 == 0:\n        return 'FizzBuzz'\n    elif n % 3 == 0:\n        return 'Fizz'\n    elif n % 5 == 0:\n        return 'Buzz'\n    return str(n)")],
-        [("code-fizzbuzz-order-swapped", "def fizzbuzz(n):\n    if n % 3 == 0:\n        return 'Fizz'\n    if n % 5 == 0:\n        return 'Buzz'\n    if n % 15 == 0:\n        return 'FizzBuzz'\n    return str(n)")],
+        [
+            (
+                "code-fizzbuzz-string-concat",
+                "def fizzbuzz(n):\n    out = ('Fizz' if n % 3 == 0 else '') + ('Buzz' if n % 5 == 0 else '')\n    return out or str(n)",
+            ),
+            (
+                "code-fizzbuzz-mod-15-first",
+                "def fizzbuzz(n):\n    if n % 15 == 0:\n        return 'FizzBuzz'\n    elif n % 3 == 0:\n        return 'Fizz'\n    elif n % 5 == 0:\n        return 'Buzz'\n    return str(n)",
+            ),
+        ],
+        [
+            (
+                "code-fizzbuzz-order-swapped",
+                "def fizzbuzz(n):\n    if n % 3 == 0:\n        return 'Fizz'\n    if n % 5 == 0:\n        return 'Buzz'\n    if n % 15 == 0:\n        return 'FizzBuzz'\n    return str(n)",
+            )
+        ],
     ),
     "square_all": (
-        [("code-map-lambda-square", "def square_all(xs):\n    return list(map(lambda x: x * x, xs))"),
-         ("code-lambda-assigned", "square_all = lambda xs: [x ** 2 for x in xs]")],
+        [
+            ("code-map-lambda-square", "def square_all(xs):\n    return list(map(lambda x: x * x, xs))"),
+            ("code-lambda-assigned", "square_all = lambda xs: [x ** 2 for x in xs]"),
+        ],
         [("code-square-all-doubles", "def square_all(xs):\n    return [x * 2 for x in xs]")],
     ),
     "is_palindrome": (
-        [("code-palindrome-two-pointers", "def is_palindrome(s):\n    i, j = 0, len(s) - 1\n    while i < j:\n        if s[i] != s[j]:\n            return False\n        i += 1\n        j -= 1\n    return True"),
-         ("code-palindrome-reversed-join", "def is_palindrome(s: str) -> bool:\n    return s == ''.join(reversed(s))")],
+        [
+            (
+                "code-palindrome-two-pointers",
+                "def is_palindrome(s):\n    i, j = 0, len(s) - 1\n    while i < j:\n        if s[i] != s[j]:\n            return False\n        i += 1\n        j -= 1\n    return True",
+            ),
+            ("code-palindrome-reversed-join", "def is_palindrome(s: str) -> bool:\n    return s == ''.join(reversed(s))"),
+        ],
         [("code-palindrome-first-last-only", "def is_palindrome(s):\n    return s[:1] == s[-1:]")],
     ),
     "sum_digits": (
-        [("code-sum-digits-divmod-loop", "def sum_digits(n):\n    total = 0\n    while n:\n        n, d = divmod(n, 10)\n        total += d\n    return total"),
-         ("code-sum-digits-map-int", "def sum_digits(n):\n    return sum(map(int, str(n)))")],
-        [("code-sum-digits-stops-before-last", "def sum_digits(n):\n    total = 0\n    while n >= 10:\n        total += n % 10\n        n //= 10\n    return total")],
+        [
+            (
+                "code-sum-digits-divmod-loop",
+                "def sum_digits(n):\n    total = 0\n    while n:\n        n, d = divmod(n, 10)\n        total += d\n    return total",
+            ),
+            ("code-sum-digits-map-int", "def sum_digits(n):\n    return sum(map(int, str(n)))"),
+        ],
+        [
+            (
+                "code-sum-digits-stops-before-last",
+                "def sum_digits(n):\n    total = 0\n    while n >= 10:\n        total += n % 10\n        n //= 10\n    return total",
+            )
+        ],
     ),
     "first_word": (
-        [("code-first-word-partition", "def first_word(s):\n    return s.partition(' ')[0]"),
-         ("code-first-word-split-maxsplit", "def first_word(s):\n    return s.split(maxsplit=1)[0]")],
+        [
+            ("code-first-word-partition", "def first_word(s):\n    return s.partition(' ')[0]"),
+            ("code-first-word-split-maxsplit", "def first_word(s):\n    return s.split(maxsplit=1)[0]"),
+        ],
         [("code-first-word-last-instead", "def first_word(s):\n    return s.split()[-1]")],
     ),
     "celsius_to_f": (
-        [("code-celsius-nine-fifths", "def celsius_to_f(c: float) -> float:\n    \"\"\"Fahrenheit from Celsius, e.g. celsius_to_f(100) gives 212.\"\"\"\n    return c * 9 / 5 + 32"),
-         ("code-celsius-times-1-8", "def celsius_to_f(c):\n    return c * 1.8 + 32")],
-        [("code-celsius-integer-division", "def celsius_to_f(c):\n    return c * 9 // 5 + 32"),
-         ("code-celsius-plus-before-times", "def celsius_to_f(c):\n    return (c + 32) * 9 / 5")],
+        [
+            (
+                "code-celsius-nine-fifths",
+                'def celsius_to_f(c: float) -> float:\n    """Fahrenheit from Celsius, e.g. celsius_to_f(100) gives 212."""\n    return c * 9 / 5 + 32',
+            ),
+            ("code-celsius-times-1-8", "def celsius_to_f(c):\n    return c * 1.8 + 32"),
+        ],
+        [
+            ("code-celsius-integer-division", "def celsius_to_f(c):\n    return c * 9 // 5 + 32"),
+            ("code-celsius-plus-before-times", "def celsius_to_f(c):\n    return (c + 32) * 9 / 5"),
+        ],
     ),
     "sort_numbers": (
-        [("code-insertion-sort-copy", "def sort_numbers(xs):\n    out = []\n    for x in xs:\n        i = 0\n        while i < len(out) and out[i] <= x:\n            i += 1\n        out.insert(i, x)\n    return out"),
-         ("code-selection-sort-copy", "def sort_numbers(xs):\n    rest, out = list(xs), []\n    while rest:\n        low = rest[0]\n        for x in rest:\n            if x < low:\n                low = x\n        rest.remove(low)\n        out.append(low)\n    return out")],
-        [("code-sort-one-bubble-pass", "def sort_numbers(xs):\n    out = list(xs)\n    for i in range(len(out) - 1):\n        if out[i] > out[i + 1]:\n            out[i], out[i + 1] = out[i + 1], out[i]\n    return out")],
+        [
+            (
+                "code-insertion-sort-copy",
+                "def sort_numbers(xs):\n    out = []\n    for x in xs:\n        i = 0\n        while i < len(out) and out[i] <= x:\n            i += 1\n        out.insert(i, x)\n    return out",
+            ),
+            (
+                "code-selection-sort-copy",
+                "def sort_numbers(xs):\n    rest, out = list(xs), []\n    while rest:\n        low = rest[0]\n        for x in rest:\n            if x < low:\n                low = x\n        rest.remove(low)\n        out.append(low)\n    return out",
+            ),
+        ],
+        [
+            (
+                "code-sort-one-bubble-pass",
+                "def sort_numbers(xs):\n    out = list(xs)\n    for i in range(len(out) - 1):\n        if out[i] > out[i + 1]:\n            out[i], out[i + 1] = out[i + 1], out[i]\n    return out",
+            )
+        ],
     ),
     "word_counts": (
-        [("code-word-counts-get", "def word_counts(s):\n    counts = {}\n    for w in s.split():\n        counts[w] = counts.get(w, 0) + 1\n    return counts")],
-        [("code-word-counts-split-space", "def word_counts(s):\n    counts = {}\n    for w in s.split(' '):\n        if w:\n            counts[w] = counts.get(w, 0) + 1\n    return counts"),
-         ("code-word-counts-lowercased", "def word_counts(s):\n    counts = {}\n    for w in s.lower().split():\n        counts[w] = counts.get(w, 0) + 1\n    return counts")],
+        [
+            (
+                "code-word-counts-get",
+                "def word_counts(s):\n    counts = {}\n    for w in s.split():\n        counts[w] = counts.get(w, 0) + 1\n    return counts",
+            )
+        ],
+        [
+            (
+                "code-word-counts-split-space",
+                "def word_counts(s):\n    counts = {}\n    for w in s.split(' '):\n        if w:\n            counts[w] = counts.get(w, 0) + 1\n    return counts",
+            ),
+            (
+                "code-word-counts-lowercased",
+                "def word_counts(s):\n    counts = {}\n    for w in s.lower().split():\n        counts[w] = counts.get(w, 0) + 1\n    return counts",
+            ),
+        ],
     ),
     "distinct": (
-        [("code-distinct-dict-fromkeys", "def distinct(xs):\n    return list(dict.fromkeys(xs))"),
-         ("code-distinct-seen-list", "def distinct(xs):\n    out = []\n    for x in xs:\n        if x not in out:\n            out.append(x)\n    return out")],
+        [
+            ("code-distinct-dict-fromkeys", "def distinct(xs):\n    return list(dict.fromkeys(xs))"),
+            (
+                "code-distinct-seen-list",
+                "def distinct(xs):\n    out = []\n    for x in xs:\n        if x not in out:\n            out.append(x)\n    return out",
+            ),
+        ],
         [("code-distinct-drops-repeated-entirely", "def distinct(xs):\n    return [x for x in xs if xs.count(x) == 1]")],
     ),
 }
@@ -832,8 +1037,8 @@ FRAMES = [
 def passes(code: str, tests: str) -> bool:
     env: dict = {}
     try:
-        exec(code, env)  # noqa: S102 - the author's own constructed code, checked against the row's asserts
-        exec(tests, env)  # noqa: S102
+        exec(code, env)
+        exec(tests, env)
     except Exception:
         return False
     return True
@@ -852,13 +1057,26 @@ def code_cases() -> None:
         for j, (style, code) in enumerate(wrongs):
             assert not passes(code, tests), (fn, style)
             frame, wrap = FRAMES[(i + j + 1) % len(FRAMES)]
-            forbidden = ("set(" in code and "without using set()" in row["text"])
+            forbidden = "set(" in code and "without using set()" in row["text"]
             add(suite, row, wrap(code), False, f"{style}-{frame}" + ("-forbidden-call" if forbidden else ""))
 
 
 # ---------------------------------------------------------------- instructions
 
-TOPICS = ["the first day at a new job", "a bicycle trip", "a city at night", "learning to cook", "gardening", "libraries", "mountains", "autumn", "coffee", "rain", "the sea", "trains"]
+TOPICS = [
+    "the first day at a new job",
+    "a bicycle trip",
+    "a city at night",
+    "learning to cook",
+    "gardening",
+    "libraries",
+    "mountains",
+    "autumn",
+    "coffee",
+    "rain",
+    "the sea",
+    "trains",
+]
 BODY = [
     "There is something about {t} that changes how a whole day feels.",
     "Most people notice {t} only when they stop and pay attention.",
@@ -1094,7 +1312,9 @@ def resolve_layout(row: dict, rules: dict, wanted: str) -> str:
     if wanted == "lines" and "poem" not in prompt:
         wanted = "paras"
     if wanted == "note":
-        fits = not any(k in rules for k in ("starts_with", "ends_with", "quotation", "sentence_count", "bullet_count", "section_count", "paragraph_count", "json"))
+        fits = not any(
+            k in rules for k in ("starts_with", "ends_with", "quotation", "sentence_count", "bullet_count", "section_count", "paragraph_count", "json")
+        )
         if not (fits and re.search(r"\b(email|note)\b", prompt) and rules.get("max_words", 99) >= 40):
             wanted = "paras"
     if wanted == "paras" and any(k in rules for k in ("paragraph_count", "bullet_count", "section_count", "sentence_count", "max_words")):
@@ -1166,7 +1386,9 @@ def breaks(rule: str, value, text: str, t: str) -> tuple[str, str] | None:
         first = KEYWORD[value["word"]][0]
         for x in (first, first.upper(), first.lower()):
             if x in text:
-                return "instr-keyword-once-short", text.replace(x, "It all feels calm." if x == first else ("IT ALL FEELS CALM." if x.isupper() else "it all feels calm."))
+                return "instr-keyword-once-short", text.replace(
+                    x, "It all feels calm." if x == first else ("IT ALL FEELS CALM." if x.isupper() else "it all feels calm.")
+                )
         return None
     if rule == "starts_with":
         return "instr-markdown-heading-before-required-word", f"## {T}\n\n" + text
@@ -1281,6 +1503,7 @@ TARGET_INSTRUCTION_V1 = 160
 
 def thin() -> None:
     """Keep the set near 1,200 cases: a fixed pseudo-random share of each large family, every row still in reach."""
+
     def rank(case: dict) -> str:
         return hashlib.sha256(f"{case['row_id']}|{case['style']}|{case['text']}".encode()).hexdigest()
 
