@@ -604,7 +604,7 @@ def json_cases() -> None:
                 True,
             )
         pretty = json.dumps(exp, indent=2, ensure_ascii=False)
-        add(suite, row, pretty[: pretty.rfind("\n")] + ",\n}", False, "json-trailing-comma")
+        add(suite, row, pretty[: pretty.rfind("\n")], False, "json-cut-before-closing-brace")
         nums = [int(n) for n in re.findall(r"\d+", row["text"])]
         numeric_keys = [k for k in keys if isinstance(exp[k], int)]
         if len(numeric_keys) >= 2 and i % 2 == 0:
@@ -612,7 +612,7 @@ def json_cases() -> None:
             swapped = dict(exp, **{a: exp[b], b: exp[a]})
             add(suite, row, json.dumps(swapped, ensure_ascii=False), False, "json-two-numbers-swapped")
         elif i % 2 == 1:
-            add(suite, row, repr(exp), False, "json-python-dict-single-quotes")
+            add(suite, row, json.dumps({"result": exp}, ensure_ascii=False), False, "json-wrapped-under-result-key")
         if "price" in exp and "quantity" in exp and i % 2 == 1:
             total = dict(exp, price=exp["price"] * exp["quantity"])
             add(suite, row, json.dumps(total, indent=2, ensure_ascii=False), False, "json-price-as-order-total")
@@ -623,9 +623,9 @@ def json_cases() -> None:
 # ---------------------------------------------------------------- abstain / contains / needle
 
 ABSTAIN_RIGHT = [
-    ("abstain-german", "Das weiß ich leider nicht — ich finde keine verlässlichen Angaben dazu, und es könnte auch gar nicht existieren."),
-    ("abstain-japanese", "申し訳ありませんが、わかりません。信頼できる情報が見つかりませんでした。"),
-    ("abstain-hindi", "मुझे नहीं पता। इसके बारे में मेरे पास कोई भरोसेमंद जानकारी नहीं है।"),
+    ("abstain-dutch", "Dat weet ik niet. Ik kan er geen betrouwbare informatie over vinden; misschien bestaat het niet eens."),
+    ("abstain-polish", "Nie wiem. Nie znalazłem wiarygodnych informacji na ten temat; możliwe, że to w ogóle nie istnieje."),
+    ("abstain-turkish", "Bilmiyorum; bununla ilgili güvenilir bir bilgi bulamadım, böyle bir şey hiç olmayabilir."),
     ("abstain-known-unknown-bullets", "- What I know: nothing reliable about this.\n- What I don't know: the answer — I don't know, and it may not exist."),
     ("abstain-cant-find-reliable-info", "I can't find any reliable information about that, so I don't know. It may not exist."),
 ]
@@ -795,10 +795,10 @@ def tool_cases() -> None:
         if exp.get("clarify"):
             t = row["text"]
             kind = "weather" if re.search(r"weather", t) else "money" if re.search(r"money|Convert", t) else "timer"
-            spanish = {
-                "weather": "¡Claro! ¿De qué ciudad quieres saber el tiempo?",
-                "money": "¡Claro! ¿Qué cantidad y de qué moneda a cuál?" if "50" not in t else "¡Claro! ¿50 de qué moneda, y a cuál la convierto?",
-                "timer": "¡Claro! ¿Para cuánto tiempo pongo el temporizador?",
+            italian = {
+                "weather": "Certo! Per quale città vuoi sapere il meteo?",
+                "money": "Certo! Quanto vuoi convertire, e da quale valuta a quale?" if "50" not in t else "Certo! 50 in quale valuta, e in quale la converto?",
+                "timer": "Certo! Per quanto tempo imposto il timer?",
             }[kind]
             options = {
                 "weather": "Happy to check. Do you mean where you are now, or another place? Just tell me the city.",
@@ -807,7 +807,7 @@ def tool_cases() -> None:
                 else "I can do that. How much is it, and in which currency? Is it going into euros?",
                 "timer": "Sure. How long should it run: a few minutes, or a set number of seconds?",
             }[kind]
-            add(suite, row, spanish, True, "tool-clarify-spanish")
+            add(suite, row, italian, True, "tool-clarify-italian")
             add(suite, row, options, True, "tool-clarify-offers-options")
             if "weather" in t:
                 guess = call("get_weather", {"city": "London"})
@@ -1354,11 +1354,7 @@ def breaks(rule: str, value, text: str, t: str) -> tuple[str, str] | None:
         aside = min(fits, key=wcount) if fits else " ".join(ASIDES)
         return "instr-closing-aside-past-word-limit", add_closing(text, aside)
     if rule == "sentence_count":
-        m = list(re.finditer(r"[.!?](?=\s|$)", text))
-        if not m:
-            return None
-        cut = m[0].end()
-        return "instr-one-sentence-too-many", text[:cut] + " It stays with you." + text[cut:]
+        return "instr-follow-up-question-as-extra-sentence", add_closing(text, "Want another one?")
     if rule == "no_commas":
         return "instr-comma-in-a-list", text.replace(f" {t}", f" {t}, tea and a good book" if "good" not in text else f" {t}, tea and a book", 1)
     if rule == "lowercase":
@@ -1397,12 +1393,13 @@ def breaks(rule: str, value, text: str, t: str) -> tuple[str, str] | None:
     if rule == "postscript":
         return "instr-postscript-forgotten", re.sub(r"\n\nP\.S\. [^\n]*$", "", text, flags=re.I)
     if rule == "bullet_count":
-        return "instr-one-bullet-too-many", text.rstrip('"') + f"\n- {T} rewards patience." + ('"' if text.endswith('"') else "")
+        at = text.rfind("\n- ")
+        return ("instr-one-bullet-with-dot-marker", text[: at + 1] + "• " + text[at + 3 :]) if at >= 0 else None
     if rule == "highlight_count":
         m = re.search(r"\*([^*\n]+)\*", text)
         return ("instr-one-highlight-left-plain", text[: m.start()] + m.group(1) + text[m.end() :]) if m else None
     if rule == "placeholder_count":
-        return "instr-placeholder-filled-in", text.replace("[place]", "the station").replace("[PLACE]", "THE STATION")
+        return "instr-placeholder-in-round-brackets", text.replace("[place]", "(place)").replace("[PLACE]", "(PLACE)")
     if rule == "section_count":
         last = text.rfind("\n\nSECTION ")
         return ("instr-last-section-dropped", text[:last]) if last > 0 else None
@@ -1420,7 +1417,7 @@ def breaks(rule: str, value, text: str, t: str) -> tuple[str, str] | None:
         if rule == "json_keys":
             return "instr-json-key-renamed", json.dumps({("feeling" if k == "mood" else k + "_name"): v for k, v in obj.items()}) if len(keys) > 1 else None
         pretty = json.dumps(obj, indent=2)
-        return "instr-json-trailing-comma", pretty[: pretty.rfind("\n")] + ",\n}"
+        return "instr-json-cut-before-closing-brace", pretty[: pretty.rfind("\n")]
     return None
 
 
