@@ -16,88 +16,122 @@ How this set was made, and the blindness rules its author kept:
   chatty, reasoning or not, sometimes in the prompt's language) could give to
   THAT row's prompt. The set leans toward the shapes today's instruct models
   write most: a reasoning trace in <think> tags before the answer, Markdown
-  headings and tables, a bold final line, a restatement of the question, a
+  headings and tables, a bold value, a restatement of the question, a
   self-correction ("wait, actually"), a hedge that ends in one committed
   value, answers in the prompt's language. Wrong answers are the plausible
   slip for THAT question (a carry dropped, the neighbouring option, the
-  minutes handed to a seconds argument, a curly apostrophe in an ASCII-only
-  answer, a sign-off paragraph past the paragraph count), not exotic
+  minutes handed to a seconds argument, curly quotes in an ASCII-only
+  answer, a greeting line that makes one paragraph too many), not exotic
   corruption. Verdicts are the ones a careful human grader gives after
   reading the prompt, the expected answer and the row's rules; they are fixed
   here, by construction, before anything is scored. Genuinely disputable
   cases carry "ambiguous": true (left out of the figure) and say why in their
   style name; hard but clear cases do not.
-- New styles (none of the six earlier sets' templates is reused, and after
-  generation every (row, text, tool_calls) triple an earlier set holds is
-  dropped): numbers after a <think> trace that tries other values, the
-  question restated with its numbers ("You want 535 + 306."), a first answer
-  line taken back by "Wait, actually" (right when the last committed value is
-  right; wrong when the take-back lands on the slip), a hedge between two
-  values that ends "I'll go with", a Markdown table of working with the
-  result in its last row, a "### Result" heading, the value with its unit
-  written out or abbreviated; wrong: the carry dropped inside a trace, the
-  sequence's last difference repeated instead of grown, one off on a count,
-  the take-back to the slip. Names: a one-line answer then a paragraph naming
-  rivals, a table row, "Final answer — X", answers in the prompt's language
-  with an article; wrong: the plausible neighbour (the largest city, the
-  tallest for the shortest, the month before). Letters: the option's text
-  only on the answer line, an ordinal word ("the third option"), a Markdown
-  table of options with a tick, a French or German sentence, a trace that
-  weighs two letters then commits; wrong: the neighbouring option by letter
-  or by text, a trace that talks itself out of the right one. JSON: a
-  pretty-printed object with keys in another order, one compact line, a
-  fenced block after a <think> trace (ambiguous: prose around JSON-only);
-  wrong: a trailing comma, single-quoted Python dict, the number as the
-  other number in the sentence, the item plural kept. Abstentions in German,
-  Japanese and Hindi, a bullet list of what is known and what is not, "I
-  can't find any reliable information"; wrong: a confident invention after a
-  hedge, a "most likely" guess, an invention in German. RAG: the fact with
-  the sentence that holds it, in Spanish; wrong: another fact of the same
-  passage, a false "The passage does not say." Needles: "Box N -> code",
-  a Markdown code span; wrong: the digits of the code rotated, the box
-  number handed in. Long generations: clean runs with a Windows line ending
-  or a "Here are the lines:" preface (preface ambiguous), cut short
-  (ambiguous: counting only); spliced: a byte-pair marker "Ġok", a line
-  truncated mid-word, two lines glued with no newline, the word split by a
-  space, "</s>" inside a line, a Cyrillic letter, a soft hyphen. Tool calls
-  with arguments in another order, an extra argument the prompt states
-  (label "tea"), a clarifying question in Spanish or as two options; wrong:
-  the minutes as seconds, from and to swapped, the country for the city, the
-  old city on a revise row, the search repeated on a chain row, guessed
-  arguments on a clarify row, the result's position as the document id.
-  Code right but written as a class with a static method, functools.reduce,
-  a while loop with divmod, a generator expression, a lambda assigned to the
-  name, type hints and a docstring holding a doctest, slicing with a step;
-  and wrong on covered inputs (abs() in is_even, <= 1 base returning 0, a
-  range stopping one short, FizzBuzz order swapped, integer division in the
-  Fahrenheit formula, split(' ') on tabs, set() for distinct where it is
-  forbidden). Instructions: every rule kept in new layouts (a Markdown
-  heading-free email with a sign-off, numbered sections' bodies as one line,
-  a haiku-like poem, a FAQ-style pair of sentences, JSON with keys in
-  reverse order) and one rule broken subtly (the least-expected rule first:
-  a curly apostrophe, "P.S" without the final period, a greeting line that
-  makes a paragraph too many, one word past the limit by a margin of three,
-  a comma in a list, a proper noun capitalised in an all-lowercase answer,
-  a unit left in lower case in a capitals answer, the keyword once short,
-  the forbidden word in a closing line, a placeholder filled in, the last
-  section dropped, a title in single angle brackets, "Sure!" before the
-  required first word, a sign-off after the required last phrase).
+- New styles. The six earlier sets' style names were listed first; no name
+  here repeats one of theirs, and after generation every (row, text,
+  tool_calls) triple an earlier set already holds is dropped. Numbers: a
+  <think> trace before the answer line, the question restated ("You asked:
+  ..."), a first answer line taken back by "Wait, actually" (right when the
+  take-back lands on the right value), a hedge between two values that ends
+  "I'll go with", a Markdown table of working with the result in its last
+  row, a "### Result" heading, fractions written as a fraction where the
+  prompt allows it, sentences and number words in the prompt's language, a
+  tool reading with Fahrenheit in brackets, in Spanish, as a Markdown list;
+  wrong: the plausible slip for THAT question (a carry dropped, a borrow
+  forgotten, one group or one ticket too many, tops and bottoms of two
+  fractions added, the complementary percentage, a decimal point shifted, a
+  sequence term skipped or its last difference repeated, the pencils taken
+  out added, clock times subtracted as numbers, a baker's dozen, thumbs left
+  out, Fahrenheit for Celsius, the outer shell's capacity, the mass number
+  for the protons, the sign of a reading dropped), inside a trace, after a
+  take-back, as the hedge's choice, after the restated question. Names: a
+  trace, "Final answer — X", a table row, the rival named after the answer,
+  an alias on the answer line, the number word with its digit, one-line
+  sentences in the prompt's language; wrong: the plausible neighbour (the
+  largest city, the tallest for the shortest, the month after, a look-alike
+  symbol) terse, after a take-back, or as the end of a trace. Letters: the
+  option's text alone on the answer line, an ordinal word with the letter, a
+  Markdown table of options with a tick, a French or a German sentence, a
+  trace that weighs two letters then commits; wrong: the neighbouring option
+  by text, by ordinal, by a take-back, by a trace that talks itself out of
+  the right one. JSON: pretty with keys reversed, tab-indented, one line
+  with keys rotated, compact, fenced after a trace (ambiguous: prose around
+  JSON-only); wrong: cut off before the closing brace, wrapped under a
+  "result" key, keys capitalised, price and quantity swapped, the order's
+  total as the price. Abstentions in Dutch, Polish and Turkish, "What I
+  know / What I don't know" bullets, "I can't find any reliable
+  information"; RAG abstentions that list what the passage does say, in
+  Spanish; wrong: an invention after "I'm not 100% sure", in German, a
+  revenue or count estimated from the passage's other facts, the owner as
+  founder or manager. RAG facts with the sentence quoted, in Spanish; wrong:
+  another fact of the same passage, a false "The passage does not say."
+  Needles: "Box N -> code", a code span; wrong: the digits rotated, the last
+  two swapped after a trace. Long generations: the clean run, with a final
+  newline; CRLF line endings and a "Here are the lines:" preface (ambiguous:
+  layout only), cut short (ambiguous: count only); spliced: a byte-pair
+  marker "Ġok", a line cut mid-word, two lines glued, the word split by a
+  space, "</s>" inside a line, a Cyrillic letter, a soft hyphen. Tool calls:
+  compact JSON arguments after "On it, one moment.", arguments in reverse
+  order, the whole OpenAI shape with id and type, a label the prompt states,
+  clarifying questions in Italian or offering options, an acknowledgement in
+  Spanish on a revise row, an extra unit argument (ambiguous); wrong:
+  argument names guessed (location, duration, from_currency, id), the answer
+  made up in text with no call, the minutes as seconds, from and to swapped,
+  the country for the city, a country code for a currency, the old city on
+  a revise row, the search repeated or the result's position as the id on a
+  chain row, guessed arguments on a clarify row. Code right but written as a
+  class with a static method, functools.reduce, divmod, a bitmask with type
+  hints and a doctest, recursion on halves, a while loop, math.prod, a
+  lambda assigned to the name, two pointers, insertion and selection sorts on
+  a copy, framed bare, after "Here's a clean way to do it", or after a
+  trace; partition(' ') and dict.fromkeys are ambiguous (only a leading
+  space or unhashable items break them); wrong on inputs the prompt covers:
+  int() on the operands, the remainder returned, the test inverted, words
+  reversed, a maximum that starts at zero, distinct vowels, 0! as 0, a range
+  one short, FizzBuzz checked last, doubling, first and last letters only,
+  the last digit left out, the last word, integer division, 32 added before
+  scaling, one bubble pass, split(' ') on tabs, lower-casing, repeated items
+  dropped entirely. Instructions: every rule kept in new filler prose (one
+  paragraph, two paragraphs, one line per sentence for poems, a "Hi Sam ...
+  Take care" note for emails and notes); one rule broken, rotating over the
+  row's rules: an aside past the word limit, a follow-up question as one
+  sentence too many, a comma in a list, "in London" in a lower-case answer,
+  "AT 9 pm" in a capitals answer, curly quotes around the topic in an
+  ASCII-only answer, the forbidden word slipped into a sentence or a closing
+  line, the required word swapped for a synonym, the keyword once short, a
+  Markdown heading before the required first word, a sign-off after the
+  required ending, the P.S. forgotten, one bullet with a "•" marker, one
+  highlight left plain, a placeholder in round brackets, the last section
+  dropped, a greeting line as an extra paragraph, a title in single angle
+  brackets, the closing quote before the last sentence, a JSON key renamed,
+  JSON cut off before its closing brace.
 - Code variants were checked by the author with plain Python against the
   assert lines the code-v2 rows carry (not with any scorer): every right
   variant passes them, every wrong one fails at least one of them (the
-  script checks this each time it runs and stops if not).
-- Arithmetic, sequences, parities, orders and day counts were recomputed from
-  each prompt; where a recomputed value disagrees with the dataset the case
-  is marked ambiguous with "dataset-mistake" in its style (none did in this
-  version of the datasets).
+  script checks this each time it runs and stops if not). The same variants
+  go to the code-v1 rows, whose fewer asserts some wrong ones pass; a
+  careful grader still marks them wrong, since the prompt covers the inputs
+  they fail on.
+- The set is thinned to about 1,300 cases by a fixed hash of each case, per
+  scorer family (and for eval-instruction-v1 apart from the format suites),
+  so that the large families do not swamp the figure.
+- Arithmetic, fractions, percentages, word problems, sequences, parities and
+  height or age orders were recomputed from each prompt; where a recomputed
+  value disagrees with the dataset, or the story has no sensible answer (more
+  pencils taken out than the shelf holds), the case is marked ambiguous with
+  "dataset-mistake" in its style.
 - Long-generation integrity rows (token_integrity) are graded as the seed
   defines the suite: "scores token integrity, not correctness". A clean
-  generation that only breaks the count or adds a preface is marked
-  ambiguous; any spliced, garbled, merged or truncated token is wrong.
+  generation that only breaks the count, adds a preface or ends its lines
+  with CRLF is marked ambiguous; any spliced, garbled, merged or truncated
+  token is wrong (the seed: spliced tokens are what the suite looks for).
 - Instruction cases are spread over eval-format-v2 and eval-instruction-v1 as
   much as eval-format-v1; each text was checked against the author's own
   reading of its rules (in this file, with a margin of two words on word
-  limits). Case rules with placeholders, a title or a P.S. are ambiguous.
+  limits). Case rules with placeholders, a title or a P.S. are ambiguous
+  (whether "[name]" or "P.S." must follow the case rule is disputable), and
+  so are sentence counts on answers with a P.S. (whether it counts is
+  disputable).
 
 Run: python benchmarks/make_scorer_styles_blind7.py (deterministic, stdlib only).
 """
@@ -879,7 +913,10 @@ CODE = {
     "reverse_string": (
         [
             ("code-join-reversed", "def reverse_string(s):\n    return ''.join(reversed(s))"),
-            ("code-recursive-reverse", "def reverse_string(s):\n    if len(s) <= 1:\n        return s\n    return reverse_string(s[1:]) + s[0]"),
+            (
+                "code-recursive-halves-reverse",
+                "def reverse_string(s):\n    if len(s) <= 1:\n        return s\n    mid = len(s) // 2\n    return reverse_string(s[mid:]) + reverse_string(s[:mid])",
+            ),
         ],
         [("code-reverse-words-not-chars", "def reverse_string(s):\n    return ' '.join(s.split(' ')[::-1])")],
     ),
@@ -962,7 +999,7 @@ CODE = {
     ),
     "first_word": (
         [
-            ("code-first-word-partition", "def first_word(s):\n    return s.partition(' ')[0]"),
+            ("code-first-word-partition-ambiguous-leading-space", "def first_word(s):\n    return s.partition(' ')[0]"),
             ("code-first-word-split-maxsplit", "def first_word(s):\n    return s.split(maxsplit=1)[0]"),
         ],
         [("code-first-word-last-instead", "def first_word(s):\n    return s.split()[-1]")],
@@ -1018,7 +1055,7 @@ CODE = {
     ),
     "distinct": (
         [
-            ("code-distinct-dict-fromkeys", "def distinct(xs):\n    return list(dict.fromkeys(xs))"),
+            ("code-distinct-dict-fromkeys-ambiguous-unhashable-items", "def distinct(xs):\n    return list(dict.fromkeys(xs))"),
             (
                 "code-distinct-seen-list",
                 "def distinct(xs):\n    out = []\n    for x in xs:\n        if x not in out:\n            out.append(x)\n    return out",
@@ -1053,7 +1090,8 @@ def code_cases() -> None:
         for j, (style, code) in enumerate(rights):
             assert passes(code, tests), (fn, style)
             frame, wrap = FRAMES[(i + j) % len(FRAMES)]
-            add(suite, row, wrap(code), True, f"{style}-{frame}")
+            # right on every input the prompt covers; "-ambiguous-" ones break only on inputs it leaves open
+            add(suite, row, wrap(code), True, f"{style}-{frame}", "-ambiguous-" in style)
         for j, (style, code) in enumerate(wrongs):
             assert not passes(code, tests), (fn, style)
             frame, wrap = FRAMES[(i + j + 1) % len(FRAMES)]
