@@ -641,13 +641,13 @@ def json_cases() -> None:
         add(suite, row, pretty[: pretty.rfind("\n")], False, "json-cut-before-closing-brace")
         nums = [int(n) for n in re.findall(r"\d+", row["text"])]
         numeric_keys = [k for k in keys if isinstance(exp[k], int)]
-        if len(numeric_keys) >= 2 and i % 2 == 0:
+        if len(numeric_keys) >= 2 and exp[numeric_keys[0]] != exp[numeric_keys[1]] and i % 2 == 0:
             a, b = numeric_keys[:2]
             swapped = dict(exp, **{a: exp[b], b: exp[a]})
             add(suite, row, json.dumps(swapped, ensure_ascii=False), False, "json-two-numbers-swapped")
         elif i % 2 == 1:
             add(suite, row, json.dumps({"result": exp}, ensure_ascii=False), False, "json-wrapped-under-result-key")
-        if "price" in exp and "quantity" in exp and i % 2 == 1:
+        if "price" in exp and "quantity" in exp and exp["quantity"] != 1 and i % 2 == 1:
             total = dict(exp, price=exp["price"] * exp["quantity"])
             add(suite, row, json.dumps(total, indent=2, ensure_ascii=False), False, "json-price-as-order-total")
         if "age" in exp and i % 2 == 0 and nums:
