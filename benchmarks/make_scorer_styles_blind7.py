@@ -853,7 +853,7 @@ def tool_cases() -> None:
             continue
         name, args = exp["name"], exp["arguments"]
         rev = dict(reversed(list(args.items())))
-        add(suite, row, "", True, "tool-arguments-in-reverse-order", tool_calls=[call(name, rev)])
+        add(suite, row, "", True, "tool-arguments-in-reverse-order" if len(args) > 1 else "tool-arguments-compact-json", tool_calls=[call(name, rev)])
         add(suite, row, "On it, one moment.", True, "tool-short-preamble-then-call", tool_calls=[call(name, args)])
         add(suite, row, "", True, "tool-call-full-openai-shape", tool_calls=[full_call(name, args, i)])
         guessed = {GUESSED_NAMES.get(k, k) if k != "amount" else k: v for k, v in args.items()}
@@ -1254,7 +1254,14 @@ def compose(row: dict, rules: dict, layout: str, short_of_min: bool = False) -> 
     T = t[0].upper() + t[1:]
     if "json_keys" in rules:
         keys = rules["json_keys"]
-        vals = {"topic": t, "mood": "calm"}
+        vals = {
+            "topic": t,
+            "mood": "calm",
+            "title": f"Notes on {t}",
+            "summary": f"A short look at what makes {t} worth noticing.",
+            "name": t,
+            "reason": f"People return to {t} for the calm it brings.",
+        }
         obj = {k: vals.get(k, f"{k} of {t}") for k in keys}
         if layout == "prose":
             return json.dumps(dict(reversed(list(obj.items()))), indent=2)
@@ -1373,6 +1380,9 @@ ASIDES = [
 ]
 
 
+RENAMED = {"mood": "feeling", "topic": "subject", "title": "heading", "summary": "description", "name": "title", "reason": "why"}
+
+
 def add_closing(text: str, sentence: str) -> str:
     """A sentence added at the end of the body: before a note's sign-off or P.S., inside the quotation marks."""
     for tail in ("\n\nTake care", "\n\nP.S.", "\n\nTAKE CARE", "\n\nP.S.".lower(), "\n\ntake care"):
@@ -1453,7 +1463,7 @@ def breaks(rule: str, value, text: str, t: str) -> tuple[str, str] | None:
         obj = json.loads(text)
         keys = list(obj)
         if rule == "json_keys":
-            return "instr-json-key-renamed", json.dumps({("feeling" if k == "mood" else k + "_name"): v for k, v in obj.items()}) if len(keys) > 1 else None
+            return "instr-json-key-renamed", json.dumps({RENAMED.get(k, k + "_text"): v for k, v in obj.items()}) if len(keys) > 1 else None
         pretty = json.dumps(obj, indent=2)
         return "instr-json-cut-before-closing-brace", pretty[: pretty.rfind("\n")]
     return None
@@ -1473,7 +1483,8 @@ def instruction_cases() -> None:
             layout = resolve_layout(row, rules, wanted)
             text = compose(row, rules, layout)
             if all(holds(r, v, text) for r, v in rules.items()):
-                add(suite, row, text, True, f"instr-all-rules-{layout}" + why, amb)
+                shape = ("json-pretty-keys-reversed" if layout == "prose" else "json-one-line") if "json_keys" in rules else layout
+                add(suite, row, text, True, f"instr-all-rules-{shape}" + why, amb)
             else:
                 skipped += 1
         base_layout = resolve_layout(row, rules, layouts[(n + 2) % 3])
@@ -1532,7 +1543,7 @@ def drop_cases_earlier_sets_hold() -> None:
     CASES[:] = kept
 
 
-TARGET = {"numeric": 200, "mc": 150, "exact": 110, "token_integrity": 80, "abstain": 70, "json": 62, "tool_call": 150}
+TARGET = {"numeric": 190, "mc": 145, "exact": 100, "token_integrity": 80, "abstain": 70, "json": 62, "tool_call": 150}
 TARGET_INSTRUCTION_V1 = 160
 
 
@@ -1545,12 +1556,14 @@ def thin() -> None:
     keep: set[int] = set()
     groups: dict[str, list[int]] = {}
     for k, case in enumerate(CASES):
+        if case["suite"] in ("eval-multilingual-v1", "eval-vision-v1"):
+            continue  # small suites keep every case
         group = "instruction-v1" if case["suite"] == "eval-instruction-v1" else case["scorer"]
         groups.setdefault(group, []).append(k)
     for group, idx in groups.items():
         limit = TARGET_INSTRUCTION_V1 if group == "instruction-v1" else TARGET.get(group, len(idx))
         keep.update(sorted(idx, key=lambda k: rank(CASES[k]))[:limit])
-    CASES[:] = [c for k, c in enumerate(CASES) if k in keep]
+    CASES[:] = [c for k, c in enumerate(CASES) if k in keep or c["suite"] in ("eval-multilingual-v1", "eval-vision-v1")]
 
 
 def main() -> None:
