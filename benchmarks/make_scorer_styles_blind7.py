@@ -161,7 +161,8 @@ def load() -> None:
 
 def add(suite: str, row: dict, text: str, verdict: bool, style: str, ambiguous: bool = False, tool_calls: list | None = None) -> None:
     if suite == "eval-calibration-v1" and "Confidence:" not in text:
-        text += "\nConfidence: 85%"  # the row asks for a confidence line; every case gives one
+        # the row asks for a confidence line; every case gives one, its number varied so it cannot be told from the answer by value
+        text += f"\nConfidence: {(60, 75, 85, 95, 99)[sum(map(ord, text)) % 5]}%"
     case = {"suite": suite, "row_id": row["id"], "scorer": row["scorer"], "text": text, "verdict": verdict, "style": style, "ambiguous": ambiguous}
     if tool_calls is not None:
         case["tool_calls"] = tool_calls
@@ -312,6 +313,13 @@ def numeric_cases() -> None:
         q = question_of(row["text"])
         rights = num_rights(q, s, w)
         wrongs = num_wrongs(q, s, w, slip)
+        unit = re.search(
+            r"How many (hours|minutes|days|slices|buses|socks|apples|pencils|dollars|eggs|fingers|legs|wheels|bones|protons|electrons|states|continents)\b",
+            row["text"],
+        )
+        if unit and suite != "eval-calibration-v1":
+            rights.append(("num-answer-with-unit-word", f"That works out to {s} {unit.group(1)}.\n\nAnswer: {s} {unit.group(1)}"))
+            wrongs.append((f"num-answer-with-unit-word-{slip}", f"That works out to {w} {unit.group(1)}.\n\nAnswer: {w} {unit.group(1)}"))
         for k in (i % len(rights), (i + 3) % len(rights)):
             style, text = rights[k]
             add(suite, row, text, True, style + ("-dataset-mistake" if mistake else ""), mistake)
