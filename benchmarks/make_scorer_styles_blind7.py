@@ -112,9 +112,10 @@ How this set was made, and the blindness rules its author kept:
   go to the code-v1 rows, whose fewer asserts some wrong ones pass; a
   careful grader still marks them wrong, since the prompt covers the inputs
   they fail on.
-- The set is thinned to about 1,300 cases by a fixed hash of each case, per
+- The set is thinned to about 1,400 cases by a fixed hash of each case, per
   scorer family (and for eval-instruction-v1 apart from the format suites),
-  so that the large families do not swamp the figure.
+  so that the large families do not swamp the figure (the small multilingual
+  and vision suites keep every case).
 - Arithmetic, fractions, percentages, word problems, sequences, parities and
   height or age orders were recomputed from each prompt; where a recomputed
   value disagrees with the dataset, or the story has no sensible answer (more
