@@ -102,7 +102,8 @@ CASES = [
     # instruction: bullet points are markdown bullets, not a numbered list
     ("instruction", "1. Snow.\n2. Ice.\n3. Wind.", None, {"rules": [{"rule": "bullet_count", "value": 3}]}, False),
     ("instruction", "1) Snow.\n2) Ice.\n3) Wind.", None, {"rules": [{"rule": "bullet_count", "value": 3}]}, False),
-    ("instruction", "- Snow.\n* Ice.\n• Wind.", None, {"rules": [{"rule": "bullet_count", "value": 3}]}, True),
+    ("instruction", "- Snow.\n* Ice.\n+ Wind.", None, {"rules": [{"rule": "bullet_count", "value": 3}]}, True),
+    ("instruction", "- Snow.\n- Ice.\n• Wind.", None, {"rules": [{"rule": "bullet_count", "value": 3}]}, False),  # "•" is not markdown (set 7)
     ("instruction", "+ Snow.\n+ Ice.\n+ Wind.", None, {"rules": [{"rule": "bullet_count", "value": 3}]}, True),
 ]
 

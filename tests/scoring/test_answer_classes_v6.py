@@ -141,3 +141,28 @@ UNIT_CASES = [("unit", *case) for case in UNIT]
 def test_a_unit_the_row_asks_for(cls: str, scorer: str, text: str, expected: object, args: dict[str, object], correct: bool) -> None:
     got = score_item(scorer, Output(text, []), expected, args)
     assert bool(got.correct) is correct, f"{cls}: {text[:80]!r} -> {got}"
+
+
+# The seventh blind set's classes: refusals with the verb first (Dutch, Scandinavian) and "the source does not say"
+# in the suites' languages; a claim after them is still a claim. A "•" line is not a markdown bullet.
+SEVENTH: list[Case] = [
+    ("abstain", "Dat weet ik helaas niet.", None, {}, True),
+    ("abstain", "Daar heb ik geen informatie over.", None, {}, True),
+    ("abstain", "Det vet jag inte.", None, {}, True),
+    ("abstain", "Dat weet ik niet, maar het was 1912.", None, {}, False),
+    ("abstain", "El texto no lo menciona.", None, {}, True),
+    ("abstain", "Le passage ne le précise pas.", None, {}, True),
+    ("abstain", "O texto não diz quem fundou a empresa.", None, {}, True),
+    ("abstain", "Il testo non lo dice.", None, {}, True),
+    ("abstain", "Der Text sagt das nicht.", None, {}, True),
+    ("abstain", "El pasaje no lo dice, pero probablemente fue Marta.", None, {}, False),
+    ("instruction", "• Snow.\n• Ice.\n• Wind.", None, {"rules": [{"rule": "bullet_count", "value": 3}]}, False),
+    ("instruction", "* Snow.\n* Ice.\n* Wind.", None, {"rules": [{"rule": "bullet_count", "value": 3}]}, True),
+]
+SEVENTH_CASES = [("seventh", *case) for case in SEVENTH]
+
+
+@pytest.mark.parametrize(("cls", "scorer", "text", "expected", "args", "correct"), SEVENTH_CASES, ids=[f"{c[0]}:{c[2][:30]}" for c in SEVENTH_CASES])
+def test_seventh_set_classes(cls: str, scorer: str, text: str, expected: object, args: dict[str, object], correct: bool) -> None:
+    got = score_item(scorer, Output(text, []), expected, args)
+    assert bool(got.correct) is correct, f"{cls}: {text[:80]!r} -> {got}"

@@ -46,6 +46,14 @@ _FAMILIES = [
     r"\bno\s+\w+(?:\s+\w+){0,5}\s+(?:that\s+)?i\s+(?:can|could)\s+(?:verify|find|confirm)\b|\b(?:won['’]?t|will\s+not)\s+(?:make\s+up|invent|guess)\b",
     r"\bno\s+(?:lo\s+)?s[ée]\b|\bno\s+tengo\s+(?:ni\s+)?idea\b|\bni\s+idea\b",
     r"\b(?:ich\s+)?wei(?:ß|ss)\s+(?:ich\s+)?(?:es\s+|das\s+)?(?:leider\s+|wirklich\s+|auch\s+)?nicht\b|\bkeine\s+ahnung\b|\bkeine\s+(?:\w+\s+)?(?:informationen|angaben|daten)\b",
+    # the source is silent, in the suites' languages: "El pasaje no lo dice", "Le passage ne le précise pas",
+    # "Der Text sagt das nicht", "O texto não diz", "Il testo non lo dice", "De tekst zegt het niet"
+    r"\bno\s+(?:lo\s+)?(?:dice|menciona|indica|especifica|aclara)\b|\bne\s+(?:le\s+|l['’])?(?:dit|mentionne|pr[ée]cise|indique)\s+pas\b|"
+    r"\b(?:sagt|nennt|erw[äa]hnt)\s+(?:\w+\s+){0,2}nicht\b|\bsteht\s+(?:\w+\s+){0,3}nicht\b|\bn[ãa]o\s+(?:o\s+)?(?:diz|menciona|indica|especifica)\b|"
+    r"\bnon\s+(?:lo\s+)?(?:dice|menziona|indica|specifica)\b|\b(?:zegt|noemt|vermeldt)\s+(?:\w+\s+){0,2}niet\b",
+    # "I don't know" with the verb first (Dutch, Scandinavian): "Dat weet ik niet", "Det vet jeg ikke"; "no information"
+    r"\bweet\s+ik\s+(?:\w+\s+)?(?:het\s+)?niet\b|\bgeen\s+(?:\w+\s+)?informatie\b|\b(?:vet|ved)\s+(?:jeg|jag)\s+(?:det\s+)?(?:ikke|inte)\b|"
+    r"\bingen\s+(?:\w+\s+)?information\b|\bbrak\s+(?:\w+\s+)?informacji\b",
     # "I have no (reliable) information" in French, Spanish, Italian, Portuguese
     r"\baucune\s+(?:\w+\s+)?information|\bpas\s+d['’](?:\w+\s+)?information|\bno\s+(?:tengo|hay|dispongo\s+de)\s+(?:\w+\s+)?informaci[óo]n|"
     r"\bnon\s+ho\s+(?:\w+\s+)?informazion|\bn[ãa]o\s+tenho\s+(?:\w+\s+)?informa[çc]",
@@ -57,6 +65,7 @@ _FAMILIES = [
     # Persian, Hebrew, Greek, Indonesian/Malay, Vietnamese, Swedish/Norwegian/Danish
     r"نمی[\u200c\s]?دانم|לא\s+יודע(?:ת)?|δεν\s+(?:το\s+)?ξέρω|\btidak\s+tahu\b|\bkhông\s+biết\b|\b(?:jag\s+|jeg\s+)?(?:vet|ved)\s+(?:det\s+)?ikke\b|\bvet\s+inte\b",
     # the thing may not exist
+    r"\bbestaat\s+(?:\w+\s+){0,2}niet\b|\bgibt\s+es\s+(?:\w+\s+){0,3}nicht\b|\bn['’]existe\s+(?:\w+\s+)?pas\b|\bno\s+existe\b|\bnon\s+esiste\b|\bn[ãa]o\s+existe\b|"
     r"\b(?:may|might|does|did)\s*(?:not|n't|n’t)\s+(?:exist|be\s+real)\b|\bno\s+such\b|\b(?:fictional|fictitious|made[- ]up|does not appear to exist)\b",
 ]
 _REFUSAL = re.compile("|".join(f"(?:{f})" for f in _FAMILIES), re.IGNORECASE)
@@ -65,7 +74,9 @@ _CLAIM = re.compile(
     r"\d|\b(?:it|he|she|they|this|that|the\s+\w+)\s+(?:was|is|were|are|had|has)\s+(?!not\b|no\b|never\b|unclear\b|unknown\b|possible\b|likely\b)\w+"
     # a guess is a claim too: "it might be by Arthur Penrose", "it's most likely a sawmill owner", "dozens of schools"
     r"|\b(?:it|he|she|they|this|that)(?:['’]s|\s+(?:might|may|could|must|would)\s+(?:be|have))\s+(?:most\s+)?(?:likely\s+|probably\s+|perhaps\s+)?(?:by\s+|a\s+|an\s+|the\s+)?\w+"
-    r"|\b(?:probably|likely|i\s+(?:think|guess|believe))\b\s+\w+|\b(?:dozens|hundreds|thousands|several|many|a\s+few)\s+of\b"
+    r"|\b(?:probably|likely|i\s+(?:think|guess|believe))\b\s+\w+"
+    # the same guess in the suites' languages: "probablemente fue Marta", "wahrscheinlich Hamburg"
+    r"|\b(?:probablemente|quiz[áa]s|tal\s+vez|probablement|peut-[êe]tre|wahrscheinlich|vermutlich|vielleicht|probabilmente|forse|provavelmente|talvez|waarschijnlijk|misschien)\b\s+\w+|\b(?:dozens|hundreds|thousands|several|many|a\s+few)\s+of\b"
     # an inference offered as the answer: "reading between the lines: Eli", "my best guess would be Oslo"
     r"|\b(?:reading\s+between\s+the\s+lines|(?:my\s+)?best\s+guess|if\s+i\s+had\s+to\s+(?:guess|say)|i['’]?d\s+(?:guess|say))\b\W+\w+"
     # "a reasonable estimate: Eli", "my rough guess is Oslo", "presumably the owner"

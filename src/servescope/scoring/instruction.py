@@ -26,7 +26,7 @@ Rules (value in brackets):
     punctuation, markdown and whitespace, case-insensitive, on a word boundary)
   keywords: contains, not_contains [word or phrase; a word matches whole words];
     keyword_count [{"word": w, "min": n} and/or "max": n]
-  structure: bullet_count [n] (``-``, ``*``, ``+`` or ``•`` lines; a numbered
+  structure: bullet_count [n] (markdown ``-``, ``*`` or ``+`` lines, not ``•``; a numbered
     list is not bullet points, as in IFEval); title (a
     ``<<title>>``); placeholder_count [n] (at least n ``[name]`` placeholders);
     highlight_count [n] (at least n ``*highlighted*`` sections); section_count
@@ -54,7 +54,9 @@ from servescope.scoring.text import strip_thinking
 _WORD = re.compile(r"\b[\w'-]+(?:\.[\w'-]+)*\b")
 _JSON_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+|\n+")
-_BULLET = re.compile(r"^\s*[-*•+]\s+")
+# markdown list bullets, as IFEval counts them; "•" is a typographic bullet, not markdown (a row's
+# "bullet points starting with '- '" is not met by one)
+_BULLET = re.compile(r"^\s*[-*+]\s+")
 _PLACEHOLDER = re.compile(r"\[[^\[\]\n]*\w[^\[\]\n]*\]")
 _HIGHLIGHT = re.compile(r"\*\*[^\n*]*\w[^\n*]*\*\*|(?<!\*)\*[^\n*]*\w[^\n*]*\*(?!\*)")
 _TITLE = re.compile(r"<<[^\n<>]*\w[^\n<>]*>>")
