@@ -203,10 +203,29 @@ def order_answer(text: str, which: str) -> str | None:
     return c[0] if len(c) == 1 else None
 
 
+# the plausible wrong answer for THAT question (largest city for the capital, the
+# neighbouring planet, the false friend, the regular past tense, ...)
+PLAUSIBLE = {
+    "Paris": "Lyon", "Ulaanbaatar": "Erdenet", "Tokyo": "Kyoto", "Thimphu": "Paro", "Rome": "Milan",
+    "Ouagadougou": "Bobo-Dioulasso", "Berlin": "Munich", "Vientiane": "Luang Prabang", "Madrid": "Barcelona",
+    "Asunción": "Ciudad del Este", "Cairo": "Alexandria", "Bishkek": "Osh", "Moscow": "Saint Petersburg",
+    "Asmara": "Massawa", "Beijing": "Shanghai", "Paramaribo": "Georgetown", "January": "February",
+    "ice": "boiling water", "3:30 pm": "3:50 pm", "south": "west", "Tuesday": "Thursday", "red": "blue",
+    "east": "west", "Ottawa": "Toronto", "Pacific": "Atlantic", "Africa": "Asia", "Amazon": "Paraná",
+    "Au": "Ag", "Na": "So", "carbon dioxide": "oxygen", "Mars": "Jupiter", "Jupiter": "Saturn", "8": "6",
+    "water": "hydrogen peroxide", "100": "212", "heart": "lungs", "Sun": "Proxima Centauri", "6": "8",
+    "90": "180", "9": "8", "60": "100", "366": "365", "mice": "mouses", "cold": "warm", "went": "goed",
+    "26": "24", "24": "12", "green": "orange", "12": "13", "July": "August", "2": "3", "honey": "wax",
+    "Monday": "Sunday", "gravity": "magnetism", "Canberra": "Sydney", "Pablo Picasso": "Salvador Dalí",
+    "New York City": "Chicago", "Stockholm": "Gothenburg", "Mediterranean Sea": "Red Sea",
+    "William Shakespeare": "Christopher Marlowe", "Copenhagen": "Aarhus", "Brazil": "Argentina",
+    "Roma": "Milano", "Lisboa": "Porto", "cat": "kitten", "dog": "puppy", "book": "library", "blau": "grau",
+    "lungs": "heart", "friction": "gravity", "seismology": "volcanology", "nucleus": "electron",
+    "diamond": "quartz", "hydrogen": "helium", "He": "H", "blue": "purple", "yellow": "orange",
+}
+
+
 def exact_cases() -> None:
-    by_cat: dict[tuple[str, str], list[str]] = {}
-    for suite, row in rows_of("exact"):
-        by_cat.setdefault((suite, row.get("category", "")), []).append(row["answer"])
     for suite, row in rows_of("exact"):
         ans = row["answer"]
         aliases = [a.lower() for a in (row.get("score_args") or {}).get("aliases", [])] + [ans.lower()]
@@ -225,8 +244,7 @@ def exact_cases() -> None:
             mistake = truth != ans
             wrong = DAYS[(DAYS.index(m.group(1)) + int(m.group(2)) - 1) % 7]
         if wrong is None:
-            others = [a for a in by_cat[(suite, row.get("category", ""))] if a.lower() not in aliases and not any(x in a.lower() for x in aliases)]
-            wrong = others[pick(row["id"], len(others))] if others else None
+            wrong = PLAUSIBLE.get(ans)
         sfx = "-dataset-mistake" if mistake else ""
         k = pick(row["id"], 3)
         if suite == "eval-multilingual-v1":
@@ -550,6 +568,9 @@ def longgen_cases() -> None:
         clean = "\n".join(lines)
         at = 7 + pick(row["id"], n - 14)
         add(suite, row, clean, True, "longgen-clean-no-final-newline")
+        add(suite, row, clean + "\n\n", True, "longgen-clean-then-blank-line")
+        add(suite, row, "\n" + clean, True, "longgen-clean-after-leading-newline")
+        add(suite, row, clean + f"\n\nAll {n} lines done.", True, "longgen-clean-then-closing-remark-ambiguous-nothing-else", True)
 
         def spliced(new: str) -> str:
             ls = list(lines)
@@ -666,10 +687,22 @@ def check(rule: dict, text: str) -> bool:
     raise SystemExit(f"unknown rule {r}")
 
 
+def implied_rules(row: dict) -> list[dict]:
+    """Counts the prompt states that its rules leave out ("Write two sentences ..."): a grader still holds the answer to them."""
+    names = {r["rule"] for r in row["score_args"]["rules"]}
+    m = re.match(r"Write (a|one|two) sentences? ", row["text"])
+    if m and "sentence_count" not in names:
+        return [{"rule": "sentence_count", "value": {"a": 1, "one": 1, "two": 2}[m.group(1)]}]
+    return []
+
+
 def compose(row: dict, variant: int) -> str | None:
     """A text that keeps every rule of the row, laid out the way a chat model would."""
-    rules = {r["rule"]: r.get("value") for r in row["score_args"]["rules"]}
+    rules = {r["rule"]: r.get("value") for r in row["score_args"]["rules"] + implied_rules(row)}
     t = topic_of(row["text"])
+    if re.match(r"Write a (?:short )?title", row["text"]):
+        title = [f"The Quiet Side of {t.title()}", f"Where {t.title()} Begins", f"A Long Night With {t.title()}"][variant % 3]
+        return title.upper() if "uppercase" in rules else title
     if "json" in rules or "json_keys" in rules:
         keys = rules.get("json_keys") or re.findall(r"'(\w+)'", row["text"]) or ["topic", "mood"]
         values = {"topic": t, "mood": "calm", "title": f"Notes on {t}", "summary": f"A short look at {t} and why it matters.", "name": t, "reason": f"People enjoy {t} for its quiet pace."}
@@ -724,7 +757,7 @@ def compose(row: dict, variant: int) -> str | None:
         lead = {"Today": "Today I noticed that", "Yesterday": "Yesterday I learned that", "Honestly": "Honestly I think", "Imagine": "Imagine a day when"}.get(rules["starts_with"], rules["starts_with"])
         chosen[0] = f"{lead} {chosen[0][0].lower()}{chosen[0][1:]}"
     if "max_words" in rules and rules["max_words"] <= 12:
-        chosen = [" ".join(chosen[0].split()[: rules["max_words"] - 1])]
+        chosen = [next(c for c in pool if words_of(c) <= rules["max_words"])]
     marks = ["."] * len(chosen)
     if "sentence_count" not in rules and variant % 3 == 1 and len(chosen) > 1:
         marks[0] = "!"
@@ -764,19 +797,26 @@ def break_one(row: dict, text: str, rule: dict) -> tuple[str, str] | None:
         return f'"{s}"' if q else s
 
     if r == "max_words":
-        extra = v + 1 - words_of(text)
-        if extra > 0:
-            filler = ("so very calm and slow and kind and warm " * 10).split()[:extra]
-            return wrap(inner.rstrip(".") + " " + " ".join(filler) + "."), "instr-one-word-over-limit"
+        closers = ["Truly worth it.", "I hope you get to try it soon.", "Thanks for asking about this lovely topic and have a great day ahead."]
+        more = inner.rstrip()
+        for c in closers * 4:
+            if words_of(more) > v:
+                break
+            more += " " + c
+        return wrap(more), "instr-closing-line-pushes-past-limit"
     if r == "min_words":
-        ws = inner.split(" ")
-        return wrap(" ".join(ws[: int(v * 0.8)]).rstrip(".,") + "."), "instr-stops-at-four-fifths-of-minimum"
+        sents = re.split(r"(?<=[.!?]) ", inner.rstrip())
+        while len(sents) > 1 and words_of(" ".join(sents)) > v * 0.85:
+            sents.pop()
+        return wrap(" ".join(sents)), "instr-stops-sentences-short-of-minimum"
     if r == "lowercase":
         return text.replace(" i ", " I ", 1) if " i " in text else text.replace(text.strip('"')[0], text.strip('"')[0].upper(), 1), "instr-one-capital-slips-in"
     if r == "uppercase":
         return text.replace(".", " ABOUT 20 min FROM HOME.", 1), "instr-lowercase-unit-min-in-capitals"
     if r == "no_commas":
-        return wrap(re.sub(r"^(\W*)(\w+) ", r"\1\2, ", inner, count=1)), "instr-comma-after-first-word"
+        if " and " in inner:
+            return wrap(inner.replace(" and ", ", and ", 1)), "instr-comma-before-and"
+        return wrap(inner.rstrip() + " In the end, it is worth it."), "instr-closing-sentence-with-comma"
     if r == "bullet_count":
         return text + f"\n- And one more thing to keep in mind.", "instr-one-bullet-too-many"
     if r == "ends_with":
@@ -786,7 +826,8 @@ def break_one(row: dict, text: str, rule: dict) -> tuple[str, str] | None:
     if r == "sentence_count":
         return wrap(inner.rstrip() + " I hope that helps."), "instr-one-sentence-too-many"
     if r == "not_contains":
-        return wrap(inner.rstrip(".\"") + f" and it feels {v}."), "instr-forbidden-word-standalone"
+        phrase = {"really": "really calm", "good": "good for the soul", "nice": "nice and slow"}.get(v, v)
+        return wrap(inner.rstrip() + f" It feels {phrase}."), "instr-forbidden-word-in-closing-sentence"
     if r == "contains":
         return None
     if r == "keyword_count":
@@ -823,7 +864,7 @@ def instruction_cases() -> None:
         amb_tag = "-case-or-ps-rule-disputable-ambiguous" if amb else ""
         for variant in range(2):
             text = compose(row, variant + pick(row["id"], 3))
-            if text is None or not all(check(r, text) for r in rules):
+            if text is None or not all(check(r, text) for r in rules + implied_rules(row)):
                 continue
             add(suite, row, text, True, ("instr-all-rules-kept-newline-layout" if "\n" in text else "instr-all-rules-kept-one-block") + amb_tag, amb)
             if variant == 0:
@@ -849,6 +890,7 @@ def instruction_cases() -> None:
 
 # cases kept per group (half right, half wrong where the group has enough of each), so the
 # large families do not swamp the figure; the small suites keep every case
+SMALL_SUITES = {"eval-multilingual-v1", "eval-vision-v1", "eval-longctx-v1"}
 TARGET = {
     "eval-instruction-v1": 150, "eval-format-v1": 80, "eval-format-v2": 80,
     "numeric": 160, "mc": 120, "exact": 100, "tool_call": 110, "code_exec": 100,
@@ -857,15 +899,20 @@ TARGET = {
 
 
 def thin(cases: list[dict]) -> list[dict]:
-    groups: dict[tuple[str, bool], list[dict]] = {}
+    groups: dict[tuple[str, bool, bool], list[dict]] = {}
     for c in cases:
+        if c["suite"] in SMALL_SUITES:
+            continue
         g = c["suite"] if c["scorer"] == "instruction" else c["scorer"]
-        groups.setdefault((g, c["verdict"]), []).append(c)
-    keep: set[int] = set()
-    for (g, verdict), members in groups.items():
-        other = len(groups.get((g, not verdict), []))
-        half = TARGET[g] // 2
-        n = max(half, TARGET[g] - other) if len(members) > half else len(members)
+        groups.setdefault((g, c["verdict"], c["ambiguous"]), []).append(c)
+    keep: set[int] = {id(c) for c in cases if c["suite"] in SMALL_SUITES}
+    for (g, verdict, ambiguous), members in groups.items():
+        if ambiguous:
+            n = min(len(members), max(3, TARGET[g] // 12))
+        else:
+            other = len(groups.get((g, not verdict, False), []))
+            half = TARGET[g] // 2
+            n = min(len(members), max(half, TARGET[g] - other))
         ranked = sorted(members, key=lambda c: hashlib.sha256((c["row_id"] + c["style"] + c["text"]).encode()).hexdigest())
         # spread over rows: every row's first case before any row's second one
         seen_in_row: dict[str, int] = {}
