@@ -51,6 +51,7 @@ Run: python benchmarks/make_scorer_styles_blind8.py (deterministic, stdlib only)
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import re
 from pathlib import Path
@@ -108,10 +109,10 @@ def recompute(row: dict) -> tuple[int | None, int | None]:
     m = re.match(r"What number comes next: ([\d, ]+), \.\.\.\?", row["text"])
     if m:
         xs = [int(x) for x in m.group(1).split(",") if x.strip()]
-        d = [y - x for x, y in zip(xs, xs[1:])]
+        d = [y - x for x, y in itertools.pairwise(xs)]
         if len(set(d)) == 1:
             return xs[-1] + d[-1], xs[-1] + d[-1] + d[-1]
-        dd = [y - x for x, y in zip(d, d[1:])]
+        dd = [y - x for x, y in itertools.pairwise(d)]
         if len(set(dd)) == 1:
             return xs[-1] + d[-1] + dd[-1], xs[-1] + d[-1]
     return None, None
@@ -156,11 +157,30 @@ def numeric_cases() -> None:
                 add(suite, row, f"{lead.format(v=wrong)}", False, "num-prompt-language-slip" + sfx, mistake)
             continue
         if suite.startswith("eval-tools-small") or suite == "eval-vision-v1":
-            add(suite, row, f"Right now it's {ans}{unit or ' degrees'} there." if suite.startswith("eval-tools") else f"I count **{ans}**.", True, "num-short-chat-sentence" + sfx, mistake)
+            add(
+                suite,
+                row,
+                f"Right now it's {ans}{unit or ' degrees'} there." if suite.startswith("eval-tools") else f"I count **{ans}**.",
+                True,
+                "num-short-chat-sentence" + sfx,
+                mistake,
+            )
             if wrong:
-                add(suite, row, f"Right now it's {wrong}{unit or ' degrees'} there." if suite.startswith("eval-tools") else f"I count **{wrong}**.", False, "num-short-chat-sentence-off-by-one")
+                add(
+                    suite,
+                    row,
+                    f"Right now it's {wrong}{unit or ' degrees'} there." if suite.startswith("eval-tools") else f"I count **{wrong}**.",
+                    False,
+                    "num-short-chat-sentence-off-by-one",
+                )
             if n is not None and suite.startswith("eval-tools"):
-                add(suite, row, f"The reading came back as {ans} — in Fahrenheit that is about {round(n * 9 / 5 + 32)}°F.", True, "num-reading-then-conversion-with-other-number")
+                add(
+                    suite,
+                    row,
+                    f"The reading came back as {ans} — in Fahrenheit that is about {round(n * 9 / 5 + 32)}°F.",
+                    True,
+                    "num-reading-then-conversion-with-other-number",
+                )
             continue
         # right shapes
         shapes = [
@@ -178,7 +198,10 @@ def numeric_cases() -> None:
             wshapes = [
                 (f"Let's see. {q}\n\nSo the answer is {wrong}.\n\nAnswer: {wrong}", "num-reasoning-paragraph-plausible-slip"),
                 (f"**Answer:** {thousands(wrong)}", "num-bold-label-plausible-slip"),
-                (f"My first pass gave {ans}, but I think I mis-added somewhere; redoing it I get {wrong}.\n\nAnswer: {wrong}", "num-talks-itself-out-of-right-value"),
+                (
+                    f"My first pass gave {ans}, but I think I mis-added somewhere; redoing it I get {wrong}.\n\nAnswer: {wrong}",
+                    "num-talks-itself-out-of-right-value",
+                ),
                 (f"## Answer\n\n{wrong}\n\nAnswer: {wrong}", "num-heading-plausible-slip"),
             ]
             t, s = wshapes[pick(row["id"] + "w", 4)]
@@ -206,29 +229,89 @@ def order_answer(text: str, which: str) -> str | None:
 # the plausible wrong answer for THAT question (largest city for the capital, the
 # neighbouring planet, the false friend, the regular past tense, ...)
 PLAUSIBLE = {
-    "Paris": "Lyon", "Ulaanbaatar": "Erdenet", "Tokyo": "Kyoto", "Thimphu": "Paro", "Rome": "Milan",
-    "Ouagadougou": "Bobo-Dioulasso", "Berlin": "Munich", "Vientiane": "Luang Prabang", "Madrid": "Barcelona",
-    "Asunción": "Ciudad del Este", "Cairo": "Alexandria", "Bishkek": "Osh", "Moscow": "Saint Petersburg",
-    "Asmara": "Massawa", "Beijing": "Shanghai", "Paramaribo": "Georgetown", "January": "February",
-    "ice": "boiling water", "3:30 pm": "3:50 pm", "south": "west", "Tuesday": "Thursday", "red": "blue",
-    "east": "west", "Ottawa": "Toronto", "Pacific": "Atlantic", "Africa": "Asia", "Amazon": "Paraná",
-    "Au": "Ag", "Na": "So", "carbon dioxide": "oxygen", "Mars": "Jupiter", "Jupiter": "Saturn", "8": "6",
-    "water": "hydrogen peroxide", "100": "212", "heart": "lungs", "Sun": "Proxima Centauri", "6": "8",
-    "90": "180", "9": "8", "60": "100", "366": "365", "mice": "mouses", "cold": "warm", "went": "goed",
-    "26": "24", "24": "12", "green": "orange", "12": "13", "July": "August", "2": "3", "honey": "wax",
-    "Monday": "Sunday", "gravity": "magnetism", "Canberra": "Sydney", "Pablo Picasso": "Salvador Dalí",
-    "New York City": "Chicago", "Stockholm": "Gothenburg", "Mediterranean Sea": "Red Sea",
-    "William Shakespeare": "Christopher Marlowe", "Copenhagen": "Aarhus", "Brazil": "Argentina",
-    "Roma": "Milano", "Lisboa": "Porto", "cat": "kitten", "dog": "puppy", "book": "library", "blau": "grau",
-    "lungs": "heart", "friction": "gravity", "seismology": "volcanology", "nucleus": "electron",
-    "diamond": "quartz", "hydrogen": "helium", "He": "H", "blue": "purple", "yellow": "orange",
+    "Paris": "Lyon",
+    "Ulaanbaatar": "Erdenet",
+    "Tokyo": "Kyoto",
+    "Thimphu": "Paro",
+    "Rome": "Milan",
+    "Ouagadougou": "Bobo-Dioulasso",
+    "Berlin": "Munich",
+    "Vientiane": "Luang Prabang",
+    "Madrid": "Barcelona",
+    "Asunción": "Ciudad del Este",
+    "Cairo": "Alexandria",
+    "Bishkek": "Osh",
+    "Moscow": "Saint Petersburg",
+    "Asmara": "Massawa",
+    "Beijing": "Shanghai",
+    "Paramaribo": "Georgetown",
+    "January": "February",
+    "ice": "boiling water",
+    "3:30 pm": "3:50 pm",
+    "south": "west",
+    "Tuesday": "Thursday",
+    "red": "blue",
+    "east": "west",
+    "Ottawa": "Toronto",
+    "Pacific": "Atlantic",
+    "Africa": "Asia",
+    "Amazon": "Paraná",
+    "Au": "Ag",
+    "Na": "So",
+    "carbon dioxide": "oxygen",
+    "Mars": "Jupiter",
+    "Jupiter": "Saturn",
+    "8": "6",
+    "water": "hydrogen peroxide",
+    "100": "212",
+    "heart": "lungs",
+    "Sun": "Proxima Centauri",
+    "6": "8",
+    "90": "180",
+    "9": "8",
+    "60": "100",
+    "366": "365",
+    "mice": "mouses",
+    "cold": "warm",
+    "went": "goed",
+    "26": "24",
+    "24": "12",
+    "green": "orange",
+    "12": "13",
+    "July": "August",
+    "2": "3",
+    "honey": "wax",
+    "Monday": "Sunday",
+    "gravity": "magnetism",
+    "Canberra": "Sydney",
+    "Pablo Picasso": "Salvador Dalí",
+    "New York City": "Chicago",
+    "Stockholm": "Gothenburg",
+    "Mediterranean Sea": "Red Sea",
+    "William Shakespeare": "Christopher Marlowe",
+    "Copenhagen": "Aarhus",
+    "Brazil": "Argentina",
+    "Roma": "Milano",
+    "Lisboa": "Porto",
+    "cat": "kitten",
+    "dog": "puppy",
+    "book": "library",
+    "blau": "grau",
+    "lungs": "heart",
+    "friction": "gravity",
+    "seismology": "volcanology",
+    "nucleus": "electron",
+    "diamond": "quartz",
+    "hydrogen": "helium",
+    "He": "H",
+    "blue": "purple",
+    "yellow": "orange",
 }
 
 
 def exact_cases() -> None:
     for suite, row in rows_of("exact"):
         ans = row["answer"]
-        aliases = [a.lower() for a in (row.get("score_args") or {}).get("aliases", [])] + [ans.lower()]
         text = row["text"]
         wrong = None
         mistake = False
@@ -276,7 +359,11 @@ def exact_cases() -> None:
 # ---------------------------------------------------------------- mc
 
 
-MC_LANG = [("fr", "La bonne réponse est {l}) {t}.\n\nAnswer: {l}"), ("es", "La opción correcta es la {l}: {t}.\n\nAnswer: {l}"), ("de", "Richtig ist {l} ({t}).\n\nAnswer: {l}")]
+MC_LANG = [
+    ("fr", "La bonne réponse est {l}) {t}.\n\nAnswer: {l}"),
+    ("es", "La opción correcta es la {l}: {t}.\n\nAnswer: {l}"),
+    ("de", "Richtig ist {l} ({t}).\n\nAnswer: {l}"),
+]
 
 
 def mc_cases() -> None:
@@ -305,7 +392,7 @@ def mc_cases() -> None:
         wrong = [
             (f"Answer: ({wl})", "mc-neighbour-letter-in-parentheses"),
             (f"Answer: {wl}) {wt}", "mc-neighbour-letter-with-option-echo"),
-            (f"It's between {ans} and {wl}; {wt} fits better.\n\nAnswer: {wl}", "mc-weighs-two-commits-wrong"),
+            (f"It's between {ans} and {wl}; I'd say \"{wt.rstrip('.')}\" fits better.\n\nAnswer: {wl}", "mc-weighs-two-commits-wrong"),
             (f"The correct option is {wl}, {wt}.\n\nAnswer: {wl}", "mc-sentence-neighbour"),
         ][pick(row["id"] + "w", 4)]
         add(suite, row, wrong[0], False, wrong[1] + sfx, mistake)
@@ -337,11 +424,19 @@ def rag_cases() -> None:
     for suite, row in rows_of("abstain"):
         f = passage_facts(row["text"])
         if suite == "eval-rag-grounded-v1":
-            add(suite, row, "The passage does not say.\n\nIt only mentions where the workshop is, what it builds and how many people work there.", True, "abstain-rag-phrase-plus-summary")
+            add(
+                suite,
+                row,
+                "The passage does not say.\n\nIt only mentions where the workshop is, what it builds and how many people work there.",
+                True,
+                "abstain-rag-phrase-plus-summary",
+            )
             add(suite, row, "**Not stated.** The passage never mentions this.", True, "abstain-rag-bold-not-stated")
             q = row["text"].split("Question:")[1]
             if "revenue" in q and f:
-                add(suite, row, f"Roughly ${int(f['staff']) * 90_000:,} a year, given {f['staff']} staff.", False, "abstain-rag-revenue-extrapolated-from-staff")
+                add(
+                    suite, row, f"Roughly ${int(f['staff']) * 90_000:,} a year, given {f['staff']} staff.", False, "abstain-rag-revenue-extrapolated-from-staff"
+                )
             elif "founded" in q and f:
                 add(suite, row, f"{f['owner']} founded it.", False, "abstain-rag-owner-named-as-wood-supplier-founder")
             elif "manager" in q and f:
@@ -414,7 +509,13 @@ def tool_cases() -> None:
         exp = row["expected"]
         cat = row.get("category", "")
         if exp.get("clarify"):
-            add(suite, row, "Sure — which city (or amount and currency) do you mean? I need that before I can look it up.", True, "tool-clarify-combined-question")
+            add(
+                suite,
+                row,
+                "Sure — which city (or amount and currency) do you mean? I need that before I can look it up.",
+                True,
+                "tool-clarify-combined-question",
+            )
             add(suite, row, "Happy to help! Could you tell me the missing detail first?", True, "tool-clarify-missing-detail")
             names = [t["function"]["name"] for t in row["tools"]]
             if "convert" in row["text"].lower() or "money" in row["text"].lower():
@@ -422,7 +523,14 @@ def tool_cases() -> None:
             elif "weather" in row["text"].lower():
                 add(suite, row, "", False, "tool-clarify-guessed-city", tool_calls=call("get_weather", {"city": "London"}))
             else:
-                add(suite, row, "Done!", False, "tool-clarify-claims-done-without-asking", tool_calls=call(names[-1], {"seconds": 300}) if "set_timer" in names else None)
+                add(
+                    suite,
+                    row,
+                    "Done!",
+                    False,
+                    "tool-clarify-claims-done-without-asking",
+                    tool_calls=call(names[-1], {"seconds": 300}) if "set_timer" in names else None,
+                )
             continue
         name, args = exp["name"], exp["arguments"]
         add(suite, row, "Let me check that for you.", True, "tool-lead-in-sentence-with-call", tool_calls=call(name, args))
@@ -431,16 +539,14 @@ def tool_cases() -> None:
         if len(args) > 1:
             add(suite, row, "", True, "tool-arguments-reordered", tool_calls=call(name, dict(reversed(list(args.items())))))
         # wrong: the plausible slip for this row
-        k0 = list(args)[0]
+        k0 = next(iter(args))
         v0 = args[k0]
         if isinstance(v0, int) and k0 == "seconds":
             add(suite, row, "", False, "tool-minutes-left-unconverted", tool_calls=call(name, {k0: v0 // 60}))
         elif isinstance(v0, int):
             add(suite, row, "", False, "tool-integer-as-string-type", tool_calls=call(name, {**args, k0: str(v0)}), ambiguous=True)
-            add(suite, row, "", False, "tool-amount-off", tool_calls=call(name, {**args, k0: v0 * 10}))
         elif k0 == "city":
             add(suite, row, "", True, "tool-extra-unit-celsius-ambiguous", tool_calls=call(name, {**args, "unit": "celsius"}), ambiguous=True)
-            add(suite, row, "", False, "tool-city-lowercased-with-country", tool_calls=call(name, {"city": v0 + ", " + "XX"}), ambiguous=True)
         if cat == "revise":
             prev = re.search(r"not (\w+)\.", row["text"])
             if prev:
@@ -458,8 +564,10 @@ def tool_cases() -> None:
 
 CODE: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]]] = {
     "add": (
-        [("def add(a: float, b: float) -> float:\n    \"\"\"add(2, 3) -> 5\"\"\"\n    return sum((a, b))", "sum-of-tuple-docstring"),
-         ("import operator\n\nadd = operator.add", "operator-alias")],
+        [
+            ('def add(a: float, b: float) -> float:\n    """add(2, 3) -> 5"""\n    return sum((a, b))', "sum-of-tuple-docstring"),
+            ("def add(a, b):\n    result = a\n    result += b\n    return result", "augmented-assignment"),
+        ],
         [("def add(a, b):\n    return abs(a) + abs(b)", "abs-on-operands"), ("def add(a, b):\n    return a + b if a > 0 else b", "positive-only-branch")],
     ),
     "is_even": (
@@ -467,43 +575,96 @@ CODE: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]]] = {
         [("def is_even(n):\n    return n % 2 == 1", "tests-odd"), ("def is_even(n):\n    return str(n)[-1] in '02468' and n > 0", "last-digit-positive-only")],
     ),
     "reverse_string": (
-        [("def reverse_string(s):\n    return ''.join(reversed(s))", "join-reversed"),
-         ("def reverse_string(s):\n    if not s:\n        return s\n    return reverse_string(s[1:]) + s[0]", "recursion-head-tail")],
-        [("def reverse_string(s):\n    return ' '.join(s.split()[::-1])", "reverses-words"), ("def reverse_string(s):\n    return s[-1] + s[1:-1] + s[0] if len(s) > 1 else s", "swaps-ends-only")],
+        [
+            ("def reverse_string(s):\n    return ''.join(reversed(s))", "join-reversed"),
+            ("def reverse_string(s):\n    if not s:\n        return s\n    return reverse_string(s[1:]) + s[0]", "recursion-head-tail"),
+        ],
+        [
+            ("def reverse_string(s):\n    return ' '.join(s.split()[::-1])", "reverses-words"),
+            ("def reverse_string(s):\n    return s[-1] + s[1:-1] + s[0] if len(s) > 1 else s", "swaps-ends-only"),
+        ],
     ),
     "maximum": (
-        [("def maximum(xs):\n    best, *rest = xs\n    for x in rest:\n        best = x if x > best else best\n    return best", "star-unpack"),
-         ("from functools import reduce\n\n\ndef maximum(xs):\n    return reduce(lambda a, b: a if a >= b else b, xs)", "reduce-ternary")],
-        [("def maximum(xs):\n    return sorted(xs)[-2] if len(xs) > 1 else xs[0]", "second-largest"), ("def maximum(xs):\n    m = xs[0]\n    for x in xs[1:-1]:\n        if x > m:\n            m = x\n    return m", "skips-last")],
+        [
+            ("def maximum(xs):\n    best, *rest = xs\n    for x in rest:\n        best = x if x > best else best\n    return best", "star-unpack"),
+            ("from functools import reduce\n\n\ndef maximum(xs):\n    return reduce(lambda a, b: a if a >= b else b, xs)", "reduce-ternary"),
+        ],
+        [
+            ("def maximum(xs):\n    return sorted(xs)[-2] if len(xs) > 1 else xs[0]", "second-largest"),
+            ("def maximum(xs):\n    m = xs[0]\n    for x in xs[1:-1]:\n        if x > m:\n            m = x\n    return m", "skips-last"),
+        ],
     ),
     "count_vowels": (
-        [("def count_vowels(s):\n    return sum(1 for ch in s if ch in 'aeiou')", "generator-sum"), ("def count_vowels(s):\n    return len([c for c in s if c in {'a', 'e', 'i', 'o', 'u'}])", "set-literal")],
-        [("def count_vowels(s):\n    return sum(1 for ch in s if ch in 'aeiouy')", "counts-y"), ("def count_vowels(s):\n    return sum(s.count(v) for v in 'aeio')", "forgets-u")],
+        [
+            ("def count_vowels(s):\n    return sum(1 for ch in s if ch in 'aeiou')", "generator-sum"),
+            ("def count_vowels(s):\n    return len([c for c in s if c in {'a', 'e', 'i', 'o', 'u'}])", "set-literal"),
+        ],
+        [
+            ("def count_vowels(s):\n    return sum(1 for ch in s if ch in 'aeiouy')", "counts-y"),
+            ("def count_vowels(s):\n    return sum(s.count(v) for v in 'aeio')", "forgets-u"),
+        ],
     ),
     "factorial": (
-        [("def factorial(n):\n    return 1 if n < 2 else n * factorial(n - 1)", "one-line-recursion"), ("import math\n\n\ndef factorial(n):\n    return math.factorial(n)", "math-factorial")],
-        [("def factorial(n):\n    r = 1\n    for i in range(1, n):\n        r *= i\n    return r", "range-stops-early"), ("def factorial(n):\n    return n * factorial(n - 1) if n > 1 else n", "zero-gives-zero")],
+        [
+            ("def factorial(n):\n    return 1 if n < 2 else n * factorial(n - 1)", "one-line-recursion"),
+            ("import math\n\n\ndef factorial(n):\n    return math.factorial(n)", "math-factorial"),
+        ],
+        [
+            ("def factorial(n):\n    r = 1\n    for i in range(1, n):\n        r *= i\n    return r", "range-stops-early"),
+            ("def factorial(n):\n    return n * factorial(n - 1) if n > 1 else n", "zero-gives-zero"),
+        ],
     ),
     "fizzbuzz": (
-        [("def fizzbuzz(n):\n    out = ('Fizz' if n % 3 == 0 else '') + ('Buzz' if n % 5 == 0 else '')\n    return out or str(n)", "string-concat"),
-         ("def fizzbuzz(n):\n    return {0: 'FizzBuzz', 3: 'Fizz', 5: 'Buzz', 6: 'Fizz', 9: 'Fizz', 10: 'Buzz', 12: 'Fizz'}.get(n % 15, str(n))", "lookup-mod-15")],
-        [("def fizzbuzz(n):\n    if n % 3 == 0:\n        return 'Fizz'\n    if n % 5 == 0:\n        return 'Buzz'\n    if n % 15 == 0:\n        return 'FizzBuzz'\n    return str(n)", "fizzbuzz-unreachable"),
-         ("def fizzbuzz(n):\n    out = ('Fizz' if n % 3 == 0 else '') + ('Buzz' if n % 5 == 0 else '')\n    return out or n", "returns-int")],
+        [
+            ("def fizzbuzz(n):\n    out = ('Fizz' if n % 3 == 0 else '') + ('Buzz' if n % 5 == 0 else '')\n    return out or str(n)", "string-concat"),
+            (
+                "def fizzbuzz(n):\n    return {0: 'FizzBuzz', 3: 'Fizz', 5: 'Buzz', 6: 'Fizz', 9: 'Fizz', 10: 'Buzz', 12: 'Fizz'}.get(n % 15, str(n))",
+                "lookup-mod-15",
+            ),
+        ],
+        [
+            (
+                "def fizzbuzz(n):\n    if n % 3 == 0:\n        return 'Fizz'\n    if n % 5 == 0:\n        return 'Buzz'\n    if n % 15 == 0:\n        return 'FizzBuzz'\n    return str(n)",
+                "fizzbuzz-unreachable",
+            ),
+            ("def fizzbuzz(n):\n    out = ('Fizz' if n % 3 == 0 else '') + ('Buzz' if n % 5 == 0 else '')\n    return out or n", "returns-int"),
+        ],
     ),
     "square_all": (
-        [("def square_all(xs):\n    return list(map(lambda x: x * x, xs))", "map-lambda"), ("def square_all(xs):\n    out = []\n    for x in xs:\n        out.append(x ** 2)\n    return out", "append-loop")],
-        [("def square_all(xs):\n    return [x * 2 for x in xs]", "doubles"), ("def square_all(xs):\n    return [abs(x) ** 2 for x in set(xs)]", "set-drops-repeats")],
+        [
+            ("def square_all(xs):\n    return list(map(lambda x: x * x, xs))", "map-lambda"),
+            ("def square_all(xs):\n    out = []\n    for x in xs:\n        out.append(x ** 2)\n    return out", "append-loop"),
+        ],
+        [
+            ("def square_all(xs):\n    return [x * 2 for x in xs]", "doubles"),
+            ("def square_all(xs):\n    return [abs(x) ** 2 for x in set(xs)]", "set-drops-repeats"),
+        ],
     ),
     "is_palindrome": (
-        [("def is_palindrome(s):\n    return all(s[i] == s[-1 - i] for i in range(len(s) // 2))", "all-half-compare"), ("def is_palindrome(s):\n    return list(s) == list(reversed(s))", "list-reversed")],
-        [("def is_palindrome(s):\n    return s[0] == s[-1] if s else True", "ends-only"), ("def is_palindrome(s):\n    return s[:len(s) // 2] == s[len(s) // 2:]", "halves-equal")],
+        [
+            ("def is_palindrome(s):\n    return all(s[i] == s[-1 - i] for i in range(len(s) // 2))", "all-half-compare"),
+            ("def is_palindrome(s):\n    return list(s) == list(reversed(s))", "list-reversed"),
+        ],
+        [
+            ("def is_palindrome(s):\n    return s[0] == s[-1] if s else True", "ends-only"),
+            ("def is_palindrome(s):\n    return s[:len(s) // 2] == s[len(s) // 2:]", "halves-equal"),
+        ],
     ),
     "sum_digits": (
-        [("def sum_digits(n):\n    return sum(map(int, str(n)))", "map-int-str"), ("def sum_digits(n):\n    return 0 if n == 0 else n % 10 + sum_digits(n // 10)", "recursion-mod")],
-        [("def sum_digits(n):\n    total = 0\n    while n > 9:\n        total += n % 10\n        n //= 10\n    return total", "stops-before-last-digit"), ("def sum_digits(n):\n    return len(str(n))", "counts-digits")],
+        [
+            ("def sum_digits(n):\n    return sum(map(int, str(n)))", "map-int-str"),
+            ("def sum_digits(n):\n    return 0 if n == 0 else n % 10 + sum_digits(n // 10)", "recursion-mod"),
+        ],
+        [
+            ("def sum_digits(n):\n    total = 0\n    while n > 9:\n        total += n % 10\n        n //= 10\n    return total", "stops-before-last-digit"),
+            ("def sum_digits(n):\n    return len(str(n))", "counts-digits"),
+        ],
     ),
     "first_word": (
-        [("def first_word(s):\n    return s.split()[0]", "split-index"), ("def first_word(s):\n    words = s.split(maxsplit=1)\n    return words[0]", "maxsplit")],
+        [
+            ("def first_word(s):\n    return s.split()[0]", "split-index"),
+            ("def first_word(s):\n    words = s.split(maxsplit=1)\n    return words[0]", "maxsplit"),
+        ],
         [("def first_word(s):\n    return s.split()[-1]", "last-word"), ("def first_word(s):\n    return s[:s.find(' ')]", "find-space-no-space-case")],
     ),
     "celsius_to_f": (
@@ -511,17 +672,43 @@ CODE: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]]] = {
         [("def celsius_to_f(c):\n    return (c + 32) * 9 / 5", "adds-before-scaling"), ("def celsius_to_f(c):\n    return c * 5 / 9 + 32", "inverted-factor")],
     ),
     "sort_numbers": (
-        [("def sort_numbers(xs):\n    xs = list(xs)\n    out = []\n    while xs:\n        m = min(xs)\n        xs.remove(m)\n        out.append(m)\n    return out", "repeated-min"),
-         ("def sort_numbers(xs):\n    if len(xs) <= 1:\n        return list(xs)\n    p, rest = xs[0], xs[1:]\n    return sort_numbers([x for x in rest if x < p]) + [p] + sort_numbers([x for x in rest if x >= p])", "quicksort")],
-        [("def sort_numbers(xs):\n    return list(reversed(xs))", "reverses-only"), ("def sort_numbers(xs):\n    out = []\n    for x in xs:\n        if x not in out:\n            out.append(x)\n    return [min(out)] + [x for x in out if x != min(out)]", "min-first-only")],
+        [
+            (
+                "def sort_numbers(xs):\n    xs = list(xs)\n    out = []\n    while xs:\n        m = min(xs)\n        xs.remove(m)\n        out.append(m)\n    return out",
+                "repeated-min",
+            ),
+            (
+                "def sort_numbers(xs):\n    if len(xs) <= 1:\n        return list(xs)\n    p, rest = xs[0], xs[1:]\n    return sort_numbers([x for x in rest if x < p]) + [p] + sort_numbers([x for x in rest if x >= p])",
+                "quicksort",
+            ),
+        ],
+        [
+            ("def sort_numbers(xs):\n    return list(reversed(xs))", "reverses-only"),
+            (
+                "def sort_numbers(xs):\n    out = []\n    for x in xs:\n        if x not in out:\n            out.append(x)\n    return [min(out)] + [x for x in out if x != min(out)]",
+                "min-first-only",
+            ),
+        ],
     ),
     "word_counts": (
-        [("from collections import Counter\n\n\ndef word_counts(s):\n    return dict(Counter(s.split()))", "counter"), ("def word_counts(s):\n    d = {}\n    for w in s.split():\n        d[w] = d.get(w, 0) + 1\n    return d", "dict-get")],
-        [("def word_counts(s):\n    d = {}\n    for w in s.lower().split():\n        d[w] = d.get(w, 0) + 1\n    return d", "lower-cases"), ("def word_counts(s):\n    return {w: 1 for w in s.split()}", "always-one")],
+        [
+            ("from collections import Counter\n\n\ndef word_counts(s):\n    return dict(Counter(s.split()))", "counter"),
+            ("def word_counts(s):\n    d = {}\n    for w in s.split():\n        d[w] = d.get(w, 0) + 1\n    return d", "dict-get"),
+        ],
+        [
+            ("def word_counts(s):\n    d = {}\n    for w in s.lower().split():\n        d[w] = d.get(w, 0) + 1\n    return d", "lower-cases"),
+            ("def word_counts(s):\n    return {w: 1 for w in s.split()}", "always-one"),
+        ],
     ),
     "distinct": (
-        [("def distinct(xs):\n    out = []\n    for x in xs:\n        if x not in out:\n            out.append(x)\n    return out", "not-in-list"), ("def distinct(xs):\n    return [x for i, x in enumerate(xs) if x not in xs[:i]]", "enumerate-prefix")],
-        [("def distinct(xs):\n    return [x for x in xs if xs.count(x) == 1]", "drops-repeated"), ("def distinct(xs):\n    return sorted(dict.fromkeys(xs))", "sorted-order")],
+        [
+            ("def distinct(xs):\n    out = []\n    for x in xs:\n        if x not in out:\n            out.append(x)\n    return out", "not-in-list"),
+            ("def distinct(xs):\n    return [x for i, x in enumerate(xs) if x not in xs[:i]]", "enumerate-prefix"),
+        ],
+        [
+            ("def distinct(xs):\n    return [x for x in xs if xs.count(x) == 1]", "drops-repeated"),
+            ("def distinct(xs):\n    return sorted(dict.fromkeys(xs))", "sorted-order"),
+        ],
     ),
 }
 
@@ -529,8 +716,8 @@ CODE: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]]] = {
 def runs(code: str, tests: str) -> bool:
     env: dict = {}
     try:
-        exec(code, env)  # noqa: S102 - the author's own fixed snippets
-        exec(tests, env)  # noqa: S102
+        exec(code, env)  # the author's own fixed snippets
+        exec(tests, env)
     except Exception:  # noqa: BLE001 - any failure means the asserts do not pass
         return False
     return True
@@ -549,7 +736,11 @@ def code_cases() -> None:
             if not runs(src, tests_v2):
                 raise SystemExit(f"right variant {fn}/{name} fails code-v2 asserts")
             edge = not runs(src, tests_here)
-            frame = ["```python\n{c}\n```", "Here's a compact version:\n\n```python\n{c}\n```\n\nExample: it handles the cases in the prompt.", "```python\n{c}\n\n\nprint({fn}.__name__, 'ready')\n```"][(i + pick(row["id"], 3)) % 3]
+            frame = [
+                "```python\n{c}\n```",
+                "Here's a compact version:\n\n```python\n{c}\n```\n\nExample: it handles the cases in the prompt.",
+                "```python\n{c}\n\n\nprint({fn}.__name__, 'ready')\n```",
+            ][(i + pick(row["id"], 3)) % 3]
             add(suite, row, frame.format(c=src, fn=fn), True, f"code-right-{name}" + ("-only-hidden-edge-fails-ambiguous" if edge else ""), edge)
         for src, name in wrong:
             if runs(src, tests_v2):
@@ -572,10 +763,8 @@ def longgen_cases() -> None:
         add(suite, row, "\n" + clean, True, "longgen-clean-after-leading-newline")
         add(suite, row, clean + f"\n\nAll {n} lines done.", True, "longgen-clean-then-closing-remark-ambiguous-nothing-else", True)
 
-        def spliced(new: str) -> str:
-            ls = list(lines)
-            ls[at] = new
-            return "\n".join(ls)
+        def spliced(new: str, lines: list[str] = lines, at: int = at) -> str:
+            return "\n".join([*lines[:at], new, *lines[at + 1 :]])
 
         k = pick(row["id"] + "k", 6)
         wrong = [
@@ -610,7 +799,15 @@ BANK = [
     "Early evenings are my favourite hour for {t}",
     "Even a short walk can turn into a lesson about {t}",
 ]
-WORDS = {"good", "nice", "really", "beautiful"}
+NEED_SENTENCE = {
+    "river": "A walk by the river clears my head",
+    "bridge": "The old stone bridge is worth a stop",
+    "garden": "A little garden nearby makes it better",
+    "quiet": "It is best on a quiet day",
+    "lantern": "Bring a lantern for the walk home",
+    "morning": "The morning is the calmest part of it",
+    "blue": "The sky turns a soft blue at the end",
+}
 
 
 def topic_of(text: str) -> str:
@@ -705,14 +902,21 @@ def compose(row: dict, variant: int) -> str | None:
         return title.upper() if "uppercase" in rules else title
     if "json" in rules or "json_keys" in rules:
         keys = rules.get("json_keys") or re.findall(r"'(\w+)'", row["text"]) or ["topic", "mood"]
-        values = {"topic": t, "mood": "calm", "title": f"Notes on {t}", "summary": f"A short look at {t} and why it matters.", "name": t, "reason": f"People enjoy {t} for its quiet pace."}
+        values = {
+            "topic": t,
+            "mood": "calm",
+            "title": f"Notes on {t}",
+            "summary": f"A short look at {t} and why it matters.",
+            "name": t,
+            "reason": f"People enjoy {t} for its quiet pace.",
+        }
         obj = {k: values.get(k, t) for k in keys}
         return json.dumps(obj, indent=2) if variant % 2 else json.dumps(obj)
     order = [(i + variant * 5) % len(BANK) for i in range(len(BANK))]
     sents = [BANK[i].format(t=t) for i in order]
     need = []
     if "contains" in rules:
-        need.append(f"My notes on {t} mention the word {rules['contains']} more than once")
+        need.append(NEED_SENTENCE.get(rules["contains"], f"The word {rules['contains']} comes to mind with {t}"))
     if "keyword_count" in rules:
         kw = rules["keyword_count"]
         need += [f"Give it {kw['word']} and it will give you {kw['word']} back"] + [f"Each {kw['word']} counts" for _ in range(max(0, kw["min"] - 2))]
@@ -754,14 +958,16 @@ def compose(row: dict, variant: int) -> str | None:
         for i, ph in enumerate(["[name]", "[place]", "[date]", "[time]"][: rules["placeholder_count"]]):
             chosen[i % len(chosen)] += f" with {ph}"
     if "starts_with" in rules:
-        lead = {"Today": "Today I noticed that", "Yesterday": "Yesterday I learned that", "Honestly": "Honestly I think", "Imagine": "Imagine a day when"}.get(rules["starts_with"], rules["starts_with"])
+        lead = {"Today": "Today I noticed that", "Yesterday": "Yesterday I learned that", "Honestly": "Honestly I think", "Imagine": "Imagine a day when"}.get(
+            rules["starts_with"], rules["starts_with"]
+        )
         chosen[0] = f"{lead} {chosen[0][0].lower()}{chosen[0][1:]}"
     if "max_words" in rules and rules["max_words"] <= 12:
         chosen = [next(c for c in pool if words_of(c) <= rules["max_words"])]
     marks = ["."] * len(chosen)
     if "sentence_count" not in rules and variant % 3 == 1 and len(chosen) > 1:
         marks[0] = "!"
-    parts = [c + m for c, m in zip(chosen, marks)]
+    parts = [c + m for c, m in zip(chosen, marks, strict=True)]
     if "bullet_count" in rules:
         text = "\n".join("- " + p for p in parts)
     elif "section_count" in rules:
@@ -818,7 +1024,7 @@ def break_one(row: dict, text: str, rule: dict) -> tuple[str, str] | None:
             return wrap(inner.replace(" and ", ", and ", 1)), "instr-comma-before-and"
         return wrap(inner.rstrip() + " In the end, it is worth it."), "instr-closing-sentence-with-comma"
     if r == "bullet_count":
-        return text + f"\n- And one more thing to keep in mind.", "instr-one-bullet-too-many"
+        return text + "\n- And one more thing to keep in mind.", "instr-one-bullet-too-many"
     if r == "ends_with":
         return text + "\n\nLet me know if you'd like a longer version!", "instr-chatty-offer-after-ending"
     if r == "starts_with":
@@ -826,12 +1032,17 @@ def break_one(row: dict, text: str, rule: dict) -> tuple[str, str] | None:
     if r == "sentence_count":
         return wrap(inner.rstrip() + " I hope that helps."), "instr-one-sentence-too-many"
     if r == "not_contains":
-        phrase = {"really": "really calm", "good": "good for the soul", "nice": "nice and slow"}.get(v, v)
+        phrase = {"really": "really calm", "very": "very calm", "good": "good for the soul", "nice": "nice and slow"}.get(v, v)
         return wrap(inner.rstrip() + f" It feels {phrase}."), "instr-forbidden-word-in-closing-sentence"
     if r == "contains":
-        return None
+        synonym = {"river": "stream", "bridge": "crossing", "garden": "yard", "quiet": "calm", "lantern": "lamp", "morning": "dawn", "blue": "grey"}.get(
+            v, "thing"
+        )
+        return re.sub(rf"\b{v}\b", lambda m: synonym.upper() if m.group(0).isupper() else synonym, text, flags=re.I), "instr-required-word-swapped-for-synonym"
     if r == "keyword_count":
-        return None
+        return re.sub(
+            rf"give you {v['word']} back", lambda m: "PAY YOU BACK" if m.group(0).isupper() else "pay you back", text, count=1, flags=re.I
+        ), "instr-keyword-one-use-short"
     if r == "highlight_count":
         return re.sub(r"\*([^*\n]+)\*", r"\1", text, count=1), "instr-one-highlight-left-plain"
     if r == "placeholder_count":
@@ -892,9 +1103,19 @@ def instruction_cases() -> None:
 # large families do not swamp the figure; the small suites keep every case
 SMALL_SUITES = {"eval-multilingual-v1", "eval-vision-v1", "eval-longctx-v1"}
 TARGET = {
-    "eval-instruction-v1": 150, "eval-format-v1": 80, "eval-format-v2": 80,
-    "numeric": 160, "mc": 120, "exact": 100, "tool_call": 110, "code_exec": 100,
-    "token_integrity": 70, "json": 60, "abstain": 60, "contains": 60, "needle": 32,
+    "eval-instruction-v1": 150,
+    "eval-format-v1": 80,
+    "eval-format-v2": 80,
+    "numeric": 160,
+    "mc": 120,
+    "exact": 100,
+    "tool_call": 110,
+    "code_exec": 100,
+    "token_integrity": 70,
+    "json": 60,
+    "abstain": 60,
+    "contains": 60,
+    "needle": 32,
 }
 
 
@@ -922,7 +1143,6 @@ def thin(cases: list[dict]) -> list[dict]:
             spread.append((seen_in_row[c["row_id"]], len(spread), c))
         keep.update(id(c) for _, _, c in sorted(spread, key=lambda t: t[:2])[:n])
     return [c for c in cases if id(c) in keep]
-
 
 
 def main() -> None:
