@@ -798,6 +798,12 @@ BANK = [
     "You learn the most about {t} by trying it yourself",
     "Early evenings are my favourite hour for {t}",
     "Even a short walk can turn into a lesson about {t}",
+    "My neighbour says {t} is the reason she moved here",
+    "It costs little to get started with {t}",
+    "Half the fun of {t} is talking about it afterwards",
+    "Children seem to understand {t} faster than adults",
+    "On grey days {t} lifts my mood",
+    "Some of my best memories involve {t}",
 ]
 NEED_SENTENCE = {
     "river": "A walk by the river clears my head",
@@ -922,15 +928,15 @@ def compose(row: dict, variant: int) -> str | None:
         need += [f"Give it {kw['word']} and it will give you {kw['word']} back"] + [f"Each {kw['word']} counts" for _ in range(max(0, kw["min"] - 2))]
     pool = need + sents
     if "sentence_count" in rules:
-        count = rules["sentence_count"]
+        count = rules["sentence_count"] - (1 if rules.get("ends_with", "done") != "done" else 0)
         if len(need) > count:
             pool = [" and ".join(need[: len(need) - count + 1])] + need[len(need) - count + 1 :] + sents
     elif "bullet_count" in rules:
         count = rules["bullet_count"]
     elif "section_count" in rules:
-        count = rules["section_count"]["count"] * 2
+        count = rules["section_count"]["count"] * max(2, -(-(rules.get("min_words", 0) // 8 + 2) // rules["section_count"]["count"]))
     elif "paragraph_count" in rules:
-        count = rules["paragraph_count"] * 2
+        count = rules["paragraph_count"] * max(2, -(-(rules.get("min_words", 0) // 8 + 2) // rules["paragraph_count"]))
     elif "max_words" in rules and rules["max_words"] <= 12:
         count = 1
     elif "min_words" in rules:
@@ -972,9 +978,11 @@ def compose(row: dict, variant: int) -> str | None:
         text = "\n".join("- " + p for p in parts)
     elif "section_count" in rules:
         sc = rules["section_count"]
-        text = "\n\n".join(f"{sc['marker']} {i + 1}\n{parts[2 * i]} {parts[2 * i + 1]}" for i in range(sc["count"]))
+        per = len(parts) // sc["count"]
+        text = "\n\n".join(f"{sc['marker']} {i + 1}\n" + " ".join(parts[per * i : per * (i + 1)]) for i in range(sc["count"]))
     elif "paragraph_count" in rules:
-        text = "\n\n".join(f"{parts[2 * i]} {parts[2 * i + 1]}" for i in range(rules["paragraph_count"]))
+        per = len(parts) // rules["paragraph_count"]
+        text = "\n\n".join(" ".join(parts[per * i : per * (i + 1)]) for i in range(rules["paragraph_count"]))
     elif variant % 2 and "sentence_count" not in rules and "max_words" not in rules:
         text = "\n".join(parts)
     else:
@@ -984,7 +992,8 @@ def compose(row: dict, variant: int) -> str | None:
     if "ends_with" in rules and rules["ends_with"] != "done":
         text += "\n\n" + rules["ends_with"]
     if "postscript" in rules:
-        text += f"\n\nP.S. Tell me what you think about {t}."
+        # under a paragraph count the P.S. goes on its own line under the last paragraph (ambiguous: whether it counts)
+        text += ("\n" if "paragraph_count" in rules else "\n\n") + f"P.S. Tell me what you think about {t}."
     if "lowercase" in rules:
         text = text.lower()
     if "uppercase" in rules:
@@ -1071,7 +1080,11 @@ def instruction_cases() -> None:
     for suite, row in rows_of("instruction"):
         rules = row["score_args"]["rules"]
         names = {r["rule"] for r in rules}
-        amb = bool(names & {"lowercase", "uppercase"} and names & {"placeholder_count", "title", "postscript"}) or {"sentence_count", "postscript"} <= names
+        amb = (
+            bool(names & {"lowercase", "uppercase"} and names & {"placeholder_count", "title", "postscript"})
+            or {"sentence_count", "postscript"} <= names
+            or {"paragraph_count", "postscript"} <= names
+        )
         amb_tag = "-case-or-ps-rule-disputable-ambiguous" if amb else ""
         for variant in range(2):
             text = compose(row, variant + pick(row["id"], 3))
