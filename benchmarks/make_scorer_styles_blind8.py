@@ -43,7 +43,68 @@ How this set was made, and the blindness rules its author kept:
   titles or a P.S. are ambiguous, as are sentence counts with a P.S.
 - Every style name starts with "b8-" and no style name repeats an earlier
   set's; after generation every (row, text, tool_calls) triple an earlier set
-  already holds is dropped.
+  already holds is dropped. New shapes here: numbers as a "Let's see. <the
+  question> ... So the answer is X." paragraph, a bold "**Answer:**" label with
+  thousands separators, a "## Answer" heading, a numbered list of steps, an
+  answer line followed by a check line naming the question's operands, a
+  reading converted to Fahrenheit after it, a lead sentence and label in the
+  prompt's language; wrong: the carry or borrow slip, a partial product, a
+  sequence difference repeated once too often, the operand echoed, a first
+  right value talked out of. Names: "It's X.", a bold name, "X -- that's the
+  one.", an answer followed by "(Not to be confused with Y.)", "I considered
+  X first, but settled on Y"; wrong: the plausible neighbour (largest city for
+  the capital, the neighbouring planet, the false friend "library" for
+  "libro", "mouses", "goed", the tallest for the shortest, a weekday one
+  off). Letters: "(B)", "B) text", "The correct option is B, text.", a French,
+  Spanish or German sentence before the label, "**B** -- text"; wrong: the next
+  option in the same shapes, "It's between A and B; I'd say ... fits better";
+  letter and text that disagree (ambiguous). RAG and abstentions: "Based on
+  the passage, the answer is **X**.", a bare answer with a source note, the
+  fixed phrase plus a summary of what the passage does say, "**Not stated.**",
+  German "Ich weiss es nicht", "I'd rather not guess"; wrong: another field of
+  the passage, a false "I'm not able to tell", revenue extrapolated from the
+  staff count, the owner as the supplier's founder or the manager, a one-line
+  invention or one after a hedge. Needles: a bold code sentence, "Found it in
+  the text: X." with an aside; wrong: middle digits swapped, last digit
+  dropped. JSON: four-space indent with keys reversed, a fenced one-liner;
+  wrong: a trailing comma, a number off by one, the last key missing;
+  ambiguous: a number as a string, a prose preface. Tool calls: a lead-in
+  sentence with the call, pretty-printed arguments, arguments reordered,
+  clarifying questions; wrong: minutes left unconverted, currencies swapped,
+  the old city on a revise row, the search repeated on a chain row, the
+  weather tool picked for a currency question, guessed arguments on a clarify
+  row, "I'd call X but can't run tools"; ambiguous: an extra unit argument, an
+  id as a string. Code: right as sum of a tuple with type hints and a
+  docstring example, augmented assignment, bitwise not, early return, join of
+  reversed, head/tail recursion, star unpacking, reduce, set literal,
+  math.factorial, a mod-15 lookup, map with lambda, quicksort, repeated min,
+  Counter, dict.get, maxsplit, an enumerate prefix test, with a trailing
+  print line or a "Here's a compact version" frame; wrong on covered inputs:
+  abs on operands, the odd test, words reversed, ends swapped only, second
+  largest, last item skipped, y counted, u forgotten, range one short, 0! as
+  0, FizzBuzz unreachable, an int returned, doubling, repeats dropped by a
+  set, ends or halves compared, the last digit left out, digits counted, the
+  last word, s.find on a one-word sentence, 32 added before scaling, 5/9,
+  reversing, min first only, lower-casing, every count 1, sorted order.
+  Long generations: the clean run after a leading newline or with a trailing
+  blank line; spliced: "<|im_end|>" leaked after a word, a zero-width space
+  inside the word, the word doubled and glued, the word cut to one letter,
+  the line number split by a space, a CJK byte after the word; ambiguous: a
+  code fence, a closing remark, three lines short. Instructions: every rule
+  kept in plain sentences laid out as one block or one line per sentence,
+  with the required first word led in naturally ("Today I noticed that"), the
+  required word in its own sentence, "Every" on a row that forbids "very"
+  (a hard-but-clear right); one rule broken: a closing line that pushes past
+  the word limit, stopping whole sentences short of the minimum, one capital
+  letter, "min" left lower-case in a capitals answer, ", and", a closing
+  sentence with a comma, one bullet too many, a chatty offer after the
+  required ending, "Sure!" before the required first word, "I hope that
+  helps." as one sentence too many, the forbidden word in a closing sentence,
+  the required word swapped for a synonym, the keyword one use short, one
+  highlight left plain, placeholder brackets dropped, "PS:" for "P.S.", two
+  paragraphs run together, the last section dropped, a bold title for
+  <<title>>, the closing quote missing, an em dash in an ASCII-only answer, a
+  JSON trailing comma, a JSON key capitalised.
 
 Run: python benchmarks/make_scorer_styles_blind8.py (deterministic, stdlib only).
 """
