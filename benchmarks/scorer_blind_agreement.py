@@ -7,7 +7,7 @@ right, grader says wrong) and false rejects per suite and scorer. For the
 instruction scorer it also shows agreement by its strict verdict, since its
 `correct` follows the loose one. Writes benchmarks/results/scorer_styles_blind.json.
 
-Run: PYTHONPATH=src .venv/bin/python benchmarks/scorer_blind_agreement.py [--set 2|3|4|5|6|7]   (~2 s; set 2 runs
+Run: PYTHONPATH=src .venv/bin/python benchmarks/scorer_blind_agreement.py [--set 2|3|4|5|6|7|8]   (~2 s; set 2 runs
 its code_exec cases in the bwrap sandbox, a few seconds more)
 """
 
@@ -32,6 +32,7 @@ SETS = {
     "5": (ROOT / "benchmarks" / "scorer_styles_blind5.jsonl", ROOT / "benchmarks" / "results" / "scorer_styles_blind5.json"),
     "6": (ROOT / "benchmarks" / "scorer_styles_blind6.jsonl", ROOT / "benchmarks" / "results" / "scorer_styles_blind6.json"),
     "7": (ROOT / "benchmarks" / "scorer_styles_blind7.jsonl", ROOT / "benchmarks" / "results" / "scorer_styles_blind7.json"),
+    "8": (ROOT / "benchmarks" / "scorer_styles_blind8.jsonl", ROOT / "benchmarks" / "results" / "scorer_styles_blind8.json"),
 }
 
 
@@ -84,7 +85,7 @@ def main() -> None:
         "--set",
         choices=sorted(SETS),
         default="1",
-        help="which blind set: 1 (scorer_styles_blind.jsonl), 2 (scorer_styles_blind2.jsonl), 3 (scorer_styles_blind3.jsonl), 4 (scorer_styles_blind4.jsonl), 5 (scorer_styles_blind5.jsonl), 6 (scorer_styles_blind6.jsonl) or 7 (scorer_styles_blind7.jsonl)",
+        help="which blind set: 1 (scorer_styles_blind.jsonl), 2 (scorer_styles_blind2.jsonl), 3 (scorer_styles_blind3.jsonl), 4 (scorer_styles_blind4.jsonl), 5 (scorer_styles_blind5.jsonl), 6 (scorer_styles_blind6.jsonl), 7 (scorer_styles_blind7.jsonl) or 8 (scorer_styles_blind8.jsonl)",
     )
     ap.add_argument(
         "--as-published", action="store_true", help="score a superseded dataset's instruction rows with their own rules, not the superseding version's"
