@@ -78,18 +78,6 @@ ANCHOR: list[Case] = [
     ("exact", "答え：Sunday", "Monday", {}, False),
 ]
 
-CASES = [
-    (name, *case)
-    for name, table in (("integrity", TOKEN_INTEGRITY), ("needle", NEEDLE_WHOLE), ("abstain", ABSTAIN), ("clarify", CLARIFY), ("anchor", ANCHOR))
-    for case in table
-]
-
-
-@pytest.mark.parametrize(("cls", "scorer", "text", "expected", "args", "correct"), CASES, ids=[f"{c[0]}:{c[2][:30]}" for c in CASES])
-def test_graders_reading(cls: str, scorer: str, text: str, expected: object, args: dict[str, object], correct: bool) -> None:
-    got = score_item(scorer, Output(text, []), expected, args)
-    assert bool(got.correct) is correct, f"{cls}: {text[:80]!r} -> {got}"
-
 
 # The sixth blind set's classes. A closing word followed by an emoticon or a mark set apart does not end the answer.
 ENDS_WITH_DONE: dict[str, object] = {"rules": [{"rule": "ends_with", "value": "done"}]}
@@ -110,13 +98,6 @@ SIXTH: list[Case] = [
     ("numeric", "4 — no, wait: 5.", "5", {}, True),  # a correction after the dash
     ("numeric", "7 — 3 + 4 = 7", "7", {}, True),
 ]
-SIXTH_CASES = [("sixth", *case) for case in SIXTH]
-
-
-@pytest.mark.parametrize(("cls", "scorer", "text", "expected", "args", "correct"), SIXTH_CASES, ids=[f"{c[0]}:{c[2][:30]}" for c in SIXTH_CASES])
-def test_sixth_set_classes(cls: str, scorer: str, text: str, expected: object, args: dict[str, object], correct: bool) -> None:
-    got = score_item(scorer, Output(text, []), expected, args)
-    assert bool(got.correct) is correct, f"{cls}: {text[:80]!r} -> {got}"
 
 
 # score_args.unit: the right number in another unit of the same quantity is wrong (a Celsius reading given in °F);
@@ -134,13 +115,6 @@ UNIT: list[Case] = [
     ("numeric", "About 8 miles.", "8", {"unit": "km"}, False),
     ("numeric", "About 8 km.", "8", {"unit": "km"}, True),
 ]
-UNIT_CASES = [("unit", *case) for case in UNIT]
-
-
-@pytest.mark.parametrize(("cls", "scorer", "text", "expected", "args", "correct"), UNIT_CASES, ids=[f"{c[0]}:{c[2][:30]}:{c[4]}" for c in UNIT_CASES])
-def test_a_unit_the_row_asks_for(cls: str, scorer: str, text: str, expected: object, args: dict[str, object], correct: bool) -> None:
-    got = score_item(scorer, Output(text, []), expected, args)
-    assert bool(got.correct) is correct, f"{cls}: {text[:80]!r} -> {got}"
 
 
 # The seventh blind set's classes: refusals with the verb first (Dutch, Scandinavian) and "the source does not say"
@@ -159,10 +133,25 @@ SEVENTH: list[Case] = [
     ("instruction", "• Snow.\n• Ice.\n• Wind.", None, {"rules": [{"rule": "bullet_count", "value": 3}]}, False),
     ("instruction", "* Snow.\n* Ice.\n* Wind.", None, {"rules": [{"rule": "bullet_count", "value": 3}]}, True),
 ]
-SEVENTH_CASES = [("seventh", *case) for case in SEVENTH]
 
 
-@pytest.mark.parametrize(("cls", "scorer", "text", "expected", "args", "correct"), SEVENTH_CASES, ids=[f"{c[0]}:{c[2][:30]}" for c in SEVENTH_CASES])
-def test_seventh_set_classes(cls: str, scorer: str, text: str, expected: object, args: dict[str, object], correct: bool) -> None:
+CASES = [
+    (name, *case)
+    for name, table in (
+        ("integrity", TOKEN_INTEGRITY),
+        ("needle", NEEDLE_WHOLE),
+        ("abstain", ABSTAIN),
+        ("clarify", CLARIFY),
+        ("anchor", ANCHOR),
+        ("sixth", SIXTH),
+        ("unit", UNIT),
+        ("seventh", SEVENTH),
+    )
+    for case in table
+]
+
+
+@pytest.mark.parametrize(("cls", "scorer", "text", "expected", "args", "correct"), CASES, ids=[f"{c[0]}:{c[2][:30]}" for c in CASES])
+def test_graders_reading(cls: str, scorer: str, text: str, expected: object, args: dict[str, object], correct: bool) -> None:
     got = score_item(scorer, Output(text, []), expected, args)
     assert bool(got.correct) is correct, f"{cls}: {text[:80]!r} -> {got}"
