@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import time
 
@@ -243,3 +244,51 @@ def test_sends_due_at_one_instant_go_cheapest_first_and_instants_keep_their_orde
     offsets = [20_000_000] * 3 + [40_000_000] * 2
     asyncio.run(open_loop(items, offsets, run_one, lead_ns=10_000_000, cost=size.__getitem__))
     assert order == ["small", "mid", "big", "later-small", "later-big"]
+
+
+def test_a_staged_request_whose_pooled_connection_is_closed_while_it_waits_is_sent_again() -> None:
+    """A server that closes a keep-alive connection 10 ms after answering: the next request, staged on
+    that pooled connection, loses it while waiting at its gate. aiohttp cancels its body writer then;
+    the gate must survive that (not be cancelled with it) so the request is sent again on a new
+    connection at its time, and the run goes on with every record kept."""
+    from servescope.bench.client import make_session, send
+    from servescope.bench.endpoint import Endpoint
+    from servescope.documents.record import RequestRecord
+
+    body = b'data: {"choices":[{"delta":{"content":"hi"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: %d\r\n\r\n" % len(body)
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            top = await reader.readuntil(b"\r\n\r\n")
+            length = int(top.lower().split(b"content-length:")[1].split(b"\r\n")[0])
+            await reader.readexactly(length)
+            writer.write(head + body)
+            await writer.drain()
+            await asyncio.sleep(0.010)  # keep-alive closed 10 ms after answering
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+            with contextlib.suppress(ConnectionError):
+                await writer.wait_closed()
+
+    async def main() -> list[RequestRecord]:
+        server = await asyncio.start_server(handle, "127.0.0.1", 0)
+        endpoint = Endpoint(f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}", model="m")
+        t0 = time.perf_counter_ns()
+        kept: list[RequestRecord] = []
+        async with server, make_session() as session:
+
+            async def one(i: int, scheduled: int, gate: Gate) -> None:
+                record = RequestRecord(request_id=str(i), phase="measured", concurrency=1, point=0, start_ns=scheduled - t0)
+                await send(session, endpoint, endpoint.body("x", 4, 0.0, None, None), record, t0_ns=t0, timeout_s=5, gate=gate)
+                kept.append(record)
+
+            await open_loop([0, 1, 2], [0, 28_000_000, 200_000_000], one)
+        return kept
+
+    kept = asyncio.run(main())
+    assert sorted(r.request_id for r in kept) == ["0", "1", "2"]
+    assert all(r.ok for r in kept), [(r.request_id, r.category, r.error) for r in kept]
+    assert all(r.sent_ns >= r.start_ns for r in kept)

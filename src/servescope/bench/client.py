@@ -112,7 +112,9 @@ class _GatedBody(aiohttp.payload.BytesPayload):
         self._attempt = attempt
 
     async def write_with_length(self, writer: Any, content_length: int | None) -> None:
-        if not (self._gate.result() if self._gate.done() else await self._gate):
+        # shielded: aiohttp cancels this writer when the pooled connection it waits on is closed
+        # (a keep-alive timeout while staged), and the gate itself must survive for the retry
+        if not (self._gate.result() if self._gate.done() else await asyncio.shield(self._gate)):
             raise NotSent  # aiohttp hands it back wrapped in a ClientConnectionError: see _stream
         self._record.sent_ns = time.perf_counter_ns() - self._t0_ns
         self._record.attempts = self._attempt  # None until then: a request stopped while staged was never sent
@@ -218,7 +220,7 @@ async def _stream(
                     # failed while staged (a connection refused): the failure is recorded at the
                     # request's time, as an unstaged send would have met it, never before;
                     # or the run stopped before that time: the request was never sent
-                    if not (gate.result() if gate.done() else await gate):
+                    if not (gate.result() if gate.done() else await asyncio.shield(gate)):
                         raise NotSent from None
                     record.sent_ns = perf() - t0_ns
                     record.attempts = attempt + 1
