@@ -230,7 +230,9 @@ class _Driver:
             if phase == "measured" and self.sampler is not None:
                 await self.sampler.start()
                 self.sampling = index
-            lead_ns = 50_000_000 if self.links.placement == "processes" else 250_000_000
+            # far enough ahead for the message to arrive and, in the measured phase, for an open loop
+            # to stage its first sends (bench.load.STAGE_LEAD_NS) before the shared start
+            lead_ns = 75_000_000 if self.links.placement == "processes" else 250_000_000
             go = time.perf_counter_ns() + lead_ns
             if phase == "measured":
                 self.measured_start[index] = go - self.t0_ns
