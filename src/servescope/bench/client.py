@@ -96,6 +96,8 @@ def usage_problem(usage: dict[str, Any], max_tokens: Any) -> str | None:
     return None
 
 
+# aiohttp 3.12 writes a body through Payload.write_with_length and holds the headers back until the
+# body's first bytes: the gate depends on both (pyproject requires aiohttp >= 3.12).
 class _GatedBody(aiohttp.payload.BytesPayload):
     """A request body written only once ``gate`` says so: the request is prepared ahead of its
     send (connection taken, headers built; aiohttp holds the headers back to go with the
