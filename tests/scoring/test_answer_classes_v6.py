@@ -135,6 +135,39 @@ SEVENTH: list[Case] = [
 ]
 
 
+# A review of the fixes above found answers they scored the wrong way; each must keep the careful grader's verdict.
+REVIEW: list[Case] = [
+    # a request-shaped sentence inside an answer that states the value is no clarifying question
+    ("tool_call", "La temperatura precisa en Madrid es de 21 °C.", {"clarify": True}, {}, False),
+    ("tool_call", "I need a moment to think. The weather in Paris is 18°C.", {"clarify": True}, {}, False),
+    ("tool_call", "朋友告诉我今天巴黎是晴天，18度。", {"clarify": True}, {}, False),
+    ("tool_call", "Your flight is booked. Please confirm the details in your email.", {"clarify": True}, {}, False),
+    ("tool_call", "The forecast: 18°C and sunny. Let me know when you travel.", {"clarify": True}, {}, False),
+    # a refusal in another language, then the answer named anyway, is a fabrication
+    ("abstain", "Der Text sagt das nicht direkt, aber der Erfinder war Hans Müller.", None, {}, False),
+    ("abstain", "El pasaje no lo dice explícitamente, pero el inventor fue Juan Pérez.", None, {}, False),
+    ("abstain", "Le passage ne le précise pas, mais c'était Jean Dupont.", None, {}, False),
+    ("abstain", "Der Text nennt ihn nicht, doch es war Hans Müller.", None, {}, False),
+    ("abstain", "Es gibt keine weiteren Informationen, der Gründer war Karl Weber.", None, {}, False),
+    ("abstain", "There is no further information, the founder was Karl Weber.", None, {}, False),
+    ("abstain", "The passage explains how it was Karl Weber who founded it. I don't know when.", None, {}, False),
+    ("abstain", "I don't know if it was Karl Weber.", None, {}, True),
+    ("abstain", "I have no information about who won it in 1987.", None, {}, True),
+    # a bare number before a dash that the explanation then revises, totals or hedges is not the answer
+    ("numeric", "3 — or rather 4, since the corner counts twice.", "3", {}, False),
+    ("numeric", "1 — Count the small squares: 9, plus 4 larger ones, so 13 in total.", "1", {}, False),
+    ("numeric", "**7** — that is my estimate, though it could be 8", "7", {}, False),
+    # a sentence quoting the template, or a markdown list of template lines, is drift, not a splice
+    ("token_integrity", "Sure, here you go: 1. ok\n" + _lines(40), None, INTEGRITY_ARGS, True),
+    ("token_integrity", _lines(40) + "\nThat is all 40 lines, ending with 40. ok", None, INTEGRITY_ARGS, True),
+    # a code beside CJK text stands whole
+    ("needle", "密码是7419。", "7419", {}, True),
+    ("needle", "コードは7419です", "7419", {}, True),
+    # an asked closing phrase that ends in an emoticon can be met
+    ("instruction", "Bye for now, see you soon :)", None, {"rules": [{"rule": "ends_with", "value": "See you soon :)"}]}, True),
+]
+
+
 CASES = [
     (name, *case)
     for name, table in (
@@ -146,6 +179,7 @@ CASES = [
         ("sixth", SIXTH),
         ("unit", UNIT),
         ("seventh", SEVENTH),
+        ("review", REVIEW),
     )
     for case in table
 ]
@@ -155,3 +189,16 @@ CASES = [
 def test_graders_reading(cls: str, scorer: str, text: str, expected: object, args: dict[str, object], correct: bool) -> None:
     got = score_item(scorer, Output(text, []), expected, args)
     assert bool(got.correct) is correct, f"{cls}: {text[:80]!r} -> {got}"
+
+
+def test_a_runaway_generation_is_scored_in_linear_time() -> None:
+    """A 200 KB line of digits (a degenerate generation) once took minutes in token_integrity's template
+    search; each scorer that reads long outputs stays well under a second on it. A guard against a
+    regex that backtracks, not a speed goal (those live in benchmarks/)."""
+    import time
+
+    runaway = "x" + "1" * 200_000
+    for scorer, expected, args in (("token_integrity", None, INTEGRITY_ARGS), ("tool_call", {"clarify": True}, {})):
+        started = time.perf_counter()
+        score_item(scorer, Output(runaway, []), expected, args)
+        assert time.perf_counter() - started < 5.0, scorer

@@ -49,7 +49,7 @@ _FAMILIES = [
     # the source is silent, in the suites' languages: "El pasaje no lo dice", "Le passage ne le précise pas",
     # "Der Text sagt das nicht", "O texto não diz", "Il testo non lo dice", "De tekst zegt het niet"
     r"\bno\s+(?:lo\s+)?(?:dice|menciona|indica|especifica|aclara)\b|\bne\s+(?:le\s+|l['’])?(?:dit|mentionne|pr[ée]cise|indique)\s+pas\b|"
-    r"\b(?:sagt|nennt|erw[äa]hnt)\s+(?:\w+\s+){0,2}nicht\b|\bsteht\s+(?:\w+\s+){0,3}nicht\b|\bn[ãa]o\s+(?:o\s+)?(?:diz|menciona|indica|especifica)\b|"
+    r"\b(?:sagt|nennt|erw[äa]hnt)\s+(?:\w+\s+){0,2}nicht\b|\bsteht\s+(?:das\s+|es\s+|dazu\s+|davon\s+|darüber\s+)?nicht\s+(?:im|in)\b|\bn[ãa]o\s+(?:o\s+)?(?:diz|menciona|indica|especifica)\b|"
     r"\bnon\s+(?:lo\s+)?(?:dice|menziona|indica|specifica)\b|\b(?:zegt|noemt|vermeldt)\s+(?:\w+\s+){0,2}niet\b",
     # "I don't know" with the verb first (Dutch, Scandinavian): "Dat weet ik niet", "Det vet jeg ikke"; "no information"
     r"\bweet\s+ik\s+(?:\w+\s+)?(?:het\s+)?niet\b|\bgeen\s+(?:\w+\s+)?informatie\b|\b(?:vet|ved)\s+(?:jeg|jag)\s+(?:det\s+)?(?:ikke|inte)\b|"
@@ -69,12 +69,20 @@ _FAMILIES = [
     r"\b(?:may|might|does|did)\s*(?:not|n't|n’t)\s+(?:exist|be\s+real)\b|\bno\s+such\b|\b(?:fictional|fictitious|made[- ]up|does not appear to exist)\b",
 ]
 _REFUSAL = re.compile("|".join(f"(?:{f})" for f in _FAMILIES), re.IGNORECASE)
+# A copula with a name after it: "der Erfinder war Hans Müller", "el inventor fue Juan Pérez", "c'était Jean Dupont",
+# "het was Jan de Vries", "era Mario Rossi", "foi João Silva", "the founder was Karl Weber".
+_COPULA_NAME = (
+    r"\b(?:war|waren|ist|fue|fueron|es|era|eran|était|étaient|est|foi|é|was|is|were|are)\s+"
+    r"(?:(?:der|die|das|el|la|le|les|il|lo|o|a|de|het|the)\s+)?(?-i:[A-ZÀ-ÖØ-Þ])\w+"
+)
 # A clause that commits to a specific despite the hedge: a number/year, or "it/he/she/they was/is X".
 _CLAIM = re.compile(
     r"\d|\b(?:it|he|she|they|this|that|the\s+\w+)\s+(?:was|is|were|are|had|has)\s+(?!not\b|no\b|never\b|unclear\b|unknown\b|possible\b|likely\b)\w+"
     # a guess is a claim too: "it might be by Arthur Penrose", "it's most likely a sawmill owner", "dozens of schools"
     r"|\b(?:it|he|she|they|this|that)(?:['’]s|\s+(?:might|may|could|must|would)\s+(?:be|have))\s+(?:most\s+)?(?:likely\s+|probably\s+|perhaps\s+)?(?:by\s+|a\s+|an\s+|the\s+)?\w+"
     r"|\b(?:probably|likely|i\s+(?:think|guess|believe))\b\s+\w+"
+    # a copula naming someone or something, in the suites' languages (_COPULA_NAME)
+    r"|" + _COPULA_NAME +
     # the same guess in the suites' languages: "probablemente fue Marta", "wahrscheinlich Hamburg"
     r"|\b(?:probablemente|quiz[áa]s|tal\s+vez|probablement|peut-[êe]tre|wahrscheinlich|vermutlich|vielleicht|probabilmente|forse|provavelmente|talvez|waarschijnlijk|misschien)\b\s+\w+|\b(?:dozens|hundreds|thousands|several|many|a\s+few)\s+of\b"
     # an inference offered as the answer: "reading between the lines: Eli", "my best guess would be Oslo"
@@ -148,8 +156,30 @@ def is_abstention(text: str) -> bool:
     refusing = [c for c in clauses if _refuses(c)]
     if not refusing:
         return False
-    others = [c for c in clauses if not _refuses(c) and not _SOURCE_COVERS.search(c)]
-    return not any(_CLAIM.search(c) for c in others)
+    others = [c for c in clauses if not _refuses(c) and not _covers_only(c)]
+    if any(_CLAIM.search(c) for c in others):
+        return False
+    # a refusing clause may go on, after a comma or a dash, to name the answer anyway ("There is no more
+    # information, the founder was Karl Weber"): a copula naming someone there is a claim
+    tails = [c[last.end() :] for c in refusing if (last := _last_refusal(c)) is not None]
+    return not any(_TAIL_CLAIM.match(t) for t in tails)
+
+
+def _last_refusal(clause: str) -> re.Match[str] | None:
+    found = None
+    for found in _REFUSAL.finditer(clause):  # noqa: B007 - the last one is wanted
+        pass
+    return found
+
+
+def _covers_only(clause: str) -> bool:
+    """A sentence naming by topic what the source covers, with no name or value given as the asked fact."""
+    return _SOURCE_COVERS.search(clause) is not None and not _NAMED.search(clause)
+
+
+_TAIL_CLAIM = re.compile(r"\s*[,;:—–-].*?" + _COPULA_NAME, re.IGNORECASE | re.DOTALL)
+# "it was Karl Weber who", "is Oslo": a copula naming someone or something: a claim even inside a description.
+_NAMED = re.compile(r"\b(?:was|is|were|are)\s+(?:[A-Z]\w+)", re.UNICODE)
 
 
 def _split_denied(clause: str) -> list[str]:

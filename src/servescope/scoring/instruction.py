@@ -179,7 +179,7 @@ def _ends_with(t: str, v: Any) -> bool:
     asked = _unquoted(str(v if v is not None else ""))
     if asked and unicodedata.category(asked[-1])[0] == "P" and not _unquoted(t).endswith(asked):
         return False
-    if _AFTER_THE_END.search(_tail(t)):  # "... done. :)": an emoticon or a second mark after the phrase's end
+    if _AFTER_THE_END.search(_tail(t)) and not _AFTER_THE_END.search(_tail(asked)):  # "... done. :)" (unless the phrase ends so)
         return False
     return body.endswith(phrase) and not (len(body) > len(phrase) and phrase[0].isalnum() and body[-len(phrase) - 1].isalnum())
 

@@ -36,7 +36,8 @@ def score(output: Output, expected: object, args: Args) -> Score:
 
 
 def _mentions(text: str, want: str) -> list[re.Match[str]]:
-    """Each mention of the code as a whole ("7-4-1-9" and "7 419" too): no letter or digit
+    """Each mention of the code as a whole ("7-4-1-9" and "7 419" too): no ASCII letter or digit
     right before or after it, where another code's would be ("11138" holds no "1138")."""
-    mention = re.compile(r"(?<![^\W_])" + r"[\W_]*".join(re.escape(c) for c in want) + r"(?![^\W_])")
+    # ASCII letters and digits only: a code beside CJK text ("密码是7419。") stands whole
+    mention = re.compile(r"(?<![0-9A-Za-z])" + r"[\W_]*".join(re.escape(c) for c in want) + r"(?![0-9A-Za-z])")
     return list(mention.finditer(text.casefold()))

@@ -204,6 +204,13 @@ def _ends_in_words(text: str) -> str | None:
 
 # A bare number opening the answer, set off by an em dash from what explains it ("4 — 3 small squares plus the
 # border", "**12** — one per month"): the number is the answer; the numbers of the explanation are not.
+# ... unless the explanation works toward, revises or hedges it ("3 — or rather 4", "1 — 9 plus 4, so 13 in total",
+# "7 — though it could be 8"): then the usual reading decides.
+_LEAD_REVISED = re.compile(
+    r"[=≈]|\b(?:or|rather|make\s+that|recount\w*|in\s+total|totals?|so|hence|therefore|thus|gives?|makes?|comes?\s+to|"
+    r"could|might|maybe|perhaps|possibly|hmm|instead)\b",
+    re.IGNORECASE,
+)
 _LEAD = re.compile(r"^[\s*_]*(?P<num>[-−]?\d[\d,.]*%?)[\s*_]*—\s*(?P<why>\S.*)", re.DOTALL)
 
 
@@ -284,7 +291,7 @@ def _score(output: Output, expected: object, args: Args) -> Score:
             return verdict(_equal(value, pct, want, rel_tol), span.text[:80], strict=not spelled)
     text = answer_text(output.text)
     lead = _LEAD.match(text)  # "4 — 3 small squares plus the border": the number said first, then why
-    if lead and not re.search(r"[=≈]", lead.group("why")) and not CORRECTION.search(lead.group("why")) and (led := numbers(lead.group("num"))):
+    if lead and not _LEAD_REVISED.search(lead.group("why")) and not CORRECTION.search(lead.group("why")) and (led := numbers(lead.group("num"))):
         return verdict(_equal(*led[0], want, rel_tol), lead.group("num"), strict=False)
     clause = first_clause(span.text)  # "The first shell holds 2; the second holds 8.": the remark after ";" is not the answer
     if clause is not None and len(in_clause := _outside_asides(clause)) == 1:

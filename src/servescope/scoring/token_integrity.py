@@ -58,7 +58,7 @@ def inspect(text: str, word: str, cut: bool = False) -> Integrity:
         if m is None:
             # "٧. ok" (a foreign digit for its number) or "\ufeff77. ok", "<pad>77. ok" (a token before a
             # template line): the template with something spliced in, not a line that left it
-            if _FOREIGN_NUMBER.match(ln) or (template is not None and template.search(ln)):
+            if _FOREIGN_NUMBER.match(ln) or (template is not None and _token_before_template(ln, template)):
                 splices.append(ln.strip()[:60])
             else:
                 drift += 1
@@ -77,6 +77,18 @@ def inspect(text: str, word: str, cut: bool = False) -> Integrity:
         if rest not in forms or _join(m) != usual:
             splices.append(ln.strip()[:60])
     return Integrity(len(lines), splices, drift, counting)
+
+
+def _token_before_template(line: str, template: re.Pattern[str]) -> bool:
+    """A template line with one short token glued before it ("<pad>30. ok", a byte-order mark), not a
+    sentence that quotes the template ("Sure, here you go: 1. ok") or a markdown list mark ("- 1. ok")."""
+    if len(line) > 100:  # far longer than a token and a template line (and keeps the search linear)
+        return False
+    m = template.search(line)
+    if m is None or line[m.end() :].strip(" ."):
+        return False
+    prefix = line[: m.start()].strip()
+    return bool(prefix) and len(prefix) <= 20 and " " not in prefix and not re.fullmatch(r"[-*+>#•]+", prefix)
 
 
 def _join(m: re.Match[str]) -> tuple[str, bool]:

@@ -62,20 +62,28 @@ _PLEASANTRY = re.compile(
 # A request for the missing detail phrased without a question mark: "Please tell me the city.",
 # "Let me know which city.", "都市名を教えてください。", "请告诉我城市。", "Dime la ciudad."
 _REQUEST = re.compile(
-    r"\b(?:please\s+(?:tell\s+me|provide|specify|share|confirm|clarify|indicate)|(?:tell\s+me|let\s+me\s+know)\s+(?:which|what|where|when|who|how|the|your)|"
-    r"i\s+(?:need|would\s+need)\s+(?:to\s+know\s+)?(?:the|your|a|which|what)\s+\w+)\b|"
-    r"教えて(?:ください|下さい|いただけますか)|お知らせください|ご指定ください|指定してください|请(?:告诉我|提供|说明|指定)|告诉我|"
-    r"\b(?:dime|ind[ií]came|dígame|precisa|precisez|indiquez|dites-moi|nennen\s+sie|sagen\s+sie\s+mir|geben\s+sie)\b",
+    r"\b(?:please\s+(?:tell\s+me|provide|specify|share|clarify|indicate)\s+(?:which|what|where|when|who|how|the|your)|"
+    r"(?:tell\s+me|let\s+me\s+know)\s+(?:which|what|where|when|who|how)|"
+    r"i\s+(?:need|would\s+need)\s+(?:to\s+know\s+(?:the|your|a|which|what)|(?:the|your)\s+\w+(?:\s+\w+)?\s+to)\b)|"
+    r"教えて(?:ください|下さい|いただけますか)|お知らせください|ご指定ください|指定してください|请(?:告诉我|提供|说明|指定)|"
+    r"\b(?:dime|ind[ií]came|dígame|precisez|indiquez|dites-moi|nennen\s+sie\s+(?:mir|bitte)|sagen\s+sie\s+mir)\b",
     re.IGNORECASE,
 )
+# A sentence that states a value ("It is 18 °C", "Your flight is booked") is an answer, not a request for one.
+_STATES_A_VALUE = re.compile(r"\d")
 
 
 def asks_to_clarify(text: str) -> bool:
     """A question that asks for something (not "Anything else I can help with?"), or a request
-    for it without a question mark ("Please tell me the city.", "都市名を教えてください。")."""
-    questions = re.findall(r"[^.!?。！？\n]*[?？]", text)
+    for it without a question mark ("Please tell me the city.", "都市名を教えてください。") in an
+    answer that states no value (a reply that gives the weather and then "let me know ..." answered)."""
+    if len(text) > 20_000:  # a runaway output is no clarifying question (and keeps the scan below linear)
+        return False
+    questions = [q for q in re.split(r"(?<=[.!?。！？])|\n", text) if q.rstrip().endswith(("?", "？"))]
     if any(q.strip(" ?？") and not _PLEASANTRY.search(q) for q in questions):
         return True
+    if _STATES_A_VALUE.search(text):
+        return False
     sentences = re.split(r"(?<=[.!。！])\s*|\n", text)
     return any(_REQUEST.search(s) and not _PLEASANTRY.search(s) for s in sentences)
 
