@@ -17,7 +17,8 @@ def _squash(text: str) -> str:
 
 
 # two codes hedged ("either 6424 or 6442"): no single needle committed to
-_HEDGED = re.compile(r"\b\w*\d[\w-]*\s*,?\s+(?:or|and/or)\s+(?:maybe\s+|perhaps\s+)?\w*\d", re.IGNORECASE)
+# (possessive: a runaway run of digits is scanned once, not once per split of it)
+_HEDGED = re.compile(r"\b(?=[\w-]*\d)[\w-]++\s*,?\s+(?:or|and/or)\s+(?:maybe\s+|perhaps\s+)?\w*\d", re.IGNORECASE)
 
 
 def score(output: Output, expected: object, args: Args) -> Score:

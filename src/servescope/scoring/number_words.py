@@ -96,7 +96,7 @@ def _english(tokens: list[str]) -> int | None:
 
 _FRACTION_WORDS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4, "fourth": 4, "fourths": 4, "fifth": 5, "fifths": 5}
 # "two and a half" (after the words became digits: "2 and a half"), "one half", "a quarter", "three quarters"
-_AND_A = re.compile(r"(\d+)\s+and\s+(?:a|one)\s+(half|third|quarter)\b", re.IGNORECASE)
+_AND_A = re.compile(r"(?<!\d)(\d++)\s+and\s+(?:a|one)\s+(half|third|quarter)\b", re.IGNORECASE)
 _FRACTION = re.compile(r"\b(a|an|one|\d+)[\s-]+(halfs?|halves|thirds?|quarters?|fourths?|fifths?)\b", re.IGNORECASE)
 # Romance compounds: "vinte e quatro", "treinta y dos", "vingt-quatre", "vingt et un"
 _COMPOUND = re.compile(r"\b(\d0)(?:\s+(?:e|y|et)\s+|-)(\d)\b")

@@ -51,15 +51,18 @@ _CONVERSION = re.compile(
 )
 # A value restated in other units after it ("32 °F, which is 0 °C or 273.15 K", "5 km, i.e. 3.1 miles"):
 # the restatements are asides when each names a unit other than the first value's.
-_VALUE_UNIT = r"[-−]?[$€£]?\d[\d,.]*\s*(°\s*[CFK]\b|[A-Za-zµ%]+\b)"
+# A number's first digit: not inside a longer run of digits (a match may start only where a number
+# does, so a runaway line of digits is scanned once, not from each of its digits).
+_AT_NUMBER = r"(?<![\d,.])"
+_VALUE_UNIT = r"[-−]?[$€£]?\d[\d,.]*+\s*(°\s*[CFK]\b|[A-Za-zµ%]+\b)"
 _VALUE_UNIT_NC = _VALUE_UNIT.replace("(", "(?:")  # the same, capturing nothing
 _RESTATED = re.compile(
-    rf"(?P<first>{_VALUE_UNIT})(?P<rest>(?:,\s*|\s+)(?:which\s+is|that\s+is|that's|i\.e\.,?|or|=)\s+"
+    rf"{_AT_NUMBER}(?P<first>{_VALUE_UNIT})(?P<rest>(?:,\s*|\s+)(?:which\s+is|that\s+is|that's|i\.e\.,?|or|=)\s+"
     rf"(?:(?:about|approximately|roughly|around|~|≈)\s*)?{_VALUE_UNIT_NC}"
     rf"(?:\s*(?:,|\bor\b|\band\b)\s*{_VALUE_UNIT_NC})*)",
     re.IGNORECASE,
 )
-_UNIT_IN = re.compile(_VALUE_UNIT, re.IGNORECASE)
+_UNIT_IN = re.compile(_AT_NUMBER + _VALUE_UNIT, re.IGNORECASE)
 
 
 def _unit(raw: str) -> str:
@@ -81,11 +84,11 @@ def _without_restatements(text: str) -> str:
 
 
 # "5.66 × 10³", "5.66 x 10^3", "5.66·10^{3}": scientific notation written out
-_TIMES_TEN = re.compile(r"(\d+(?:\.\d+)?)\s*[×x·*]\s*10\s*(?:\^\s*\{?\s*([-−+]?\d+)\s*\}?|([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))")
+_TIMES_TEN = re.compile(r"(?<![\d.])(\d++(?:\.\d++)?)\s*[×x·*]\s*10\s*(?:\^\s*\{?\s*([-−+]?\d+)\s*\}?|([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))")
 # two values hedged: "14 or 16", "4 o 3": no single number committed to
 # ... also with the same unit after each ("3 hours or 4 hours"; "5 km, or roughly 3 miles" is a restatement)
 _HEDGED = re.compile(
-    r"\d[\d,./%]*(?:\s+(?P<unit>[^\W\d_]+))?\s*(?:,\s*)?(?:or|and/or|oder|ou|o)\s+(?:maybe\s+|perhaps\s+|possibly\s+)?[-−$€£]?\d[\d,./%]*"
+    r"(?<![\d,./%])\d[\d,./%]*+(?:\s+(?P<unit>[^\W\d_]+))?\s*(?:,\s*)?(?:or|and/or|oder|ou|o)\s+(?:maybe\s+|perhaps\s+|possibly\s+)?[-−$€£]?\d[\d,./%]*"
     r"(?(unit)\s+(?P=unit)\b)",
     re.IGNORECASE,
 )
