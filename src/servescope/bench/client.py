@@ -114,13 +114,17 @@ class _GatedBody(aiohttp.payload.BytesPayload):
         self._attempt = attempt
 
     async def write_with_length(self, writer: Any, content_length: int | None) -> None:
-        # shielded: aiohttp cancels this writer when the pooled connection it waits on is closed
-        # (a keep-alive timeout while staged), and the gate itself must survive for the retry
-        if not (self._gate.result() if self._gate.done() else await asyncio.shield(self._gate)):
+        if not await _go(self._gate):
             raise NotSent  # aiohttp hands it back wrapped in a ClientConnectionError: see _stream
         self._record.sent_ns = time.perf_counter_ns() - self._t0_ns
         self._record.attempts = self._attempt  # None until then: a request stopped while staged was never sent
         await super().write_with_length(writer, content_length)
+
+
+async def _go(gate: Gate) -> bool:
+    """The gate's answer, waited for shielded: aiohttp cancels a body writer whose pooled connection
+    was closed while it waited (a keep-alive timeout), and the gate must survive for the retry."""
+    return gate.result() if gate.done() else await asyncio.shield(gate)
 
 
 def make_session(max_connections: int = 0) -> aiohttp.ClientSession:
@@ -222,7 +226,7 @@ async def _stream(
                     # failed while staged (a connection refused): the failure is recorded at the
                     # request's time, as an unstaged send would have met it, never before;
                     # or the run stopped before that time: the request was never sent
-                    if not (gate.result() if gate.done() else await asyncio.shield(gate)):
+                    if not await _go(gate):
                         raise NotSent from None
                     record.sent_ns = perf() - t0_ns
                     record.attempts = attempt + 1

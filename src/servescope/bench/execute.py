@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import gc
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -15,7 +13,7 @@ import aiohttp
 from servescope.bench.client import send
 from servescope.bench.endpoint import Endpoint
 from servescope.bench.fail_fast import FailFast
-from servescope.bench.load import Gate, arrival_offsets_ns, closed_loop, open_loop
+from servescope.bench.load import Gate, arrival_offsets_ns, closed_loop, open_loop, sleep_until_ns
 from servescope.bench.outcome import PointOutcome, planned_record
 from servescope.bench.records import RecordWriter
 from servescope.bench.scrape import MetricsSampler, PointSamplers
@@ -124,11 +122,10 @@ async def run_point(
         # the workers' shared start: handed over one stage lead early (bench.worker_main), so an open
         # loop prepares its first sends ahead of it; any other load starts at it
         start_ns = await sync("measured", point.index) if sync is not None else None
-        staged_schedule = point.offsets_ns is not None and not any(r.session is not None for r in measured)
-        if start_ns is not None and not staged_schedule:
-            while (delay := (start_ns - time.perf_counter_ns()) / 1e9) > 0:  # timers may fire a little early
-                await asyncio.sleep(delay)
-        if any(r.session is not None for r in measured):
+        sessions = any(r.session is not None for r in measured)
+        if start_ns is not None and (sessions or point.offsets_ns is None):
+            await sleep_until_ns(start_ns)
+        if sessions:
             outcome.load = await sessions_loop(measured, point, send_one, keep, t0_ns)
         elif point.offsets_ns is not None:  # a replayed trace: its own schedule
             stopped = (lambda: fail_fast.stopped) if fail_fast is not None else None

@@ -22,7 +22,7 @@ from servescope.workload.arrivals import Arrival, arrival_offsets_ns
 
 T = TypeVar("T")
 
-__all__ = ["STAGE_LEAD_NS", "Arrival", "Gate", "NotSent", "LoadOutcome", "arrival_offsets_ns", "closed_loop", "open_loop"]
+__all__ = ["STAGE_LEAD_NS", "Arrival", "Gate", "LoadOutcome", "NotSent", "arrival_offsets_ns", "closed_loop", "open_loop", "sleep_until_ns"]
 
 
 @dataclass
@@ -84,6 +84,11 @@ async def _sleep_until(t_ns: int, clock: Callable[[], int], stopped: Callable[[]
         await asyncio.sleep(0)
 
 
+async def sleep_until_ns(t_ns: int) -> None:
+    """Sleep until ``t_ns`` on ``time.perf_counter_ns``, never waking early (a split run's shared start)."""
+    await _sleep_until(t_ns, time.perf_counter_ns, lambda: False)
+
+
 async def open_loop(
     items: Sequence[T],
     offsets_ns: Sequence[int],
@@ -112,9 +117,7 @@ async def open_loop(
     loop = asyncio.get_running_loop()
     tasks: list[asyncio.Task[None]] = []
     limiter = asyncio.Semaphore(max_in_flight) if max_in_flight else None
-    due: deque[tuple[int, Gate]] = deque()  # staged, gate not yet open, in schedule order
-    costs: dict[Gate, int] = {}
-    write_cost = costs.__getitem__ if cost is not None else None
+    due: deque[tuple[int, int, Gate]] = deque()  # (scheduled, write cost, gate): staged, not yet open, in schedule order
     staged = asyncio.Event()
     all_staged = False
     last_opened = start
@@ -138,17 +141,18 @@ async def open_loop(
             await _sleep_until(due[0][0], clock, is_stopped, SPIN_NS)
             if is_stopped():  # never opened early: what was staged is not to be sent
                 while due:
-                    _, gate = due.popleft()
+                    gate = due.popleft()[2]
                     if not gate.done():
                         gate.set_result(False)
                 continue
             now = clock()
-            opening: list[tuple[int, Gate]] = []
+            opening: list[tuple[int, int, Gate]] = []
             while due and due[0][0] <= now:
                 opening.append(due.popleft())
             # every request due now is on time whatever their order among themselves: each one
-            # waits for the writes opened before it, so the shortest go first (the SPT rule)
-            for _, gate in sorted(opening, key=lambda entry: write_cost(entry[1])) if write_cost else opening:
+            # waits for the writes opened before it, so the shortest go first (the SPT rule; a
+            # stable sort, so without costs they go in schedule order)
+            for _, _, gate in sorted(opening, key=lambda entry: entry[1]):
                 if not gate.done():
                     gate.set_result(True)
             last_opened = now
@@ -159,9 +163,7 @@ async def open_loop(
             scheduled = start + off
             await _sleep_until(scheduled - lead_ns, clock, is_stopped)
             gate: Gate = loop.create_future()
-            if cost is not None:
-                costs[gate] = cost(it)
-            due.append((scheduled, gate))
+            due.append((scheduled, cost(it) if cost is not None else 0, gate))
             staged.set()
             tasks.append(asyncio.create_task(guarded(it, scheduled, gate)))
         all_staged = True
@@ -169,7 +171,7 @@ async def open_loop(
         await opener
         await asyncio.gather(*tasks)
     finally:
-        for gate in (g for _, g in due):  # on cancellation: nothing left waiting on a gate
+        for gate in (entry[2] for entry in due):  # on cancellation: nothing left waiting on a gate
             if not gate.done():
                 gate.cancel()
         opener.cancel()

@@ -32,7 +32,7 @@ from servescope.bench.client import make_session
 from servescope.bench.endpoint import Endpoint
 from servescope.bench.execute import LoadSpec
 from servescope.bench.fail_fast import FailFast
-from servescope.bench.load import STAGE_LEAD_NS
+from servescope.bench.load import STAGE_LEAD_NS, sleep_until_ns
 from servescope.bench.records import RecordWriter
 from servescope.bench.runners import RUNNERS, RunContext
 from servescope.bench.worker_clock import boot_id
@@ -135,9 +135,7 @@ async def _run(spec: WorkerSpec, t0_ns: int, link: Link, outbox: _Outbox) -> dic
         start = int(msg[1])
         # the measured phase is handed over one stage lead early: an open loop prepares its first sends
         # before the shared start (bench.load.open_loop), and run_point waits out the rest for any other load
-        ready = start - STAGE_LEAD_NS if phase == "measured" else start
-        while (delay := (ready - time.perf_counter_ns()) / 1e9) > 0:  # timers may fire a little early
-            await asyncio.sleep(delay)
+        await sleep_until_ns(start - STAGE_LEAD_NS if phase == "measured" else start)
         return start
 
     fail_fast = FailFast(spec.fail_fast_window) if spec.fail_fast_window else None

@@ -52,7 +52,7 @@ def inspect(text: str, word: str, cut: bool = False) -> Integrity:
         lines.pop()
     forms = {word, word.lower(), word.upper(), word.capitalize()}
     template = re.compile(rf"[0-9]+\s*[.:)]\s*{re.escape(word)}(?!\w)", re.IGNORECASE) if word.strip() else None
-    parsed: list[tuple[str, re.Match[str]]] = []
+    parsed: list[tuple[str, re.Match[str], tuple[str, bool]]] = []  # (line, its start, how it joins number and word)
     for ln in lines:
         m = _LINE_START.match(ln)
         if m is None:
@@ -63,18 +63,18 @@ def inspect(text: str, word: str, cut: bool = False) -> Integrity:
             else:
                 drift += 1
             continue
-        parsed.append((ln, m))
+        parsed.append((ln, m, _join(m)))
     # how this generation joins a line's number to its word ("17. ok", "17) ok", "17.ok"):
     # the form most of its lines take; a line joined otherwise has a token spliced in or out
-    joins = Counter(_join(m) for _, m in parsed)
+    joins = Counter(join for _, _, join in parsed)
     usual = joins.most_common(1)[0][0] if joins else None
-    for ln, m in parsed:
+    for ln, m, join in parsed:
         n = int(m.group(1))
         if n != previous + 1:
             counting += 1
         previous = n
         rest = ln[m.end() :].strip().rstrip(".")
-        if rest not in forms or _join(m) != usual:
+        if rest not in forms or join != usual:
             splices.append(ln.strip()[:60])
     return Integrity(len(lines), splices, drift, counting)
 
