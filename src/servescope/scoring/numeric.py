@@ -246,6 +246,14 @@ def _canonical_unit(raw: str) -> tuple[str, str] | None:
     return next(((fam, table[word]) for fam, table in _UNIT_FAMILIES.items() if word in table), None)
 
 
+def unit_problem(unit: object) -> str | None:
+    """What is wrong with a row's ``score_args.unit`` (absent is fine), in a phrase; None when it is usable."""
+    if unit is None or (isinstance(unit, str) and _canonical_unit(unit) is not None):
+        return None
+    known = sorted({u for table in _UNIT_FAMILIES.values() for u in table.values()})
+    return f'score_args.unit {unit!r} is not a unit the numeric scorer compares (one of {", ".join(known)}, e.g. "°C")'
+
+
 def _other_unit(text: str, want: Fraction, asked: str, rel_tol: float) -> str | None:
     """The unit of ``asked``'s quantity that the answer attaches to the expected number, when it is another one."""
     target = _canonical_unit(asked)
@@ -264,8 +272,10 @@ def _other_unit(text: str, want: Fraction, asked: str, rel_tol: float) -> str | 
 
 
 def score(output: Output, expected: object, args: Args) -> Score:
-    judged = _score(output, expected, args)
     unit = args.get("unit")
+    if (problem := unit_problem(unit)) is not None:  # the row's fault: named, never a silent number-only check
+        return wrong(problem)
+    judged = _score(output, expected, args)
     if judged.correct and isinstance(unit, str) and expected is not None and (want := parse_number(str(expected))) is not None:
         other = _other_unit(answer_text(output.text), want, unit, float(args.get("rel_tol", 1e-6)))
         if other is not None:

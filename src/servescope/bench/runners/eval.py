@@ -68,6 +68,15 @@ def preflight(workload: Workload, points: list[PlannedPoint], unsafe_code_exec: 
     unknown = sorted(n for n in names if not known(n))
     if unknown:
         raise ValueError(f"workload {workload.id}: unknown scorer(s) {', '.join(unknown)}")
+    if any(canonical_name(n) == "numeric" for n in names):
+        from servescope.scoring.numeric import unit_problem
+
+        for req in (req for p in points for req in p.requests):
+            row = req.row
+            if row is None or canonical_name(row_scorer(workload, req)) != "numeric":
+                continue
+            if problem := unit_problem((row.score_args or {}).get("unit")):  # every answer would score 0: say so before sending
+                raise DocumentError(f"dataset {workload.dataset_id}", f"row {row.id}: {problem}; fix the row")
     if any(canonical_name(n) == "code_exec" for n in names):
         from servescope.scoring.forbidden import malformed
         from servescope.scoring.sandbox import UnsafeRunner, find_sandbox
