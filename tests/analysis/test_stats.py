@@ -14,6 +14,7 @@ from servescope.analysis.stats import (
     PERCENTILES,
     calibration_error,
     describe,
+    describe_counts,
     mean_ci,
     paired_percentile_difference_ci,
     paired_rate_difference_ci,
@@ -266,6 +267,48 @@ def test_large_sample_path_gives_the_same_numbers(values: list[float]) -> None:
     assert got.keys() == expected.keys()
     for k in expected:
         assert got[k] == pytest.approx(expected[k], rel=1e-9, abs=1e-6), k
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.integers(-(2**40), 2**40), min_size=2, max_size=300), st.sampled_from([np.int32, np.int64]), st.booleans())
+def test_describe_counts_is_describe_of_the_scaled_sample(values: list[int], dtype: type, overwrite: bool) -> None:
+    """The whole-number path (ITL gaps in ns) gives describe(values / unit): its percentiles,
+    minimum and maximum exactly, its mean and spread to rounding; with overwrite False the
+    caller's array is left as it was."""
+    import servescope.analysis.stats as stats_module
+
+    arr = np.array([v % (2**31) if dtype is np.int32 else v for v in values], dtype=dtype)
+    kept = arr.copy()
+    old = stats_module._BLOCK
+    stats_module._BLOCK = 1  # both on their large-sample paths, as above a million values
+    try:
+        expected = describe(arr / 1e6, overwrite=True)
+        got = describe_counts(arr, 1e6, overwrite=overwrite)
+    finally:
+        stats_module._BLOCK = old
+    assert got.keys() == expected.keys()
+    for k in ("count", "p50", "p90", "p95", "p99", "min", "max"):
+        assert got[k] == expected[k], k
+    for k in ("mean", "std"):
+        assert got[k] == pytest.approx(expected[k], rel=1e-9, abs=1e-9), k
+    if not overwrite:
+        assert arr.tolist() == kept.tolist()
+
+
+def test_describe_counts_above_the_block_and_past_int64_sums() -> None:
+    """Above a million gaps (the path a big summary takes), and values whose sum would
+    overflow int64 (the float path then): the same figures as describe."""
+    rng = np.random.default_rng(0)
+    gaps = rng.integers(1_000_000, 40_000_000, size=(1 << 20) + 5, dtype=np.int64).astype(np.int32)
+    expected = describe(gaps / 1e6)
+    got = describe_counts(gaps, 1e6)
+    for k in ("count", "p50", "p90", "p95", "p99", "min", "max"):
+        assert got[k] == expected[k], k
+    assert got["mean"] == pytest.approx(expected["mean"], rel=1e-12)
+    assert got["std"] == pytest.approx(expected["std"], rel=1e-9)
+    huge = np.full((1 << 20) + 1, 2**62, dtype=np.int64)
+    huge[0] = 2**61
+    assert describe_counts(huge, 1e6) == describe(huge / 1e6)
 
 
 def test_overwrite_false_leaves_the_array_alone() -> None:

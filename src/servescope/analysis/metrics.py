@@ -28,7 +28,7 @@ from typing import Any, TypeAlias
 
 import numpy as np
 
-from servescope.analysis.stats import describe, percentile
+from servescope.analysis.stats import describe, describe_counts, percentile
 from servescope.documents.record import RequestRecord
 from servescope.documents.slo import holds
 
@@ -192,11 +192,12 @@ def aggregate_columns(cols: Columns, *, token_source_hint: str | None = None) ->
     e2e = e2e_all[has_end]
     tpot_mask = has_first & has_end & (out_tok >= 2)
     tpot = (e2e_all[tpot_mask] - ttft_all[tpot_mask]) / (out_tok[tpot_mask] - 1)
-    itl_ns = np.asarray(cols.itl_gaps_ns, dtype=np.int64)
+    # (kept whole numbers, as narrow as a records reader left them: int32 halves what a
+    # million-record summary moves; describe_counts divides only what it reads)
+    itl_ns = cols.itl_gaps_ns if isinstance(cols.itl_gaps_ns, np.ndarray) else np.asarray(cols.itl_gaps_ns, dtype=np.int64)
     if len(cols.chunk_flat):
         gaps = chunk_gaps(cols.chunk_flat, cols.chunk_len)
         itl_ns = np.concatenate((gaps, itl_ns)) if itl_ns.size else gaps
-    itl = itl_ns / NS_PER_MS
     total = int(ok.size)
     n_ok = int(ok.sum())
     ended = end[~np.isnan(end)]
@@ -222,7 +223,7 @@ def aggregate_columns(cols: Columns, *, token_source_hint: str | None = None) ->
         "input_tokens_per_sec": (in_total / duration_s) if duration_s and in_total is not None else None,
         "requests_per_sec": (n_ok / duration_s) if duration_s else None,
         "ttft_ms": _dist(ttft),
-        "itl_ms": _dist(itl, owned=True),
+        "itl_ms": describe_counts(itl_ns, NS_PER_MS, overwrite=itl_ns is not cols.itl_gaps_ns) if itl_ns.size else None,
         "tpot_ms": _dist(tpot),
         "e2e_ms": _dist(e2e),
         "s_per_image": _dist(np.asarray(cols.s_per_image, dtype=np.float64)),

@@ -243,15 +243,6 @@ class TypedLines:
         """Each point's columns, the parts of every block joined once."""
         return {point: _joined(parts) for point, parts in self.parts.items()}
 
-    def narrow_gaps(self) -> None:
-        """ITL gaps that fit as int32 (any under 2.1 s) held so: half the bytes a worker of a
-        split read sends back to its parent (``_joined`` widens them again, losslessly)."""
-        for parts in self.parts.values():
-            for cols in parts:
-                gaps = cols.itl_gaps_ns
-                if isinstance(gaps, np.ndarray) and gaps.size and gaps.min() >= _INT32_MIN and gaps.max() <= _INT32_MAX:
-                    cols.itl_gaps_ns = gaps.astype(np.int32)
-
     def extend(self, other: TypedLines) -> None:
         """Add what ``other`` took (a later part of the file)."""
         for point, parts in other.parts.items():
@@ -327,21 +318,30 @@ def _columns(group: list[_Line], counts: np.ndarray, flat: np.ndarray) -> Column
         end_ns=np.array(list(map(_END, group)), dtype=np.float64),
         input_tokens=np.array(list(map(_INPUT, group)), dtype=np.float64),
         output_tokens=np.array(list(map(_OUTPUT, group)), dtype=np.float64),
-        itl_gaps_ns=chunk_gaps(flat, counts[counts > 0]),  # here, in a worker of a split read: not in the parent after it
+        itl_gaps_ns=_narrowed(chunk_gaps(flat, counts[counts > 0])),  # here, in a worker of a split read: not in the parent after it
         sources={s for s in sources if s},
         resends=sum(a - 1 for a in attempts) if attempts else None,
         resent_requests=sum(a > 1 for a in attempts) if attempts else None,
     )
 
 
+def _narrowed(gaps: np.ndarray) -> np.ndarray:
+    """ITL gaps as int32 when they all fit (any under 2.1 s): half the bytes that joining a
+    million requests' gaps, sending a worker's back and sorting them for percentiles move."""
+    if gaps.size and gaps.min() >= _INT32_MIN and gaps.max() <= _INT32_MAX:
+        return gaps.astype(np.int32)
+    return gaps
+
+
 def _joined(parts: list[Columns]) -> Columns:
     if len(parts) == 1:
-        parts[0].itl_gaps_ns = np.asarray(parts[0].itl_gaps_ns, dtype=np.int64)
         return parts[0]
     out = Columns()
     for name in ("ok", "start_ns", "first_ns", "end_ns", "input_tokens", "output_tokens"):
         setattr(out, name, np.concatenate([getattr(p, name) for p in parts]))
-    out.itl_gaps_ns = np.concatenate([p.itl_gaps_ns for p in parts], dtype=np.int64)  # some narrowed by a worker
+    gaps = [np.asarray(p.itl_gaps_ns) for p in parts]
+    narrow = all(g.dtype == np.int32 for g in gaps)  # else widened, losslessly
+    out.itl_gaps_ns = np.concatenate(gaps, dtype=np.int32 if narrow else np.int64)
     for p in parts:
         out.sources |= p.sources
         if p.resends is not None:
