@@ -582,8 +582,8 @@ def run_servescope(a: argparse.Namespace, port: int, work: Path, tag: str, extra
         str(out_dir),
         "--concurrency",
         str(a.concurrency),
-        "--scenario",
-        "tiny-random-llama-on-vllm-cpu",
+        "--engine",  # (no catalog scenario describes this server: run refuses an unknown --scenario)
+        "vllm",
         "--min-success-rate",
         "0",
     ] + extra

@@ -65,6 +65,22 @@ def test_a_bad_records_file_is_named_and_the_others_are_summarized(tmp_path: Pat
     assert problem.startswith(str(bad)) and "resolved_params" in problem
 
 
+def test_a_run_reached_twice_or_copied_is_counted_once(tmp_path: Path) -> None:
+    """Overlapping --in paths read a file once; a copied run folder (the same run_id
+    elsewhere) is counted once, with one line saying so: never two episodes of one run."""
+    import shutil
+
+    _run_dir(tmp_path / "runs", "r1")
+    _run_dir(tmp_path / "runs", "r2")
+    found = collect_results([tmp_path / "runs", tmp_path / "runs" / "r1"])
+    assert sorted(r.run_id for r in found.results) == ["r1", "r2"] and found.problems == []
+    shutil.copytree(tmp_path / "runs" / "r1", tmp_path / "backup" / "r1")
+    found = collect_results([tmp_path / "runs", tmp_path / "backup"])
+    assert sorted(r.run_id for r in found.results) == ["r1", "r2"]
+    [problem] = found.problems
+    assert "backup" in problem and "run r1 again (the same as" in problem and "counted once" in problem
+
+
 def _summarize(tmp_path: Path) -> subprocess.CompletedProcess[str]:
     """``servescope summarize --in TMP/runs --out TMP/out``, as a user runs it."""
     cmd = [sys.executable, "-m", "servescope", "summarize", "--in", str(tmp_path / "runs"), "--out", str(tmp_path / "out")]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from servescope.bench.records import RecordWriter, read_header, read_records
+from servescope.bench.records import NOT_JSON, RecordWriter, dropped_lines, read_file, read_header, read_records
 from servescope.documents.record import RequestRecord
 
 
@@ -60,6 +60,31 @@ def test_torn_last_line_is_skipped(tmp_path: Path) -> None:
     with path.open("a", encoding="utf-8") as fh:
         fh.write(whole[: len(whole) // 2])  # the process died mid-write
     assert [r.request_id for r in read_records(path)] == ["r0", "r1"]
+
+
+def test_a_line_that_is_not_json_before_the_last_is_counted_never_silently_dropped(tmp_path: Path) -> None:
+    """Only the last line can be the one a killed run was writing: a torn or garbled line
+    (or bytes that are not UTF-8) with lines after it is a corrupt file, counted by reason
+    by both readers; the torn last line stays uncounted."""
+    path = tmp_path / "records.jsonl"
+    torn = rec(3).to_json()[:40]
+    path.write_bytes(
+        (rec(0).to_json() + "\ngarbage not json\n" + rec(1).to_json() + "\n").encode()
+        + b'{"request_id": "r9", "x": "\xff\xfe"}\n'
+        + (rec(2).to_json() + "\n" + torn).encode()
+    )
+    dropped: dict[str, int] = {}
+    assert [r.request_id for r in read_records(path, dropped)] == ["r0", "r1", "r2"]
+    assert dropped == {NOT_JSON: 2}
+    reader, points, _ = read_file(path)
+    assert reader.dropped == {NOT_JSON: 2}
+    assert dropped_lines(path, reader) == {NOT_JSON: "line 2: not JSON (nor a torn last line)"}
+    assert len(points[0].ok) == 3
+    whole = tmp_path / "whole.jsonl"
+    whole.write_text(rec(0).to_json() + "\n" + torn + "\n", encoding="utf-8")  # torn, then its newline: still the last line
+    dropped = {}
+    assert [r.request_id for r in read_records(whole, dropped)] == ["r0"] and dropped == {}
+    assert read_file(whole)[0].dropped == {}
 
 
 def test_blank_lines_are_skipped(tmp_path: Path) -> None:

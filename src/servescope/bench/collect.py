@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -66,20 +67,40 @@ def collect_results(paths: Iterable[Path], catalog: Catalog | None = None) -> Co
     out = Collected()
     cat = catalog
     seen_dirs: set[Path] = set()
+    seen_files: set[Path] = set()  # a file reached twice (overlapping --in paths) is read once
+    run_at: dict[tuple[str, Any], list[tuple[Any, Path]]] = {}  # (kind, run id) -> documents found: a copied run folder is read once
+
+    def first_sight(doc: Result, where: Path) -> bool:
+        """False for a document already found elsewhere, field for field (a copied run folder)."""
+        key = ("Result", doc.run_id)
+        same = run_at.setdefault(key, [])
+        for other, first in same:
+            if first != where and other == doc:
+                out.problems.append(f"{where}: run {key[1]} again (the same as {first}; a copy?): counted once")
+                return False
+        same.append((doc, where))
+        return True
+
     for path in paths:
         odd = file_type(path)
         if odd is not None or not path.exists():
             out.problems.append(f"{path}: {'no such file or folder' if odd is None else f'is {odd}, not a file or folder'}")
             continue
-        files = list(_result_files(path, out.problems))
+        files = []
+        for f in _result_files(path, out.problems):
+            key = f.resolve()
+            if key not in seen_files:
+                seen_files.add(key)
+                files.append(f)
         for f in files:
             if f.name == "records.jsonl":
                 continue
             loaded = load(f)
             if isinstance(loaded.document, Result):
                 if loaded.ok:
-                    out.results.append(loaded.document)
                     seen_dirs.add(f.parent.resolve())
+                    if first_sight(loaded.document, f):
+                        out.results.append(loaded.document)
                 else:
                     first = next(i for i in loaded.issues if i.level == "error")
                     out.problems.append(first.format(str(f)) + " (skipped)")
@@ -101,6 +122,8 @@ def collect_results(paths: Iterable[Path], catalog: Catalog | None = None) -> Co
             except (ServescopeError, ValueError, KeyError, OSError, TypeError, AttributeError, IndexError, OverflowError) as exc:
                 # (data of a shape no writer of ours makes: this file is skipped, the others still summarized)
                 out.problems.append(f"{rec}: cannot rebuild a result from the records: {' '.join(str(exc).split())} (skipped)")
+                continue
+            if not first_sight(got.result, rec):
                 continue
             out.results.append(got.result)
             out.partial.append(rec)

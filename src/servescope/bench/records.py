@@ -317,17 +317,28 @@ def unusable_reason(d: dict[str, Any]) -> str | None:
     return None if found is None else found[0]
 
 
+NOT_JSON = "not-json"
+"""The reason a line that is not JSON (nor UTF-8) is left out, unless it is the file's last
+line: that one is the line a killed run was writing (torn), not a corrupt file."""
+
+
 def read_records(path: Path, dropped: dict[str, int] | None = None) -> Iterator[RequestRecord]:
     """Records of a (possibly partial) run; a torn final line is skipped, and so is
-    a line that cannot be used (``unusable_reason``), counted in ``dropped``."""
-    with path.open(encoding="utf-8") as fh:
+    a line that cannot be used (``unusable_reason``) or is not JSON before the last,
+    counted in ``dropped``."""
+    unreadable = False  # the line before was not JSON: torn if it was the last, corrupt if another follows
+    with path.open("rb") as fh:
         for line in fh:
             if not line.strip():
                 continue
+            if unreadable and dropped is not None:
+                dropped[NOT_JSON] = dropped.get(NOT_JSON, 0) + 1
             try:
                 data = json.loads(line)
-            except json.JSONDecodeError:
-                continue  # the line being written when the process died
+                unreadable = False
+            except ValueError:  # not JSON, or not UTF-8
+                unreadable = True  # (the last line: the one being written when the process died)
+                continue
             if isinstance(data, dict) and "request_id" in data:
                 reason = unusable_reason(data)
                 if reason is None:
@@ -375,6 +386,7 @@ class _LineReader:
         self.points_done: dict[int, dict[str, Any]] = {}
         self.dropped: dict[str, int] = {}  # request lines that cannot be used, by reason
         self.first_dropped: dict[str, tuple[int, str]] = {}  # reason -> (byte offset of its first line, "field = value")
+        self.unreadable: list[tuple[int, int]] = []  # (byte offset, length) of lines that are not JSON: the last one may be torn
         self.points: dict[int, Columns] = {}
         self.missing_input: list[tuple[int, int, str]] = []  # (point, row, prompt id) of completed rows without a count
         self.first_start: int | None = None
@@ -439,6 +451,17 @@ class _LineReader:
         self.last_end = max(self.last_end, self.typed.last_end)
         self.typed = TypedLines()
 
+    def count_unreadable(self, size: int) -> None:
+        """Lines that are not JSON, except the file's last (``size`` bytes): the line a killed
+        run was writing is torn, any earlier one is a corrupt file, left out by reason."""
+        for offset, length in sorted(self.unreadable):
+            if offset >= 0 and offset + length >= size - 1:
+                continue  # the last line (with or without its newline)
+            self.dropped[NOT_JSON] = self.dropped.get(NOT_JSON, 0) + 1
+            if NOT_JSON not in self.first_dropped or 0 <= offset < self.first_dropped[NOT_JSON][0]:
+                self.first_dropped[NOT_JSON] = (offset, "not JSON (nor a torn last line)")
+        self.unreadable = []
+
     def line(self, line: bytes, offset: int = -1) -> None:
         nan = math.nan
         try:
@@ -446,7 +469,8 @@ class _LineReader:
         except _DecodeError:
             d = _stdlib_or_none(line)  # NaN is what Python's json writes for a float NaN; orjson refuses it
             if d is None:
-                return  # the line being written when the process died
+                self.unreadable.append((offset, len(line)))  # torn (the last line) or corrupt: judged once the whole file is read
+                return
         if not isinstance(d, dict):
             return
         if "request_id" not in d:
@@ -670,6 +694,7 @@ def read_file(records_path: Path, *, typed: bool = True) -> tuple[_LineReader, d
     else:
         spans.append((0, size))
     _read_spans(records_path, sorted(spans), reader)
+    reader.count_unreadable(size)
     points = reader.points
     for idx, row, prompt_id in reader.missing_input:  # before merging: rows index the JSON columns
         if prompt_id in reader.tokenized:
