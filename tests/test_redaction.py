@@ -149,6 +149,10 @@ def test_ordinary_words_survive() -> None:
         ("llama-server -hft flag-value-2", "flag-value-2"),
         ("--hf-token='flag value 3'", "flag value 3"),
         ("http://alice:hunter2@host:8000/v1", "hunter2"),
+        ("endpoint 'http://127.0.0.1:8000/v1?key=QKEYplain777': refused", "QKEYplain777"),  # a key under any parameter name
+        ("https://x.blob.core.windows.net/c?sv=2024&sig=K3SECRETsas%3D&se=2026", "K3SECRETsas"),
+        ("http://h/v1?code=K8SECRET&n=5", "K8SECRET"),
+        ("http://h/v1#K9SECRETfrag", "K9SECRETfrag"),
         ("-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBg\n-----END PRIVATE KEY-----", "MIIEvQIBADANBg"),
     ],
 )
@@ -253,3 +257,12 @@ def test_the_shell_s_working_directory_is_not_learned_as_a_password() -> None:
         assert "sk-abcdefghijklmnop1234" not in redact("key sk-abcdefghijklmnop1234")
     finally:
         forget_learned()
+
+
+def test_url_parts_that_are_not_secrets_stay_and_prose_after_a_flag_is_not_eaten() -> None:
+    """Numbers, booleans and page anchors in a URL stay; a flag's "value" that opens with a
+    bracket is prose (click's "No such option: --api-key (Possible options: ...)")."""
+    text = "see https://example.com/docs/page.md#section-two and http://h/v1?n=5&stream=true"
+    assert redact(text) == text
+    click = "No such option: --api-key (Possible options: --api, --api-key-env)"
+    assert redact(click) == click

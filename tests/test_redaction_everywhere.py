@@ -166,7 +166,7 @@ def test_no_planted_secret_reaches_any_file_or_stream(server: str, tmp_path: Pat
         streams |= {"run stdout": run.stdout, "run stderr": run.stderr}
         assert run.returncode == 0, run.stderr
         key_was_sent()
-        query = _cli("run", "serve-secrets-v1", "--endpoint", f"{url}/v1?api_key={SECRETS['endpoint query']}", *common, env=env)
+        query = _cli("run", "serve-secrets-v1", "--endpoint", f"{url}/v1?key={SECRETS['endpoint query']}&n=5#{SECRETS['endpoint query']}", *common, env=env)
         streams |= {"query-run stdout": query.stdout, "query-run stderr": query.stderr}
         assert query.returncode in (1, 2), query.stderr  # refused in one line: a query string is never sent
         assert [ln for ln in query.stderr.splitlines() if ln.strip()] == [ln for ln in query.stderr.splitlines() if ln.startswith("error:")]

@@ -195,8 +195,10 @@ class CompareFormat(str, Enum):
 
 @app.command(epilog=epilog("compare"))
 def compare(
-    a: Annotated[Path, typer.Argument(help="A: a Prediction, EvaluationRun or Result (e.g. the prediction).")],
-    b: Annotated[Path, typer.Argument(help="B: the reference (e.g. the measured EvaluationRun).")],
+    a: Annotated[Path, typer.Argument(help="A: a Prediction, EvaluationRun or Result, or the folder holding it (e.g. the prediction).")],
+    b: Annotated[
+        Path, typer.Argument(help="B: the reference (e.g. the measured run's result.json, its folder, or the records.jsonl of a run that never finished).")
+    ],
     fmt: Annotated[CompareFormat, typer.Option("--format", help="text, json, csv or md.")] = CompareFormat.text,
     force: Annotated[bool, typer.Option(help="Compare even when scenarios or workloads differ (and say so).")] = False,
     plot: Annotated[
@@ -214,13 +216,20 @@ def compare(
         if not str(plot).endswith((".html", ".png", ".svg", ".pdf")):
             raise UsageError(f"--plot {plot}: use .html (interactive, offline) or .png/.svg/.pdf (static)")
         check_output_file(plot, "--plot")
-    docs = []
+    docs: list[EvaluationRun | Prediction | Result] = []
     for path in (a, b):
+        path = _compare_input(path)
+        if path.name == "records.jsonl":  # a run that wrote no result.json (killed, interrupted): rebuilt, as summarize does
+            from servescope.bench.recover import result_from_records
+
+            err.print(f"{path}: a run's records: compared as the Result rebuilt from them", markup=False)
+            docs.append(result_from_records(path))
+            continue
         loaded = load(path)
         errors = [i for i in loaded.issues if i.level == "error"]
         if errors:
             err.print(errors[0].format(str(path)), markup=False)
-            raise typer.Exit(1)
+            raise typer.Exit(2)
         if not isinstance(loaded.document, (EvaluationRun, Prediction, Result)):
             err.print(f"{path}: is a {type(loaded.document).__name__}; compare takes Predictions, EvaluationRuns and Results", markup=False)
             raise typer.Exit(2)
@@ -274,6 +283,23 @@ def compare(
     hint = calibrate_hint(c, ((docs[0], a), (docs[1], b)))
     if hint:
         err.print(hint, markup=False)
+
+
+def _compare_input(path: Path) -> Path:
+    """The file ``compare`` reads for ``path``: a document file as given; a run or prediction
+    folder's result.json (else prediction.json, else its records); anything else one line."""
+    from servescope.errors import UsageError
+
+    if path.is_dir():
+        for name in ("result.json", "prediction.json", "records.jsonl"):
+            if (path / name).is_file():
+                return path / name
+        raise UsageError(f"{path}: a folder with no result.json, prediction.json or records.jsonl; give a run or prediction folder, or the document itself")
+    if not path.exists():
+        raise UsageError(f"{path}: no such file or folder; give a prediction.json, result.json or evaluation-run.json (or the folder that holds it)")
+    if path.suffix == ".jsonl" and path.name != "records.jsonl":
+        raise UsageError(f"{path}: a JSON-lines file; compare takes a Prediction, EvaluationRun or Result document, or a run's records.jsonl")
+    return path
 
 
 @app.command(epilog=epilog("regress"))

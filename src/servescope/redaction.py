@@ -136,6 +136,26 @@ _AUTH_SCHEME = re.compile(r"\b(?P<scheme>bearer|basic)\s+(?P<value>[A-Za-z0-9._~
 # scheme://user:password@host or scheme://token@host: everything between :// and @ on one "word".
 _USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/\s@\"'<>]+)@")
 
+# A URL's query string and fragment: a key travels under any parameter name (?key=, ?sig=,
+# ?code=, an Azure SAS), so every value that is not a number or a boolean is hidden, and a
+# fragment that looks random (a digit, or both cases: not a page anchor like #section-2... see
+# _looks_random) too.
+_URL_TAIL = re.compile(r"(?P<base>\b[A-Za-z][A-Za-z0-9+.-]*://[^\s?#\"'<>]+)(?:\?(?P<query>[^\s#\"'<>]*))?(?:#(?P<fragment>[^\s\"'<>]*))?")
+_QUERY_PART = re.compile(r"(?P<name>[^&=;]*)(?P<sep>=?)(?P<value>[^&;]*)")
+
+
+def _url_tail(m: re.Match[str]) -> str:
+    query, fragment = m["query"], m["fragment"]
+    if not query and not fragment:
+        return m[0]
+    out = m["base"]
+    if query is not None:
+        out += "?" + _QUERY_PART.sub(lambda q: q[0] if not q["sep"] or _not_a_secret(q["value"]) else f"{q['name']}={REDACTED}", query)
+    if fragment is not None:
+        out += "#" + (REDACTED if fragment and _looks_random(fragment) and fragment != REDACTED else fragment)
+    return out
+
+
 # --- key = value in text ------------------------------------------------------------------
 
 # A credential-like name in a text: "authorization", api_key, x-api-key, HF_TOKEN, clientSecret,
@@ -155,7 +175,7 @@ _VALUE = re.compile(
 # (the ``=`` form is _NAME_SEP's).
 _FLAG_VALUE = re.compile(
     r"(?<![A-Za-z0-9_-])(?P<flag>--?(?P<name>[A-Za-z][A-Za-z0-9_.-]{0,80}+))(?P<sep>\s+)"
-    r"(?:\"(?P<dv>(?:\\.|[^\"\\\n])*)\"|'(?P<sv>[^'\n]*)'|(?P<uv>[^\s\"'-][^\s\"']*))"
+    r"(?:\"(?P<dv>(?:\\.|[^\"\\\n])*)\"|'(?P<sv>[^'\n]*)'|(?P<uv>[^\s\"'(\[{<-][^\s\"']*))"  # (a bracket opens prose: "(Possible options")
 )
 _SHORT_SECRET_FLAGS = frozenset({"hft"})  # llama.cpp -hft = --hf-token
 # A Cookie / Set-Cookie header line: the value runs to the end of the line (``a=b; c=d``).
@@ -298,6 +318,8 @@ def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
         text = _VALUE_SHAPES.sub(REDACTED, text)
     if "@" in text and "://" in text:
         text = _USERINFO.sub(lambda m: f"{m['scheme']}{REDACTED}@", text)
+    if "://" in text and ("?" in text or "#" in text):
+        text = _URL_TAIL.sub(_url_tail, text)
     if "cookie" in low:
         text = _COOKIE_LINE.sub(lambda m: m["name"] + (m["value"] if m["value"].strip() == REDACTED else REDACTED), text)
     if _NAME_HINT.search(low):

@@ -61,7 +61,26 @@ def test_pairs_errors_and_mape() -> None:
     assert per["ttft_ms"] == (2, pytest.approx(17.5), pytest.approx(25.0))
     assert per["output_tokens_per_sec"] == (2, pytest.approx(12.5), pytest.approx(25.0))
     assert c.unpaired_a == [64] and c.unpaired_b == [16]
-    assert any("may define metrics differently" in w for w in c.warnings)  # servescope-sim vs servescope
+    assert not any("may define metrics differently" in w for w in c.warnings)  # servescope-sim vs servescope: one metric module
+    assert any("may define metrics differently" in w for w in compare(predicted(), measured(harness="aiperf")).warnings)
+
+
+def test_a_measurement_given_first_is_still_the_reference() -> None:
+    """compare MEASURED PREDICTION: the errors are the same as the other way round (against the
+    measurement, never against the prediction), and a line says the sides were turned."""
+    right, swapped = compare(predicted(), measured()), compare(measured(), predicted())
+    assert [(p.concurrency, p.metric, p.a, p.b, p.error_pct) for p in swapped.pairs] == [(p.concurrency, p.metric, p.a, p.b, p.error_pct) for p in right.pairs]
+    assert (swapped.a_name, swapped.b_name) == ("predicted", "measured")
+    assert any("A is the prediction and B the measurement" in w for w in swapped.warnings)
+    assert not any("A is the prediction" in w for w in right.warnings)
+
+
+def test_an_interval_whose_low_is_above_its_high_is_refused() -> None:
+    from pydantic import ValidationError
+
+    bad = {"concurrency": 1, "ttft_ms": 110.0, "intervals": {"ttft_ms": [500.0, 1.0]}}
+    with pytest.raises(ValidationError, match="low 500 is above high 1"):
+        predicted(points=[bad])
 
 
 def test_open_loop_points_pair_by_their_rate() -> None:
@@ -189,3 +208,37 @@ def test_compare_says_per_point_whether_the_measurement_lies_in_the_predicted_in
     swapped = compare(measured(), predicted(points=points))  # the prediction as B: same verdicts
     assert {(p.concurrency, p.metric): p.inside_interval for p in swapped.pairs} == inside
     assert all(p.inside_interval is None for p in compare(predicted(), measured()).pairs)  # no interval: no verdict
+
+
+def test_cli_takes_folders_and_records_and_says_which_side_is_the_reference(tmp_path: Path) -> None:
+    """A prediction's folder, a run's records.jsonl (a run that wrote no result.json) and the
+    document itself are all inputs; the measurement given first is still the reference; a
+    missing file or a folder without a document is one line and exit 2."""
+    import subprocess
+    import sys
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "servescope", *args], capture_output=True, text=True, timeout=120)
+
+    done = cli("predict", "tiny-llama-on-cpu", "sweep-parallel-1-8-i128-o64-v1", "--concurrency", "1,2", "--out", str(tmp_path / "p"))
+    assert done.returncode == 0, done.stderr
+    [folder] = (tmp_path / "p").iterdir()
+    from servescope.bench.records import RecordWriter
+    from tests.bench.test_recover import HEADER, _ok
+
+    run = tmp_path / "run"
+    header = {
+        **HEADER,
+        "scenario": "tiny-llama-on-cpu",
+        "resolved_params": {"concurrency": 2, "points": [{"concurrency": 2, "context_tokens": None, "measured": 8}]},
+    }
+    with RecordWriter(run / "records.jsonl") as w:  # a run that wrote no result.json
+        w.write_header(header)
+        for i in range(8):
+            w.write(_ok(i))
+    both = cli("compare", str(folder), str(run / "records.jsonl"), "--format", "json", "--force")
+    assert both.returncode == 0, both.stderr
+    assert json.loads(both.stdout)["pairs"] and "compared as the Result rebuilt from them" in both.stderr
+    for bad, said in ((tmp_path / "nope.json", "no such file or folder"), (tmp_path, "a folder with no result.json")):
+        refused = cli("compare", str(bad), str(folder))
+        assert refused.returncode == 2 and said in refused.stderr and refused.stderr.count("\n") == 1, refused.stderr

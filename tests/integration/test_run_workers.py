@@ -397,11 +397,12 @@ def ray_head() -> Any:
 def test_two_workers_on_a_local_ray_cluster_give_the_same_distributions(ray_head: Any, measured: dict[int, dict[str, Any]], tmp_path: Path) -> None:
     address, env = ray_head
     with TruthServer(ttft_ms=5.0, itl_ms=ITL_MS) as srv:
-        proc = _cli("run", WORKLOAD, "--endpoint", srv.base_url, "--no-scrape", "--workers", "2", "--ray", address, "--out", str(tmp_path), env=env)
+        # a relative --out from a folder that is not the Ray node's: the workers' files still land in the run folder
+        proc = _cli("run", WORKLOAD, "--endpoint", srv.base_url, "--no-scrape", "--workers", "2", "--ray", address, "--out", "runs", env=env, cwd=tmp_path)
         stdout, stderr = proc.communicate(timeout=300)
         truth = truth_gaps_ms(srv.read_log())
     assert proc.returncode == 0, stdout + stderr
-    [run_dir] = [p for p in tmp_path.iterdir() if p.is_dir()]
+    [run_dir] = [p for p in (tmp_path / "runs").iterdir() if p.is_dir()]
     result = json.loads((run_dir / "result.json").read_text(encoding="utf-8"))
     m, one = result["metrics"], measured[1]["result"]["metrics"]
     assert m["completed_requests"] == 320 and m["itl_ms"]["count"] == one["itl_ms"]["count"]

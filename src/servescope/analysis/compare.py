@@ -130,10 +130,31 @@ def _interval(doc: EvaluationRun | Prediction | Result, row: Any, metric: str) -
     return None
 
 
+SIMULATOR_HARNESS = "servescope-sim"  # (predict.outputs.PREDICTOR: analysis does not import predict)
+
+
+def is_predicted(doc: EvaluationRun | Prediction | Result) -> bool:
+    """A prediction: a Prediction, or the simulated Result (or its EvaluationRun) that predict writes beside it."""
+    if isinstance(doc, Prediction):
+        return True
+    if isinstance(doc, Result):
+        return doc.timing_mode == "simulated"
+    return bool(table_of(doc)[1]["harness"] == SIMULATOR_HARNESS)
+
+
 def compare(a: EvaluationRun | Prediction | Result, b: EvaluationRun | Prediction | Result, *, force: bool = False) -> Comparison:
+    # the error is against the reference, the measurement: given as A against a prediction as B,
+    # the sides are turned (and said so), never an error % relative to the prediction
+    swapped = is_predicted(b) and not is_predicted(a)
+    if swapped:
+        a, b = b, a
     rows_a, id_a = table_of(a)
     rows_b, id_b = table_of(b)
     out = Comparison(a_name=str(id_a["name"]), b_name=str(id_b["name"]))
+    if swapped:
+        out.warnings.append(
+            "the first file is the measurement and the second the prediction: A is the prediction and B the measurement (errors are against the measurement)"
+        )
     for key in ("scenario", "workload"):
         va, vb = id_a.get(key), id_b.get(key)
         if va and vb and va != vb:
@@ -141,7 +162,7 @@ def compare(a: EvaluationRun | Prediction | Result, b: EvaluationRun | Predictio
             if not force:
                 raise CompareRefused(f"{msg}: they answer different questions; pass --force to compare anyway")
             out.warnings.append(f"forced: {msg}")
-    if id_a["harness"] != id_b["harness"]:
+    if id_a["harness"] != id_b["harness"] and {id_a["harness"], id_b["harness"]} != {"servescope", SIMULATOR_HARNESS}:  # (one metric module makes both)
         out.warnings.append(
             f"A comes from {id_a['harness']!r} and B from {id_b['harness']!r}, which may define metrics differently"
             + "".join(f"; A: {n}" for n in id_a["notes"])

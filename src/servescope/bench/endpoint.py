@@ -27,8 +27,11 @@ def normalize_base_url(url: str) -> str:
         raise EndpointError("endpoint URL must not carry credentials; pass the key with --api-key-env VAR")
     if parts.query or parts.fragment:
         # Never sent (requests go to BASE/v1/...), so never dropped silently either; often a key (?api_key=).
-        raise EndpointError(
-            f"endpoint {redact(url)!r}: a query string or fragment is not sent to the server; give the base URL alone "
+        shown = (
+            f"{parts.scheme}://{parts.netloc}{parts.path}" + ("?<query not shown>" if parts.query else "") + ("#<fragment not shown>" if parts.fragment else "")
+        )
+        raise EndpointError(  # (neither is echoed: a key may sit under any name, ?key=, ?sig=, #...)
+            f"endpoint {redact(shown)!r}: a query string or fragment is not sent to the server; give the base URL alone "
             "(e.g. http://127.0.0.1:8000/v1) and the key with --api-key-env VAR"
         )
     path = parts.path.rstrip("/")

@@ -383,7 +383,7 @@ async def _run_async(
                         workload=workload,
                         points=points,
                         splits=splits,
-                        run_dir=run_dir,
+                        run_dir=run_dir.resolve(),  # absolute: a Ray worker's cwd is not the driver's (its file would land elsewhere)
                         header=spec.header(),
                         timeout_s=timeout,
                         event_loop=event_loop_name(),

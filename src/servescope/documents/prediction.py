@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from servescope.documents.base import (
     Document,
@@ -35,8 +35,15 @@ INTERVAL_METRIC_OF_FIELD = {
     "output_tokens_per_sec": "output_tokens_per_sec",
 }
 
+
 #: [low, high]
-Range = Annotated[list[NonNegFloat], Field(min_length=2, max_length=2)]
+def _ordered(pair: list[float]) -> list[float]:
+    if pair[0] > pair[1]:
+        raise ValueError(f"low {pair[0]:g} is above high {pair[1]:g}: give [low, high]")
+    return pair
+
+
+Range = Annotated[list[NonNegFloat], Field(min_length=2, max_length=2), AfterValidator(_ordered)]
 
 
 class PredictionInterval(StrictModel):
