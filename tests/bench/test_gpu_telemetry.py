@@ -21,6 +21,7 @@ from tests.bench.dcgm_server import FIXTURE, TEXT, DcgmServer, set_value
 
 ENERGY = "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION"
 POWER = "DCGM_FI_DEV_POWER_USAGE"
+UTIL = "DCGM_FI_DEV_GPU_UTIL"
 
 
 def _value(values: dict[str, float], gpus: dict[str, GpuIdentity], gpu: str, field: str) -> float:
@@ -137,6 +138,25 @@ def test_energy_per_output_token_in_the_metrics_block() -> None:
     assert metrics_of(aggregate([R1, R2]), EngineFigures()).gpu_telemetry is None
 
 
+def test_energy_per_token_is_null_when_the_scrapes_cover_only_part_of_the_run() -> None:
+    """An exporter that stops answering mid-run: its energy is of the seconds it was read, the
+    tokens of the whole run, so J/token would be too low by their ratio: null instead (the
+    block keeps its energy and window, which say what was read)."""
+    import dataclasses
+
+    from tests.analysis.test_metrics import R1, R2
+
+    _, gpus = parse_dcgm(TEXT)
+    window = summarize_gpus("u", [snap(0, TEXT), snap(1, set_value(TEXT, ENERGY, "0", 9_876_543_210 + 90_000))], gpus)
+    assert window is not None
+    agg = aggregate([R1, R2])
+    for duration_s, has_figure in ((window["window_s"] + 2.0, True), (window["window_s"] * 4 + 10.0, False)):
+        long_run = dataclasses.replace(agg, metrics={**agg.metrics, "duration_s": duration_s})
+        block = metrics_of(long_run, EngineFigures(gpu=window)).gpu_telemetry
+        assert block is not None and block.energy_j is not None
+        assert (block.energy_per_output_token_j is not None) is has_figure, duration_s
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -187,3 +207,17 @@ def test_credentials_in_the_url_are_sent_as_basic_auth_and_never_shown() -> None
         block = asyncio.run(window())
     assert isinstance(block, dict) and len(block["gpus"]) == 4 and block["scrapes"] >= 2
     assert "s3cr3t" not in repr(block) and block["source"].startswith("http://<redacted>@127.0.0.1:")
+
+
+def test_readings_a_gpu_cannot_report_are_left_out_not_clamped() -> None:
+    """A utilisation of -5 % or 250 %, a NaN or negative power: left out of the means, so a GPU
+    whose only readings are impossible shows null, never a plausible 0 % or 0 W."""
+    bad = set_value(set_value(TEXT, UTIL, "0", -5.0), POWER, "0", float("nan"))
+    worse = set_value(set_value(TEXT, UTIL, "0", 250.0), POWER, "0", -3.0)
+    _, gpus = parse_dcgm(TEXT)
+    window = summarize_gpus("u", [snap(0, bad), snap(1, worse)], gpus)
+    assert window is not None
+    gpu0 = next(g for g in window["gpus"] if g["gpu"] == "0")
+    assert gpu0["utilization_pct_mean"] is None and gpu0["power_w_mean"] is None and gpu0["power_w_max"] is None
+    other = next(g for g in window["gpus"] if g["gpu"] == "1")
+    assert other["utilization_pct_mean"] is not None and other["power_w_mean"] is not None

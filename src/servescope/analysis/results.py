@@ -48,6 +48,19 @@ class EngineFigures:
     gpu: dict[str, Any] | None = None
 
 
+# How much of the measured window the GPU scrapes may miss and still give energy per token:
+# the first and last scrape fall up to one interval (1 s) inside each end of the window.
+_GPU_WINDOW_SLACK_S = 2.5
+
+
+def _covers(window_s: Any, duration_s: Any) -> bool:
+    """Whether the scrapes span the measured window (else the energy is of a part of it and the
+    tokens of all of it: an exporter that stopped answering mid-run), to within the slack."""
+    if not isinstance(window_s, int | float) or not isinstance(duration_s, int | float):
+        return duration_s is None  # no window to hold it against (nothing completed): as before
+    return window_s + _GPU_WINDOW_SLACK_S >= duration_s or window_s >= 0.9 * duration_s
+
+
 def metrics_of(agg: Aggregate, figures: EngineFigures | None = None, requested_rate: float | None = None, achieved_rate: float | None = None) -> Metrics:
     """The ``Metrics`` block of what the formulas produced, the engine's figures and the rates."""
     m = dict(agg.metrics)
@@ -59,7 +72,7 @@ def metrics_of(agg: Aggregate, figures: EngineFigures | None = None, requested_r
         m["device_queue_length_mean"] = figures.queue_length_mean
         m["device_queue_length_max"] = figures.queue_length_max
         if figures.gpu is not None:
-            energy = figures.gpu.get("energy_j")
+            energy = figures.gpu.get("energy_j") if _covers(figures.gpu.get("window_s"), m.get("duration_s")) else None
             m["gpu_telemetry"] = {**figures.gpu, "energy_per_output_token_j": energy_per_output_token(energy, m.get("output_tokens_total"))}
     m["requested_rate"] = requested_rate
     m["achieved_rate"] = achieved_rate

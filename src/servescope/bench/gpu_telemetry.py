@@ -106,8 +106,11 @@ def gpu_stats(ident: GpuIdentity, snapshots: list[EngineSnapshot]) -> dict[str, 
     """The ``GpuStats`` block of one GPU over a window's snapshots."""
     prefix = ident.key + _SEP
 
-    def series(field: str) -> list[tuple[int, float]]:
-        return [(s.t_ns, s.values[prefix + field]) for s in snapshots if prefix + field in s.values]
+    def series(field: str, low: float = 0.0, high: float = math.inf) -> list[tuple[int, float]]:
+        """The readings of ``field`` that a GPU can report: one out of range (a utilisation of
+        -5 %, a NaN power) is left out, never clamped into a plausible 0."""
+        got = [(s.t_ns, s.values[prefix + field]) for s in snapshots if prefix + field in s.values]
+        return [(t, v) for t, v in got if low <= v <= high]  # (NaN fails both)
 
     power = series(POWER)
     energy = series(ENERGY)
@@ -122,9 +125,9 @@ def gpu_stats(ident: GpuIdentity, snapshots: list[EngineSnapshot]) -> dict[str, 
         energy_j, source = integral, "power-integral"
     if energy_j is not None and not math.isfinite(energy_j):
         energy_j, source = None, None
-    util = [v for _, v in series(UTIL)]
+    util = [v for _, v in series(UTIL, 0.0, 100.0)]
     fb = [v for _, v in series(FB_USED)]
-    temp = [v for _, v in series(TEMP)]
+    temp = [v for _, v in series(TEMP, -60.0, 200.0)]
     return _finite(
         {
             "gpu": ident.gpu,
@@ -132,11 +135,11 @@ def gpu_stats(ident: GpuIdentity, snapshots: list[EngineSnapshot]) -> dict[str, 
             "model_name": ident.model_name,
             "hostname": ident.hostname,
             "samples": sum(1 for s in snapshots if any(k.startswith(prefix) for k in s.values)),
-            "power_w_mean": _mean([max(0.0, v) for _, v in power]),
-            "power_w_max": max((max(0.0, v) for _, v in power), default=None),
-            "utilization_pct_mean": None if not util else min(100.0, max(0.0, _mean(util) or 0.0)),
-            "memory_used_mib_max": max((max(0.0, v) for v in fb), default=None),
-            "sm_clock_mhz_mean": _mean([max(0.0, v) for _, v in series(SM_CLOCK)]),
+            "power_w_mean": _mean([v for _, v in power]),
+            "power_w_max": max((v for _, v in power), default=None),
+            "utilization_pct_mean": _mean(util),
+            "memory_used_mib_max": max(fb, default=None),
+            "sm_clock_mhz_mean": _mean([v for _, v in series(SM_CLOCK)]),
             "temperature_c_max": max(temp, default=None),
             "energy_j": None if energy_j is None else max(0.0, energy_j),
             "energy_source": source,
