@@ -101,8 +101,10 @@ def test_hand_computed_aggregates(tmp_path: Path) -> None:
     assert float(row["throughput_mean"]) == 8.0
     assert float(row["ttft_ms_p50_p50"]) == 120.0
     assert math.isclose(float(row["ttft_ms_p50_p90"]), 136.0)  # 100 + 0.9*(140-100)
-    # t(0.975, df=1) = 12.7062; half width = 12.7062 * sqrt(800) / sqrt(2) = 254.12
-    assert math.isclose(float(row["ttft_ms_p50_mean_ci_lower"]), 120 - 12.706204736 * 20.0, rel_tol=1e-6)
+    # t(0.975, df=1) = 12.7062; half width = 12.7062 * sqrt(800) / sqrt(2) = 254.12: the lower bound
+    # 120 - 254.12 is below 0, which no latency can be, so it is cut at 0; the upper one stays
+    assert float(row["ttft_ms_p50_mean_ci_lower"]) == 0.0
+    assert math.isclose(float(row["ttft_ms_p50_mean_ci_upper"]), 120 + 12.706204736 * 20.0, rel_tol=1e-6)
     # pooled success: 16 of 20 → Wilson (0.5840, 0.9193)
     assert math.isclose(float(row["success_rate_ci_lower"]), 0.58398, abs_tol=1e-4)
     assert math.isclose(float(row["success_rate_ci_upper"]), 0.91931, abs_tol=1e-4)

@@ -81,6 +81,18 @@ def test_a_run_reached_twice_or_copied_is_counted_once(tmp_path: Path) -> None:
     assert "backup" in problem and "run r1 again (the same as" in problem and "counted once" in problem
 
 
+def test_an_unreadable_result_and_a_run_with_no_request_are_said_never_counted_silently(tmp_path: Path) -> None:
+    """A result.json of a newer schema is named (not silently replaced by its records'
+    rebuild); a run whose records hold no request (killed at start) is no episode."""
+    run = _run_dir(tmp_path / "runs", "future")
+    (run.parent / "result.json").write_text(json.dumps({"kind": "Result", "schema_version": "99.0", "run_id": "future"}), encoding="utf-8")
+    _run_dir(tmp_path / "runs", "empty", n_ok=0)
+    found = collect_results([tmp_path / "runs"])
+    assert [r.run_id for r in found.results] == ["future"]  # rebuilt from its records, as a partial run
+    assert any(p.startswith(str(run.parent / "result.json")) and "schema_version" in p for p in found.problems), found.problems
+    assert any("empty" in p and "no request recorded" in p for p in found.problems), found.problems
+
+
 def _summarize(tmp_path: Path) -> subprocess.CompletedProcess[str]:
     """``servescope summarize --in TMP/runs --out TMP/out``, as a user runs it."""
     cmd = [sys.executable, "-m", "servescope", "summarize", "--in", str(tmp_path / "runs"), "--out", str(tmp_path / "out")]

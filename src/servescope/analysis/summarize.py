@@ -300,6 +300,8 @@ def summary_rows(groups: list[Group], tier: Literal["v0.2", "v0.3"], partial_run
                 row[f"{name}_p50"] = percentile(vals, 50) if enough else None
                 row[f"{name}_p90"] = percentile(vals, 90) if enough else None
                 ci = mean_ci(vals) if enough else None
+                if ci and min(vals) >= 0:  # a rate or a latency: the t interval of a few episodes cut at 0, never a negative bound
+                    ci = (max(0.0, ci[0]), ci[1])
                 row[f"{name}_mean_ci_lower"], row[f"{name}_mean_ci_upper"] = ci if ci else (None, None)
             total = sum(r.metrics.total_requests or 0 for r in g.results)
             ok = sum(r.metrics.completed_requests or 0 for r in g.results)

@@ -104,6 +104,11 @@ def collect_results(paths: Iterable[Path], catalog: Catalog | None = None) -> Co
                 else:
                     first = next(i for i in loaded.issues if i.level == "error")
                     out.problems.append(first.format(str(f)) + " (skipped)")
+            elif not loaded.ok and isinstance(loaded.data, dict) and loaded.data.get("kind") == "Result":
+                # a Result this version cannot read (a newer schema, a hand edit): said, never silently
+                # replaced by the Result its records rebuild (which is then summarized, and says so)
+                first = next(i for i in loaded.issues if i.level == "error")
+                out.problems.append(first.format(str(f)) + " (skipped)")
         records = [f for f in files if f.name == "records.jsonl"]
         for rec in records:
             if rec.parent.resolve() in seen_dirs:
@@ -124,6 +129,9 @@ def collect_results(paths: Iterable[Path], catalog: Catalog | None = None) -> Co
                 out.problems.append(f"{rec}: cannot rebuild a result from the records: {' '.join(str(exc).split())} (skipped)")
                 continue
             if not first_sight(got.result, rec):
+                continue
+            if not got.result.metrics.total_requests:  # a run stopped before its first request ended: no episode
+                out.problems.append(f"{rec}: no request recorded (a run stopped before its first request ended): left out")
                 continue
             out.results.append(got.result)
             out.partial.append(rec)
