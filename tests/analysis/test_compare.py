@@ -242,3 +242,20 @@ def test_cli_takes_folders_and_records_and_says_which_side_is_the_reference(tmp_
     for bad, said in ((tmp_path / "nope.json", "no such file or folder"), (tmp_path, "a folder with no result.json")):
         refused = cli("compare", str(bad), str(folder))
         assert refused.returncode == 2 and said in refused.stderr and refused.stderr.count("\n") == 1, refused.stderr
+
+
+def test_a_measured_open_loop_row_carries_its_rate_so_it_pairs_with_its_prediction() -> None:
+    """A measured open-loop point is labelled by its client's request count, a predicted one by
+    the most requests in flight: the measured row must carry the requested rate, or the two
+    rows of one `--rate` load never pair (an empty comparison)."""
+    from servescope.analysis.metrics import aggregate
+    from servescope.analysis.results import evaluation_row, metrics_of
+    from tests.analysis.test_metrics import R1, R2
+
+    row = evaluation_row(1, metrics_of(aggregate([R1, R2]), requested_rate=20.0))
+    assert row.request_rate == 20.0
+    m = measured(points=[{**row.model_dump(exclude_none=True), "ttft_ms": 100.0}])
+    p = predicted(points=[{"concurrency": 3, "request_rate": 20.0, "ttft_ms": 110.0}])
+    c = compare(p, m)
+    assert [(x.metric, x.error_pct) for x in c.pairs if x.metric == "ttft_ms"] == [("ttft_ms", pytest.approx(10.0))]
+    assert c.unpaired_a == [] and c.unpaired_b == []

@@ -48,7 +48,7 @@ def calibrate_hint(
     if not scenario or (_scenario(meas) and _scenario(meas) != scenario):
         return None
     # the error of the prediction relative to the measurement, whichever side compare took as B
-    measured_is_a = sides[0] is measured[0]
+    measured_is_a = (sides[0] is measured[0]) != comparison.turned  # (compare puts a prediction first)
     errors: dict[str, list[float]] = {}
     for p in comparison.pairs:
         pred_value, meas_value = (p.b, p.a) if measured_is_a else (p.a, p.b)

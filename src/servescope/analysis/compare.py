@@ -109,6 +109,7 @@ class Comparison:
     unpaired_a: list[int] = field(default_factory=list)
     unpaired_b: list[int] = field(default_factory=list)
     scores: ScoreComparison | None = None
+    turned: bool = False  # the first document given is B here: a measurement given before its prediction
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -150,7 +151,7 @@ def compare(a: EvaluationRun | Prediction | Result, b: EvaluationRun | Predictio
         a, b = b, a
     rows_a, id_a = table_of(a)
     rows_b, id_b = table_of(b)
-    out = Comparison(a_name=str(id_a["name"]), b_name=str(id_b["name"]))
+    out = Comparison(a_name=str(id_a["name"]), b_name=str(id_b["name"]), turned=swapped)
     if swapped:
         out.warnings.append(
             "the first file is the measurement and the second the prediction: A is the prediction and B the measurement (errors are against the measurement)"

@@ -237,8 +237,9 @@ def _row_fields(concurrency: int, m: Metrics) -> dict[str, Any]:
 
 
 def evaluation_row(concurrency: int, m: Metrics) -> EvaluationPoint:
-    """The EvaluationRun row of one point's Metrics."""
-    return EvaluationPoint(**_row_fields(concurrency, m))
+    """The EvaluationRun row of one point's Metrics (an open-loop point with its requested rate,
+    by which compare pairs it with a prediction of the same rate)."""
+    return EvaluationPoint(**_row_fields(concurrency, m), request_rate=m.requested_rate)
 
 
 def prediction_row(concurrency: int, m: Metrics) -> PredictionPoint:

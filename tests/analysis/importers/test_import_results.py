@@ -409,8 +409,9 @@ def test_compare_takes_imported_results(tmp_path: Path) -> None:
     assert isinstance(baseline, Result)
     with pytest.raises(CompareRefused, match="different questions"):
         compare(a, baseline)
-    forced = compare(a, baseline, force=True)
-    assert sorted({p.concurrency for p in forced.pairs}) == [1, 4] and forced.unpaired_b == [2, 8]
+    forced = compare(a, baseline, force=True)  # the simulated baseline is the prediction: it becomes A, the measurement B
+    assert sorted({p.concurrency for p in forced.pairs}) == [1, 4] and forced.unpaired_a == [2, 8]
+    assert any("A is the prediction and B the measurement" in w for w in forced.warnings)
 
 
 def test_summarize_takes_imported_results(tmp_path: Path) -> None:
