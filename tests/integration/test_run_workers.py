@@ -285,9 +285,10 @@ def test_workers_stop_when_their_driver_is_killed(tmp_path: Path) -> None:
 
 
 def test_an_interrupted_run_keeps_every_finished_request_and_stops_its_workers(tmp_path: Path) -> None:
-    """Ctrl-C of the run (SIGINT to the driver): what the workers finished is in records.jsonl."""
+    """Ctrl-C of the run (SIGINT to its whole process group, as a terminal sends it): what the
+    workers finished is in records.jsonl, and no worker prints a traceback of its own."""
     with TruthServer(ttft_ms=5.0, itl_ms=5.0) as srv:
-        proc = _cli("run", WORKLOAD, "--endpoint", srv.base_url, "--no-scrape", "--workers", "2", "--out", str(tmp_path))
+        proc = _cli("run", WORKLOAD, "--endpoint", srv.base_url, "--no-scrape", "--workers", "2", "--out", str(tmp_path), start_new_session=True)
         deadline = time.monotonic() + 120
         pids: list[int] = []
         while time.monotonic() < deadline and not pids:
@@ -297,15 +298,31 @@ def test_an_interrupted_run_keeps_every_finished_request_and_stops_its_workers(t
             time.sleep(0.05)
         assert len(pids) == 2
         asked = time.monotonic()
-        proc.send_signal(signal.SIGINT)
+        os.killpg(proc.pid, signal.SIGINT)
         stdout, stderr = proc.communicate(timeout=60)
         assert time.monotonic() - asked < 4  # the workers are stopped, not waited for (~8 s of load left)
         assert not any(_running(p) for p in pids)
     assert proc.returncode == 130, stdout + stderr
+    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr
     [run_dir] = [p for p in tmp_path.iterdir() if p.is_dir()]
     merged = {r.request_id for r in read_records(run_dir / "records.jsonl")}
     finished = {r.request_id for k in range(2) for r in read_records(run_dir / "workers" / f"worker-{k}.jsonl")}
     assert len(finished) >= 16 and finished <= merged
+
+
+def test_ctrl_c_while_the_workers_start_is_a_clean_stop(tmp_path: Path) -> None:
+    """A Ctrl-C that lands while the workers are still starting (importing): exit 130, no
+    worker's KeyboardInterrupt traceback (they start with Ctrl-C ignored; the driver stops them)."""
+    with TruthServer(ttft_ms=5.0, itl_ms=5.0) as srv:
+        proc = _cli("run", WORKLOAD, "--endpoint", srv.base_url, "--no-scrape", "--workers", "2", "--out", str(tmp_path), start_new_session=True)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and len(_worker_pids(proc.pid)) < 2:
+            time.sleep(0.01)
+        time.sleep(0.3)  # past the interpreter's start, into the workers' imports (~1 s here)
+        os.killpg(proc.pid, signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stdout + stderr
+    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr
 
 
 @pytest.mark.parametrize(

@@ -124,3 +124,28 @@ def test_cli_ray_with_no_cluster_is_one_line(tmp_path: Path, address: str) -> No
     assert out.returncode == 2, out.stderr
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"error: --ray {address}: "), out.stderr
+
+
+def test_ctrl_c_to_the_process_group_stops_a_fanned_out_search_without_tracebacks(tmp_path: Path) -> None:
+    """A terminal's Ctrl-C goes to every process of the group, the forked workers too: the
+    search stops at once with exit 130 and one process's word, not a KeyboardInterrupt
+    traceback from each worker (nor a wait for the parts still queued)."""
+    import signal
+    import time
+
+    seqs = ",".join(str(n) for n in range(1, 2001))
+    cmd = [sys.executable, "-m", "servescope", "search", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--isl", "256", "--osl", "32",
+           "--gpus", "8", "--slo", "ttft_ms<=500", "--max-num-seqs", seqs, "--concurrency", "8", "--workers", "2",
+           "--dtypes", "bf16,fp8", "--engines", "vllm@0.11.0,sglang@0.5.2"]  # fmt: skip
+
+    def default_sigint() -> None:  # (an ignored SIGINT is inherited across exec: Python would install no KeyboardInterrupt)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True, cwd=tmp_path, preexec_fn=default_sigint)
+    time.sleep(3.0)  # (the search takes ~10 s here)
+    started = time.monotonic()
+    os.killpg(proc.pid, signal.SIGINT)
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 130, out[-2000:]
+    assert "Traceback" not in out and "KeyboardInterrupt" not in out, out[-2000:]
+    assert time.monotonic() - started < 20

@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import multiprocessing
+import signal
 import threading
 from collections.abc import Iterator
 from multiprocessing.connection import Connection, wait
@@ -87,7 +88,14 @@ class ProcessWorkers:
         for spec in specs:
             mine, theirs = ctx.Pipe(duplex=True)
             proc = ctx.Process(target=worker_main, args=(spec, PipeLink(theirs)), name=f"servescope-worker-{spec.index}", daemon=True)
-            proc.start()
+            # started with Ctrl-C ignored, which a new Python keeps ignored: a terminal's Ctrl-C reaches the
+            # whole process group, and the driver (never the workers, mid-import) turns it into a clean stop
+            previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if threading.current_thread() is threading.main_thread() else None
+            try:
+                proc.start()
+            finally:
+                if previous is not None:
+                    signal.signal(signal.SIGINT, previous)
             theirs.close()  # ours closed: the pipe reads end-of-file when the worker dies
             self._conns.append(mine)
             self._procs.append(proc)

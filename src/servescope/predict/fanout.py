@@ -13,6 +13,7 @@ servescope installed (its workers import this package to run a part).
 from __future__ import annotations
 
 import multiprocessing as mp
+import signal
 import socket
 import threading
 import uuid
@@ -83,11 +84,23 @@ def run_parts(fn: Callable[[_Part, Any], _Out], parts: Sequence[_Part], state: A
     if n > 1 and _may_fork():
         global _STATE
         _STATE = (fn, state)
+        # (an executor, not a multiprocessing pool: a worker that dies - out of memory - is an error, not a hang)
+        pool = ProcessPoolExecutor(max_workers=n, mp_context=mp.get_context("fork"), initializer=_ignore_ctrl_c)
         try:
-            with ProcessPoolExecutor(max_workers=n, mp_context=mp.get_context("fork")) as pool:
-                return list(pool.map(_forked, parts))
+            done = list(pool.map(_forked, parts))
+        except KeyboardInterrupt:
+            # the terminal's Ctrl-C reached the workers too, which ignore it: this process stops them, at once
+            # (no wait for the parts still queued), and the executor's threads may not print what that breaks
+            threading.excepthook = lambda _args: None
+            procs = list((getattr(pool, "_processes", None) or {}).values())
+            pool.shutdown(wait=False, cancel_futures=True)
+            for proc in procs:
+                proc.terminate()
+            raise
         finally:
             _STATE = None
+        pool.shutdown()
+        return done
     return [fn(part, state) for part in parts]
 
 
@@ -95,6 +108,11 @@ def _may_fork() -> bool:
     """Fork only where the platform has it and from a process with one thread (a thread
     holding a lock at the fork would leave it held in the child)."""
     return "fork" in mp.get_all_start_methods() and threading.active_count() == 1
+
+
+def _ignore_ctrl_c() -> None:
+    """In a forked worker: a terminal's Ctrl-C reaches the whole process group; the parent stops the workers."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _forked(part: Any) -> Any:
