@@ -166,6 +166,24 @@ def test_a_validated_scenario_carries_its_groups_interval_in_every_document() ->
     assert "80 % interval (where measurements are expected;" in text and "out tok/s" in text.splitlines()[-1]
 
 
+def test_every_predicted_figure_has_an_interval_e2e_and_input_rate_included() -> None:
+    """E2E from TTFT's and TPOT's ends (E2E = TTFT + decode), input tok/s with output tok/s's
+    factors (a load's input per output token is fixed): each figure a point predicts has one."""
+    run = predict("llama-3.1-8b-on-h100", "serve-chat-c8-i1k-o256-v1")
+    iv = run.prediction.interval
+    assert iv is not None
+    f_ttft, f_itl, f_out = iv.factors["ttft_ms"], iv.factors["itl_ms"], iv.factors["output_tokens_per_sec"]
+    for p in run.prediction.points:
+        assert p.intervals is not None
+        for name in ("ttft_ms", "itl_ms", "tpot_ms", "e2e_ms", "output_tokens_per_sec", "input_tokens_per_sec"):
+            value = getattr(p, name)
+            assert value is not None and name in p.intervals and p.intervals[name][0] <= value <= p.intervals[name][1], name
+        assert p.ttft_ms is not None and p.e2e_ms is not None and p.input_tokens_per_sec is not None
+        decode = p.e2e_ms - p.ttft_ms
+        assert p.intervals["e2e_ms"] == pytest.approx([p.ttft_ms * f_ttft[0] + decode * f_itl[0], p.ttft_ms * f_ttft[1] + decode * f_itl[1]])
+        assert p.intervals["input_tokens_per_sec"] == pytest.approx([p.input_tokens_per_sec * f_out[0], p.input_tokens_per_sec * f_out[1]])
+
+
 @pytest.mark.integration
 def test_predict_prints_the_interval_and_warns_outside_the_validated_groups(tmp_path: Any) -> None:
     out = subprocess.run(

@@ -33,6 +33,8 @@ INTERVAL_METRIC_OF_FIELD = {
     "itl_p50_ms": "itl_ms",
     "tpot_ms": "itl_ms",
     "output_tokens_per_sec": "output_tokens_per_sec",
+    # a load's input and output tokens per request are fixed: its input rate is its output rate times one number
+    "input_tokens_per_sec": "output_tokens_per_sec",
 }
 
 

@@ -166,6 +166,16 @@ def interval_for(dep: Deployment) -> Interval:
     return interval_for_groups({d: groups[d] for d in SCENARIO_DIMENSIONS})
 
 
+def _e2e_bounds(e2e: float | None, ttft: float | None, f_ttft: tuple[float, float] | None, f_itl: tuple[float, float] | None) -> list[float] | None:
+    """E2E = TTFT + its decode (output - 1 tokens at TPOT, whose factors are ITL's): each part
+    taken to the same end of its own interval, so E2E's interval holds whenever both parts'
+    do (the two errors taken as moving together: never narrower than that)."""
+    if e2e is None or ttft is None or f_ttft is None or f_itl is None:
+        return None
+    decode = max(0.0, e2e - ttft)
+    return [ttft * f_ttft[0] + decode * f_itl[0], ttft * f_ttft[1] + decode * f_itl[1]]
+
+
 def with_intervals(prediction: Prediction, interval: Interval, dep: Deployment, shape: LoadShape | None = None) -> Prediction:
     """``prediction`` with each point's [low, high] per predicted field and the interval's basis;
     a point in a regime known to miss (:mod:`.regimes`, given the load's ``shape``) gets its
@@ -186,6 +196,9 @@ def with_intervals(prediction: Prediction, interval: Interval, dep: Deployment, 
                 value = getattr(p, name)
                 if f is not None and value is not None:
                     bounds[name] = [value * f[0], value * f[1]]
+        e2e = _e2e_bounds(p.e2e_ms, p.ttft_ms, factors.get("ttft_ms"), factors.get("itl_ms"))
+        if e2e is not None:
+            bounds["e2e_ms"] = e2e
         points.append(p.model_copy(update={"intervals": bounds or None}))
     factors_out = {m: [lo, hi] for m, (lo, hi) in interval.factors.items()}
     block = PredictionInterval(
