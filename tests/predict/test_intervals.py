@@ -231,6 +231,9 @@ def test_an_unstated_client_start_makes_the_interval_span_steady_state_and_burst
         assert p.intervals[name][1] == max(s.intervals[name][1], b.intervals[name][1])
     assert b.ttft_ms is not None and s.ttft_ms is not None and b.ttft_ms > s.ttft_ms  # waves: every prompt at once
     assert p.intervals["ttft_ms"][1] >= b.ttft_ms  # so the burst reading is inside the range
+    # and the burst reading's own figures are kept beside the steady state's: the ends, not only their span
+    assert p.burst is not None and p.burst["ttft_ms"] == b.ttft_ms and p.burst["output_tokens_per_sec"] == b.output_tokens_per_sec
+    assert s.burst is None
 
 
 @pytest.mark.integration

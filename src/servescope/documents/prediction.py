@@ -80,8 +80,13 @@ class PredictionPoint(EvaluationPoint):
     tpot_ms: float | None = Field(default=None, ge=0.0, description="Mean per-request (E2E - TTFT)/(osl - 1), ms.")
     intervals: dict[str, Range] | None = Field(
         default=None,
-        description="Per predicted field (ttft_ms, ttft_p50_ms, itl_ms, itl_p50_ms, tpot_ms, output_tokens_per_sec): "
-        "[low, high], the range the measurement is expected in (Prediction.interval says how sure and why).",
+        description="Per predicted field (ttft_ms, ttft_p50_ms, itl_ms, itl_p50_ms, tpot_ms, e2e_ms, output_tokens_per_sec, "
+        "input_tokens_per_sec): [low, high], the range the measurement is expected in (Prediction.interval says how sure and why).",
+    )
+    burst: dict[str, NonNegFloat] | None = Field(
+        default=None,
+        description="When the client's start was not stated: the other reading's figures, every request of a wave sent at once "
+        "(the point's own figures are the steady state's; its intervals span both).",
     )
     request_rate: float | None = Field(
         default=None,

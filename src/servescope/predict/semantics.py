@@ -6,7 +6,8 @@ it into the steady state; real runs sit anywhere between. When nobody said how t
 started (``predict --isl/--osl --concurrency`` without ``--harness``), both readings are
 simulated — steady state and first-wave-at-once (``--harness burst``) — and each point's
 interval spans both readings' intervals: the figures printed are the steady state's, the
-interval says how far the other reading moves them.
+interval says how far the other reading moves them, and each point keeps the burst reading's
+own figures (``burst``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,10 @@ from __future__ import annotations
 from servescope.documents.prediction import Prediction
 
 CLIENT_START_UNSTATED = "unstated: the interval spans steady state and every request of a wave sent at once (burst)"
+
+
+#: The figures of the burst reading kept on each point (``PredictionPoint.burst``).
+BURST_FIGURES = ("ttft_ms", "ttft_p50_ms", "itl_ms", "tpot_ms", "e2e_ms", "output_tokens_per_sec")
 
 
 def envelope(steady: Prediction, burst: Prediction) -> Prediction:
@@ -29,11 +34,13 @@ def envelope(steady: Prediction, burst: Prediction) -> Prediction:
         for name, (lo, hi) in q.intervals.items():
             if name in merged:
                 merged[name] = [min(merged[name][0], lo), max(merged[name][1], hi)]
-        points.append(p.model_copy(update={"intervals": merged}))
+        # the burst reading's own figures beside the steady state's: the two ends, not only their span
+        burst = {name: float(v) for name in BURST_FIGURES if isinstance(v := getattr(q, name, None), int | float)}
+        points.append(p.model_copy(update={"intervals": merged, "burst": burst or None}))
     interval = steady.interval
     if interval is not None:
         interval = interval.model_copy(update={"client_start": CLIENT_START_UNSTATED})
     return steady.model_copy(update={"points": points, "interval": interval})
 
 
-__all__ = ["CLIENT_START_UNSTATED", "envelope"]
+__all__ = ["BURST_FIGURES", "CLIENT_START_UNSTATED", "envelope"]
