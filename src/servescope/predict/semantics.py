@@ -35,8 +35,8 @@ def envelope(steady: Prediction, burst: Prediction) -> Prediction:
             if name in merged:
                 merged[name] = [min(merged[name][0], lo), max(merged[name][1], hi)]
         # the burst reading's own figures beside the steady state's: the two ends, not only their span
-        burst = {name: float(v) for name in BURST_FIGURES if isinstance(v := getattr(q, name, None), int | float)}
-        points.append(p.model_copy(update={"intervals": merged, "burst": burst or None}))
+        figures = {name: float(v) for name in BURST_FIGURES if isinstance(v := getattr(q, name, None), int | float)}
+        points.append(p.model_copy(update={"intervals": merged, "burst": figures or None}))
     interval = steady.interval
     if interval is not None:
         interval = interval.model_copy(update={"client_start": CLIENT_START_UNSTATED})
