@@ -42,6 +42,17 @@ def test_validate_seed_example_clean(tmp_path: Path) -> None:
     assert "1 file(s): 0 error(s), 0 warning(s)" in proc.stdout
 
 
+def test_validate_of_a_finished_runs_records_checks_its_result_not_yaml(tmp_path: Path) -> None:
+    """A run's records.jsonl is no document: validate says so and checks the run's result.json
+    (it called every records file, a good one too, "invalid YAML")."""
+    done = run("predict", "tiny-llama-on-cpu", "sweep-parallel-1-8-i128-o64-v1", "--concurrency", "1", "--out", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    [records] = tmp_path.rglob("records.jsonl")
+    proc = run("validate", str(records))
+    assert proc.returncode == 0, proc.stderr
+    assert "a run's records, not a document: validating its run's result.json instead" in proc.stdout and "YAML" not in proc.stderr
+
+
 def test_validate_reports_path_inside_document(tmp_path: Path) -> None:
     path = tmp_path / "dup.yaml"
     path.write_text(SEED.replace("concurrency: 8", "concurrency: 1"), encoding="utf-8")

@@ -108,6 +108,11 @@ def validate(
     if not targets:
         err.print("error: give document files or folders to validate, or --catalog", markup=False)
         raise typer.Exit(2)
+    # a run's records.jsonl is no document (one JSON line per request): its run's result.json stands for it
+    for i, t in enumerate(targets):
+        if Path(t).name == "records.jsonl" and Path(t).is_file() and (Path(t).parent / "result.json").is_file():
+            out.print(f"{t}: a run's records, not a document: validating its run's result.json instead", markup=False)
+            targets[i] = Path(t).parent / "result.json"
     # A killed run leaves records but no Result: named as such (and failing the gate), not "no documents".
     unfinished = unfinished_runs(targets)
     report = validate_paths([t for t in targets if Path(t) not in unfinished], extra_checks=[_plausibility])
