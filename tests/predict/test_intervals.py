@@ -145,6 +145,22 @@ def test_a_scenario_outside_every_validated_group_gets_a_wide_interval_and_a_war
     assert low < point.ttft_ms < high
 
 
+@pytest.mark.parametrize("hardware", ["gb10", "rtx-5090", "rtx-3090", "a10g"])
+def test_a_part_without_hbm_does_not_borrow_its_generations_datacenter_interval(hardware: str) -> None:
+    """A GDDR card or an LPDDR APU of a validated generation (Blackwell, Ampere): the held-out
+    points are all HBM datacenter parts, so its interval is the wide fallback, with the warning."""
+    from servescope.catalog.store import Catalog
+
+    base = Catalog.load().scenario("llama-3.1-8b-on-h100")
+    scen = base.model_copy(update={"name": f"llama-3.1-8b-on-{hardware}", "hardware": hardware, "tp": 1, "count": 1})
+    args = {k: v for k, v in scen.engine.args.items() if k != "--tensor-parallel-size"} | {"--max-model-len": 8192}  # (one small card)
+    scen = scen.model_copy(update={"engine": scen.engine.model_copy(update={"args": args})})
+    run = predict(scen, "sweep-parallel-1-8-i128-o64-v1", concurrency=[1])
+    iv = run.prediction.interval
+    assert iv is not None and not iv.validated, iv.groups
+    assert [w for w in run.warnings if w.startswith("prediction interval: no held-out validation")]
+
+
 def test_a_validated_scenario_carries_its_groups_interval_in_every_document() -> None:
     run = predict("llama-3.1-8b-on-h100", "sweep-parallel-1-8-i128-o64-v1", concurrency=[1, 8])
     iv = run.prediction.interval
