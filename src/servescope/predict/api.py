@@ -404,8 +404,12 @@ def simulate(
                 rate=load.rate,
                 slos=slos,
             )
+    notes = list(dep.notes)
+    if prepared.multi_turn and not dep.engine.enable_prefix_caching:
+        notes.append("prefix caching is off in this deployment: every turn's whole history is computed again "
+                     "(a Scenario with engine.enable_prefix_caching: true models the engine's cache)")  # fmt: skip
     return PredictionRun(
-        prediction, result, outcome, dep, outcome.events, time.perf_counter() - started, list(dep.notes),  # type: ignore[arg-type]
+        prediction, result, outcome, dep, outcome.events, time.perf_counter() - started, notes,  # type: ignore[arg-type]
         warnings, lazy,
     )  # fmt: skip
 
