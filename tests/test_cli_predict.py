@@ -367,7 +367,12 @@ def test_predict_sessions_prints_the_lines_run_prints_per_turn(tmp_path: Path) -
     assert len(lines) == 3, proc.stdout
     for k, line in enumerate(lines, start=1):
         assert line.startswith(f"turn {k}: 2 completed, TTFT p50 ") and " ms, prompt " in line and " from the engine's cache (" in line
-    assert "simulated 6 requests (6 measured;" in proc.stdout
+    assert "simulated 6 requests (6 measured;" in proc.stdout and "failed:" not in proc.stdout
+    # the third turn's history passes the 4096-token context: it fails, the fourth is cancelled, and predict says so
+    proc = run("predict", "tiny-llama-on-cpu", "--sessions", "2", "--turns", "4", "--isl", "1500", "--osl", "16", "--out", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert "failed: 4 of 8 measured requests (cancelled 2, context-overflow 2)" in proc.stdout, proc.stdout
+    assert [line.split(":")[0] for line in proc.stdout.splitlines() if line.startswith("turn ")] == ["turn 1", "turn 2"]
 
 
 def test_bad_session_options_are_one_line() -> None:

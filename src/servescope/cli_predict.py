@@ -333,6 +333,13 @@ def predict_command(
 
         for row in run.result.resolved_params["turns"]:
             console.print(format_turn(row), markup=False)
+    if run.result is not None and run.result.blocked_by_reason_code:
+        # failures are results: say how many and why (each record says its own)
+        codes = run.result.blocked_by_reason_code
+        why = ", ".join(f"{category} {n}" for category, n in sorted(codes.items()))
+        total = run.result.metrics.total_requests
+        console.print(f"failed: {sum(codes.values())}{f' of {total}' if total is not None else ''} measured requests ({why}); "
+                      "records.jsonl gives each one's reason", markup=False)  # fmt: skip
     for note in run.notes:
         console.print(f"note: {note}", markup=False)
     measured = sum(1 for r in run.records if r.phase == "measured")
