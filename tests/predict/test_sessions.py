@@ -16,6 +16,7 @@ import pytest
 from servescope.catalog.store import Catalog
 from servescope.documents.record import RequestRecord
 from servescope.predict.api import PredictionRun, predict, resolve_deployment
+from servescope.predict.calibrate import evaluate, fit_cases, measured_of
 from servescope.predict.sessions import session_phases, tokens_per_message
 from servescope.predict.sim.replica import Replica
 from servescope.predict.sim.request import SimRequest
@@ -172,3 +173,14 @@ def test_a_preempted_turn_keeps_the_blocks_it_decoded_cached(catalog: Catalog, m
     run = _predict(tiny.model_copy(update={"engine": engine}), catalog, turns=2, isl=200, osl=300, system_prompt_tokens=None)
     assert seen and all(r.ok for r in run.records)
     assert all(n > 1 and cached >= n - 1 for n, cached in seen), seen  # all but the last decoded token, never fed back
+
+
+def test_calibrate_from_a_sessions_result_replays_the_sessions(catalog: Catalog) -> None:
+    # a sessions Result (here a simulated one, whose truth is known) is replayed as its sessions,
+    # not as a loop of its mean prompt: with the factors that made it, every metric is met exactly
+    truth = _predict("tiny-llama-on-cpu", catalog, think_time_ms=20.0)
+    measured = measured_of(truth.result)
+    [case] = fit_cases(measured, catalog.scenario("tiny-llama-on-cpu"), catalog, truth.deployment.template_tokens)
+    assert case.prepared.multi_turn and case.prepared.workload_id == truth.result.workload_id
+    ev = evaluate(catalog.scenario("tiny-llama-on-cpu"), [case], truth.deployment.calibration, ["ttft_ms", "itl_ms"], catalog)
+    assert ev.measured["ttft_ms"] and ev.mape() == {"ttft_ms": 0.0, "itl_ms": 0.0}
