@@ -358,3 +358,45 @@ def test_calibrate_takes_a_scenario_file_as_predict_does(tmp_path: Path) -> None
     assert "scenario my-tiny-llama" in line and "--rope-freq-base" in line
     bad = run("calibrate", "missing.yaml", "--from", "measured.json", cwd=tmp_path)
     assert bad.returncode != 0 and len(bad.stderr.strip().splitlines()) == 1 and "missing.yaml" in bad.stderr
+
+
+def test_predict_sessions_prints_the_lines_run_prints_per_turn(tmp_path: Path) -> None:
+    proc = run("predict", "tiny-llama-on-cpu", "--sessions", "2", "--turns", "3", "--isl", "32", "--osl", "16", "--out", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("turn ")]
+    assert len(lines) == 3, proc.stdout
+    for k, line in enumerate(lines, start=1):
+        assert line.startswith(f"turn {k}: 2 completed, TTFT p50 ") and " ms, prompt " in line and " from the engine's cache (" in line
+    assert "simulated 6 requests (6 measured;" in proc.stdout and "failed:" not in proc.stdout
+    # the third turn's history passes the 4096-token context: it fails, the fourth is cancelled, and predict says so
+    proc = run("predict", "tiny-llama-on-cpu", "--sessions", "2", "--turns", "4", "--isl", "1500", "--osl", "16", "--out", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert "failed: 4 of 8 measured requests (cancelled 2, context-overflow 2)" in proc.stdout, proc.stdout
+    assert [line.split(":")[0] for line in proc.stdout.splitlines() if line.startswith("turn ")] == ["turn 1", "turn 2"]
+
+
+def test_bad_session_options_are_one_line() -> None:
+    base = ("predict", "tiny-llama-on-cpu", "--sessions", "2", "--turns", "3")
+    full = (*base, "--isl", "32", "--osl", "16")
+    cases = [
+        (base, "multi-turn sessions need --isl"),  # run's own line (workload.load_build)
+        (("predict", "tiny-llama-on-cpu", "--sessions", "2", "--isl", "32", "--osl", "16"), "--sessions without --turns N"),
+        ((*full, "--trace", "trace.jsonl"), "--sessions and --trace contradict"),
+        ((*full, "--concurrency", "4"), "--sessions and --concurrency contradict"),
+        ((*full, "--num-requests", "6"), "--sessions and --num-requests contradict"),
+        ((*full, "--think-time-ms", "-5"), "--think-time-ms -5.0"),
+        (("predict", "tiny-llama-on-cpu", "sweep-parallel-1-8-i128-o64-v1", "--turns", "3"), "and --turns contradict"),
+        # what run has no flag for is refused, never dropped
+        ((*full, "--harness", "vllm"), "--sessions and --harness contradict"),
+        ((*full, "--max-throughput"), "--sessions and --max-throughput contradict"),
+        ((*full, "--stages", "5:60"), "--sessions and --stages contradict"),
+        ((*full, "--arrival", "constant"), "--sessions and --arrival contradict"),
+        ((*full, "--speedup", "2"), "--sessions and --speedup contradict"),
+        ((*full, "--endpoint", "chat"), "--sessions and --endpoint contradict"),
+        (("predict", "tiny-llama-on-cpu", "--sessions", "1000", "--turns", "10000", "--isl", "8", "--osl", "8"), "SERVESCOPE_MAX_SIMULATED_REQUESTS"),
+    ]
+    for args, needle in cases:
+        proc = run(*args)
+        assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
+        assert "Traceback" not in proc.stderr and proc.stderr.strip().count("\n") == 0, (args, proc.stderr)
+        assert needle in proc.stderr, (args, proc.stderr)

@@ -83,6 +83,10 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
             "servescope predict llama-3.1-8b-on-h100 --max-rate --slo 'p99_ttft_ms<=2000,p99_tpot_ms<=100' --isl 1024 --osl 256",
         ),
         ("the same trace as `run --trace`, simulated", "servescope predict llama-3.1-8b-on-h100 --trace trace.jsonl --speedup 2"),
+        (
+            "the multi-turn sessions `run --sessions` sends, simulated turn by turn",
+            "servescope predict tiny-llama-on-cpu --sessions 4 --turns 3 --isl 32 --osl 16 --system-prompt-tokens 1024",
+        ),
         ("with factors fitted by calibrate", "servescope predict tiny-llama-on-cpu sweep-parallel-1-8-i128-o64-v1 --calibration cal.json"),
     ),
     "calibrate": (

@@ -160,6 +160,14 @@ def predict_command(
     input_file: Annotated[
         Path | None, typer.Option(help="Predict the prompts of a file: JSONL of prompt or messages (optional max_tokens) or ShareGPT JSON.")
     ] = None,
+    sessions: Annotated[
+        int | None, typer.Option(help="Multi-turn: conversations at once, each resending its history, as `run --sessions` sends them, e.g. 4.")
+    ] = None,
+    turns: Annotated[int | None, typer.Option(help="Multi-turn: turns per conversation, e.g. 5 (with --sessions, --isl, --osl).")] = None,
+    think_time_ms: Annotated[float | None, typer.Option(help="Multi-turn: pause between an answer and the next turn, e.g. 500.")] = None,
+    system_prompt_tokens: Annotated[
+        int | None, typer.Option(help="Multi-turn: each session opens with a system message of this many tokens, resent every turn, e.g. 1024.")
+    ] = None,
     seed: Annotated[int, typer.Option(help="Simulation seed (same seed → identical output).")] = 0,
     calibration: Annotated[Path | None, typer.Option(help="A Calibration file from `servescope calibrate`.")] = None,
     model_config: Annotated[Path | None, typer.Option(help="A local HF config.json to use as the model.")] = None,
@@ -199,17 +207,31 @@ def predict_command(
                           "a catalog workload runs its own plan")  # fmt: skip
     if endpoint is not None and mode == "--max-rate":
         raise BadArgument("--endpoint is not applied to --max-rate's probes (their ITL is servescope's client's: chunks with text)")
+    session_flags = {"--sessions": sessions is not None, "--turns": turns is not None, "--think-time-ms": think_time_ms is not None,
+                     "--system-prompt-tokens": system_prompt_tokens is not None}  # fmt: skip
+    multi_turn = next((name for name, on in session_flags.items() if on), None)
+    if multi_turn is not None and workload is None and not from_file:
+        # what run has no flag for, refused here (build_load refuses the rest, in run's words)
+        others = {**dict.fromkeys(modes_given, True), "--harness": not harness_unstated, "--endpoint": endpoint is not None,
+                  "--speedup": speedup is not None, "--arrival": arrival != "poisson", "--gamma-shape": gamma_shape != 1.0}  # fmt: skip
+        clash = next((name for name, on in others.items() if on), None)
+        if clash is not None:
+            raise BadArgument(f"{multi_turn} and {clash} contradict: the sessions run at once, each sending its turns one after another "
+                              "as servescope's client does (`run --sessions`); leave " + clash + " out")  # fmt: skip
     if from_file and (harness != "steady" or endpoint is not None):
         raise BadArgument(f"--harness and --endpoint shape a synthetic --isl/--osl workload; {'--trace' if trace is not None else '--input-file'} "
                           "is simulated as servescope's client sends it")  # fmt: skip
     resolved_load = None
-    if mode is None and (workload is None or _is_file_name(workload) or from_file) and (harness == "steady" or range_ratio is not None or from_file):
+    if multi_turn is not None or (
+        mode is None and (workload is None or _is_file_name(workload) or from_file) and (harness == "steady" or range_ratio is not None or from_file)
+    ):
         from servescope.workload.load_build import LoadRequest, build_load
 
         resolved_load = build_load(
             LoadRequest(workload=workload, isl=isl, osl=osl, num_requests=num_requests, concurrency=levels, rate=rate, arrival=arrival,
                         gamma_shape=gamma_shape, range_ratio=range_ratio, seed=seed, warmup_requests=warmup_requests, trace=trace,
-                        speedup=speedup, input_file=input_file),
+                        speedup=speedup, input_file=input_file, sessions=sessions, turns=turns, think_time_ms=think_time_ms,
+                        system_prompt_tokens=system_prompt_tokens),
             require_requests=False,
         )  # fmt: skip
     elif speedup is not None or from_file:
@@ -248,8 +270,11 @@ def predict_command(
     else:
         lines = []
         load_record = resolved_load.load.record() if resolved_load is not None else None
-        if resolved_load is not None and resolved_load.load.source != "synthetic":
-            wl: object = resolved_load  # a trace, a prompt file or a Workload file: planned as the harness plans it
+        if resolved_load is not None and resolved_load.load.sessions is not None:
+            wl: object = resolved_load  # multi-turn sessions: the plan run sends, simulated turn by turn (predict.sessions)
+            levels = rate = None
+        elif resolved_load is not None and resolved_load.load.source != "synthetic":
+            wl = resolved_load  # a trace, a prompt file or a Workload file: planned as the harness plans it
             if resolved_load.load.source != "workload-file":
                 levels = rate = None  # the load's own
         elif workload is None:
@@ -303,6 +328,18 @@ def predict_command(
     for line in lines:
         console.print(line, markup=False)
     console.print(format_table(run.prediction), markup=False)
+    if run.result is not None and run.result.resolved_params.get("turns"):
+        from servescope.cli_run import format_turn  # the lines run prints for the same load
+
+        for row in run.result.resolved_params["turns"]:
+            console.print(format_turn(row), markup=False)
+    if run.result is not None and run.result.blocked_by_reason_code:
+        # failures are results: say how many and why (each record says its own)
+        codes = run.result.blocked_by_reason_code
+        why = ", ".join(f"{category} {n}" for category, n in sorted(codes.items()))
+        total = run.result.metrics.total_requests
+        console.print(f"failed: {sum(codes.values())}{f' of {total}' if total is not None else ''} measured requests ({why}); "
+                      "records.jsonl gives each one's reason", markup=False)  # fmt: skip
     for note in run.notes:
         console.print(f"note: {note}", markup=False)
     measured = sum(1 for r in run.records if r.phase == "measured")

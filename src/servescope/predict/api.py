@@ -45,6 +45,8 @@ from servescope.predict.outputs import (
     relabel_concurrency,
 )
 from servescope.predict.regimes import LoadShape
+from servescope.predict.sessions import check_budget, is_multi_turn, session_phases, tokens_per_message, turn_numbers, turn_rows
+from servescope.predict.sim.load import Phase
 from servescope.predict.sim.simulator import SimOutcome, Simulation, TtftGiveUp
 from servescope.predict.stream_chunks import TIMES_EVERY_CHUNK, textless_chunks
 from servescope.predict.workload_input import (
@@ -117,6 +119,11 @@ class Prepared:
         return {p: self.load.rate for p in self.concurrency_of}
 
     @property
+    def multi_turn(self) -> bool:
+        """A load of multi-turn sessions (``predict.sessions``)."""
+        return is_multi_turn(self.points)
+
+    @property
     def context_of(self) -> dict[int, int | None]:
         return {p.index: p.context_tokens for p in self.points} if self.points is not None else {}
 
@@ -175,6 +182,16 @@ def prepare(
     (``workload.load``: a trace or a prompt file is planned as the harness plans it, a
     Workload file from its dataset, each labelled by the load)."""
     if isinstance(workload, ResolvedLoad):
+        load_ = workload.load
+        if load_.source == "synthetic" and load_.sessions is not None and load_.turns is not None:
+            # multi-turn sessions: the plan run sends (same draws, same seed), simulated turn by turn (predict.sessions)
+            check_budget(load_.sessions, load_.turns)
+            points = plan_load(workload)
+            resolved_sessions: dict[str, Any] = {"load_description": load_.record(), "isl": load_.isl, "osl": load_.osl,
+                                                 "concurrency": [load_.sessions], "lengths": [1 - load_.range_ratio, 1 + load_.range_ratio],
+                                                 "sessions": load_.sessions, "turns": load_.turns, "think_time_ms": load_.think_time_ms,
+                                                 "system_prompt_tokens": load_.system_prompt_tokens}  # fmt: skip
+            return Prepared(load_.label, LoadOptions(seed=seed), points=points, resolved=resolved_sessions)
         if workload.load.source in ("trace", "prompts"):
             if workload.load.rate is not None:
                 rate = workload.load.rate
@@ -232,12 +249,16 @@ def run_simulation(prepared: Prepared, dep: Deployment, *, router: str = "round-
     stops a one-point run once its TTFT percentile is certain to exceed a limit
     (``SimOutcome.gave_up`` says so; its figures are then partial)."""
     with _gc_paused():
-        if prepared.synthetic is not None:
-            phases = phases_synthetic(prepared.synthetic, dep, prepared.load, prepared.request_cache)
-        else:
-            assert prepared.points is not None
-            phases = phases_from_plan(prepared.points, dep, prepared.load, prepared.token_cache)
-        return Simulation(dep, phases, router=router, give_up=give_up).run()
+        return Simulation(dep, _phases(prepared, dep), router=router, give_up=give_up).run()
+
+
+def _phases(prepared: Prepared, dep: Deployment) -> list[Phase]:
+    if prepared.synthetic is not None:
+        return phases_synthetic(prepared.synthetic, dep, prepared.load, prepared.request_cache)
+    assert prepared.points is not None
+    if prepared.multi_turn:
+        return session_phases(prepared.points, dep)
+    return phases_from_plan(prepared.points, dep, prepared.load, prepared.token_cache)
 
 
 def _load_kind(prepared: Prepared) -> str:
@@ -308,12 +329,7 @@ def simulate(
     started = time.perf_counter()
     load = prepared.load
     with _gc_paused():
-        if prepared.synthetic is not None:
-            phases = phases_synthetic(prepared.synthetic, dep, load, prepared.request_cache)
-        else:
-            assert prepared.points is not None
-            phases = phases_from_plan(prepared.points, dep, load, prepared.token_cache)
-        sim = Simulation(dep, phases, router=router)
+        sim = Simulation(dep, _phases(prepared, dep), router=router)
         outcome = sim.run()
         textless, stream_warning = _textless_chunks(prepared, dep)
         columns = build_columns(outcome, textless)
@@ -366,6 +382,16 @@ def simulate(
                     **(resolved_extra or {}),
                 }
             )
+            if prepared.multi_turn:
+                assert prepared.points is not None
+                resolved["session_prompts"] = {
+                    "template_tokens": dep.template_tokens,
+                    "template_tokens_per_message": tokens_per_message(dep.template_tokens),
+                    "approximation": "each message of the history beyond the first adds half the one-message template's tokens, "
+                    "rounded up (the rest is the generation prompt); an answer is max_tokens long",
+                }
+                # per turn number, as run reports them (bench.sessions.turn_report's shape)
+                resolved["turns"] = turn_rows(lazy.records, turn_numbers(prepared.points))
             result = build_result(
                 dep,
                 views,
@@ -378,8 +404,12 @@ def simulate(
                 rate=load.rate,
                 slos=slos,
             )
+    notes = list(dep.notes)
+    if prepared.multi_turn and not dep.engine.enable_prefix_caching:
+        notes.append("prefix caching is off in this deployment: every turn's whole history is computed again "
+                     "(a Scenario with engine.enable_prefix_caching: true models the engine's cache)")  # fmt: skip
     return PredictionRun(
-        prediction, result, outcome, dep, outcome.events, time.perf_counter() - started, list(dep.notes),  # type: ignore[arg-type]
+        prediction, result, outcome, dep, outcome.events, time.perf_counter() - started, notes,  # type: ignore[arg-type]
         warnings, lazy,
     )  # fmt: skip
 

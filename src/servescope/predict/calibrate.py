@@ -51,6 +51,8 @@ from servescope.predict.measured_hardware import check_measured_hardware
 from servescope.predict.replay import REPLAYS, Replay
 from servescope.predict.stream_chunks import TIMES_EVERY_CHUNK
 from servescope.predict.workload_input import SyntheticWorkload
+from servescope.workload.load import Load
+from servescope.workload.load_build import ResolvedLoad
 
 METRICS: tuple[str, ...] = ("ttft_ms", "itl_ms", "e2e_ms", "output_tokens_per_sec")
 DEFAULT_METRICS: tuple[str, ...] = ("ttft_ms", "itl_ms", "output_tokens_per_sec")
@@ -76,11 +78,14 @@ class Measured:
     """``EvaluationRun.random_range_ratio``: the random dataset's length spread, in the client's meaning."""
     endpoint: str | None = None
     """``EvaluationRun.endpoint``: the API the client called (None: its default)."""
+    load: dict[str, Any] | None = None
+    """A Result's load description (``resolved_params.load_description``, ``workload.load.Load.record``)."""
 
 
 def measured_of(doc: EvaluationRun | Result) -> Measured:
     if isinstance(doc, Result):
-        return Measured(doc.run_id, doc.workload_id, rows_from_result(doc), doc.metadata.harness)
+        load = doc.resolved_params.get("load_description")
+        return Measured(doc.run_id, doc.workload_id, rows_from_result(doc), doc.metadata.harness, load=load if isinstance(load, dict) else None)
     return Measured(doc.name, doc.workload, list(doc.points), doc.harness, doc.dataset, doc.random_range_ratio, doc.endpoint)
 
 
@@ -140,6 +145,10 @@ def fit_cases(measured: Measured, scenario: Scenario, catalog: Catalog, template
         prepared = prepare(measured.workload, catalog=catalog, concurrency=levels)
         by_conc = {p.concurrency: p for p in measured.points}
         return [FitCase(prepared, [by_conc[c] for c in levels])]
+    if measured.load is not None and measured.load.get("sessions") is not None:
+        # multi-turn sessions (run --sessions): the same sessions simulated (predict.sessions), not a loop of their mean lengths
+        load = Load.model_validate({k: v for k, v in measured.load.items() if k != "label"})
+        return [FitCase(prepare(ResolvedLoad(load), seed=load.seed), list(measured.points))]
     cases = []
     # A ShareGPT point's requests had ShareGPT's spread of lengths, not its means: drawn per request
     # from an exponential law whose means after the client's own ShareGPT filter are the measured ones

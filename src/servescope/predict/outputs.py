@@ -77,6 +77,8 @@ def build_records(outcome: SimOutcome, textless: tuple[int, int] = (0, 0)) -> li
             rec.stage, rec.category, rec.error, rec.http_status = stage, category, message, status
             rec.end_ns = req.arrival_ns
             rec.output_tokens = 0
+            if category == "cancelled":  # a session's turn never sent (sim.load): nothing counted, as the harness records it
+                rec.input_tokens = rec.output_tokens = rec.token_count_source = None
         else:
             e = ends[req.replica]
             segs = req.segments
@@ -121,7 +123,9 @@ def build_columns(outcome: SimOutcome, textless: tuple[int, int] = (0, 0)) -> di
             cols.ok.append(False)
             cols.first_ns.append(nan)
             cols.end_ns.append(req.arrival_ns)
-            cols.output_tokens.append(0)
+            cols.output_tokens.append(0 if category != "cancelled" else nan)
+            if category == "cancelled":
+                cols.input_tokens[-1] = nan
             cols.failed.append((stage or "stream", category or "other", message or "", req.request_id, status))
             continue
         e = ends[req.replica]

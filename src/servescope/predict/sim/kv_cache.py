@@ -8,6 +8,8 @@
   freed tail first, so a prompt's last blocks are evicted before its first).
 - A prefix hit is the longest run of a prompt's leading block hashes present in
   the cache; hit blocks gain a reference (and leave the free count if idle).
+- A multi-turn session's answer: its full blocks, just released as plain ones, are
+  cached idle (``cache_released``), as vLLM caches every full block it computed.
 """
 
 from __future__ import annotations
@@ -109,3 +111,16 @@ class BlockPool:
             if r == 0:
                 idle[h] = None
                 self.free += 1
+
+    def cache_released(self, hashes: Sequence[int]) -> None:
+        """Blocks a request has just released as plain ones (counted free), in its order,
+        cached now: idle, and evicted first as the released tail is (a multi-turn session's
+        answer, which its next turn resends). A hash already cached stays as it is."""
+        if not self.prefix_caching:
+            return
+        refs, idle = self.refs, self.idle
+        for h in hashes:
+            if h not in refs:
+                refs[h] = 0
+                idle[h] = None
+                idle.move_to_end(h, last=False)

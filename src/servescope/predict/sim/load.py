@@ -13,6 +13,11 @@ requests), closed loop or open loop.
 - Open loop: request i is sent at ``offsets_ns[i]`` after the phase starts and
   latency starts at that scheduled time (``workload.arrivals``, the schedule the
   harness sends by, so the same seed gives the same arrivals).
+- Multi-turn sessions (``follow``, ``bench.sessions``' loop): every session's first turn
+  is sent at the phase's start; a turn that ends sends its session's next turn
+  ``think_ns`` later (latency starts at that send). A turn that fails ends its session:
+  the turns after it are not sent, each finished at once as a failure of category
+  ``cancelled``, as the harness records them.
 
 A request reaches the engine once the front end has taken it in and
 ``request_overhead`` later: each front-end process (one per replica, or vLLM's
@@ -45,6 +50,11 @@ class Phase:
     offsets_ns: list[int] | None = None
     hold: bool = False
     """Closed loop: stop sending once the phase's measured requests have all ended."""
+    follow: dict[SimRequest, SimRequest] | None = None
+    """Multi-turn sessions: each turn's next turn in its session (a request that is no
+    turn's next opens its session). None: one request per client at a time, in list order."""
+    think_ns: int = 0
+    """Multi-turn sessions: from a turn's end to its session's next send."""
     started_ns: int = 0
     ended_ns: int = 0
     _next: int = 0
@@ -72,6 +82,8 @@ class LoadDriver:
     _current: int = -1
     _measured_left: dict[int, int] = field(default_factory=dict)
     _phase_measured: int = 0
+    keep_answer: Callable[[SimRequest], None] | None = None
+    """Multi-turn: a turn that ended well, its blocks just released: cache its answer's (``Simulation``)."""
     finished: list[SimRequest] = field(default_factory=list)
     stopped: bool = False
     """Nothing left to measure: the last phase is held and its measured requests have
@@ -147,6 +159,10 @@ class LoadDriver:
                 left[r.point] = left.get(r.point, 0) + 1
                 measured += 1
         self._phase_measured = measured
+        if ph.follow is not None:  # multi-turn: every session's first turn at once, the later ones as turns end
+            ph._next = len(ph.requests)
+            later = set(ph.follow.values())
+            return list[Event](self._send_together([r for r in ph.requests if r not in later], now))
         if ph.closed:
             n = max(1, min(ph.concurrency, len(ph.requests)))
             ph._next = n
@@ -161,18 +177,19 @@ class LoadDriver:
 
     def completed(self, req: SimRequest, now: int) -> list[Event]:
         """A request ended at ``now``: send the next one (closed loop), or end the phase."""
-        nxt, phase_ended = self.request_ended(req, now)
+        ended = self.turn_ended if self.phases[self._current].follow is not None else self.request_ended
+        nxt, phase_ended = ended(req, now)
         out: list[Event] = []
         if nxt is not None:
-            out.append(Arrival(self.arrival_ns(nxt, now), nxt))
+            out.append(Arrival(self.arrival_ns(nxt, nxt.start_ns), nxt))
         if phase_ended:
             out.append(PhaseStart(now))
         return out
 
     def request_ended(self, req: SimRequest, now: int) -> tuple[SimRequest | None, bool]:
         """``completed`` without its event objects (``Simulation.run`` pushes a request as its own
-        arrival): the request a closed-loop client sends at ``now`` (None when none is sent) and
-        whether the phase ended (the next starts at ``now``), in that order."""
+        arrival): the request a closed-loop client sends (at its ``start_ns``, here ``now``; None
+        when none is sent) and whether the phase ended (the next starts at ``now``), in that order."""
         self.finished.append(req)
         ph = self.phases[self._current]
         ph._open -= 1
@@ -200,3 +217,28 @@ class LoadDriver:
             ph.ended_ns = now
             return sent, True
         return sent, False
+
+    def turn_ended(self, req: SimRequest, now: int) -> tuple[SimRequest | None, bool]:
+        """``request_ended`` in a multi-turn phase: the session's next turn, sent ``think_ns``
+        after ``now`` (its ``start_ns``). After a failed turn the session's later turns are
+        finished at ``now``, unsent, as the harness records them (``bench.sessions``): failed,
+        stage ``send``, category ``cancelled``, naming the turn that failed."""
+        follow = self.phases[self._current].follow
+        assert follow is not None
+        nxt = follow.get(req)
+        _, phase_ended = self.request_ended(req, now)
+        if nxt is None:  # (a session's last turn: nothing resends its answer)
+            return None, phase_ended
+        if req.failure is None:
+            if self.keep_answer is not None:
+                self.keep_answer(req)
+            nxt.start_ns = now + self.phases[self._current].think_ns
+            return nxt, phase_ended
+        why = f"not sent: turn {req.request_id} of this session failed, and its answer is the history this turn needs"
+        while nxt is not None:
+            nxt.failure = ("send", "cancelled", why, None)
+            nxt.done = True
+            nxt.start_ns = nxt.arrival_ns = now
+            _, phase_ended = self.request_ended(nxt, now)
+            nxt = follow.get(nxt)
+        return None, phase_ended

@@ -316,6 +316,10 @@ class Replica:
         full = min(kv_tokens, req.target) // bs
         known = len(req.block_hashes)
         if full <= known:
+            # a multi-turn session's turn has hashes past its prompt: its decoded full blocks are its session's
+            done = req.computed // bs
+            if full > done:
+                req.hashed.extend(self.pool.register(req.block_hashes[done:full]))
             return
         own = tuple(-(1 + (req.index << 24) + b) for b in range(known, full))
         req.hashed.extend(self.pool.register(own))

@@ -148,6 +148,17 @@ class Simulation:
         if self._window is not None and self._window[0] == point:
             self._close(now)
 
+    def _keep_answer(self, req: SimRequest) -> None:
+        """A session's turn ended and released its blocks: with prefix caching on, cache the full
+        blocks of its answer too (its hashes past what its prefill computed, ``predict.sessions``),
+        as vLLM v1 caches every full block computed and llama.cpp keeps the slot's context. The
+        answer's last token is never fed back: the KV holds prompt + max_tokens - 1 tokens."""
+        pool = self.replicas[req.replica].pool
+        bs = pool.block_size
+        upto = min(len(req.block_hashes), (req.prompt_tokens + req.max_tokens - 1) // bs)
+        if upto > req.computed // bs:
+            pool.cache_released(req.block_hashes[req.computed // bs : upto])
+
     def admission_check(self, req: SimRequest) -> tuple[str, str, str, int | None] | None:
         eng = self.engine
         # (every request but a refused one passes here: its test first, with the values read once)
@@ -185,6 +196,9 @@ class Simulation:
         push, pop = heapq.heappush, heapq.heappop
         driver = self.driver
         replicas, idle, plan, ended = self.replicas, self.idle_wakeup_pending, self.scheduler.plan, driver.request_ended
+        if self.phases and self.phases[0].follow is not None:  # multi-turn sessions: a turn's end sends its session's next turn
+            ended = driver.turn_ended
+            driver.keep_answer = self._keep_answer
         pick = self.router.pick
         overhead_ns = driver.request_overhead_ns
         queued = driver.queued_intake
@@ -205,10 +219,11 @@ class Simulation:
                 if rep.pending is not step:
                     continue  # a cut step's old end: the step ended at its new end, pushed then and popped first
                 for req in rep.finish(step):
-                    # (driver.completed's events: the client's next request, then the next phase)
+                    # (driver.completed's events: the client's next request, sent at its start_ns - now but
+                    # after a session's think time - then the next phase)
                     sent, phase_ended = ended(req, now)
                     if sent is not None:
-                        push(heap, (now + overhead_ns if not queued else driver.arrival_ns(sent, now), 1, seq, sent))
+                        push(heap, (sent.start_ns + overhead_ns if not queued else driver.arrival_ns(sent, sent.start_ns), 1, seq, sent))
                         seq += 1
                     if phase_ended:
                         push(heap, (now, 3, seq, PhaseStart(now)))
@@ -246,7 +261,7 @@ class Simulation:
                     # (a finished request's events, as after rep.finish above: inline, not a call, on this hot loop)
                     sent, phase_ended = ended(req, now)
                     if sent is not None:
-                        push(heap, (now + overhead_ns if not queued else driver.arrival_ns(sent, now), 1, seq, sent))
+                        push(heap, (sent.start_ns + overhead_ns if not queued else driver.arrival_ns(sent, sent.start_ns), 1, seq, sent))
                         seq += 1
                     if phase_ended:
                         push(heap, (now, 3, seq, PhaseStart(now)))

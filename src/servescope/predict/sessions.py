@@ -1,0 +1,153 @@
+"""Multi-turn sessions in the simulator (``predict --sessions S --turns N``): the same
+plan ``run`` sends (``workload.adhoc_plan``: S sessions of N turns, each turn's new user
+message and answer lengths drawn by the same function, with the same seed), turned into
+one simulated phase whose turns carry the whole history, and the per-turn figures
+``run`` reports (``bench.sessions.turn_report``'s shape).
+
+Turn k's prompt, as the engine counts it: the session's system message (if any), every
+earlier user message and answer, this turn's user message, and the chat template's
+tokens around each message plus the generation prompt. The deployment knows only what
+the template adds to a *one*-message prompt (``Model.chat_template_tokens``: the
+message's wrap and the generation prompt); each further message is taken to add
+``tokens_per_message`` = half of that, rounded up (ChatML's ``<|im_start|>role\\n ...
+<|im_end|>\\n`` against its ``<|im_start|>assistant\\n``: 6 of the shipped tokenizer's 11
+for a user message; its system and assistant wraps are 8 and 7). An answer is its
+``max_tokens`` long (``run`` holds outputs at ``--osl``).
+
+Prefix cache: each session is one token stream (ids a function of the session and the
+position only), so turn k+1's prompt begins with turn k's prompt and answer token for
+token, as a chat template renders a growing history; a turn's block hashes run over its
+prompt and its answer, and the replica caches the answer's full blocks when the turn
+ends (``sim.replica``), as vLLM v1 caches every full block it computed and llama.cpp
+keeps a slot's whole context.
+"""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any
+
+from servescope import limits
+from servescope.documents.record import RequestRecord
+from servescope.predict.deployment import Deployment
+from servescope.predict.sim.load import Phase
+from servescope.predict.sim.request import SimRequest
+from servescope.predict.tokens import hashes_from_blocks
+from servescope.workload.plan import PlannedPoint
+
+
+def tokens_per_message(template_tokens: int) -> int:
+    """What the chat template adds per message of the history beyond the first (see the module's note)."""
+    return -(-template_tokens // 2)
+
+
+def is_multi_turn(points: list[PlannedPoint] | None) -> bool:
+    return bool(points) and any(r.session is not None for p in points or [] for r in p.requests[:1])
+
+
+def check_budget(sessions: int, turns: int) -> None:
+    """Refuse, before planning, a session load past the simulator's limits (``servescope.limits``)."""
+    if sessions > limits.MAX_SIMULATED_CONCURRENCY:
+        raise ValueError(f"--sessions {sessions:,} is above the simulator's limit of {limits.MAX_SIMULATED_CONCURRENCY:,} "
+                         "concurrent sessions (SERVESCOPE_MAX_SIMULATED_CONCURRENCY)")  # fmt: skip
+    if sessions * turns > limits.MAX_SIMULATED_REQUESTS:
+        raise ValueError(f"--sessions {sessions:,} x --turns {turns:,} would simulate {sessions * turns:,} requests, above the limit of "
+                         f"{limits.MAX_SIMULATED_REQUESTS:,} (SERVESCOPE_MAX_SIMULATED_REQUESTS); give fewer sessions or turns")  # fmt: skip
+
+
+def _sessions(point: PlannedPoint) -> dict[str, list[int]]:
+    """Each session's requests (their places in the point), in turn order."""
+    out: dict[str, list[int]] = {}
+    for i, r in enumerate(point.requests):
+        out.setdefault(r.session or r.request_id, []).append(i)
+    return out
+
+
+def _admissible(dep: Deployment, prompt: int, answer: int) -> bool:
+    """What ``Simulation.admission_check`` lets through (the replicas' pools are alike)."""
+    eng = dep.engine
+    if prompt >= eng.max_model_len or (eng.overflow == "reject" and prompt + answer > eng.max_model_len):
+        return False
+    return -(-(prompt + answer) // eng.block_size) <= dep.kv.num_blocks
+
+
+def session_phases(points: list[PlannedPoint], dep: Deployment) -> list[Phase]:
+    """One phase per planned point: every session's turns, each turn's prompt its whole history."""
+    eng = dep.engine
+    bs, caching, max_len = eng.block_size, eng.enable_prefix_caching, eng.max_model_len
+    wrap = tokens_per_message(dep.template_tokens)
+    phases: list[Phase] = []
+    index = 0
+    for point in points:
+        reqs: list[SimRequest | None] = [None] * len(point.requests)
+        follow: dict[SimRequest, SimRequest] = {}
+        for name, places in _sessions(point).items():
+            first = point.requests[places[0]]
+            history = first.system_tokens_nominal + wrap if first.system_tokens_nominal else 0
+            lengths: list[tuple[int, int]] = []
+            for place in places:
+                pr = point.requests[place]
+                assert pr.input_tokens_nominal is not None  # a session's turns are planned by length
+                prompt = history + pr.input_tokens_nominal + dep.template_tokens
+                answer = max(1, min(pr.max_tokens, max_len - prompt)) if eng.overflow == "truncate" else pr.max_tokens
+                lengths.append((prompt, answer))
+                # the next turn resends this prompt, the answer, the answer's closing and the next user message's wrap
+                history = prompt + answer + 2 * wrap - dep.template_tokens
+            # the turns before the first the engine refuses (too long for the context or the pool): the
+            # later ones are never sent, so only these need hashes (each turn's prompt and answer)
+            sent = next((k for k, (prompt, answer) in enumerate(lengths) if not _admissible(dep, prompt, answer)), len(lengths))
+            stream: tuple[int, ...] = ()
+            if caching and sent:
+                stream = hashes_from_blocks((), max(p + a for p, a in lengths[:sent]), bs, tail_key=f"session-{point.index}-{name}")
+            before: SimRequest | None = None
+            for k, (place, (prompt, answer)) in enumerate(zip(places, lengths, strict=True)):
+                pr = point.requests[place]
+                req = SimRequest(index=0, request_id=pr.request_id, phase=pr.phase, point=point.index, concurrency=point.concurrency,
+                                 prompt_tokens=prompt, max_tokens=answer, block_hashes=stream[: (prompt + answer) // bs] if k < sent else (),
+                                 prompt_id=pr.prompt_id, group=pr.group, context_tokens=point.context_tokens, target=prompt)  # fmt: skip
+                reqs[place] = req
+                if before is not None:
+                    follow[before] = req
+                before = req
+        ordered = [r for r in reqs if r is not None]
+        for r in ordered:
+            r.index = index
+            index += 1
+        phases.append(Phase(point.index, "measured", ordered, point.concurrency, follow=follow, think_ns=point.think_time_ns))
+    return phases
+
+
+def turn_numbers(points: list[PlannedPoint]) -> dict[str, int]:
+    """Each request's turn number (1-based) in its session."""
+    number: dict[str, int] = {}
+    for point in points:
+        for places in _sessions(point).values():
+            for k, place in enumerate(places, start=1):
+                number[point.requests[place].request_id] = k
+    return number
+
+
+def turn_rows(records: list[RequestRecord], number: dict[str, int]) -> list[dict[str, Any]]:
+    """Per turn number: completed turns, their median TTFT and the prompt tokens served from
+    the (simulated) prefix cache, in the shape ``run`` writes (``bench.sessions.turn_report``)."""
+    by_turn: dict[int, list[RequestRecord]] = {}
+    for r in records:
+        if r.phase == "measured" and r.ok and r.request_id in number:
+            by_turn.setdefault(number[r.request_id], []).append(r)
+    rows: list[dict[str, Any]] = []
+    for turn in sorted(by_turn):
+        done = by_turn[turn]
+        ttfts = [t / 1e6 for r in done if (t := r.ttft_ns) is not None]
+        cached = [r for r in done if r.cached_tokens is not None and r.input_tokens]
+        rows.append({
+            "turn": turn,
+            "completed": len(done),
+            "ttft_ms_p50": statistics.median(ttfts) if ttfts else None,
+            "input_tokens_mean": statistics.fmean(r.input_tokens or 0 for r in cached) if cached else None,
+            "cached_tokens_mean": statistics.fmean(r.cached_tokens or 0 for r in cached) if cached else None,
+            "with_cache_counts": len(cached),
+        })  # fmt: skip
+    return rows
+
+
+__all__ = ["check_budget", "is_multi_turn", "session_phases", "tokens_per_message", "turn_numbers", "turn_rows"]
