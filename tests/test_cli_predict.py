@@ -400,3 +400,44 @@ def test_bad_session_options_are_one_line() -> None:
         assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
         assert "Traceback" not in proc.stderr and proc.stderr.strip().count("\n") == 0, (args, proc.stderr)
         assert needle in proc.stderr, (args, proc.stderr)
+
+
+def test_another_prediction_of_the_same_name_never_overwrites_the_first(tmp_path: Path) -> None:
+    """Another seed (or calibration) names its prediction as the first: it goes to a folder of
+    its own with a note; the same prediction again goes where it went."""
+    cmd = ["predict", "tiny-llama-on-cpu", "sweep-parallel-1-8-i128-o64-v1", "--concurrency", "1", "--out", str(tmp_path)]
+    first = subprocess.run([sys.executable, "-m", "servescope", *cmd], capture_output=True, text=True, timeout=120)
+    again = subprocess.run([sys.executable, "-m", "servescope", *cmd], capture_output=True, text=True, timeout=120)
+    other = subprocess.run([sys.executable, "-m", "servescope", *cmd, "--seed", "7"], capture_output=True, text=True, timeout=120)
+    assert first.returncode == again.returncode == other.returncode == 0, other.stderr
+    folders = sorted(p.name for p in tmp_path.iterdir())
+    assert folders == ["tiny-llama-on-cpu-sweep-parallel-1-8-i128-o64-v1-sim", "tiny-llama-on-cpu-sweep-parallel-1-8-i128-o64-v1-sim-2"]
+    assert "holds another prediction of this name" in other.stderr and "holds another" not in again.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["predict", "llama-3.1-8b-on-h100", "sweep-parallel-1-8-i128-o64-v1", "--isl", "100000"],
+        ["predict", "llama-3.1-8b-on-h100", "sweep-parallel-1-8-i128-o64-v1", "--num-requests", "3"],
+        [
+            "search",
+            "--model",
+            "llama-3.1-8b",
+            "--hardware",
+            "h100-sxm",
+            "--gpus",
+            "8",
+            "--slo",
+            "ttft_ms<=500",
+            "--workload",
+            "sweep-parallel-1-8-i128-o64-v1",
+            "--osl",
+            "5000",
+        ],
+    ],
+)
+def test_lengths_given_beside_a_workload_are_refused_not_ignored(args: list[str], tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "servescope", *args, "--out", str(tmp_path)] if args[0] == "predict" else
+                          [sys.executable, "-m", "servescope", *args], capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "workload" in proc.stderr, proc.stderr

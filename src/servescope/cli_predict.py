@@ -113,6 +113,28 @@ def _synthetic_modes(workload: str | None, levels: list[int] | None, rate: float
     return mode
 
 
+def _differs(path: Path, prediction: Any) -> bool:
+    """Whether the prediction already written at ``path`` is another one than ``prediction`` (its
+    points, interval, seed or calibration differ): then neither is lost."""
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False  # unreadable: replaced, as before
+    from servescope.redaction import redact_obj
+
+    new = json.loads(json.dumps(redact_obj(prediction.dump())))  # as write_json writes it
+    keep = ("date",)  # a re-run of the same prediction on another day is the same prediction
+    return {k: v for k, v in old.items() if k not in keep} != {k: v for k, v in new.items() if k not in keep}
+
+
+def _free_folder(folder: Path) -> Path:
+    """``folder-2``, ``folder-3``, ...: the first that does not exist."""
+    n = 2
+    while (candidate := folder.with_name(f"{folder.name}-{n}")).exists():
+        n += 1
+    return candidate
+
+
 @_value_errors_as_one_line
 def predict_command(
     scenario: Annotated[str, typer.Argument(help="Scenario name from the catalog (e.g. llama-3.1-8b-on-h100) or a Scenario file (.yaml/.json).")],
@@ -205,6 +227,9 @@ def predict_command(
     if workload is not None and (harness != "steady" or warmup_requests is not None or range_ratio is not None or endpoint is not None):
         raise BadArgument("--harness, --warmup-requests, --range-ratio and --endpoint shape a synthetic --isl/--osl workload; "
                           "a catalog workload runs its own plan")  # fmt: skip
+    if workload is not None and (given := [f for f, v in (("--isl", isl), ("--osl", osl), ("--num-requests", num_requests)) if v is not None]):
+        raise BadArgument(f"{' and '.join(given)} with workload {workload}: a workload sets its own lengths and request count; "
+                          "leave the workload out for a synthetic load of your own, or the options out for the workload's")  # fmt: skip
     if endpoint is not None and mode == "--max-rate":
         raise BadArgument("--endpoint is not applied to --max-rate's probes (their ITL is servescope's client's: chunks with text)")
     session_flags = {"--sessions": sessions is not None, "--turns": turns is not None, "--think-time-ms": think_time_ms is not None,
@@ -315,6 +340,10 @@ def predict_command(
                 "vllm bench serve with exact lengths sits at the burst end: --harness vllm, benchmarks/docs/client-start-check.md)"
             )
     folder = out / run.prediction.name
+    if (folder / "prediction.json").is_file() and _differs(folder / "prediction.json", run.prediction):
+        # another prediction of the same name (another seed, calibration or option): kept, never overwritten
+        folder = _free_folder(folder)
+        print(f"note: {out / run.prediction.name} holds another prediction of this name; this one goes to {folder}", file=sys.stderr)
     check_output_folder(folder)  # --out was checked before the work; its run folder is known only now
     folder.mkdir(parents=True, exist_ok=True)
     run.prediction.write_json(folder / "prediction.json")
@@ -462,6 +491,8 @@ def search_command(
     else:
         if harness != "steady":
             raise BadArgument("--harness replays a synthetic --isl/--osl workload; a catalog workload runs its own plan")
+        if isl is not None or osl is not None:
+            raise BadArgument(f"--isl/--osl with --workload {workload}: the workload sets its own lengths; give one or the other")
         wl = workload
     outcome = search(
         model,

@@ -510,6 +510,19 @@ def format_table(prediction: Prediction) -> str:
         for p in prediction.points:
             lines.append(
                 f"{p.concurrency:>5} out tok/s {span(p, 'output_tokens_per_sec', ',.1f')}, TTFT {span(p, 'ttft_ms', ',.1f')} ms, "
-                f"ITL {span(p, 'itl_ms', ',.2f')} ms, TPOT {span(p, 'tpot_ms', ',.2f')} ms"
+                f"ITL {span(p, 'itl_ms', ',.2f')} ms, TPOT {span(p, 'tpot_ms', ',.2f')} ms, E2E {span(p, 'e2e_ms', ',.1f')} ms"
+            )
+    bursts = [p for p in prediction.points if p.burst]
+    if bursts:  # the client's start unstated: the other reading's own figures, not only the span they make
+        lines.append("burst reading (every request of a wave sent at once; the table is steady state):")
+        for p in bursts:
+            b = p.burst or {}
+
+            def fig(name: str, fmt: str, b: dict[str, float] = b) -> str:
+                return "-" if b.get(name) is None else format(b[name], fmt)
+
+            lines.append(
+                f"{p.concurrency:>5} out tok/s {fig('output_tokens_per_sec', ',.1f')}, TTFT {fig('ttft_ms', ',.1f')} ms, "
+                f"ITL {fig('itl_ms', ',.2f')} ms, TPOT {fig('tpot_ms', ',.2f')} ms, E2E {fig('e2e_ms', ',.1f')} ms"
             )
     return "\n".join(lines)
