@@ -205,3 +205,15 @@ def test_open_loop_points_carry_their_rate(catalog: Catalog) -> None:
 def test_synthetic_needs_a_concurrency_or_a_rate() -> None:
     with pytest.raises(ValueError, match="concurrency or a rate"):
         SyntheticWorkload((), isl=8, osl=8)
+
+
+def test_a_closed_loop_measured_over_fewer_requests_than_its_streams_says_its_throughput_reads_low() -> None:
+    """N measured requests at concurrency c read throughput about c/(N+c) low: said once N < 2c,
+    never for a loop measured long enough."""
+    from servescope.predict.workload_input import SyntheticWorkload
+
+    short = predict("llama-3.1-8b-on-h100", SyntheticWorkload(concurrency=(400,), isl=16, osl=4, num_requests=100))
+    [line] = [w for w in short.warnings if "reads about" in w]
+    assert line.startswith("point c=400: 100 measured requests at concurrency 400") and "80% low" in line
+    long = predict("llama-3.1-8b-on-h100", SyntheticWorkload(concurrency=(8,), isl=16, osl=4, num_requests=160))
+    assert not [w for w in long.warnings if "reads about" in w]

@@ -292,7 +292,21 @@ def _textless_chunks(prepared: Prepared, dep: Deployment) -> tuple[tuple[int, in
 
 def _run_warnings(prepared: Prepared, views: list[PointView]) -> list[str]:
     """What a simulation did that the harness would not: requests past the workload's
-    ``timeout_s`` finish here, while the harness cancels them and records a timeout."""
+    ``timeout_s`` finish here, while the harness cancels them and records a timeout; and a
+    closed loop measured over too few requests for its throughput to mean the loop's."""
+    out = [_short_loop(v) for v in views if v.rate is None and v.concurrency > 1 and 0 < len(v.columns.ok) < 2 * v.concurrency]
+    return [w for w in out if w] + _timeout_warnings(prepared, views)
+
+
+def _short_loop(v: PointView) -> str:
+    n, c = len(v.columns.ok), v.concurrency
+    return (
+        f"point c={c}: {n} measured requests at concurrency {c}: throughput over the measured window reads about "
+        f"{c / (n + c):.0%} low (the loop fills and drains within it); give --num-requests of at least 16 x the concurrency"
+    )
+
+
+def _timeout_warnings(prepared: Prepared, views: list[PointView]) -> list[str]:
     timeout = prepared.resolved.get("timeout_s")
     if not timeout:
         return []
