@@ -32,12 +32,13 @@ silently.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from servescope.documents import Hardware, Model, Scenario, Workload
 from servescope.documents.config_id import normalize_dtype, normalize_engine
-from servescope.errors import NotModelledError
+from servescope.errors import BadArgument, NotModelledError
 from servescope.predict.architecture import Architecture
 from servescope.predict.dtypes import BYTES_PER_ELEMENT
 from servescope.predict.engine_flags import (
@@ -62,6 +63,9 @@ from servescope.predict.engine_flags import (
     trt_moe_backend,
 )
 from servescope.predict.speculative import is_speculative_flag
+
+if TYPE_CHECKING:
+    from servescope.predict.deployment import Deployment  # (deployment imports this module)
 
 
 @dataclass(frozen=True)
@@ -400,6 +404,53 @@ def check_workload(workload: Workload) -> None:
         )
 
 
+class Lengths(Protocol):
+    """What of a request the context bounds: its prompt and the output it asks for."""
+
+    @property
+    def prompt_tokens(self) -> int: ...
+    @property
+    def max_tokens(self) -> int: ...
+
+
+def overflows(max_model_len: int, overflow: str, prompt: int, max_tokens: int) -> bool:
+    """Whether the engine refuses this request for its context, as the simulator's admission does
+    (``sim.simulator``): a prompt that fills the context, or (an engine that rejects rather than
+    truncates) a prompt plus its output beyond it."""
+    return prompt >= max_model_len or (overflow == "reject" and prompt + max_tokens > max_model_len)
+
+
+def context_refusal(dep: Deployment, requests: Iterable[Lengths], given: str) -> str | None:
+    """Refuse (``BadArgument``, one line, exit code 2) a load every request of which the deployment's
+    context refuses - it would be "predicted" as a row of dashes; a warning line (the count and the
+    reason) when some are; None when none are. ``given``: what set the lengths, in the user's words
+    (``--isl 1000000 + --osl 16``, ``workload serve-chat-...``)."""
+    eng = dep.engine
+    total = refused = 0
+    longest = (0, 0)
+    for req in requests:
+        total += 1
+        if overflows(eng.max_model_len, eng.overflow, req.prompt_tokens, req.max_tokens):
+            refused += 1
+            longest = max(longest, (req.prompt_tokens, req.max_tokens))
+    if not refused:
+        return None
+    model_len = dep.model.max_position_embeddings
+    if model_len is not None and eng.max_model_len < model_len:
+        context = f"{dep.model.id}'s context of {eng.max_model_len:,} tokens (the scenario's max_model_len)"
+        advice = f"give shorter lengths, or a longer max_model_len (the model takes {model_len:,})"
+    else:
+        context = f"{dep.model.id}'s context of {eng.max_model_len:,} tokens (max_model_len)"
+        advice = "give shorter lengths (the model takes no more)"
+    if eng.overflow == "reject":
+        what = f"prompt + output up to {longest[0]:,} + {longest[1]:,} tokens"
+    else:
+        what = f"prompts up to {longest[0]:,} tokens (the slot's output is cut at its end, the prompt is not)"
+    if refused == total:
+        raise BadArgument(f"{given} exceeds {context}: every request would be refused; {advice}")
+    return f"{refused:,} of {total:,} requests ({given}) exceed {context} and are refused (context-overflow): {what}"
+
+
 def review(scenario: Scenario, model: Model, arch: Architecture, hardware: Hardware, *, weight_dtype: str, max_model_len: int) -> list[str]:
     """The warning lines of a deployment; ``NotModelledError`` (one line) for the first refusal."""
     found = findings(scenario, model, arch, hardware, weight_dtype=weight_dtype, max_model_len=max_model_len)
@@ -411,4 +462,17 @@ def review(scenario: Scenario, model: Model, arch: Architecture, hardware: Hardw
     return lines
 
 
-__all__ = ["HOPPER_IDS", "MODELLED_ENGINES", "QUANTIZATION_WIDTH", "Finding", "NotModelledError", "findings", "is_hopper", "review", "vllm_v0"]
+__all__ = [
+    "HOPPER_IDS",
+    "MODELLED_ENGINES",
+    "QUANTIZATION_WIDTH",
+    "Finding",
+    "Lengths",
+    "NotModelledError",
+    "context_refusal",
+    "findings",
+    "overflows",
+    "is_hopper",
+    "review",
+    "vllm_v0",
+]
