@@ -57,3 +57,10 @@ def test_values_an_engine_gives_a_meaning_of_its_own_are_read_so(catalog: Catalo
     sglang = {"id": "sglang", "version": "0.5.5", "args": {"--chunked-prefill-size": -1}}
     eng = deploy(scenario(engine=sglang), catalog=catalog).engine
     assert eng.enable_chunked_prefill is False and eng.max_num_batched_tokens >= 16384
+
+
+def test_what_set_the_lengths_is_named_in_the_users_words() -> None:
+    from servescope.predict.coverage import lengths_given
+
+    assert lengths_given(SyntheticWorkload((1,), 1_000_000, 16)) == "--isl 1,000,000 + --osl 16"
+    assert lengths_given("serve-chat-c8-i1k-o256-v1") == "workload serve-chat-c8-i1k-o256-v1"

@@ -420,6 +420,15 @@ def overflows(max_model_len: int, overflow: str, prompt: int, max_tokens: int) -
     return prompt >= max_model_len or (overflow == "reject" and prompt + max_tokens > max_model_len)
 
 
+def lengths_given(workload: object) -> str:
+    """What set a load's lengths, in the user's words: ``--isl 1,000,000 + --osl 16`` for a synthetic
+    load (anything with ``isl`` and ``osl``), ``workload ID`` for a catalog workload or its id."""
+    isl, osl = getattr(workload, "isl", None), getattr(workload, "osl", None)
+    if isinstance(isl, int) and isinstance(osl, int):
+        return f"--isl {isl:,} + --osl {osl:,}"
+    return f"workload {workload if isinstance(workload, str) else getattr(workload, 'id', workload)}"
+
+
 def context_refusal(dep: Deployment, requests: Iterable[Lengths], given: str) -> str | None:
     """Refuse (``BadArgument``, one line, exit code 2) a load every request of which the deployment's
     context refuses - it would be "predicted" as a row of dashes; a warning line (the count and the

@@ -61,7 +61,7 @@ from servescope.documents import Hardware, Model, Scenario, Workload
 from servescope.documents.slo import SloSpec, parse_slos
 from servescope.errors import BadArgument, ServescopeError
 from servescope.predict.api import Prepared, prepare, run_simulation
-from servescope.predict.coverage import Lengths, check_workload, context_refusal
+from servescope.predict.coverage import Lengths, check_workload, context_refusal, lengths_given
 from servescope.predict.deployment import Deployment, deploy
 from servescope.predict.fanout import run_parts
 from servescope.predict.outputs import fast_stats
@@ -350,18 +350,11 @@ def _search_tp_configs(tp: int, job: _Job) -> tuple[list[Candidate], list[Candid
     return ranked, skipped, sims, n_configs, gave_up
 
 
-def _lengths_given(workload: Workload | str | SyntheticWorkload) -> str:
-    """What set the requests' lengths, in the user's words."""
-    if isinstance(workload, SyntheticWorkload):
-        return f"--isl {workload.isl:,} + --osl {workload.osl:,}"
-    return f"workload {workload if isinstance(workload, str) else workload.id}"
-
-
 def _context_fits(cand: Candidate, dep: Deployment, requests: Iterable[Lengths], job: _Job) -> bool:
     """False (the candidate marked skipped, with the reason) when the deployment's context refuses every
     request; some refused is a warning of the candidate's, as ``predict`` gives it."""
     try:
-        line = context_refusal(dep, requests, _lengths_given(job.workload))
+        line = context_refusal(dep, requests, lengths_given(job.workload))
     except BadArgument as exc:
         cand.skipped, cand.context_refused = str(exc), True
         return False
