@@ -10,12 +10,13 @@ import pytest
 from servescope.catalog.store import Catalog
 from servescope.errors import BadArgument
 from servescope.predict.coverage import context_refusal
-from servescope.predict.deployment import deploy
+from servescope.predict.deployment import Deployment, deploy
+from servescope.predict.sim.request import SimRequest
 from servescope.predict.workload_input import SyntheticWorkload, phases_synthetic
 from tests.predict.conftest import scenario
 
 
-def _requests(catalog: Catalog, work: SyntheticWorkload, **over: object) -> tuple[object, list[object]]:
+def _requests(catalog: Catalog, work: SyntheticWorkload, **over: object) -> tuple[Deployment, list[SimRequest]]:
     dep = deploy(scenario(**over), catalog=catalog)
     return dep, [r for ph in phases_synthetic(work, dep) for r in ph.requests]
 
@@ -24,7 +25,7 @@ def test_a_prompt_beyond_the_model_context_is_refused_in_one_line(catalog: Catal
     """D10: --isl 1000000 on a 128k model was "predicted" as a row of dashes, exit 0."""
     dep, reqs = _requests(catalog, SyntheticWorkload((1,), 1_000_000, 16, num_requests=4))
     with pytest.raises(BadArgument) as info:
-        context_refusal(dep, reqs, "--isl 1,000,000 + --osl 16")  # type: ignore[arg-type]
+        context_refusal(dep.model, dep.engine.max_model_len, dep.engine.overflow, reqs, "--isl 1,000,000 + --osl 16")
     text = str(info.value)
     assert text.startswith("--isl 1,000,000 + --osl 16 exceeds llama-3.1-8b's context of 131,072 tokens (max_model_len): every request"), text
     assert "the model takes no more" in text and info.value.exit_code == 2
@@ -35,18 +36,18 @@ def test_a_scenario_max_model_len_below_the_prompts_names_it(catalog: Catalog) -
     engine = {"id": "vllm", "version": "0.11.0", "args": {"--max-model-len": 512}}
     dep, reqs = _requests(catalog, SyntheticWorkload((1,), 1024, 16, num_requests=4), engine=engine)
     with pytest.raises(BadArgument, match=r"context of 512 tokens \(the scenario's max_model_len\).*a longer max_model_len \(the model takes 131,072\)"):
-        context_refusal(dep, reqs, "--isl 1,024 + --osl 16")  # type: ignore[arg-type]
+        context_refusal(dep.model, dep.engine.max_model_len, dep.engine.overflow, reqs, "--isl 1,024 + --osl 16")
 
 
 def test_some_requests_refused_is_one_warning_with_the_count(catalog: Catalog) -> None:
     engine = {"id": "vllm", "version": "0.11.0", "args": {"--max-model-len": 1024}}
     dep, reqs = _requests(catalog, SyntheticWorkload((1,), 1000, 16, num_requests=64, range_ratio=0.5), engine=engine)
-    line = context_refusal(dep, reqs, "--isl 1,000 + --osl 16")  # type: ignore[arg-type]
+    line = context_refusal(dep.model, dep.engine.max_model_len, dep.engine.overflow, reqs, "--isl 1,000 + --osl 16")
     assert line is not None and "\n" not in line
     refused = int(line.split(" of ")[0])
     assert 0 < refused < len(reqs) and line.endswith("and are refused (context-overflow): " + line.split(": ")[-1]), line
     assert f"of {len(reqs)} requests (--isl 1,000 + --osl 16) exceed llama-3.1-8b's context of 1,024 tokens" in line, line
-    assert context_refusal(dep, [r for r in reqs if r.prompt_tokens + r.max_tokens <= 1024], "x") is None  # type: ignore[attr-defined]
+    assert context_refusal(dep.model, dep.engine.max_model_len, dep.engine.overflow, [r for r in reqs if r.prompt_tokens + r.max_tokens <= 1024], "x") is None
 
 
 def test_values_an_engine_gives_a_meaning_of_its_own_are_read_so(catalog: Catalog) -> None:

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from servescope.documents import Hardware, Model, Scenario, Workload
 from servescope.documents.config_id import normalize_dtype, normalize_engine
@@ -63,9 +63,6 @@ from servescope.predict.engine_flags import (
     trt_moe_backend,
 )
 from servescope.predict.speculative import is_speculative_flag
-
-if TYPE_CHECKING:
-    from servescope.predict.deployment import Deployment  # (deployment imports this module)
 
 
 @dataclass(frozen=True)
@@ -299,9 +296,6 @@ def _read_flag_findings(s: Scenario, arch: Architecture, hardware: Hardware, raw
         d = normalize_dtype(val)
         if d in ("bf16", "fp16", "fp32") and s.weight_dtype in ("bf16", "fp16", "fp32") and d != s.weight_dtype:
             return [Finding(True, where, f"{val} contradicts weight_dtype {s.weight_dtype}; set weight_dtype: {d}")]
-    if name in ("api-server-count", "asc", "tokenizer-worker-num") and not (type(val) is int and val >= 1):
-        return [Finding(False, where, f"{val}: not a number of front-end processes; simulated with the engine's default "
-                                      "(vLLM: one per data-parallel rank; SGLang: one)")]  # fmt: skip
     if name in ("async-scheduling", "enable-overlap-schedule", "enable-overlap-scheduler") and val is True:
         drafts = bool(s.speculative_tokens) or any(n in SPECULATIVE or is_speculative_flag(n) for n in flags)
         why = overlap_taken_off(pp=s.pp, cpu=hardware.device_type == "cpu", speculative=drafts)
@@ -429,29 +423,28 @@ def lengths_given(workload: object) -> str:
     return f"workload {workload if isinstance(workload, str) else getattr(workload, 'id', workload)}"
 
 
-def context_refusal(dep: Deployment, requests: Iterable[Lengths], given: str) -> str | None:
-    """Refuse (``BadArgument``, one line, exit code 2) a load every request of which the deployment's
-    context refuses - it would be "predicted" as a row of dashes; a warning line (the count and the
+def context_refusal(model: Model, max_model_len: int, overflow: str, requests: Iterable[Lengths], given: str) -> str | None:
+    """Refuse (``BadArgument``, one line, exit code 2) a load every request of which a deployment's
+    context (its ``EngineConfig.max_model_len`` and ``overflow``) refuses - it would be "predicted" as a row of dashes; a warning line (the count and the
     reason) when some are; None when none are. ``given``: what set the lengths, in the user's words
     (``--isl 1000000 + --osl 16``, ``workload serve-chat-...``)."""
-    eng = dep.engine
     total = refused = 0
     longest = (0, 0)
     for req in requests:
         total += 1
-        if overflows(eng.max_model_len, eng.overflow, req.prompt_tokens, req.max_tokens):
+        if overflows(max_model_len, overflow, req.prompt_tokens, req.max_tokens):
             refused += 1
             longest = max(longest, (req.prompt_tokens, req.max_tokens))
     if not refused:
         return None
-    model_len = dep.model.max_position_embeddings
-    if model_len is not None and eng.max_model_len < model_len:
-        context = f"{dep.model.id}'s context of {eng.max_model_len:,} tokens (the scenario's max_model_len)"
+    model_len = model.max_position_embeddings
+    if model_len is not None and max_model_len < model_len:
+        context = f"{model.id}'s context of {max_model_len:,} tokens (the scenario's max_model_len)"
         advice = f"give shorter lengths, or a longer max_model_len (the model takes {model_len:,})"
     else:
-        context = f"{dep.model.id}'s context of {eng.max_model_len:,} tokens (max_model_len)"
+        context = f"{model.id}'s context of {max_model_len:,} tokens (max_model_len)"
         advice = "give shorter lengths (the model takes no more)"
-    if eng.overflow == "reject":
+    if overflow == "reject":
         what = f"prompt + output up to {longest[0]:,} + {longest[1]:,} tokens"
     else:
         what = f"prompts up to {longest[0]:,} tokens (the slot's output is cut at its end, the prompt is not)"

@@ -354,7 +354,7 @@ def _context_fits(cand: Candidate, dep: Deployment, requests: Iterable[Lengths],
     """False (the candidate marked skipped, with the reason) when the deployment's context refuses every
     request; some refused is a warning of the candidate's, as ``predict`` gives it."""
     try:
-        line = context_refusal(dep, requests, lengths_given(job.workload))
+        line = context_refusal(dep.model, dep.engine.max_model_len, dep.engine.overflow, requests, lengths_given(job.workload))
     except BadArgument as exc:
         cand.skipped, cand.context_refused = str(exc), True
         return False
