@@ -131,3 +131,11 @@ def test_predict_refuses_a_bad_flag_in_one_line_before_simulating(tmp_path: Path
 def test_a_bad_flag_is_refused_however_the_scenario_is_built() -> None:
     with pytest.raises(ValidationError, match=r"engine\.args\.--block-size: 0 is not a positive integer"):
         Scenario.model_validate(_doc({"--block-size": 0}))
+
+
+def test_one_flag_written_twice_with_different_values_is_refused_with_the_scenario(tmp_path: Path) -> None:
+    """``config_id`` refused it only once the prediction was made, naming neither file nor flag."""
+    text = _refusal(tmp_path, {"--max-num-seqs": 8, "--max_num_seqs": 16})
+    assert "engine.args.--max_num_seqs: 16: the same flag as --max-num-seqs with another value; keep one" in text, text
+    same = Scenario.model_validate(_doc({"--dtype": "bfloat16", "--enable-prefix-caching": True, "--no-enable-prefix-caching": False}))
+    assert same.engine.args["--dtype"] == "bfloat16"

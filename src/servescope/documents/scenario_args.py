@@ -191,13 +191,15 @@ def arg_conflicts(engine: str, args: Mapping[str, Any], fields: Mapping[str, str
         name = normalize_flag_name(eng, raw)
         if name.startswith("no-") and len(name) > 3 and isinstance(val, bool):
             name, val = name[3:], not val
+        if name in DTYPE_FLAGS:
+            val = _dtype_value(DTYPE_FLAGS[name], val)  # (``bfloat16`` is ``bf16``)
         if name in seen and (type(seen[name][1]) is not type(val) or seen[name][1] != val):
             out.append((f"engine.args.{raw}", f"{_shown(value)}: the same flag as {seen[name][0]} with another value; keep one"))
         seen.setdefault(name, (raw, val))
         field = DTYPE_FLAGS.get(name)
         if field is None:
             continue
-        have, given = _dtype_value(field, fields.get(field)), _dtype_value(field, val)
+        have, given = _dtype_value(field, fields.get(field)), val
         if have is not None and given is not None and have != given:
             out.append((f"engine.args.{raw}", f"{_shown(value)} contradicts {field} {fields.get(field)}; make them agree, or leave the flag out"))
     return out
