@@ -203,3 +203,12 @@ def test_help_keeps_the_extra_in_brackets(command: str) -> None:
     proc = subprocess.run([sys.executable, "-m", "servescope", command, "--help"], capture_output=True, text=True, timeout=120, env=env, check=False)
     assert proc.returncode == 0, proc.stderr
     assert "pip install 'servescope[ray]'" in proc.stdout, proc.stdout
+
+
+def test_an_engine_version_that_is_not_a_version_is_one_line() -> None:
+    from servescope.predict.search import parse_engines
+
+    with pytest.raises(ValueError, match=r"^--engines 'vllm@banana': 'banana' is not a version; give the engine's release") as info:
+        parse_engines("sglang@0.5.2,vllm@banana")
+    assert "\n" not in str(info.value)
+    assert parse_engines("vllm@v0.8.5,sglang@0.5.5.post1") == [("vllm", "v0.8.5"), ("sglang", "0.5.5.post1")]

@@ -58,6 +58,7 @@ from servescope.analysis.stats import percentile as _percentile
 from servescope.analysis.stats import weighted_percentile
 from servescope.catalog.store import Catalog
 from servescope.documents import Hardware, Model, Scenario, Workload
+from servescope.documents.scenario_args import version_problem
 from servescope.documents.slo import SloSpec, parse_slos
 from servescope.errors import BadArgument, ServescopeError
 from servescope.predict.api import Prepared, prepare, run_simulation
@@ -163,6 +164,9 @@ def parse_engines(text: str) -> list[tuple[str, str]]:
         engine, sep, version = part.partition("@")
         if not sep or not engine.strip() or not version.strip():
             raise ValueError(f"engine {part!r}: write ENGINE@VERSION, e.g. vllm@0.11.0,sglang@0.5.2,trt-llm@1.0.0")
+        problem = version_problem(version)
+        if problem:
+            raise ValueError(f"--engines {part!r}: {problem}")
         out.append((engine.strip(), version.strip()))
     if not out:
         raise ValueError("--engines: give at least one ENGINE@VERSION")
