@@ -179,7 +179,7 @@ def test_refusal_and_warning_lines(tmp_path: Path) -> None:
     proc = run("predict", str(spec), "--concurrency", "1", "--isl", "8", "--osl", "2", "--out", str(tmp_path / "o"))
     assert proc.returncode == 2 and proc.stderr.strip().count("\n") == 0, proc.stderr
     assert "speculative_tokens: 4" in proc.stderr
-    engine = {"id": "llama.cpp", "version": "x", "args": {"--parallel": 8, "--ctx-size": 32768, "--flash-attn": "on"}}
+    engine = {"id": "llama.cpp", "version": "b4567", "args": {"--parallel": 8, "--ctx-size": 32768, "--flash-attn": "on"}}
     flagged = _scenario_file(tmp_path, name="flagged", engine=engine)
     proc = run("predict", str(flagged), "--concurrency", "1", "--isl", "8", "--osl", "2", "--out", str(tmp_path / "o"))
     assert proc.returncode == 0, proc.stderr

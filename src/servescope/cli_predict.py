@@ -452,7 +452,7 @@ def search_command(
         str | None,
         typer.Option(
             help="Search on a Ray cluster instead: its ADDRESS (HOST:PORT, ray://HOST:PORT) or auto (the cluster this host joined; "
-            "`ray start --head` starts one). Needs pip install 'servescope[ray]'. Same ranking as one process."
+            "`ray start --head` starts one). Needs pip install 'servescope\\[ray]'. Same ranking as one process."
         ),
     ] = None,
 ) -> None:

@@ -235,7 +235,9 @@ def run_command(
     ] = 1,
     ray: Annotated[
         str | None,
-        typer.Option(help="Place the --workers on a Ray cluster: its address as `ray start --head` prints it, or auto (needs pip install 'servescope[ray]')."),
+        typer.Option(
+            help="Place the --workers on a Ray cluster: its address as `ray start --head` prints it, or auto (needs pip install 'servescope\\[ray]')."
+        ),
     ] = None,
     fail_fast: Annotated[
         bool,

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from servescope.catalog.store import Catalog
 from servescope.predict.api import predict
@@ -186,8 +187,19 @@ def test_kv_cache_dtype_flag_is_read(catalog: Catalog) -> None:
     assert _deploy(catalog, engine=_engine({"-ctk": "q8_0", "-ctv": "q8_0"}, "llama.cpp")).step_model.kv_bytes == 34 / 32
 
 
+def _invalid(*needles: str, **over: Any) -> str:
+    """A scenario refused as a document (``documents.scenario_args``): before anything is deployed."""
+    with pytest.raises(ValidationError) as info:
+        scenario(**over)
+    text = str(info.value)
+    for needle in needles:
+        assert needle in text, text
+    return text
+
+
 def test_contradicting_dtypes_are_refused(catalog: Catalog) -> None:
-    _refused(catalog, "engine.args.--kv-cache-dtype", "kv_dtype", kv_dtype="fp16", engine=_engine({"--kv-cache-dtype": "fp8"}))
+    _invalid("engine.args.--kv-cache-dtype", "contradicts kv_dtype fp16", kv_dtype="fp16", engine=_engine({"--kv-cache-dtype": "fp8"}))
+    _invalid("engine.args.--dtype", "contradicts weight_dtype bf16", engine=_engine({"--dtype": "float8"}))
     _refused(catalog, "cache-type", engine=_engine({"-ctk": "q8_0", "-ctv": "f16"}, "llama.cpp"))
 
 
@@ -332,7 +344,9 @@ def test_nim_reads_tensorrt_llm_kv_settings_however_written(catalog: Catalog) ->
 
 def test_one_setting_written_twice_with_different_values_is_refused(catalog: Catalog) -> None:
     args = {"free_gpu_memory_fraction": 0.5, "--kv_cache_free_gpu_memory_fraction": 0.6}
-    _refused(catalog, "engine.args.--kv_cache_free_gpu_memory_fraction", "same setting", "keep one", engine=_engine(args, "trt-llm", version="1.0.0"))
+    _invalid(
+        "engine.args.--kv_cache_free_gpu_memory_fraction", "same flag as free_gpu_memory_fraction", "keep one", engine=_engine(args, "trt-llm", version="1.0.0")
+    )
     same = {"free_gpu_memory_fraction": 0.5, "kv_cache_config.free_gpu_memory_fraction": 0.5}
     assert _deploy(catalog, engine=_engine(same, "trt-llm", version="1.0.0")).engine.gpu_memory_utilization == 0.5
 

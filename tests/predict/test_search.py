@@ -165,3 +165,50 @@ def test_default_sweep_climbs_each_configuration_to_its_slots(catalog: Catalog) 
     given = search("llama-3.1-8b", "h100-sxm", 2, "ttft_ms<=5000,itl_ms<=200", wl, catalog=catalog, max_num_seqs=(8, 16))
     assert not given.swept and given.levels == [1] and levels_lines(given)[0] == "concurrency levels tried: 1"
     assert levels_lines(given)[1].startswith("4 of 4 configurations still met the SLO at 1, the highest level tried")
+
+
+def test_lengths_beyond_every_context_are_refused_not_ranked_as_missing_the_slo(catalog: Catalog) -> None:
+    """D16: every configuration was ranked "(no level meets the SLO)" while every request overflowed the context."""
+    from servescope.errors import BadArgument
+
+    work = SyntheticWorkload((8,), 1_000_000, 32, num_requests=4)
+    with pytest.raises(BadArgument) as info:
+        search("llama-3.1-8b", "h100-sxm", 2, "ttft_ms<=500", work, catalog=catalog, max_num_seqs=(8,), workers=1)
+    text = str(info.value)
+    assert text.startswith("--isl 1,000,000 + --osl 32 exceeds llama-3.1-8b's context of 131,072 tokens (max_model_len)"), text
+    assert "\n" not in text and info.value.exit_code == 2
+
+
+def test_a_search_over_the_limit_names_what_search_takes(catalog: Catalog, monkeypatch: pytest.MonkeyPatch) -> None:
+    """D15: the refusal counted no configurations and pointed at options search does not have."""
+    from servescope import limits
+
+    monkeypatch.setattr(limits, "MAX_SEARCH_CANDIDATES", 3)
+    work = SyntheticWorkload((8,), 128, 16, num_requests=4)
+    with pytest.raises(ValueError) as info:
+        search("llama-3.1-8b", "h100-sxm", 2, "ttft_ms<=500", work, catalog=catalog, max_num_seqs=(8, 16), weight_dtypes="bf16,fp8")
+    text = str(info.value)
+    assert "this search would try 8 configurations (1 --engines x 2 --dtypes x 2 tp sizes of --gpus 2 x 2 --max-num-seqs)" in text, text
+    assert "give fewer --max-num-seqs, --engines or --dtypes" in text and "--num-requests" not in text, text
+
+
+@pytest.mark.parametrize("command", ["search", "run"])
+def test_help_keeps_the_extra_in_brackets(command: str) -> None:
+    """D1: rich read ``[ray]`` of ``pip install 'servescope[ray]'`` as markup and dropped it."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "COLUMNS": "400"}
+    proc = subprocess.run([sys.executable, "-m", "servescope", command, "--help"], capture_output=True, text=True, timeout=120, env=env, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert "pip install 'servescope[ray]'" in proc.stdout, proc.stdout
+
+
+def test_an_engine_version_that_is_not_a_version_is_one_line() -> None:
+    from servescope.predict.search import parse_engines
+
+    with pytest.raises(ValueError, match=r"^--engines 'vllm@banana': 'banana' is not a version; give the engine's release") as info:
+        parse_engines("sglang@0.5.2,vllm@banana")
+    assert "\n" not in str(info.value)
+    assert parse_engines("vllm@v0.8.5,sglang@0.5.5.post1") == [("vllm", "v0.8.5"), ("sglang", "0.5.5.post1")]

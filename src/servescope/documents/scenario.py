@@ -4,6 +4,7 @@ flags, parallelism and dtypes. Named like ``llama-3.1-8b-on-h100``."""
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -11,6 +12,7 @@ from pydantic import Field, model_validator
 
 from servescope.documents.base import Document, Issue, NonEmptyStr, NonNegFloat, StrictModel, error
 from servescope.documents.config_id import normalize_engine
+from servescope.documents.scenario_args import arg_conflicts, arg_problems, version_problem
 
 SpeculativeMethod = Literal["draft_model", "eagle", "eagle3", "mtp", "ngram"]
 Dtype = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4", "q8_0", "q6_k", "q5_k_m", "q4_k_m", "q4_0", "auto"]
@@ -28,6 +30,19 @@ class EngineSpec(StrictModel):
     enable_prefix_caching: bool | None = None
     enable_chunked_prefill: bool | None = None
     max_model_len: int | None = Field(default=None, ge=1)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _non_finite_args(cls, data: Any) -> Any:
+        """A NaN or infinite flag value (YAML ``.nan``, ``.inf``) is kept as its word, so ``Scenario.check``
+        refuses it in one line naming the flag rather than as four type mismatches."""
+        if not isinstance(data, Mapping) or not isinstance(data.get("args"), Mapping):
+            return data
+        args = data["args"]
+        if not any(isinstance(v, float) and not math.isfinite(v) for v in args.values()):
+            return data
+        kept = {k: str(v) if isinstance(v, float) and not math.isfinite(v) else v for k, v in args.items()}
+        return {**data, "args": kept}
 
     @model_validator(mode="before")
     @classmethod
@@ -119,7 +134,7 @@ class Scenario(Document):
     def check(self) -> list[Issue]:
         if self.tp * self.pp * self.dp != self.count:
             return [error("count", f"count {self.count} != tp*pp*dp = {self.tp * self.pp * self.dp}")]
-        out: list[Issue] = []
+        out: list[Issue] = self._engine_issues()
         if self.speculative_acceptance_rate is not None and self.speculative_acceptance_length is not None:
             out.append(error("speculative_acceptance_length", "give speculative_acceptance_rate or speculative_acceptance_length, not both"))
         k, length = self.speculative_tokens, self.speculative_acceptance_length
@@ -127,4 +142,14 @@ class Scenario(Document):
             out.append(error("speculative_acceptance_length", f"{length} tokens per step is more than speculative_tokens {k} + 1 allow"))
         if self.speculative_draft_model is not None and self.speculative_method not in (None, "draft_model"):
             out.append(error("speculative_draft_model", f"only speculative_method draft_model takes a draft model (method is {self.speculative_method})"))
+        return out
+
+    def _engine_issues(self) -> list[Issue]:
+        """``engine.version`` a version, each ``engine.args`` value of its kind (``scenario_args``), and a
+        dtype flag (``--dtype``, ``--kv-cache-dtype``, ``--quantization``) agreeing with its field."""
+        e = self.engine
+        out = [error("engine.version", problem)] if (problem := version_problem(e.version)) else []
+        out += [error(path, problem) for path, problem in arg_problems(e.id, e.args)]
+        fields = {"weight_dtype": self.weight_dtype, "kv_dtype": self.kv_dtype, "quantization": self.quantization}
+        out += [error(path, problem) for path, problem in arg_conflicts(e.id, e.args, fields)]
         return out

@@ -32,12 +32,13 @@ silently.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from servescope.documents import Hardware, Model, Scenario, Workload
 from servescope.documents.config_id import normalize_dtype, normalize_engine
-from servescope.errors import NotModelledError
+from servescope.errors import BadArgument, NotModelledError
 from servescope.predict.architecture import Architecture
 from servescope.predict.dtypes import BYTES_PER_ELEMENT
 from servescope.predict.engine_flags import (
@@ -295,9 +296,6 @@ def _read_flag_findings(s: Scenario, arch: Architecture, hardware: Hardware, raw
         d = normalize_dtype(val)
         if d in ("bf16", "fp16", "fp32") and s.weight_dtype in ("bf16", "fp16", "fp32") and d != s.weight_dtype:
             return [Finding(True, where, f"{val} contradicts weight_dtype {s.weight_dtype}; set weight_dtype: {d}")]
-    if name in ("api-server-count", "asc", "tokenizer-worker-num") and not (type(val) is int and val >= 1):
-        return [Finding(False, where, f"{val}: not a number of front-end processes; simulated with the engine's default "
-                                      "(vLLM: one per data-parallel rank; SGLang: one)")]  # fmt: skip
     if name in ("async-scheduling", "enable-overlap-schedule", "enable-overlap-scheduler") and val is True:
         drafts = bool(s.speculative_tokens) or any(n in SPECULATIVE or is_speculative_flag(n) for n in flags)
         why = overlap_taken_off(pp=s.pp, cpu=hardware.device_type == "cpu", speculative=drafts)
@@ -400,6 +398,61 @@ def check_workload(workload: Workload) -> None:
         )
 
 
+class Lengths(Protocol):
+    """What of a request the context bounds: its prompt and the output it asks for."""
+
+    @property
+    def prompt_tokens(self) -> int: ...
+    @property
+    def max_tokens(self) -> int: ...
+
+
+def overflows(max_model_len: int, overflow: str, prompt: int, max_tokens: int) -> bool:
+    """Whether the engine refuses this request for its context, as the simulator's admission does
+    (``sim.simulator``): a prompt that fills the context, or (an engine that rejects rather than
+    truncates) a prompt plus its output beyond it."""
+    return prompt >= max_model_len or (overflow == "reject" and prompt + max_tokens > max_model_len)
+
+
+def lengths_given(workload: object) -> str:
+    """What set a load's lengths, in the user's words: ``--isl 1,000,000 + --osl 16`` for a synthetic
+    load (anything with ``isl`` and ``osl``), ``workload ID`` for a catalog workload or its id."""
+    isl, osl = getattr(workload, "isl", None), getattr(workload, "osl", None)
+    if isinstance(isl, int) and isinstance(osl, int):
+        return f"--isl {isl:,} + --osl {osl:,}"
+    return f"workload {workload if isinstance(workload, str) else getattr(workload, 'id', workload)}"
+
+
+def context_refusal(model: Model, max_model_len: int, overflow: str, requests: Iterable[Lengths], given: str) -> str | None:
+    """Refuse (``BadArgument``, one line, exit code 2) a load every request of which a deployment's
+    context (its ``EngineConfig.max_model_len`` and ``overflow``) refuses - it would be "predicted" as a row of dashes; a warning line (the count and the
+    reason) when some are; None when none are. ``given``: what set the lengths, in the user's words
+    (``--isl 1000000 + --osl 16``, ``workload serve-chat-...``)."""
+    total = refused = 0
+    longest = (0, 0)
+    for req in requests:
+        total += 1
+        if overflows(max_model_len, overflow, req.prompt_tokens, req.max_tokens):
+            refused += 1
+            longest = max(longest, (req.prompt_tokens, req.max_tokens))
+    if not refused:
+        return None
+    model_len = model.max_position_embeddings
+    if model_len is not None and max_model_len < model_len:
+        context = f"{model.id}'s context of {max_model_len:,} tokens (the scenario's max_model_len)"
+        advice = f"give shorter lengths, or a longer max_model_len (the model takes {model_len:,})"
+    else:
+        context = f"{model.id}'s context of {max_model_len:,} tokens (max_model_len)"
+        advice = "give shorter lengths (the model takes no more)"
+    if overflow == "reject":
+        what = f"prompt + output up to {longest[0]:,} + {longest[1]:,} tokens"
+    else:
+        what = f"prompts up to {longest[0]:,} tokens (the slot's output is cut at its end, the prompt is not)"
+    if refused == total:
+        raise BadArgument(f"{given} exceeds {context}: every request would be refused; {advice}")
+    return f"{refused:,} of {total:,} requests ({given}) exceed {context} and are refused (context-overflow): {what}"
+
+
 def review(scenario: Scenario, model: Model, arch: Architecture, hardware: Hardware, *, weight_dtype: str, max_model_len: int) -> list[str]:
     """The warning lines of a deployment; ``NotModelledError`` (one line) for the first refusal."""
     found = findings(scenario, model, arch, hardware, weight_dtype=weight_dtype, max_model_len=max_model_len)
@@ -411,4 +464,17 @@ def review(scenario: Scenario, model: Model, arch: Architecture, hardware: Hardw
     return lines
 
 
-__all__ = ["HOPPER_IDS", "MODELLED_ENGINES", "QUANTIZATION_WIDTH", "Finding", "NotModelledError", "findings", "is_hopper", "review", "vllm_v0"]
+__all__ = [
+    "HOPPER_IDS",
+    "MODELLED_ENGINES",
+    "QUANTIZATION_WIDTH",
+    "Finding",
+    "Lengths",
+    "NotModelledError",
+    "context_refusal",
+    "findings",
+    "overflows",
+    "is_hopper",
+    "review",
+    "vllm_v0",
+]

@@ -121,6 +121,17 @@ def _int(value: Any) -> int | None:
         return None
 
 
+def _threads(flags: dict[str, Any]) -> int | None:
+    """llama.cpp's --threads; -1 (every core) is the device's own count, as when not given."""
+    threads = _int(flags.get("threads"))
+    return None if threads == -1 else threads
+
+
+#: SGLang's --max-prefill-tokens default (python/sglang/srt/server_args.py): a prefill step's tokens
+#: when prompts are not chunked (--chunked-prefill-size -1)
+SGLANG_MAX_PREFILL_TOKENS = 16384
+
+
 def _positive(scenario: Scenario, flags: dict[str, Any], name: str) -> float | None:
     """A flag that must be a positive number: its value, None when not given, one line otherwise."""
     value = flags.get(name)
@@ -155,6 +166,7 @@ def engine_config(scenario: Scenario, model: Model, hardware: Hardware) -> Engin
     if eid in _LLAMA_CPP:
         parallel = e.max_num_seqs or _int(flags.get("parallel")) or 1
         ctx_total = _int(flags.get("ctx-size"))
+        ctx_total = max_pos if ctx_total == 0 else ctx_total  # llama.cpp: -c 0 is the model's own context
         unified = flags.get("kv-unified") is not False
         per_slot = e.max_model_len or (ctx_total // parallel if ctx_total and not unified else ctx_total) or 4096
         fixed = ctx_total or per_slot * parallel
@@ -170,7 +182,7 @@ def engine_config(scenario: Scenario, model: Model, hardware: Hardware) -> Engin
             gpu_memory_utilization=1.0,
             fixed_kv_tokens=fixed,
             overflow="truncate",
-            threads=_int(flags.get("threads")),
+            threads=_threads(flags),
         )
     big = hardware.device_memory_bytes >= 70 * GIB and "a100" not in hardware.id.lower()
     engine = normalize_engine(eid)
@@ -182,6 +194,10 @@ def engine_config(scenario: Scenario, model: Model, hardware: Hardware) -> Engin
     seqs = e.max_num_seqs or _int(first(flags, "max-num-seqs", "max-running-requests", "max-batch-size"))
     seqs = seqs or serve_seqs or (1024 if big or sglang else 256)
     batched = e.max_num_batched_tokens or _int(first(flags, "max-num-batched-tokens", "chunked-prefill-size", "max-num-tokens"))
+    # SGLang's --chunked-prefill-size -1: prompts are not chunked; a step takes up to --max-prefill-tokens
+    # (16,384 by default, server_args.py) and a longer prompt alone
+    unchunked = sglang and batched == -1
+    batched = max(SGLANG_MAX_PREFILL_TOKENS, e.max_model_len or max_pos) if unchunked else batched
     batched = batched or sgl_chunk or serve_tokens or (8192 if big else 2048)
     block = e.block_size or _int(first(flags, "block-size", "page-size")) or (1 if sglang else 16)
     trt = engine in TRT_ENGINES
@@ -195,6 +211,7 @@ def engine_config(scenario: Scenario, model: Model, hardware: Hardware) -> Engin
             and not (trt and flags.get("enable-block-reuse") is False)  # TensorRT-LLM's prefix cache
         )
     chunked = e.enable_chunked_prefill if e.enable_chunked_prefill is not None else flags.get("enable-chunked-prefill") is not False
+    chunked = chunked and not unchunked
     max_len = e.max_model_len or _int(first(flags, "max-model-len", "context-length", "max-seq-len")) or max_pos
     wait_iters = _int(flags.get("batch-wait-timeout-iters")) or 0
     wait_ratio = _float(flags.get("batch-wait-max-tokens-ratio")) or 0.0

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -58,11 +58,12 @@ from servescope.analysis.stats import percentile as _percentile
 from servescope.analysis.stats import weighted_percentile
 from servescope.catalog.store import Catalog
 from servescope.documents import Hardware, Model, Scenario, Workload
+from servescope.documents.scenario_args import version_problem
 from servescope.documents.slo import SloSpec, parse_slos
-from servescope.errors import ServescopeError
+from servescope.errors import BadArgument, ServescopeError
 from servescope.predict.api import Prepared, prepare, run_simulation
-from servescope.predict.coverage import check_workload
-from servescope.predict.deployment import deploy
+from servescope.predict.coverage import Lengths, check_workload, context_refusal, lengths_given
+from servescope.predict.deployment import Deployment, deploy
 from servescope.predict.fanout import run_parts
 from servescope.predict.outputs import fast_stats
 from servescope.predict.sim.simulator import TtftGiveUp
@@ -108,6 +109,8 @@ class Candidate:
     warnings: list[str] = field(default_factory=list)
     """What the simulator warned of this configuration's deployment (``Deployment.warnings``,
     less the generated scenario's name): what it approximates or does not model."""
+    context_refused: bool = False
+    """Skipped because its context refuses every request of the workload (``coverage.context_refusal``)."""
 
     @property
     def label(self) -> str:
@@ -161,6 +164,9 @@ def parse_engines(text: str) -> list[tuple[str, str]]:
         engine, sep, version = part.partition("@")
         if not sep or not engine.strip() or not version.strip():
             raise ValueError(f"engine {part!r}: write ENGINE@VERSION, e.g. vllm@0.11.0,sglang@0.5.2,trt-llm@1.0.0")
+        problem = version_problem(version)
+        if problem:
+            raise ValueError(f"--engines {part!r}: {problem}")
         out.append((engine.strip(), version.strip()))
     if not out:
         raise ValueError("--engines: give at least one ENGINE@VERSION")
@@ -312,6 +318,8 @@ def _search_tp_configs(tp: int, job: _Job) -> tuple[list[Candidate], list[Candid
                 give_up = TtftGiveUp(*rule) if rule is not None else None
                 outcome = run_simulation(prepared[c], dep, give_up=give_up)
                 sims += 1
+                if any(q.failure for q in outcome.requests) and not _context_fits(cand, dep, outcome.requests, job):
+                    break
                 reason = outcome.gave_up
                 gave_up += reason is not None
                 fs = fast_stats(outcome, 0) if reason is None else None
@@ -339,8 +347,24 @@ def _search_tp_configs(tp: int, job: _Job) -> tuple[list[Candidate], list[Candid
                 cand.best_concurrency = c
             if job.sweep and c >= dp * seqs:
                 break  # every slot full: a higher level only queues
+        if cand.context_refused:
+            skipped.append(cand)
+            continue
         ranked.append(cand)
     return ranked, skipped, sims, n_configs, gave_up
+
+
+def _context_fits(cand: Candidate, dep: Deployment, requests: Iterable[Lengths], job: _Job) -> bool:
+    """False (the candidate marked skipped, with the reason) when the deployment's context refuses every
+    request; some refused is a warning of the candidate's, as ``predict`` gives it."""
+    try:
+        line = context_refusal(dep.model, dep.engine.max_model_len, dep.engine.overflow, requests, lengths_given(job.workload))
+    except BadArgument as exc:
+        cand.skipped, cand.context_refused = str(exc), True
+        return False
+    if line is not None and line not in cand.warnings:
+        cand.warnings.append(line)
+    return True
 
 
 def search(
@@ -405,12 +429,16 @@ def search(
     tps = tp_choices(devices, mdl.num_attention_heads)
     candidates = len(engine_list) * len(dtype_list) * len(tps) * len(max_num_seqs)
     if candidates > limits.MAX_SEARCH_CANDIDATES:
-        raise ValueError(f"this search would try {candidates:,} configurations, above the limit of "
-                         f"{limits.MAX_SEARCH_CANDIDATES:,} (SERVESCOPE_MAX_SEARCH_CANDIDATES); give fewer choices")  # fmt: skip
+        raise ValueError(f"this search would try {candidates:,} configurations ({len(engine_list)} --engines x {len(dtype_list)} --dtypes x "
+                         f"{len(tps)} tp sizes of --gpus {devices} x {len(max_num_seqs)} --max-num-seqs), each at up to "
+                         f"{len(set(levels))} concurrency level{'s' if len(set(levels)) != 1 else ''}, above the limit of {limits.MAX_SEARCH_CANDIDATES:,} (SERVESCOPE_MAX_SEARCH_CANDIDATES); "
+                         "give fewer --max-num-seqs, --engines or --dtypes")  # fmt: skip
     work: list[_Part] = [(tp, e, d) for tp in tps for e in engine_list for d in dtype_list]
     parts = run_parts(_search_part, work, job, workers=workers, ray_address=ray)
     ranked = [c for part in parts for c in part[0]]
     skipped = [c for part in parts for c in part[1]]
+    if skipped and not ranked and all(c.context_refused for c in skipped):
+        raise BadArgument(skipped[0].skipped or "every request exceeds every configuration's context")
     ranked.sort(key=lambda k: (-(k.per_device or -1.0), k.engine, k.engine_version, k.weight_dtype, k.tp, k.max_num_seqs))
     skipped.sort(key=lambda k: (k.engine, k.engine_version, k.weight_dtype, k.tp, k.max_num_seqs))
     return SearchOutcome(ranked, skipped, slo_list, devices, sum(p[3] for p in parts), sum(p[2] for p in parts),
