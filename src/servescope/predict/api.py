@@ -31,7 +31,7 @@ from servescope.documents.prediction import Calibration as CalibrationDocument
 from servescope.documents.record import RequestRecord
 from servescope.documents.result import Slo
 from servescope.predict.calibration import load_calibration
-from servescope.predict.coverage import check_workload
+from servescope.predict.coverage import check_workload, context_refusal, lengths_given
 from servescope.predict.deployment import Deployment, deploy
 from servescope.predict.intervals import interval_for, with_intervals
 from servescope.predict.outputs import (
@@ -342,8 +342,12 @@ def simulate(
     the Result's ``resolved_params`` (what a mode searched, e.g. ``--max-rate``'s probes)."""
     started = time.perf_counter()
     load = prepared.load
+    phases = _phases(prepared, dep)
+    # a load the context refuses whole is refused here, in one line (not a row of dashes); in part, a warning
+    context_line = context_refusal(dep.model, dep.engine.max_model_len, dep.engine.overflow, (r for ph in phases for r in ph.requests),
+                                   lengths_given(prepared.synthetic or prepared.workload_id))  # fmt: skip
     with _gc_paused():
-        sim = Simulation(dep, _phases(prepared, dep), router=router)
+        sim = Simulation(dep, phases, router=router)
         outcome = sim.run()
         textless, stream_warning = _textless_chunks(prepared, dep)
         columns = build_columns(outcome, textless)
@@ -358,7 +362,7 @@ def simulate(
                 conc = relabel_concurrency(outcome, p, peak_in_flight(cols))
             views.append(PointView(p, conc, ctx.get(p), cols, aggregate_columns(cols), engine_figures(dep, [phase] if phase else []), rates.get(p)))
         run_name = name or f"{dep.scenario.name}-{prepared.workload_id}-sim"
-        warnings = [*dep.warnings, *_run_warnings(prepared, views), *([stream_warning] if stream_warning else [])]
+        warnings = [*dep.warnings, *([context_line] if context_line else []), *_run_warnings(prepared, views), *([stream_warning] if stream_warning else [])]
         interval = interval_for(dep)
         warnings += interval.warnings
         prediction = with_intervals(
