@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from servescope.cli_args import check_count, check_scenario_name, check_text
+from servescope.cli_args import check_count, check_scenario_name, check_text, parse_levels
 from servescope.cli_examples import epilog
 from servescope.errors import RunFailedBar, UsageError
 
@@ -266,14 +266,7 @@ def run_command(
         raise UsageError(f"--arrival {arrival!r}: use poisson, gamma or constant")
     if not (math.isfinite(scrape_interval) and scrape_interval > 0):
         raise UsageError(f"--scrape-interval {scrape_interval!r}: give a finite number of seconds > 0, e.g. 0.5")
-    levels = None
-    if concurrency:
-        try:
-            levels = [int(x) for x in concurrency.split(",") if x.strip()]
-        except ValueError as exc:
-            raise UsageError(f"--concurrency {concurrency!r}: give integers like 1,4,8") from exc
-        if not levels or min(levels) < 1:
-            raise UsageError(f"--concurrency {concurrency!r}: give integers ≥ 1 like 1,4,8")
+    levels = parse_levels(concurrency, "--concurrency")
     resolved_load = _resolve_load(workload, levels, rate, arrival, gamma_shape, isl=isl, osl=osl, num_requests=num_requests,
                                   range_ratio=range_ratio, seed=seed, warmup_requests=warmup_requests, trace=trace, speedup=speedup,
                                   input_file=input_file, tokenizer=tokenizer, sessions=sessions, turns=turns,
