@@ -45,7 +45,7 @@ def one_usage_line(proc: subprocess.CompletedProcess[str]) -> str:
         (["--endpoint", "http://127.0.0.1:9/v1", "--engine-args", "--max-num-seqs '64"], "--engine-args: cannot split"),
         (["--out", "a-file"], "--out a-file: is a file, not a folder"),
         (["--out", "a-file/runs"], "a-file is a file, not a folder"),
-        (["--slo", "ttft_ms<=1.2.3"], "--slo 'ttft_ms<=1.2.3': write SLOs like"),
+        (["--slo", "ttft_ms<=1.2.3"], "--slo 'ttft_ms<=1.2.3': threshold '1.2.3' is not a number; write SLOs like"),
         (["--min-success-rate", "nan"], "--min-success-rate nan: give a share in 0..1"),
         (["--min-success-rate", "2"], "--min-success-rate 2.0: give a share in 0..1"),
         (["--api-key-env", "SERVESCOPE_TEST_UNSET_VAR"], "--api-key-env SERVESCOPE_TEST_UNSET_VAR: that environment variable"),

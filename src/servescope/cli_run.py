@@ -31,7 +31,7 @@ def parse_slos(spec: str | None) -> list[Any]:
     try:
         return parse_request_slos(spec)
     except SloSyntaxError as exc:
-        raise UsageError(f"--slo {exc.part!r}: write SLOs like ttft_ms<=500,itl_ms<=30") from None
+        raise UsageError(f"--slo {exc.part!r}: {exc.reason}") from None
     except ValueError as exc:  # a statistic prefix: a search's, not a run's
         raise UsageError(f"--slo {exc}") from None
 
@@ -47,7 +47,11 @@ def _fmt(v: float | None, digits: int = 1) -> str:
 
 
 def summary_table(result: Any) -> Table:
-    """One row per point (or one for the run): the numbers a reader looks at first."""
+    """One row per point (or one for the run): the numbers a reader looks at first. An ad-hoc
+    open loop's row is named by its load (``rate=4/s``, ``trace x2``), not by concurrency 1."""
+    from servescope.analysis.summarize import open_loop_load
+
+    own = open_loop_load(result.resolved_params)
     table = Table(title=f"{result.workload_id} — {result.engine.id} {result.engine.version or ''} — {result.model.id}")
     blocks = (
         [(p.concurrency, p.context_tokens, p.metrics) for p in result.points]
@@ -65,7 +69,7 @@ def summary_table(result: Any) -> Table:
     for conc, ctx, m in blocks:
         failed = m.failed_requests or 0
         row = [
-            str(conc),
+            own or str(conc),
             str(ctx) if ctx else "-",
             f"{m.completed_requests}/{m.total_requests}",
             _fmt(m.output_tokens_per_sec),
@@ -89,9 +93,10 @@ def summary_table(result: Any) -> Table:
     return table
 
 
-def format_lengths(row: dict[str, Any]) -> str:
-    """One line per point of an ad-hoc load: requested against actual lengths (the engine's usage)."""
-    head = f"lengths c={row.get('concurrency')}: "
+def format_lengths(row: dict[str, Any], load: str | None = None) -> str:
+    """One line per point of an ad-hoc load: requested against actual lengths (the engine's
+    usage); ``load`` names an open loop's point (``rate=4/s``) instead of its concurrency."""
+    head = f"lengths {load or 'c=' + str(row.get('concurrency'))}: "
     if not row.get("with_usage"):
         return head + f"no usage reported for the {row.get('completed', 0)} completed requests; actual lengths unknown"
     text = head
@@ -102,6 +107,17 @@ def format_lengths(row: dict[str, Any]) -> str:
         "from the engine's usage"
     )
     return text
+
+
+def format_on_time(result: Any) -> str | None:
+    """One line for a run with SLOs: how many measured requests met every SLO, and how many
+    missed each (``on_time_rate``, ``violations_by_invariant_id``); None without SLOs."""
+    if not result.slos or result.on_time_rate is None:
+        return None
+    total = result.metrics.total_requests or 0
+    on_time = round(result.on_time_rate * total)
+    missed = ", ".join(f"{s.id} missed by {result.violations_by_invariant_id.get(s.id, 0)}" for s in result.slos)
+    return f"on time {on_time}/{total} ({100 * result.on_time_rate:.1f} %): {missed}"
 
 
 def format_turn(row: dict[str, Any]) -> str:
@@ -250,6 +266,7 @@ def run_command(
     ] = None,
 ) -> None:
     """Measure a workload against an endpoint (default: the embedded llama.cpp engine)."""
+    from servescope.analysis.summarize import open_loop_load
     from servescope.bench.request_fields import parse_extra_body
     from servescope.bench.run import Progress as RunProgress
     from servescope.bench.run import RunOptions, run_workload
@@ -335,8 +352,14 @@ def run_command(
         artifacts = _run_with_progress(console, opts, RunProgress, functools.partial(run_workload, catalog=catalog))
         results.append(artifacts.result)
         console.print(summary_table(artifacts.result))
+        on_time = format_on_time(artifacts.result)
+        if on_time is not None:
+            console.print(on_time, markup=False)
+        own = open_loop_load(artifacts.result.resolved_params)
         for row in artifacts.result.resolved_params.get("lengths") or []:
-            console.print(format_lengths(row), markup=False)
+            console.print(format_lengths(row, own), markup=False)
+        for warning in artifacts.result.resolved_params.get("warnings") or []:
+            console.print(f"warning: {warning}", markup=False)
         for row in artifacts.result.resolved_params.get("turns") or []:
             console.print(format_turn(row), markup=False)
         if artifacts.result.scores is not None:
@@ -387,6 +410,10 @@ def _run_with_progress(console: Console, opts: Any, progress_cls: Any, run_workl
     stats: dict[str, float] = {"tokens": 0, "failed": 0, "t0": 0.0}  # t0 0: not started
     import time
 
+    from servescope.analysis.summarize import open_loop_load
+
+    point_load = open_loop_load({"load_description": opts.load.load.record()}) if getattr(opts, "load", None) is not None else None
+
     with Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -407,7 +434,8 @@ def _run_with_progress(console: Console, opts: Any, progress_cls: Any, run_workl
             bar.update(task, total=total, description=opts.workload_id)
 
         def on_point(point: Any) -> None:
-            bar.update(task, description=f"{opts.workload_id} c={point.concurrency}" + (f" ctx={point.context_tokens}" if point.context_tokens else ""))
+            load = point_load or f"c={point.concurrency}"
+            bar.update(task, description=f"{opts.workload_id} {load}" + (f" ctx={point.context_tokens}" if point.context_tokens else ""))
 
         def on_record(rec: Any) -> None:
             stats["tokens"] += rec.output_tokens or 0
@@ -422,7 +450,26 @@ def _run_with_progress(console: Console, opts: Any, progress_cls: Any, run_workl
         def on_notice(msg: str) -> None:
             console.print(msg, markup=False, soft_wrap=True)
 
-        return run_workload(opts, progress_cls(on_start=on_start, on_point=on_point, on_record=on_record, on_status=on_status, on_notice=on_notice))
+        records: list[Path] = []
+        progress = progress_cls(on_start=on_start, on_point=on_point, on_record=on_record, on_status=on_status, on_notice=on_notice,
+                                on_records=records.append)  # fmt: skip
+        try:
+            return run_workload(opts, progress)
+        except KeyboardInterrupt:
+            bar.stop()
+            console.print(interrupted_line(records[0] if records else None, bar.tasks[0].total), markup=False, soft_wrap=True)
+            raise typer.Exit(130) from None
+
+
+def interrupted_line(records_path: Path | None, planned: float | None) -> str:
+    """What an interrupted run kept: its records so far (each written as it finished), and
+    the commands that rebuild a Result from them."""
+    if records_path is None or not records_path.is_file():
+        return "interrupted: before the first request; nothing was recorded"
+    with records_path.open("rb") as fh:
+        kept = sum(1 for line in fh if line.startswith(b'{"request_id"'))  # a record line (the header is {"header": ...})
+    of = f" of {planned:,.0f}" if planned else ""
+    return f"interrupted: {kept}{of} requests recorded in {records_path} (no result.json; servescope summarize, report and export rebuild it from the records)"
 
 
 @engine_app.command("start", epilog=epilog("engine start"))

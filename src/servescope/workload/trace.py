@@ -40,6 +40,7 @@ class TraceRequest:
     input_length: int
     output_length: int
     hash_ids: array[int]  # compact: a long trace holds many of these
+    line: int = 0  # the file's line (1-based; 0: not read from a file)
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,8 @@ def _request(obj: Any, where: str, previous_ms: float | None) -> TraceRequest:
             f"{where}: hash_ids names {len(hashes)} blocks of {TRACE_BLOCK_TOKENS} tokens (at least {(len(hashes) - 1) * TRACE_BLOCK_TOKENS + 1:,} tokens) "
             f"but input_length is {input_length:,}; a Mooncake trace has at most ceil(input_length / {TRACE_BLOCK_TOKENS}) hash_ids a line"
         )
-    return TraceRequest(float(ts), input_length, _count(obj["output_length"], where, "output_length"), array("q", hashes))
+    line = int(where.rsplit(" line ", 1)[1])  # jsonl_values' where ends "line N"
+    return TraceRequest(float(ts), input_length, _count(obj["output_length"], where, "output_length"), array("q", hashes), line)
 
 
 def read_trace(path: Path, max_requests: int | None = None, *, flag: str = "--trace") -> Trace:
