@@ -102,6 +102,16 @@ def test_an_open_loop_is_labelled_by_its_rate_and_slos_print_who_was_on_time(tru
     assert ",rate=50/s," in rows[1]
 
 
+def test_a_trace_replay_says_its_span_before_it_starts_and_is_labelled_by_its_speedup(truth: TruthServer, tmp_path: Path) -> None:
+    out = tmp_path / "runs"
+    run = cli("run", "--trace", str(TRACE), "--num-requests", "8", "--speedup", "50", "--endpoint", truth.base_url, "--tokenizer", str(TOKENIZER),
+              "--no-scrape", "--out", str(out))  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    text = " ".join(run.stdout.split())
+    assert f"replaying 8 requests of {TRACE} over " in text and "(--speedup 50)" in text
+    assert "trace x50" in text and "lengths trace x50: " in text
+
+
 def test_input_far_from_the_asked_length_is_a_warning_kept_in_the_result(truth: TruthServer, tmp_path: Path) -> None:
     # the truth server counts tokens its own way: the tiny model's tokenizer is not "the served model's" there
     out = tmp_path / "runs"

@@ -288,6 +288,12 @@ def run_command(
                                   range_ratio=range_ratio, seed=seed, warmup_requests=warmup_requests, trace=trace, speedup=speedup,
                                   input_file=input_file, tokenizer=tokenizer, sessions=sessions, turns=turns,
                                   think_time_ms=think_time_ms, system_prompt_tokens=system_prompt_tokens)  # fmt: skip
+    if resolved_load.trace is not None:  # a slow --speedup can make hours of a seconds-long trace: said before it starts
+        from servescope.workload.trace import span_words
+
+        trace = resolved_load.trace
+        console.print(f"replaying {len(trace.requests):,} requests of {trace.path} over {span_words(trace.span_s(resolved_load.load.speedup))} "
+                      f"(--speedup {resolved_load.load.speedup:g})", markup=False, soft_wrap=True)  # fmt: skip
     if resolved_load.load.adhoc and resolved_load.load.source != "workload-file":
         levels = None  # the load's own levels
     opts = RunOptions(
@@ -396,7 +402,7 @@ def _resolve_load(workload: str | None, levels: list[int] | None, rate: float | 
         req.given.add("--tokenizer")
     if workload is not None and adhoc["seed"] != 0:
         req.given.add("--seed")
-    resolved = build_load(req)
+    resolved = build_load(req, one_loop=True)
     if tokenizer is not None:
         if resolved.load.source == "prompts":
             raise UsageError("--tokenizer cuts synthetic and trace prompts to their lengths; a prompt file's prompts are sent as written")

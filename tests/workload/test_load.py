@@ -63,9 +63,6 @@ def test_trace_label_follows_the_bytes_not_the_path(tmp_path: Path) -> None:
         (LoadRequest(isl=16, osl=8, num_requests=4, concurrency=[1], system_prompt_tokens=64), "--system-prompt-tokens without --sessions S"),
         (LoadRequest(sessions=2, turns=2, isl=16, osl=8, system_prompt_tokens=0), "--system-prompt-tokens 0: give at least 1 token"),
         (LoadRequest(sessions=2, isl=16, osl=8), "--sessions without --turns N"),
-        # an open loop is not capped by an in-flight count: the two are a contradiction, never a label
-        (LoadRequest(isl=16, osl=8, num_requests=4, concurrency=[1], rate=4.0), "--rate and --concurrency contradict"),
-        (LoadRequest(input_file=FIXTURE, osl=8, concurrency=[1, 4], rate=50.0), "--rate and --concurrency contradict"),
         (LoadRequest(trace=FIXTURE, gamma_shape=0.5), "--trace and --gamma-shape contradict"),
     ],
 )
@@ -177,3 +174,13 @@ def test_a_workload_file_with_an_unknown_dataset_names_the_file_and_field(tmp_pa
     assert info.value.exit_code == 2
     path.write_text(json.dumps(doc), encoding="utf-8")
     assert build_load(LoadRequest(workload=str(path))).load.source == "workload-file"
+
+
+def test_rate_with_concurrency_is_refused_for_a_run_of_an_ad_hoc_load(tmp_path: Path) -> None:
+    # an open loop is not capped by an in-flight count: for run the two are a contradiction, never a label
+    prompts = tmp_path / "p.jsonl"
+    prompts.write_text('{"prompt": "hi"}\n', encoding="utf-8")
+    for req in (LoadRequest(isl=16, osl=8, num_requests=4, concurrency=[1], rate=4.0), LoadRequest(input_file=prompts, osl=8, concurrency=[1, 4], rate=50.0)):
+        with pytest.raises(UsageError, match="--rate and --concurrency contradict: an ad-hoc load is a closed loop of --concurrency"):
+            build_load(req, one_loop=True)
+    assert build_load(LoadRequest(isl=16, osl=8, num_requests=4, concurrency=[1], rate=4.0)).load.rate == 4.0  # predict's open-loop points per level

@@ -139,3 +139,10 @@ def test_invalid_utf8_is_reported_as_such_with_where(tmp_path: Path, data: bytes
     with pytest.raises(UsageError) as info:
         read_prompt_file(path)
     assert str(info.value).startswith(f"--input-file {path}: ") and words in str(info.value) and "not JSON" not in str(info.value)
+
+
+def test_a_sharegpt_object_with_a_key_given_twice_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "s.json"
+    path.write_text('[{"conversations": [{"from": "human", "value": "a", "value": "b"}]}]', encoding="utf-8")
+    with pytest.raises(UsageError, match='field "value" is given twice in one object'):
+        read_prompt_file(path)

@@ -40,12 +40,14 @@ def shown(value: Any) -> str:
 
 
 class DuplicateKeyError(ValueError):
+    """A JSON object that gives ``key`` twice (``json`` would keep the last silently)."""
+
     def __init__(self, key: str) -> None:
         super().__init__(key)
         self.key = key
 
 
-def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in pairs:
         if key in out:
@@ -74,7 +76,7 @@ def parse_json(raw: bytes, where: str, not_json: str) -> Any:
     if bad is not None:
         raise UsageError(f"{where}: not UTF-8 ({bad}); save the file as UTF-8")
     try:
-        return json.loads(raw, object_pairs_hook=_no_duplicate_keys)
+        return json.loads(raw, object_pairs_hook=no_duplicate_keys)
     except DuplicateKeyError as exc:
         raise UsageError(f"{where}: field {shown(exc.key)} is given twice; give each field once") from None
     except ValueError:
@@ -131,4 +133,4 @@ def jsonl_values(
                     raise UsageError(f"{flag} {path}: {beyond_cap}")
 
 
-__all__ = ["jsonl_values", "not_utf8", "parse_json", "require_file", "shown"]
+__all__ = ["DuplicateKeyError", "jsonl_values", "no_duplicate_keys", "not_utf8", "parse_json", "require_file", "shown"]

@@ -18,7 +18,7 @@ from servescope.errors import UsageError
 from servescope.workload.jsonl_lines import shown
 from servescope.workload.load import FileRef, Load, check_speedup
 from servescope.workload.prompt_file import PromptFile, read_prompt_file
-from servescope.workload.trace import MAX_TIMESTAMP_MS, Trace, read_trace
+from servescope.workload.trace import MAX_TIMESTAMP_MS, Trace, read_trace, span_words
 
 MAX_RATE = 1e6  # requests per second (bench.run_checks holds a catalog workload's --rate to the same)
 MAX_GAMMA_SHAPE = 1e6
@@ -180,9 +180,11 @@ def _session_load(req: LoadRequest, multi: dict[str, bool]) -> ResolvedLoad:
     return ResolvedLoad(load)
 
 
-def build_load(req: LoadRequest, *, require_requests: bool = True) -> ResolvedLoad:
+def build_load(req: LoadRequest, *, require_requests: bool = True, one_loop: bool = False) -> ResolvedLoad:
     """The one load the options describe. ``require_requests``: synthetic loads need
-    ``--num-requests`` (``predict`` has the harness's default)."""
+    ``--num-requests`` (``predict`` has the harness's default). ``one_loop``: ``--rate``
+    with ``--concurrency`` is refused (``run``: nothing caps an open loop's requests in
+    flight, so the levels would only label identical points)."""
     _check_values(req)
     if req.workload is not None:
         return _workload_load(req)
@@ -203,16 +205,16 @@ def build_load(req: LoadRequest, *, require_requests: bool = True) -> ResolvedLo
         if req.num_requests is not None and len(trace.requests) < req.num_requests:
             raise UsageError(f"--num-requests {req.num_requests}: the trace {req.trace} has only {len(trace.requests)} requests; "
                              "leave --num-requests out to replay them all")  # fmt: skip
-        span_ms = (trace.requests[-1].timestamp_ms - trace.requests[0].timestamp_ms) / (req.speedup or 1.0)
-        if span_ms > MAX_TIMESTAMP_MS:  # the limit holds for the schedule sent, after --speedup, not for the file's numbers
-            raise UsageError(f"--trace {req.trace} at --speedup {shown(req.speedup or 1.0)}: the replay would span {span_ms / 86_400_000:,.1f} days, "
+        span_s = trace.span_s(req.speedup or 1.0)
+        if span_s * 1000 > MAX_TIMESTAMP_MS:  # the limit holds for the schedule sent, after --speedup, not for the file's numbers
+            raise UsageError(f"--trace {req.trace} at --speedup {shown(req.speedup or 1.0)}: the replay would span {span_words(span_s)}, "
                              f"more than {MAX_TIMESTAMP_MS // 86_400_000} days; give a larger --speedup (timestamps are milliseconds)")  # fmt: skip
         ref = FileRef(path=str(req.trace), sha256=trace.sha256, requests=len(trace.requests))
         load = Load(source="trace", trace=ref, speedup=req.speedup or 1.0, num_requests=len(trace.requests), seed=req.seed)
         return ResolvedLoad(load, trace=trace)
     if req.speedup is not None:
         raise UsageError("--speedup replays a --trace faster (or slower); give --trace PATH with it")
-    if levels is not None and req.rate is not None:
+    if one_loop and levels is not None and req.rate is not None:
         raise UsageError(f"--rate and --concurrency contradict: an ad-hoc load is a closed loop of --concurrency {','.join(map(str, levels))} "
                          f"or an open loop at --rate {shown(req.rate)} requests per second, which no in-flight count limits; give one of them")  # fmt: skip
     if req.input_file is not None:

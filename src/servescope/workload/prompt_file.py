@@ -21,7 +21,7 @@ from typing import Any
 
 from servescope import limits
 from servescope.errors import UsageError
-from servescope.workload.jsonl_lines import jsonl_values, not_utf8, require_file, shown
+from servescope.workload.jsonl_lines import DuplicateKeyError, jsonl_values, no_duplicate_keys, not_utf8, require_file, shown
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 MAX_SHAREGPT_BYTES = 256 * 1024 * 1024
@@ -140,7 +140,9 @@ def _read_sharegpt(path: Path, flag: str, cap: int, refuse_beyond: bool) -> Prom
     if bad is not None:
         raise UsageError(f"{flag} {path}: not UTF-8 ({bad}); save the file as UTF-8")
     try:
-        data = json.loads(raw)
+        data = json.loads(raw, object_pairs_hook=no_duplicate_keys)
+    except DuplicateKeyError as exc:
+        raise UsageError(f"{flag} {path}: field {shown(exc.key)} is given twice in one object; give each field once") from None
     except ValueError as exc:
         raise UsageError(f"{flag} {path}: not JSON ({exc}); give a ShareGPT .json list or a .jsonl file") from None
     if isinstance(data, list) and data and all(isinstance(e, dict) and "conversations" not in e and ({"prompt", "messages"} & set(e)) for e in data):

@@ -56,6 +56,21 @@ class Trace:
         first = self.requests[0].timestamp_ms
         return [round((r.timestamp_ms - first) * 1e6 / speedup) for r in self.requests]
 
+    def span_s(self, speedup: float) -> float:
+        """Seconds from the first send to the last at ``speedup``."""
+        return (self.requests[-1].timestamp_ms - self.requests[0].timestamp_ms) / 1000.0 / speedup if self.requests else 0.0
+
+
+def span_words(seconds: float) -> str:
+    """A replay's length for a person: ``1.25 s``, ``4.2 min``, ``3.5 h``, ``14.5 days``."""
+    if seconds < 60:
+        return f"{seconds:.3g} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.3g} min"
+    if seconds < 86400:
+        return f"{seconds / 3600:.3g} h"
+    return f"{seconds / 86400:,.1f} days"
+
 
 def _count(value: Any, where: str, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value != int(value):
@@ -124,4 +139,4 @@ def read_trace(path: Path, max_requests: int | None = None, *, flag: str = "--tr
     return Trace(str(path), requests, digest.hexdigest())
 
 
-__all__ = ["MAX_LINE_BYTES", "MAX_TRACE_REQUESTS", "Trace", "TraceRequest", "read_trace"]
+__all__ = ["MAX_LINE_BYTES", "MAX_TRACE_REQUESTS", "Trace", "TraceRequest", "read_trace", "span_words"]
