@@ -32,12 +32,12 @@ def one_usage_line(proc: subprocess.CompletedProcess[str]) -> str:
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        (["--rate", "0"], "--rate 0.0: give a finite number > 0"),
+        (["--rate", "0"], "--rate 0: give a finite number > 0"),
         (["--rate", "nan"], "--rate nan: give a finite number > 0"),
-        (["--rate", "-3"], "--rate -3.0: give a finite number > 0"),
+        (["--rate", "-3"], "--rate -3: give a finite number > 0"),
         (["--timeout", "nan"], "--timeout nan: give a finite number > 0"),
         (["--timeout", "inf"], "--timeout inf: give a finite number > 0"),
-        (["--rate", "2", "--arrival", "gamma", "--gamma-shape", "-1"], "--gamma-shape -1.0: give a finite number > 0"),
+        (["--rate", "2", "--arrival", "gamma", "--gamma-shape", "-1"], "--gamma-shape -1: give a finite number > 0"),
         (["--gamma-shape", "0.5"], "--gamma-shape 0.5 only shapes --arrival gamma"),
         (["--arrival", "constant"], "--arrival constant needs --rate"),
         (["--endpoint", "http://127.0.0.1:99999/v1"], "the port must be"),

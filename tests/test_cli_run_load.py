@@ -67,6 +67,8 @@ def truth() -> Iterator[TruthServer]:
         ([*SYN, "--concurrency", "2,"], "error: --concurrency '2,': an empty level"),
         ([*SYN, "--concurrency", ""], "error: --concurrency '': no level"),
         ([*SYN, "--concurrency", "2,2"], "error: --concurrency '2,2': level 2 is given twice"),
+        ([*SYN, "--concurrency", "1,1000000000"], "error: --concurrency 1000000000: give levels in 1..1,000,000 (SERVESCOPE_MAX_CONCURRENCY)"),
+        ([*SYN, "--rate", "1e9"], "error: --rate 1e+09 is above the limit of 1e+06"),
         # SLOs name the bad part and what is wrong with it
         ([*SYN, "--concurrency", "1", "--slo", "ttft<=5"], "error: --slo 'ttft<=5': unknown metric 'ttft'; one of ttft_ms, itl_ms, tpot_ms, e2e_ms"),
         ([*SYN, "--concurrency", "1", "--slo", "ttft_ms>=5"], "error: --slo 'ttft_ms>=5': operator '>=' is not taken"),

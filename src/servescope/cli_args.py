@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from servescope import limits
 from servescope.errors import UsageError
 
 if TYPE_CHECKING:
@@ -58,10 +59,12 @@ def check_count(value: int | None, flag: str, *, low: int = 1, high: int | None 
         raise UsageError(f"{flag} {value}: give {span}" + (f" {what}" if what else ""))
 
 
-def parse_levels(text: str | None, flag: str = "--concurrency", example: str = "1,4,8") -> list[int] | None:
+def parse_levels(text: str | None, flag: str = "--concurrency", example: str = "1,4,8", high: int | None = None) -> list[int] | None:
     """``"1,4,8"`` → ``[1, 4, 8]``; None when not given. An empty list or level (``2,,3``,
-    a trailing comma), a level that is not a whole number >= 1, or one given twice (two
-    points of one key that compare and report cannot tell apart) is one line."""
+    a trailing comma), a level that is not a whole number in 1..``high`` (default
+    ``limits.MAX_CONCURRENCY``), or one given twice (two points of one key that compare
+    and report cannot tell apart) is one line."""
+    high = limits.MAX_CONCURRENCY if high is None else high
     if text is None:
         return None
     parts = [p.strip() for p in text.split(",")]
@@ -70,8 +73,10 @@ def parse_levels(text: str | None, flag: str = "--concurrency", example: str = "
         raise UsageError(f"{flag} {text!r}: {what}; give whole numbers >= 1 separated by commas, e.g. {flag} {example}")
     levels = []
     for part in parts:
-        if not part.isdigit() or int(part) < 1:
+        if not (part.isascii() and part.isdigit()) or int(part) < 1:  # isdigit alone takes "²", which int() refuses
             raise UsageError(f"{flag} {text!r}: level {part!r} is not a whole number >= 1; give levels like {flag} {example}")
+        if int(part) > high:
+            raise UsageError(f"{flag} {int(part)}: give levels in 1..{high:,} (SERVESCOPE_MAX_CONCURRENCY)")
         if int(part) in levels:
             raise UsageError(f"{flag} {text!r}: level {int(part)} is given twice; give each level once, e.g. {flag} {example}")
         levels.append(int(part))

@@ -108,7 +108,6 @@ SYN = {"isl": 16, "osl": 8, "num_requests": 4}
 NUMBERS = [
     # every numeric ad-hoc option: NaN, inf, zero, negatives and past its limit are one line naming it (never a pydantic dump)
     *[(dict(SYN, rate=v), f"--rate {t}: give a finite number > 0") for v, t in ((0.0, "0"), (-1.0, "-1"), (float("nan"), "nan"), (float("inf"), "inf"))],
-    (dict(SYN, rate=1e7), "--rate 10000000 is above the limit of 1000000"),
     *[
         (dict(SYN, concurrency=[1], gamma_shape=v), f"--gamma-shape {t}: give a finite number > 0")
         for v, t in ((0.0, "0"), (-2.0, "-2"), (float("nan"), "nan"))
@@ -127,8 +126,7 @@ NUMBERS = [
     (dict(SYN, concurrency=[1], num_requests=10**12), "--num-requests 1000000000000: give a count"),
     (dict(SYN, concurrency=[1], warmup_requests=-1), "--warmup-requests -1: give a count"),
     (dict(SYN, concurrency=[1], isl=10**12), "--isl 1,000,000,000,000 is above the limit"),
-    (dict(SYN, concurrency=[0]), "--concurrency 0: give levels in 1.."),
-    (dict(SYN, concurrency=[10**9]), "--concurrency 1000000000: give levels in 1.."),
+    (dict(SYN, concurrency=[0]), "--concurrency 0: give levels of at least 1"),
     ({"sessions": 0, "turns": 2, "isl": 8, "osl": 8}, "--sessions 0: give 1.."),
     ({"sessions": 2, "turns": 10**6, "isl": 8, "osl": 8}, "--turns 1000000: give 1.."),
     ({"sessions": 2, "turns": 2, "isl": 8, "osl": 8, "system_prompt_tokens": -5}, "--system-prompt-tokens -5: give at least 1 token"),

@@ -73,6 +73,8 @@ def test_sharegpt_without_a_human_turn_is_refused(tmp_path: Path) -> None:
             "line 1: messages has no user turn (only system, assistant)",
         ),
         ('{"prompt": "a", "prompt": "b"}', 'line 1: field "prompt" is given twice'),
+        ('{"prompt": "  "}', "line 1: prompt: give non-empty text"),
+        ('{"messages": [{"role": "user", "content": " "}]}', "line 1: messages: every user turn is empty"),
         # the real mistake named: one ShareGPT conversation not in a list (on one line, or spread over lines)
         (
             '{"conversations": [{"from": "human", "value": "Hi"}]}',

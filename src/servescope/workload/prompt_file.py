@@ -62,6 +62,8 @@ def _messages(value: Any, where: str) -> tuple[dict[str, str], ...]:
     if not any(m["role"] == "user" for m in out):
         roles = ", ".join(dict.fromkeys(m["role"] for m in out))
         raise UsageError(f'{where}: messages has no user turn (only {roles}); a chat to send needs a {{"role": "user", "content": ...}} message')
+    if not any(m["content"].strip() for m in out if m["role"] == "user"):
+        raise UsageError(f"{where}: messages: every user turn is empty; give the user's text")
     return tuple(out)
 
 
@@ -79,7 +81,7 @@ def _jsonl_prompt(obj: Any, where: str) -> FilePrompt:
     if ("prompt" in obj) == ("messages" in obj):
         raise UsageError(f"{where}: give exactly one of prompt (text) or messages (a chat)")
     if "prompt" in obj:
-        if not isinstance(obj["prompt"], str) or not obj["prompt"]:
+        if not isinstance(obj["prompt"], str) or not obj["prompt"].strip():
             raise UsageError(f"{where}: prompt: give non-empty text")
         return FilePrompt(obj["prompt"], None, mt)
     msgs = _messages(obj["messages"], where)
