@@ -291,8 +291,8 @@ def run_command(
     if resolved_load.trace is not None:  # a slow --speedup can make hours of a seconds-long trace: said before it starts
         from servescope.workload.trace import span_words
 
-        trace = resolved_load.trace
-        console.print(f"replaying {len(trace.requests):,} requests of {trace.path} over {span_words(trace.span_s(resolved_load.load.speedup))} "
+        replay = resolved_load.trace
+        console.print(f"replaying {len(replay.requests):,} requests of {replay.path} over {span_words(replay.span_s(resolved_load.load.speedup))} "
                       f"(--speedup {resolved_load.load.speedup:g})", markup=False, soft_wrap=True)  # fmt: skip
     if resolved_load.load.adhoc and resolved_load.load.source != "workload-file":
         levels = None  # the load's own levels
