@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from servescope import limits
 from servescope.errors import UsageError
 
 if TYPE_CHECKING:
@@ -64,7 +63,10 @@ def parse_levels(text: str | None, flag: str = "--concurrency", example: str = "
     a trailing comma), a level that is not a whole number in 1..``high`` (default
     ``limits.MAX_CONCURRENCY``), or one given twice (two points of one key that compare
     and report cannot tell apart) is one line."""
-    high = limits.MAX_CONCURRENCY if high is None else high
+    if high is None:
+        from servescope import limits  # read when used: a bad SERVESCOPE_MAX_* setting is then one line, not an import failure
+
+        high = limits.MAX_CONCURRENCY
     if text is None:
         return None
     parts = [p.strip() for p in text.split(",")]
