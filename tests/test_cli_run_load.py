@@ -123,7 +123,8 @@ def test_input_far_from_the_asked_length_is_a_warning_kept_in_the_result(truth: 
     [row] = _result(out)["resolved_params"]["lengths"]  # type: ignore[index]
     assert abs(row["input_mean"] - 64) > 2
     [warning] = _result(out)["resolved_params"]["warnings"]  # type: ignore[index]
-    assert f"the engine counts {row['input_mean']:.1f} input tokens where 64.0 were asked" in warning and "is --tokenizer the served model's?" in warning
+    assert warning.startswith("prompts are ") and " % shorter than asked" in warning
+    assert f"(the engine counts {row['input_mean']:.1f} input tokens where 64 were asked); is --tokenizer the served model's?" in warning
     assert f"warning: {warning}" in " ".join(run.stdout.split())
 
 
@@ -171,3 +172,21 @@ def test_ctrl_c_says_how_many_requests_were_recorded_and_where(tmp_path: Path) -
     assert f"interrupted: {kept} of 40 requests recorded in {records_path} (no result.json;" in text, text
     assert "summarize, report and export rebuild it" in text and "Traceback" not in stderr
     assert not list(out.rglob("result.json"))
+
+
+def test_the_lengths_warning_fires_past_the_larger_of_2_tokens_and_2_percent() -> None:
+    from servescope.bench.run import length_warnings
+
+    def row(asked: float, actual: float, point: int = 0) -> dict[str, float]:
+        return {"point": point, "concurrency": 2, "requested_input_mean": asked, "input_mean": actual}
+
+    local = {"tokenizer": "file:/x/tokenizer.json"}
+    assert length_warnings([row(64, 62.5), row(64, 66.0)], local) == []  # 1.5 tokens: a block join's token
+    assert length_warnings([row(1000, 985.0)], local) == []  # 1.5 %: within 2 %
+    [long] = length_warnings([row(1000, 1025.0)], local)
+    assert long.startswith("prompts are 2 % longer than asked (the engine counts 1025.0 input tokens where 1000 were asked)")
+    [short] = length_warnings([row(64, 60.0)], {"tokenizer": "endpoint:/tokenize"})
+    assert "6 % shorter" in short and "--tokenizer" not in short and "/tokenize" in short
+    two = length_warnings([row(64, 64.0), row(64, 40.0, point=1)], local)
+    assert len(two) == 1 and two[0].startswith("point 1 (c=2): prompts are 38 % shorter")
+    assert length_warnings([{"point": 0, "concurrency": 1, "with_usage": 0}], local) == []  # nothing measured: nothing to say

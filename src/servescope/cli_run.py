@@ -62,7 +62,7 @@ def summary_table(result: Any) -> Table:
     goodput = bool(result.slos)
     gpus = any(m.gpu_telemetry is not None for _, _, m in blocks)
     images = any(m.s_per_image is not None for _, _, m in blocks)
-    columns = ["conc", "ctx", "ok/total", "out tok/s", "TTFT p50", "TTFT p90", "ITL p50", "TPOT p50", "E2E p50", "failures"]
+    columns = ["load" if own else "conc", "ctx", "ok/total", "out tok/s", "TTFT p50", "TTFT p90", "ITL p50", "TPOT p50", "E2E p50", "failures"]
     columns += (["goodput req/s"] if goodput else []) + (["GPU W", "J/out tok"] if gpus else []) + (["s/image p50", "s/image p90"] if images else [])
     for col in columns:
         table.add_column(col, justify="right")

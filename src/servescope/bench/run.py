@@ -464,10 +464,10 @@ def length_warnings(rows: list[dict[str, Any]], prompt_tokens: dict[str, Any] | 
             continue
         off = actual - asked
         if abs(off) > max(LENGTH_TOLERANCE_TOKENS, LENGTH_TOLERANCE_SHARE * asked):
-            where = f"point {row.get('point')} (c={row.get('concurrency')})" if len(rows) > 1 else "the prompts"
+            where = f"point {row.get('point')} (c={row.get('concurrency')}): " if len(rows) > 1 else ""
             out.append(
-                f"{where}: the engine counts {actual:.1f} input tokens where {asked:.1f} were asked, "
-                f"{abs(off) / asked:.0%} {'shorter' if off < 0 else 'longer'}; {cause}"
+                f"{where}prompts are {100 * abs(off) / asked:.0f} % {'shorter' if off < 0 else 'longer'} than asked "
+                f"(the engine counts {actual:.1f} input tokens where {asked:g} were asked); {cause}"
             )
     return out
 
