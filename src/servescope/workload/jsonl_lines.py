@@ -72,11 +72,12 @@ def not_utf8(raw: bytes) -> str | None:
 def parse_json(raw: bytes, where: str, not_json: str) -> Any:
     """One JSON value from a user's bytes, or one line: not UTF-8 (which byte, where), a key
     given twice, or ``not_json``."""
-    bad = not_utf8(raw)
-    if bad is not None:
-        raise UsageError(f"{where}: not UTF-8 ({bad}); save the file as UTF-8")
     try:
-        return json.loads(raw, object_pairs_hook=no_duplicate_keys)
+        text = raw.decode("utf-8")  # decoded once; where it fails is worked out only then
+    except UnicodeDecodeError:
+        raise UsageError(f"{where}: not UTF-8 ({not_utf8(raw)}); save the file as UTF-8") from None
+    try:
+        return json.loads(text, object_pairs_hook=no_duplicate_keys)
     except DuplicateKeyError as exc:
         raise UsageError(f"{where}: field {shown(exc.key)} is given twice; give each field once") from None
     except ValueError:
