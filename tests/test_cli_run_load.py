@@ -190,3 +190,23 @@ def test_the_lengths_warning_fires_past_the_larger_of_2_tokens_and_2_percent() -
     two = length_warnings([row(64, 64.0), row(64, 40.0, point=1)], local)
     assert len(two) == 1 and two[0].startswith("point 1 (c=2): prompts are 38 % shorter")
     assert length_warnings([{"point": 0, "concurrency": 1, "with_usage": 0}], local) == []  # nothing measured: nothing to say
+
+
+def test_a_prompt_file_says_what_it_skipped_and_that_requests_cycle(tmp_path: Path) -> None:
+    from servescope.cli_run import prompt_file_note
+    from servescope.workload.load_build import LoadRequest, build_load
+
+    sharegpt = tmp_path / "sharegpt.json"
+    sharegpt.write_text(
+        json.dumps([{"conversations": [{"from": "human", "value": "Hi"}]}, {"conversations": [{"from": "gpt", "value": "only gpt"}]},
+                    {"conversations": [{"from": "gpt", "value": "first"}, {"from": "human", "value": "then"}]}]),
+        encoding="utf-8",
+    )  # fmt: skip
+    note = prompt_file_note(build_load(LoadRequest(input_file=sharegpt, osl=8, num_requests=5, concurrency=[2])))
+    assert note == "prompts: 2 of 3 ShareGPT conversations used (1 without a human turn skipped); 5 requests per point cycle through the 2 prompts"
+    assert prompt_file_note(build_load(LoadRequest(input_file=sharegpt, osl=8, concurrency=[2]))) == (
+        "prompts: 2 of 3 ShareGPT conversations used (1 without a human turn skipped)"
+    )
+    plain = tmp_path / "p.jsonl"
+    plain.write_text('{"prompt": "a"}\n{"prompt": "b"}\n', encoding="utf-8")
+    assert prompt_file_note(build_load(LoadRequest(input_file=plain, osl=8, concurrency=[2]))) is None  # one request a prompt: nothing to say

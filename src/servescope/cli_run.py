@@ -294,6 +294,8 @@ def run_command(
         replay = resolved_load.trace
         console.print(f"replaying {len(replay.requests):,} requests of {replay.path} over {span_words(replay.span_s(resolved_load.load.speedup))} "
                       f"(--speedup {resolved_load.load.speedup:g})", markup=False, soft_wrap=True)  # fmt: skip
+    if resolved_load.prompt_file is not None and (note := prompt_file_note(resolved_load)) is not None:
+        console.print(note, markup=False, soft_wrap=True)
     if resolved_load.load.adhoc and resolved_load.load.source != "workload-file":
         levels = None  # the load's own levels
     opts = RunOptions(
@@ -410,6 +412,20 @@ def _resolve_load(workload: str | None, levels: list[int] | None, rate: float | 
 
         LocalTokenizer(tokenizer)  # a bad file is one line now, before an engine starts
     return resolved
+
+
+def prompt_file_note(resolved: ResolvedLoad) -> str | None:
+    """One line when a prompt file is not sent one request a prompt: ShareGPT conversations
+    skipped (no human turn), or requests that cycle through the prompts again."""
+    pf, load = resolved.prompt_file, resolved.load
+    if pf is None or load.num_requests is None:
+        return None
+    parts = []
+    if pf.skipped:
+        parts.append(f"{len(pf.prompts):,} of {len(pf.prompts) + pf.skipped:,} ShareGPT conversations used ({pf.skipped:,} without a human turn skipped)")
+    if load.num_requests > len(pf.prompts):
+        parts.append(f"{load.num_requests:,} requests per point cycle through the {len(pf.prompts):,} prompts")
+    return f"prompts: {'; '.join(parts)}" if parts else None
 
 
 def _run_with_progress(console: Console, opts: Any, progress_cls: Any, run_workload: Any) -> Any:
