@@ -270,4 +270,6 @@ def test_an_error_line_echoing_a_bad_value_is_redacted(tmp_path: Path) -> None:
         done = _cli("run", "serve-itest-c4-v1", "--concurrency", f"1,{bad}", "--out", str(tmp_path), env=env)
         assert done.returncode == 2, done.stderr
         assert bad not in done.stdout + done.stderr
-        assert [ln for ln in done.stderr.splitlines() if ln.strip()] == ["error: --concurrency '1,<redacted>': give integers like 1,4,8"]
+        assert [ln for ln in done.stderr.splitlines() if ln.strip()] == [
+            "error: --concurrency '1,<redacted>': level '<redacted>' is not a whole number >= 1; give levels like --concurrency 1,4,8"
+        ]

@@ -58,6 +58,33 @@ def check_count(value: int | None, flag: str, *, low: int = 1, high: int | None 
         raise UsageError(f"{flag} {value}: give {span}" + (f" {what}" if what else ""))
 
 
+def parse_levels(text: str | None, flag: str = "--concurrency", example: str = "1,4,8", high: int | None = None) -> list[int] | None:
+    """``"1,4,8"`` → ``[1, 4, 8]``; None when not given. An empty list or level (``2,,3``,
+    a trailing comma), a level that is not a whole number in 1..``high`` (default
+    ``limits.MAX_CONCURRENCY``), or one given twice (two points of one key that compare
+    and report cannot tell apart) is one line."""
+    if high is None:
+        from servescope import limits  # read when used: a bad SERVESCOPE_MAX_* setting is then one line, not an import failure
+
+        high = limits.MAX_CONCURRENCY
+    if text is None:
+        return None
+    parts = [p.strip() for p in text.split(",")]
+    if not text.strip() or "" in parts:
+        what = "no level" if not text.strip() else "an empty level"
+        raise UsageError(f"{flag} {text!r}: {what}; give whole numbers >= 1 separated by commas, e.g. {flag} {example}")
+    levels = []
+    for part in parts:
+        if not (part.isascii() and part.isdigit()) or int(part) < 1:  # isdigit alone takes "²", which int() refuses
+            raise UsageError(f"{flag} {text!r}: level {part!r} is not a whole number >= 1; give levels like {flag} {example}")
+        if int(part) > high:
+            raise UsageError(f"{flag} {int(part)}: give levels in 1..{high:,} (SERVESCOPE_MAX_CONCURRENCY)")
+        if int(part) in levels:
+            raise UsageError(f"{flag} {text!r}: level {int(part)} is given twice; give each level once, e.g. {flag} {example}")
+        levels.append(int(part))
+    return levels
+
+
 def check_text(value: str | None, flag: str, example: str) -> None:
     """``value`` is None (not given) or has text: an empty one (an unset shell variable, say) is
     refused by name rather than read as "not given" or sent as an empty name."""
@@ -104,4 +131,4 @@ def click_error_line(exc: Exception) -> str:
     return message
 
 
-__all__ = ["CLICK_ERROR", "check_count", "check_scenario_name", "click_error_line", "check_number", "check_seed"]
+__all__ = ["CLICK_ERROR", "check_count", "check_number", "check_scenario_name", "check_seed", "click_error_line", "parse_levels"]

@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from servescope.cli_args import check_count, check_scenario_name, check_text
+from servescope.cli_args import check_count, check_scenario_name, check_text, parse_levels
 from servescope.cli_examples import epilog
 from servescope.errors import RunFailedBar, UsageError
 
@@ -31,7 +31,7 @@ def parse_slos(spec: str | None) -> list[Any]:
     try:
         return parse_request_slos(spec)
     except SloSyntaxError as exc:
-        raise UsageError(f"--slo {exc.part!r}: write SLOs like ttft_ms<=500,itl_ms<=30") from None
+        raise UsageError(f"--slo {exc.part!r}: {exc.reason}") from None
     except ValueError as exc:  # a statistic prefix: a search's, not a run's
         raise UsageError(f"--slo {exc}") from None
 
@@ -47,7 +47,11 @@ def _fmt(v: float | None, digits: int = 1) -> str:
 
 
 def summary_table(result: Any) -> Table:
-    """One row per point (or one for the run): the numbers a reader looks at first."""
+    """One row per point (or one for the run): the numbers a reader looks at first. An ad-hoc
+    open loop's row is named by its load (``rate=4/s``, ``trace x2``), not by concurrency 1."""
+    from servescope.analysis.summarize import open_loop_load
+
+    own = open_loop_load(result.resolved_params)
     table = Table(title=f"{result.workload_id} — {result.engine.id} {result.engine.version or ''} — {result.model.id}")
     blocks = (
         [(p.concurrency, p.context_tokens, p.metrics) for p in result.points]
@@ -58,14 +62,14 @@ def summary_table(result: Any) -> Table:
     goodput = bool(result.slos)
     gpus = any(m.gpu_telemetry is not None for _, _, m in blocks)
     images = any(m.s_per_image is not None for _, _, m in blocks)
-    columns = ["conc", "ctx", "ok/total", "out tok/s", "TTFT p50", "TTFT p90", "ITL p50", "TPOT p50", "E2E p50", "failures"]
+    columns = ["load" if own else "conc", "ctx", "ok/total", "out tok/s", "TTFT p50", "TTFT p90", "ITL p50", "TPOT p50", "E2E p50", "failures"]
     columns += (["goodput req/s"] if goodput else []) + (["GPU W", "J/out tok"] if gpus else []) + (["s/image p50", "s/image p90"] if images else [])
     for col in columns:
         table.add_column(col, justify="right")
     for conc, ctx, m in blocks:
         failed = m.failed_requests or 0
         row = [
-            str(conc),
+            own or str(conc),
             str(ctx) if ctx else "-",
             f"{m.completed_requests}/{m.total_requests}",
             _fmt(m.output_tokens_per_sec),
@@ -89,9 +93,10 @@ def summary_table(result: Any) -> Table:
     return table
 
 
-def format_lengths(row: dict[str, Any]) -> str:
-    """One line per point of an ad-hoc load: requested against actual lengths (the engine's usage)."""
-    head = f"lengths c={row.get('concurrency')}: "
+def format_lengths(row: dict[str, Any], load: str | None = None) -> str:
+    """One line per point of an ad-hoc load: requested against actual lengths (the engine's
+    usage); ``load`` names an open loop's point (``rate=4/s``) instead of its concurrency."""
+    head = f"lengths {load or 'c=' + str(row.get('concurrency'))}: "
     if not row.get("with_usage"):
         return head + f"no usage reported for the {row.get('completed', 0)} completed requests; actual lengths unknown"
     text = head
@@ -102,6 +107,17 @@ def format_lengths(row: dict[str, Any]) -> str:
         "from the engine's usage"
     )
     return text
+
+
+def format_on_time(result: Any) -> str | None:
+    """One line for a run with SLOs: how many measured requests met every SLO, and how many
+    missed each (``on_time_rate``, ``violations_by_invariant_id``); None without SLOs."""
+    if not result.slos or result.on_time_rate is None:
+        return None
+    total = result.metrics.total_requests or 0
+    on_time = round(result.on_time_rate * total)
+    missed = ", ".join(f"{s.id} missed by {result.violations_by_invariant_id.get(s.id, 0)}" for s in result.slos)
+    return f"on time {on_time}/{total} ({100 * result.on_time_rate:.1f} %): {missed}"
 
 
 def format_turn(row: dict[str, Any]) -> str:
@@ -252,6 +268,7 @@ def run_command(
     ] = None,
 ) -> None:
     """Measure a workload against an endpoint (default: the embedded llama.cpp engine)."""
+    from servescope.analysis.summarize import open_loop_load
     from servescope.bench.request_fields import parse_extra_body
     from servescope.bench.run import Progress as RunProgress
     from servescope.bench.run import RunOptions, run_workload
@@ -268,18 +285,19 @@ def run_command(
         raise UsageError(f"--arrival {arrival!r}: use poisson, gamma or constant")
     if not (math.isfinite(scrape_interval) and scrape_interval > 0):
         raise UsageError(f"--scrape-interval {scrape_interval!r}: give a finite number of seconds > 0, e.g. 0.5")
-    levels = None
-    if concurrency:
-        try:
-            levels = [int(x) for x in concurrency.split(",") if x.strip()]
-        except ValueError as exc:
-            raise UsageError(f"--concurrency {concurrency!r}: give integers like 1,4,8") from exc
-        if not levels or min(levels) < 1:
-            raise UsageError(f"--concurrency {concurrency!r}: give integers ≥ 1 like 1,4,8")
+    levels = parse_levels(concurrency, "--concurrency")
     resolved_load = _resolve_load(workload, levels, rate, arrival, gamma_shape, isl=isl, osl=osl, num_requests=num_requests,
                                   range_ratio=range_ratio, seed=seed, warmup_requests=warmup_requests, trace=trace, speedup=speedup,
                                   input_file=input_file, tokenizer=tokenizer, sessions=sessions, turns=turns,
                                   think_time_ms=think_time_ms, system_prompt_tokens=system_prompt_tokens)  # fmt: skip
+    if resolved_load.trace is not None:  # a slow --speedup can make hours of a seconds-long trace: said before it starts
+        from servescope.workload.trace import span_words
+
+        replay = resolved_load.trace
+        console.print(f"replaying {len(replay.requests):,} requests of {replay.path} over {span_words(replay.span_s(resolved_load.load.speedup))} "
+                      f"(--speedup {resolved_load.load.speedup:g})", markup=False, soft_wrap=True)  # fmt: skip
+    if resolved_load.prompt_file is not None and (note := prompt_file_note(resolved_load)) is not None:
+        console.print(note, markup=False, soft_wrap=True)
     if resolved_load.load.adhoc and resolved_load.load.source != "workload-file":
         levels = None  # the load's own levels
     opts = RunOptions(
@@ -344,8 +362,14 @@ def run_command(
         artifacts = _run_with_progress(console, opts, RunProgress, functools.partial(run_workload, catalog=catalog))
         results.append(artifacts.result)
         console.print(summary_table(artifacts.result))
+        on_time = format_on_time(artifacts.result)
+        if on_time is not None:
+            console.print(on_time, markup=False)
+        own = open_loop_load(artifacts.result.resolved_params)
         for row in artifacts.result.resolved_params.get("lengths") or []:
-            console.print(format_lengths(row), markup=False)
+            console.print(format_lengths(row, own), markup=False)
+        for warning in artifacts.result.resolved_params.get("warnings") or []:
+            console.print(f"warning: {warning}", markup=False)
         for row in artifacts.result.resolved_params.get("turns") or []:
             console.print(format_turn(row), markup=False)
         if artifacts.result.scores is not None:
@@ -382,7 +406,7 @@ def _resolve_load(workload: str | None, levels: list[int] | None, rate: float | 
         req.given.add("--tokenizer")
     if workload is not None and adhoc["seed"] != 0:
         req.given.add("--seed")
-    resolved = build_load(req)
+    resolved = build_load(req, one_loop=True)
     if tokenizer is not None:
         if resolved.load.source == "prompts":
             raise UsageError("--tokenizer cuts synthetic and trace prompts to their lengths; a prompt file's prompts are sent as written")
@@ -392,9 +416,27 @@ def _resolve_load(workload: str | None, levels: list[int] | None, rate: float | 
     return resolved
 
 
+def prompt_file_note(resolved: ResolvedLoad) -> str | None:
+    """One line when a prompt file is not sent one request a prompt: ShareGPT conversations
+    skipped (no human turn), or requests that cycle through the prompts again."""
+    pf, load = resolved.prompt_file, resolved.load
+    if pf is None or load.num_requests is None:
+        return None
+    parts = []
+    if pf.skipped:
+        parts.append(f"{len(pf.prompts):,} of {len(pf.prompts) + pf.skipped:,} ShareGPT conversations used ({pf.skipped:,} without a human turn skipped)")
+    if load.num_requests > len(pf.prompts):
+        parts.append(f"{load.num_requests:,} requests per point cycle through the {len(pf.prompts):,} prompts")
+    return f"prompts: {'; '.join(parts)}" if parts else None
+
+
 def _run_with_progress(console: Console, opts: Any, progress_cls: Any, run_workload: Any) -> Any:
     stats: dict[str, float] = {"tokens": 0, "failed": 0, "t0": 0.0}  # t0 0: not started
     import time
+
+    from servescope.analysis.summarize import open_loop_load
+
+    point_load = open_loop_load({"load_description": opts.load.load.record()}) if getattr(opts, "load", None) is not None else None
 
     with Progress(
         TextColumn("[bold]{task.description}"),
@@ -416,7 +458,8 @@ def _run_with_progress(console: Console, opts: Any, progress_cls: Any, run_workl
             bar.update(task, total=total, description=opts.workload_id)
 
         def on_point(point: Any) -> None:
-            bar.update(task, description=f"{opts.workload_id} c={point.concurrency}" + (f" ctx={point.context_tokens}" if point.context_tokens else ""))
+            load = point_load or f"c={point.concurrency}"
+            bar.update(task, description=f"{opts.workload_id} {load}" + (f" ctx={point.context_tokens}" if point.context_tokens else ""))
 
         def on_record(rec: Any) -> None:
             stats["tokens"] += rec.output_tokens or 0
@@ -431,7 +474,26 @@ def _run_with_progress(console: Console, opts: Any, progress_cls: Any, run_workl
         def on_notice(msg: str) -> None:
             console.print(msg, markup=False, soft_wrap=True)
 
-        return run_workload(opts, progress_cls(on_start=on_start, on_point=on_point, on_record=on_record, on_status=on_status, on_notice=on_notice))
+        records: list[Path] = []
+        progress = progress_cls(on_start=on_start, on_point=on_point, on_record=on_record, on_status=on_status, on_notice=on_notice,
+                                on_records=records.append)  # fmt: skip
+        try:
+            return run_workload(opts, progress)
+        except KeyboardInterrupt:
+            bar.stop()
+            console.print(interrupted_line(records[0] if records else None, bar.tasks[0].total), markup=False, soft_wrap=True)
+            raise typer.Exit(130) from None
+
+
+def interrupted_line(records_path: Path | None, planned: float | None) -> str:
+    """What an interrupted run kept: its records so far (each written as it finished), and
+    the commands that rebuild a Result from them."""
+    if records_path is None or not records_path.is_file():
+        return "interrupted: before the first request; nothing was recorded"
+    with records_path.open("rb") as fh:
+        kept = sum(1 for line in fh if line.startswith(b'{"request_id"'))  # a record line (the header is {"header": ...})
+    of = f" of {planned:,.0f}" if planned else ""
+    return f"interrupted: {kept}{of} requests recorded in {records_path} (no result.json; servescope summarize, report and export rebuild it from the records)"
 
 
 @engine_app.command("start", epilog=epilog("engine start"))

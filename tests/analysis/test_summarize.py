@@ -14,6 +14,7 @@ from servescope.analysis.summarize import (
     GROUP_KEYS,
     V03_STATS,
     group_results,
+    load_point,
     summary_rows,
     v02_columns,
     v03_columns,
@@ -152,6 +153,23 @@ def test_runs_at_different_load_points_are_not_repeats(tmp_path: Path) -> None:
     assert groups == {"c=1": ["a", "c"], "c=16": ["b"], "c=1 rate=5/s": ["d"], "c=1,2,4": ["e"]}
     rows = read_csv(write_summary(results, tmp_path).v02)
     assert sorted((r["load"], r["n_episodes"]) for r in rows) == [("c=1", "2"), ("c=1 rate=5/s", "1"), ("c=1,2,4", "1"), ("c=16", "1")]
+
+
+def test_an_ad_hoc_open_loop_is_labelled_by_its_load_not_by_concurrency_1(tmp_path: Path) -> None:
+    # an ad-hoc --rate or --trace run plans one point of concurrency 1 as a placeholder: the load is its rate or its trace
+    def adhoc(run_id: str, description: dict[str, object], rate: float | None = None) -> Result:
+        r = make_result(run_id, concurrency=1, rate=rate)
+        return r.model_copy(update={"resolved_params": {**r.resolved_params, "load_description": description}})
+
+    results = [
+        adhoc("a", {"label": "adhoc-1", "source": "synthetic", "isl": 8, "osl": 4, "num_requests": 4, "rate": 4.0}, rate=4.0),
+        adhoc("b", {"label": "adhoc-2", "source": "trace", "speedup": 2.0}),
+        adhoc("c", {"label": "adhoc-3", "source": "trace"}),
+        adhoc("d", {"label": "adhoc-4", "source": "synthetic", "isl": 8, "osl": 4, "num_requests": 4, "concurrency": [1]}),
+        adhoc("e", {"label": "serve-x-v1", "source": "catalog", "workload_id": "serve-x-v1"}, rate=5.0),
+    ]
+    assert [load_point(r) for r in results] == ["rate=4/s", "trace x2", "trace x1", "c=1", "c=1 rate=5/s"]
+    assert {r["load"] for r in read_csv(write_summary(results, tmp_path).v02)} == {"rate=4/s", "trace x2", "trace x1", "c=1", "c=1 rate=5/s"}
 
 
 @pytest.mark.parametrize("order", list(itertools.permutations(range(3))))

@@ -150,7 +150,7 @@ def test_a_failed_turn_ends_its_session_and_every_later_turn_is_still_a_record(t
     [
         (("--sessions", "2", "--turns", "3", "--isl", "8", "--osl", "4", "--concurrency", "2"), "--sessions and --concurrency contradict"),
         (("--sessions", "2", "--isl", "8", "--osl", "4"), "need --sessions S and --turns N"),
-        (("--sessions", "2", "--turns", "3", "--isl", "8", "--osl", "4", "--think-time-ms", "-1"), "--think-time-ms -1.0"),
+        (("--sessions", "2", "--turns", "3", "--isl", "8", "--osl", "4", "--think-time-ms", "-1"), "--think-time-ms -1"),
         (("--sessions", "2", "--turns", "3", "--isl", "8", "--osl", "4", "--api", "completions"), "run it with --api chat"),
     ],
 )

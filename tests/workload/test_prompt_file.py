@@ -65,6 +65,28 @@ def test_sharegpt_without_a_human_turn_is_refused(tmp_path: Path) -> None:
         ('{"prompt": "a", "max_tokens": 0}', "line 1: max_tokens 0"),
         ('{"messages": [{"role": "wizard", "content": "x"}]}', "line 1: messages[0]"),
         ("not json", "line 1: not JSON"),
+        ('{"prompt": "a", "max_tokens": true}', "line 1: max_tokens true: give a whole number"),
+        # a chat without a user turn is not a request to answer
+        ('{"messages": [{"role": "assistant", "content": "hi"}]}', "line 1: messages has no user turn (only assistant)"),
+        (
+            '{"messages": [{"role": "system", "content": "s"}, {"role": "assistant", "content": "a"}]}',
+            "line 1: messages has no user turn (only system, assistant)",
+        ),
+        ('{"prompt": "a", "prompt": "b"}', 'line 1: field "prompt" is given twice'),
+        ('{"prompt": "  "}', "line 1: prompt: give non-empty text"),
+        ('{"messages": [{"role": "user", "content": " "}]}', "line 1: messages: every user turn is empty"),
+        # the real mistake named: one ShareGPT conversation not in a list (on one line, or spread over lines)
+        (
+            '{"conversations": [{"from": "human", "value": "Hi"}]}',
+            "line 1: a ShareGPT conversation; a ShareGPT file is a JSON list of conversations: wrap them in [ ]",
+        ),
+        (
+            '{\n  "conversations": [{"from": "human", "value": "Hi"}]\n}',
+            "a ShareGPT conversation; a ShareGPT file is a JSON list of conversations: wrap it in [ ]",
+        ),
+        ('{\n  "prompt": "Hi"\n}', "one JSON object over several lines; JSONL has one object a line"),
+        # a JSON array of prompt objects is read as ShareGPT: say so rather than ask for conversations
+        ('[{"prompt": "array"}]', "a JSON array of prompt objects; give them as JSONL, one object a line"),
     ],
 )
 def test_bad_jsonl_line_is_one_line(tmp_path: Path, line: str, words: str) -> None:
@@ -100,3 +122,29 @@ def test_a_file_past_the_cap_is_refused_without_num_requests_never_cut_unsaid(tm
     if not sharegpt:  # exactly the cap, then blank lines only: read whole
         path.write_text("".join(json.dumps({"prompt": f"q{i}"}) + "\n\n" for i in range(3)), encoding="utf-8")
         assert len(read_prompt_file(path).prompts) == 3
+
+
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [
+        (b'{"prompt": "ok"}\n{"prompt": "caf\xe9"}\n', "line 2: not UTF-8 (byte 0xe9 at column 16); save the file as UTF-8"),
+        (
+            b'[{"conversations": [{"from": "human", "value": "Hi"}]},\n {"conversations": [{"from": "human", "value": "\xff"}]}]',
+            "not UTF-8 (byte 0xff at line 2, column 49)",
+        ),
+    ],
+    ids=["jsonl", "sharegpt"],
+)
+def test_invalid_utf8_is_reported_as_such_with_where(tmp_path: Path, data: bytes, words: str) -> None:
+    path = tmp_path / "p.jsonl"
+    path.write_bytes(data)
+    with pytest.raises(UsageError) as info:
+        read_prompt_file(path)
+    assert str(info.value).startswith(f"--input-file {path}: ") and words in str(info.value) and "not JSON" not in str(info.value)
+
+
+def test_a_sharegpt_object_with_a_key_given_twice_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "s.json"
+    path.write_text('[{"conversations": [{"from": "human", "value": "a", "value": "b"}]}]', encoding="utf-8")
+    with pytest.raises(UsageError, match='field "value" is given twice in one object'):
+        read_prompt_file(path)

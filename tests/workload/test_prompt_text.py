@@ -66,8 +66,26 @@ def test_a_length_below_the_endpoints_own_tokens_is_one_line() -> None:
         builder = await PromptBuilder.create(tok, corpus_text())
         await build_prompts(plan_load(build_load(LoadRequest(isl=5, osl=4, num_requests=1, concurrency=[1]))), builder, template_tokens=9)
 
-    with pytest.raises(UsageError, match="the endpoint adds 9 tokens of its own"):
+    with pytest.raises(UsageError) as info:
         asyncio.run(go())
+    # named by the option that asked for it, with a way forward
+    assert str(info.value).startswith("--isl 5: 5 input tokens is no more than the 9 tokens the endpoint adds of its own")
+    assert "give --isl 10 or more" in str(info.value)
+
+
+def test_a_trace_line_below_the_endpoints_own_tokens_names_the_file_and_line(tmp_path: Path) -> None:
+    trace = tmp_path / "tiny_in.jsonl"
+    trace.write_text('{"timestamp": 0, "input_length": 60, "output_length": 4}\n\n{"timestamp": 5, "input_length": 5, "output_length": 4}\n', encoding="utf-8")
+    tok = LocalTokenizer(TOKENIZER)
+
+    async def go() -> None:
+        builder = await PromptBuilder.create(tok, corpus_text())
+        await build_prompts(plan_load(build_load(LoadRequest(trace=trace))), builder, template_tokens=11)
+
+    with pytest.raises(UsageError) as info:
+        asyncio.run(go())
+    assert str(info.value).startswith(f"--trace {trace} line 3: 5 input tokens is no more than the 11 tokens the endpoint adds")
+    assert "--api completions" in str(info.value) and "drop the line" in str(info.value)
 
 
 def test_tokenizer_file_problems_are_one_line(tmp_path: Path) -> None:

@@ -34,16 +34,21 @@ OK = {"timestamp": 0, "input_length": 10, "output_length": 5}
     [
         ({"timestamp": -1, "input_length": 10, "output_length": 5}, "line 2: timestamp -1 is negative"),
         ({"timestamp": 0, "output_length": 5}, "line 2: field 'input_length' is missing"),
-        ({"timestamp": 1.7e12, "input_length": 10, "output_length": 5}, "line 2: timestamp 1700000000000.0 is more than 30 days"),
+        ({"timestamp": 1.7e12, "input_length": 10, "output_length": 5}, "line 2: timestamp 1700000000000 is more than 30 days"),
         ({"timestamp": 0, "input_length": 10}, "line 2: field 'output_length' is missing"),
         ({"input_length": 10, "output_length": 5}, "line 2: field 'timestamp' is missing"),
         ({"timestamp": 0, "input_length": 0, "output_length": 5}, "line 2: input_length 0: give at least 1 token"),
         ({"timestamp": 0, "input_length": 2.5, "output_length": 5}, "line 2: input_length 2.5: give a whole number"),
-        ({"timestamp": 0, "input_length": "9", "output_length": 5}, "line 2: input_length '9'"),
+        ({"timestamp": 0, "input_length": "9", "output_length": 5}, 'line 2: input_length "9"'),
         ({"timestamp": 0, "input_length": 10, "output_length": 5, "hash_ids": [1, -2]}, "line 2: hash_ids"),
         ({"timestamp": 0, "input_length": 10, "output_length": 5, "session_id": "a"}, "line 2: field 'session_id' is not replayed"),
         ("{not json", "line 2: not JSON"),
         ("[1, 2]", "line 2: give one JSON object per line"),
+        # JSON's words in messages, never Python reprs
+        ({"timestamp": 0, "input_length": True, "output_length": 5}, "line 2: input_length true: give a whole number"),
+        # a block past the input would be cut off unsaid: 3 blocks of 512 tokens need at least 1,025
+        ({"timestamp": 0, "input_length": 100, "output_length": 5, "hash_ids": [0, 1, 2]}, "line 2: hash_ids names 3 blocks of 512 tokens (at least 1,025"),
+        ('{"timestamp": 0, "input_length": 10, "output_length": 5, "timestamp": 5}', 'line 2: field "timestamp" is given twice'),
     ],
 )
 def test_bad_line_is_one_line_naming_file_line_and_field(tmp_path: Path, bad: object, words: str) -> None:
@@ -55,7 +60,7 @@ def test_bad_line_is_one_line_naming_file_line_and_field(tmp_path: Path, bad: ob
 
 def test_decreasing_timestamp_is_refused(tmp_path: Path) -> None:
     path = _write(tmp_path, [{**OK, "timestamp": 100}, {**OK, "timestamp": 100}, {**OK, "timestamp": 99}])
-    with pytest.raises(UsageError, match=r"line 3: timestamp 99 is before the previous line's 100"):
+    with pytest.raises(UsageError, match=r"line 3: timestamp 99 is before the previous line's 100;"):
         read_trace(path)
 
 
@@ -89,3 +94,16 @@ def test_a_byte_order_mark_and_crlf_lines_read(tmp_path: Path) -> None:
     assert [r.timestamp_ms for r in read_trace(path).requests] == [0.0, 5.0]
     with pytest.raises(UsageError, match="a folder, not a file"):
         read_trace(tmp_path)
+
+
+def test_a_line_that_is_not_utf8_is_named_as_such(tmp_path: Path) -> None:
+    path = tmp_path / "trace.jsonl"
+    path.write_bytes(json.dumps(OK).encode() + b'\n{"timestamp": 10, "input_length": 60, "output_length": 4, "x": "\xff\xfe"}\n')
+    with pytest.raises(UsageError) as info:
+        read_trace(path)
+    assert str(info.value) == f"--trace {path}: line 2: not UTF-8 (byte 0xff at column 65); save the file as UTF-8"
+
+
+def test_hash_ids_that_fit_the_input_are_kept(tmp_path: Path) -> None:
+    path = _write(tmp_path, [{**OK, "input_length": 1025, "hash_ids": [0, 1, 2]}, {**OK, "input_length": 1024, "hash_ids": [0, 1]}])
+    assert [r.hash_ids.tolist() for r in read_trace(path).requests] == [[0, 1, 2], [0, 1]]

@@ -193,10 +193,31 @@ def episode_metrics(r: Result) -> dict[str, float | int | None]:
     }
 
 
+def open_loop_load(params: Mapping[str, Any]) -> str | None:
+    """An ad-hoc open loop's own name (``resolved_params.load_description``): ``trace x2``
+    (a trace replayed on its timestamps at speedup 2) or ``rate=4/s`` (``--rate`` without
+    a closed loop). Its one point's concurrency (1) is a placeholder, never its load. None
+    for a closed loop and for a workload's points, which their concurrency names."""
+    desc = params.get("load_description")
+    if not isinstance(desc, Mapping) or desc.get("source") in (None, "catalog", "workload-file") or desc.get("sessions"):
+        return None
+    if desc.get("source") == "trace":
+        speedup = desc.get("speedup", 1.0)
+        return f"trace x{speedup:g}" if isinstance(speedup, int | float) else "trace"
+    rate = desc.get("rate")
+    if isinstance(rate, int | float) and not desc.get("concurrency"):
+        return f"rate={rate:g}/s"
+    return None
+
+
 def load_point(r: Result) -> str:
     """The load a Result was measured (or simulated) at: its concurrencies in plan
     order, and the requested arrival rate of an open-loop run — ``c=8``,
-    ``c=1,2,4,8``, ``c=8 rate=5/s``; empty when the Result does not say."""
+    ``c=1,2,4,8``, ``c=8 rate=5/s``; an ad-hoc open loop by its own name
+    (``open_loop_load``: ``rate=4/s``, ``trace x2``); empty when the Result does not say."""
+    own = open_loop_load(r.resolved_params)
+    if own is not None:
+        return own
     concs: list[int] = [p.concurrency for p in r.points] if r.points else []
     if not concs:
         planned = r.resolved_params.get("points")

@@ -75,6 +75,7 @@ class Progress:
     on_record: OnRecord | None = None
     on_status: Callable[[str], None] | None = None
     on_notice: Callable[[str], None] | None = None  # one line the user must see (rows not sent, and why)
+    on_records: Callable[[Path], None] | None = None  # the records file, once its folder is made (an interrupted run says where)
 
 
 def _utc_now() -> str:
@@ -348,6 +349,8 @@ async def _run_async(
             load=load.record() if load is not None else None,
             engine_command={"launcher": command.launcher, "model": command.model} if command is not None and (command.launcher or command.model) else None,
         )
+        if progress.on_records is not None:
+            progress.on_records(records_path)
         if progress.on_start:
             progress.on_start(sum(len(p.requests) for p in points))
         t_start = time.perf_counter()
@@ -412,6 +415,8 @@ async def _run_async(
                 await _fill_input_tokens(session, endpoint, points, outcomes, writer)
     if adhoc_resolved:
         resolved["lengths"] = length_report(points, outcomes)  # requested against actual, per point
+        if warnings := length_warnings(resolved["lengths"], adhoc_resolved.get("prompt_tokens")):
+            resolved["warnings"] = warnings
         if turns := turn_report(points, outcomes):
             resolved["turns"] = turns  # multi-turn: TTFT and the engine's cached prompt tokens, per turn number
     result = build_result(
@@ -434,6 +439,37 @@ async def _run_async(
     ev_path = run_dir / "evaluation-run.json"
     evrun.write_json(ev_path)
     return RunArtifacts(run_dir, records_path, result_path, ev_path, result, evrun)
+
+
+#: Input lengths the engine counts further than this from the asked ones (the larger of the
+#: two, on the mean per point) are worth a warning: one token where two prefix blocks join
+#: is expected, a third of the prompt missing is a tokenizer that is not the served model's.
+LENGTH_TOLERANCE_TOKENS = 2.0
+LENGTH_TOLERANCE_SHARE = 0.02
+
+
+def length_warnings(rows: list[dict[str, Any]], prompt_tokens: dict[str, Any] | None) -> list[str]:
+    """One warning per point whose actual input (the engine's usage) is off the asked
+    length by more than max(2 tokens, 2 %) on the mean, naming the likely cause."""
+    source = str((prompt_tokens or {}).get("tokenizer") or "")
+    cause = (
+        "is --tokenizer the served model's? (prompts are cut by it)"
+        if source.startswith("file:")
+        else "the endpoint's /tokenize and its usage count differently (a proxy in front of another model?)"
+    )
+    out = []
+    for row in rows:
+        asked, actual = row.get("requested_input_mean"), row.get("input_mean")
+        if asked is None or actual is None or not asked:
+            continue
+        off = actual - asked
+        if abs(off) > max(LENGTH_TOLERANCE_TOKENS, LENGTH_TOLERANCE_SHARE * asked):
+            where = f"point {row.get('point')} (c={row.get('concurrency')}): " if len(rows) > 1 else ""
+            out.append(
+                f"{where}prompts are {100 * abs(off) / asked:.0f} % {'shorter' if off < 0 else 'longer'} than asked "
+                f"(the engine counts {actual:.1f} input tokens where {asked:g} were asked); {cause}"
+            )
+    return out
 
 
 def event_loop_name() -> str:

@@ -35,10 +35,16 @@ def _synthetic_points(resolved: ResolvedLoad) -> list[PlannedPoint]:
             phase = "warmup" if i < warm else "measured"
             rid = f"p{index}-{phase[0]}{i:05d}"
             point.requests.append(
-                PlannedRequest(request_id=rid, prompt="", prompt_id=f"synthetic-{rid}", max_tokens=osl, input_tokens_nominal=isl, phase=phase)
-            )
+                PlannedRequest(request_id=rid, prompt="", prompt_id=f"synthetic-{rid}", max_tokens=osl, input_tokens_nominal=isl, phase=phase,
+                               origin=_isl_origin(load, isl))
+            )  # fmt: skip
         points.append(point)
     return points
+
+
+def _isl_origin(load: Load, drawn: int) -> str:
+    """Where a synthetic request's input length comes from, for a refusal to name."""
+    return f"--isl {load.isl}" + (f" (--range-ratio {load.range_ratio:g} drew {drawn})" if drawn != load.isl else "")
 
 
 def _session_points(resolved: ResolvedLoad) -> list[PlannedPoint]:
@@ -58,7 +64,7 @@ def _session_points(resolved: ResolvedLoad) -> list[PlannedPoint]:
         point.requests.append(
             PlannedRequest(
                 request_id=rid, prompt="", prompt_id=f"session-{rid}", max_tokens=osl, input_tokens_nominal=isl, group=f"s{session:05d}",
-                session=f"s{session:05d}", system_tokens_nominal=load.system_prompt_tokens,
+                session=f"s{session:05d}", system_tokens_nominal=load.system_prompt_tokens, origin=_isl_origin(load, isl),
             )
         )  # fmt: skip
     return [point]
@@ -79,6 +85,7 @@ def _trace_points(resolved: ResolvedLoad) -> list[PlannedPoint]:
                 input_tokens_nominal=r.input_length,
                 group=f"block-{r.hash_ids[0]}" if len(r.hash_ids) else None,
                 prefix_blocks=tuple(r.hash_ids),
+                origin=f"--trace {trace.path} line {r.line}",
             )
         )
     return [point]

@@ -12,6 +12,7 @@ line endings.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
@@ -19,6 +20,68 @@ from typing import Any, Protocol
 from servescope.errors import UsageError
 
 _BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark some editors write
+_SHOWN_CHARS = 60
+
+
+def shown(value: Any) -> str:
+    """A value read from a user's file or option, as they wrote it in JSON: ``true`` not
+    ``True``, ``100`` not ``100.0``, ``1e+12`` not ``1000000000000.0``, text quoted and
+    cut short; never a Python repr."""
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isfinite(value) and value.is_integer() and abs(value) < 1e15:
+            return str(int(value))
+        return f"{value:g}"
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 1] + "…"
+
+
+class DuplicateKeyError(ValueError):
+    """A JSON object that gives ``key`` twice (``json`` would keep the last silently)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise DuplicateKeyError(key)
+        out[key] = value
+    return out
+
+
+def not_utf8(raw: bytes) -> str | None:
+    """None for UTF-8 bytes, else where they stop being UTF-8: ``byte 0xff at column 70``
+    (``at line 3, column 70`` past the first line of ``raw``)."""
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line_start = raw.rfind(b"\n", 0, exc.start) + 1
+        column = len(raw[line_start : exc.start].decode("utf-8", "replace")) + 1
+        line = raw.count(b"\n", 0, exc.start) + 1
+        return f"byte 0x{raw[exc.start]:02x} at " + (f"line {line}, column {column}" if line > 1 else f"column {column}")
+    return None
+
+
+def parse_json(raw: bytes, where: str, not_json: str) -> Any:
+    """One JSON value from a user's bytes, or one line: not UTF-8 (which byte, where), a key
+    given twice, or ``not_json``."""
+    try:
+        text = raw.decode("utf-8")  # decoded once; where it fails is worked out only then
+    except UnicodeDecodeError:
+        raise UsageError(f"{where}: not UTF-8 ({not_utf8(raw)}); save the file as UTF-8") from None
+    try:
+        return json.loads(text, object_pairs_hook=no_duplicate_keys)
+    except DuplicateKeyError as exc:
+        raise UsageError(f"{where}: field {shown(exc.key)} is given twice; give each field once") from None
+    except ValueError:
+        raise UsageError(f"{where}: {not_json}") from None
 
 
 class Digest(Protocol):
@@ -62,10 +125,7 @@ def jsonl_values(
             if not raw.strip():
                 continue
             digest.update(raw.rstrip(b"\r\n") + b"\n")
-            try:
-                value = json.loads(raw)
-            except ValueError:
-                raise UsageError(f"{where}: {not_json}") from None
+            value = parse_json(raw, where, not_json)
             values += 1
             yield where, value
         if beyond_cap is not None:
@@ -74,4 +134,4 @@ def jsonl_values(
                     raise UsageError(f"{flag} {path}: {beyond_cap}")
 
 
-__all__ = ["jsonl_values", "require_file"]
+__all__ = ["DuplicateKeyError", "jsonl_values", "no_duplicate_keys", "not_utf8", "parse_json", "require_file", "shown"]

@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from servescope import limits
+from servescope.workload.jsonl_lines import shown
 
 LoadSource = Literal["catalog", "workload-file", "synthetic", "trace", "prompts"]
 Arrival = Literal["poisson", "gamma", "constant"]
@@ -74,11 +75,23 @@ class Load(BaseModel):
         return self.source != "catalog"
 
     def fingerprint(self) -> str:
-        """sha256 of what is sent (paths left out: the same bytes elsewhere are the same load)."""
+        """sha256 of what is sent (paths left out: the same bytes elsewhere are the same load).
+
+        Defaults are normalised first, so an option given at its default value labels the
+        load as leaving it out does: ``warmup_requests`` 0 is the unset default (``run``
+        sends none; ``predict``'s steady-state warm-up is the simulator's rule for reaching
+        steady state, not part of the load), and the arrival process of a closed loop (or
+        the gamma shape of other arrivals) sends nothing."""
         data = self.model_dump(mode="json")
         for ref in ("trace", "prompts"):
             if data[ref] is not None:
                 data[ref].pop("path", None)
+        if data["warmup_requests"] == 0:
+            data["warmup_requests"] = None
+        if data["rate"] is None:
+            data["arrival"], data["gamma_shape"] = "poisson", 1.0
+        elif data["arrival"] != "gamma":
+            data["gamma_shape"] = 1.0
         text = json.dumps(data, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -122,9 +135,14 @@ class Load(BaseModel):
         return {"label": self.label, "source": self.source, **self.model_dump(mode="json", exclude_defaults=True)}
 
 
+MAX_SPEEDUP = 1e6
+
+
 def check_speedup(speedup: float) -> None:
     if not (math.isfinite(speedup) and speedup > 0):
-        raise ValueError(f"--speedup {speedup!r}: give a finite number > 0, e.g. 2 (twice as fast as recorded)")
+        raise ValueError(f"--speedup {shown(speedup)}: give a finite number > 0, e.g. 2 (twice as fast as recorded)")
+    if speedup > MAX_SPEEDUP:
+        raise ValueError(f"--speedup {shown(speedup)} is above the limit of {MAX_SPEEDUP:g}")
 
 
 __all__ = ["TRACE_BLOCK_TOKENS", "FileRef", "Load", "LoadSource", "check_speedup"]

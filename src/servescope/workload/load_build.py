@@ -15,9 +15,13 @@ from pathlib import Path
 from servescope import limits
 from servescope.documents import Workload
 from servescope.errors import UsageError
+from servescope.workload.jsonl_lines import shown
 from servescope.workload.load import FileRef, Load, check_speedup
 from servescope.workload.prompt_file import PromptFile, read_prompt_file
-from servescope.workload.trace import Trace, read_trace
+from servescope.workload.trace import MAX_TIMESTAMP_MS, Trace, read_trace, span_words
+
+MAX_THINK_TIME_MS = 3_600_000.0  # an hour between turns
+MAX_TURNS = 10_000
 
 
 @dataclass
@@ -67,22 +71,46 @@ def _tokens(value: int | None, flag: str, example: str) -> None:
         raise UsageError(f"{flag} {value:,} is above the limit of {limits.MAX_TOKENS:,} tokens (SERVESCOPE_MAX_TOKENS)")
 
 
+def _positive(value: float | None, flag: str, example: str) -> None:
+    """None, or a finite number > 0: 0, negatives, NaN and inf are one line (the catalog
+    path's words, ``bench.run_checks``), never a pydantic dump from ``Load``. Upper limits
+    are the runner's (``run``: ``bench.run_checks``; ``predict``: the simulator's)."""
+    if value is None:
+        return
+    if not (math.isfinite(value) and value > 0):
+        raise UsageError(f"{flag} {shown(value)}: give a finite number > 0, e.g. {example}")
+
+
 def _check_values(req: LoadRequest) -> None:
+    """Every numeric option by name, before any is used: NaN, inf, zero, negatives and
+    values past the limits are each one line naming the flag."""
     _tokens(req.isl, "--isl", "256")
     _tokens(req.osl, "--osl", "32")
     if req.num_requests is not None and not 1 <= req.num_requests <= limits.MAX_REQUESTS:
         raise UsageError(f"--num-requests {req.num_requests}: give a count in 1..{limits.MAX_REQUESTS:,}, e.g. --num-requests 40")
     if req.warmup_requests is not None and not 0 <= req.warmup_requests <= limits.MAX_REQUESTS:
-        raise UsageError(f"--warmup-requests {req.warmup_requests}: give 0 or more")
+        raise UsageError(f"--warmup-requests {req.warmup_requests}: give a count in 0..{limits.MAX_REQUESTS:,}, e.g. --warmup-requests 4")
     if req.range_ratio is not None and not (math.isfinite(req.range_ratio) and 0.0 <= req.range_ratio < 1.0):
-        raise UsageError(f"--range-ratio {req.range_ratio!r}: give a number in [0, 1), e.g. 0.1 (lengths uniform in L(1-r)..L(1+r))")
+        raise UsageError(f"--range-ratio {shown(req.range_ratio)}: give a number in [0, 1), e.g. 0.1 (lengths uniform in L(1-r)..L(1+r))")
     if req.seed < 0:
         raise UsageError(f"--seed {req.seed}: give 0 or more")
+    _positive(req.rate, "--rate", "--rate 4 (requests per second)")
+    _positive(req.gamma_shape, "--gamma-shape", "--gamma-shape 0.5 (1 = Poisson)")
     if req.speedup is not None:
         try:
             check_speedup(req.speedup)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
+    if req.think_time_ms is not None and not (math.isfinite(req.think_time_ms) and 0.0 <= req.think_time_ms <= MAX_THINK_TIME_MS):
+        raise UsageError(f"--think-time-ms {shown(req.think_time_ms)}: give milliseconds in 0..{MAX_THINK_TIME_MS:,.0f}, e.g. 500")
+    if req.sessions is not None and not 1 <= req.sessions <= limits.MAX_CONCURRENCY:
+        raise UsageError(f"--sessions {req.sessions}: give 1..{limits.MAX_CONCURRENCY:,} sessions (SERVESCOPE_MAX_CONCURRENCY), e.g. --sessions 4")
+    if req.turns is not None and not 1 <= req.turns <= MAX_TURNS:
+        raise UsageError(f"--turns {req.turns}: give 1..{MAX_TURNS:,} turns per session, e.g. --turns 5")
+    _tokens(req.system_prompt_tokens, "--system-prompt-tokens", "1024")
+    for level in req.concurrency or ():
+        if level < 1:
+            raise UsageError(f"--concurrency {level}: give levels of at least 1, e.g. --concurrency 1,4,8")
 
 
 def _refuse_with(flag: str, others: dict[str, bool], why: str) -> None:
@@ -115,8 +143,20 @@ def _workload_load(req: LoadRequest) -> ResolvedLoad:
     doc = loaded.document
     if not isinstance(doc, Workload):
         raise UsageError(f"{path}: is a {type(doc).__name__}; give a Workload document (or a catalog workload id)")
+    _check_dataset(doc, path)
     digest = hashlib.sha256(json.dumps(doc.model_dump(mode="json"), sort_keys=True).encode("utf-8")).hexdigest()
     return ResolvedLoad(Load(source="workload-file", workload_id=doc.id, workload_sha256=digest), workload=doc)
+
+
+def _check_dataset(doc: Workload, path: Path) -> None:
+    """A Workload file's dataset is the catalog's: an unknown id is one line naming the file
+    and the field, like the file's other errors, before anything starts."""
+    from servescope.catalog.store import Catalog
+
+    known = Catalog.load().ids("datasets")
+    if doc.dataset_id not in known:
+        shown_ids = ", ".join(known[:8]) + (f" (+{len(known) - 8} more)" if len(known) > 8 else "")
+        raise UsageError(f"{path}: dataset_id: unknown dataset {doc.dataset_id!r}; known: {shown_ids or 'none'} (servescope catalog list)")
 
 
 def _session_load(req: LoadRequest, multi: dict[str, bool]) -> ResolvedLoad:
@@ -124,29 +164,24 @@ def _session_load(req: LoadRequest, multi: dict[str, bool]) -> ResolvedLoad:
         flag = next(name for name, on in multi.items() if on)
         missing = "--sessions S" if req.sessions is None else "--turns N"
         raise UsageError(f"{flag} without {missing}: multi-turn sessions need --sessions S and --turns N (with --isl, --osl and optionally --think-time-ms)")
-    if not 1 <= req.sessions <= limits.MAX_CONCURRENCY:
-        raise UsageError(f"--sessions {req.sessions}: give at least 1 session")
-    if not 1 <= req.turns <= 10_000:
-        raise UsageError(f"--turns {req.turns}: give 1..10000 turns per session")
     think = req.think_time_ms if req.think_time_ms is not None else 0.0
-    if not (math.isfinite(think) and 0.0 <= think <= 3_600_000.0):
-        raise UsageError(f"--think-time-ms {req.think_time_ms!r}: give milliseconds in 0..3600000, e.g. 500")
     _refuse_with("--sessions", {"--concurrency": req.concurrency is not None, "--rate": req.rate is not None,
                                 "--num-requests": req.num_requests is not None, "--warmup-requests": req.warmup_requests is not None,
                                 "--trace": req.trace is not None, "--input-file": req.input_file is not None},
                  "the sessions run at once, each sending its turns one after another; --sessions x --turns is the request count")  # fmt: skip
     if req.isl is None or req.osl is None:
         raise UsageError("multi-turn sessions need --isl (new tokens per user turn) and --osl (tokens per answer)")
-    _tokens(req.system_prompt_tokens, "--system-prompt-tokens", "1024")
     load = Load(source="synthetic", isl=req.isl, osl=req.osl, range_ratio=req.range_ratio or 0.0, num_requests=req.sessions * req.turns,
                 concurrency=(req.sessions,), seed=req.seed, sessions=req.sessions, turns=req.turns, think_time_ms=think,
                 system_prompt_tokens=req.system_prompt_tokens)  # fmt: skip
     return ResolvedLoad(load)
 
 
-def build_load(req: LoadRequest, *, require_requests: bool = True) -> ResolvedLoad:
+def build_load(req: LoadRequest, *, require_requests: bool = True, one_loop: bool = False) -> ResolvedLoad:
     """The one load the options describe. ``require_requests``: synthetic loads need
-    ``--num-requests`` (``predict`` has the harness's default)."""
+    ``--num-requests`` (``predict`` has the harness's default). ``one_loop``: ``--rate``
+    with ``--concurrency`` is refused (``run``: nothing caps an open loop's requests in
+    flight, so the levels would only label identical points)."""
     _check_values(req)
     if req.workload is not None:
         return _workload_load(req)
@@ -160,17 +195,25 @@ def build_load(req: LoadRequest, *, require_requests: bool = True) -> ResolvedLo
     if req.trace is not None:
         _refuse_with("--trace", {"--rate": req.rate is not None, "--concurrency": levels is not None, "--input-file": req.input_file is not None,
                                  "--isl": req.isl is not None, "--osl": req.osl is not None, "--range-ratio": req.range_ratio is not None,
-                                 "--arrival": req.arrival != "poisson", "--warmup-requests": req.warmup_requests is not None},
+                                 "--arrival": req.arrival != "poisson", "--gamma-shape": req.gamma_shape != 1.0,
+                                 "--warmup-requests": req.warmup_requests is not None},
                      "the trace's timestamps and lengths are the load")  # fmt: skip
         trace = read_trace(req.trace, req.num_requests)
         if req.num_requests is not None and len(trace.requests) < req.num_requests:
             raise UsageError(f"--num-requests {req.num_requests}: the trace {req.trace} has only {len(trace.requests)} requests; "
                              "leave --num-requests out to replay them all")  # fmt: skip
+        span_s = trace.span_s(req.speedup or 1.0)
+        if span_s * 1000 > MAX_TIMESTAMP_MS:  # the limit holds for the schedule sent, after --speedup, not for the file's numbers
+            raise UsageError(f"--trace {req.trace} at --speedup {shown(req.speedup or 1.0)}: the replay would span {span_words(span_s)}, "
+                             f"more than {MAX_TIMESTAMP_MS // 86_400_000} days; give a larger --speedup (timestamps are milliseconds)")  # fmt: skip
         ref = FileRef(path=str(req.trace), sha256=trace.sha256, requests=len(trace.requests))
         load = Load(source="trace", trace=ref, speedup=req.speedup or 1.0, num_requests=len(trace.requests), seed=req.seed)
         return ResolvedLoad(load, trace=trace)
     if req.speedup is not None:
         raise UsageError("--speedup replays a --trace faster (or slower); give --trace PATH with it")
+    if one_loop and levels is not None and req.rate is not None:
+        raise UsageError(f"--rate and --concurrency contradict: an ad-hoc load is a closed loop of --concurrency {','.join(map(str, levels))} "
+                         f"or an open loop at --rate {shown(req.rate)} requests per second, which no in-flight count limits; give one of them")  # fmt: skip
     if req.input_file is not None:
         _refuse_with("--input-file", {"--isl": req.isl is not None, "--range-ratio": req.range_ratio is not None},
                      "the file's prompts set the input lengths")  # fmt: skip

@@ -37,6 +37,8 @@ class PlannedRequest:
     # multi-turn: the session's system message, planned by length then built (the same text for every turn of a session)
     system_tokens_nominal: int | None = None
     system_prompt: str | None = None
+    # ad-hoc loads: where this request's length was asked ("--isl 10", "--trace t.jsonl line 3"), named by a refusal
+    origin: str | None = None
 
 
 @dataclass

@@ -21,7 +21,7 @@ from typing import Any
 
 from servescope import limits
 from servescope.errors import UsageError
-from servescope.workload.jsonl_lines import jsonl_values, require_file
+from servescope.workload.jsonl_lines import DuplicateKeyError, jsonl_values, no_duplicate_keys, not_utf8, require_file, shown
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 MAX_SHAREGPT_BYTES = 256 * 1024 * 1024
@@ -47,7 +47,7 @@ class PromptFile:
 
 def _max_tokens(value: Any, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= limits.MAX_TOKENS:
-        raise UsageError(f"{where}: max_tokens {value!r}: give a whole number of tokens >= 1")
+        raise UsageError(f"{where}: max_tokens {shown(value)}: give a whole number of tokens >= 1")
     return value
 
 
@@ -59,12 +59,21 @@ def _messages(value: Any, where: str) -> tuple[dict[str, str], ...]:
         if not isinstance(m, dict) or m.get("role") not in ROLES or not isinstance(m.get("content"), str):
             raise UsageError(f'{where}: messages[{i}]: give {{"role": one of {"/".join(ROLES)}, "content": text}}')
         out.append({"role": m["role"], "content": m["content"]})
+    if not any(m["role"] == "user" for m in out):
+        roles = ", ".join(dict.fromkeys(m["role"] for m in out))
+        raise UsageError(f'{where}: messages has no user turn (only {roles}); a chat to send needs a {{"role": "user", "content": ...}} message')
+    if not any(m["content"].strip() for m in out if m["role"] == "user"):
+        raise UsageError(f"{where}: messages: every user turn is empty; give the user's text")
     return tuple(out)
 
 
 def _jsonl_prompt(obj: Any, where: str) -> FilePrompt:
     if not isinstance(obj, dict):
         raise UsageError(f"{where}: give one JSON object per line with prompt or messages")
+    if "conversations" in obj:
+        raise UsageError(
+            f"{where}: a ShareGPT conversation; a ShareGPT file is a JSON list of conversations: wrap them in [ ] (or give JSONL lines with prompt or messages)"
+        )
     unknown = sorted(set(obj) - {"prompt", "messages", "max_tokens"})
     if unknown:
         raise UsageError(f"{where}: field {unknown[0]!r} is not read; a line has prompt or messages, and optional max_tokens")
@@ -72,7 +81,7 @@ def _jsonl_prompt(obj: Any, where: str) -> FilePrompt:
     if ("prompt" in obj) == ("messages" in obj):
         raise UsageError(f"{where}: give exactly one of prompt (text) or messages (a chat)")
     if "prompt" in obj:
-        if not isinstance(obj["prompt"], str) or not obj["prompt"]:
+        if not isinstance(obj["prompt"], str) or not obj["prompt"].strip():
             raise UsageError(f"{where}: prompt: give non-empty text")
         return FilePrompt(obj["prompt"], None, mt)
     msgs = _messages(obj["messages"], where)
@@ -95,8 +104,30 @@ def _read_jsonl(path: Path, flag: str, cap: int, refuse_beyond: bool) -> PromptF
         not_json="not JSON; give one JSON object per line (or a ShareGPT .json file)",
         beyond_cap=_beyond_cap(cap) if refuse_beyond else None,
     )
-    prompts = [_jsonl_prompt(obj, where) for where, obj in lines]
+    try:
+        prompts = [_jsonl_prompt(obj, where) for where, obj in lines]
+    except UsageError as exc:
+        whole = _one_document(path) if str(exc).startswith(f"{flag} {path}: line 1: not JSON") else None
+        if isinstance(whole, dict):  # one object spread over lines: say what it is, not that its first line is not JSON
+            what = (
+                "a ShareGPT conversation; a ShareGPT file is a JSON list of conversations: wrap it in [ ]"
+                if "conversations" in whole
+                else ("one JSON object over several lines; JSONL has one object a line (write each on one line)")
+            )
+            raise UsageError(f"{flag} {path}: {what}") from None
+        raise
     return PromptFile(str(path), "jsonl", prompts, digest.hexdigest())
+
+
+def _one_document(path: Path) -> Any:
+    """The file as one JSON value (None: too big, or not one): what a JSONL file that fails on
+    its first line might be instead."""
+    if path.stat().st_size > MAX_SHAREGPT_BYTES:
+        return None
+    try:
+        return json.loads(path.read_bytes().removeprefix(b"\xef\xbb\xbf"))
+    except ValueError:
+        return None
 
 
 def _read_sharegpt(path: Path, flag: str, cap: int, refuse_beyond: bool) -> PromptFile:
@@ -107,10 +138,19 @@ def _read_sharegpt(path: Path, flag: str, cap: int, refuse_beyond: bool) -> Prom
             '(one {"prompt": ...} a line), which is streamed'
         )
     raw = path.read_bytes().removeprefix(b"\xef\xbb\xbf")
+    bad = not_utf8(raw)
+    if bad is not None:
+        raise UsageError(f"{flag} {path}: not UTF-8 ({bad}); save the file as UTF-8")
     try:
-        data = json.loads(raw)
+        data = json.loads(raw, object_pairs_hook=no_duplicate_keys)
+    except DuplicateKeyError as exc:
+        raise UsageError(f"{flag} {path}: field {shown(exc.key)} is given twice in one object; give each field once") from None
     except ValueError as exc:
         raise UsageError(f"{flag} {path}: not JSON ({exc}); give a ShareGPT .json list or a .jsonl file") from None
+    if isinstance(data, list) and data and all(isinstance(e, dict) and "conversations" not in e and ({"prompt", "messages"} & set(e)) for e in data):
+        raise UsageError(
+            f"{flag} {path}: a JSON array of prompt objects; give them as JSONL, one object a line (a file that starts with [ is read as ShareGPT)"
+        )
     if not isinstance(data, list):
         raise UsageError(f'{flag} {path}: a ShareGPT file is a JSON list of {{"conversations": [...]}}')
     prompts: list[FilePrompt] = []

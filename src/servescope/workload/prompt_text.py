@@ -133,9 +133,15 @@ async def build_prompts(points: list[PlannedPoint], builder: PromptBuilder, temp
             # a session's turn: --isl is its new user message's own tokens (the template wraps the whole history)
             content = req.input_tokens_nominal - (0 if req.session is not None else template_tokens)
             if content < 1:
+                where = req.origin or f"request {req.request_id}"
+                fix = (
+                    "replay it with --api completions (no chat template), or drop the line"
+                    if req.origin is not None and req.origin.startswith("--trace")
+                    else f"give --isl {template_tokens + 1} or more, or --api completions (no chat template)"
+                )
                 raise UsageError(
-                    f"request {req.request_id}: {req.input_tokens_nominal} input tokens leave no room for the prompt: the endpoint adds "
-                    f"{template_tokens} tokens of its own (chat template, BOS); ask for more than {template_tokens} input tokens"
+                    f"{where}: {req.input_tokens_nominal} input tokens is no more than the {template_tokens} tokens the endpoint adds "
+                    f"of its own (chat template, BOS), which leaves no room for a prompt; {fix}"
                 )
             if req.prefix_blocks:
                 text = await builder.trace_prompt(key, req.prefix_blocks, content)

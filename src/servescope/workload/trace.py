@@ -25,7 +25,8 @@ from typing import Any
 
 from servescope import limits
 from servescope.errors import UsageError
-from servescope.workload.jsonl_lines import jsonl_values, require_file
+from servescope.workload.jsonl_lines import jsonl_values, require_file, shown
+from servescope.workload.load import TRACE_BLOCK_TOKENS
 
 MAX_LINE_BYTES = 1024 * 1024
 MAX_TRACE_REQUESTS = 200_000
@@ -39,6 +40,7 @@ class TraceRequest:
     input_length: int
     output_length: int
     hash_ids: array[int]  # compact: a long trace holds many of these
+    line: int = 0  # the file's line (1-based; 0: not read from a file)
 
 
 @dataclass(frozen=True)
@@ -54,12 +56,27 @@ class Trace:
         first = self.requests[0].timestamp_ms
         return [round((r.timestamp_ms - first) * 1e6 / speedup) for r in self.requests]
 
+    def span_s(self, speedup: float) -> float:
+        """Seconds from the first send to the last at ``speedup``."""
+        return (self.requests[-1].timestamp_ms - self.requests[0].timestamp_ms) / 1000.0 / speedup if self.requests else 0.0
+
+
+def span_words(seconds: float) -> str:
+    """A replay's length for a person: ``1.25 s``, ``4.2 min``, ``3.5 h``, ``14.5 days``."""
+    if seconds < 60:
+        return f"{seconds:.3g} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.3g} min"
+    if seconds < 86400:
+        return f"{seconds / 3600:.3g} h"
+    return f"{seconds / 86400:,.1f} days"
+
 
 def _count(value: Any, where: str, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value != int(value):
-        raise UsageError(f"{where}: {name} {value!r}: give a whole number of tokens")
+        raise UsageError(f"{where}: {name} {shown(value)}: give a whole number of tokens")
     if value < 1:
-        raise UsageError(f"{where}: {name} {value!r}: give at least 1 token")
+        raise UsageError(f"{where}: {name} {shown(value)}: give at least 1 token")
     if value > limits.MAX_TOKENS:
         raise UsageError(f"{where}: {name} {value:,} is above the limit of {limits.MAX_TOKENS:,} tokens (SERVESCOPE_MAX_TOKENS)")
     return int(value)
@@ -76,17 +93,24 @@ def _request(obj: Any, where: str, previous_ms: float | None) -> TraceRequest:
             raise UsageError(f"{where}: field {name!r} is missing; every line needs timestamp (ms), input_length and output_length")
     ts = obj["timestamp"]
     if isinstance(ts, bool) or not isinstance(ts, (int, float)) or not math.isfinite(ts):
-        raise UsageError(f"{where}: timestamp {ts!r}: give milliseconds from the trace's start as a number")
+        raise UsageError(f"{where}: timestamp {shown(ts)}: give milliseconds from the trace's start as a number")
     if ts < 0:
-        raise UsageError(f"{where}: timestamp {ts!r} is negative; give milliseconds from the trace's start (>= 0)")
+        raise UsageError(f"{where}: timestamp {shown(ts)} is negative; give milliseconds from the trace's start (>= 0)")
     if ts > MAX_TIMESTAMP_MS:
-        raise UsageError(f"{where}: timestamp {ts!r} is more than 30 days after the trace's start; timestamps are milliseconds")
+        raise UsageError(f"{where}: timestamp {shown(ts)} is more than 30 days after the trace's start; timestamps are milliseconds")
     if previous_ms is not None and ts < previous_ms:
-        raise UsageError(f"{where}: timestamp {ts!r} is before the previous line's {previous_ms!r}; a trace is in send order")
+        raise UsageError(f"{where}: timestamp {shown(ts)} is before the previous line's {shown(previous_ms)}; a trace is in send order")
     hashes = obj.get("hash_ids", [])
     if not isinstance(hashes, list) or any(isinstance(h, bool) or not isinstance(h, int) or h < 0 or h >= 2**63 for h in hashes):
         raise UsageError(f"{where}: hash_ids: give a list of block ids (integers >= 0)")
-    return TraceRequest(float(ts), _count(obj["input_length"], where, "input_length"), _count(obj["output_length"], where, "output_length"), array("q", hashes))
+    input_length = _count(obj["input_length"], where, "input_length")
+    if len(hashes) > -(-input_length // TRACE_BLOCK_TOKENS):  # a block past the input would be cut off unsaid
+        raise UsageError(
+            f"{where}: hash_ids names {len(hashes)} blocks of {TRACE_BLOCK_TOKENS} tokens (at least {(len(hashes) - 1) * TRACE_BLOCK_TOKENS + 1:,} tokens) "
+            f"but input_length is {input_length:,}; a Mooncake trace has at most ceil(input_length / {TRACE_BLOCK_TOKENS}) hash_ids a line"
+        )
+    line = int(where.rsplit(" line ", 1)[1])  # jsonl_values' where ends "line N"
+    return TraceRequest(float(ts), input_length, _count(obj["output_length"], where, "output_length"), array("q", hashes), line)
 
 
 def read_trace(path: Path, max_requests: int | None = None, *, flag: str = "--trace") -> Trace:
@@ -115,4 +139,4 @@ def read_trace(path: Path, max_requests: int | None = None, *, flag: str = "--tr
     return Trace(str(path), requests, digest.hexdigest())
 
 
-__all__ = ["MAX_LINE_BYTES", "MAX_TRACE_REQUESTS", "Trace", "TraceRequest", "read_trace"]
+__all__ = ["MAX_LINE_BYTES", "MAX_TRACE_REQUESTS", "Trace", "TraceRequest", "read_trace", "span_words"]

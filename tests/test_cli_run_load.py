@@ -1,0 +1,212 @@
+"""``servescope run``'s ad-hoc load options from a hostile new user (issue 32): every bad
+value is one line and exit 2 before anything is sent, an open loop is labelled by its load,
+SLOs name what is wrong and report who was on time, input lengths far from the asked ones
+are a warning kept in the Result, explicit defaults keep the label, and Ctrl-C says what
+was kept. Real runs go to the timing-truth server on loopback."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from servescope.testing.truth.server import TruthServer
+
+ROOT = Path(__file__).parents[1]
+TOKENIZER = ROOT / "src" / "servescope" / "data" / "engine" / "tokenizer.json"
+TRACE = ROOT / "tests" / "workload" / "fixtures" / "mooncake-slice-60-scaled16.jsonl"
+CLOSED = "http://127.0.0.1:9/v1"  # nothing listens: a check that does not fire shows as "cannot reach", not a refusal
+SYN = ["--isl", "20", "--osl", "4", "--num-requests", "2"]
+
+pytest.importorskip("tokenizers")
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "SERVESCOPE_DEBUG"} | {"PYTHONPATH": str(ROOT / "src")}
+    return subprocess.run([sys.executable, "-m", "servescope", *args], capture_output=True, text=True, timeout=300, env=env, check=False)
+
+
+def one_line(proc: subprocess.CompletedProcess[str]) -> str:
+    assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr, proc.stderr
+    assert proc.returncode == 2, f"exit {proc.returncode}: {proc.stdout}{proc.stderr}"
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def truth() -> Iterator[TruthServer]:
+    with TruthServer(ttft_ms=2.0, itl_ms=0.5) as srv:
+        yield srv
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        # ad-hoc numbers: the same words the catalog path uses, never a pydantic dump with exit 3
+        ([*SYN, "--rate", "0"], "error: --rate 0: give a finite number > 0, e.g. --rate 4 (requests per second)"),
+        ([*SYN, "--rate", "-1"], "error: --rate -1: give a finite number > 0"),
+        ([*SYN, "--rate", "nan"], "error: --rate nan: give a finite number > 0"),
+        ([*SYN, "--rate", "2", "--arrival", "gamma", "--gamma-shape", "nan"], "error: --gamma-shape nan: give a finite number > 0"),
+        (["--trace", str(TRACE), "--speedup", "nan"], "error: --speedup nan: give a finite number > 0"),
+        (["--trace", str(TRACE), "--speedup", "1e-9"], "the replay would span"),
+        (["--sessions", "2", "--turns", "2", "--isl", "8", "--osl", "4", "--think-time-ms", "1e12"], "error: --think-time-ms 1000000000000: give milliseconds"),
+        ([*SYN, "--concurrency", "1", "--range-ratio", "nan"], "error: --range-ratio nan: give a number in [0, 1)"),
+        ([*SYN, "--concurrency", "1", "--warmup-requests", "-3"], "error: --warmup-requests -3: give a count"),
+        # an open loop is not limited by an in-flight count: a contradiction, never a "conc 1" label
+        ([*SYN, "--rate", "100", "--concurrency", "1"], "error: --rate and --concurrency contradict"),
+        # an empty level and a level given twice
+        ([*SYN, "--concurrency", "2,,3"], "error: --concurrency '2,,3': an empty level"),
+        ([*SYN, "--concurrency", "2,"], "error: --concurrency '2,': an empty level"),
+        ([*SYN, "--concurrency", ""], "error: --concurrency '': no level"),
+        ([*SYN, "--concurrency", "2,2"], "error: --concurrency '2,2': level 2 is given twice"),
+        ([*SYN, "--concurrency", "1,1000000000"], "error: --concurrency 1000000000: give levels in 1..1,000,000 (SERVESCOPE_MAX_CONCURRENCY)"),
+        ([*SYN, "--rate", "1e9"], "error: --rate 1e+09 is above the limit of 1e+06"),
+        # SLOs name the bad part and what is wrong with it
+        ([*SYN, "--concurrency", "1", "--slo", "ttft<=5"], "error: --slo 'ttft<=5': unknown metric 'ttft'; one of ttft_ms, itl_ms, tpot_ms, e2e_ms"),
+        ([*SYN, "--concurrency", "1", "--slo", "ttft_ms>=5"], "error: --slo 'ttft_ms>=5': operator '>=' is not taken"),
+        ([*SYN, "--concurrency", "1", "--slo", "ttft_ms<=5,ttft_ms<=10"], "ttft_ms is given twice"),
+        ([*SYN, "--concurrency", "1", "--slo", "ttft_ms<=5,"], "error: --slo 'ttft_ms<=5,': an empty part (a stray comma)"),
+    ],
+)
+def test_a_bad_ad_hoc_load_option_is_one_line_and_exit_2(tmp_path: Path, args: list[str], line: str) -> None:
+    got = one_line(cli("run", *args, "--endpoint", CLOSED, "--out", str(tmp_path / "runs")))
+    assert line in got
+    assert not (tmp_path / "runs").exists()  # refused before anything was written
+
+
+def _result(out: Path) -> dict[str, object]:
+    [path] = out.rglob("result.json")
+    return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+
+
+def test_an_open_loop_is_labelled_by_its_rate_and_slos_print_who_was_on_time(truth: TruthServer, tmp_path: Path) -> None:
+    out = tmp_path / "runs"
+    run = cli("run", "--isl", "40", "--osl", "4", "--num-requests", "6", "--rate", "50", "--arrival", "constant", "--endpoint", truth.base_url,
+              "--tokenizer", str(TOKENIZER), "--no-scrape", "--slo", "ttft_ms<=2000,e2e_ms<0.001", "--out", str(out))  # fmt: skip
+    assert run.returncode == 0, run.stderr  # every request misses e2e_ms<0.001: not a failure of the run
+    result = _result(out)
+    assert "rate=50/s" in run.stdout and "│ 1 " not in run.stdout  # the table's load column, not "conc 1"
+    assert "lengths rate=50/s: " in run.stdout
+    # the on-time line after the table: every request within the TTFT bound, none within 1 µs end to end
+    assert "on time 0/6 (0.0 %): ttft_ms<=2000 missed by 0, e2e_ms<0.001 missed by 6" in run.stdout
+    assert result["on_time_rate"] == 0.0 and result["violations_by_invariant_id"] == {"ttft_ms<=2000": 0, "e2e_ms<0.001": 6}
+    summary = cli("summarize", "--in", str(out), "--out", str(tmp_path / "summary"))
+    assert summary.returncode == 0, summary.stderr
+    rows = (tmp_path / "summary" / "summary_v0.2.csv").read_text(encoding="utf-8").splitlines()
+    assert ",rate=50/s," in rows[1]
+
+
+def test_a_trace_replay_says_its_span_before_it_starts_and_is_labelled_by_its_speedup(truth: TruthServer, tmp_path: Path) -> None:
+    out = tmp_path / "runs"
+    run = cli("run", "--trace", str(TRACE), "--num-requests", "8", "--speedup", "50", "--endpoint", truth.base_url, "--tokenizer", str(TOKENIZER),
+              "--no-scrape", "--out", str(out))  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    text = " ".join(run.stdout.split())
+    assert f"replaying 8 requests of {TRACE} over " in text and "(--speedup 50)" in text
+    assert "trace x50" in text and "lengths trace x50: " in text
+
+
+def test_input_far_from_the_asked_length_is_a_warning_kept_in_the_result(truth: TruthServer, tmp_path: Path) -> None:
+    # the truth server counts tokens its own way: the tiny model's tokenizer is not "the served model's" there
+    out = tmp_path / "runs"
+    run = cli("run", "--isl", "64", "--osl", "4", "--num-requests", "4", "--concurrency", "2", "--endpoint", truth.base_url,
+              "--tokenizer", str(TOKENIZER), "--no-scrape", "--out", str(out))  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    [row] = _result(out)["resolved_params"]["lengths"]  # type: ignore[index]
+    assert abs(row["input_mean"] - 64) > 2
+    [warning] = _result(out)["resolved_params"]["warnings"]  # type: ignore[index]
+    assert warning.startswith("prompts are ") and " % shorter than asked" in warning
+    assert f"(the engine counts {row['input_mean']:.1f} input tokens where 64 were asked); is --tokenizer the served model's?" in warning
+    assert f"warning: {warning}" in " ".join(run.stdout.split())
+
+
+def test_run_and_predict_of_the_same_options_share_a_label_and_explicit_defaults_keep_it(truth: TruthServer, tmp_path: Path) -> None:
+    load = ["--isl", "64", "--osl", "8", "--num-requests", "6", "--concurrency", "2"]
+    labels = []
+    for extra in ([], ["--warmup-requests", "0"]):
+        run = cli("run", *load, *extra, "--endpoint", truth.base_url, "--tokenizer", str(TOKENIZER), "--no-scrape", "--out", str(tmp_path / f"r{len(extra)}"))
+        assert run.returncode == 0, run.stderr
+        labels.append(_result(tmp_path / f"r{len(extra)}")["workload_id"])
+        pred = cli("predict", "tiny-llama-on-cpu", *load, *extra, "--out", str(tmp_path / f"p{len(extra)}"))
+        assert pred.returncode == 0, pred.stderr
+        [prediction] = (tmp_path / f"p{len(extra)}").rglob("prediction.json")
+        labels.append(json.loads(prediction.read_text(encoding="utf-8"))["workload"])
+    # run's default warm-up is 0; predict's steady-state warm-up is the simulator's rule, not part of the load
+    assert len(set(labels)) == 1 and str(labels[0]).startswith("adhoc-"), labels
+    warmed = cli("predict", "tiny-llama-on-cpu", *load, "--warmup-requests", "2", "--out", str(tmp_path / "pw"))
+    assert warmed.returncode == 0, warmed.stderr
+    [prediction] = (tmp_path / "pw").rglob("prediction.json")
+    assert json.loads(prediction.read_text(encoding="utf-8"))["workload"] != labels[0]  # two warm-up requests sent: another load
+
+
+def test_ctrl_c_says_how_many_requests_were_recorded_and_where(tmp_path: Path) -> None:
+    out = tmp_path / "runs"
+    with TruthServer(ttft_ms=5.0, itl_ms=20.0) as slow:  # 100 tokens of 20 ms: two seconds a request
+        env = {k: v for k, v in os.environ.items() if k != "SERVESCOPE_DEBUG"} | {"PYTHONPATH": str(ROOT / "src")}
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "servescope", "run", "--isl", "20", "--osl", "100", "--num-requests", "40", "--concurrency", "4",
+             "--endpoint", slow.base_url, "--tokenizer", str(TOKENIZER), "--no-scrape", "--out", str(out)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        )  # fmt: skip
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            records = list(out.rglob("records.jsonl"))
+            if records and records[0].read_text(encoding="utf-8").count('{"request_id"') >= 4:
+                break
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    [records_path] = out.rglob("records.jsonl")
+    kept = records_path.read_text(encoding="utf-8").count('{"request_id"')
+    assert 4 <= kept < 40
+    text = " ".join((stdout + stderr).split())
+    assert f"interrupted: {kept} of 40 requests recorded in {records_path} (no result.json;" in text, text
+    assert "summarize, report and export rebuild it" in text and "Traceback" not in stderr
+    assert not list(out.rglob("result.json"))
+
+
+def test_the_lengths_warning_fires_past_the_larger_of_2_tokens_and_2_percent() -> None:
+    from servescope.bench.run import length_warnings
+
+    def row(asked: float, actual: float, point: int = 0) -> dict[str, float]:
+        return {"point": point, "concurrency": 2, "requested_input_mean": asked, "input_mean": actual}
+
+    local = {"tokenizer": "file:/x/tokenizer.json"}
+    assert length_warnings([row(64, 62.5), row(64, 66.0)], local) == []  # 1.5 tokens: a block join's token
+    assert length_warnings([row(1000, 985.0)], local) == []  # 1.5 %: within 2 %
+    [long] = length_warnings([row(1000, 1025.0)], local)
+    assert long.startswith("prompts are 2 % longer than asked (the engine counts 1025.0 input tokens where 1000 were asked)")
+    [short] = length_warnings([row(64, 60.0)], {"tokenizer": "endpoint:/tokenize"})
+    assert "6 % shorter" in short and "--tokenizer" not in short and "/tokenize" in short
+    two = length_warnings([row(64, 64.0), row(64, 40.0, point=1)], local)
+    assert len(two) == 1 and two[0].startswith("point 1 (c=2): prompts are 38 % shorter")
+    assert length_warnings([{"point": 0, "concurrency": 1, "with_usage": 0}], local) == []  # nothing measured: nothing to say
+
+
+def test_a_prompt_file_says_what_it_skipped_and_that_requests_cycle(tmp_path: Path) -> None:
+    from servescope.cli_run import prompt_file_note
+    from servescope.workload.load_build import LoadRequest, build_load
+
+    sharegpt = tmp_path / "sharegpt.json"
+    sharegpt.write_text(
+        json.dumps([{"conversations": [{"from": "human", "value": "Hi"}]}, {"conversations": [{"from": "gpt", "value": "only gpt"}]},
+                    {"conversations": [{"from": "gpt", "value": "first"}, {"from": "human", "value": "then"}]}]),
+        encoding="utf-8",
+    )  # fmt: skip
+    note = prompt_file_note(build_load(LoadRequest(input_file=sharegpt, osl=8, num_requests=5, concurrency=[2])))
+    assert note == "prompts: 2 of 3 ShareGPT conversations used (1 without a human turn skipped); 5 requests per point cycle through the 2 prompts"
+    assert prompt_file_note(build_load(LoadRequest(input_file=sharegpt, osl=8, concurrency=[2]))) == (
+        "prompts: 2 of 3 ShareGPT conversations used (1 without a human turn skipped)"
+    )
+    plain = tmp_path / "p.jsonl"
+    plain.write_text('{"prompt": "a"}\n{"prompt": "b"}\n', encoding="utf-8")
+    assert prompt_file_note(build_load(LoadRequest(input_file=plain, osl=8, concurrency=[2]))) is None  # one request a prompt: nothing to say
