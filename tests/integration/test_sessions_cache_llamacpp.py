@@ -58,3 +58,23 @@ def test_later_turns_hit_the_prompt_cache_and_start_sooner(llama: LlamaServer, t
     off_ttft, off_cached, _, _ = _sessions(llama, tmp_path / "off", "--extra-body", '{"cache_prompt": false}')
     assert set(off_cached[2] + off_cached[3]) == {0}
     assert statistics.median(off_ttft[2] + off_ttft[3]) > statistics.median(later)
+
+
+def test_a_repeat_of_one_seed_is_called_warm_and_the_first_run_is_not(llama: LlamaServer, tmp_path: Path) -> None:
+    """A synthetic load shares no prefix, but a second run of one --seed sends the same text: the
+    engine serves it from its cache, and the run says its TTFT is warm (the first run does not)."""
+
+    def once(out: Path) -> tuple[list[str], str]:
+        args = ["--isl", "200", "--osl", "4", "--num-requests", "4", "--concurrency", "2", "--seed", "90210",
+                "--endpoint", llama.openai_base_url, "--out", str(out)]  # fmt: skip
+        env = {**os.environ, "SERVESCOPE_CACHE_DIR": str(out / "cache")}
+        proc = subprocess.run([sys.executable, "-m", "servescope", "run", *args], capture_output=True, text=True, timeout=300, env=env)
+        assert proc.returncode == 0, proc.stderr
+        [result] = out.rglob("result.json")
+        return json.loads(result.read_text())["resolved_params"].get("warnings") or [], proc.stdout + proc.stderr
+
+    first, _ = once(tmp_path / "first")
+    second, printed = once(tmp_path / "second")
+    assert not [w for w in first if "prefix cache" in w]
+    [warm] = [w for w in second if "prefix cache" in w]
+    assert "the TTFT measured is warm" in warm and "another --seed" in warm and "prefix cache" in printed

@@ -23,6 +23,7 @@ from typing import Any
 import aiohttp
 
 from servescope.bench.adhoc import check_api, length_report, prepare_adhoc
+from servescope.bench.cache_reuse import warm_cache_warning
 from servescope.bench.capabilities import Capabilities, probe_tools, read_capabilities, unsupported_notice, unsupported_reason
 from servescope.bench.client import make_session
 from servescope.bench.endpoint import Endpoint
@@ -415,8 +416,10 @@ async def _run_async(
                 await _fill_input_tokens(session, endpoint, points, outcomes, writer)
     if adhoc_resolved:
         resolved["lengths"] = length_report(points, outcomes)  # requested against actual, per point
-        if warnings := length_warnings(resolved["lengths"], adhoc_resolved.get("prompt_tokens")):
-            resolved["warnings"] = warnings
+        warnings = length_warnings(resolved["lengths"], adhoc_resolved.get("prompt_tokens"))
+        warm = warm_cache_warning(load, (r for o in outcomes for r in o.records))  # a repeat of the same prompts: warm TTFT
+        if warnings or warm:
+            resolved["warnings"] = [*warnings, *([warm] if warm else [])]
         if turns := turn_report(points, outcomes):
             resolved["turns"] = turns  # multi-turn: TTFT and the engine's cached prompt tokens, per turn number
     result = build_result(
