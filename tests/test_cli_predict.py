@@ -384,7 +384,7 @@ def test_bad_session_options_are_one_line() -> None:
         ((*full, "--trace", "trace.jsonl"), "--sessions and --trace contradict"),
         ((*full, "--concurrency", "4"), "--sessions and --concurrency contradict"),
         ((*full, "--num-requests", "6"), "--sessions and --num-requests contradict"),
-        ((*full, "--think-time-ms", "-5"), "--think-time-ms -5.0"),
+        ((*full, "--think-time-ms", "-5"), "--think-time-ms -5:"),
         (("predict", "tiny-llama-on-cpu", "sweep-parallel-1-8-i128-o64-v1", "--turns", "3"), "and --turns contradict"),
         # what run has no flag for is refused, never dropped
         ((*full, "--harness", "vllm"), "--sessions and --harness contradict"),
@@ -441,3 +441,37 @@ def test_lengths_given_beside_a_workload_are_refused_not_ignored(args: list[str]
     proc = subprocess.run([sys.executable, "-m", "servescope", *args, "--out", str(tmp_path)] if args[0] == "predict" else
                           [sys.executable, "-m", "servescope", *args], capture_output=True, text=True, timeout=120)  # fmt: skip
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "workload" in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["predict", "llama-3.1-8b-on-h100", "--isl", "16", "--osl", "4", "--concurrency", "2,,3"], "an empty level"),
+        (["predict", "llama-3.1-8b-on-h100", "--isl", "16", "--osl", "4", "--concurrency", "2,2"], "level 2 is given twice"),
+        (["search", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--isl", "256", "--osl", "32", "--gpus", "8", "--slo", ""], "give at least one SLO"),
+        (
+            [
+                "search",
+                "--model",
+                "llama-3.1-8b",
+                "--hardware",
+                "h100-sxm",
+                "--isl",
+                "256",
+                "--osl",
+                "32",
+                "--gpus",
+                "8",
+                "--slo",
+                "ttft_ms<=500",
+                "--max-num-seqs",
+                "",
+            ],
+            "no level",
+        ),
+    ],
+)
+def test_predict_and_search_read_lists_of_levels_as_run_does(args: list[str], says: str) -> None:
+    """One rule for a list of levels (run's): an empty list or level, or a level given twice, is one line."""
+    proc = subprocess.run([sys.executable, "-m", "servescope", *args], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and says in proc.stderr, proc.stderr

@@ -113,6 +113,10 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
             "servescope search --model llama-3.1-70b --hardware h100-sxm --gpus 8 --slo 'p99_ttft_ms<=2000' --workload serve-chat-c32-i1k-o256-v1 --engines vllm@0.11.0,sglang@0.5.2 --dtypes bf16,fp8",
         ),
         (
+            "each level replayed as aiperf runs it, 200 requests a level",
+            "servescope search --model llama-3.1-8b --hardware h100-sxm --gpus 8 --slo 'ttft_ms<=500' --isl 1024 --osl 256 --concurrency 8,32 --harness aiperf --num-requests 200",
+        ),
+        (
             "the same search in 2 local processes (same ranking as one)",
             "servescope search --model llama-3.1-8b --hardware h100-sxm --gpus 8 --slo 'ttft_ms<=500,itl_ms<=30' --isl 1024 --osl 256 --workers 2",
         ),

@@ -34,15 +34,11 @@ def _console() -> Console:
 
 
 def _ints(text: str | None, flag: str) -> list[int] | None:
-    if not text:
-        return None
-    try:
-        values = [int(x) for x in text.split(",") if x.strip()]
-    except ValueError as exc:
-        raise BadArgument(f"{flag}: give integers like 1,8,64") from exc
-    if not values or min(values) < 1:
-        raise BadArgument(f"{flag}: give integers ≥ 1 like 1,8,64")
-    return values
+    """``run``'s rule for a list of levels (``cli_args.parse_levels``): an empty list or level, a
+    level that is not a whole number >= 1, or one given twice is one line."""
+    from servescope.cli_args import parse_levels
+
+    return parse_levels(text, flag, example="1,8,64")
 
 
 def _is_file_name(text: str) -> bool:
@@ -445,6 +441,9 @@ def search_command(
     engines: Annotated[str, typer.Option(help="Engines to try, ENGINE@VERSION,..., e.g. vllm@0.11.0,sglang@0.5.2,trt-llm@1.0.0.")] = "vllm@0.11.0",
     dtypes: Annotated[str, typer.Option(help="Weight dtypes to try, e.g. bf16,fp8.")] = "bf16",
     harness: Annotated[str, typer.Option(help="How a closed-loop level is replayed (see predict --harness).")] = "steady",
+    num_requests: Annotated[
+        int | None, typer.Option(help="Synthetic: measured requests per level, e.g. 200 (default: the harness's; aiperf, genai-perf and guidellm need it).")
+    ] = None,
     percentile: Annotated[float, typer.Option(help="Percentile an SLO without a prefix applies to (p99_ttft_ms<=... names its own).")] = 90.0,
     top: Annotated[int, typer.Option(help="How many configurations to show.")] = 10,
     workers: Annotated[int, typer.Option(help="Local processes to search in (0: one per CPU); each tp, engine and dtype is a part.")] = 0,
@@ -487,13 +486,17 @@ def search_command(
         if isl is None or osl is None:
             raise BadArgument("give --workload, or --isl and --osl (with --concurrency)")
         # (the levels are search's: its default sweep, or --concurrency's)
-        wl: object = SyntheticWorkload(concurrency=tuple(levels or (1,)), isl=isl, osl=osl, harness=harness)
+        if num_requests is not None and num_requests < 1:
+            raise BadArgument(f"--num-requests {num_requests}: give 1 or more measured requests per level, e.g. --num-requests 200")
+        wl: object = SyntheticWorkload(concurrency=tuple(levels or (1,)), isl=isl, osl=osl, harness=harness, num_requests=num_requests)
     else:
         if harness != "steady":
             raise BadArgument("--harness replays a synthetic --isl/--osl workload; a catalog workload runs its own plan")
-        if isl is not None or osl is not None:
-            raise BadArgument(f"--isl/--osl with --workload {workload}: the workload sets its own lengths; give one or the other")
+        if isl is not None or osl is not None or num_requests is not None:
+            raise BadArgument(f"--isl/--osl/--num-requests with --workload {workload}: the workload sets its own lengths and count; give one or the other")
         wl = workload
+    if not slo.strip():  # (required, and an empty one would rank against no SLO at all)
+        raise BadArgument("--slo '': give at least one SLO, e.g. --slo 'ttft_ms<=500,itl_ms<=30'")
     outcome = search(
         model,
         hardware,
