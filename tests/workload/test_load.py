@@ -52,6 +52,7 @@ def test_trace_label_follows_the_bytes_not_the_path(tmp_path: Path) -> None:
         (LoadRequest(trace=FIXTURE, isl=5), "--trace and --isl contradict"),
         (LoadRequest(trace=FIXTURE, speedup=0.0), "--speedup 0: give a finite number > 0"),
         (LoadRequest(isl=16, osl=8, num_requests=4, concurrency=[1], speedup=2.0), "--speedup replays a --trace"),
+        (LoadRequest(isl=16, osl=8, sessions=2, turns=2, speedup=2.0), "--sessions and --speedup contradict"),  # was silently dropped
         (LoadRequest(workload="serve-chat-c8-i1k-o256-v1", isl=16), "contradict: a workload sends its own plan"),
         (LoadRequest(), "give a WORKLOAD"),
         (LoadRequest(workload="no/such/workload.yaml"), "no such file"),

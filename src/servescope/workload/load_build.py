@@ -167,7 +167,8 @@ def _session_load(req: LoadRequest, multi: dict[str, bool]) -> ResolvedLoad:
     think = req.think_time_ms if req.think_time_ms is not None else 0.0
     _refuse_with("--sessions", {"--concurrency": req.concurrency is not None, "--rate": req.rate is not None,
                                 "--num-requests": req.num_requests is not None, "--warmup-requests": req.warmup_requests is not None,
-                                "--trace": req.trace is not None, "--input-file": req.input_file is not None},
+                                "--trace": req.trace is not None, "--input-file": req.input_file is not None,
+                                "--speedup": req.speedup is not None},
                  "the sessions run at once, each sending its turns one after another; --sessions x --turns is the request count")  # fmt: skip
     if req.isl is None or req.osl is None:
         raise UsageError("multi-turn sessions need --isl (new tokens per user turn) and --osl (tokens per answer)")
