@@ -77,7 +77,10 @@ def test_the_library_entry_point_checks_the_same_options(tmp_path: Path) -> None
     ("args", "expected"),
     [
         (["predict", "llama-3.1-8b-on-h100", "--isl", "-5", "--osl", "10", "--concurrency", "1"], "--isl -5: give at least 1 token"),
-        (["predict", "llama-3.1-8b-on-h100", "--isl", "100", "--osl", "10", "--concurrency", "1000000000"], "give levels in 1..1,000,000 (SERVESCOPE_MAX_CONCURRENCY)"),  # run's rule for levels
+        (
+            ["predict", "llama-3.1-8b-on-h100", "--isl", "100", "--osl", "10", "--concurrency", "1000000000"],
+            "give levels in 1..1,000,000 (SERVESCOPE_MAX_CONCURRENCY)",
+        ),  # run's rule for levels
         (
             ["predict", "llama-3.1-8b-on-h100", "--isl", "100", "--osl", "10", "--concurrency", "1", "--num-requests", "100000000"],
             "SERVESCOPE_MAX_SIMULATED_REQUESTS",

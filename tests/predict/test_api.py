@@ -217,3 +217,18 @@ def test_a_closed_loop_measured_over_fewer_requests_than_its_streams_says_its_th
     assert line.startswith("point c=400: 100 measured requests at concurrency 400") and "80% low" in line
     long = predict("llama-3.1-8b-on-h100", SyntheticWorkload(concurrency=(8,), isl=16, osl=4, num_requests=160))
     assert not [w for w in long.warnings if "reads about" in w]
+
+
+def test_a_workload_whose_own_plan_is_past_the_simulators_limit_is_refused_before_planning() -> None:
+    """A Workload document's warm-up count (which the command line's checks never see) counts
+    towards the limit: refused at once, not planned for minutes."""
+    import time
+
+    from servescope.catalog.store import Catalog
+
+    wl = Catalog.load().workload("serve-chat-c8-i1k-o256-v1")
+    huge = wl.model_copy(update={"params": wl.params.model_copy(update={"warmup_requests": 50_000_000})})
+    started = time.monotonic()
+    with pytest.raises(ValueError, match=r"params.num_requests \+ params.warmup_requests .*SERVESCOPE_MAX_SIMULATED_REQUESTS"):
+        predict("llama-3.1-8b-on-h100", huge)
+    assert time.monotonic() - started < 5

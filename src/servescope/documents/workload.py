@@ -103,7 +103,7 @@ class WorkloadParams(StrictModel):
     input_tokens: int | None = Field(default=None, ge=1, le=limits.MAX_TOKENS, description="Nominal prompt length, picks prompts.")
     output_tokens: int | None = Field(default=None, ge=1, le=limits.MAX_TOKENS, description="max_tokens sent with each request.")
     seed: int | None = Field(default=None, ge=0)
-    warmup_requests: int | None = Field(default=None, ge=0, description="Sent first, excluded from metrics.")
+    warmup_requests: int | None = Field(default=None, ge=0, le=limits.MAX_REQUESTS, description="Sent first, excluded from metrics.")
     temperature: float | None = Field(default=None, ge=0.0)
     repeat: int | None = Field(default=None, ge=1, description="Times each prompt/render is repeated.")
     timeout_s: float | None = Field(default=None, gt=0.0, description="Per-request timeout.")

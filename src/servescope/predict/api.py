@@ -24,6 +24,7 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any
 
+from servescope import limits
 from servescope.analysis.metrics import Columns, aggregate_columns
 from servescope.catalog.store import Catalog
 from servescope.documents import Prediction, Result, Scenario, Workload, load_document
@@ -238,10 +239,23 @@ def prepare(
     cat = catalog or Catalog.load()
     wl = cat.workload(workload) if isinstance(workload, str) else workload
     check_workload(wl)  # image workloads: one line, nothing simulated
+    _check_planned_size(wl, concurrency)
     points = plan(wl, cat.dataset_rows(wl.dataset_id), concurrency)
     resolved = wl.params.model_dump(mode="json", exclude_none=True)
     resolved["points"] = [{"concurrency": p.concurrency, "context_tokens": p.context_tokens, "measured": p.measured} for p in points]
     return Prepared(wl.id, load, points=points, resolved=resolved)
+
+
+def _check_planned_size(wl: Workload, concurrency: list[int] | None) -> None:
+    """A workload whose plan alone is past the simulator's limit, refused before it is planned: at
+    least its warm-up and measured requests at each level (a Workload file's own numbers, which
+    the command line's checks never see; planning a billion warm-ups would take the machine)."""
+    p = wl.params
+    levels = len(concurrency) if concurrency else (len(wl.sweep.values) if wl.sweep is not None else 1)
+    least = ((p.num_requests or 0) + (p.warmup_requests or 0)) * levels
+    if least > limits.MAX_SIMULATED_REQUESTS:
+        raise ValueError(f"workload {wl.id}: params.num_requests + params.warmup_requests at {levels} level(s) would simulate at least {least:,} "
+                         f"requests, above the limit of {limits.MAX_SIMULATED_REQUESTS:,} (SERVESCOPE_MAX_SIMULATED_REQUESTS); give fewer")  # fmt: skip
 
 
 def run_simulation(prepared: Prepared, dep: Deployment, *, router: str = "round-robin", give_up: TtftGiveUp | None = None) -> SimOutcome:
