@@ -38,7 +38,8 @@ def _ints(text: str | None, flag: str) -> list[int] | None:
     level that is not a whole number >= 1, or one given twice is one line."""
     from servescope.cli_args import parse_levels
 
-    return parse_levels(text, flag, example="1,8,64")
+    # (a batch limit's upper bound is the simulator's, said where it applies: search's own check)
+    return parse_levels(text, flag, example="1,8,64", high=sys.maxsize if flag == "--max-num-seqs" else None)
 
 
 def _is_file_name(text: str) -> bool:
