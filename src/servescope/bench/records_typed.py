@@ -252,6 +252,9 @@ class TypedLines:
         self.last_end = max(self.last_end, other.last_end)
 
 
+_BRACKETS_TO_BLANKS = bytes.maketrans(b"[]", b"  ")
+
+
 def _chunk_times(lists: list[msgspec.Raw]) -> tuple[np.ndarray, np.ndarray] | None:
     """(number of chunk times of each line, all of them in one array) from the lines' raw
     ``chunk_ns`` texts (valid JSON, msgspec checked that), parsed in one call by numpy;
@@ -275,10 +278,10 @@ def _chunk_times(lists: list[msgspec.Raw]) -> tuple[np.ndarray, np.ndarray] | No
     before = np.searchsorted(comma_at, starts)  # commas before each text
     commas = np.append(before[1:] - 1, comma_at.size) - before  # in each text (not the separator after it)
     counts = np.where(is_list & (sizes > 2), commas + 1, 0)  # "[]" has none
-    if counts.all():  # every line has chunk times (the usual block): its brackets become blanks in place
-        chars = text.copy()
-        chars[starts] = chars[starts + sizes - 1] = ord(" ")
-        numbers = chars.tobytes()  # a bracket left (a list in a list) is refused by fromstring below
+    if counts.all():  # every line has chunk times (the usual block): its brackets become blanks, in one C pass
+        if joined.count(b"[") != n or joined.count(b"]") != n:
+            return None  # a list in a list, or a bracket in a string
+        numbers = joined.translate(_BRACKETS_TO_BLANKS)
     else:
         n_lists = int(is_list.sum())
         if joined.count(b"[") != n_lists or joined.count(b"]") != n_lists:  # a list in a list, or a bracket in a string
