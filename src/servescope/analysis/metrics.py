@@ -22,6 +22,7 @@
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
@@ -244,6 +245,32 @@ def aggregate_columns(cols: Columns, *, token_source_hint: str | None = None) ->
     for f in cols.failed:
         by_reason[f[1]] = by_reason.get(f[1], 0) + 1
     return Aggregate(metrics=metrics, failures=failures, blocked_by_reason_code=dict(sorted(by_reason.items())), e2e_s=(e2e / 1000).tolist())
+
+
+def turn_rows(records: Iterable[RequestRecord], number: dict[str, int]) -> list[dict[str, Any]]:
+    """Per turn number of a multi-turn load (``number``: request id -> its turn, 1-based):
+    completed turns, their median TTFT, and the prompt tokens served from the prefix cache
+    (``cached_tokens``; None where none is reported) - what shows whether a session's
+    history was carried by the cache. ``run`` (the engine's counts) and ``predict`` (the
+    simulated cache's) write the same rows."""
+    by_turn: dict[int, list[RequestRecord]] = {}
+    for r in records:
+        if r.phase == "measured" and r.ok and r.request_id in number:
+            by_turn.setdefault(number[r.request_id], []).append(r)
+    rows: list[dict[str, Any]] = []
+    for turn in sorted(by_turn):
+        done = by_turn[turn]
+        ttfts = [t / 1e6 for r in done if (t := r.ttft_ns) is not None]
+        cached = [r for r in done if r.cached_tokens is not None and r.input_tokens]
+        rows.append({
+            "turn": turn,
+            "completed": len(done),
+            "ttft_ms_p50": statistics.median(ttfts) if ttfts else None,
+            "input_tokens_mean": statistics.fmean(r.input_tokens or 0 for r in cached) if cached else None,
+            "cached_tokens_mean": statistics.fmean(r.cached_tokens or 0 for r in cached) if cached else None,
+            "with_cache_counts": len(cached),
+        })  # fmt: skip
+    return rows
 
 
 def failures_by_concurrency(per_point: Iterable[tuple[int, list[FailureGroup]]]) -> list[FailureGroup]:

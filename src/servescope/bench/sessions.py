@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import statistics
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from servescope.analysis.metrics import turn_rows
 from servescope.bench.load import LoadOutcome
 from servescope.bench.outcome import PointOutcome, planned_record
 from servescope.documents.record import RequestRecord
@@ -86,25 +86,7 @@ def turn_report(points: list[PlannedPoint], outcomes: list[PointOutcome]) -> lis
                 return []
             seen[req.session] = seen.get(req.session, 0) + 1
             number[req.request_id] = seen[req.session]
-    by_turn: dict[int, list[RequestRecord]] = {}
-    for outcome in outcomes:
-        for r in outcome.records:
-            if r.phase == "measured" and r.ok and r.request_id in number:
-                by_turn.setdefault(number[r.request_id], []).append(r)
-    rows: list[dict[str, Any]] = []
-    for turn in sorted(by_turn):
-        done = by_turn[turn]
-        ttfts = [t / 1e6 for r in done if (t := r.ttft_ns) is not None]
-        cached = [r for r in done if r.cached_tokens is not None and r.input_tokens]
-        rows.append({
-            "turn": turn,
-            "completed": len(done),
-            "ttft_ms_p50": statistics.median(ttfts) if ttfts else None,
-            "input_tokens_mean": statistics.fmean(r.input_tokens or 0 for r in cached) if cached else None,
-            "cached_tokens_mean": statistics.fmean(r.cached_tokens or 0 for r in cached) if cached else None,
-            "with_cache_counts": len(cached),
-        })  # fmt: skip
-    return rows
+    return turn_rows((r for outcome in outcomes for r in outcome.records), number)
 
 
 __all__ = ["sessions_loop", "turn_report"]

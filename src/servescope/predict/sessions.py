@@ -24,10 +24,10 @@ keeps a slot's whole context.
 
 from __future__ import annotations
 
-import statistics
 from typing import Any
 
 from servescope import limits
+from servescope.analysis.metrics import turn_rows as metrics_turn_rows
 from servescope.documents.record import RequestRecord
 from servescope.predict.deployment import Deployment
 from servescope.predict.sim.load import Phase
@@ -128,26 +128,8 @@ def turn_numbers(points: list[PlannedPoint]) -> dict[str, int]:
 
 
 def turn_rows(records: list[RequestRecord], number: dict[str, int]) -> list[dict[str, Any]]:
-    """Per turn number: completed turns, their median TTFT and the prompt tokens served from
-    the (simulated) prefix cache, in the shape ``run`` writes (``bench.sessions.turn_report``)."""
-    by_turn: dict[int, list[RequestRecord]] = {}
-    for r in records:
-        if r.phase == "measured" and r.ok and r.request_id in number:
-            by_turn.setdefault(number[r.request_id], []).append(r)
-    rows: list[dict[str, Any]] = []
-    for turn in sorted(by_turn):
-        done = by_turn[turn]
-        ttfts = [t / 1e6 for r in done if (t := r.ttft_ns) is not None]
-        cached = [r for r in done if r.cached_tokens is not None and r.input_tokens]
-        rows.append({
-            "turn": turn,
-            "completed": len(done),
-            "ttft_ms_p50": statistics.median(ttfts) if ttfts else None,
-            "input_tokens_mean": statistics.fmean(r.input_tokens or 0 for r in cached) if cached else None,
-            "cached_tokens_mean": statistics.fmean(r.cached_tokens or 0 for r in cached) if cached else None,
-            "with_cache_counts": len(cached),
-        })  # fmt: skip
-    return rows
+    """Per turn number, in the shape ``run`` writes: ``analysis.metrics.turn_rows`` of the simulated records."""
+    return metrics_turn_rows(records, number)
 
 
 __all__ = ["check_budget", "is_multi_turn", "session_phases", "tokens_per_message", "turn_numbers", "turn_rows"]
