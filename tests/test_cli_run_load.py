@@ -210,3 +210,19 @@ def test_a_prompt_file_says_what_it_skipped_and_that_requests_cycle(tmp_path: Pa
     plain = tmp_path / "p.jsonl"
     plain.write_text('{"prompt": "a"}\n{"prompt": "b"}\n', encoding="utf-8")
     assert prompt_file_note(build_load(LoadRequest(input_file=plain, osl=8, concurrency=[2]))) is None  # one request a prompt: nothing to say
+
+
+def test_a_prompt_files_outputs_are_held_and_reported_as_a_synthetic_loads_are(truth: TruthServer, tmp_path: Path) -> None:
+    """--osl with a prompt file is the length asked (and the one a prediction of the same load
+    simulates): held with ignore_eos/min_tokens where the engine takes them, and the run prints
+    requested against actual, as for synthetic lengths."""
+    prompts = tmp_path / "prompts.jsonl"
+    prompts.write_text('{"prompt": "What is 2+2? Answer with one number."}\n{"messages": [{"role": "user", "content": "Say yes."}]}\n')
+    done = cli("run", "--input-file", str(prompts), "--osl", "8", "--num-requests", "4", "--concurrency", "2", "--engine", "vllm",
+               "--endpoint", truth.base_url, "--out", str(tmp_path / "runs"))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    [result] = (tmp_path / "runs").rglob("result.json")
+    resolved = json.loads(result.read_text())["resolved_params"]
+    assert resolved["output_held_by"] == {"ignore_eos": True, "min_tokens": "max_tokens of each request"}
+    [row] = resolved["lengths"]
+    assert row["requested_output_mean"] == 8.0 and "lengths c=2:" in done.stdout and "output" in done.stdout

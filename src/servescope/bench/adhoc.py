@@ -86,7 +86,9 @@ async def prepare_adhoc(
             "note": f"prompt text cut to the requested length less the {added or 0} tokens the {endpoint.api} endpoint adds (chat template, BOS), "
             "measured once with a one-token request",
         }
-    if load.source in ("synthetic", "trace"):
+    # a prompt file's outputs too: its --osl (or a line's max_tokens) is the length asked, and the one a prediction
+    # of the same load simulates; left to stop at an end-of-sequence, the two would not be the same load
+    if load.source in ("synthetic", "trace", "prompts"):
         points, body, fields = _hold_output(engine_id, points, user_body)
         if not fields:
             notice(
