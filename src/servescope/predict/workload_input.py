@@ -14,6 +14,7 @@ from servescope import limits
 from servescope.predict.dataset_lengths import check_means, draw_sharegpt, sharegpt_filter
 from servescope.predict.deployment import Deployment
 from servescope.predict.replay import Replay, replay, symmetric
+from servescope.predict.sessions import tokens_per_message
 from servescope.predict.sim.load import Phase
 from servescope.predict.sim.request import SimRequest, requests_from_rows
 from servescope.predict.stream_chunks import TIMES_EVERY_CHUNK, check_client, check_endpoint
@@ -264,7 +265,11 @@ class PromptTokenizer:
             bs = self.deployment.engine.block_size
             caching = self.deployment.engine.enable_prefix_caching
             return _Tokenised(n, hashes_from_blocks(req.prefix_blocks, n, bs, req.prompt_id, TRACE_BLOCK_TOKENS) if caching else ())
-        hit = self.cache.get(req.prompt)
+        # a chat line's template wraps each of its messages, not the chat once (a one-message prompt's
+        # template_tokens, and each further message its share: predict.sessions.tokens_per_message)
+        extra = (len(req.messages) - 1) * tokens_per_message(self.deployment.template_tokens) if req.messages and len(req.messages) > 1 else 0
+        key = f"{len(req.messages)}\x00{req.prompt}" if extra else req.prompt
+        hit = self.cache.get(key)
         if hit is not None:
             return hit
         dep = self.deployment
@@ -272,11 +277,11 @@ class PromptTokenizer:
         caching = dep.engine.enable_prefix_caching
         if dep.encoder is not None:
             ids = dep.encoder(req.prompt)
-            out = _Tokenised(len(ids) + dep.template_tokens, hashes_from_ids(ids, bs) if caching else ())
+            out = _Tokenised(len(ids) + dep.template_tokens + extra, hashes_from_ids(ids, bs) if caching else ())
         else:
             n = req.input_tokens_nominal or estimate_tokens(req.prompt)
-            out = _Tokenised(n + dep.template_tokens, hashes_from_text(req.prompt, n, bs, self.chars_per_token) if caching else ())
-        self.cache[req.prompt] = out
+            out = _Tokenised(n + dep.template_tokens + extra, hashes_from_text(req.prompt, n, bs, self.chars_per_token) if caching else ())
+        self.cache[key] = out
         return out
 
 
