@@ -267,8 +267,9 @@ class PromptTokenizer:
             return _Tokenised(n, hashes_from_blocks(req.prefix_blocks, n, bs, req.prompt_id, TRACE_BLOCK_TOKENS) if caching else ())
         # a chat line's template wraps each of its messages, not the chat once (a one-message prompt's
         # template_tokens, and each further message its share: predict.sessions.tokens_per_message)
-        extra = (len(req.messages) - 1) * tokens_per_message(self.deployment.template_tokens) if req.messages and len(req.messages) > 1 else 0
-        key = f"{len(req.messages)}\x00{req.prompt}" if extra else req.prompt
+        n_messages = len(req.messages) if req.messages else 1
+        extra = (n_messages - 1) * tokens_per_message(self.deployment.template_tokens)
+        key = f"{n_messages}\x00{req.prompt}" if extra else req.prompt
         hit = self.cache.get(key)
         if hit is not None:
             return hit
