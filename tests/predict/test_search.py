@@ -212,3 +212,13 @@ def test_an_engine_version_that_is_not_a_version_is_one_line() -> None:
         parse_engines("sglang@0.5.2,vllm@banana")
     assert "\n" not in str(info.value)
     assert parse_engines("vllm@v0.8.5,sglang@0.5.5.post1") == [("vllm", "v0.8.5"), ("sglang", "0.5.5.post1")]
+
+
+def test_the_search_line_says_which_statistic_an_unprefixed_slo_is_checked_on() -> None:
+    """``ttft_ms<=500`` is p90 in search (its --percentile), p99 in predict --max-rate, per
+    request in run: search's header says which, a prefixed SLO names its own."""
+
+    outcome = search("llama-3.1-8b", "h100-sxm", 8, "ttft_ms<=500,p99_itl_ms<=30", SyntheticWorkload(concurrency=(8,), isl=256, osl=32))
+    assert "SLO: ttft_ms<=500 (p90), p99_itl_ms<=30" in format_search(outcome)
+    mean = search("llama-3.1-8b", "h100-sxm", 8, "ttft_ms<=500", SyntheticWorkload(concurrency=(8,), isl=256, osl=32), percentile=None)
+    assert "SLO: ttft_ms<=500 (mean)" in format_search(mean)

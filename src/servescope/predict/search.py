@@ -132,6 +132,8 @@ class SearchOutcome:
     """The concurrency levels tried, ascending (each configuration up to its first that breaks an SLO)."""
     swept: bool = False
     """The levels are the default sweep (``sweep_levels``)."""
+    percentile: float | None = 90.0
+    """The percentile an SLO without a prefix is checked on (None: the mean)."""
 
     @property
     def at_top_level(self) -> list[Candidate]:
@@ -442,7 +444,7 @@ def search(
     ranked.sort(key=lambda k: (-(k.per_device or -1.0), k.engine, k.engine_version, k.weight_dtype, k.tp, k.max_num_seqs))
     skipped.sort(key=lambda k: (k.engine, k.engine_version, k.weight_dtype, k.tp, k.max_num_seqs))
     return SearchOutcome(ranked, skipped, slo_list, devices, sum(p[3] for p in parts), sum(p[2] for p in parts),
-                         time.perf_counter() - started, sum(p[4] for p in parts), job.levels, sweep)  # fmt: skip
+                         time.perf_counter() - started, sum(p[4] for p in parts), job.levels, sweep, percentile)  # fmt: skip
 
 
 def format_warnings(outcome: SearchOutcome, most_labels: int = 3) -> list[str]:
@@ -470,13 +472,21 @@ def levels_lines(outcome: SearchOutcome) -> list[str]:
     return lines
 
 
+def _slo_said(slo: SloSpec, percentile: float | None) -> str:
+    """An SLO as it is checked: an unprefixed one names the statistic search applies (``ttft_ms<=500 (p90)``),
+    which predict --max-rate (p99) and run --slo (per request) read otherwise."""
+    if slo.stat is not None:
+        return str(slo)
+    return f"{slo} ({'mean' if percentile is None else f'p{percentile:g}'})"
+
+
 def format_search(outcome: SearchOutcome, top: int = 10) -> str:
     lines = [
         (
             f"{outcome.configurations} configurations, {outcome.simulations} simulations"
             + (f" ({outcome.gave_up} stopped once their TTFT broke the SLO)" if outcome.gave_up else "")
             + f" in {outcome.wall_s:.2f} s ({outcome.configurations_per_s:.1f} configurations/s); "
-            f"SLO: {', '.join(str(s) for s in outcome.slos) or 'none'}"
+            f"SLO: {', '.join(_slo_said(s, outcome.percentile) for s in outcome.slos) or 'none'}"
         ),
     ]
     width = max([22, *(len(c.label) for c in [*outcome.ranked[:top], *outcome.skipped])])
