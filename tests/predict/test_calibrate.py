@@ -54,6 +54,11 @@ def test_calibration_file_round_trip(tmp_path, catalog: Catalog, measured: Evalu
     assert cal.output_token_overhead_s == doc.factors["output_token_overhead_s"]
     run = predict("tiny-llama-on-cpu", "sweep-parallel-1-8-i128-o64-v1", catalog=catalog, calibration=path)
     assert run.prediction.calibration == str(path)
+    assert not [w for w in run.warnings if "was fitted on scenario" in w]
+    # the same factors on another deployment (a CPU's efficiencies on an H100): said, not assumed to carry
+    other = predict("llama-3.1-8b-on-h100", "sweep-parallel-1-8-i128-o64-v1", catalog=catalog, calibration=path, concurrency=[1])
+    [line] = [w for w in other.warnings if "was fitted on scenario tiny-llama-on-cpu" in w]
+    assert line.startswith("scenario llama-3.1-8b-on-h100: calibration") and "servescope calibrate llama-3.1-8b-on-h100" in line
 
 
 def test_bad_calibration_files(tmp_path) -> None:  # type: ignore[no-untyped-def]

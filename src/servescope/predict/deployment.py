@@ -575,6 +575,13 @@ def deploy(
     if scenario.weight_dtype == "auto" and normalize_dtype(flags.get("dtype")) in ("bf16", "fp16", "fp32"):
         weight = normalize_dtype(flags["dtype"])  # vLLM/SGLang --dtype casts the checkpoint
     warnings = review(scenario, mdl, arch, hw, weight_dtype=weight, max_model_len=eng.max_model_len)
+    if isinstance(calibration, CalibrationDocument) and calibration.scenario != scenario.name:
+        # its factors are another deployment's efficiencies (a CPU's, say, on an H100): said, not assumed to carry
+        warnings.append(
+            f"scenario {scenario.name}: calibration{' ' + name if name else ''} was fitted on scenario {calibration.scenario}; "
+            "its factors are that deployment's (its hardware, engine and model), applied here as they are: fit one to "
+            f"measurements of {scenario.name} (servescope calibrate {scenario.name} --from RUN)"
+        )
     factors = factors_of(calibration)
     if weight in SIXTEEN_BIT and "gemm_eff" in factors and "gemm_eff_16bit" not in factors:
         # a calibration fitted before the 16-bit figure existed: its gemm_eff no longer reaches these GEMMs
