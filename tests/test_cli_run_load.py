@@ -155,6 +155,7 @@ def test_ctrl_c_says_how_many_requests_were_recorded_and_where(tmp_path: Path) -
             [sys.executable, "-m", "servescope", "run", "--isl", "20", "--osl", "100", "--num-requests", "40", "--concurrency", "4",
              "--endpoint", slow.base_url, "--tokenizer", str(TOKENIZER), "--no-scrape", "--out", str(out)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # (an ignored SIGINT, as under a background CI run, is inherited)
         )  # fmt: skip
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
