@@ -5,18 +5,13 @@ cases that must keep their verdict (the neighbours a loose fix would break)."""
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from servescope.catalog.store import packaged_root
 from servescope.scoring import score_item
 from servescope.scoring.base import Output
+from tests.scoring.user_suite import run_one_row_suite
 
 Case = tuple[str, str, object, dict[str, object], bool]  # scorer, answer text, expected, score_args, correct
 
@@ -233,34 +228,8 @@ def test_a_runaway_generation_is_scored_in_linear_time() -> None:
 def test_a_suite_whose_row_names_a_unit_the_scorer_cannot_compare_is_refused_in_one_line(tmp_path: Path) -> None:
     """A user's numeric row with ``"unit": "furlongs"``: one line naming the dataset, the row and what is
     wrong, exit 1, nothing sent or written (every answer would otherwise score 0 for the row's fault)."""
-    catalog = tmp_path / "catalog"
-    (catalog / "workloads").mkdir(parents=True)
-    (catalog / "datasets").mkdir()
     row = {"id": "mine-000", "text": "How far is it?", "scorer": "numeric", "answer": "6", "score_args": {"unit": "furlongs"}}
-    blob = (json.dumps(row) + "\n").encode()
-    (catalog / "datasets" / "eval-mine-v1.jsonl").write_bytes(blob)
-    manifest = {
-        "kind": "Dataset",
-        "id": "eval-mine-v1",
-        "name": "mine",
-        "description": "mine",
-        "rows_file": "eval-mine-v1.jsonl",
-        "rows_sha256": hashlib.sha256(blob).hexdigest(),
-        "row_count": 1,
-        "license": "CC0-1.0",
-        "immutable": True,
-        "created": "2026-12-06",
-        "supersedes": None,
-    }
-    (catalog / "datasets" / "eval-mine-v1.json").write_text(json.dumps(manifest))
-    workload = json.loads((packaged_root() / "workloads" / "eval-math-v3.json").read_text())
-    workload.update(id="eval-mine-v1", dataset_id="eval-mine-v1", supersedes=None)
-    workload["params"]["num_requests"] = 1
-    (catalog / "workloads" / "eval-mine-v1.json").write_text(json.dumps(workload))
-    out = tmp_path / "out"
-    env = {**os.environ, "SERVESCOPE_CATALOG_PATH": str(catalog)}
-    argv = [sys.executable, "-m", "servescope", "run", "eval-mine-v1", "--endpoint", "http://127.0.0.1:9/v1", "--out", str(out)]
-    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
+    done, out = run_one_row_suite(tmp_path, row, "eval-math-v3")
     assert done.returncode == 1, done.stdout + done.stderr
     errors = [ln for ln in (done.stdout + done.stderr).splitlines() if ln.startswith("error")]
     assert len(errors) == 1 and errors[0].startswith("error: dataset eval-mine-v1: row mine-000: score_args.unit 'furlongs'"), errors

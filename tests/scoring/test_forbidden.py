@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from servescope.catalog.store import packaged_root
 from servescope.scoring.forbidden import malformed, violations
+from tests.scoring.user_suite import run_one_row_suite
 
 USES = [
     ("def f(xs):\n    return max(xs)\n", ["max"]),
@@ -89,39 +84,13 @@ def test_the_scorer_reports_a_malformed_row_instead_of_running_it() -> None:
 def test_a_run_refuses_a_malformed_row_in_one_line_before_sending_anything(tmp_path: Path) -> None:
     """A user's code suite whose row says ``"forbidden": "max"`` (a string, not a list): one line
     naming the dataset, the row and what to write, exit 1, nothing sent or written."""
-    catalog = tmp_path / "catalog"
-    (catalog / "workloads").mkdir(parents=True)
-    (catalog / "datasets").mkdir()
     row = {
         "id": "mine-000",
         "text": "Write `def f(xs)` without max().",
         "scorer": "code_exec",
         "score_args": {"tests": "assert f([1]) == 1", "forbidden": "max"},
     }
-    blob = (json.dumps(row) + "\n").encode()
-    (catalog / "datasets" / "eval-mine-v1.jsonl").write_bytes(blob)
-    manifest = {
-        "kind": "Dataset",
-        "id": "eval-mine-v1",
-        "name": "mine",
-        "description": "mine",
-        "rows_file": "eval-mine-v1.jsonl",
-        "rows_sha256": hashlib.sha256(blob).hexdigest(),
-        "row_count": 1,
-        "license": "CC0-1.0",
-        "immutable": True,
-        "created": "2026-12-06",
-        "supersedes": None,
-    }
-    (catalog / "datasets" / "eval-mine-v1.json").write_text(json.dumps(manifest))
-    workload = json.loads((packaged_root() / "workloads" / "eval-code-v2.json").read_text())
-    workload.update(id="eval-mine-v1", dataset_id="eval-mine-v1", supersedes=None)
-    workload["params"]["num_requests"] = 1
-    (catalog / "workloads" / "eval-mine-v1.json").write_text(json.dumps(workload))
-    out = tmp_path / "out"
-    env = {**os.environ, "SERVESCOPE_CATALOG_PATH": str(catalog)}
-    argv = [sys.executable, "-m", "servescope", "run", "eval-mine-v1", "--endpoint", "http://127.0.0.1:9/v1", "--out", str(out)]
-    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
+    done, out = run_one_row_suite(tmp_path, row, "eval-code-v2")
     assert done.returncode == 1, done.stdout + done.stderr
     errors = [ln for ln in (done.stdout + done.stderr).splitlines() if ln.startswith("error")]
     assert errors == ["error: dataset eval-mine-v1: row mine-000: score_args.forbidden must be a list of names (e.g. [\"max\"]), got 'max'; fix the row"]

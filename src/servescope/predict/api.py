@@ -25,7 +25,7 @@ from statistics import fmean
 from typing import Any
 
 from servescope import limits
-from servescope.analysis.metrics import Columns, aggregate_columns
+from servescope.analysis.metrics import Columns, aggregate_columns, turn_rows
 from servescope.catalog.store import Catalog
 from servescope.documents import Prediction, Result, Scenario, Workload, load_document
 from servescope.documents.prediction import Calibration as CalibrationDocument
@@ -46,7 +46,7 @@ from servescope.predict.outputs import (
     relabel_concurrency,
 )
 from servescope.predict.regimes import LoadShape
-from servescope.predict.sessions import check_budget, is_multi_turn, session_phases, tokens_per_message, turn_numbers, turn_rows
+from servescope.predict.sessions import check_budget, is_multi_turn, session_phases, tokens_per_message, turn_numbers
 from servescope.predict.sim.load import Phase
 from servescope.predict.sim.simulator import SimOutcome, Simulation, TtftGiveUp
 from servescope.predict.stream_chunks import TIMES_EVERY_CHUNK, textless_chunks

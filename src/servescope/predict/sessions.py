@@ -24,11 +24,7 @@ keeps a slot's whole context.
 
 from __future__ import annotations
 
-from typing import Any
-
 from servescope import limits
-from servescope.analysis.metrics import turn_rows as metrics_turn_rows
-from servescope.documents.record import RequestRecord
 from servescope.predict.deployment import Deployment
 from servescope.predict.sim.load import Phase
 from servescope.predict.sim.request import SimRequest
@@ -127,9 +123,4 @@ def turn_numbers(points: list[PlannedPoint]) -> dict[str, int]:
     return number
 
 
-def turn_rows(records: list[RequestRecord], number: dict[str, int]) -> list[dict[str, Any]]:
-    """Per turn number, in the shape ``run`` writes: ``analysis.metrics.turn_rows`` of the simulated records."""
-    return metrics_turn_rows(records, number)
-
-
-__all__ = ["check_budget", "is_multi_turn", "session_phases", "tokens_per_message", "turn_numbers", "turn_rows"]
+__all__ = ["check_budget", "is_multi_turn", "session_phases", "tokens_per_message", "turn_numbers"]
