@@ -28,7 +28,7 @@ from servescope.testing.truth.errors import Pairing
 from servescope.testing.truth.server import TruthServer
 from servescope.workload.plan import PlannedPoint, PlannedRequest
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.timing]
 
 FIXTURES = Path(__file__).parent / "fixtures"
 VLLM_PAGE = FIXTURES / "vllm_0.32_cpu_metrics.txt"

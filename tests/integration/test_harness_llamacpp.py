@@ -57,6 +57,7 @@ def test_sweep_keeps_every_point(llama: LlamaServer, itest_catalog: Catalog, tmp
     _valid([art.result_path, art.evaluation_run_path], itest_catalog)
 
 
+@pytest.mark.timing
 def test_prefix_cache_pair(llama: LlamaServer, itest_catalog: Catalog, tmp_path: Path) -> None:
     on = run_workload(RunOptions("serve-itest-prefix-v1", endpoint=llama.openai_base_url, out_dir=tmp_path), catalog=itest_catalog)
     off = run_workload(

@@ -82,6 +82,7 @@ def measured(tmp_path_factory: pytest.TempPathFactory) -> dict[int, dict[str, An
     return out
 
 
+@pytest.mark.timing
 def test_two_workers_complete_every_request_with_itl_p50_within_0_3_ms_of_truth(measured: dict[int, dict[str, Any]]) -> None:
     run = measured[2]
     m = run["result"]["metrics"]
@@ -91,6 +92,7 @@ def test_two_workers_complete_every_request_with_itl_p50_within_0_3_ms_of_truth(
     assert "322/322" in run["stdout"]  # one progress bar for the whole run: 320 measured + 2 warmup, both workers
 
 
+@pytest.mark.timing
 def test_one_and_two_workers_give_the_same_distributions(measured: dict[int, dict[str, Any]]) -> None:
     one, two = (measured[k]["result"]["metrics"] for k in (1, 2))
     assert one["completed_requests"] == two["completed_requests"] == 320
@@ -101,6 +103,7 @@ def test_one_and_two_workers_give_the_same_distributions(measured: dict[int, dic
         assert abs(one[metric]["p50"] - two[metric]["p50"]) < within_ms, (metric, one[metric], two[metric])
 
 
+@pytest.mark.timing
 def test_the_merged_records_are_exactly_the_workers_records(measured: dict[int, dict[str, Any]]) -> None:
     run_dir: Path = measured[2]["dir"]
     merged = request_lines(run_dir / "records.jsonl")
@@ -117,6 +120,7 @@ def test_the_merged_records_are_exactly_the_workers_records(measured: dict[int, 
     assert rebuilt.completed_requests == 320
 
 
+@pytest.mark.timing
 def test_the_split_and_the_clock_offsets_are_recorded(measured: dict[int, dict[str, Any]]) -> None:
     block = measured[2]["result"]["resolved_params"]["workers"]
     assert block["count"] == 2 and block["placement"] == "processes" and block["lost"] == []
@@ -411,6 +415,7 @@ def ray_head() -> Any:
     assert not _processes_mentioning(temp), "Ray processes left behind"
 
 
+@pytest.mark.timing
 def test_two_workers_on_a_local_ray_cluster_give_the_same_distributions(ray_head: Any, measured: dict[int, dict[str, Any]], tmp_path: Path) -> None:
     address, env = ray_head
     with TruthServer(ttft_ms=5.0, itl_ms=ITL_MS) as srv:

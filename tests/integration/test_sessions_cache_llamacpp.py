@@ -45,6 +45,7 @@ def _sessions(llama: LlamaServer, out: Path, *extra: str) -> tuple[dict[int, lis
     return ttft, cached, result["resolved_params"]["turns"], proc.stdout
 
 
+@pytest.mark.timing
 def test_later_turns_hit_the_prompt_cache_and_start_sooner(llama: LlamaServer, tmp_path: Path) -> None:
     ttft, cached, turns, stdout = _sessions(llama, tmp_path / "on")
     later = ttft[2] + ttft[3]

@@ -99,6 +99,7 @@ def test_pairing_arithmetic() -> None:
 # ----------------------------------------------------------------------------- the server on loopback
 
 
+@pytest.mark.timing
 def test_schedule_holds_for_a_raw_client(srv: TruthServer) -> None:
     async def go() -> list[tuple[int, list[tuple[int, bytes]], int, Any]]:
         await _raw(srv.base_url, {"max_tokens": 1, "stream": True, "truth": {"ttft_ms": 1}})  # warm the server's first-request paths
