@@ -15,6 +15,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import signal
 import socket
+import sys
 import threading
 import uuid
 from collections.abc import Callable, Sequence
@@ -93,9 +94,26 @@ def run_parts(fn: Callable[[_Part, Any], _Out], parts: Sequence[_Part], state: A
             # (no wait for the parts still queued), and the executor's threads may not print what that breaks
             threading.excepthook = lambda _args: None
             procs = list((getattr(pool, "_processes", None) or {}).values())
+            manager = getattr(pool, "_executor_manager_thread", None)
+            results = getattr(pool, "_result_queue", None)  # (shutdown forgets it)
             pool.shutdown(wait=False, cancel_futures=True)
             for proc in procs:
                 proc.terminate()
+            for proc in procs:
+                proc.join(timeout=2.0)
+            # A worker stopped while writing its answer leaves part of it in the pipe, and the executor's
+            # thread then waits for the rest, forever: the exit joins that thread, so the process hung
+            # (1 Ctrl-C in ~20 here). With the workers gone and this process's copy of the writing end
+            # closed, that read ends (end of file), the thread sees a broken pool and ends.
+            writer = getattr(results, "_writer", None)
+            if writer is not None:
+                writer.close()
+            # The executor's exit hook also wakes that thread through a pipe the thread closes as it ends;
+            # on Python < 3.12 the two race ("Exception ignored in: <module 'threading'> ... Bad file
+            # descriptor" at exit, seen under load). Let the thread end first, and keep that line unsaid.
+            if manager is not None:
+                manager.join(timeout=2.0)
+            sys.unraisablehook = lambda _args: None
             raise
         finally:
             _STATE = None
