@@ -69,6 +69,9 @@ def truth() -> Iterator[TruthServer]:
         ([*SYN, "--concurrency", "2,2"], "error: --concurrency '2,2': level 2 is given twice"),
         ([*SYN, "--concurrency", "1,1000000000"], "error: --concurrency 1000000000: give levels in 1..1,000,000 (SERVESCOPE_MAX_CONCURRENCY)"),
         ([*SYN, "--rate", "1e9"], "error: --rate 1e+09 is above the limit of 1e+06"),
+        # a seed no request body can carry: refused before the run folder, never orjson's TypeError mid-run
+        ([*SYN, "--concurrency", "1", "--seed", str(2**63)], "error: --seed 9223372036854775808: give 0..9,223,372,036,854,775,807"),
+        (["--trace", str(TRACE), "--seed", "99999999999999999999999"], "error: --seed 99999999999999999999999: give 0..9,223,372,036,854,775,807"),
         # SLOs name the bad part and what is wrong with it
         ([*SYN, "--concurrency", "1", "--slo", "ttft<=5"], "error: --slo 'ttft<=5': unknown metric 'ttft'; one of ttft_ms, itl_ms, tpot_ms, e2e_ms"),
         ([*SYN, "--concurrency", "1", "--slo", "ttft_ms>=5"], "error: --slo 'ttft_ms>=5': operator '>=' is not taken"),
@@ -145,6 +148,17 @@ def test_run_and_predict_of_the_same_options_share_a_label_and_explicit_defaults
     assert warmed.returncode == 0, warmed.stderr
     [prediction] = (tmp_path / "pw").rglob("prediction.json")
     assert json.loads(prediction.read_text(encoding="utf-8"))["workload"] != labels[0]  # two warm-up requests sent: another load
+
+
+def test_the_largest_seed_is_sent_and_predicted_and_one_past_it_is_refused_by_both(truth: TruthServer, tmp_path: Path) -> None:
+    load = ["--isl", "20", "--osl", "4", "--num-requests", "2", "--concurrency", "1"]
+    top = str(2**63 - 1)
+    run = cli("run", *load, "--seed", top, "--endpoint", truth.base_url, "--tokenizer", str(TOKENIZER), "--no-scrape", "--out", str(tmp_path / "r"))
+    assert run.returncode == 0, run.stderr
+    assert _result(tmp_path / "r")["metrics"]["completed_requests"] == 2  # type: ignore[index]
+    pred = cli("predict", "tiny-llama-on-cpu", *load, "--seed", str(2**63), "--out", str(tmp_path / "p"))
+    assert "error: --seed 9223372036854775808: give 0..9,223,372,036,854,775,807" in one_line(pred)  # the same range as run
+    assert not (tmp_path / "p").exists()
 
 
 def test_ctrl_c_says_how_many_requests_were_recorded_and_where(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from servescope import limits
+from servescope.documents.workload import SEED_MAX
 from servescope.workload.jsonl_lines import shown
 
 LoadSource = Literal["catalog", "workload-file", "synthetic", "trace", "prompts"]
@@ -56,7 +57,7 @@ class Load(BaseModel):
     rate: float | None = Field(default=None, gt=0.0, description="Open loop: requests per second.")
     arrival: Arrival = "poisson"
     gamma_shape: float = Field(default=1.0, gt=0.0)
-    seed: int = Field(default=0, ge=0)
+    seed: int = Field(default=0, ge=0, le=SEED_MAX)
     trace: FileRef | None = None
     speedup: float = Field(default=1.0, gt=0.0, description="trace: timestamps divided by this.")
     prompts: FileRef | None = None

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from servescope import limits
 from servescope.documents import Workload
+from servescope.documents.workload import SEED_MAX
 from servescope.errors import UsageError
 from servescope.workload.jsonl_lines import shown
 from servescope.workload.load import FileRef, Load, check_speedup
@@ -92,8 +93,8 @@ def _check_values(req: LoadRequest) -> None:
         raise UsageError(f"--warmup-requests {req.warmup_requests}: give a count in 0..{limits.MAX_REQUESTS:,}, e.g. --warmup-requests 4")
     if req.range_ratio is not None and not (math.isfinite(req.range_ratio) and 0.0 <= req.range_ratio < 1.0):
         raise UsageError(f"--range-ratio {shown(req.range_ratio)}: give a number in [0, 1), e.g. 0.1 (lengths uniform in L(1-r)..L(1+r))")
-    if req.seed < 0:
-        raise UsageError(f"--seed {req.seed}: give 0 or more")
+    if not 0 <= req.seed <= SEED_MAX:
+        raise UsageError(f"--seed {req.seed}: give 0..{SEED_MAX:,} (2^63-1: the largest seed a request body carries to vLLM or SGLang)")
     _positive(req.rate, "--rate", "--rate 4 (requests per second)")
     _positive(req.gamma_shape, "--gamma-shape", "--gamma-shape 0.5 (1 = Poisson)")
     if req.speedup is not None:
