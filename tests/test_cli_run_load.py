@@ -150,6 +150,24 @@ def test_run_and_predict_of_the_same_options_share_a_label_and_explicit_defaults
     assert json.loads(prediction.read_text(encoding="utf-8"))["workload"] != labels[0]  # two warm-up requests sent: another load
 
 
+def test_the_chat_and_completions_apis_of_one_load_are_two_loads_and_predict_is_the_chat_one(truth: TruthServer, tmp_path: Path) -> None:
+    """A chat request carries the chat template's tokens that a completion does not: their
+    latencies are not repeats of one experiment, so they are two labels (summarize groups by it)."""
+    load = ["--isl", "64", "--osl", "8", "--num-requests", "4", "--concurrency", "2"]
+    labels = {}
+    for api in ("chat", "completions"):
+        run = cli("run", *load, "--api", api, "--endpoint", truth.base_url, "--tokenizer", str(TOKENIZER), "--no-scrape", "--out", str(tmp_path / api))
+        assert run.returncode == 0, run.stderr
+        result = _result(tmp_path / api)
+        labels[api] = result["workload_id"]
+        assert result["resolved_params"]["load_description"].get("api") == (None if api == "chat" else "completions")  # type: ignore[index]
+    assert labels["chat"] != labels["completions"]
+    pred = cli("predict", "tiny-llama-on-cpu", *load, "--out", str(tmp_path / "p"))
+    assert pred.returncode == 0, pred.stderr
+    [prediction] = (tmp_path / "p").rglob("prediction.json")
+    assert json.loads(prediction.read_text(encoding="utf-8"))["workload"] == labels["chat"]  # the simulator sends chat requests
+
+
 def test_the_largest_seed_is_sent_and_predicted_and_one_past_it_is_refused_by_both(truth: TruthServer, tmp_path: Path) -> None:
     load = ["--isl", "20", "--osl", "4", "--num-requests", "2", "--concurrency", "1"]
     top = str(2**63 - 1)

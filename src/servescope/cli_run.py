@@ -289,7 +289,7 @@ def run_command(
     resolved_load = _resolve_load(workload, levels, rate, arrival, gamma_shape, isl=isl, osl=osl, num_requests=num_requests,
                                   range_ratio=range_ratio, seed=seed, warmup_requests=warmup_requests, trace=trace, speedup=speedup,
                                   input_file=input_file, tokenizer=tokenizer, sessions=sessions, turns=turns,
-                                  think_time_ms=think_time_ms, system_prompt_tokens=system_prompt_tokens)  # fmt: skip
+                                  think_time_ms=think_time_ms, system_prompt_tokens=system_prompt_tokens, api=api)  # fmt: skip
     if resolved_load.trace is not None:  # a slow --speedup can make hours of a seconds-long trace: said before it starts
         from servescope.workload.trace import span_words
 

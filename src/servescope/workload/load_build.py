@@ -47,6 +47,7 @@ class LoadRequest:
     turns: int | None = None
     think_time_ms: float | None = None
     system_prompt_tokens: int | None = None
+    api: str = "chat"  # run's --api: part of what is sent, so of the label
     given: set[str] = field(default_factory=set)  # extra flags given that only shape an ad-hoc load
 
 
@@ -183,7 +184,15 @@ def build_load(req: LoadRequest, *, require_requests: bool = True, one_loop: boo
     """The one load the options describe. ``require_requests``: synthetic loads need
     ``--num-requests`` (``predict`` has the harness's default). ``one_loop``: ``--rate``
     with ``--concurrency`` is refused (``run``: nothing caps an open loop's requests in
-    flight, so the levels would only label identical points)."""
+    flight, so the levels would only label identical points). The API is set on the load
+    built, whatever its source: chat and completion requests of one load are two loads."""
+    resolved = _build(req, require_requests=require_requests, one_loop=one_loop)
+    if req.api != resolved.load.api:
+        resolved.load = resolved.load.model_copy(update={"api": req.api})
+    return resolved
+
+
+def _build(req: LoadRequest, *, require_requests: bool, one_loop: bool) -> ResolvedLoad:
     _check_values(req)
     if req.workload is not None:
         return _workload_load(req)
