@@ -69,6 +69,12 @@ def truth() -> Iterator[TruthServer]:
         ([*SYN, "--concurrency", "2,2"], "error: --concurrency '2,2': level 2 is given twice"),
         ([*SYN, "--concurrency", "1,1000000000"], "error: --concurrency 1000000000: give levels in 1..1,000,000 (SERVESCOPE_MAX_CONCURRENCY)"),
         ([*SYN, "--rate", "1e9"], "error: --rate 1e+09 is above the limit of 1e+06"),
+        # a load whose prompts and records cannot be held: refused before a prompt is built (it grew by GBs sending nothing)
+        (
+            ["--isl", "20", "--osl", "4", "--num-requests", "100000000", "--concurrency", "1"],
+            "error: --num-requests 100,000,000: the run would hold about 137.8 GiB in memory",
+        ),
+        (["--sessions", "1000", "--turns", "10000", "--isl", "100", "--osl", "100"], "error: --sessions 1,000 x --turns 10,000: the run would hold"),
         # a seed no request body can carry: refused before the run folder, never orjson's TypeError mid-run
         ([*SYN, "--concurrency", "1", "--seed", str(2**63)], "error: --seed 9223372036854775808: give 0..9,223,372,036,854,775,807"),
         (["--trace", str(TRACE), "--seed", "99999999999999999999999"], "error: --seed 99999999999999999999999: give 0..9,223,372,036,854,775,807"),
@@ -259,3 +265,31 @@ def test_a_prompt_files_outputs_are_held_and_reported_as_a_synthetic_loads_are(t
     assert resolved["output_held_by"] == {"ignore_eos": True, "min_tokens": "max_tokens of each request"}
     [row] = resolved["lengths"]
     assert row["requested_output_mean"] == 8.0 and "lengths c=2:" in done.stdout and "output" in done.stdout
+
+
+def test_the_run_memory_bound_covers_a_trace_and_a_prompt_files_repeats_and_is_not_below_the_plan(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tracemalloc
+
+    from servescope import limits
+    from servescope.bench import run_checks
+    from servescope.errors import UsageError
+    from servescope.workload.adhoc_plan import plan_load
+    from servescope.workload.load_build import LoadRequest, build_load
+
+    prompts = tmp_path / "one.jsonl"
+    prompts.write_text('{"prompt": "a"}\n', encoding="utf-8")
+    monkeypatch.setattr(limits, "MAX_RUN_MEMORY_BYTES", 10 * 1024**2)
+    with pytest.raises(UsageError, match=r"^--trace .* \(60 requests\): the run would hold about .* MiB in memory .*give --num-requests N"):
+        monkeypatch.setattr(limits, "MAX_RUN_MEMORY_BYTES", 1024)
+        run_checks.check_run_memory(build_load(LoadRequest(trace=TRACE)))
+    monkeypatch.setattr(limits, "MAX_RUN_MEMORY_BYTES", 10 * 1024**2)
+    # one prompt sent 10,000 times at two levels still plans 20,000 requests and keeps their records
+    with pytest.raises(UsageError, match=r"^--num-requests 10,000 at 2 levels: .*give at most --num-requests 3,855, "):
+        run_checks.check_run_memory(build_load(LoadRequest(input_file=prompts, osl=4, num_requests=10_000, concurrency=[1, 2])))
+    run_checks.check_run_memory(build_load(LoadRequest(input_file=prompts, osl=4, num_requests=3_800, concurrency=[1, 2])))
+    # the estimate per request is not below what planning alone takes (prompts and records come on top)
+    tracemalloc.start()
+    plan_load(build_load(LoadRequest(isl=20, osl=4, num_requests=20_000, concurrency=[1])))
+    planned = tracemalloc.get_traced_memory()[0] / 20_000
+    tracemalloc.stop()
+    assert planned < run_checks.REQUEST_BYTES / 2, planned

@@ -272,7 +272,7 @@ def run_command(
     from servescope.bench.request_fields import parse_extra_body
     from servescope.bench.run import Progress as RunProgress
     from servescope.bench.run import RunOptions, run_workload
-    from servescope.bench.run_checks import check_run_options
+    from servescope.bench.run_checks import check_run_memory, check_run_options
 
     console = _console()
     check_text(slo, "--slo", "'ttft_ms<=500,tpot_ms<=30'")
@@ -290,6 +290,7 @@ def run_command(
                                   range_ratio=range_ratio, seed=seed, warmup_requests=warmup_requests, trace=trace, speedup=speedup,
                                   input_file=input_file, tokenizer=tokenizer, sessions=sessions, turns=turns,
                                   think_time_ms=think_time_ms, system_prompt_tokens=system_prompt_tokens, api=api)  # fmt: skip
+    check_run_memory(resolved_load)  # before the progress bar: a load too large to hold is one line
     if resolved_load.trace is not None:  # a slow --speedup can make hours of a seconds-long trace: said before it starts
         from servescope.workload.trace import span_words
 
