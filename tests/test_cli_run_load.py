@@ -293,3 +293,26 @@ def test_the_run_memory_bound_covers_a_trace_and_a_prompt_files_repeats_and_is_n
     planned = tracemalloc.get_traced_memory()[0] / 20_000
     tracemalloc.stop()
     assert planned < run_checks.REQUEST_BYTES / 2, planned
+
+
+def test_a_prompt_files_warmups_and_later_points_do_not_resend_a_measured_prompt_while_the_file_has_more(truth: TruthServer, tmp_path: Path) -> None:
+    """A resent prompt is a prefix-cache hit, not a cold prefill: warm-ups took the file's first
+    prompts and the measured requests then sent them again. Now they take the prompts in turn."""
+    prompts = tmp_path / "prompts.jsonl"
+    prompts.write_text("".join(json.dumps({"prompt": f"prompt number {i} of the file"}) + "\n" for i in range(12)), encoding="utf-8")
+    out = tmp_path / "runs"
+    run = cli("run", "--input-file", str(prompts), "--osl", "4", "--num-requests", "4", "--warmup-requests", "2", "--concurrency", "1,2",
+              "--endpoint", truth.base_url, "--no-scrape", "--out", str(out))  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert "resend a prompt" not in run.stdout  # 12 prompts for 2 x (2 + 4) requests: none is sent twice
+    [records] = out.rglob("records.jsonl")
+    rows = [json.loads(line) for line in records.read_text(encoding="utf-8").splitlines()[1:]]
+    sent = [r["prompt_id"] for r in rows if "request_id" in r]
+    assert len(sent) == 12 and len(set(sent)) == 12, sent
+    # a file too short for that says so, and how many requests resend a prompt
+    short = tmp_path / "short.jsonl"
+    short.write_text('{"prompt": "one"}\n{"prompt": "two"}\n{"prompt": "three"}\n', encoding="utf-8")
+    cycled = cli("run", "--input-file", str(short), "--osl", "4", "--num-requests", "4", "--warmup-requests", "2", "--concurrency", "1",
+                 "--endpoint", truth.base_url, "--no-scrape", "--out", str(tmp_path / "cycled"))  # fmt: skip
+    assert cycled.returncode == 0, cycled.stderr
+    assert "prompts: 2 warm-up and 4 measured requests take the 3 prompts in turn: 3 of the 6 resend a prompt already sent" in " ".join(cycled.stdout.split())

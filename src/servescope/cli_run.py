@@ -426,8 +426,14 @@ def prompt_file_note(resolved: ResolvedLoad) -> str | None:
     parts = []
     if pf.skipped:
         parts.append(f"{len(pf.prompts):,} of {len(pf.prompts) + pf.skipped:,} ShareGPT conversations used ({pf.skipped:,} without a human turn skipped)")
-    if load.num_requests > len(pf.prompts):
-        parts.append(f"{load.num_requests:,} requests per point cycle through the {len(pf.prompts):,} prompts")
+    warm, levels, have = load.warmup_requests or 0, len(load.levels), len(pf.prompts)
+    sent = (warm + load.num_requests) * levels
+    if sent > have and warm == 0 and levels == 1:
+        parts.append(f"{load.num_requests:,} requests per point cycle through the {have:,} prompts")
+    elif sent > have:  # warm-ups and later points take the prompts in turn with the measured requests (workload.adhoc_plan)
+        shape = (f"{warm:,} warm-up and " if warm else "") + f"{load.num_requests:,} measured requests" + (f" at each of {levels} levels" if levels > 1 else "")
+        parts.append(f"{shape} take the {have:,} prompts in turn: {sent - have:,} of the {sent:,} resend a prompt already sent "
+                     "(a prefix-cache hit where the engine caches; give a file with more prompts to avoid it)")  # fmt: skip
     return f"prompts: {'; '.join(parts)}" if parts else None
 
 

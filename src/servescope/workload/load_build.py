@@ -18,7 +18,7 @@ from servescope.documents.workload import SEED_MAX
 from servescope.errors import UsageError
 from servescope.workload.jsonl_lines import shown
 from servescope.workload.load import FileRef, Load, check_speedup
-from servescope.workload.prompt_file import PromptFile, read_prompt_file
+from servescope.workload.prompt_file import MAX_FILE_PROMPTS, PromptFile, read_prompt_file
 from servescope.workload.trace import MAX_TIMESTAMP_MS, Trace, read_trace, span_words
 
 MAX_THINK_TIME_MS = 3_600_000.0  # an hour between turns
@@ -228,7 +228,12 @@ def _build(req: LoadRequest, *, require_requests: bool, one_loop: bool) -> Resol
     if req.input_file is not None:
         _refuse_with("--input-file", {"--isl": req.isl is not None, "--range-ratio": req.range_ratio is not None},
                      "the file's prompts set the input lengths")  # fmt: skip
-        pf = read_prompt_file(req.input_file, req.num_requests)
+        # with --num-requests, as many prompts as the run sends (warm-ups and every level's point
+        # take them in turn: workload.adhoc_plan), so no measured request resends one while the file has more
+        sends = None
+        if req.num_requests is not None:
+            sends = min((req.num_requests + (req.warmup_requests or 0)) * len(levels or (1,)), MAX_FILE_PROMPTS)
+        pf = read_prompt_file(req.input_file, sends)
         if req.osl is None:
             missing = next((i for i, p in enumerate(pf.prompts) if p.max_tokens is None), None)
             if missing is not None:
