@@ -384,9 +384,10 @@ def run_command(
         m = r.metrics
         lost = r.blocked_by_reason_code.get("worker-lost", 0)
         if lost:
-            gone = ", ".join(str(w["worker"]) for w in (r.resolved_params.get("workers") or {}).get("lost", []))
+            gone = "; ".join(f"{w['worker']} ({w['how']})" for w in (r.resolved_params.get("workers") or {}).get("lost", []))
             raise RunFailedBar(
-                f"client worker(s) {gone} died: {lost} requests they had not finished are failures of category 'worker-lost'; every finished request is kept"
+                f"client worker(s) died or stopped answering: {gone}; {lost} requests they had not finished are failures of category "
+                "'worker-lost'; every finished request is kept"
             )
         if not m.completed_requests:
             unsupported = r.blocked_by_reason_code.get("unsupported", 0)
