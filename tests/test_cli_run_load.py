@@ -75,6 +75,13 @@ def truth() -> Iterator[TruthServer]:
             "error: --num-requests 100,000,000: the run would hold about 137.8 GiB in memory",
         ),
         (["--sessions", "1000", "--turns", "10000", "--isl", "100", "--osl", "100"], "error: --sessions 1,000 x --turns 10,000: the run would hold"),
+        # a device or a folder where a file belongs says what it is, never "no such file"
+        (["--trace", "/dev/null"], "error: --trace /dev/null: is a character device, not a regular file"),
+        (["--input-file", "/dev/zero", "--osl", "4", "--concurrency", "1"], "error: --input-file /dev/zero: is a character device, not a regular file"),
+        (
+            [*SYN, "--concurrency", "1", "--tokenizer", str(ROOT / "src")],
+            f"error: --tokenizer {ROOT / 'src'}: a folder, not a file; give the model's tokenizer.json",
+        ),
         # a seed no request body can carry: refused before the run folder, never orjson's TypeError mid-run
         ([*SYN, "--concurrency", "1", "--seed", str(2**63)], "error: --seed 9223372036854775808: give 0..9,223,372,036,854,775,807"),
         (["--trace", str(TRACE), "--seed", "99999999999999999999999"], "error: --seed 99999999999999999999999: give 0..9,223,372,036,854,775,807"),

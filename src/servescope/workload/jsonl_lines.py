@@ -88,10 +88,17 @@ class Digest(Protocol):
     def update(self, data: bytes, /) -> None: ...
 
 
-def require_file(path: Path, flag: str) -> None:
-    """Nothing, or one line saying that the file given with ``flag`` is missing or a folder."""
-    if not path.is_file():
-        raise UsageError(f"{flag} {path}: {'a folder, not a file' if path.is_dir() else 'no such file'}")
+def require_file(path: Path, flag: str, advice: str = "") -> None:
+    """Nothing, or one line saying what the path given with ``flag`` is instead of a regular
+    file: missing, a folder, or a device, FIFO, socket or broken link (``/dev/null`` is not
+    "no such file")."""
+    if path.is_file():
+        return
+    from servescope.documents.walk import file_type
+
+    odd = file_type(path)
+    why = f"is {odd}, not a regular file" if odd is not None else "a folder, not a file" if path.is_dir() else "no such file"
+    raise UsageError(f"{flag} {path}: {why}" + (f"; {advice}" if advice else ""))
 
 
 def jsonl_values(
