@@ -323,3 +323,24 @@ def test_a_prompt_files_warmups_and_later_points_do_not_resend_a_measured_prompt
                  "--endpoint", truth.base_url, "--no-scrape", "--out", str(tmp_path / "cycled"))  # fmt: skip
     assert cycled.returncode == 0, cycled.stderr
     assert "prompts: 2 warm-up and 4 measured requests take the 3 prompts in turn: 3 of the 6 resend a prompt already sent" in " ".join(cycled.stdout.split())
+
+
+@pytest.mark.parametrize(
+    ("body", "said", "held"),
+    [
+        ('{"ignore_eos": false}', "--extra-body sets ignore_eos false: outputs may stop before max_tokens", None),
+        ('{"ignore_eos": true}', None, {"ignore_eos": True, "set_by": "--extra-body"}),
+    ],
+)
+def test_an_extra_body_that_sets_the_output_hold_is_said_as_the_users_choice(
+    truth: TruthServer, tmp_path: Path, body: str, said: str | None, held: dict[str, object] | None
+) -> None:
+    """On llama.cpp (which takes ignore_eos) the user's own ignore_eos was called an engine 'not
+    known to take ignore_eos'."""
+    run = cli("run", *SYN, "--concurrency", "1", "--engine", "llama.cpp", "--extra-body", body, "--endpoint", truth.base_url,
+              "--tokenizer", str(TOKENIZER), "--no-scrape", "--out", str(tmp_path / "r"))  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    text = " ".join((run.stdout + run.stderr).split())
+    assert "is not known to take ignore_eos" not in text
+    assert said is None or said in text
+    assert _result(tmp_path / "r")["resolved_params"]["output_held_by"] == held  # type: ignore[index]
