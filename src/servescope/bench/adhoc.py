@@ -91,7 +91,7 @@ async def prepare_adhoc(
     # of the same load simulates; left to stop at an end-of-sequence, the two would not be the same load
     if load.source in ("synthetic", "trace", "prompts"):
         points, body, fields = _hold_output(engine_id, points, user_body)
-        own = {k: user_body[k] for k in ("ignore_eos", "min_tokens") if k in user_body}  # the user's own choice, said as such
+        own: dict[str, Any] = {k: user_body[k] for k in ("ignore_eos", "min_tokens") if k in user_body}  # the user's own choice, said as such
         if not fields and own and (own.get("ignore_eos") is True or own.get("min_tokens")):
             fields = {**own, "set_by": "--extra-body"}
         elif not fields and own:
