@@ -75,6 +75,11 @@ def truth() -> Iterator[TruthServer]:
             "error: --num-requests 100,000,000: the run would hold about 137.8 GiB in memory",
         ),
         (["--sessions", "1000", "--turns", "10000", "--isl", "100", "--osl", "100"], "error: --sessions 1,000 x --turns 10,000: the run would hold"),
+        # a closed loop past its point's requests: never a point labelled by a concurrency it never reached
+        (
+            [*SYN, "--concurrency", "1,100000"],
+            "error: --concurrency 100,000 is more than the 2 requests of a point (--num-requests): at most 2 can be in flight",
+        ),
         # a device or a folder where a file belongs says what it is, never "no such file"
         (["--trace", "/dev/null"], "error: --trace /dev/null: is a character device, not a regular file"),
         (["--input-file", "/dev/zero", "--osl", "4", "--concurrency", "1"], "error: --input-file /dev/zero: is a character device, not a regular file"),
@@ -344,3 +349,16 @@ def test_an_extra_body_that_sets_the_output_hold_is_said_as_the_users_choice(
     assert "is not known to take ignore_eos" not in text
     assert said is None or said in text
     assert _result(tmp_path / "r")["resolved_params"]["output_held_by"] == held  # type: ignore[index]
+
+
+def test_a_prompt_files_levels_past_its_requests_are_refused(tmp_path: Path) -> None:
+    from servescope.errors import UsageError
+    from servescope.workload.load_build import LoadRequest, build_load
+
+    prompts = tmp_path / "two.jsonl"
+    prompts.write_text('{"prompt": "a"}\n{"prompt": "b"}\n', encoding="utf-8")
+    with pytest.raises(UsageError, match=rf"^--concurrency 4 is more than the 2 requests of a point \(the prompts of {prompts}\)"):
+        build_load(LoadRequest(input_file=prompts, osl=4, concurrency=[1, 4]))
+    with pytest.raises(UsageError, match=r"^--concurrency 4 is more than the 3 requests of a point \(--num-requests\)"):
+        build_load(LoadRequest(input_file=prompts, osl=4, num_requests=3, concurrency=[4]))
+    assert build_load(LoadRequest(input_file=prompts, osl=4, num_requests=4, concurrency=[4])).load.levels == (4,)

@@ -243,6 +243,7 @@ def _build(req: LoadRequest, *, require_requests: bool, one_loop: bool) -> Resol
         ref = FileRef(path=str(req.input_file), sha256=pf.sha256, requests=len(pf.prompts), format=pf.format, skipped=pf.skipped)
         # --num-requests past the file's end sends its prompts again, in order
         n = req.num_requests or len(pf.prompts)
+        _levels_fit(levels, n, "--num-requests" if req.num_requests is not None else f"the prompts of {req.input_file}")
         load = Load(source="prompts", prompts=ref, osl=req.osl, num_requests=n, concurrency=levels, rate=req.rate, **common)  # type: ignore[arg-type]
         return ResolvedLoad(load, prompt_file=pf)
     if req.isl is None and req.osl is None:
@@ -254,9 +255,19 @@ def _build(req: LoadRequest, *, require_requests: bool, one_loop: bool) -> Resol
         raise UsageError(f"a synthetic load needs --num-requests K (measured requests per point), e.g. --isl {req.isl} --osl {req.osl} --num-requests 40")
     if levels is None and req.rate is None:
         raise UsageError("a synthetic load needs --concurrency N (closed loop) or --rate R (open loop)")
+    if req.num_requests is not None:
+        _levels_fit(levels, req.num_requests, "--num-requests")
     load = Load(source="synthetic", isl=req.isl, osl=req.osl, range_ratio=req.range_ratio or 0.0, num_requests=req.num_requests,
                 concurrency=levels, rate=req.rate, **common)  # type: ignore[arg-type]  # fmt: skip
     return ResolvedLoad(load)
+
+
+def _levels_fit(levels: tuple[int, ...] | None, requests: int, source: str) -> None:
+    """A closed loop cannot keep more requests in flight than its point sends: a level past
+    the count would label a point by a concurrency it never reached."""
+    if levels is not None and max(levels) > requests:
+        raise UsageError(f"--concurrency {max(levels):,} is more than the {requests:,} requests of a point ({source}): at most {requests:,} "
+                         f"can be in flight; give --concurrency {requests:,} or less, or more requests")  # fmt: skip
 
 
 __all__ = ["LoadRequest", "ResolvedLoad", "build_load", "is_document_path"]
