@@ -362,3 +362,12 @@ def test_a_prompt_files_levels_past_its_requests_are_refused(tmp_path: Path) -> 
     with pytest.raises(UsageError, match=r"^--concurrency 4 is more than the 3 requests of a point \(--num-requests\)"):
         build_load(LoadRequest(input_file=prompts, osl=4, num_requests=3, concurrency=[4]))
     assert build_load(LoadRequest(input_file=prompts, osl=4, num_requests=4, concurrency=[4])).load.levels == (4,)
+
+
+def test_a_run_where_every_request_failed_says_why_by_category(truth: TruthServer, tmp_path: Path) -> None:
+    """The cause was only in result.json; the console said 'see the failures in the result'."""
+    run = cli("run", "--isl", "20", "--osl", "400", "--num-requests", "3", "--concurrency", "1", "--endpoint", truth.base_url,
+              "--tokenizer", str(TOKENIZER), "--no-scrape", "--timeout", "0.05", "--out", str(tmp_path / "r"))  # fmt: skip
+    assert run.returncode == 4, run.stdout + run.stderr
+    [line] = [x for x in run.stderr.splitlines() if x.strip()]
+    assert line == "error: no request completed: 3 failed: 3 timeout (no completion within 0.05 s)", line

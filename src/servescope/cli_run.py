@@ -393,7 +393,7 @@ def run_command(
             unsupported = r.blocked_by_reason_code.get("unsupported", 0)
             if unsupported and unsupported == m.total_requests:
                 raise RunFailedBar(f"no request completed: the endpoint cannot take any of the {unsupported} rows (failures of category 'unsupported')")
-            raise RunFailedBar("no request completed; see the failures in the result")
+            raise RunFailedBar(f"no request completed: {failure_summary(r)}")
         if m.success_rate is not None and m.success_rate < min_success_rate:
             raise RunFailedBar(f"success rate {m.success_rate:.3f} is below --min-success-rate {min_success_rate}")
 
@@ -416,6 +416,20 @@ def _resolve_load(workload: str | None, levels: list[int] | None, rate: float | 
 
         LocalTokenizer(tokenizer)  # a bad file is one line now, before an engine starts
     return resolved
+
+
+def failure_summary(result: Any) -> str:
+    """The failures of a Result, one category each with its count and first message, in one
+    line: the cause (a context overflow, a refused request) on the console, not only in result.json."""
+    by_category: dict[str, tuple[int, str]] = {}
+    for f in result.failures:
+        count, message = by_category.get(f.category, (0, " ".join(f.message.split())))
+        by_category[f.category] = (count + f.count, message)
+    if not by_category:
+        return "see the failures in the result"
+    total = sum(count for count, _ in by_category.values())
+    parts = [f"{count} {category} ({message[:200]})" for category, (count, message) in sorted(by_category.items(), key=lambda kv: -kv[1][0])]
+    return f"{total} failed: " + ", ".join(parts)
 
 
 def prompt_file_note(resolved: ResolvedLoad) -> str | None:
