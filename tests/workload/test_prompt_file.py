@@ -61,6 +61,11 @@ def test_sharegpt_without_a_human_turn_is_refused(tmp_path: Path) -> None:
     [
         ('{"prompt": "a", "messages": []}', "line 1: give exactly one of prompt"),
         ('{"text": "a"}', "line 1: field 'text' is not read"),
+        # a trace given as a prompt file: say which option reads it
+        (
+            '{"timestamp": 0, "input_length": 10, "output_length": 5, "hash_ids": [0]}',
+            "is not read; a line has prompt or messages, and optional max_tokens (this line looks like a trace: give the file with --trace)",
+        ),
         ('{"prompt": ""}', "line 1: prompt: give non-empty text"),
         ('{"prompt": "a", "max_tokens": 0}', "line 1: max_tokens 0"),
         ('{"messages": [{"role": "wizard", "content": "x"}]}', "line 1: messages[0]"),

@@ -76,7 +76,9 @@ def _jsonl_prompt(obj: Any, where: str) -> FilePrompt:
         )
     unknown = sorted(set(obj) - {"prompt", "messages", "max_tokens"})
     if unknown:
-        raise UsageError(f"{where}: field {unknown[0]!r} is not read; a line has prompt or messages, and optional max_tokens")
+        trace_like = not {"prompt", "messages"} & set(obj) and {"timestamp", "input_length", "output_length", "hash_ids"} & set(obj)
+        hint = " (this line looks like a trace: give the file with --trace)" if trace_like else ""
+        raise UsageError(f"{where}: field {unknown[0]!r} is not read; a line has prompt or messages, and optional max_tokens{hint}")
     mt = _max_tokens(obj["max_tokens"], where) if "max_tokens" in obj else None
     if ("prompt" in obj) == ("messages" in obj):
         raise UsageError(f"{where}: give exactly one of prompt (text) or messages (a chat)")

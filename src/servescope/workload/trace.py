@@ -87,7 +87,9 @@ def _request(obj: Any, where: str, previous_ms: float | None) -> TraceRequest:
         raise UsageError(f'{where}: give one JSON object per line, e.g. {{"timestamp": 0, "input_length": 512, "output_length": 64}}')
     unknown = sorted(set(obj) - set(_FIELDS))
     if unknown:
-        raise UsageError(f"{where}: field {unknown[0]!r} is not replayed; a trace line has only {', '.join(_FIELDS)}")
+        prompt_like = not set(_FIELDS) & set(obj) and {"prompt", "messages", "conversations"} & set(obj)
+        hint = " (this line looks like a prompt file: give the file with --input-file)" if prompt_like else ""
+        raise UsageError(f"{where}: field {unknown[0]!r} is not replayed; a trace line has only {', '.join(_FIELDS)}{hint}")
     for name in ("timestamp", "input_length", "output_length"):
         if name not in obj:
             raise UsageError(f"{where}: field {name!r} is missing; every line needs timestamp (ms), input_length and output_length")
