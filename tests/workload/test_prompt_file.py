@@ -102,6 +102,18 @@ def test_bad_jsonl_line_is_one_line(tmp_path: Path, line: str, words: str) -> No
     assert words in str(info.value) and str(path) in str(info.value)
 
 
+@pytest.mark.parametrize("written", ["10", "10.0", "1e1"])
+def test_max_tokens_is_a_whole_number_by_the_trace_readers_rule(tmp_path: Path, written: str) -> None:
+    """A trace took input_length 60.0 and 1e2; a prompt file refused max_tokens 10.0. One rule for both."""
+    path = tmp_path / "p.jsonl"
+    path.write_text('{"prompt": "a", "max_tokens": ' + written + "}\n", encoding="utf-8")
+    [prompt] = read_prompt_file(path).prompts
+    assert prompt.max_tokens == 10 and type(prompt.max_tokens) is int
+    path.write_text('{"prompt": "a", "max_tokens": 10.5}\n', encoding="utf-8")
+    with pytest.raises(UsageError, match=r"line 1: max_tokens 10.5: give a whole number of tokens"):
+        read_prompt_file(path)
+
+
 def test_more_requests_than_prompts_sends_them_again_in_order(tmp_path: Path) -> None:
     path = tmp_path / "p.jsonl"
     path.write_text("".join(json.dumps({"prompt": f"p{i}", "max_tokens": 2}) + "\n" for i in range(3)), encoding="utf-8")
