@@ -18,18 +18,22 @@ from servescope.workload.load_build import ResolvedLoad
 from servescope.workload.plan import PlannedPoint, PlannedRequest
 
 ADHOC_DATASET = "adhoc"  # an ad-hoc load's Workload has no dataset: its plan comes from the load
+WARMUP_STREAM = 1  # np.random.default_rng([seed, WARMUP_STREAM]): the warm-ups' lengths, apart from the measured ones
 
 
 def _synthetic_points(resolved: ResolvedLoad) -> list[PlannedPoint]:
     load = resolved.load
     assert load.isl is not None and load.osl is not None and load.num_requests is not None
-    rng = np.random.default_rng(load.seed)
+    # the measured requests' lengths come from the seed's own stream, the warm-ups' from another:
+    # the measured draws are the same whatever the warm-up count (predict simulates its own warm-up)
+    rng, warm_rng = np.random.default_rng(load.seed), np.random.default_rng([load.seed, WARMUP_STREAM])
     lo, hi = 1.0 - load.range_ratio, 1.0 + load.range_ratio
     warm = load.warmup_requests or 0
     points = []
     for index, concurrency in enumerate(load.levels):
-        n = warm + load.num_requests
-        isls, osls = uniform_lengths(load.isl, lo, hi, n, rng), uniform_lengths(load.osl, lo, hi, n, rng)
+        n = load.num_requests
+        isls = uniform_lengths(load.isl, lo, hi, warm, warm_rng) + uniform_lengths(load.isl, lo, hi, n, rng)
+        osls = uniform_lengths(load.osl, lo, hi, warm, warm_rng) + uniform_lengths(load.osl, lo, hi, n, rng)
         point = PlannedPoint(index=index, concurrency=concurrency)
         for i, (isl, osl) in enumerate(zip(isls, osls, strict=True)):
             phase = "warmup" if i < warm else "measured"
