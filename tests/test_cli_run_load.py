@@ -371,3 +371,15 @@ def test_a_run_where_every_request_failed_says_why_by_category(truth: TruthServe
     assert run.returncode == 4, run.stdout + run.stderr
     [line] = [x for x in run.stderr.splitlines() if x.strip()]
     assert line == "error: no request completed: 3 failed: 3 timeout (no completion within 0.05 s)", line
+
+
+def test_a_workload_file_too_large_to_hold_is_one_line_before_anything_is_planned(tmp_path: Path) -> None:
+    doc = {
+        "id": "serve-mine-c2-v1", "kind": "serving", "name": "mine", "dataset_id": "prompts-mixed-v1", "immutable": True, "created": "2026-12-06",
+        "params": {"concurrency": 2, "num_requests": 100_000_000, "output_tokens": 4, "seed": 0, "dataset_buckets": ["xs"]},
+    }  # fmt: skip
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    line = one_line(cli("run", str(path), "--endpoint", CLOSED, "--out", str(tmp_path / "runs")))
+    assert line.startswith("error: Workload 'serve-mine-c2-v1' (params.num_requests 100,000,000): the run would hold about ")
+    assert "give a smaller params.num_requests" in line and not (tmp_path / "runs").exists()

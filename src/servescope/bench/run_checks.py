@@ -105,9 +105,21 @@ def check_run_memory(resolved: ResolvedLoad) -> None:
     every record is kept until the Result is made, so a 100,000,000-request load grew by GBs
     without sending anything."""
     load = resolved.load
-    if load.source not in ("synthetic", "trace", "prompts"):
-        return  # a catalog or Workload file's counts are the document's limits (documents.workload)
-    if load.source == "trace" and resolved.trace is not None:
+    if load.source == "catalog" or (load.source == "workload-file" and resolved.workload is None):
+        return  # the catalog's workloads are published with counts that fit
+    if resolved.workload is not None:  # a Workload file: its dataset's prompts are shared, each request keeps its record
+        params, sweep = resolved.workload.params, resolved.workload.sweep
+        points = len(sweep.values) if sweep is not None else 1
+        per_point = (params.warmup_requests or 0) + (params.num_requests or 0)
+        requests = per_point * points
+        need = requests * (REQUEST_BYTES + RECORD_BYTES_PER_OUTPUT_TOKEN * (params.output_tokens or 0))
+        what = (
+            f"Workload {resolved.workload.id!r} (params.num_requests {params.num_requests or 0:,}"
+            + (f" + warmup_requests {params.warmup_requests:,}" if params.warmup_requests else "")
+            + (f", {points} sweep points)" if points > 1 else ")")
+        )
+        fix = "give a smaller params.num_requests"
+    elif load.source == "trace" and resolved.trace is not None:
         requests = len(resolved.trace.requests)
         need = sum(REQUEST_BYTES + PROMPT_BYTES_PER_TOKEN * r.input_length + RECORD_BYTES_PER_OUTPUT_TOKEN * r.output_length
                    for r in resolved.trace.requests)  # fmt: skip
