@@ -69,6 +69,27 @@ def truth() -> Iterator[TruthServer]:
         ([*SYN, "--concurrency", "2,2"], "error: --concurrency '2,2': level 2 is given twice"),
         ([*SYN, "--concurrency", "1,1000000000"], "error: --concurrency 1000000000: give levels in 1..1,000,000 (SERVESCOPE_MAX_CONCURRENCY)"),
         ([*SYN, "--rate", "1e9"], "error: --rate 1e+09 is above the limit of 1e+06"),
+        # a load whose prompts and records cannot be held: refused before a prompt is built (it grew by GBs sending nothing)
+        (
+            ["--isl", "20", "--osl", "4", "--num-requests", "100000000", "--concurrency", "1"],
+            "error: --num-requests 100,000,000: the run would hold about 137.8 GiB in memory",
+        ),
+        (["--sessions", "1000", "--turns", "10000", "--isl", "100", "--osl", "100"], "error: --sessions 1,000 x --turns 10,000: the run would hold"),
+        # a closed loop past its point's requests: never a point labelled by a concurrency it never reached
+        (
+            [*SYN, "--concurrency", "1,100000"],
+            "error: --concurrency 100,000 is more than the 2 requests of a point (--num-requests): at most 2 can be in flight",
+        ),
+        # a device or a folder where a file belongs says what it is, never "no such file"
+        (["--trace", "/dev/null"], "error: --trace /dev/null: is a character device, not a regular file"),
+        (["--input-file", "/dev/zero", "--osl", "4", "--concurrency", "1"], "error: --input-file /dev/zero: is a character device, not a regular file"),
+        (
+            [*SYN, "--concurrency", "1", "--tokenizer", str(ROOT / "src")],
+            f"error: --tokenizer {ROOT / 'src'}: a folder, not a file; give the model's tokenizer.json",
+        ),
+        # a seed no request body can carry: refused before the run folder, never orjson's TypeError mid-run
+        ([*SYN, "--concurrency", "1", "--seed", str(2**63)], "error: --seed 9223372036854775808: give 0..9,223,372,036,854,775,807"),
+        (["--trace", str(TRACE), "--seed", "99999999999999999999999"], "error: --seed 99999999999999999999999: give 0..9,223,372,036,854,775,807"),
         # SLOs name the bad part and what is wrong with it
         ([*SYN, "--concurrency", "1", "--slo", "ttft<=5"], "error: --slo 'ttft<=5': unknown metric 'ttft'; one of ttft_ms, itl_ms, tpot_ms, e2e_ms"),
         ([*SYN, "--concurrency", "1", "--slo", "ttft_ms>=5"], "error: --slo 'ttft_ms>=5': operator '>=' is not taken"),
@@ -145,6 +166,35 @@ def test_run_and_predict_of_the_same_options_share_a_label_and_explicit_defaults
     assert warmed.returncode == 0, warmed.stderr
     [prediction] = (tmp_path / "pw").rglob("prediction.json")
     assert json.loads(prediction.read_text(encoding="utf-8"))["workload"] != labels[0]  # two warm-up requests sent: another load
+
+
+def test_the_chat_and_completions_apis_of_one_load_are_two_loads_and_predict_is_the_chat_one(truth: TruthServer, tmp_path: Path) -> None:
+    """A chat request carries the chat template's tokens that a completion does not: their
+    latencies are not repeats of one experiment, so they are two labels (summarize groups by it)."""
+    load = ["--isl", "64", "--osl", "8", "--num-requests", "4", "--concurrency", "2"]
+    labels = {}
+    for api in ("chat", "completions"):
+        run = cli("run", *load, "--api", api, "--endpoint", truth.base_url, "--tokenizer", str(TOKENIZER), "--no-scrape", "--out", str(tmp_path / api))
+        assert run.returncode == 0, run.stderr
+        result = _result(tmp_path / api)
+        labels[api] = result["workload_id"]
+        assert result["resolved_params"]["load_description"].get("api") == (None if api == "chat" else "completions")  # type: ignore[index]
+    assert labels["chat"] != labels["completions"]
+    pred = cli("predict", "tiny-llama-on-cpu", *load, "--out", str(tmp_path / "p"))
+    assert pred.returncode == 0, pred.stderr
+    [prediction] = (tmp_path / "p").rglob("prediction.json")
+    assert json.loads(prediction.read_text(encoding="utf-8"))["workload"] == labels["chat"]  # the simulator sends chat requests
+
+
+def test_the_largest_seed_is_sent_and_predicted_and_one_past_it_is_refused_by_both(truth: TruthServer, tmp_path: Path) -> None:
+    load = ["--isl", "20", "--osl", "4", "--num-requests", "2", "--concurrency", "1"]
+    top = str(2**63 - 1)
+    run = cli("run", *load, "--seed", top, "--endpoint", truth.base_url, "--tokenizer", str(TOKENIZER), "--no-scrape", "--out", str(tmp_path / "r"))
+    assert run.returncode == 0, run.stderr
+    assert _result(tmp_path / "r")["metrics"]["completed_requests"] == 2  # type: ignore[index]
+    pred = cli("predict", "tiny-llama-on-cpu", *load, "--seed", str(2**63), "--out", str(tmp_path / "p"))
+    assert "error: --seed 9223372036854775808: give 0..9,223,372,036,854,775,807" in one_line(pred)  # the same range as run
+    assert not (tmp_path / "p").exists()
 
 
 def test_ctrl_c_says_how_many_requests_were_recorded_and_where(tmp_path: Path) -> None:
@@ -227,3 +277,109 @@ def test_a_prompt_files_outputs_are_held_and_reported_as_a_synthetic_loads_are(t
     assert resolved["output_held_by"] == {"ignore_eos": True, "min_tokens": "max_tokens of each request"}
     [row] = resolved["lengths"]
     assert row["requested_output_mean"] == 8.0 and "lengths c=2:" in done.stdout and "output" in done.stdout
+
+
+def test_the_run_memory_bound_covers_a_trace_and_a_prompt_files_repeats_and_is_not_below_the_plan(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tracemalloc
+
+    from servescope import limits
+    from servescope.bench import run_checks
+    from servescope.errors import UsageError
+    from servescope.workload.adhoc_plan import plan_load
+    from servescope.workload.load_build import LoadRequest, build_load
+
+    prompts = tmp_path / "one.jsonl"
+    prompts.write_text('{"prompt": "a"}\n', encoding="utf-8")
+    monkeypatch.setattr(limits, "MAX_RUN_MEMORY_BYTES", 10 * 1024**2)
+    with pytest.raises(UsageError, match=r"^--trace .* \(60 requests\): the run would hold about .* MiB in memory .*give --num-requests N"):
+        monkeypatch.setattr(limits, "MAX_RUN_MEMORY_BYTES", 1024)
+        run_checks.check_run_memory(build_load(LoadRequest(trace=TRACE)))
+    monkeypatch.setattr(limits, "MAX_RUN_MEMORY_BYTES", 10 * 1024**2)
+    # one prompt sent 10,000 times at two levels still plans 20,000 requests and keeps their records
+    with pytest.raises(UsageError, match=r"^--num-requests 10,000 at 2 levels: .*give at most --num-requests 3,855, "):
+        run_checks.check_run_memory(build_load(LoadRequest(input_file=prompts, osl=4, num_requests=10_000, concurrency=[1, 2])))
+    run_checks.check_run_memory(build_load(LoadRequest(input_file=prompts, osl=4, num_requests=3_800, concurrency=[1, 2])))
+    # the estimate per request is not below what planning alone takes (prompts and records come on top)
+    tracemalloc.start()
+    plan_load(build_load(LoadRequest(isl=20, osl=4, num_requests=20_000, concurrency=[1])))
+    planned = tracemalloc.get_traced_memory()[0] / 20_000
+    tracemalloc.stop()
+    assert planned < run_checks.REQUEST_BYTES / 2, planned
+
+
+def test_a_prompt_files_warmups_and_later_points_do_not_resend_a_measured_prompt_while_the_file_has_more(truth: TruthServer, tmp_path: Path) -> None:
+    """A resent prompt is a prefix-cache hit, not a cold prefill: warm-ups took the file's first
+    prompts and the measured requests then sent them again. Now they take the prompts in turn."""
+    prompts = tmp_path / "prompts.jsonl"
+    prompts.write_text("".join(json.dumps({"prompt": f"prompt number {i} of the file"}) + "\n" for i in range(12)), encoding="utf-8")
+    out = tmp_path / "runs"
+    run = cli("run", "--input-file", str(prompts), "--osl", "4", "--num-requests", "4", "--warmup-requests", "2", "--concurrency", "1,2",
+              "--endpoint", truth.base_url, "--no-scrape", "--out", str(out))  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert "resend a prompt" not in run.stdout  # 12 prompts for 2 x (2 + 4) requests: none is sent twice
+    [records] = out.rglob("records.jsonl")
+    rows = [json.loads(line) for line in records.read_text(encoding="utf-8").splitlines()[1:]]
+    sent = [r["prompt_id"] for r in rows if "request_id" in r]
+    assert len(sent) == 12 and len(set(sent)) == 12, sent
+    # a file too short for that says so, and how many requests resend a prompt
+    short = tmp_path / "short.jsonl"
+    short.write_text('{"prompt": "one"}\n{"prompt": "two"}\n{"prompt": "three"}\n', encoding="utf-8")
+    cycled = cli("run", "--input-file", str(short), "--osl", "4", "--num-requests", "4", "--warmup-requests", "2", "--concurrency", "1",
+                 "--endpoint", truth.base_url, "--no-scrape", "--out", str(tmp_path / "cycled"))  # fmt: skip
+    assert cycled.returncode == 0, cycled.stderr
+    assert "prompts: 2 warm-up and 4 measured requests take the 3 prompts in turn: 3 of the 6 resend a prompt already sent" in " ".join(cycled.stdout.split())
+
+
+@pytest.mark.parametrize(
+    ("body", "said", "held"),
+    [
+        ('{"ignore_eos": false}', "--extra-body sets ignore_eos false: outputs may stop before max_tokens", None),
+        ('{"ignore_eos": true}', None, {"ignore_eos": True, "set_by": "--extra-body"}),
+    ],
+)
+def test_an_extra_body_that_sets_the_output_hold_is_said_as_the_users_choice(
+    truth: TruthServer, tmp_path: Path, body: str, said: str | None, held: dict[str, object] | None
+) -> None:
+    """On llama.cpp (which takes ignore_eos) the user's own ignore_eos was called an engine 'not
+    known to take ignore_eos'."""
+    run = cli("run", *SYN, "--concurrency", "1", "--engine", "llama.cpp", "--extra-body", body, "--endpoint", truth.base_url,
+              "--tokenizer", str(TOKENIZER), "--no-scrape", "--out", str(tmp_path / "r"))  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    text = " ".join((run.stdout + run.stderr).split())
+    assert "is not known to take ignore_eos" not in text
+    assert said is None or said in text
+    assert _result(tmp_path / "r")["resolved_params"]["output_held_by"] == held  # type: ignore[index]
+
+
+def test_a_prompt_files_levels_past_its_requests_are_refused(tmp_path: Path) -> None:
+    from servescope.errors import UsageError
+    from servescope.workload.load_build import LoadRequest, build_load
+
+    prompts = tmp_path / "two.jsonl"
+    prompts.write_text('{"prompt": "a"}\n{"prompt": "b"}\n', encoding="utf-8")
+    with pytest.raises(UsageError, match=rf"^--concurrency 4 is more than the 2 requests of a point \(the prompts of {prompts}\)"):
+        build_load(LoadRequest(input_file=prompts, osl=4, concurrency=[1, 4]))
+    with pytest.raises(UsageError, match=r"^--concurrency 4 is more than the 3 requests of a point \(--num-requests\)"):
+        build_load(LoadRequest(input_file=prompts, osl=4, num_requests=3, concurrency=[4]))
+    assert build_load(LoadRequest(input_file=prompts, osl=4, num_requests=4, concurrency=[4])).load.levels == (4,)
+
+
+def test_a_run_where_every_request_failed_says_why_by_category(truth: TruthServer, tmp_path: Path) -> None:
+    """The cause was only in result.json; the console said 'see the failures in the result'."""
+    run = cli("run", "--isl", "20", "--osl", "400", "--num-requests", "3", "--concurrency", "1", "--endpoint", truth.base_url,
+              "--tokenizer", str(TOKENIZER), "--no-scrape", "--timeout", "0.05", "--out", str(tmp_path / "r"))  # fmt: skip
+    assert run.returncode == 4, run.stdout + run.stderr
+    [line] = [x for x in run.stderr.splitlines() if x.strip()]
+    assert line == "error: no request completed: 3 failed: 3 timeout (no completion within 0.05 s)", line
+
+
+def test_a_workload_file_too_large_to_hold_is_one_line_before_anything_is_planned(tmp_path: Path) -> None:
+    doc = {
+        "id": "serve-mine-c2-v1", "kind": "serving", "name": "mine", "dataset_id": "prompts-mixed-v1", "immutable": True, "created": "2026-12-06",
+        "params": {"concurrency": 2, "num_requests": 100_000_000, "output_tokens": 4, "seed": 0, "dataset_buckets": ["xs"]},
+    }  # fmt: skip
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    line = one_line(cli("run", str(path), "--endpoint", CLOSED, "--out", str(tmp_path / "runs")))
+    assert line.startswith("error: Workload 'serve-mine-c2-v1' (params.num_requests 100,000,000): the run would hold about ")
+    assert "give a smaller params.num_requests" in line and not (tmp_path / "runs").exists()

@@ -93,8 +93,11 @@ def check_text(value: str | None, flag: str, example: str) -> None:
 
 
 def check_seed(value: int | None, flag: str = "--seed") -> None:
-    """A random seed numpy accepts: a non-negative integer (``default_rng`` refuses -1)."""
-    check_count(value, flag, low=0, what="(a seed is a non-negative integer)")
+    """A seed numpy accepts (``default_rng`` refuses -1) that a request body can carry: the
+    same range on predict and run, so a load that predicts can also be measured."""
+    from servescope.documents.workload import SEED_MAX
+
+    check_count(value, flag, low=0, high=SEED_MAX, what="(2^63-1: the largest seed a request body carries to vLLM or SGLang)")
 
 
 def check_scenario_name(name: str | None, flag: str = "--scenario") -> Catalog:

@@ -272,7 +272,7 @@ def run_command(
     from servescope.bench.request_fields import parse_extra_body
     from servescope.bench.run import Progress as RunProgress
     from servescope.bench.run import RunOptions, run_workload
-    from servescope.bench.run_checks import check_run_options
+    from servescope.bench.run_checks import check_run_memory, check_run_options
 
     console = _console()
     check_text(slo, "--slo", "'ttft_ms<=500,tpot_ms<=30'")
@@ -289,7 +289,8 @@ def run_command(
     resolved_load = _resolve_load(workload, levels, rate, arrival, gamma_shape, isl=isl, osl=osl, num_requests=num_requests,
                                   range_ratio=range_ratio, seed=seed, warmup_requests=warmup_requests, trace=trace, speedup=speedup,
                                   input_file=input_file, tokenizer=tokenizer, sessions=sessions, turns=turns,
-                                  think_time_ms=think_time_ms, system_prompt_tokens=system_prompt_tokens)  # fmt: skip
+                                  think_time_ms=think_time_ms, system_prompt_tokens=system_prompt_tokens, api=api)  # fmt: skip
+    check_run_memory(resolved_load)  # before the progress bar: a load too large to hold is one line
     if resolved_load.trace is not None:  # a slow --speedup can make hours of a seconds-long trace: said before it starts
         from servescope.workload.trace import span_words
 
@@ -383,15 +384,16 @@ def run_command(
         m = r.metrics
         lost = r.blocked_by_reason_code.get("worker-lost", 0)
         if lost:
-            gone = ", ".join(str(w["worker"]) for w in (r.resolved_params.get("workers") or {}).get("lost", []))
+            gone = "; ".join(f"{w['worker']} ({w['how']})" for w in (r.resolved_params.get("workers") or {}).get("lost", []))
             raise RunFailedBar(
-                f"client worker(s) {gone} died: {lost} requests they had not finished are failures of category 'worker-lost'; every finished request is kept"
+                f"client worker(s) died or stopped answering: {gone}; {lost} requests they had not finished are failures of category "
+                "'worker-lost'; every finished request is kept"
             )
         if not m.completed_requests:
             unsupported = r.blocked_by_reason_code.get("unsupported", 0)
             if unsupported and unsupported == m.total_requests:
                 raise RunFailedBar(f"no request completed: the endpoint cannot take any of the {unsupported} rows (failures of category 'unsupported')")
-            raise RunFailedBar("no request completed; see the failures in the result")
+            raise RunFailedBar(f"no request completed: {failure_summary(r)}")
         if m.success_rate is not None and m.success_rate < min_success_rate:
             raise RunFailedBar(f"success rate {m.success_rate:.3f} is below --min-success-rate {min_success_rate}")
 
@@ -416,6 +418,20 @@ def _resolve_load(workload: str | None, levels: list[int] | None, rate: float | 
     return resolved
 
 
+def failure_summary(result: Any) -> str:
+    """The failures of a Result, one category each with its count and first message, in one
+    line: the cause (a context overflow, a refused request) on the console, not only in result.json."""
+    by_category: dict[str, tuple[int, str]] = {}
+    for f in result.failures:
+        count, message = by_category.get(f.category, (0, " ".join(f.message.split())))
+        by_category[f.category] = (count + f.count, message)
+    if not by_category:
+        return "see the failures in the result"
+    total = sum(count for count, _ in by_category.values())
+    parts = [f"{count} {category} ({message[:200]})" for category, (count, message) in sorted(by_category.items(), key=lambda kv: -kv[1][0])]
+    return f"{total} failed: " + ", ".join(parts)
+
+
 def prompt_file_note(resolved: ResolvedLoad) -> str | None:
     """One line when a prompt file is not sent one request a prompt: ShareGPT conversations
     skipped (no human turn), or requests that cycle through the prompts again."""
@@ -425,8 +441,14 @@ def prompt_file_note(resolved: ResolvedLoad) -> str | None:
     parts = []
     if pf.skipped:
         parts.append(f"{len(pf.prompts):,} of {len(pf.prompts) + pf.skipped:,} ShareGPT conversations used ({pf.skipped:,} without a human turn skipped)")
-    if load.num_requests > len(pf.prompts):
-        parts.append(f"{load.num_requests:,} requests per point cycle through the {len(pf.prompts):,} prompts")
+    warm, levels, have = load.warmup_requests or 0, len(load.levels), len(pf.prompts)
+    sent = (warm + load.num_requests) * levels
+    if sent > have and warm == 0 and levels == 1:
+        parts.append(f"{load.num_requests:,} requests per point cycle through the {have:,} prompts")
+    elif sent > have:  # warm-ups and later points take the prompts in turn with the measured requests (workload.adhoc_plan)
+        shape = (f"{warm:,} warm-up and " if warm else "") + f"{load.num_requests:,} measured requests" + (f" at each of {levels} levels" if levels > 1 else "")
+        parts.append(f"{shape} take the {have:,} prompts in turn: {sent - have:,} of the {sent:,} resend a prompt already sent "
+                     "(a prefix-cache hit where the engine caches; give a file with more prompts to avoid it)")  # fmt: skip
     return f"prompts: {'; '.join(parts)}" if parts else None
 
 

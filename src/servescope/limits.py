@@ -67,6 +67,11 @@ MAX_SIMULATED_CONCURRENCY = _limit("MAX_SIMULATED_CONCURRENCY", 100_000, "concur
 MAX_SEARCH_CANDIDATES = _limit("MAX_SEARCH_CANDIDATES", 100_000, "deployments one search may try")
 MAX_GPUS = _limit("MAX_GPUS", 4096, "devices one search may spend (search --gpus)")
 
+# --- what one run may hold (bench/run_checks.py) ---------------------------------------------
+MAX_RUN_MEMORY_BYTES = _limit(
+    "MAX_RUN_MEMORY_BYTES", 4 * 1024**3, "memory an ad-hoc run's planned prompts and kept records may take, estimated before it starts"
+)
+
 
 def registry() -> list[Limit]:
     """Every limit, in the order above (README's table is made from it)."""
@@ -84,6 +89,7 @@ __all__ = [
     "MAX_LIST_ITEMS",
     "MAX_REQUESTS",
     "MAX_RESPONSE_BYTES",
+    "MAX_RUN_MEMORY_BYTES",
     "MAX_SEARCH_CANDIDATES",
     "MAX_SIMULATED_CONCURRENCY",
     "MAX_SIMULATED_REQUESTS",

@@ -256,6 +256,46 @@ def test_a_killed_worker_loses_no_finished_request_and_the_run_exits_non_zero(it
     assert "signal 9" in result["resolved_params"]["workers"]["lost"][0]["how"]
 
 
+def test_a_stopped_worker_is_lost_after_the_runs_timeout_and_the_run_ends_with_its_records(tmp_path: Path) -> None:
+    """SIGSTOP (a frozen VM, a swap storm): the worker neither ends nor sends. It was waited on
+    forever; now, silent past --timeout, it is lost like a dead one and the run ends, exit 4."""
+    tokenizer = Path(__file__).parents[2] / "src" / "servescope" / "data" / "engine" / "tokenizer.json"
+    with TruthServer(ttft_ms=5.0, itl_ms=5.0) as srv:  # 100 tokens a request: about 0.5 s each, 8 a worker
+        proc = _cli("run", "--isl", "32", "--osl", "100", "--num-requests", "16", "--concurrency", "2", "--endpoint", srv.base_url,
+                    "--tokenizer", str(tokenizer), "--engine", "vllm", "--no-scrape", "--workers", "2", "--timeout", "6", "--out", str(tmp_path))  # fmt: skip
+        deadline = time.monotonic() + 120
+        victim = None
+        while time.monotonic() < deadline and victim is None:
+            worker_files = sorted(tmp_path.glob("*/workers/worker-1.jsonl"))
+            if worker_files and sum(1 for _ in read_records(worker_files[0])) >= 2:
+                pids = _worker_pids(proc.pid)
+                assert len(pids) == 2, pids
+                victim = pids[1]
+            time.sleep(0.05)
+        assert victim is not None, "no worker finished two requests"
+        os.kill(victim, signal.SIGSTOP)
+        stopped_at = time.monotonic()
+        try:
+            stdout, stderr = proc.communicate(timeout=120)
+        finally:
+            if _running(victim):
+                os.kill(victim, signal.SIGKILL)
+            if proc.poll() is None:  # it waited on the stopped worker: the defect this test catches
+                proc.kill()
+                proc.communicate(timeout=30)
+    assert time.monotonic() - stopped_at < 60  # the 6 s timeout, not forever
+    assert proc.returncode == 4, stdout + stderr
+    [line] = [x for x in stderr.strip().splitlines() if x.strip()]
+    assert "stopped answering: 1 (sent nothing for " in line and "stopped or frozen" in line and "'worker-lost'" in line, line
+    [run_dir] = [p for p in tmp_path.iterdir() if p.is_dir()]
+    result = json.loads((run_dir / "result.json").read_text(encoding="utf-8"))
+    merged = {r.request_id: r for r in read_records(run_dir / "records.jsonl")}
+    for r in read_records(run_dir / "workers" / "worker-1.jsonl"):  # what it finished before it froze is kept
+        assert merged[r.request_id].ok == r.ok
+    assert result["metrics"]["total_requests"] == 16 and result["blocked_by_reason_code"]["worker-lost"] >= 1
+    assert [w["worker"] for w in result["resolved_params"]["workers"]["lost"]] == [1]
+
+
 def _running(pid: int) -> bool:
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()

@@ -183,3 +183,17 @@ def test_rate_with_concurrency_is_refused_for_a_run_of_an_ad_hoc_load(tmp_path: 
         with pytest.raises(UsageError, match="--rate and --concurrency contradict: an ad-hoc load is a closed loop of --concurrency"):
             build_load(req, one_loop=True)
     assert build_load(LoadRequest(isl=16, osl=8, num_requests=4, concurrency=[1], rate=4.0)).load.rate == 4.0  # predict's open-loop points per level
+
+
+def test_the_measured_lengths_do_not_depend_on_the_warmup_count() -> None:
+    """run and predict of one --range-ratio load and seed drew different requests: the warm-ups
+    took the first draws of the seed's stream. They now have a stream of their own."""
+
+    def measured(warmup: int) -> list[tuple[int, int]]:
+        points = plan_load(build_load(LoadRequest(isl=100, osl=20, num_requests=40, concurrency=[4, 8], range_ratio=0.2, warmup_requests=warmup)))
+        return [(r.input_tokens_nominal or 0, r.max_tokens) for p in points for r in p.requests if r.phase == "measured"]
+
+    assert measured(0) == measured(4) == measured(7)
+    cold = plan_load(build_load(LoadRequest(isl=100, osl=20, num_requests=40, concurrency=[4], range_ratio=0.2, warmup_requests=4)))[0]
+    warm = [(r.input_tokens_nominal, r.max_tokens) for r in cold.requests if r.phase == "warmup"]
+    assert len(warm) == 4 and warm != [(r.input_tokens_nominal, r.max_tokens) for r in cold.requests if r.phase == "measured"][:4]

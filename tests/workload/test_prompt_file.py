@@ -61,6 +61,11 @@ def test_sharegpt_without_a_human_turn_is_refused(tmp_path: Path) -> None:
     [
         ('{"prompt": "a", "messages": []}', "line 1: give exactly one of prompt"),
         ('{"text": "a"}', "line 1: field 'text' is not read"),
+        # a trace given as a prompt file: say which option reads it
+        (
+            '{"timestamp": 0, "input_length": 10, "output_length": 5, "hash_ids": [0]}',
+            "is not read; a line has prompt or messages, and optional max_tokens (this line looks like a trace: give the file with --trace)",
+        ),
         ('{"prompt": ""}', "line 1: prompt: give non-empty text"),
         ('{"prompt": "a", "max_tokens": 0}', "line 1: max_tokens 0"),
         ('{"messages": [{"role": "wizard", "content": "x"}]}', "line 1: messages[0]"),
@@ -95,6 +100,18 @@ def test_bad_jsonl_line_is_one_line(tmp_path: Path, line: str, words: str) -> No
     with pytest.raises(UsageError) as info:
         read_prompt_file(path)
     assert words in str(info.value) and str(path) in str(info.value)
+
+
+@pytest.mark.parametrize("written", ["10", "10.0", "1e1"])
+def test_max_tokens_is_a_whole_number_by_the_trace_readers_rule(tmp_path: Path, written: str) -> None:
+    """A trace took input_length 60.0 and 1e2; a prompt file refused max_tokens 10.0. One rule for both."""
+    path = tmp_path / "p.jsonl"
+    path.write_text('{"prompt": "a", "max_tokens": ' + written + "}\n", encoding="utf-8")
+    [prompt] = read_prompt_file(path).prompts
+    assert prompt.max_tokens == 10 and type(prompt.max_tokens) is int
+    path.write_text('{"prompt": "a", "max_tokens": 10.5}\n', encoding="utf-8")
+    with pytest.raises(UsageError, match=r"line 1: max_tokens 10.5: give a whole number of tokens"):
+        read_prompt_file(path)
 
 
 def test_more_requests_than_prompts_sends_them_again_in_order(tmp_path: Path) -> None:

@@ -42,6 +42,12 @@ OK = {"timestamp": 0, "input_length": 10, "output_length": 5}
         ({"timestamp": 0, "input_length": "9", "output_length": 5}, 'line 2: input_length "9"'),
         ({"timestamp": 0, "input_length": 10, "output_length": 5, "hash_ids": [1, -2]}, "line 2: hash_ids"),
         ({"timestamp": 0, "input_length": 10, "output_length": 5, "session_id": "a"}, "line 2: field 'session_id' is not replayed"),
+        # a prompt file given as a trace: say which option reads it
+        (
+            {"prompt": "hi"},
+            "line 2: field 'prompt' is not replayed; a trace line has only timestamp, input_length, output_length, hash_ids "
+            "(this line looks like a prompt file: give the file with --input-file)",
+        ),
         ("{not json", "line 2: not JSON"),
         ("[1, 2]", "line 2: give one JSON object per line"),
         # JSON's words in messages, never Python reprs

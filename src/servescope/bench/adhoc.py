@@ -9,6 +9,7 @@ against actual lengths per point, the actual ones from the engine's usage."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,7 +91,13 @@ async def prepare_adhoc(
     # of the same load simulates; left to stop at an end-of-sequence, the two would not be the same load
     if load.source in ("synthetic", "trace", "prompts"):
         points, body, fields = _hold_output(engine_id, points, user_body)
-        if not fields:
+        own: dict[str, Any] = {k: user_body[k] for k in ("ignore_eos", "min_tokens") if k in user_body}  # the user's own choice, said as such
+        if not fields and own and (own.get("ignore_eos") is True or own.get("min_tokens")):
+            fields = {**own, "set_by": "--extra-body"}
+        elif not fields and own:
+            said = ", ".join(f"{k} {json.dumps(v)}" for k, v in own.items())
+            notice(f"--extra-body sets {said}: outputs may stop before max_tokens (requested against actual lengths follow the table)")
+        elif not fields:
             notice(
                 f"engine {engine_id!r} is not known to take ignore_eos or min_tokens: outputs may stop before max_tokens "
                 f"(pass --engine {'|'.join(ACCEPTED_BY['ignore_eos'])} if the server is one of those, or --extra-body)"

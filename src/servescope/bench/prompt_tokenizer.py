@@ -80,8 +80,9 @@ class LocalTokenizer:
             from tokenizers import Tokenizer
         except ImportError:
             raise UsageError("--tokenizer needs the tokenizers package: pip install tokenizers") from None
-        if not path.is_file():
-            raise UsageError(f"--tokenizer {path}: no such file; give the model's tokenizer.json")
+        from servescope.workload.jsonl_lines import require_file
+
+        require_file(path, "--tokenizer", "give the model's tokenizer.json")
         try:
             self._tok = Tokenizer.from_file(str(path))
         except Exception as exc:  # the library raises its own exception types for a bad file

@@ -33,7 +33,7 @@ from servescope.bench.gpu_telemetry import GpuSampler, check_gpu_metrics_url
 from servescope.bench.records import RecordWriter
 from servescope.bench.request_fields import request_extras
 from servescope.bench.result import RunIdentity, build_evaluation_run, build_result
-from servescope.bench.run_checks import check_run_options, check_workers_kind
+from servescope.bench.run_checks import check_run_memory, check_run_options, check_workers_kind
 from servescope.bench.run_spec import EngineIdent, RunOptions, RunSpec
 from servescope.bench.runners import RUNNERS, RunContext, check_image_options, renders_images
 from servescope.bench.scrape import MetricsSampler, PointSamplers
@@ -523,6 +523,8 @@ def _plan(opts: RunOptions, cat: Catalog) -> tuple[Workload, list[PlannedPoint]]
 def run_workload(opts: RunOptions, progress: Progress | None = None, catalog: Catalog | None = None) -> RunArtifacts:
     """Plan, run and record one workload (library entry point of ``servescope run``)."""
     check_run_options(opts)  # before anything is loaded, started or written
+    if opts.load is not None:
+        check_run_memory(opts.load)  # before its prompts are planned and built
     if opts.gpu_metrics_url is not None:
         check_gpu_metrics_url(opts.gpu_metrics_url)  # a wrong URL is one line now, not a run without telemetry
     prog = progress or Progress()

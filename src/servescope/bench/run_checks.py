@@ -23,6 +23,7 @@ from servescope.redaction import redact
 
 if TYPE_CHECKING:
     from servescope.bench.run_spec import RunOptions
+    from servescope.workload.load_build import ResolvedLoad
 
 ARRIVALS = ("poisson", "gamma", "constant")
 APIS = ("chat", "completions")
@@ -87,6 +88,64 @@ def check_run_options(opts: RunOptions) -> None:
         raise UsageError(f"--api-key-env {opts.api_key_env}: that environment variable is not set or empty")
     check_workers(opts.workers, opts.ray_address)
     check_out_dir(Path(opts.out_dir))
+
+
+# What one request of a run holds until its Result is made, measured with tracemalloc on
+# CPython 3.12: its planned request (~360 B) and its record (~830 B); the prompt text built
+# before the first send (ASCII, ~4-5 characters a token) and the record's arrival time of
+# each streamed token (an int and its list slot, ~40 B).
+REQUEST_BYTES = 1_200
+PROMPT_BYTES_PER_TOKEN = 6
+RECORD_BYTES_PER_OUTPUT_TOKEN = 40
+
+
+def check_run_memory(resolved: ResolvedLoad) -> None:
+    """An ad-hoc load whose plan and records would not fit ``limits.MAX_RUN_MEMORY_BYTES`` is
+    one line before anything is planned: every prompt is built before the first send and
+    every record is kept until the Result is made, so a 100,000,000-request load grew by GBs
+    without sending anything."""
+    load = resolved.load
+    if load.source == "catalog" or (load.source == "workload-file" and resolved.workload is None):
+        return  # the catalog's workloads are published with counts that fit
+    if resolved.workload is not None:  # a Workload file: its dataset's prompts are shared, each request keeps its record
+        params, sweep = resolved.workload.params, resolved.workload.sweep
+        points = len(sweep.values) if sweep is not None else 1
+        per_point = (params.warmup_requests or 0) + (params.num_requests or 0)
+        requests = per_point * points
+        need = requests * (REQUEST_BYTES + RECORD_BYTES_PER_OUTPUT_TOKEN * (params.output_tokens or 0))
+        what = (
+            f"Workload {resolved.workload.id!r} (params.num_requests {params.num_requests or 0:,}"
+            + (f" + warmup_requests {params.warmup_requests:,}" if params.warmup_requests else "")
+            + (f", {points} sweep points)" if points > 1 else ")")
+        )
+        fix = "give a smaller params.num_requests"
+    elif load.source == "trace" and resolved.trace is not None:
+        requests = len(resolved.trace.requests)
+        need = sum(REQUEST_BYTES + PROMPT_BYTES_PER_TOKEN * r.input_length + RECORD_BYTES_PER_OUTPUT_TOKEN * r.output_length
+                   for r in resolved.trace.requests)  # fmt: skip
+        what, fix = f"--trace {resolved.trace.path} ({requests:,} requests)", "give --num-requests N to replay its first N"
+    elif load.sessions is not None and load.turns is not None:
+        requests = load.sessions * load.turns  # each turn's new text, and its answer's text kept for the next turn
+        each = REQUEST_BYTES + PROMPT_BYTES_PER_TOKEN * ((load.isl or 0) + (load.osl or 0)) + RECORD_BYTES_PER_OUTPUT_TOKEN * (load.osl or 0)
+        need = requests * each
+        what, fix = f"--sessions {load.sessions:,} x --turns {load.turns:,}", "give fewer --sessions or --turns"
+    else:  # synthetic prompts are built each of its length; a prompt file's are held once, however often they are sent
+        warm, levels = load.warmup_requests or 0, len(load.levels)
+        requests = (warm + (load.num_requests or 0)) * levels
+        each = REQUEST_BYTES + PROMPT_BYTES_PER_TOKEN * (load.isl or 0) + RECORD_BYTES_PER_OUTPUT_TOKEN * (load.osl or 0)
+        need = requests * each
+        what = f"--num-requests {load.num_requests:,}" + (f" (+{warm:,} warm-up)" if warm else "") + (f" at {levels} levels" if levels > 1 else "")
+        fix = f"give at most --num-requests {max(1, limits.MAX_RUN_MEMORY_BYTES // (each * levels) - warm):,}"
+    if need > limits.MAX_RUN_MEMORY_BYTES:
+        raise UsageError(
+            f"{what}: the run would hold about {_gib(need)} in memory (every prompt is built before the first send and every "
+            f"record is kept until the Result is made), more than {_gib(limits.MAX_RUN_MEMORY_BYTES)} (SERVESCOPE_MAX_RUN_MEMORY_BYTES); "
+            f"{fix}, or split the load into several runs (summarize pools their results)"
+        )
+
+
+def _gib(n: int) -> str:
+    return f"{n / 1024**3:,.1f} GiB" if n >= 1024**3 else f"{n / 1024**2:,.1f} MiB"
 
 
 # Kinds whose running is the shared loop over points (bench.runners): those a split run can deal out.

@@ -9,8 +9,12 @@ them into the run's one ``records.jsonl`` as they arrive. At each phase of each
 point (warmup, measured) it waits for the driver's go, so the workers start the
 measured window together, at one instant of the driver's clock.
 
-Messages (tuples) it sends: ``hello``, ``pong``, ``records``, ``at``, ``finished``,
-``failed``; it takes ``ping``, ``run``, ``go`` and ``stop``.
+While it runs, its outbox thread sends ``beat`` once a second when it has sent nothing
+else: the driver tells a stopped or frozen worker (SIGSTOP, a swapped-out host) from one
+that only waits, and treats one silent past the run's timeout as lost.
+
+Messages (tuples) it sends: ``hello``, ``pong``, ``records``, ``at``, ``beat``,
+``finished``, ``failed``; it takes ``ping``, ``run``, ``go`` and ``stop``.
 """
 
 from __future__ import annotations
@@ -44,6 +48,8 @@ Message = tuple[Any, ...]
 
 # How often a worker hands its finished records to the driver (progress and the merged file).
 FLUSH_S = 0.1
+# How often a running worker that has sent nothing else says it is there (bench.workers).
+HEARTBEAT_S = 1.0
 
 
 class Link(Protocol):
@@ -81,8 +87,10 @@ class _Outbox:
     """Records batched to the driver from a thread (never from the loop stamping tokens);
     a control message goes out after every record before it."""
 
-    def __init__(self, link: Link) -> None:
+    def __init__(self, link: Link, index: int) -> None:
         self._link = link
+        self._index = index
+        self._sent = time.monotonic()  # when anything last went to the driver
         self._pending: collections.deque[RequestRecord] = collections.deque()  # append and popleft are atomic: no lock on the loop
         self._lock = threading.Lock()
         self._wake = threading.Event()
@@ -101,11 +109,16 @@ class _Outbox:
                     batch.append(self._pending.popleft())
             if batch:
                 self._link.send(("records", batch))
+                self._sent = time.monotonic()
+            elif time.monotonic() - self._sent >= HEARTBEAT_S:  # from this thread: a busy event loop still beats
+                self._link.send(("beat", self._index))
+                self._sent = time.monotonic()
 
     def control(self, msg: Message) -> None:
         self._flush()
         with self._lock:
             self._link.send(msg)
+            self._sent = time.monotonic()
 
     def _run(self) -> None:
         while not self._closed:
@@ -185,7 +198,7 @@ def worker_main(spec: WorkerSpec, link: Link) -> None:
         if msg[0] == "ping":
             link.send(("pong", spec.index, msg[1], time.perf_counter_ns()))
         elif msg[0] == "run":
-            outbox = _Outbox(link)
+            outbox = _Outbox(link, spec.index)
             try:
                 info = _event_loop_run(spec.event_loop, _run(spec, int(msg[1]), link, outbox))
             except _Stopped:
@@ -202,4 +215,4 @@ def worker_main(spec: WorkerSpec, link: Link) -> None:
             return
 
 
-__all__ = ["FLUSH_S", "Link", "WorkerSpec", "worker_main"]
+__all__ = ["FLUSH_S", "HEARTBEAT_S", "Link", "WorkerSpec", "worker_main"]

@@ -14,9 +14,11 @@ from N client workers, merged exactly into one records file and one Result.
    ``records.jsonl`` (with its index) and counted for progress. Each worker also
    keeps its own file, ``workers/worker-K.jsonl``; at the end anything there the
    driver did not receive (a worker killed between two batches) is merged too.
-5. A worker that dies is a lost worker: its finished requests stay, each request it
-   had not finished becomes a failed record of category ``worker-lost``, and the
-   run goes on with the others (a phase no longer waits for it).
+5. A worker that dies, or sends nothing (not even its once-a-second ``beat``) for
+   longer than the run's per-request timeout (a SIGSTOPped or frozen process), is a
+   lost worker: its finished requests stay, each request it had not finished becomes
+   a failed record of category ``worker-lost``, and the run goes on with the others
+   (a phase no longer waits for it).
 6. Clocks are measured again after the run (the drift), and everything — the split,
    each worker's host, pid and clock offset with its uncertainty, the lost workers —
    goes into the Result's ``resolved_params.workers``.
@@ -41,7 +43,7 @@ from servescope.bench.records import RecordWriter, read_records
 from servescope.bench.scrape import MetricsSampler, PointSamplers
 from servescope.bench.worker_clock import ClockOffset, ClockSample, boot_id, estimate
 from servescope.bench.worker_links import Message, ProcessWorkers, RayWorkers, Workers
-from servescope.bench.worker_main import WorkerSpec
+from servescope.bench.worker_main import HEARTBEAT_S, WorkerSpec
 from servescope.documents import Workload
 from servescope.documents.record import RequestRecord
 from servescope.errors import EndpointError
@@ -51,6 +53,7 @@ WORKERS_DIR = "workers"
 CLOCK_ROUNDS = 8
 HELLO_TIMEOUT_S = 120.0  # spawning a process imports servescope (~1 s); a Ray task may wait for a node
 PING_TIMEOUT_S = 10.0
+MIN_SILENCE_S = 5 * HEARTBEAT_S  # a worker is lost after at least this long without a word, whatever --timeout
 
 
 @dataclass
@@ -139,6 +142,9 @@ class _Driver:
         self.t0_ns = 0
         self.on_record: OnRecord | None = None
         self.on_point: Callable[[PlannedPoint], None] | None = None
+        self.heard: dict[int, float] = {}  # worker -> when it last sent anything (time.monotonic)
+        # a running worker beats every HEARTBEAT_S; silent past the run's timeout (and a few beats) it is stopped or frozen
+        self.silence_s = max(run.timeout_s, MIN_SILENCE_S)
 
     async def recv(self, timeout: float) -> list[tuple[int, Message]]:
         return await self.loop.run_in_executor(None, self.links.recv, timeout)
@@ -212,6 +218,7 @@ class _Driver:
                 self.stopped_early = f"client worker {k}: {msg[2]['stopped_early']}"
         elif kind == "failed":
             self.lose(k, f"failed: {msg[2]}")
+        # "beat": a running worker that had nothing else to say (watch notes when each was heard)
 
     def lose(self, k: int, how: str) -> None:
         if k in self.live:
@@ -264,13 +271,19 @@ class _Driver:
         return LoadOutcome(start, end, len(measured), achieved)
 
     async def watch(self) -> None:
-        """Read messages and watch for lost workers until every worker finished or was lost."""
+        """Read messages and watch for lost workers until every worker finished or was lost:
+        one that ended, or one that has sent nothing for ``silence_s`` (it no longer runs)."""
+        started = time.monotonic()
         while len(self.finished) + len(self.lost) < self.run.count:
             for k, msg in await self.recv(0.05):
+                self.heard[k] = time.monotonic()
                 await self.handle(k, msg)
             for k in sorted(self.live - self.finished):
                 how = self.links.status(k)
                 if how is None:
+                    silent = time.monotonic() - self.heard.get(k, started)
+                    if silent > self.silence_s:
+                        self.lose(k, f"sent nothing for {silent:.0f} s, more than the run's {self.silence_s:g} s timeout: stopped or frozen")
                     continue
                 for j, msg in await self.recv(0):  # what it sent before it ended comes first
                     await self.handle(j, msg)

@@ -94,6 +94,11 @@ FILLABLE_METRICS: dict[str, frozenset[str]] = {
 IMAGE_REQUIRED_PARAMS: tuple[str, ...] = ("width", "height", "steps", "seed", "images_per_request", "ref_images")
 
 
+# The largest seed a request body can carry: vLLM and SGLang take a signed 64-bit integer
+# (2**63 - 1), and the JSON encoder stops at 2**64 - 1. A larger one failed mid-run.
+SEED_MAX = 2**63 - 1
+
+
 class WorkloadParams(StrictModel):
     """Everything a runner needs. Nominal token counts pick prompts; the real
     counts are measured and recorded in the result."""
@@ -102,7 +107,7 @@ class WorkloadParams(StrictModel):
     num_requests: int | None = Field(default=None, ge=1, le=limits.MAX_REQUESTS, description="Measured requests (per point for sweeps).")
     input_tokens: int | None = Field(default=None, ge=1, le=limits.MAX_TOKENS, description="Nominal prompt length, picks prompts.")
     output_tokens: int | None = Field(default=None, ge=1, le=limits.MAX_TOKENS, description="max_tokens sent with each request.")
-    seed: int | None = Field(default=None, ge=0)
+    seed: int | None = Field(default=None, ge=0, le=SEED_MAX, description="Seed of the prompt picks and of each request's sampling.")
     warmup_requests: int | None = Field(default=None, ge=0, le=limits.MAX_REQUESTS, description="Sent first, excluded from metrics.")
     temperature: float | None = Field(default=None, ge=0.0)
     repeat: int | None = Field(default=None, ge=1, description="Times each prompt/render is repeated.")

@@ -18,18 +18,22 @@ from servescope.workload.load_build import ResolvedLoad
 from servescope.workload.plan import PlannedPoint, PlannedRequest
 
 ADHOC_DATASET = "adhoc"  # an ad-hoc load's Workload has no dataset: its plan comes from the load
+WARMUP_STREAM = 1  # np.random.default_rng([seed, WARMUP_STREAM]): the warm-ups' lengths, apart from the measured ones
 
 
 def _synthetic_points(resolved: ResolvedLoad) -> list[PlannedPoint]:
     load = resolved.load
     assert load.isl is not None and load.osl is not None and load.num_requests is not None
-    rng = np.random.default_rng(load.seed)
+    # the measured requests' lengths come from the seed's own stream, the warm-ups' from another:
+    # the measured draws are the same whatever the warm-up count (predict simulates its own warm-up)
+    rng, warm_rng = np.random.default_rng(load.seed), np.random.default_rng([load.seed, WARMUP_STREAM])
     lo, hi = 1.0 - load.range_ratio, 1.0 + load.range_ratio
     warm = load.warmup_requests or 0
     points = []
     for index, concurrency in enumerate(load.levels):
-        n = warm + load.num_requests
-        isls, osls = uniform_lengths(load.isl, lo, hi, n, rng), uniform_lengths(load.osl, lo, hi, n, rng)
+        n = load.num_requests
+        isls = uniform_lengths(load.isl, lo, hi, warm, warm_rng) + uniform_lengths(load.isl, lo, hi, n, rng)
+        osls = uniform_lengths(load.osl, lo, hi, warm, warm_rng) + uniform_lengths(load.osl, lo, hi, n, rng)
         point = PlannedPoint(index=index, concurrency=concurrency)
         for i, (isl, osl) in enumerate(zip(isls, osls, strict=True)):
             phase = "warmup" if i < warm else "measured"
@@ -92,15 +96,20 @@ def _trace_points(resolved: ResolvedLoad) -> list[PlannedPoint]:
 
 
 def _file_points(resolved: ResolvedLoad) -> list[PlannedPoint]:
+    """The file's prompts in turn, warm-ups included and on across points: a measured request
+    never resends a prompt a warm-up (or an earlier point) sent while the file has prompts
+    left, since a resent prompt is a prefix-cache hit, not a cold prefill."""
     pf, load = resolved.prompt_file, resolved.load
     assert pf is not None
     warm = load.warmup_requests or 0
+    n = load.num_requests or len(pf.prompts)
     points = []
     for index, concurrency in enumerate(load.levels):
         point = PlannedPoint(index=index, concurrency=concurrency)
-        n = load.num_requests or len(pf.prompts)
-        chosen = [pf.prompts[i % len(pf.prompts)] for i in range(warm)] + [pf.prompts[i % len(pf.prompts)] for i in range(n)]
-        for i, fp in enumerate(chosen):
+        first = index * (warm + n)  # this point's place in the file's cycle
+        for i in range(warm + n):
+            at = (first + i) % len(pf.prompts)
+            fp = pf.prompts[at]
             phase = "warmup" if i < warm else "measured"
             max_tokens = fp.max_tokens if fp.max_tokens is not None else load.osl
             assert max_tokens is not None  # load_build refused a prompt without either
@@ -108,7 +117,7 @@ def _file_points(resolved: ResolvedLoad) -> list[PlannedPoint]:
                 PlannedRequest(
                     request_id=f"p{index}-{phase[0]}{i:05d}",
                     prompt=fp.prompt,
-                    prompt_id=f"file-{(i - warm) % len(pf.prompts) if phase == 'measured' else i % len(pf.prompts):05d}",
+                    prompt_id=f"file-{at:05d}",
                     max_tokens=max_tokens,
                     input_tokens_nominal=None,
                     phase=phase,

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
+from servescope import limits
 from servescope.errors import UsageError
 
 _BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark some editors write
@@ -88,10 +89,30 @@ class Digest(Protocol):
     def update(self, data: bytes, /) -> None: ...
 
 
-def require_file(path: Path, flag: str) -> None:
-    """Nothing, or one line saying that the file given with ``flag`` is missing or a folder."""
-    if not path.is_file():
-        raise UsageError(f"{flag} {path}: {'a folder, not a file' if path.is_dir() else 'no such file'}")
+def token_count(value: Any, where: str, name: str) -> int:
+    """A count of tokens read from a JSON line, one rule for every reader (a trace's lengths,
+    a prompt file's max_tokens): a whole number >= 1, written as an integer or as an
+    integral float (``60.0``, ``1e2``: JSON does not tell them apart); never a boolean."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value != int(value):
+        raise UsageError(f"{where}: {name} {shown(value)}: give a whole number of tokens")
+    if value < 1:
+        raise UsageError(f"{where}: {name} {shown(value)}: give at least 1 token")
+    if value > limits.MAX_TOKENS:
+        raise UsageError(f"{where}: {name} {int(value):,} is above the limit of {limits.MAX_TOKENS:,} tokens (SERVESCOPE_MAX_TOKENS)")
+    return int(value)
+
+
+def require_file(path: Path, flag: str, advice: str = "") -> None:
+    """Nothing, or one line saying what the path given with ``flag`` is instead of a regular
+    file: missing, a folder, or a device, FIFO, socket or broken link (``/dev/null`` is not
+    "no such file")."""
+    if path.is_file():
+        return
+    from servescope.documents.walk import file_type
+
+    odd = file_type(path)
+    why = f"is {odd}, not a regular file" if odd is not None else "a folder, not a file" if path.is_dir() else "no such file"
+    raise UsageError(f"{flag} {path}: {why}" + (f"; {advice}" if advice else ""))
 
 
 def jsonl_values(
@@ -134,4 +155,4 @@ def jsonl_values(
                     raise UsageError(f"{flag} {path}: {beyond_cap}")
 
 
-__all__ = ["DuplicateKeyError", "jsonl_values", "no_duplicate_keys", "not_utf8", "parse_json", "require_file", "shown"]
+__all__ = ["DuplicateKeyError", "jsonl_values", "no_duplicate_keys", "not_utf8", "parse_json", "require_file", "shown", "token_count"]

@@ -18,10 +18,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from servescope import limits
+from servescope.documents.workload import SEED_MAX
 from servescope.workload.jsonl_lines import shown
 
 LoadSource = Literal["catalog", "workload-file", "synthetic", "trace", "prompts"]
 Arrival = Literal["poisson", "gamma", "constant"]
+Api = Literal["chat", "completions"]
 
 #: Tokens of one shared prefix block in a Mooncake/aiperf trace (``hash_ids``).
 TRACE_BLOCK_TOKENS = 512
@@ -56,7 +58,7 @@ class Load(BaseModel):
     rate: float | None = Field(default=None, gt=0.0, description="Open loop: requests per second.")
     arrival: Arrival = "poisson"
     gamma_shape: float = Field(default=1.0, gt=0.0)
-    seed: int = Field(default=0, ge=0)
+    seed: int = Field(default=0, ge=0, le=SEED_MAX)
     trace: FileRef | None = None
     speedup: float = Field(default=1.0, gt=0.0, description="trace: timestamps divided by this.")
     prompts: FileRef | None = None
@@ -68,6 +70,10 @@ class Load(BaseModel):
         ge=1,
         le=limits.MAX_TOKENS,
         description="Multi-turn: a system message of this many tokens opens each session and is resent with every turn.",
+    )
+    api: Api = Field(
+        default="chat",
+        description="The API the requests go to: a chat request carries the chat template's tokens that a completion does not, so they are other loads.",
     )
 
     @property
@@ -81,13 +87,16 @@ class Load(BaseModel):
         load as leaving it out does: ``warmup_requests`` 0 is the unset default (``run``
         sends none; ``predict``'s steady-state warm-up is the simulator's rule for reaching
         steady state, not part of the load), and the arrival process of a closed loop (or
-        the gamma shape of other arrivals) sends nothing."""
+        the gamma shape of other arrivals) sends nothing. ``api`` "chat" is the default
+        (``predict`` simulates the chat API; labels made before the field existed stay)."""
         data = self.model_dump(mode="json")
         for ref in ("trace", "prompts"):
             if data[ref] is not None:
                 data[ref].pop("path", None)
         if data["warmup_requests"] == 0:
             data["warmup_requests"] = None
+        if data["api"] == "chat":
+            del data["api"]
         if data["rate"] is None:
             data["arrival"], data["gamma_shape"] = "poisson", 1.0
         elif data["arrival"] != "gamma":

@@ -14,10 +14,11 @@ from pathlib import Path
 
 from servescope import limits
 from servescope.documents import Workload
+from servescope.documents.workload import SEED_MAX
 from servescope.errors import UsageError
 from servescope.workload.jsonl_lines import shown
 from servescope.workload.load import FileRef, Load, check_speedup
-from servescope.workload.prompt_file import PromptFile, read_prompt_file
+from servescope.workload.prompt_file import MAX_FILE_PROMPTS, PromptFile, read_prompt_file
 from servescope.workload.trace import MAX_TIMESTAMP_MS, Trace, read_trace, span_words
 
 MAX_THINK_TIME_MS = 3_600_000.0  # an hour between turns
@@ -46,6 +47,7 @@ class LoadRequest:
     turns: int | None = None
     think_time_ms: float | None = None
     system_prompt_tokens: int | None = None
+    api: str = "chat"  # run's --api: part of what is sent, so of the label
     given: set[str] = field(default_factory=set)  # extra flags given that only shape an ad-hoc load
 
 
@@ -92,8 +94,8 @@ def _check_values(req: LoadRequest) -> None:
         raise UsageError(f"--warmup-requests {req.warmup_requests}: give a count in 0..{limits.MAX_REQUESTS:,}, e.g. --warmup-requests 4")
     if req.range_ratio is not None and not (math.isfinite(req.range_ratio) and 0.0 <= req.range_ratio < 1.0):
         raise UsageError(f"--range-ratio {shown(req.range_ratio)}: give a number in [0, 1), e.g. 0.1 (lengths uniform in L(1-r)..L(1+r))")
-    if req.seed < 0:
-        raise UsageError(f"--seed {req.seed}: give 0 or more")
+    if not 0 <= req.seed <= SEED_MAX:
+        raise UsageError(f"--seed {req.seed}: give 0..{SEED_MAX:,} (2^63-1: the largest seed a request body carries to vLLM or SGLang)")
     _positive(req.rate, "--rate", "--rate 4 (requests per second)")
     _positive(req.gamma_shape, "--gamma-shape", "--gamma-shape 0.5 (1 = Poisson)")
     if req.speedup is not None:
@@ -182,7 +184,15 @@ def build_load(req: LoadRequest, *, require_requests: bool = True, one_loop: boo
     """The one load the options describe. ``require_requests``: synthetic loads need
     ``--num-requests`` (``predict`` has the harness's default). ``one_loop``: ``--rate``
     with ``--concurrency`` is refused (``run``: nothing caps an open loop's requests in
-    flight, so the levels would only label identical points)."""
+    flight, so the levels would only label identical points). The API is set on the load
+    built, whatever its source: chat and completion requests of one load are two loads."""
+    resolved = _build(req, require_requests=require_requests, one_loop=one_loop)
+    if req.api != resolved.load.api:
+        resolved.load = resolved.load.model_copy(update={"api": req.api})
+    return resolved
+
+
+def _build(req: LoadRequest, *, require_requests: bool, one_loop: bool) -> ResolvedLoad:
     _check_values(req)
     if req.workload is not None:
         return _workload_load(req)
@@ -218,7 +228,12 @@ def build_load(req: LoadRequest, *, require_requests: bool = True, one_loop: boo
     if req.input_file is not None:
         _refuse_with("--input-file", {"--isl": req.isl is not None, "--range-ratio": req.range_ratio is not None},
                      "the file's prompts set the input lengths")  # fmt: skip
-        pf = read_prompt_file(req.input_file, req.num_requests)
+        # with --num-requests, as many prompts as the run sends (warm-ups and every level's point
+        # take them in turn: workload.adhoc_plan), so no measured request resends one while the file has more
+        sends = None
+        if req.num_requests is not None:
+            sends = min((req.num_requests + (req.warmup_requests or 0)) * len(levels or (1,)), MAX_FILE_PROMPTS)
+        pf = read_prompt_file(req.input_file, sends)
         if req.osl is None:
             missing = next((i for i, p in enumerate(pf.prompts) if p.max_tokens is None), None)
             if missing is not None:
@@ -228,6 +243,7 @@ def build_load(req: LoadRequest, *, require_requests: bool = True, one_loop: boo
         ref = FileRef(path=str(req.input_file), sha256=pf.sha256, requests=len(pf.prompts), format=pf.format, skipped=pf.skipped)
         # --num-requests past the file's end sends its prompts again, in order
         n = req.num_requests or len(pf.prompts)
+        _levels_fit(levels, n, "--num-requests" if req.num_requests is not None else f"the prompts of {req.input_file}")
         load = Load(source="prompts", prompts=ref, osl=req.osl, num_requests=n, concurrency=levels, rate=req.rate, **common)  # type: ignore[arg-type]
         return ResolvedLoad(load, prompt_file=pf)
     if req.isl is None and req.osl is None:
@@ -239,9 +255,19 @@ def build_load(req: LoadRequest, *, require_requests: bool = True, one_loop: boo
         raise UsageError(f"a synthetic load needs --num-requests K (measured requests per point), e.g. --isl {req.isl} --osl {req.osl} --num-requests 40")
     if levels is None and req.rate is None:
         raise UsageError("a synthetic load needs --concurrency N (closed loop) or --rate R (open loop)")
+    if req.num_requests is not None:
+        _levels_fit(levels, req.num_requests, "--num-requests")
     load = Load(source="synthetic", isl=req.isl, osl=req.osl, range_ratio=req.range_ratio or 0.0, num_requests=req.num_requests,
                 concurrency=levels, rate=req.rate, **common)  # type: ignore[arg-type]  # fmt: skip
     return ResolvedLoad(load)
+
+
+def _levels_fit(levels: tuple[int, ...] | None, requests: int, source: str) -> None:
+    """A closed loop cannot keep more requests in flight than its point sends: a level past
+    the count would label a point by a concurrency it never reached."""
+    if levels is not None and max(levels) > requests:
+        raise UsageError(f"--concurrency {max(levels):,} is more than the {requests:,} requests of a point ({source}): at most {requests:,} "
+                         f"can be in flight; give --concurrency {requests:,} or less, or more requests")  # fmt: skip
 
 
 __all__ = ["LoadRequest", "ResolvedLoad", "build_load", "is_document_path"]

@@ -19,9 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from servescope import limits
 from servescope.errors import UsageError
-from servescope.workload.jsonl_lines import DuplicateKeyError, jsonl_values, no_duplicate_keys, not_utf8, require_file, shown
+from servescope.workload.jsonl_lines import DuplicateKeyError, jsonl_values, no_duplicate_keys, not_utf8, require_file, shown, token_count
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 MAX_SHAREGPT_BYTES = 256 * 1024 * 1024
@@ -46,9 +45,7 @@ class PromptFile:
 
 
 def _max_tokens(value: Any, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= limits.MAX_TOKENS:
-        raise UsageError(f"{where}: max_tokens {shown(value)}: give a whole number of tokens >= 1")
-    return value
+    return token_count(value, where, "max_tokens")  # the trace reader's rule: 10.0 is 10 in both
 
 
 def _messages(value: Any, where: str) -> tuple[dict[str, str], ...]:
@@ -76,7 +73,9 @@ def _jsonl_prompt(obj: Any, where: str) -> FilePrompt:
         )
     unknown = sorted(set(obj) - {"prompt", "messages", "max_tokens"})
     if unknown:
-        raise UsageError(f"{where}: field {unknown[0]!r} is not read; a line has prompt or messages, and optional max_tokens")
+        trace_like = not {"prompt", "messages"} & set(obj) and {"timestamp", "input_length", "output_length", "hash_ids"} & set(obj)
+        hint = " (this line looks like a trace: give the file with --trace)" if trace_like else ""
+        raise UsageError(f"{where}: field {unknown[0]!r} is not read; a line has prompt or messages, and optional max_tokens{hint}")
     mt = _max_tokens(obj["max_tokens"], where) if "max_tokens" in obj else None
     if ("prompt" in obj) == ("messages" in obj):
         raise UsageError(f"{where}: give exactly one of prompt (text) or messages (a chat)")

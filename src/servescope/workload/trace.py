@@ -23,9 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from servescope import limits
 from servescope.errors import UsageError
-from servescope.workload.jsonl_lines import jsonl_values, require_file, shown
+from servescope.workload.jsonl_lines import jsonl_values, require_file, shown, token_count
 from servescope.workload.load import TRACE_BLOCK_TOKENS
 
 MAX_LINE_BYTES = 1024 * 1024
@@ -72,22 +71,14 @@ def span_words(seconds: float) -> str:
     return f"{seconds / 86400:,.1f} days"
 
 
-def _count(value: Any, where: str, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value != int(value):
-        raise UsageError(f"{where}: {name} {shown(value)}: give a whole number of tokens")
-    if value < 1:
-        raise UsageError(f"{where}: {name} {shown(value)}: give at least 1 token")
-    if value > limits.MAX_TOKENS:
-        raise UsageError(f"{where}: {name} {value:,} is above the limit of {limits.MAX_TOKENS:,} tokens (SERVESCOPE_MAX_TOKENS)")
-    return int(value)
-
-
 def _request(obj: Any, where: str, previous_ms: float | None) -> TraceRequest:
     if not isinstance(obj, dict):
         raise UsageError(f'{where}: give one JSON object per line, e.g. {{"timestamp": 0, "input_length": 512, "output_length": 64}}')
     unknown = sorted(set(obj) - set(_FIELDS))
     if unknown:
-        raise UsageError(f"{where}: field {unknown[0]!r} is not replayed; a trace line has only {', '.join(_FIELDS)}")
+        prompt_like = not set(_FIELDS) & set(obj) and {"prompt", "messages", "conversations"} & set(obj)
+        hint = " (this line looks like a prompt file: give the file with --input-file)" if prompt_like else ""
+        raise UsageError(f"{where}: field {unknown[0]!r} is not replayed; a trace line has only {', '.join(_FIELDS)}{hint}")
     for name in ("timestamp", "input_length", "output_length"):
         if name not in obj:
             raise UsageError(f"{where}: field {name!r} is missing; every line needs timestamp (ms), input_length and output_length")
@@ -103,14 +94,14 @@ def _request(obj: Any, where: str, previous_ms: float | None) -> TraceRequest:
     hashes = obj.get("hash_ids", [])
     if not isinstance(hashes, list) or any(isinstance(h, bool) or not isinstance(h, int) or h < 0 or h >= 2**63 for h in hashes):
         raise UsageError(f"{where}: hash_ids: give a list of block ids (integers >= 0)")
-    input_length = _count(obj["input_length"], where, "input_length")
+    input_length = token_count(obj["input_length"], where, "input_length")
     if len(hashes) > -(-input_length // TRACE_BLOCK_TOKENS):  # a block past the input would be cut off unsaid
         raise UsageError(
             f"{where}: hash_ids names {len(hashes)} blocks of {TRACE_BLOCK_TOKENS} tokens (at least {(len(hashes) - 1) * TRACE_BLOCK_TOKENS + 1:,} tokens) "
             f"but input_length is {input_length:,}; a Mooncake trace has at most ceil(input_length / {TRACE_BLOCK_TOKENS}) hash_ids a line"
         )
     line = int(where.rsplit(" line ", 1)[1])  # jsonl_values' where ends "line N"
-    return TraceRequest(float(ts), input_length, _count(obj["output_length"], where, "output_length"), array("q", hashes), line)
+    return TraceRequest(float(ts), input_length, token_count(obj["output_length"], where, "output_length"), array("q", hashes), line)
 
 
 def read_trace(path: Path, max_requests: int | None = None, *, flag: str = "--trace") -> Trace:
