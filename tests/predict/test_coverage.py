@@ -354,3 +354,31 @@ def test_one_setting_written_twice_with_different_values_is_refused(catalog: Cat
 @pytest.mark.parametrize("value", [None, "often", 0])
 def test_a_stream_interval_that_is_no_count_is_refused(catalog: Catalog, value: object) -> None:
     _refused(catalog, "engine.args.stream_interval", "whole number", engine=_engine({"stream_interval": value}, "trt-llm", version="1.0.0"))
+
+
+# --- deployments the engine itself refuses to start ----------------------------------------
+
+
+@pytest.mark.parametrize("tp", [3, 5, 7, 64])
+def test_a_tp_that_does_not_divide_the_heads_is_refused(catalog: Catalog, tp: int) -> None:
+    text = _refused(catalog, f"tp: {tp}", "does not divide llama-3.1-8b's 32 attention heads", "use a tp of 1, 2, 4, 8, 16, 32", tp=tp, count=tp)
+    assert text.count("error") == 0
+
+
+def test_a_tp_that_divides_the_heads_is_predicted(catalog: Catalog) -> None:
+    assert not [w for w in _deploy(catalog, tp=8, count=8).warnings if "tp:" in w]
+
+
+@pytest.mark.parametrize(("engine", "hardware", "needle"), [
+    ("vllm", "apple-m2-max", "no backend for Apple GPUs"),
+    ("sglang", "apple-m2-max", "no backend for Apple GPUs"),
+    ("trt-llm", "mi300x", "NVIDIA GPUs only"),
+    ("nim", "generic-cpu", "NVIDIA GPUs only"),
+])  # fmt: skip
+def test_an_engine_on_a_device_it_does_not_serve_on_is_refused(catalog: Catalog, engine: str, hardware: str, needle: str) -> None:
+    _refused(catalog, "engine.id: ", needle, hardware=hardware, engine=_engine(engine=engine), model="servescope-tiny-llama")
+
+
+def test_sglang_on_a_cpu_is_warned_and_llama_cpp_on_apple_predicted(catalog: Catalog) -> None:
+    _warned(catalog, "engine.id: sglang", "CPU backend", hardware="generic-cpu", engine=_engine(engine="sglang"), model="servescope-tiny-llama")
+    assert not _deploy(catalog, hardware="apple-m2-max", engine=_engine(engine="llama.cpp"), model="servescope-tiny-llama").warnings
