@@ -169,7 +169,7 @@ def summarize(
     check_output_folder(out_dir)
     check_file_name(basename, "--basename")
     found = collect_results(inputs)
-    for line in found.problems:
+    for line in [*filter(None, map(_not_a_result, inputs)), *found.problems]:
         err.print(line, markup=False)
     for path in found.partial:
         out.print(f"{path}: partial run, summarized from its records", markup=False)
@@ -179,8 +179,8 @@ def summarize(
         where = f" (first {first})" if first else ""
         out.print(f"{path}: {sum(dropped.values())} record(s) dropped: {reasons}{where}; the other records are summarized", markup=False)
     if not found.results:
-        err.print("error: no Result found in the given paths", markup=False)
-        raise typer.Exit(1)
+        err.print("error: no Result found in the given paths (--in takes result.json files, run folders and runs' records.jsonl)", markup=False)
+        raise typer.Exit(2)
     files = write_summary(found.results, out_dir, basename, partial_runs=found.partial_runs)
     out.print(f"{files.results} result(s) in {files.groups} group(s)")
     for group in group_results(found.results):
@@ -189,6 +189,21 @@ def summarize(
             out.print(f"{group.key[0]} {group.key[4]} {group.key[1]} {group.key[3]}: {score_line(pooled)}", markup=False)
     for p in (files.v02, files.v03, files.csv, files.markdown):
         out.print(str(p), markup=False)
+
+
+def _not_a_result(path: Path) -> str | None:
+    """One line for a file given to ``summarize --in`` that is no Result (a trace, a Prediction);
+    None for a folder, a records.jsonl, a Result (``collect_results`` names a broken one)."""
+    from servescope.documents import Result, load
+
+    if path.name == "records.jsonl" or not path.is_file():
+        return None
+    loaded = load(path)
+    kind = loaded.data.get("kind") if isinstance(loaded.data, dict) else None
+    if isinstance(loaded.document, Result) or kind == "Result":
+        return None
+    what = f"is a {kind}" if isinstance(kind, str) else "is not a servescope document"
+    return f"{path}: {what}, not a Result: left out (--in takes result.json files, run folders and runs' records.jsonl)"
 
 
 class CompareFormat(str, Enum):
