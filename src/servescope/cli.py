@@ -296,6 +296,7 @@ def compare(
             for line in cmp.score_lines(c.scores):
                 out.print(f"  {line}", markup=False)
     if plot is not None:
+        plot.parent.mkdir(parents=True, exist_ok=True)  # (checked before comparing: creatable, as --out's folders are)
         cmp.plot(c, str(plot))
         err.print(f"plot: {plot}", markup=False)
     from servescope.analysis.calibration_hint import calibrate_hint
