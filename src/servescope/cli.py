@@ -172,7 +172,10 @@ def summarize(
     for line in [*filter(None, map(_not_a_result, inputs)), *found.problems]:
         err.print(line, markup=False)
     for path in found.partial:
-        out.print(f"{path}: partial run, summarized from its records", markup=False)
+        # a finished run whose result.json was left out (named above, with its field) is no partial run
+        beside = path.parent / "result.json"
+        what = f"summarized from its records instead of {beside}" if beside.is_file() else "partial run, summarized from its records"
+        out.print(f"{path}: {what}", markup=False)
     for path, dropped in found.dropped.items():
         reasons = ", ".join(f"{n} {why}" for why, n in dropped.items())
         first = "; ".join(f"{why} at {where}" for why, where in found.dropped_at.get(path, {}).items())
