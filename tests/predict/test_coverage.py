@@ -16,7 +16,7 @@ from servescope.predict.deployment import Deployment, deploy
 from servescope.predict.hf_config import model_from_config
 from servescope.predict.workload_input import SyntheticWorkload
 from tests.predict.conftest import scenario
-from tests.predict.test_hf_config import DEEPSEEK_V3, LLAMA4_SCOUT
+from tests.predict.test_hf_config import DEEPSEEK_V3, LLAMA, LLAMA4_SCOUT
 
 MOE = "qwen3-30b-a3b"
 
@@ -363,6 +363,16 @@ def test_a_stream_interval_that_is_no_count_is_refused(catalog: Catalog, value: 
 def test_a_tp_that_does_not_divide_the_heads_is_refused(catalog: Catalog, tp: int) -> None:
     text = _refused(catalog, f"tp: {tp}", "does not divide llama-3.1-8b's 32 attention heads", "use a tp of 1, 2, 4, 8, 16, 32", tp=tp, count=tp)
     assert text.count("error") == 0
+
+
+def test_a_tp_that_splits_the_kv_heads_unevenly_is_refused(catalog: Catalog) -> None:
+    # 48 query heads, 6 KV heads: tp 4 divides the heads, but leaves 1.5 KV heads a rank (vLLM's QKVParallelLinear asserts)
+    model = model_from_config({**LLAMA, "num_attention_heads": 48, "num_key_value_heads": 6, "hidden_size": 6144}, model_id="odd-kv")
+    h100 = catalog.hardware("h100-sxm")
+    with pytest.raises(NotModelledError, match=r"tp: 4: neither divides nor is a multiple of odd-kv's 6 KV heads"):
+        deploy(scenario(model="odd-kv", tp=4, count=4), model=model, hardware=h100)
+    for tp in (2, 3, 6, 12):  # a share of the KV heads, or whole copies of one
+        deploy(scenario(model="odd-kv", tp=tp, count=tp), model=model, hardware=h100)
 
 
 def test_a_tp_that_divides_the_heads_is_predicted(catalog: Catalog) -> None:

@@ -151,6 +151,11 @@ def _deployment_findings(s: Scenario, model: Model, arch: Architecture, hardware
         out.append(Finding(True, f"tp: {s.tp}",
                            f"does not divide {model.id}'s {arch.heads} attention heads: {s.engine.id} refuses to start (the heads are "
                            f"split evenly over the tensor-parallel ranks); use a tp of {fits}"))  # fmt: skip
+    elif eng not in LLAMA_CPP_ENGINES and s.tp > 1 and not model.uses_mla and arch.kv_heads and s.tp % arch.kv_heads and arch.kv_heads % s.tp:
+        # vLLM's QKVParallelLinear: KV heads split over the ranks, or each replicated on a whole number of them
+        out.append(Finding(True, f"tp: {s.tp}",
+                           f"neither divides nor is a multiple of {model.id}'s {arch.kv_heads} KV heads: {s.engine.id} refuses to start "
+                           "(each rank holds a whole share of the KV heads, or whole copies of one)"))  # fmt: skip
     vendor = hardware.vendor.strip().lower()
     if eng in NVIDIA_ONLY_ENGINES and vendor != "nvidia":
         out.append(Finding(True, f"engine.id: {s.engine.id}",
