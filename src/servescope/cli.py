@@ -488,30 +488,46 @@ class ExportFormatOption(str, Enum):
 
 @app.command("export", epilog=epilog("export"))
 def export_cmd(
-    run_dir: Annotated[Path, typer.Argument(help="A run folder (holding records.jsonl), or a records.jsonl file; finished or not.")],
+    run_dirs: Annotated[
+        list[Path], typer.Argument(help="Run folders (each holding records.jsonl), or records.jsonl files; finished or not.", metavar="RUN_DIR...")
+    ],
     fmt: Annotated[ExportFormatOption, typer.Option("--format", help="parquet (needs pyarrow: the parquet extra) or csv.")] = ExportFormatOption.parquet,
-    output: Annotated[Path | None, typer.Option("--out", "-o", help="File to write (default: records.parquet or records.csv beside records.jsonl).")] = None,
+    output: Annotated[
+        Path | None, typer.Option("--out", "-o", help="File to write, for one run (default: records.parquet or records.csv beside each records.jsonl).")
+    ] = None,
 ) -> None:
-    """Write a run's per-request records as a table, one row per request (every field of records.jsonl)."""
+    """Write each run's per-request records as a table, one row per request (every field of records.jsonl)."""
+    from servescope.errors import UsageError
+
+    files: dict[Path, Path] = {}  # each records file once (a run given twice, or as its folder and its file)
+    for run_dir in run_dirs:
+        records_path = run_dir / "records.jsonl" if run_dir.is_dir() else run_dir
+        if not records_path.is_file():
+            where = f"{run_dir} has no records.jsonl" if run_dir.is_dir() else f"{run_dir}: no such file or folder"
+            raise UsageError(f"{where}; give a run folder written by servescope run (OUT/<run_id>/) or its records.jsonl")
+        files.setdefault(records_path.resolve(), records_path)
+    if output is not None:
+        if len(files) > 1:
+            raise UsageError(f"--out {output}: names one file, and {len(files)} runs were given; give one run, or leave --out out to "
+                             "write each run's table beside its records.jsonl")  # fmt: skip
+        from servescope.output_paths import check_output_file
+
+        check_output_file(output, "--out")  # a folder, a path under a file, an unwritable place: one line, before any work
+    for records_path in files.values():
+        _export_one(records_path, output or records_path.with_name(f"records.{fmt.value}"), fmt.value)
+
+
+def _export_one(records_path: Path, target: Path, fmt: str) -> None:
     from servescope.analysis.export import export_records
     from servescope.bench.records import read_header, read_records
     from servescope.errors import UsageError
 
-    records_path = run_dir / "records.jsonl" if run_dir.is_dir() else run_dir
-    if not records_path.is_file():
-        where = f"{run_dir} has no records.jsonl" if run_dir.is_dir() else f"{run_dir}: no such file or folder"
-        raise UsageError(f"{where}; give a run folder written by servescope run (OUT/<run_id>/) or its records.jsonl")
-    if output is not None:
-        from servescope.output_paths import check_output_file
-
-        check_output_file(output, "--out")  # a folder, a path under a file, an unwritable place: one line, before any work
-    target = output or records_path.with_name(f"records.{fmt.value}")
     if target.exists() and target.resolve() == records_path.resolve():
         raise UsageError(f"--out {target}: that is the records file being exported; give another file")
     dropped: dict[str, int] = {}
     try:
         header = read_header(records_path)
-        done = export_records(read_records(records_path, dropped), target, fmt.value, header)
+        done = export_records(read_records(records_path, dropped), target, fmt, header)
     except UnicodeDecodeError as exc:
         target.unlink(missing_ok=True)
         raise UsageError(f"{records_path}: not UTF-8 text (byte {exc.start}); is it a servescope records file?") from None
