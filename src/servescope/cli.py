@@ -514,10 +514,10 @@ def export_cmd(
 
         check_output_file(output, "--out")  # a folder, a path under a file, an unwritable place: one line, before any work
     for records_path in files.values():
-        _export_one(records_path, output or records_path.with_name(f"records.{fmt.value}"), fmt.value)
+        _export_one(records_path, output or records_path.with_name(f"records.{fmt.value}"), fmt)
 
 
-def _export_one(records_path: Path, target: Path, fmt: str) -> None:
+def _export_one(records_path: Path, target: Path, fmt: ExportFormatOption) -> None:
     from servescope.analysis.export import export_records
     from servescope.bench.records import read_header, read_records
     from servescope.errors import UsageError
@@ -527,7 +527,7 @@ def _export_one(records_path: Path, target: Path, fmt: str) -> None:
     dropped: dict[str, int] = {}
     try:
         header = read_header(records_path)
-        done = export_records(read_records(records_path, dropped), target, fmt, header)
+        done = export_records(read_records(records_path, dropped), target, fmt.value, header)
     except UnicodeDecodeError as exc:
         target.unlink(missing_ok=True)
         raise UsageError(f"{records_path}: not UTF-8 text (byte {exc.start}); is it a servescope records file?") from None
