@@ -169,18 +169,21 @@ def summarize(
     check_output_folder(out_dir)
     check_file_name(basename, "--basename")
     found = collect_results(inputs)
-    for line in found.problems:
+    for line in [*filter(None, map(_not_a_result, inputs)), *found.problems]:
         err.print(line, markup=False)
     for path in found.partial:
-        out.print(f"{path}: partial run, summarized from its records", markup=False)
+        # a finished run whose result.json was left out (named above, with its field) is no partial run
+        beside = path.parent / "result.json"
+        what = f"summarized from its records instead of {beside}" if beside.is_file() else "partial run, summarized from its records"
+        out.print(f"{path}: {what}", markup=False)
     for path, dropped in found.dropped.items():
         reasons = ", ".join(f"{n} {why}" for why, n in dropped.items())
         first = "; ".join(f"{why} at {where}" for why, where in found.dropped_at.get(path, {}).items())
         where = f" (first {first})" if first else ""
         out.print(f"{path}: {sum(dropped.values())} record(s) dropped: {reasons}{where}; the other records are summarized", markup=False)
     if not found.results:
-        err.print("error: no Result found in the given paths", markup=False)
-        raise typer.Exit(1)
+        err.print("error: no Result found in the given paths (--in takes result.json files, run folders and runs' records.jsonl)", markup=False)
+        raise typer.Exit(2)
     files = write_summary(found.results, out_dir, basename, partial_runs=found.partial_runs)
     out.print(f"{files.results} result(s) in {files.groups} group(s)")
     for group in group_results(found.results):
@@ -189,6 +192,21 @@ def summarize(
             out.print(f"{group.key[0]} {group.key[4]} {group.key[1]} {group.key[3]}: {score_line(pooled)}", markup=False)
     for p in (files.v02, files.v03, files.csv, files.markdown):
         out.print(str(p), markup=False)
+
+
+def _not_a_result(path: Path) -> str | None:
+    """One line for a file given to ``summarize --in`` that is no Result (a trace, a Prediction);
+    None for a folder, a records.jsonl, a Result (``collect_results`` names a broken one)."""
+    from servescope.documents import Result, load
+
+    if path.name == "records.jsonl" or not path.is_file():
+        return None
+    loaded = load(path)
+    kind = loaded.data.get("kind") if isinstance(loaded.data, dict) else None
+    if isinstance(loaded.document, Result) or kind == "Result":
+        return None
+    what = f"is a {kind}" if isinstance(kind, str) else "is not a servescope document"
+    return f"{path}: {what}, not a Result: left out (--in takes result.json files, run folders and runs' records.jsonl)"
 
 
 class CompareFormat(str, Enum):
@@ -281,6 +299,7 @@ def compare(
             for line in cmp.score_lines(c.scores):
                 out.print(f"  {line}", markup=False)
     if plot is not None:
+        plot.parent.mkdir(parents=True, exist_ok=True)  # (checked before comparing: creatable, as --out's folders are)
         cmp.plot(c, str(plot))
         err.print(f"plot: {plot}", markup=False)
     from servescope.analysis.calibration_hint import calibrate_hint
@@ -469,24 +488,40 @@ class ExportFormatOption(str, Enum):
 
 @app.command("export", epilog=epilog("export"))
 def export_cmd(
-    run_dir: Annotated[Path, typer.Argument(help="A run folder (holding records.jsonl), or a records.jsonl file; finished or not.")],
+    run_dirs: Annotated[
+        list[Path], typer.Argument(help="Run folders (each holding records.jsonl), or records.jsonl files; finished or not.", metavar="RUN_DIR...")
+    ],
     fmt: Annotated[ExportFormatOption, typer.Option("--format", help="parquet (needs pyarrow: the parquet extra) or csv.")] = ExportFormatOption.parquet,
-    output: Annotated[Path | None, typer.Option("--out", "-o", help="File to write (default: records.parquet or records.csv beside records.jsonl).")] = None,
+    output: Annotated[
+        Path | None, typer.Option("--out", "-o", help="File to write, for one run (default: records.parquet or records.csv beside each records.jsonl).")
+    ] = None,
 ) -> None:
-    """Write a run's per-request records as a table, one row per request (every field of records.jsonl)."""
+    """Write each run's per-request records as a table, one row per request (every field of records.jsonl)."""
+    from servescope.errors import UsageError
+
+    files: dict[Path, Path] = {}  # each records file once (a run given twice, or as its folder and its file)
+    for run_dir in run_dirs:
+        records_path = run_dir / "records.jsonl" if run_dir.is_dir() else run_dir
+        if not records_path.is_file():
+            where = f"{run_dir} has no records.jsonl" if run_dir.is_dir() else f"{run_dir}: no such file or folder"
+            raise UsageError(f"{where}; give a run folder written by servescope run (OUT/<run_id>/) or its records.jsonl")
+        files.setdefault(records_path.resolve(), records_path)
+    if output is not None:
+        if len(files) > 1:
+            raise UsageError(f"--out {output}: names one file, and {len(files)} runs were given; give one run, or leave --out out to "
+                             "write each run's table beside its records.jsonl")  # fmt: skip
+        from servescope.output_paths import check_output_file
+
+        check_output_file(output, "--out")  # a folder, a path under a file, an unwritable place: one line, before any work
+    for records_path in files.values():
+        _export_one(records_path, output or records_path.with_name(f"records.{fmt.value}"), fmt)
+
+
+def _export_one(records_path: Path, target: Path, fmt: ExportFormatOption) -> None:
     from servescope.analysis.export import export_records
     from servescope.bench.records import read_header, read_records
     from servescope.errors import UsageError
 
-    records_path = run_dir / "records.jsonl" if run_dir.is_dir() else run_dir
-    if not records_path.is_file():
-        where = f"{run_dir} has no records.jsonl" if run_dir.is_dir() else f"{run_dir}: no such file or folder"
-        raise UsageError(f"{where}; give a run folder written by servescope run (OUT/<run_id>/) or its records.jsonl")
-    if output is not None:
-        from servescope.output_paths import check_output_file
-
-        check_output_file(output, "--out")  # a folder, a path under a file, an unwritable place: one line, before any work
-    target = output or records_path.with_name(f"records.{fmt.value}")
     if target.exists() and target.resolve() == records_path.resolve():
         raise UsageError(f"--out {target}: that is the records file being exported; give another file")
     dropped: dict[str, int] = {}

@@ -163,6 +163,7 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
     "export": (
         ("one row per request, as Parquet (pip install servescope[parquet])", "servescope export runs/cpu/sweep-parallel-1-8-i128-o64-v1-*"),
         ("as CSV, to a file of your choosing", "servescope export runs/cpu/sweep-parallel-1-8-i128-o64-v1-*/records.jsonl --format csv --out requests.csv"),
+        ("every run of a folder, each table beside its records", "servescope export runs/cpu/* --format csv"),
     ),
     "config-id": (
         ("the fingerprint of a vLLM setup", "servescope config-id vllm 0.11.0 -- --max-num-seqs 256 --enable-prefix-caching"),

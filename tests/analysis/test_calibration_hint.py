@@ -73,3 +73,15 @@ def test_compare_prints_the_hint_on_stderr_in_every_format(prediction: Predictio
         assert f"servescope calibrate tiny-llama-on-cpu --from {run_path}" in hint
         assert "hint:" not in proc.stdout
     json.loads(proc.stdout)  # the JSON on stdout stays JSON
+
+
+def test_compare_plot_into_a_missing_folder_creates_it(prediction: Prediction, tmp_path: Path) -> None:
+    """--plot's folders are created as --out's are (checked before comparing), never a failure after the tables."""
+    pred_path, run_path = tmp_path / "prediction.json", tmp_path / "measured.json"
+    prediction.write_json(pred_path)
+    run_path.write_text(json.dumps(measured(prediction, 1.0).dump()), encoding="utf-8")
+    target = tmp_path / "plots" / "new" / "curves.html"
+    proc = subprocess.run([sys.executable, "-m", "servescope", "compare", str(pred_path), str(run_path), "--plot", str(target)],
+                          capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert target.is_file() and f"plot: {target}" in proc.stderr

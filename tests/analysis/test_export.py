@@ -181,3 +181,30 @@ def test_opens_with_duckdb_and_polars_when_installed(tmp_path: Path) -> None:
         assert polars.read_parquet(out)["chunk_ns"].to_list() == [FULL.chunk_ns, []]
     if not tried:
         pytest.skip("neither duckdb nor polars is installed (both optional)")
+
+
+def test_the_cli_exports_several_runs_each_beside_its_records(tmp_path: Path) -> None:
+    """export runs/* (the docs' form) with more than one run: each table beside its records; --out names one file, so
+    with several runs it is one line and exit 2; a run given twice (its folder and its file) is exported once."""
+    import subprocess
+    import sys
+
+    runs = []
+    for name in ("a", "b"):
+        sub = tmp_path / name
+        sub.mkdir()
+        runs.append(_write(sub, [FULL, FAILED]).parent)
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "servescope", "export", *args], capture_output=True, text=True, timeout=120, check=False)
+
+    proc = cli(*map(str, runs), str(runs[0] / "records.jsonl"), "--format", "csv")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("2 request(s) from") == 2
+    assert all((r / "records.csv").is_file() for r in runs)
+    proc = cli(*map(str, runs), "--format", "csv", "--out", str(tmp_path / "one.csv"))
+    assert proc.returncode == 2 and proc.stderr.strip() == (
+        f"error: --out {tmp_path / 'one.csv'}: names one file, and 2 runs were given; give one run, or leave --out out to write "
+        "each run's table beside its records.jsonl"
+    )
+    assert not (tmp_path / "one.csv").exists()

@@ -21,6 +21,7 @@ from servescope.analysis.summarize import (
     write_summary,
 )
 from servescope.documents import Result, config_id
+from servescope.documents.result import Slo
 
 
 def make_result(
@@ -126,7 +127,28 @@ def test_groups_by_workload_config_and_harness() -> None:
     four, eight = results[0].config_id, results[1].config_id
     assert sizes == {("serve-x-v1", four): ["a", "d"], ("serve-x-v1", eight): ["b"], ("serve-y-v1", four): ["c"]}
     assert [g.key for g in groups] == sorted(g.key for g in groups)
-    assert GROUP_KEYS == ("workload_id", "config_id", "harness", "load", "model")
+    assert GROUP_KEYS == ("workload_id", "config_id", "harness", "load", "model", "slos")
+
+
+def test_runs_held_to_different_slos_are_not_repeats(tmp_path: Path) -> None:
+    """on_time_rate and goodput count the requests within the run's SLOs: runs held to two SLO
+    sets are two questions, never averaged as episodes; the set is written in its column."""
+
+    def held(run_id: str, on_time: float, *slos: tuple[str, float]) -> Result:
+        r = make_result(run_id, on_time=on_time)
+        listed = [Slo(id=f"{m}<={t:g}", metric=m, threshold=t) for m, t in slos]  # type: ignore[arg-type]
+        return r.model_copy(update={"slos": listed, "violations_by_invariant_id": {s.id: 0 for s in listed}})
+
+    results = [
+        held("a", 1.0, ("ttft_ms", 500.0), ("tpot_ms", 50.0)),
+        held("b", 0.0, ("ttft_ms", 5.0)),
+        held("c", 1.0, ("tpot_ms", 50.0), ("ttft_ms", 500.0)),  # the same set in another order: a repeat of a
+        make_result("d"),
+    ]
+    rows = read_csv(write_summary(results, tmp_path).v02)
+    got = sorted((r["slos"], r["n_episodes"], r["on_time_rate_mean"]) for r in rows)
+    assert got == [("", "1", ""), ("tpot_ms<=50,ttft_ms<=500", "2", "1.0"), ("ttft_ms<=5", "1", "0.0")]
+    assert "tpot_ms<=50,ttft_ms<=500" in (tmp_path / "summary.md").read_text(encoding="utf-8")
 
 
 def test_two_models_on_the_same_engine_flags_are_not_repeats(tmp_path: Path) -> None:

@@ -89,3 +89,19 @@ def test_a_finished_run_beside_it_is_still_validated(killed_run: Path, itest_cat
     stdout, stderr = both.communicate(timeout=120)
     assert both.returncode == 1
     assert "2 file(s): 1 error(s)" in stdout and "did not finish" in stderr
+
+
+def test_a_result_json_left_out_is_said_and_its_run_not_called_partial(killed_run: Path, itest_catalog: Catalog, tmp_path: Path) -> None:
+    """A run whose result.json cannot be read (a hand edit: a negative count) is summarized from its
+    records, and the lines say that result.json was left out and why, not that the run was killed."""
+    [records] = killed_run.glob("*/records.jsonl")
+    run = tmp_path / "runs" / "r1"
+    run.mkdir(parents=True)
+    (run / "records.jsonl").write_bytes(records.read_bytes())
+    (run / "result.json").write_text(json.dumps({"kind": "Result", "metrics": {"completed_requests": -40}}), encoding="utf-8")
+    proc = _cli("summarize", "--in", str(tmp_path / "runs"), "--out", str(tmp_path / "summary"), catalog=itest_catalog)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 0, stderr
+    assert f"{run / 'result.json'}: " in stderr and "(skipped)" in stderr
+    assert f"{run / 'records.jsonl'}: summarized from its records instead of {run / 'result.json'}" in stdout
+    assert "partial run" not in stdout

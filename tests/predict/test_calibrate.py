@@ -475,3 +475,21 @@ def test_a_measurement_on_other_hardware_is_refused(catalog: Catalog, measured: 
         "synthetic-truth does not say which hardware it was measured on (its scenario 'my-own-box' is in neither the catalog nor "
         "the one calibrated): the fit assumes 1 x generic-cpu (cpu: " + catalog.hardware("generic-cpu").name + "), the scenario's; check that it is"
     )
+
+
+def test_a_fit_on_prompts_the_engine_served_from_a_cache_it_does_not_simulate_says_so(catalog: Catalog, measured: EvaluationRun) -> None:
+    # llama.cpp's prompt cache is not simulated: a measurement whose prompts hit it is fitted as if every prompt were computed
+    cached = measured.model_copy(update={"points": [p.model_copy(update={"prefix_cache_hit_rate": 0.6 if p.concurrency == 4 else 0.03})
+                                                    for p in measured.points]})  # fmt: skip
+    out = calibrate("tiny-llama-on-cpu", cached, catalog=catalog, factors=("step_overhead_s",), max_evaluations=2)
+    [line] = [w for w in out.warnings if "prefix cache" in w]
+    assert line.startswith("synthetic-truth: the engine served up to 60% of a point's prompt tokens from its prefix cache (c=4)")
+    assert "tiny-llama-on-cpu does not simulate" in line
+    # a template's few cached tokens say nothing; nor does a deployment that simulates the cache
+    low = measured.model_copy(update={"points": [p.model_copy(update={"prefix_cache_hit_rate": 0.03}) for p in measured.points]})
+    assert not [
+        w for w in calibrate("tiny-llama-on-cpu", low, catalog=catalog, factors=("step_overhead_s",), max_evaluations=2).warnings if "prefix cache" in w
+    ]
+    scen = catalog.scenario("tiny-llama-on-cpu")
+    simulated = scen.model_copy(update={"engine": scen.engine.model_copy(update={"enable_prefix_caching": True})})
+    assert not [w for w in calibrate(simulated, cached, catalog=catalog, factors=("step_overhead_s",), max_evaluations=2).warnings if "prefix cache" in w]

@@ -16,7 +16,7 @@ from servescope.predict.deployment import Deployment, deploy
 from servescope.predict.hf_config import model_from_config
 from servescope.predict.workload_input import SyntheticWorkload
 from tests.predict.conftest import scenario
-from tests.predict.test_hf_config import DEEPSEEK_V3, LLAMA4_SCOUT
+from tests.predict.test_hf_config import DEEPSEEK_V3, LLAMA, LLAMA4_SCOUT
 
 MOE = "qwen3-30b-a3b"
 
@@ -354,3 +354,41 @@ def test_one_setting_written_twice_with_different_values_is_refused(catalog: Cat
 @pytest.mark.parametrize("value", [None, "often", 0])
 def test_a_stream_interval_that_is_no_count_is_refused(catalog: Catalog, value: object) -> None:
     _refused(catalog, "engine.args.stream_interval", "whole number", engine=_engine({"stream_interval": value}, "trt-llm", version="1.0.0"))
+
+
+# --- deployments the engine itself refuses to start ----------------------------------------
+
+
+@pytest.mark.parametrize("tp", [3, 5, 7, 64])
+def test_a_tp_that_does_not_divide_the_heads_is_refused(catalog: Catalog, tp: int) -> None:
+    text = _refused(catalog, f"tp: {tp}", "does not divide llama-3.1-8b's 32 attention heads", "use a tp of 1, 2, 4, 8, 16, 32", tp=tp, count=tp)
+    assert text.count("error") == 0
+
+
+def test_a_tp_that_splits_the_kv_heads_unevenly_is_refused(catalog: Catalog) -> None:
+    # 48 query heads, 6 KV heads: tp 4 divides the heads, but leaves 1.5 KV heads a rank (vLLM's QKVParallelLinear asserts)
+    model = model_from_config({**LLAMA, "num_attention_heads": 48, "num_key_value_heads": 6, "hidden_size": 6144}, model_id="odd-kv")
+    h100 = catalog.hardware("h100-sxm")
+    with pytest.raises(NotModelledError, match=r"tp: 4: neither divides nor is a multiple of odd-kv's 6 KV heads"):
+        deploy(scenario(model="odd-kv", tp=4, count=4), model=model, hardware=h100)
+    for tp in (2, 3, 6, 12):  # a share of the KV heads, or whole copies of one
+        deploy(scenario(model="odd-kv", tp=tp, count=tp), model=model, hardware=h100)
+
+
+def test_a_tp_that_divides_the_heads_is_predicted(catalog: Catalog) -> None:
+    assert not [w for w in _deploy(catalog, tp=8, count=8).warnings if "tp:" in w]
+
+
+@pytest.mark.parametrize(("engine", "hardware", "needle"), [
+    ("vllm", "apple-m2-max", "no backend for Apple GPUs"),
+    ("sglang", "apple-m2-max", "no backend for Apple GPUs"),
+    ("trt-llm", "mi300x", "NVIDIA GPUs only"),
+    ("nim", "generic-cpu", "NVIDIA GPUs only"),
+])  # fmt: skip
+def test_an_engine_on_a_device_it_does_not_serve_on_is_refused(catalog: Catalog, engine: str, hardware: str, needle: str) -> None:
+    _refused(catalog, "engine.id: ", needle, hardware=hardware, engine=_engine(engine=engine), model="servescope-tiny-llama")
+
+
+def test_sglang_on_a_cpu_is_warned_and_llama_cpp_on_apple_predicted(catalog: Catalog) -> None:
+    _warned(catalog, "engine.id: sglang", "CPU backend", hardware="generic-cpu", engine=_engine(engine="sglang"), model="servescope-tiny-llama")
+    assert not _deploy(catalog, hardware="apple-m2-max", engine=_engine(engine="llama.cpp"), model="servescope-tiny-llama").warnings

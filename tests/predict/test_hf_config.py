@@ -435,6 +435,26 @@ def test_state_space_layers_are_refused(extra: dict[str, object], needle: str) -
     _refused({**LLAMA, **extra}, needle, "not simulated")
 
 
+def test_a_state_space_config_without_attention_fields_is_named_by_its_architecture() -> None:
+    # state-spaces/mamba-130m-hf/config.json: no num_attention_heads at all; "config lacks num_attention_heads" said nothing of why
+    mamba = {"architectures": ["MambaForCausalLM"], "hidden_size": 768, "num_hidden_layers": 24, "vocab_size": 50280, "state_size": 16}
+    _refused(mamba, "architectures: MambaForCausalLM", "recurrent", "not simulated")
+    _refused({**mamba, "architectures": ["RwkvForCausalLM"]}, "RwkvForCausalLM", "not simulated")
+    _refused({**mamba, "architectures": ["LlamaForCausalLM"]}, "config lacks num_attention_heads")
+
+
+@pytest.mark.parametrize("value", ["NaN", float("nan"), "32", 32.5, True, None])
+def test_a_count_that_is_not_a_whole_number_names_its_field(value: object) -> None:
+    if value is None:  # the alias a config used is the name said
+        _refused({k: v for k, v in LLAMA.items() if k != "num_attention_heads"} | {"n_head": "x"}, 'n_head: "x" is not a whole number')
+        return
+    _refused({**LLAMA, "hidden_size": value}, f"hidden_size: {json.dumps(value)} is not a whole number")
+
+
+def test_a_whole_float_count_is_read() -> None:
+    assert model_from_config({**LLAMA, "hidden_size": float(LLAMA["hidden_size"])}, model_id="ok").hidden_size == LLAMA["hidden_size"]  # type: ignore[arg-type]
+
+
 def test_gemma4_fields_it_cannot_follow_are_refused() -> None:
     # google/gemma-4-31B-it/config.json text_config: global layers with their own KV head count, K = V
     _refused({**LLAMA, "model_type": "gemma4_text", "num_global_key_value_heads": 4}, "num_global_key_value_heads")

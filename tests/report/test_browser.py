@@ -141,9 +141,9 @@ def test_summary_table_sorts(page: Any, site: Path) -> None:
     table = page.locator("table.summary")
     header = table.locator("th", has_text="episodes")
     header.click()
-    first = table.locator("tbody tr").first.locator("td").nth(4).inner_text()
+    first = table.locator("tbody tr").first.locator("td").nth(5).inner_text()
     header.click()
-    again = table.locator("tbody tr").first.locator("td").nth(4).inner_text()
+    again = table.locator("tbody tr").first.locator("td").nth(5).inner_text()
     assert (first, again) == ("1", "2")
 
 

@@ -241,3 +241,18 @@ def test_eval_chart_draws_strict_beside_flexible_accuracy(fixture_set: Path) -> 
     traces = eval_figures([replace(run, doc=run.doc.model_copy(update={"scores": with_strict}))])[0][0]["data"]
     assert [t["name"] for t in traces] == ["accuracy", "strict accuracy"]
     assert traces[0]["y"] == [0.75] and traces[1]["y"] == [0.4] and "strict accuracy 0.400" in traces[1]["text"][0]
+
+
+def test_an_ad_hoc_workload_page_says_what_its_load_sent(tmp_path: Path) -> None:
+    """An ad-hoc label (adhoc-<digest>) has no Workload document: its page shows the load's own record."""
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text("".join(json.dumps({"timestamp": 250 * i, "input_length": 300, "output_length": 8}) + "\n" for i in range(3)), encoding="utf-8")
+    predicted = subprocess.run([sys.executable, "-m", "servescope", "predict", "tiny-llama-on-cpu", "--trace", str(trace), "--speedup", "4",
+                                "--out", str(tmp_path / "preds")], check=False, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert predicted.returncode == 0, predicted.stderr
+    proc = _cli("--in", str(tmp_path / "preds"), "--out", str(tmp_path / "site"))
+    assert proc.returncode == 0, proc.stderr
+    [page] = (tmp_path / "site" / "workloads").glob("adhoc-*.html")
+    text = page.read_text(encoding="utf-8")
+    assert "<h2>Load</h2>" in text and f"trace {trace}: 3 requests at speedup 4" in text
+    assert "trace.sha256" in text and "<td>speedup</td><td>4.0</td>" in text

@@ -5,7 +5,9 @@ A comparison qualifies when one side is predicted (a Prediction, or a Result of
 the simulator) and the other measured, both of the same scenario (a forced
 comparison of two scenarios does not: fitting one scenario to another's run is
 wrong), and a metric that ``calibrate`` fits is off by more than
-``CALIBRATE_HINT_PCT`` (its MAPE over the paired points)."""
+``CALIBRATE_HINT_PCT`` (its MAPE over the paired points). A prediction that says its load shares
+prefixes the engine caches and the simulation does not (``compare.PREFIX_CACHE_NOT_SIMULATED``)
+does not: its miss is that cache, not the step times ``calibrate`` fits."""
 
 from __future__ import annotations
 
@@ -44,6 +46,8 @@ def calibrate_hint(
     if len(predicted) != 1 or len(measured) != 1:
         return None
     (pred, _), (meas, meas_path) = predicted[0], measured[0]
+    if comparison.cache_not_simulated:
+        return None  # a fit would fold the engine's prefix cache into the step-time factors
     scenario = _scenario(pred)
     if not scenario or (_scenario(meas) and _scenario(meas) != scenario):
         return None

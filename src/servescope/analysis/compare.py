@@ -110,6 +110,8 @@ class Comparison:
     unpaired_b: list[int] = field(default_factory=list)
     scores: ScoreComparison | None = None
     turned: bool = False  # the first document given is B here: a measurement given before its prediction
+    # the prediction's own warning that it computed shared prefixes the engine caches (no calibrate hint then)
+    cache_not_simulated: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -132,6 +134,21 @@ def _interval(doc: EvaluationRun | Prediction | Result, row: Any, metric: str) -
 
 
 SIMULATOR_HARNESS = "servescope-sim"  # (predict.outputs.PREDICTOR: analysis does not import predict)
+
+PREFIX_CACHE_NOT_SIMULATED = "prefix cache is not simulated"
+"""The phrase of the prediction's warning (``predict.unsimulated_cache``) that its load shares
+prefixes an engine caches and the simulation computes whole; compare finds the warning by it."""
+
+
+def cache_not_simulated(doc: EvaluationRun | Prediction | Result) -> str | None:
+    """A prediction's warning that the engine's prefix cache is not simulated, or None."""
+    if isinstance(doc, Prediction):
+        lines: Any = doc.warnings
+    elif isinstance(doc, Result):
+        lines = doc.resolved_params.get("warnings")
+    else:
+        lines = doc.notes
+    return next((w for w in lines or () if isinstance(w, str) and PREFIX_CACHE_NOT_SIMULATED in w), None)
 
 
 def is_predicted(doc: EvaluationRun | Prediction | Result) -> bool:
@@ -156,6 +173,9 @@ def compare(a: EvaluationRun | Prediction | Result, b: EvaluationRun | Predictio
         out.warnings.append(
             "the first file is the measurement and the second the prediction: A is the prediction and B the measurement (errors are against the measurement)"
         )
+    if is_predicted(a) and not is_predicted(b) and (line := cache_not_simulated(a)) is not None:
+        out.cache_not_simulated = line
+        out.warnings.append(f"A, the prediction: {line}; the TTFT and E2E errors below include what the engine's cache saved")
     for key in ("scenario", "workload"):
         va, vb = id_a.get(key), id_b.get(key)
         if va and vb and va != vb:

@@ -1,14 +1,16 @@
 """Summaries of many Results, in the file set of shared/seeds/metrics-contract.txt
 adapted to serving (shared/DESIGN.md).
 
-Results are grouped by (workload_id, config_id, harness, load, model) — the seed's
-(task, agent_baseline_id, partner_id), plus the load point and the model:
+Results are grouped by (workload_id, config_id, harness, load, model, slos) — the seed's
+(task, agent_baseline_id, partner_id), plus the load point, the model and the SLOs:
 ``run --concurrency`` and ``run --rate`` change neither the workload id nor the
 config_id, and runs at two load points are two questions, never repeats of one;
 config_id fingerprints the engine's flags, and the embedded engine serves the tiny
 model and SmolLM2 (``--engine-model``) with the same flags, so the model id is what
-keeps two models from being pooled as repeats. Repeats of one group are its
-episodes. Files:
+keeps two models from being pooled as repeats; and ``on_time_rate`` and goodput are
+the share of requests within the run's SLOs, so runs held to different SLOs (``run
+--slo``) answer different questions too (``slos``: the set, as ``slo_set`` writes it,
+empty without). Repeats of one group are its episodes. Files:
 
 - ``summary_v0.2.csv``: group keys, ``n_episodes``, then ``<metric>_mean`` and
   ``<metric>_std`` for every metric — the stable tier the regression guard reads;
@@ -52,7 +54,7 @@ from servescope.analysis.stats import calibration_error, mean_ci, percentile, ra
 from servescope.documents import Result
 from servescope.redaction import redact
 
-GROUP_KEYS: tuple[str, ...] = ("workload_id", "config_id", "harness", "load", "model")
+GROUP_KEYS: tuple[str, ...] = ("workload_id", "config_id", "harness", "load", "model", "slos")
 
 # (column stem, integer?) — the order of the columns, fixed.
 METRICS: tuple[tuple[str, bool], ...] = (
@@ -232,11 +234,17 @@ def load_point(r: Result) -> str:
     return " ".join(parts)
 
 
-GroupKey = tuple[str, str, str, str, str]
+def slo_set(r: Result) -> str:
+    """The SLOs a Result's on-time rate and goodput were counted against, in one order
+    whatever the run's (``ttft_ms<=500,tpot_ms<=50``); empty when it had none."""
+    return ",".join(sorted({f"{s.metric}{s.op}{s.threshold:g}" for s in r.slos}))
+
+
+GroupKey = tuple[str, str, str, str, str, str]
 
 
 def group_key(r: Result) -> GroupKey:
-    return (r.workload_id, r.config_id, r.metadata.harness, load_point(r), r.model.id)
+    return (r.workload_id, r.config_id, r.metadata.harness, load_point(r), r.model.id, slo_set(r))
 
 
 @dataclass
@@ -368,7 +376,7 @@ def render_markdown(groups: list[Group], rows_v02: list[dict[str, Any]], partial
     lines = [
         "# servescope summary",
         "",
-        "Aggregates over episodes (repeats) of each (workload_id, config_id, harness, load, model); "
+        "Aggregates over episodes (repeats) of each (workload_id, config_id, harness, load, model, slos); "
         "mean and sample std (ddof = 1). Empty (—) = not measured or not computable.",
         "",
     ]

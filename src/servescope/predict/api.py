@@ -50,6 +50,7 @@ from servescope.predict.sessions import check_budget, is_multi_turn, session_pha
 from servescope.predict.sim.load import Phase
 from servescope.predict.sim.simulator import SimOutcome, Simulation, TtftGiveUp
 from servescope.predict.stream_chunks import TIMES_EVERY_CHUNK, textless_chunks
+from servescope.predict.unsimulated_cache import unsimulated_cache_warning
 from servescope.predict.workload_input import (
     LoadOptions,
     SyntheticWorkload,
@@ -312,6 +313,14 @@ def _run_warnings(prepared: Prepared, views: list[PointView]) -> list[str]:
     return [w for w in out if w] + _timeout_warnings(prepared, views)
 
 
+def _cache_warning(prepared: Prepared, dep: Deployment) -> str | None:
+    """A planned load's shared prefixes on an engine whose cache is not simulated (``predict.unsimulated_cache``);
+    a multi-turn load says it in its own note, and a synthetic load's prompts share nothing."""
+    if prepared.points is None or prepared.multi_turn:
+        return None
+    return unsimulated_cache_warning((r for p in prepared.points for r in p.requests), dep)
+
+
 def _short_loop(v: PointView) -> str:
     n, c = len(v.columns.ok), v.concurrency
     return (
@@ -376,7 +385,9 @@ def simulate(
                 conc = relabel_concurrency(outcome, p, peak_in_flight(cols))
             views.append(PointView(p, conc, ctx.get(p), cols, aggregate_columns(cols), engine_figures(dep, [phase] if phase else []), rates.get(p)))
         run_name = name or f"{dep.scenario.name}-{prepared.workload_id}-sim"
-        warnings = [*dep.warnings, *([context_line] if context_line else []), *_run_warnings(prepared, views), *([stream_warning] if stream_warning else [])]
+        cache_line = _cache_warning(prepared, dep)
+        warnings = [*dep.warnings, *([context_line] if context_line else []), *_run_warnings(prepared, views), *([stream_warning] if stream_warning else []),
+                    *([cache_line] if cache_line else [])]  # fmt: skip
         interval = interval_for(dep)
         warnings += interval.warnings
         prediction = with_intervals(

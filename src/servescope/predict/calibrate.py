@@ -46,7 +46,7 @@ from servescope.errors import CatalogError
 from servescope.predict.api import Prepared, prepare, simulate
 from servescope.predict.calibration import DEFAULT_FIT, FACTOR_NAMES, Calibration, default_fit_for
 from servescope.predict.dataset_lengths import SHAREGPT_FILTERS
-from servescope.predict.deployment import deploy
+from servescope.predict.deployment import Deployment, deploy
 from servescope.predict.measured_hardware import check_measured_hardware
 from servescope.predict.replay import REPLAYS, Replay
 from servescope.predict.stream_chunks import TIMES_EVERY_CHUNK
@@ -384,4 +384,28 @@ def calibrate(
         f"({', '.join(f'{k}={v:g}' for k, v in base.as_dict().items() if k not in factors)})",
     )
     fitted = {f: float(getattr(best, f)) for f in factors}
-    return CalibrationOutcome(doc, before, after, count, [*hardware_warnings, *base_dep.warnings, *bound_warnings(fitted, mf)])
+    cache_line = _unsimulated_cache_hits(meas, base_dep)
+    return CalibrationOutcome(doc, before, after, count, [*hardware_warnings, *base_dep.warnings, *bound_warnings(fitted, mf),
+                                                         *([cache_line] if cache_line else [])])  # fmt: skip
+
+
+CACHE_HIT_WARNING = 0.1
+"""Share of a point's prompt tokens served from the engine's prefix cache past which a fit on a deployment
+without a simulated cache is said to absorb it (a chat template's few cached tokens are below it)."""
+
+
+def _unsimulated_cache_hits(meas: Measured, dep: Deployment) -> str | None:
+    """The measurement's engine served prompts from its prefix cache and this deployment simulates none
+    (llama.cpp's prompt cache; ``predict.unsimulated_cache``): the fitted step times absorb what it saved."""
+    if dep.engine.enable_prefix_caching:
+        return None
+    hits = [(p.concurrency, p.prefix_cache_hit_rate) for p in meas.points if (p.prefix_cache_hit_rate or 0.0) >= CACHE_HIT_WARNING]
+    if not hits:
+        return None
+    conc, rate = max(hits, key=lambda h: h[1] or 0.0)
+    return (
+        f"{meas.name}: the engine served up to {rate or 0.0:.0%} of a point's prompt tokens from its prefix cache (c={conc}), "
+        f"which scenario {dep.scenario.name} does not simulate: the fitted factors absorb the time the cache saved and read "
+        "low for prompts it would not hold; fit on a run whose prompts share nothing, or simulate the cache "
+        "(a Scenario with engine.enable_prefix_caching: true)"
+    )

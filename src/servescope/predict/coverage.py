@@ -11,11 +11,12 @@ feature, kept in ``Deployment.warnings`` and written into the Prediction
 Speculative decoding is read, and what of it is not simulated refused, by
 ``speculative.speculation`` (its fields and the engines' draft/EAGLE/MTP/n-gram flags).
 
-Refused: weights offloaded to CPU memory, llama.cpp partial GPU offload, parallel flags
+Refused: a tensor-parallel size that does not divide the attention heads, an engine on a device it
+has no backend for (TensorRT-LLM and NIM off NVIDIA, vLLM and SGLang on Apple GPUs), weights offloaded to CPU memory, llama.cpp partial GPU offload, parallel flags
 or engine fields that contradict the scenario's own fields, KV dtypes the
 simulator does not know or that contradict ``kv_dtype``.
 
-Warned: vLLM releases before 0.8 (V0 engine, simulated as V1), SGLang releases before 0.5 (simulated with 0.5's defaults unless
+Warned: SGLang on a CPU, vLLM releases before 0.8 (V0 engine, simulated as V1), SGLang releases before 0.5 (simulated with 0.5's defaults unless
 the scenario pins them), expert parallelism (simulated as tensor parallelism of the experts),
 vLLM data parallelism of a MoE model (one engine sharding experts over every
 rank, simulated as independent replicas), SGLang DP attention, pipeline
@@ -132,6 +133,42 @@ def _scenario_findings(s: Scenario, model: Model, arch: Architecture) -> list[Fi
     if eng not in MODELLED_ENGINES:
         out.append(Finding(False, f"engine.id: {s.engine.id}",
                            "no model of this engine: simulated with vLLM v1's scheduler and defaults"))  # fmt: skip
+    return out
+
+
+#: Engines that serve on NVIDIA GPUs only (TensorRT-LLM's kernels; NIM is built on it).
+NVIDIA_ONLY_ENGINES = frozenset({"trt-llm", "nim"})
+
+
+def _deployment_findings(s: Scenario, model: Model, arch: Architecture, hardware: Hardware) -> list[Finding]:
+    """What the engine itself would refuse to start: a tensor-parallel size that does not split the
+    attention heads, an engine on a device it has no backend for. A prediction of a deployment that
+    cannot run is refused; SGLang's CPU backend (Intel Xeon with AMX) is warned, its CPU defaults not modelled."""
+    out: list[Finding] = []
+    eng = normalize_engine(s.engine.id)
+    if eng not in LLAMA_CPP_ENGINES and s.tp > 1 and arch.heads % s.tp:
+        fits = ", ".join(str(t) for t in range(1, min(arch.heads, 64) + 1) if arch.heads % t == 0)
+        out.append(Finding(True, f"tp: {s.tp}",
+                           f"does not divide {model.id}'s {arch.heads} attention heads: {s.engine.id} refuses to start (the heads are "
+                           f"split evenly over the tensor-parallel ranks); use a tp of {fits}"))  # fmt: skip
+    elif eng not in LLAMA_CPP_ENGINES and s.tp > 1 and not model.uses_mla and arch.kv_heads and s.tp % arch.kv_heads and arch.kv_heads % s.tp:
+        # vLLM's QKVParallelLinear: KV heads split over the ranks, or each replicated on a whole number of them
+        out.append(Finding(True, f"tp: {s.tp}",
+                           f"neither divides nor is a multiple of {model.id}'s {arch.kv_heads} KV heads: {s.engine.id} refuses to start "
+                           "(each rank holds a whole share of the KV heads, or whole copies of one)"))  # fmt: skip
+    vendor = hardware.vendor.strip().lower()
+    if eng in NVIDIA_ONLY_ENGINES and vendor != "nvidia":
+        out.append(Finding(True, f"engine.id: {s.engine.id}",
+                           f"serves on NVIDIA GPUs only, and hardware {hardware.id} is {hardware.vendor} {hardware.device_type}: "
+                           "use vllm or sglang (or llama.cpp) for it"))  # fmt: skip
+    elif vendor == "apple" and eng not in LLAMA_CPP_ENGINES:
+        out.append(Finding(True, f"engine.id: {s.engine.id}",
+                           f"has no backend for Apple GPUs (Metal), and hardware {hardware.id} is one: llama.cpp and Ollama serve on it; "
+                           "use engine.id llama.cpp"))  # fmt: skip
+    elif eng == "sglang" and hardware.device_type == "cpu":
+        out.append(Finding(False, f"engine.id: {s.engine.id}",
+                           f"on a CPU (hardware {hardware.id}): SGLang's CPU backend (Intel Xeon with AMX) and its CPU defaults are not "
+                           "modelled; simulated with its GPU scheduler and defaults on the CPU's figures, far from what it would serve"))  # fmt: skip
     return out
 
 
@@ -351,6 +388,7 @@ def findings(scenario: Scenario, model: Model, arch: Architecture, hardware: Har
     """Everything ``review`` would refuse or warn about, in order."""
     return [
         *_scenario_findings(scenario, model, arch),
+        *_deployment_findings(scenario, model, arch, hardware),
         *_flag_findings(scenario, model, arch, hardware),
         *_quantization_findings(scenario, model, arch, hardware, weight_dtype, normalized(scenario.engine.id, scenario.engine.args)),
         *_model_findings(scenario, model, max_model_len),

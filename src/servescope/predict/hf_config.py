@@ -43,6 +43,8 @@ attention and MoE block.
 
 from __future__ import annotations
 
+import json
+import math
 import re
 from collections import Counter
 from pathlib import Path
@@ -153,6 +155,26 @@ def _refuse_what_is_not_attention(cfg: dict[str, Any], layers: int | None) -> No
         raise ValueError(f"layer_types: {len(layer_types)} entries for {layers} layers (num_hidden_layers); fix the config")
 
 
+def _whole(name: str, value: Any) -> int:
+    """A count read from the config: a whole number (``32`` or ``32.0``), else one line naming the field."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value)
+    raise ValueError(f"{name}: {json.dumps(value)} is not a whole number; give the count the model was built with")
+
+
+#: Words in an ``architectures`` class name for layers the simulator does not follow.
+_RECURRENT_ARCHITECTURE_WORDS = ("mamba", "rwkv", "jamba", "zamba", "bamba", "xlstm", "recurrentgemma", "falconh1", "nemotronh")
+
+
+def _refuse_recurrent_architectures(archs: Any) -> None:
+    for arch in archs if isinstance(archs, list) else []:
+        squashed = str(arch).lower().replace("_", "").replace("-", "")
+        if any(word in squashed for word in _RECURRENT_ARCHITECTURE_WORDS):
+            raise ValueError(f"architectures: {arch} has recurrent (state-space) layers, which are {_NOT_SIMULATED}")
+
+
 def _refuse_gemma4_variants(cfg: dict[str, Any], kv_heads: int) -> None:
     g = cfg.get("num_global_key_value_heads")
     if g is not None and int(g) != kv_heads:
@@ -237,8 +259,12 @@ def model_from_config(config: dict[str, Any], *, model_id: str | None = None, na
     fields: dict[str, Any] = {}
     for key, names in _ALIASES.items():
         fields[key] = _first(cfg, names)
+        if fields[key] is not None:
+            fields[key] = _whole(next(n for n in names if cfg.get(n) is not None), fields[key])
+    _refuse_recurrent_architectures(archs)
     missing = [k for k in ("num_hidden_layers", "hidden_size", "num_attention_heads", "vocab_size") if fields[k] is None]
     if missing:
+        _refuse_what_is_not_attention(cfg, None)  # a state-space config lacks attention heads: named as what it is
         raise ValueError(f"config lacks {', '.join(missing)}")
     layers = int(fields["num_hidden_layers"])
     _refuse_what_is_not_attention(cfg, layers)

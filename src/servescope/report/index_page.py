@@ -63,7 +63,14 @@ def _summary(results: list[Result]) -> str:
         return "<p>No Results: nothing to summarize.</p>"
     rows = []
     for row in summary_rows(group_results(results), "v0.3"):
-        cells = [esc(row["workload_id"]), f"<code>{esc(row['config_id'])}</code>", esc(row["model"]), esc(row["harness"]), fmt(row["n_episodes"])]
+        cells = [
+            esc(row["workload_id"]),
+            f"<code>{esc(row['config_id'])}</code>",
+            esc(row["model"]),
+            esc(row["harness"]),
+            esc(row["slos"] or "none"),
+            fmt(row["n_episodes"]),
+        ]
         for key, _ in SUMMARY_METRICS:
             mean, lo, hi = row.get(f"{key}_mean"), row.get(f"{key}_mean_ci_lower"), row.get(f"{key}_mean_ci_upper")
             ci = f" <small>[{fmt(lo)}, {fmt(hi)}]</small>" if lo is not None and hi is not None else ""
@@ -72,9 +79,10 @@ def _summary(results: list[Result]) -> str:
         ci = f" <small>[{fmt(lo)}, {fmt(hi)}]</small>" if lo is not None and hi is not None else ""
         cells.append(sort_cell(fmt(sr) + ci, sr))
         rows.append(cells)
-    headers = ["workload", "config_id", "model", "harness", "episodes", *(label for _, label in SUMMARY_METRICS), "success rate"]
+    headers = ["workload", "config_id", "model", "harness", "SLOs", "episodes", *(label for _, label in SUMMARY_METRICS), "success rate"]
     return (
-        "<p>Means over episodes (repeats) of each (workload, config_id, model, harness, load); brackets: 95% Student-t interval of "
+        "<p>Means over episodes (repeats) of each (workload, config_id, model, harness, load, SLOs: on-time rate and goodput "
+        "count the requests within them); brackets: 95% Student-t interval of "
         "the mean (two or more episodes), Wilson interval for the success rate (pooled over requests). Click a header to sort. "
         'All columns: <a href="summary/summary_v0.3.csv">summary_v0.3.csv</a>.</p>' + table(headers, rows, sortable=True, cls="data summary")
     )

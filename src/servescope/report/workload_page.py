@@ -3,6 +3,12 @@ measurements, the Pareto view, eval accuracy, and its runs."""
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
+from pydantic import ValidationError
+
+from servescope.documents import Result
 from servescope.report.charts import (
     build_series,
     error_figure,
@@ -12,8 +18,43 @@ from servescope.report.charts import (
     sweep_figures,
 )
 from servescope.report.context import Site
+from servescope.report.evidence import Run
 from servescope.report.html import Charts, esc, fmt, link, page, table
 from servescope.report.points import image_points
+from servescope.workload.load import Load
+
+
+def _load_description(runs: list[Run]) -> dict[str, Any] | None:
+    """An ad-hoc load's own record (``resolved_params.load_description``) from the first run that has one:
+    a label alone (``adhoc-<digest>``) says nothing of what was sent."""
+    for r in runs:
+        desc = r.doc.resolved_params.get("load_description") if isinstance(r.doc, Result) else None
+        if isinstance(desc, dict) and desc.get("source") not in (None, "catalog"):
+            return desc
+    return None
+
+
+def _flat(record: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    rows: list[tuple[str, Any]] = []
+    for key, value in record.items():
+        if isinstance(value, dict):
+            rows += _flat(value, f"{prefix}{key}.")
+        elif key != "label":
+            rows.append((f"{prefix}{key}", value))
+    return rows
+
+
+def load_section(runs: list[Run]) -> str:
+    """What an ad-hoc workload's runs sent: one line (``Load.describe``) and every field of its record."""
+    desc = _load_description(runs)
+    if desc is None:
+        return ""
+    try:
+        line = Load.model_validate({k: v for k, v in desc.items() if k != "label"}).describe()
+    except ValidationError:  # a record of another version: its fields still say it
+        line = f"{desc.get('source')} load"
+    rows = [[esc(k), esc(v if isinstance(v, str) else json.dumps(v))] for k, v in _flat(desc)]
+    return f"<h2>Load</h2><p>{esc(line)}</p>" + table(["field", "value"], rows)
 
 
 def render_workload(workload_id: str, site: Site) -> str:
@@ -23,6 +64,8 @@ def render_workload(workload_id: str, site: Site) -> str:
     w = site.workloads.get(workload_id)
     if w is not None:
         parts.append(f"<p>{esc(w.name)} — {esc(w.kind)}; {esc(w.description)}</p>")
+    else:
+        parts.append(load_section(runs))
     newer = site.staleness.superseded.get(workload_id)
     if newer:
         target = site.workload_pages.get(newer[0])
