@@ -86,14 +86,17 @@ def run_parts(fn: Callable[[_Part, Any], _Out], parts: Sequence[_Part], state: A
         global _STATE
         _STATE = (fn, state)
         # (an executor, not a multiprocessing pool: a worker that dies - out of memory - is an error, not a hang)
+        others = {proc.pid for proc in mp.active_children()}
         pool = ProcessPoolExecutor(max_workers=n, mp_context=mp.get_context("fork"), initializer=_ignore_ctrl_c)
         try:
             done = list(pool.map(_forked, parts))
+            pool.shutdown()  # (here: a Ctrl-C while the workers end is the same stop)
         except KeyboardInterrupt:
             # the terminal's Ctrl-C reached the workers too, which ignore it: this process stops them, at once
             # (no wait for the parts still queued), and the executor's threads may not print what that breaks
             threading.excepthook = lambda _args: None
-            procs = list((getattr(pool, "_processes", None) or {}).values())
+            # (every process this pool started, also one forked as Ctrl-C came, before the pool listed it)
+            procs = [proc for proc in mp.active_children() if proc.pid not in others]
             manager = getattr(pool, "_executor_manager_thread", None)
             results = getattr(pool, "_result_queue", None)  # (shutdown forgets it)
             pool.shutdown(wait=False, cancel_futures=True)
@@ -117,7 +120,6 @@ def run_parts(fn: Callable[[_Part, Any], _Out], parts: Sequence[_Part], state: A
             raise
         finally:
             _STATE = None
-        pool.shutdown()
         return done
     return [fn(part, state) for part in parts]
 
