@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from servescope.bench.records import NOT_JSON, RecordWriter, dropped_lines, read_file, read_header, read_records
+from servescope.bench.records import NOT_JSON, TORN_LAST_LINE, RecordWriter, dropped_lines, read_file, read_header, read_records
 from servescope.documents.record import RequestRecord
 
 
@@ -65,7 +65,8 @@ def test_torn_last_line_is_skipped(tmp_path: Path) -> None:
 def test_a_line_that_is_not_json_before_the_last_is_counted_never_silently_dropped(tmp_path: Path) -> None:
     """Only the last line can be the one a killed run was writing: a torn or garbled line
     (or bytes that are not UTF-8) with lines after it is a corrupt file, counted by reason
-    by both readers; the torn last line stays uncounted."""
+    by both readers; the torn last line is counted as what it is (the request being written when
+    the run stopped), never as a corrupt line nor as nothing."""
     path = tmp_path / "records.jsonl"
     torn = rec(3).to_json()[:40]
     path.write_bytes(
@@ -75,16 +76,23 @@ def test_a_line_that_is_not_json_before_the_last_is_counted_never_silently_dropp
     )
     dropped: dict[str, int] = {}
     assert [r.request_id for r in read_records(path, dropped)] == ["r0", "r1", "r2"]
-    assert dropped == {NOT_JSON: 2}
+    assert dropped == {NOT_JSON: 2, TORN_LAST_LINE: 1}
     reader, points, _ = read_file(path)
-    assert reader.dropped == {NOT_JSON: 2}
-    assert dropped_lines(path, reader) == {NOT_JSON: "line 2: not JSON (nor a torn last line)"}
+    assert reader.dropped == {NOT_JSON: 2, TORN_LAST_LINE: 1}
+    assert dropped_lines(path, reader) == {
+        NOT_JSON: "line 2: not JSON (nor a torn last line)",
+        TORN_LAST_LINE: "line 6: not JSON: the request being written when the run stopped",
+    }
     assert len(points[0].ok) == 3
     whole = tmp_path / "whole.jsonl"
     whole.write_text(rec(0).to_json() + "\n" + torn + "\n", encoding="utf-8")  # torn, then its newline: still the last line
     dropped = {}
-    assert [r.request_id for r in read_records(whole, dropped)] == ["r0"] and dropped == {}
-    assert read_file(whole)[0].dropped == {}
+    assert [r.request_id for r in read_records(whole, dropped)] == ["r0"] and dropped == {TORN_LAST_LINE: 1}
+    assert read_file(whole)[0].dropped == {TORN_LAST_LINE: 1}
+    intact = tmp_path / "intact.jsonl"
+    intact.write_text(rec(0).to_json() + "\n" + rec(1).to_json() + "\n", encoding="utf-8")
+    dropped = {}
+    assert len(list(read_records(intact, dropped))) == 2 and dropped == {} and read_file(intact)[0].dropped == {}
 
 
 def test_blank_lines_are_skipped(tmp_path: Path) -> None:

@@ -321,6 +321,10 @@ NOT_JSON = "not-json"
 """The reason a line that is not JSON (nor UTF-8) is left out, unless it is the file's last
 line: that one is the line a killed run was writing (torn), not a corrupt file."""
 
+TORN_LAST_LINE = "torn-last-line"
+"""The reason the file's last line is left out when it is not JSON: the request a stopped
+run was writing (expected after a kill; said, so that no summary reads "nothing left out")."""
+
 
 def read_records(path: Path, dropped: dict[str, int] | None = None) -> Iterator[RequestRecord]:
     """Records of a (possibly partial) run; a torn final line is skipped, and so is
@@ -345,6 +349,8 @@ def read_records(path: Path, dropped: dict[str, int] | None = None) -> Iterator[
                     yield RequestRecord.from_dict(data)
                 elif dropped is not None:
                     dropped[reason] = dropped.get(reason, 0) + 1
+    if unreadable and dropped is not None:
+        dropped[TORN_LAST_LINE] = dropped.get(TORN_LAST_LINE, 0) + 1
 
 
 def read_extra(path: Path, key: str) -> dict[str, Any] | None:
@@ -455,8 +461,10 @@ class _LineReader:
         """Lines that are not JSON, except the file's last (``size`` bytes): the line a killed
         run was writing is torn, any earlier one is a corrupt file, left out by reason."""
         for offset, length in sorted(self.unreadable):
-            if offset >= 0 and offset + length >= size - 1:
-                continue  # the last line (with or without its newline)
+            if offset >= 0 and offset + length >= size - 1:  # the last line (with or without its newline)
+                self.dropped[TORN_LAST_LINE] = self.dropped.get(TORN_LAST_LINE, 0) + 1
+                self.first_dropped.setdefault(TORN_LAST_LINE, (offset, "not JSON: the request being written when the run stopped"))
+                continue
             self.dropped[NOT_JSON] = self.dropped.get(NOT_JSON, 0) + 1
             if NOT_JSON not in self.first_dropped or 0 <= offset < self.first_dropped[NOT_JSON][0]:
                 self.first_dropped[NOT_JSON] = (offset, "not JSON (nor a torn last line)")
