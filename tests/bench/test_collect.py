@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from servescope.bench.collect import collect_results
 from servescope.bench.records import RecordWriter
 from servescope.documents.record import RequestRecord
@@ -187,3 +189,27 @@ def test_impossible_extra_lines_and_times_before_the_start_lose_no_good_record(t
     assert found.dropped[path] == {"bad-timestamp": 2}
     assert found.dropped_at[path] == {"bad-timestamp": "line 5: first_token_ns = 50 < start_ns = 100"}
     assert result.metrics.achieved_rate is None and result.metrics.kv_utilization is None and result.metrics.preemptions is None
+
+
+def test_two_rebuilds_of_a_copied_killed_run_a_second_apart_are_one_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Result rebuilt from records says when it was rebuilt: a copy rebuilt a second later
+    (a loaded machine) is still the same run, counted once (it was counted twice)."""
+    import datetime as dt
+    import shutil
+
+    import servescope.bench.recover as recover_module
+
+    ticks = iter(range(1, 60))
+
+    class Clock(dt.datetime):
+        @classmethod
+        def now(cls, tz: dt.tzinfo | None = None) -> Clock:
+            return cls(2026, 1, 1, 0, 0, next(ticks), tzinfo=tz)  # every rebuild a second after the one before
+
+    monkeypatch.setattr(recover_module.dt, "datetime", Clock)
+    _run_dir(tmp_path / "runs", "r1")
+    shutil.copytree(tmp_path / "runs" / "r1", tmp_path / "backup" / "r1")
+    found = collect_results([tmp_path / "runs", tmp_path / "backup"])
+    assert [r.run_id for r in found.results] == ["r1"]
+    [problem] = found.problems
+    assert "run r1 again" in problem and "counted once" in problem
