@@ -63,8 +63,9 @@ engine-check: $(VENV)/.installed
 
 # Lint, format check and type-check first (configured in pyproject.toml): a finding fails the target.
 # The suite runs on TEST_WORKERS processes (pytest-xdist; 20 min in one process on 2 cores, ~13 min on
-# two), except the tests marked `timing` (measured ITL against a truth server within 0.3 ms): a
-# neighbouring test's load on the other core is noise they must not see, so they run alone, after.
+# two), except the tests marked `timing` (measured ITL against a truth server within 0.3 ms, or hits in
+# the engine's prefix cache): a neighbouring test's load on the other core, or its prompts in the shared
+# engine's slots, is noise they must not see, so they run alone, after.
 TEST_WORKERS ?= 2
 test: $(VENV)/.installed-dev browser ocr engine-check
 	$(BIN)/ruff check .

@@ -65,6 +65,7 @@ def test_completions_api_accounts_for_the_tokens_the_engine_adds(llama: LlamaSer
         assert rec.output_tokens == osl
 
 
+@pytest.mark.timing  # (reads the engine's prefix cache: another test's prompts in its slots moved the hits)
 def test_trace_replay_sends_the_traces_lengths_and_its_shared_blocks_hit_the_prefix_cache(llama: LlamaServer, tmp_path: Path) -> None:
     trace = Path(__file__).parents[1] / "workload" / "fixtures" / "mooncake-slice-60-scaled16.jsonl"
     proc = _run("--trace", str(trace), "--num-requests", "20", "--speedup", "20", "--endpoint", llama.openai_base_url, "--out", str(tmp_path),
