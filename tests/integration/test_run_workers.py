@@ -224,16 +224,7 @@ def _worker_pids(parent: int) -> list[int]:
 def test_a_killed_worker_loses_no_finished_request_and_the_run_exits_non_zero(itest_catalog: Catalog, tmp_path: Path) -> None:
     with TruthServer(ttft_ms=5.0, itl_ms=5.0) as srv:  # 200 tokens a request: about 1 s each
         proc = _cli("run", "serve-itest-long-c2-v1", "--endpoint", srv.base_url, "--no-scrape", "--workers", "2", "--out", str(tmp_path), catalog=itest_catalog)
-        deadline = time.monotonic() + 120
-        victim = None
-        while time.monotonic() < deadline and victim is None:
-            worker_files = sorted(tmp_path.glob("*/workers/worker-1.jsonl"))
-            if worker_files and sum(1 for _ in read_records(worker_files[0])) >= 2:
-                pids = _worker_pids(proc.pid)
-                assert len(pids) == 2, pids
-                victim = pids[1]
-            time.sleep(0.05)
-        assert victim is not None, "no worker finished two requests"
+        victim = _second_worker_after_two_records(proc, tmp_path)
         os.kill(victim, signal.SIGKILL)
         stdout, stderr = proc.communicate(timeout=180)
     assert proc.returncode == 4, stdout + stderr
@@ -263,16 +254,7 @@ def test_a_stopped_worker_is_lost_after_the_runs_timeout_and_the_run_ends_with_i
     with TruthServer(ttft_ms=5.0, itl_ms=5.0) as srv:  # 100 tokens a request: about 0.5 s each, 8 a worker
         proc = _cli("run", "--isl", "32", "--osl", "100", "--num-requests", "16", "--concurrency", "2", "--endpoint", srv.base_url,
                     "--tokenizer", str(tokenizer), "--engine", "vllm", "--no-scrape", "--workers", "2", "--timeout", "6", "--out", str(tmp_path))  # fmt: skip
-        deadline = time.monotonic() + 120
-        victim = None
-        while time.monotonic() < deadline and victim is None:
-            worker_files = sorted(tmp_path.glob("*/workers/worker-1.jsonl"))
-            if worker_files and sum(1 for _ in read_records(worker_files[0])) >= 2:
-                pids = _worker_pids(proc.pid)
-                assert len(pids) == 2, pids
-                victim = pids[1]
-            time.sleep(0.05)
-        assert victim is not None, "no worker finished two requests"
+        victim = _second_worker_after_two_records(proc, tmp_path)
         os.kill(victim, signal.SIGSTOP)
         stopped_at = time.monotonic()
         try:
@@ -294,6 +276,19 @@ def test_a_stopped_worker_is_lost_after_the_runs_timeout_and_the_run_ends_with_i
         assert merged[r.request_id].ok == r.ok
     assert result["metrics"]["total_requests"] == 16 and result["blocked_by_reason_code"]["worker-lost"] >= 1
     assert [w["worker"] for w in result["resolved_params"]["workers"]["lost"]] == [1]
+
+
+def _second_worker_after_two_records(proc: subprocess.Popen[str], out: Path) -> int:
+    """The pid of worker 1 once its file holds two finished requests (so it has something to keep)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        worker_files = sorted(out.glob("*/workers/worker-1.jsonl"))
+        if worker_files and sum(1 for _ in read_records(worker_files[0])) >= 2:
+            pids = _worker_pids(proc.pid)
+            assert len(pids) == 2, pids
+            return pids[1]
+        time.sleep(0.05)
+    raise AssertionError("no worker finished two requests")
 
 
 def _running(pid: int) -> bool:
