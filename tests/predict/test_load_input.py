@@ -79,3 +79,23 @@ def test_bad_predict_load_options_are_one_line(tmp_path: Path, args: tuple[str, 
                           capture_output=True, text=True, timeout=120, env=env)  # fmt: skip
     assert proc.returncode == 2 and words in proc.stderr and proc.stderr.strip().count("\n") == 0, proc.stderr
     assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(("run_warmups", "predict_warmups"), [(0, None), (3, None), (3, 5), (0, 0)])
+def test_a_loads_measured_lengths_are_the_ones_run_sends_whatever_the_warm_ups(run_warmups: int, predict_warmups: int | None) -> None:
+    """A --range-ratio load: the measured requests predicted have run's lengths draw for draw, at every
+    level, though run sends its own warm-ups (--warmup-requests) and predict's steady replay simulates
+    others, with a cool-down and stationary-start cuts of its own."""
+    from servescope.predict.workload_input import LoadOptions, SyntheticWorkload, phases_synthetic
+    from servescope.workload.adhoc_plan import plan_load
+
+    resolved = build_load(LoadRequest(isl=200, osl=40, num_requests=12, concurrency=[2, 4], range_ratio=0.5, seed=7, warmup_requests=run_warmups))
+    sent = [[(r.input_tokens_nominal, r.max_tokens) for r in point.requests if r.phase == "measured"] for point in plan_load(resolved)]
+    dep = resolve_deployment("tiny-llama-on-cpu")
+    spec = SyntheticWorkload((2, 4), isl=200, osl=40, num_requests=12, range_ratio=0.5, warmup_requests=predict_warmups,
+                             label=resolved.load.label, whole_prompt=True)  # fmt: skip
+    predicted: list[list[tuple[int, int]]] = [[], []]
+    for phase in phases_synthetic(spec, dep, LoadOptions(seed=7)):
+        predicted[phase.point] += [(r.prompt_tokens, r.max_tokens) for r in phase.requests if "-m" in r.request_id]
+    assert len({n for level in sent for n, _ in level}) > 5  # the lengths do vary
+    assert predicted == sent

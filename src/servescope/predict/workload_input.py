@@ -19,6 +19,7 @@ from servescope.predict.sim.load import Phase
 from servescope.predict.sim.request import SimRequest, requests_from_rows
 from servescope.predict.stream_chunks import TIMES_EVERY_CHUNK, check_client, check_endpoint
 from servescope.predict.tokens import hashes_from_blocks, hashes_from_ids, hashes_from_text
+from servescope.workload.adhoc_plan import WARMUP_STREAM
 from servescope.workload.arrivals import arrival_offsets_ns, check_span
 from servescope.workload.lengths import uniform_lengths
 from servescope.workload.load import TRACE_BLOCK_TOKENS
@@ -377,19 +378,29 @@ def _draw_phases(spec: SyntheticWorkload, dep: Deployment, load: LoadOptions) ->
     phases: list[Phase] = []
     index = 0
     rng = np.random.default_rng(load.seed)
+    # A load's (``run``'s) measured lengths come from the seed's own stream and its warm-ups' from
+    # another (``workload.adhoc_plan``): drawn the same way here, the measured requests predicted
+    # are the ones run sends, draw for draw, whatever either side's warm-up, and the replay's own
+    # cool-down and stationary-start cuts (run has neither) come from a third stream. Other
+    # workloads keep one stream (the validation points' predictions depend on its order).
+    if spec.label is not None:
+        warm_rng, extra_rng = np.random.default_rng([load.seed, WARMUP_STREAM]), np.random.default_rng([load.seed, WARMUP_STREAM + 1])
+    else:
+        warm_rng = extra_rng = rng
     lo, hi = spec.lengths
 
-    def draw(x: int, n: int) -> list[int]:
-        return uniform_lengths(x, lo, hi, n, rng)  # the harness draws an ad-hoc load's lengths with the same function
+    def draw(x: int, n: int, stream: np.random.Generator) -> list[int]:
+        return uniform_lengths(x, lo, hi, n, stream)  # the harness draws an ad-hoc load's lengths with the same function
 
     sharegpt = sharegpt_filter(spec.sharegpt_client) if spec.sharegpt_client else None
 
     def requests(p: int, conc: int, name: str, tag: str, n: int) -> list[SimRequest]:
         nonlocal index
+        stream = rng if tag == "m" else warm_rng if tag == "w" else extra_rng
         if sharegpt is not None:
-            isls, osls = draw_sharegpt(spec.isl, spec.osl, n, rng, sharegpt)
+            isls, osls = draw_sharegpt(spec.isl, spec.osl, n, stream, sharegpt)
         else:
-            isls, osls = draw(spec.isl, n), draw(spec.osl, n)
+            isls, osls = draw(spec.isl, n, stream), draw(spec.osl, n, stream)
         added = 0 if spec.whole_prompt else dep.template_tokens
         prompts = [x + added for x in isls]
         # (search simulates the same workload many times: this loop is on its path)
@@ -430,7 +441,7 @@ def _draw_phases(spec: SyntheticWorkload, dep: Deployment, load: LoadOptions) ->
                 # the loop starts with completions spread over one request's length, as if it had
                 # run forever (the residual life of a renewal process in equilibrium)
                 first = warm[: min(conc, len(warm))]
-                cuts = rng.integers(1, np.maximum(2, np.asarray([r.max_tokens for r in first]) + 1))
+                cuts = extra_rng.integers(1, np.maximum(2, np.asarray([r.max_tokens for r in first]) + 1))
                 for r, cut in zip(first, cuts.tolist(), strict=True):
                     r.max_tokens = int(cut)
             cool = requests(p, conc, "warmup", "c", spec.cooldown_at(conc))  # cool-down: sent, not counted
