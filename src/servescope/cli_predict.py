@@ -343,6 +343,7 @@ def predict_command(
         print(f"note: {out / run.prediction.name} holds another prediction of this name; this one goes to {folder}", file=sys.stderr)
     check_output_folder(folder)  # --out was checked before the work; its run folder is known only now
     folder.mkdir(parents=True, exist_ok=True)
+    run = _result_with_point_intervals(run)
     run.prediction.write_json(folder / "prediction.json")
     run.result.write_json(folder / "result.json")
     with (folder / "records.jsonl").open("w", encoding="utf-8") as fh:
@@ -382,12 +383,24 @@ def _with_burst_reading(run: Any, scen: object, wl: Any, seed: int, common: dict
     from servescope.predict.semantics import envelope
 
     burst = predict(scen, replace(wl, harness="burst", warmup_requests=None, range_ratio=None), seed=seed, **common)  # type: ignore[arg-type]
-    prediction = envelope(run.prediction, burst.prediction)
-    result = run.result
-    if result is not None and prediction.interval is not None:
-        params = {**result.resolved_params, "prediction_interval": prediction.interval.model_dump(mode="json")}
-        result = result.model_copy(update={"resolved_params": params})
-    return replace(run, prediction=prediction, result=result)
+    return replace(run, prediction=envelope(run.prediction, burst.prediction))
+
+
+def _result_with_point_intervals(run: Any) -> Any:
+    """``run`` whose simulated Result carries the prediction's interval as the Prediction has it: the
+    block (factors, basis) and each point's own [low, high] per field, which the factors alone do not
+    give (a known-miss regime widens some points, an unstated client start spans the burst reading, E2E
+    has no factor): ``compare`` and ``report`` read a prediction's folder by its result.json."""
+    from dataclasses import replace
+
+    from servescope.analysis.compare import STORED_POINT_INTERVALS
+
+    result, prediction = run.result, run.prediction
+    if result is None or prediction.interval is None:
+        return run
+    block = prediction.interval.model_dump(mode="json")
+    block[STORED_POINT_INTERVALS] = [{"concurrency": p.concurrency, "intervals": p.intervals} for p in prediction.points]
+    return replace(run, result=result.model_copy(update={"resolved_params": {**result.resolved_params, "prediction_interval": block}}))
 
 
 @_value_errors_as_one_line

@@ -24,6 +24,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -31,7 +32,7 @@ from servescope.analysis.stats import mean_ci, paired_percentile_difference_ci, 
 from servescope.analysis.tables import table_of
 from servescope.documents import EvaluationRun, Prediction, Result
 from servescope.documents.prediction import INTERVAL_METRIC_OF_FIELD
-from servescope.errors import CompareRefused, ServescopeError
+from servescope.errors import CompareRefused, ServescopeError, UsageError
 
 COMPARED_METRICS: tuple[str, ...] = (
     "ttft_ms",
@@ -117,13 +118,77 @@ class Comparison:
         return asdict(self)
 
 
+STORED_POINT_INTERVALS = "points"
+"""The key, under a simulated Result's ``resolved_params.prediction_interval``, of each point's own
+interval as its Prediction gives it (``[{"concurrency": c, "intervals": {field: [low, high]}}]``, in the
+Result's point order; written by ``predict``): the factors alone miss a point's known-miss widening,
+the burst reading an unstated client start spans, and E2E, which has no factor."""
+
+
+def _pair(value: Any, where: str) -> tuple[float, float]:
+    if not (isinstance(value, list | tuple) and len(value) == 2 and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)):
+        raise ValueError(f"{where}: {json.dumps(value)[:60]} is not [low, high]")
+    lo, hi = float(value[0]), float(value[1])
+    if not (math.isfinite(lo) and math.isfinite(hi)) or lo < 0:
+        raise ValueError(f"{where}: [{lo:g}, {hi:g}]: give finite, non-negative [low, high]")
+    if lo > hi:
+        raise ValueError(f"{where}: low {lo:g} is above high {hi:g}: give [low, high]")
+    return lo, hi
+
+
+def stored_intervals(doc: EvaluationRun | Prediction | Result) -> list[tuple[int, dict[str, tuple[float, float]] | None]] | None:
+    """A simulated Result's points' own intervals (:data:`STORED_POINT_INTERVALS`), in its point order;
+    None for any other document, and for a simulated Result written before they were stored (its factors
+    are then all there is). ValueError naming the field when the block is malformed (a hand-edited file):
+    a verdict against an impossible interval would be a wrong number."""
+    if not isinstance(doc, Result) or doc.timing_mode != "simulated" or doc.resolved_params.get("prediction_interval") is None:
+        return None
+    where = "resolved_params.prediction_interval"
+    block = doc.resolved_params["prediction_interval"]
+    if not isinstance(block, dict):
+        raise ValueError(f"{where}: not an object")
+    factors = block.get("factors")
+    if not isinstance(factors, dict):
+        raise ValueError(f"{where}.factors: not an object of metric: [low, high]")
+    for metric, pair in factors.items():
+        _pair(pair, f"{where}.factors.{metric}")
+    entries = block.get(STORED_POINT_INTERVALS)
+    if entries is None:
+        return None
+    if not isinstance(entries, list):
+        raise ValueError(f"{where}.{STORED_POINT_INTERVALS}: not a list")
+    out: list[tuple[int, dict[str, tuple[float, float]] | None]] = []
+    for i, entry in enumerate(entries):
+        at = f"{where}.{STORED_POINT_INTERVALS}[{i}]"
+        conc = entry.get("concurrency") if isinstance(entry, dict) else None
+        if not isinstance(conc, int) or isinstance(conc, bool):
+            raise ValueError(f"{at}: not an object with a whole-number concurrency")
+        bounds = entry.get("intervals")
+        if bounds is not None and not isinstance(bounds, dict):
+            raise ValueError(f"{at}.intervals: not an object of field: [low, high]")
+        out.append((conc, None if bounds is None else {name: _pair(pair, f"{at}.intervals.{name}") for name, pair in bounds.items()}))
+    return out
+
+
+def result_point_intervals(doc: Result, index: int) -> dict[str, tuple[float, float]] | None:
+    """The stored interval of the Result's ``index``-th point (its only one when it has no points list)."""
+    stored = stored_intervals(doc)
+    count = len(doc.points) if doc.points else 1
+    if stored is None or len(stored) != count or not 0 <= index < count:
+        return None
+    return stored[index][1]
+
+
 def _interval(doc: EvaluationRun | Prediction | Result, row: Any, metric: str) -> tuple[float, float] | None:
-    """The predicted interval of ``row``'s ``metric``: a Prediction point's own, or a simulated
-    Result's factors (``resolved_params.prediction_interval``) times the value."""
+    """The predicted interval of ``row``'s ``metric``: a Prediction point's own; a simulated Result's
+    stored one (:data:`STORED_POINT_INTERVALS`), for its first point at ``row``'s concurrency as
+    ``result_points`` takes it; or, from an older simulated Result, its factors times the value."""
     own = getattr(row, "intervals", None)
-    if isinstance(own, dict) and metric in own:
-        lo, hi = own[metric]
-        return float(lo), float(hi)
+    if isinstance(own, dict):
+        return (float(own[metric][0]), float(own[metric][1])) if metric in own else None
+    if isinstance(doc, Result) and stored_intervals(doc) is not None:
+        index = next((i for i, p in enumerate(doc.points or []) if p.concurrency == row.concurrency), 0)
+        return (result_point_intervals(doc, index) or {}).get(metric)
     if isinstance(doc, Result) and doc.timing_mode == "simulated" and metric in INTERVAL_METRIC_OF_FIELD:
         block = doc.resolved_params.get("prediction_interval")
         factors = block.get("factors", {}).get(INTERVAL_METRIC_OF_FIELD[metric]) if isinstance(block, dict) else None
@@ -169,6 +234,11 @@ def compare(a: EvaluationRun | Prediction | Result, b: EvaluationRun | Predictio
     rows_a, id_a = table_of(a)
     rows_b, id_b = table_of(b)
     out = Comparison(a_name=str(id_a["name"]), b_name=str(id_b["name"]), turned=swapped)
+    for side, doc, name in (("A", a, out.a_name), ("B", b, out.b_name)):
+        try:
+            stored_intervals(doc)
+        except ValueError as exc:
+            raise UsageError(f"{side} ({name}): {exc}") from None
     if swapped:
         out.warnings.append(
             "the first file is the measurement and the second the prediction: A is the prediction and B the measurement (errors are against the measurement)"
@@ -214,6 +284,12 @@ def compare(a: EvaluationRun | Prediction | Result, b: EvaluationRun | Predictio
             elif band_b is not None and band_a is None:
                 inside = band_b[0] <= float(va) <= band_b[1]
             out.pairs.append(PairedValue(conc, metric, float(va), float(vb), err, inside))
+    one_predicted = is_predicted(a) != is_predicted(b)
+    if one_predicted and out.pairs and all(p.inside_interval is None for p in out.pairs):
+        out.warnings.append(
+            "A, the prediction, carries no interval (written before predictions carried one, or its `interval` and "
+            "`points[].intervals` taken out): whether each measurement lies inside it is not known ('-'); predict it again to get one"
+        )
     out.pairs += _image_pairs(a, b)
     for metric in COMPARED_METRICS:
         errs = [abs(p.error_pct) for p in out.pairs if p.metric == metric and p.error_pct is not None]

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from servescope.analysis.compare import stored_intervals
 from servescope.catalog.store import Catalog
 from servescope.documents import (
     EvaluationRun,
@@ -75,6 +76,11 @@ def collect_inputs(paths: Iterable[Path], catalog: Catalog | None = None) -> Inp
                     found.problems.append(first.format(str(f)) + " (left out of the report)")
                 continue
             if isinstance(doc, REPORTED_KINDS):
+                try:
+                    stored_intervals(doc)  # a simulated Result's interval, as the charts draw it
+                except ValueError as exc:
+                    found.problems.append(f"{f}: {exc} (left out of the report)")
+                    continue
                 found.documents.append((doc, f))
                 if isinstance(doc, Result):
                     dirs_with_result.add(f.parent.resolve())

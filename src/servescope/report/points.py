@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from servescope.analysis.compare import result_point_intervals, stored_intervals
 from servescope.documents import EvaluationRun, Prediction, Result
 from servescope.documents.result import Metrics
 from servescope.report.evidence import Run
@@ -39,6 +40,7 @@ class ChartPoint:
 
 
 def _factors(doc: Result | Prediction) -> dict[str, tuple[float, float]] | None:
+    """The interval block's factors: what an older simulated Result (no stored point intervals) has."""
     if isinstance(doc, Prediction):
         return {m: (v[0], v[1]) for m, v in doc.interval.factors.items()} if doc.interval is not None else None
     block = doc.resolved_params.get("prediction_interval") if doc.timing_mode == "simulated" else None
@@ -46,6 +48,24 @@ def _factors(doc: Result | Prediction) -> dict[str, tuple[float, float]] | None:
     if not isinstance(factors, dict):
         return None
     return {m: (float(v[0]), float(v[1])) for m, v in factors.items() if isinstance(v, list | tuple) and len(v) == 2}
+
+
+#: The point figure (a mean) each charted metric's band is read from.
+_BAND_FIELDS = ("ttft_ms", "itl_ms", "output_tokens_per_sec")
+
+
+def _point_factors(bounds: dict[str, Any] | None, values: dict[str, float | None]) -> dict[str, tuple[float, float]] | None:
+    """A point's own [low, high] as multipliers of its figure: its interval is the block's factors
+    widened where a known-miss regime or an unstated client start widened it, and the band of each
+    statistic (mean, p50, p99) is that figure's multipliers (the factors multiply every statistic alike)."""
+    if not bounds:
+        return None
+    out = {}
+    for name in _BAND_FIELDS:
+        pair, value = bounds.get(name), values.get(name)
+        if pair is not None and value:
+            out[name] = (float(pair[0]) / value, float(pair[1]) / value)
+    return out or None
 
 
 def _stat(dist: Any, name: str) -> float | None:
@@ -77,17 +97,38 @@ def result_concurrency(r: Result) -> int:
 def chart_points(run: Run) -> list[ChartPoint]:
     doc = run.doc
     if isinstance(doc, Result):
+        try:
+            stored = stored_intervals(doc)
+        except ValueError:
+            stored = None  # (a malformed block: report.inputs lists the file as left out)
         factors = _factors(doc)
-        if doc.points:
-            points = [_from_metrics(p.concurrency, p.context_tokens, p.metrics, p.status) for p in doc.points]
-        else:
-            points = [_from_metrics(result_concurrency(doc), None, doc.metrics)]
-        for point in points:
-            point.band_factors = factors
+        blocks = (
+            [(p.concurrency, p.context_tokens, p.metrics, p.status) for p in doc.points] if doc.points else [(result_concurrency(doc), None, doc.metrics, "ok")]
+        )
+        points = []
+        for i, (conc, context, m, status) in enumerate(blocks):
+            point = _from_metrics(conc, context, m, status)
+            if stored is None:
+                point.band_factors = factors
+            else:
+                means = {"ttft_ms": point.ttft_mean, "itl_ms": point.itl_mean, "output_tokens_per_sec": point.output_tokens_per_sec}
+                point.band_factors = _point_factors(result_point_intervals(doc, i), means)
+            points.append(point)
         return points
     assert isinstance(doc, EvaluationRun | Prediction)
-    factors = _factors(doc) if isinstance(doc, Prediction) else None
-    return [ChartPoint(p.concurrency, None, p.output_tokens_per_sec, ttft_mean=p.ttft_ms, itl_mean=p.itl_ms, band_factors=factors) for p in doc.points]
+    if isinstance(doc, EvaluationRun):
+        return [ChartPoint(p.concurrency, None, p.output_tokens_per_sec, ttft_mean=p.ttft_ms, itl_mean=p.itl_ms) for p in doc.points]
+    return [
+        ChartPoint(
+            p.concurrency,
+            None,
+            p.output_tokens_per_sec,
+            ttft_mean=p.ttft_ms,
+            itl_mean=p.itl_ms,
+            band_factors=_point_factors(p.intervals, {name: getattr(p, name) for name in _BAND_FIELDS}) if p.intervals else _factors(doc),
+        )
+        for p in doc.points
+    ]
 
 
 def x_axis(points: list[ChartPoint]) -> str:
