@@ -253,6 +253,8 @@ def compare(
         if errors:
             err.print(errors[0].format(str(path)), markup=False)
             raise typer.Exit(2)
+        for issue in loaded.issues:  # what validate warns of (an interval that does not hold its own figure): said before the verdicts
+            err.print(issue.format(str(path)), markup=False)
         if not isinstance(loaded.document, (EvaluationRun, Prediction, Result)):
             err.print(f"{path}: is a {type(loaded.document).__name__}; compare takes Predictions, EvaluationRuns and Results", markup=False)
             raise typer.Exit(2)

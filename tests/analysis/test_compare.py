@@ -83,6 +83,50 @@ def test_an_interval_whose_low_is_above_its_high_is_refused() -> None:
         predicted(points=[bad])
 
 
+def test_an_interval_that_names_no_predicted_figure_is_refused_and_one_off_its_figure_is_warned(tmp_path: Path) -> None:
+    """A field compare never reads (a typo), an interval for a null figure, a burst reading of no field:
+    errors; a figure (or the burst reading it spans) outside its own interval: a warning that validate
+    and compare print, since no shipped interval leaves its own figure out."""
+    import subprocess
+    import sys
+
+    def issues(point: dict[str, object]) -> list[tuple[str, str, str]]:
+        return [(i.level, i.path, i.message) for i in predicted(points=[point]).check()]
+
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match=r"points\[0\]\.intervals\.ttft_msec: not a predicted field"):
+        predicted(points=[{"concurrency": 1, "ttft_ms": 5.0, "intervals": {"ttft_msec": [4.0, 6.0]}}])
+    with pytest.raises(ValidationError, match=r"points\[0\]\.intervals\.e2e_ms: an interval for a figure the point does not give"):
+        predicted(points=[{"concurrency": 1, "ttft_ms": 5.0, "intervals": {"e2e_ms": [4.0, 6.0]}}])
+    with pytest.raises(ValidationError, match=r"points\[0\]\.burst\.ttft: not a predicted field"):
+        predicted(points=[{"concurrency": 1, "ttft_ms": 5.0, "burst": {"ttft": 9.0}}])
+    assert issues({"concurrency": 1, "ttft_ms": 5.0, "intervals": {"ttft_ms": [100.0, 200.0]}}) == [
+        ("warning", "points[0].intervals.ttft_ms", "[100, 200] does not hold the point's own ttft_ms 5")
+    ]
+    assert issues({"concurrency": 1, "ttft_ms": 5.0, "intervals": {"ttft_ms": [4.0, 6.0]}, "burst": {"ttft_ms": 9.0}})[0][0] == "warning"
+    assert (
+        issues({"concurrency": 1, "ttft_ms": 5.0, "e2e_ms": 9.0, "intervals": {"ttft_ms": [4.0, 6.0], "e2e_ms": [8.0, 9.0]}, "burst": {"ttft_ms": 6.0}}) == []
+    )
+    pred = predicted(points=[{"concurrency": 1, "ttft_ms": 5.0, "intervals": {"ttft_ms": [100.0, 200.0]}}])
+    (tmp_path / "p.json").write_text(pred.model_dump_json(exclude_none=True))
+    (tmp_path / "m.json").write_text(measured().model_dump_json(exclude_none=True))
+    proc = subprocess.run(
+        [sys.executable, "-m", "servescope", "compare", str(tmp_path / "p.json"), str(tmp_path / "m.json")], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert f"{tmp_path / 'p.json'}: points[0].intervals.ttft_ms: warning: [100, 200] does not hold the point's own ttft_ms 5" in proc.stderr
+
+
+def test_a_prediction_without_an_interval_is_said_to_have_none() -> None:
+    """An older prediction (no interval): '-' in every row, and one line saying why."""
+    lines = [w for w in compare(predicted(), measured()).warnings if "carries no interval" in w]
+    assert len(lines) == 1 and "predict it again" in lines[0]
+    points = [{"concurrency": 1, "ttft_ms": 110.0, "intervals": {"ttft_ms": [90.0, 130.0]}}]
+    assert not any("carries no interval" in w for w in compare(predicted(points=points), measured()).warnings)
+    assert not any("carries no interval" in w for w in compare(measured(), measured(name="other")).warnings)  # two measurements: no interval to have
+
+
 def test_open_loop_points_pair_by_their_rate() -> None:
     """A measured open-loop point is labelled by its client's request count (no concurrency limit), a
     predicted one by the most requests it had in flight: they pair by the rate both state."""

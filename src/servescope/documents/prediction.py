@@ -21,6 +21,7 @@ from servescope.documents.base import (
     StrictModel,
     UnitFloat,
     error,
+    warning,
 )
 from servescope.documents.evaluation_run import EvaluationPoint, check_points
 
@@ -46,6 +47,9 @@ def _ordered(pair: list[float]) -> list[float]:
 
 
 Range = Annotated[list[NonNegFloat], Field(min_length=2, max_length=2), AfterValidator(_ordered)]
+#: The fields a point's interval (and its burst reading) may name: E2E's interval is TTFT's and its
+#: decode part's (predict.intervals), not a factor of its own.
+INTERVAL_FIELDS = (*INTERVAL_METRIC_OF_FIELD, "e2e_ms")
 
 
 class PredictionInterval(StrictModel):
@@ -132,7 +136,33 @@ class Prediction(Document):
                 issues.append(error(f"points[{i}].concurrency", message))
             else:
                 seen[key] = i
+        for i, point in enumerate(self.points):
+            issues += _interval_issues(i, point)
         return issues
+
+
+def _interval_issues(i: int, point: PredictionPoint) -> list[Issue]:
+    """A point's interval names predicted fields, each with a figure; the figure (and the burst reading's,
+    which the interval spans) lies in it. A figure outside is a warning, not an error: an interval is where
+    measurements land, and a predictor biased on every held-out point could exclude its own figure; none of
+    the shipped groups does, so a hand-edited file is the likely cause."""
+    issues = []
+    for name, (low, high) in (point.intervals or {}).items():
+        at = f"points[{i}].intervals.{name}"
+        value = getattr(point, name, None) if name in INTERVAL_FIELDS else None
+        if name not in INTERVAL_FIELDS:
+            issues.append(error(at, f"not a predicted field with an interval; give one of {', '.join(INTERVAL_FIELDS)}"))
+        elif value is None:
+            issues.append(error(at, f"an interval for a figure the point does not give ({name} is null): give the figure or leave the interval out"))
+        elif not low <= value <= high:
+            issues.append(warning(at, f"[{low:g}, {high:g}] does not hold the point's own {name} {value:g}"))
+        burst = (point.burst or {}).get(name)
+        if burst is not None and not low <= burst <= high:
+            issues.append(warning(at, f"[{low:g}, {high:g}] does not hold the burst reading's {name} {burst:g}, which it should span"))
+    for name in point.burst or {}:
+        if name not in INTERVAL_FIELDS:
+            issues.append(error(f"points[{i}].burst.{name}", f"not a predicted field; give one of {', '.join(INTERVAL_FIELDS)}"))
+    return issues
 
 
 class Calibration(Document):
