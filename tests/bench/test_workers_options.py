@@ -10,7 +10,7 @@ import pytest
 
 from servescope.bench.run_checks import check_workers, check_workers_kind
 from servescope.bench.worker_links import check_ray_address
-from servescope.errors import EndpointError, UsageError
+from servescope.errors import UsageError
 from servescope.testing.truth.server import TruthServer
 
 
@@ -50,9 +50,9 @@ def _free_port() -> int:
 
 
 def test_a_ray_address_nothing_listens_on_is_one_line_at_once() -> None:
-    """Ray itself retries such an address for minutes."""
+    """Ray itself retries such an address for minutes. A bad address is bad input (exit 2), as search says it."""
     port = _free_port()
-    with pytest.raises(EndpointError, match=rf"^--ray 127\.0\.0\.1:{port}: nothing accepts connections there \(.*Connection refused\)"):
+    with pytest.raises(UsageError, match=rf"^--ray 127\.0\.0\.1:{port}: nothing accepts connections there \(.*Connection refused\)"):
         check_ray_address(f"127.0.0.1:{port}")
 
 
@@ -61,11 +61,11 @@ def test_a_ray_address_that_is_not_a_ray_cluster_is_one_line() -> None:
     """An HTTP/1 server (here the timing-truth server) is not a cluster's gRPC address."""
     with TruthServer() as srv:
         address = srv.base_url.split("//", 1)[1]
-        with pytest.raises(EndpointError, match=rf"^--ray {re.escape(address)}: something answers there, but not a Ray cluster"):
+        with pytest.raises(UsageError, match=rf"^--ray {re.escape(address)}: something answers there, but not a Ray cluster"):
             check_ray_address(address)
 
 
-@pytest.mark.parametrize("address", ["127.0.0.1:http", "127.0.0.1:0", "127.0.0.1:70000"])
+@pytest.mark.parametrize("address", ["127.0.0.1:http", "127.0.0.1:0", "127.0.0.1:70000", "garbage", ":6379"])
 def test_a_ray_address_without_a_port_number_is_refused(address: str) -> None:
     with pytest.raises(UsageError, match=r"give the cluster's host:port"):
         check_ray_address(address)

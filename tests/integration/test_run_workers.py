@@ -386,7 +386,7 @@ def test_a_ray_address_nothing_listens_on_is_one_line_and_nothing_is_written(tmp
     with TruthServer(ttft_ms=1.0, itl_ms=1.0) as srv:
         proc = _cli("run", WORKLOAD, "--endpoint", srv.base_url, "--out", str(tmp_path), "--workers", "2", "--ray", f"127.0.0.1:{port}")
         stdout, stderr = proc.communicate(timeout=120)
-    assert proc.returncode == 1, stdout + stderr
+    assert proc.returncode == 2, stdout + stderr  # bad input, as search --ray says it (hostB D20)
     [line] = stderr.strip().splitlines()
     assert line.startswith(f"error: --ray 127.0.0.1:{port}: nothing accepts connections there (")
     assert not list(tmp_path.iterdir())

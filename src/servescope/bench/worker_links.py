@@ -29,7 +29,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any, Protocol
 
 from servescope.bench.worker_main import Link, WorkerSpec, worker_main
-from servescope.errors import EndpointError, UsageError
+from servescope.errors import UsageError
 
 Message = tuple[Any, ...]
 
@@ -215,15 +215,15 @@ def check_ray_address(address: str) -> None:
     import socket
 
     host, sep, port = address.rpartition(":")
-    if address == "auto" or "://" in address or not sep:
+    if address == "auto" or "://" in address:
         return
-    if not port.isdigit() or not 1 <= int(port) <= 65535:
+    if not sep or not host or not port.isdigit() or not 1 <= int(port) <= 65535:
         raise UsageError(f"--ray {address!r}: give the cluster's host:port (as `ray start --head` prints it) or auto")
     try:
         conn = socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT_S)
     except OSError as exc:
         detail = " ".join(str(exc).split()) or type(exc).__name__
-        raise EndpointError(
+        raise UsageError(
             f"--ray {address}: nothing accepts connections there ({detail}); start a cluster with `ray start --head` and pass the address it prints"
         ) from None
     # A Ray cluster's address is its GCS, a gRPC (HTTP/2) server: it answers the HTTP/2
@@ -236,7 +236,7 @@ def check_ray_address(address: str) -> None:
         except OSError:
             frame = b""
     if len(frame) < 4 or frame[3] != 0x04:
-        raise EndpointError(
+        raise UsageError(
             f"--ray {address}: something answers there, but not a Ray cluster (its address speaks gRPC); give the address `ray start --head` printed"
         )
 
@@ -251,11 +251,15 @@ def ray_cluster(address: str, workers: int) -> Iterator[None]:
         yield
         return
     check_ray_address(address)
+    from servescope.ray_join import JoinFailed, join
+
     try:
-        ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING, include_dashboard=False)
-    except (ConnectionError, RuntimeError, ValueError) as exc:
-        detail = " ".join(str(exc).split())[:200]
-        raise EndpointError(
+        join(ray, address, log_to_driver=False, logging_level=logging.WARNING, include_dashboard=False)  # Ray's own console lines held back
+    except JoinFailed as exc:
+        if exc.token_refused:
+            raise UsageError(f"--ray {address}: {exc}") from None
+        detail = str(exc)
+        raise UsageError(
             f"--ray {address}: cannot join a Ray cluster there ({detail}); start one with `ray start --head` and pass the address it prints, or auto"
         ) from None
     try:

@@ -47,10 +47,14 @@ def connect_ray(address: str) -> Any:
     if ray.is_initialized():
         return ray
     _check_answers(address)
+    from servescope.ray_join import JoinFailed, join
+
     try:
-        ray.init(address=address, log_to_driver=False, configure_logging=False)
-    except Exception as exc:  # ConnectionError, ValueError, a timeout: Ray's own words, in one line
-        detail = " ".join(str(exc).split())[:300]
+        join(ray, address, log_to_driver=False, configure_logging=False)  # Ray's own console lines held back
+    except JoinFailed as exc:  # ConnectionError, ValueError, a timeout, a token refused: in one line
+        if exc.token_refused:
+            raise BadArgument(f"--ray {address}: {exc}") from None
+        detail = str(exc)
         raise BadArgument(
             f"--ray {address}: cannot connect to a Ray cluster ({detail}); start one with `ray start --head` "
             "and give its address (or auto), or leave --ray out to use local processes"
