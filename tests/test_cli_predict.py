@@ -475,3 +475,30 @@ def test_predict_and_search_read_lists_of_levels_as_run_does(args: list[str], sa
     """One rule for a list of levels (run's): an empty list or level, or a level given twice, is one line."""
     proc = subprocess.run([sys.executable, "-m", "servescope", *args], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and says in proc.stderr, proc.stderr
+
+
+def test_search_rows_carry_predicts_interval_and_say_the_ranking_is_by_the_point_figures() -> None:
+    """Each ranked row's out tok/s comes with predict's 80 % interval (its groups' held-out error, widened
+    where a known-miss regime holds at its best level), the interval's warnings are said (an unvalidated
+    hardware generation, a known miss), and a line says the ranking and the SLO checks use the point figures."""
+    from servescope.predict.intervals import interval_for_groups
+
+    common = ["--slo", "ttft_ms<=2000", "--isl", "2048", "--osl", "128", "--concurrency", "16", "--dtypes", "fp8", "--max-num-seqs", "64", "--workers", "1"]
+    l4 = run("search", "--model", "llama-3.1-8b", "--hardware", "l4", "--gpus", "4", *common)
+    assert l4.returncode == 0, l4.stderr
+    warned = [
+        line for line in l4.stderr.splitlines() if line.startswith("warning: prediction interval: no held-out validation for the hardware generation 'Ada'")
+    ]
+    assert len(warned) == 1 and warned[0].endswith("configurations)"), l4.stderr
+    assert "ranked by the predicted out tok/s per device, each level held to the SLO by its predicted figures" in " ".join(l4.stdout.split())
+    h100 = run("search", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--gpus", "1", *common)
+    assert h100.returncode == 0, h100.stderr
+    assert "warning: known miss (vllm-long-prompt-short-output)" in h100.stderr
+    header, row = [line for line in h100.stdout.splitlines() if line.lstrip().startswith(("rank ", "1 vllm"))][:2]
+    assert header.endswith("80 % interval of out tok/s")
+    tput, band = float(row.split()[3]), row.split()[5]
+    low, high = (float(x.replace(",", "")) for x in band.split("–"))
+    groups = {"engine": "vLLM", "hardware generation": "Hopper", "weight dtype": "fp8", "model family": "llama-3.x-8b"}
+    f_low = interval_for_groups(groups).factors["output_tokens_per_sec"][0]
+    assert low == pytest.approx(tput * f_low, rel=1e-3)
+    assert high == pytest.approx(tput * 3.0, rel=1e-3)  # the known miss's reach: throughput up to 3x the prediction

@@ -525,9 +525,64 @@ def search_command(
         workers=workers or os.cpu_count() or 1,
         ray=ray.strip() if ray is not None else None,
     )
-    for line in format_warnings(outcome):
+    bands, interval_warnings = _search_intervals(outcome, model, hardware, top, isl, osl, workload)
+    for line in [*format_warnings(outcome), *interval_warnings]:
         print(f"warning: {line}", file=sys.stderr)
-    _console().print(format_search(outcome, top=top), markup=False)
+    if outcome.ranked:
+        _console().print(
+            "ranked by the predicted out tok/s per device, each level held to the SLO by its predicted figures; the interval is where "
+            "a measurement of the best level's out tok/s is expected (predict's 80 % interval, docs/predicting.md)",
+            markup=False,
+        )
+    _console().print(format_search(outcome, top=top, bands=bands), markup=False)
+
+
+def _search_intervals(
+    outcome: Any, model: str, hardware: str, top: int, isl: int | None, osl: int | None, workload: str | None
+) -> tuple[dict[str, tuple[float, float]], list[str]]:
+    """Each shown configuration's 80 % interval of its best level's out tok/s, as ``predict`` gives it
+    (its groups' held-out error, widened where a known-miss regime holds at that level: a search level
+    is a closed loop), and the interval's warnings (an engine or hardware generation without validation),
+    one line each with how many ranked configurations it concerns."""
+    from servescope.catalog.store import Catalog
+    from servescope.documents import Scenario
+    from servescope.predict.deployment import Deployment, deploy
+    from servescope.predict.intervals import Interval, interval_for
+    from servescope.predict.regimes import LoadShape, regimes_for, widen
+    from servescope.predict.regimes import warning as regime_warning
+
+    cat = Catalog.load()
+    mdl, hw = cat.model(model), cat.hardware(hardware)
+    if workload is not None:
+        params = cat.workload(workload).params
+        isl, osl = params.input_tokens, params.output_tokens
+    shape = LoadShape(float(isl) if isl else None, float(osl) if osl else None, offline=False, closed_loop=True)
+    deployments: dict[tuple[str, str, str, int, int], Deployment] = {}
+    intervals: dict[tuple[str, str, str], Interval] = {}
+    concerns: dict[str, list[str]] = {}
+    bands: dict[str, tuple[float, float]] = {}
+    for rank, cand in enumerate(outcome.ranked):  # (a deployment per tp, engine, dtype and cap: ~1 ms each)
+        key = (cand.engine, cand.engine_version, cand.weight_dtype, cand.tp, cand.max_num_seqs)
+        if key not in deployments:
+            scen = Scenario(
+                name=f"search-{cand.label}", model=mdl.id, hardware=hw.id, count=outcome.devices, tp=cand.tp, dp=cand.dp,
+                engine={"id": cand.engine, "version": cand.engine_version, "max_num_seqs": cand.max_num_seqs},  # type: ignore[arg-type]
+                weight_dtype=cand.weight_dtype,
+            )  # fmt: skip
+            deployments[key] = deploy(scen, catalog=cat, model=mdl, hardware=hw)
+        dep = deployments[key]
+        if key[:3] not in intervals:
+            intervals[key[:3]] = interval_for(dep)
+        interval = intervals[key[:3]]
+        tput = cand.output_tokens_per_sec
+        misses = regimes_for(dep, shape, cand.best_concurrency) if cand.best_concurrency is not None else []
+        for line in [*interval.warnings, *(regime_warning(r) for r in misses)]:
+            concerns.setdefault(line, []).append(cand.label)
+        factors = widen(interval.factors, misses).get("output_tokens_per_sec")
+        if rank < top and tput is not None and factors is not None:
+            bands[cand.label] = (tput * factors[0], tput * factors[1])
+    total = len(outcome.ranked)
+    return bands, [f"{line} ({len(labels)} of {total} configurations)" for line, labels in concerns.items()]
 
 
 def probe_command(

@@ -480,7 +480,9 @@ def _slo_said(slo: SloSpec, percentile: float | None) -> str:
     return f"{slo} ({'mean' if percentile is None else f'p{percentile:g}'})"
 
 
-def format_search(outcome: SearchOutcome, top: int = 10) -> str:
+def format_search(outcome: SearchOutcome, top: int = 10, bands: dict[str, tuple[float, float]] | None = None) -> str:
+    """The ranking; ``bands`` (configuration label -> [low, high] of its out tok/s, as ``predict``'s
+    interval gives it) adds a column: the ranking itself is by the point figures."""
     lines = [
         (
             f"{outcome.configurations} configurations, {outcome.simulations} simulations"
@@ -491,12 +493,16 @@ def format_search(outcome: SearchOutcome, top: int = 10) -> str:
     ]
     width = max([22, *(len(c.label) for c in [*outcome.ranked[:top], *outcome.skipped])])
     lines.extend(levels_lines(outcome))
-    lines.append(f"{'rank':>4} {'config':<{width}} {'best conc':>9} {'out tok/s':>10} {'per device':>10}")
+    lines.append(
+        f"{'rank':>4} {'config':<{width}} {'best conc':>9} {'out tok/s':>10} {'per device':>10}" + ("  80 % interval of out tok/s" if bands is not None else "")
+    )
     for i, c in enumerate(outcome.ranked[:top], 1):
         if c.per_device is None:
             lines.append(f"{i:>4} {c.label:<{width}} {'-':>9} {'-':>10} {'-':>10}  (no level meets the SLO)")
         else:
-            lines.append(f"{i:>4} {c.label:<{width}} {c.best_concurrency:>9} {c.output_tokens_per_sec:>10.1f} {c.per_device:>10.1f}")
+            band = (bands or {}).get(c.label)
+            shown = f"  {band[0]:,.1f}–{band[1]:,.1f}" if band is not None else ("  -" if bands is not None else "")
+            lines.append(f"{i:>4} {c.label:<{width}} {c.best_concurrency:>9} {c.output_tokens_per_sec:>10.1f} {c.per_device:>10.1f}{shown}")
     for c in outcome.skipped:
         lines.append(f"   - {c.label:<{width}} skipped: {c.skipped}")
     return "\n".join(lines)
