@@ -528,12 +528,6 @@ def search_command(
     bands, interval_warnings = _search_intervals(outcome, model, hardware, top, isl, osl, workload)
     for line in [*format_warnings(outcome), *interval_warnings]:
         print(f"warning: {line}", file=sys.stderr)
-    if outcome.ranked:
-        _console().print(
-            "ranked by the predicted out tok/s per device, each level held to the SLO by its predicted figures; the interval is where "
-            "a measurement of the best level's out tok/s is expected (predict's 80 % interval, docs/predicting.md)",
-            markup=False,
-        )
     _console().print(format_search(outcome, top=top, bands=bands), markup=False)
 
 

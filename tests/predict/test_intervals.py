@@ -145,6 +145,25 @@ def test_a_scenario_outside_every_validated_group_gets_a_wide_interval_and_a_war
     assert low < point.ttft_ms < high
 
 
+def test_a_model_far_outside_the_validated_sizes_is_said_in_the_intervals_one_warning_line() -> None:
+    """A 1.3 M-parameter model on an H100 (validated engine and generation): the interval stays its
+    groups' (the rule is unchanged), and one warning line says the held-out error measured no model like it;
+    on a CPU the same reason joins the fallback's line, still one line."""
+    from servescope.catalog.store import Catalog
+
+    def interval_lines(run: object) -> list[str]:
+        return [w for w in run.warnings if w.startswith("prediction interval:")]  # type: ignore[attr-defined]
+
+    base = Catalog.load().scenario("llama-3.1-8b-on-h100")
+    tiny = predict(base.model_copy(update={"name": "tiny-on-h100", "model": "servescope-tiny-llama"}), "sweep-parallel-1-8-i128-o64-v1", concurrency=[1])
+    [line] = interval_lines(tiny)
+    assert "servescope-tiny-llama has 1.31 M parameters, outside the 8.19 B to 235 B of the validated models" in line
+    assert tiny.prediction.interval is not None and tiny.prediction.interval.validated and "outside the" in tiny.prediction.interval.basis
+    [both] = interval_lines(predict("tiny-llama-on-cpu", "sweep-parallel-1-8-i128-o64-v1", concurrency=[1]))
+    assert both.startswith("prediction interval: no held-out validation for the engine 'llama.cpp'") and "; also, servescope-tiny-llama has" in both
+    assert interval_lines(predict("llama-3.1-8b-on-h100", "sweep-parallel-1-8-i128-o64-v1", concurrency=[1])) == []
+
+
 @pytest.mark.parametrize("hardware", ["gb10", "rtx-5090", "rtx-3090", "a10g"])
 def test_a_part_without_hbm_does_not_borrow_its_generations_datacenter_interval(hardware: str) -> None:
     """A GDDR card or an LPDDR APU of a validated generation (Blackwell, Ampere): the held-out

@@ -29,7 +29,7 @@ interval widened to cover those misses, and the prediction says so in a warning.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -161,9 +161,55 @@ def interval_for_groups(groups: dict[str, str], data: dict[str, Any] | None = No
     return Interval(coverage, factors, basis, not missing_required, dict(groups), warnings)
 
 
+#: How far outside the validated models' sizes a model may be before the interval says it does not
+#: measure that extrapolation (2x: the validated sizes already span 8 B to 405 B parameters).
+SIZE_MARGIN = 2.0
+
+
+@lru_cache(maxsize=1)
+def validated_model_sizes() -> tuple[float, float] | None:
+    """(least, most) total parameters of the catalog's models in the validated model families."""
+    from servescope.catalog.store import Catalog
+    from servescope.predict.architecture import architecture
+    from servescope.predict.groups import family
+
+    data = table()
+    names = {n for n, g in data["groups"].get("model family", {}).items() if g["points"] >= int(data["min_points"])}
+    cat = Catalog.load()
+    sizes = [architecture(cat.model(key)).total_params for key in cat.ids("models") if family(key) in names]
+    return (min(sizes), max(sizes)) if sizes else None
+
+
+def _size_note(dep: Deployment) -> str | None:
+    """A model far smaller or larger than every validated one: the held-out error was measured on none like
+    it (a model of 0.1 B parameters is all launch overheads, one of a trillion all communication)."""
+    sizes = validated_model_sizes()
+    params = dep.arch.total_params
+    if sizes is None or sizes[0] / SIZE_MARGIN <= params <= sizes[1] * SIZE_MARGIN:
+        return None
+    return (
+        f"{dep.model.id} has {_count(params)} parameters, outside the {_count(sizes[0])} to {_count(sizes[1])} of the "
+        "validated models: the interval does not measure how far the step-time model carries to it"
+    )
+
+
+def _count(params: float) -> str:
+    return f"{params / 1e9:.3g} B" if params >= 1e9 else f"{params / 1e6:.3g} M"
+
+
 def interval_for(dep: Deployment) -> Interval:
+    """The deployment's interval (:func:`interval_for_groups`); a model far outside the validated sizes
+    is said in its one warning line (appended to the fallback's when there is one), not widened."""
     groups = deployment_groups(dep)
-    return interval_for_groups({d: groups[d] for d in SCENARIO_DIMENSIONS})
+    interval = interval_for_groups({d: groups[d] for d in SCENARIO_DIMENSIONS})
+    note = _size_note(dep)
+    if note is None:
+        return interval
+    if interval.warnings:
+        warnings = [f"{interval.warnings[0]}; also, {note}", *interval.warnings[1:]]
+    else:
+        warnings = [f"prediction interval: {note} — measure and `servescope calibrate`"]
+    return replace(interval, basis=f"{interval.basis}; {note}", warnings=warnings)
 
 
 def _e2e_bounds(e2e: float | None, ttft: float | None, f_ttft: tuple[float, float] | None, f_itl: tuple[float, float] | None) -> list[float] | None:

@@ -493,6 +493,9 @@ def format_search(outcome: SearchOutcome, top: int = 10, bands: dict[str, tuple[
     ]
     width = max([22, *(len(c.label) for c in [*outcome.ranked[:top], *outcome.skipped])])
     lines.extend(levels_lines(outcome))
+    if bands is not None and outcome.ranked:
+        lines.append("ranked by the predicted out tok/s per device, each level held to the SLO by its predicted figures; the interval is where "
+                     "a measurement of the best level's out tok/s is expected (predict's 80 % interval, docs/predicting.md)")  # fmt: skip
     lines.append(
         f"{'rank':>4} {'config':<{width}} {'best conc':>9} {'out tok/s':>10} {'per device':>10}" + ("  80 % interval of out tok/s" if bands is not None else "")
     )
