@@ -100,6 +100,9 @@ def test_a_result_whose_stored_interval_cannot_be_one_is_refused_in_one_line(fol
     assert proc.stderr.strip().splitlines() == [
         f"error: A ({data['run_id']}): resolved_params.prediction_interval.points[1].intervals.ttft_ms: low 500 is above high 1: give [low, high]"
     ]
+    check = servescope("validate", str(bad))
+    assert check.returncode == 1
+    assert f"{bad}: resolved_params.prediction_interval.points[1].intervals.ttft_ms: error: low 500 is above high 1: give [low, high]" in check.stderr
     site = servescope("report", "--in", str(bad), "--in", str(tmp_path / "measured.json"), "--out", str(tmp_path / "site"))
     assert site.returncode == 0, site.stderr
     assert "low 500 is above high 1" in (tmp_path / "site" / "index.html").read_text()

@@ -85,12 +85,20 @@ def _root(
 def _plausibility(doc: Document, catalog: Catalog) -> list[Issue]:
     """Impossible times in any measurement or prediction; the predictor's physics on
     measurements whose scenario is known."""
+    from servescope.analysis.compare import stored_intervals
     from servescope.documents import EvaluationRun, Prediction, Result
+    from servescope.documents.base import error
     from servescope.predict.plausibility import plausibility_issues
 
-    if isinstance(doc, (Result, EvaluationRun, Prediction)):
-        return plausibility_issues(doc, catalog=catalog)
-    return []
+    if not isinstance(doc, (Result, EvaluationRun, Prediction)):
+        return []
+    issues = plausibility_issues(doc, catalog=catalog)
+    try:
+        stored_intervals(doc)  # a simulated Result's intervals, as compare and report read them
+    except ValueError as exc:
+        where, _, what = str(exc).partition(": ")
+        issues.append(error(where, what))
+    return issues
 
 
 @app.command(epilog=epilog("validate"))
