@@ -167,7 +167,7 @@ def test_zero_reference_gives_no_percentage() -> None:
 
 def test_formats(tmp_path: Path) -> None:
     c = compare(predicted(), measured())
-    assert format_csv(c).splitlines()[1] == "1,ttft_ms,110.0,100.0,10.0,"  # no interval: no verdict
+    assert format_csv(c).splitlines()[1] == "1,ttft_ms,110.0,100.0,10.0,,,"  # no interval: no verdict
     data = json.loads(format_json(c))
     assert math.isclose(data["per_metric"][0]["mape_pct"], 17.5)
     assert "| 8 | ttft_ms | 150.00 | 200.00 | -25.0 |" in format_markdown(c)
@@ -237,7 +237,7 @@ def test_strict_and_flexible_accuracy_are_compared_side_by_side() -> None:
     assert any(line.startswith("strict accuracy (the asked-for form) over 3 items: A 100.0 %, B 33.3 %") for line in lines)
 
 
-def test_compare_says_per_point_whether_the_measurement_lies_in_the_predicted_interval() -> None:
+def test_compare_says_per_point_whether_the_measurement_lies_in_the_predicted_interval(tmp_path: Path) -> None:
     points = [
         {"concurrency": 1, "ttft_ms": 110.0, "output_tokens_per_sec": 100.0, "intervals": {"ttft_ms": [90.0, 130.0], "output_tokens_per_sec": [80.0, 95.0]}},
         {"concurrency": 8, "ttft_ms": 150.0, "intervals": {"ttft_ms": [120.0, 180.0]}},
@@ -249,6 +249,11 @@ def test_compare_says_per_point_whether_the_measurement_lies_in_the_predicted_in
     per = {m.metric: (m.inside_interval, m.with_interval) for m in c.per_metric}
     assert per["ttft_ms"] == (1, 2) and per["output_tokens_per_sec"] == (0, 1)
     assert "| 1 | ttft_ms | 110.00 | 100.00 | 10.0 | yes |" in format_markdown(c)
+    # the interval itself, beside the verdict: in the CSV and the JSON, and drawn as error bars on A
+    assert format_csv(c).splitlines()[1] == "1,ttft_ms,110.0,100.0,10.0,True,90.0,130.0"
+    assert json.loads(format_json(c))["pairs"][0]["interval"] == [90.0, 130.0]
+    plot(c, str(tmp_path / "curves.html"))
+    assert '"array":[20.0,30.0],"arrayminus":[20.0,30.0]' in (tmp_path / "curves.html").read_text().replace(" ", "")
     swapped = compare(measured(), predicted(points=points))  # the prediction as B: same verdicts
     assert {(p.concurrency, p.metric): p.inside_interval for p in swapped.pairs} == inside
     assert all(p.inside_interval is None for p in compare(predicted(), measured()).pairs)  # no interval: no verdict

@@ -58,6 +58,8 @@ class PairedValue:
     error_pct: float | None  # None when B is 0
     # where one side is a prediction with an interval: whether the other side's value lies in it
     inside_interval: bool | None = None
+    # that interval, [low, high] (the prediction's, whichever side it is on)
+    interval: tuple[float, float] | None = None
 
 
 @dataclass
@@ -278,12 +280,12 @@ def compare(a: EvaluationRun | Prediction | Result, b: EvaluationRun | Predictio
                 continue
             err = (float(va) - float(vb)) / float(vb) * 100.0 if vb else None
             band_a, band_b = _interval(a, pa, metric), _interval(b, pb, metric)
-            inside = None
+            inside, band = None, None
             if band_a is not None and band_b is None:
-                inside = band_a[0] <= float(vb) <= band_a[1]
+                inside, band = band_a[0] <= float(vb) <= band_a[1], band_a
             elif band_b is not None and band_a is None:
-                inside = band_b[0] <= float(va) <= band_b[1]
-            out.pairs.append(PairedValue(conc, metric, float(va), float(vb), err, inside))
+                inside, band = band_b[0] <= float(va) <= band_b[1], band_b
+            out.pairs.append(PairedValue(conc, metric, float(va), float(vb), err, inside, band))
     one_predicted = is_predicted(a) != is_predicted(b)
     if one_predicted and out.pairs and all(p.inside_interval is None for p in out.pairs):
         out.warnings.append(
@@ -448,7 +450,7 @@ def score_lines(s: ScoreComparison) -> list[str]:
 def format_csv(c: Comparison) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["concurrency", "metric", "a", "b", "error_pct", "inside_interval"])
+    w.writerow(["concurrency", "metric", "a", "b", "error_pct", "inside_interval", "interval_low", "interval_high"])
     for p in c.pairs:
         w.writerow(
             [
@@ -458,6 +460,8 @@ def format_csv(c: Comparison) -> str:
                 repr(p.b),
                 "" if p.error_pct is None else repr(p.error_pct),
                 "" if p.inside_interval is None else p.inside_interval,
+                "" if p.interval is None else repr(p.interval[0]),
+                "" if p.interval is None else repr(p.interval[1]),
             ]
         )
     return buf.getvalue()
@@ -491,6 +495,14 @@ def format_json(c: Comparison) -> str:
     return json.dumps(c.as_dict(), indent=2) + "\n"
 
 
+def _bars(pairs: list[PairedValue]) -> tuple[list[float], list[float]] | None:
+    """The prediction's interval around A, as (below, above) bar lengths, when A is the prediction
+    (``compare`` puts it there) and every point of the metric has one."""
+    if not pairs or any(p.interval is None for p in pairs):
+        return None
+    return [max(0.0, p.a - p.interval[0]) for p in pairs if p.interval], [max(0.0, p.interval[1] - p.a) for p in pairs if p.interval]
+
+
 def plot(c: Comparison, path: str) -> None:
     """A (solid) over B (dashed) across concurrency, one panel per metric: an
     offline HTML page (plotly) for ``.html``, a static image (matplotlib) for
@@ -507,7 +519,9 @@ def plot(c: Comparison, path: str) -> None:
         fig = make_subplots(rows=len(metrics), cols=1, subplot_titles=metrics, shared_xaxes=True)
         for i, metric in enumerate(metrics, start=1):
             xs = [p.concurrency for p in series[metric]]
-            fig.add_trace(go.Scatter(x=xs, y=[p.a for p in series[metric]], name=f"A {metric}", mode="lines+markers"), row=i, col=1)
+            bars = _bars(series[metric])
+            error_y = {"type": "data", "symmetric": False, "array": bars[1], "arrayminus": bars[0]} if bars else None
+            fig.add_trace(go.Scatter(x=xs, y=[p.a for p in series[metric]], name=f"A {metric}", mode="lines+markers", error_y=error_y), row=i, col=1)
             fig.add_trace(go.Scatter(x=xs, y=[p.b for p in series[metric]], name=f"B {metric}", mode="lines+markers", line={"dash": "dash"}), row=i, col=1)
             fig.update_xaxes(type="log", row=i, col=1)
         fig.update_layout(height=260 * len(metrics), title=title)
@@ -526,7 +540,11 @@ def plot(c: Comparison, path: str) -> None:
     fig, axes = plt.subplots(len(metrics), 1, figsize=(7, 2.6 * len(metrics)), sharex=True, squeeze=False)
     for ax, metric in zip(axes[:, 0], metrics, strict=True):
         xs = [p.concurrency for p in series[metric]]
-        ax.plot(xs, [p.a for p in series[metric]], marker="o", label="A")
+        bars = _bars(series[metric])
+        if bars:
+            ax.errorbar(xs, [p.a for p in series[metric]], yerr=[bars[0], bars[1]], marker="o", label="A (its interval)", capsize=3)
+        else:
+            ax.plot(xs, [p.a for p in series[metric]], marker="o", label="A")
         ax.plot(xs, [p.b for p in series[metric]], marker="s", linestyle="--", label="B")
         ax.set_xscale("log", base=2)
         ax.set_ylabel(metric)

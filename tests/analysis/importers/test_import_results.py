@@ -472,7 +472,7 @@ def test_import_command_writes_both_documents(tmp_path: Path) -> None:
     # compare reads the written Result.
     cmp = run_cli("compare", str(out / "result.json"), str(out / "evaluation-run.json"), "--format", "csv")
     assert cmp.returncode == 0, cmp.stderr
-    assert cmp.stdout.splitlines()[0] == "concurrency,metric,a,b,error_pct,inside_interval"
+    assert cmp.stdout.splitlines()[0] == "concurrency,metric,a,b,error_pct,inside_interval,interval_low,interval_high"
 
 
 @pytest.mark.integration
