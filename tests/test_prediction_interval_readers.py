@@ -103,6 +103,12 @@ def test_a_result_whose_stored_interval_cannot_be_one_is_refused_in_one_line(fol
     check = servescope("validate", str(bad))
     assert check.returncode == 1
     assert f"{bad}: resolved_params.prediction_interval.points[1].intervals.ttft_ms: error: low 500 is above high 1: give [low, high]" in check.stderr
+    data["resolved_params"]["prediction_interval"]["points"][1]["intervals"]["ttft_ms"] = [1.0, 500.0]
+    data["resolved_params"]["prediction_interval"]["points"].reverse()  # read against the other point
+    (tmp_path / "swapped.json").write_text(json.dumps(data))
+    swapped = servescope("compare", str(tmp_path / "swapped.json"), str(tmp_path / "measured.json"))
+    assert swapped.returncode == 2
+    assert "resolved_params.prediction_interval.points: concurrencies [32, 1] do not match the points' [1, 32]" in swapped.stderr
     site = servescope("report", "--in", str(bad), "--in", str(tmp_path / "measured.json"), "--out", str(tmp_path / "site"))
     assert site.returncode == 0, site.stderr
     assert "low 500 is above high 1" in (tmp_path / "site" / "index.html").read_text()

@@ -169,14 +169,20 @@ def stored_intervals(doc: EvaluationRun | Prediction | Result) -> list[tuple[int
         if bounds is not None and not isinstance(bounds, dict):
             raise ValueError(f"{at}.intervals: not an object of field: [low, high]")
         out.append((conc, None if bounds is None else {name: _pair(pair, f"{at}.intervals.{name}") for name, pair in bounds.items()}))
+    # one entry per point, in the points' order: an interval read against another point would be a wrong verdict
+    if doc.points and [c for c, _ in out] != [p.concurrency for p in doc.points]:
+        raise ValueError(
+            f"{where}.{STORED_POINT_INTERVALS}: concurrencies {[c for c, _ in out]} do not match the points' {[p.concurrency for p in doc.points]}"
+        )
+    if not doc.points and len(out) > 1:
+        raise ValueError(f"{where}.{STORED_POINT_INTERVALS}: {len(out)} entries for a Result of one point")
     return out
 
 
 def result_point_intervals(doc: Result, index: int) -> dict[str, tuple[float, float]] | None:
     """The stored interval of the Result's ``index``-th point (its only one when it has no points list)."""
     stored = stored_intervals(doc)
-    count = len(doc.points) if doc.points else 1
-    if stored is None or len(stored) != count or not 0 <= index < count:
+    if stored is None or not 0 <= index < len(stored):
         return None
     return stored[index][1]
 
