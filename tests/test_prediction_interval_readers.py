@@ -112,3 +112,19 @@ def test_a_result_whose_stored_interval_cannot_be_one_is_refused_in_one_line(fol
     site = servescope("report", "--in", str(bad), "--in", str(tmp_path / "measured.json"), "--out", str(tmp_path / "site"))
     assert site.returncode == 0, site.stderr
     assert "low 500 is above high 1" in (tmp_path / "site" / "index.html").read_text()
+
+
+def test_a_context_sweep_at_one_concurrency_keeps_its_interval_on_its_row(tmp_path: Path) -> None:
+    """A context-length sweep: nine Result points at concurrency 1, one Prediction row (the first): the
+    stored interval is that row's; the other points are drawn with the factors, and the file validates."""
+    proc = servescope("predict", "llama-3.1-8b-on-h100", "longctx-depth-sweep-v1", "--out", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    [where] = [p.parent for p in tmp_path.rglob("prediction.json")]
+    prediction, result = documents(where)
+    assert result.points is not None and len(result.points) > 1 and {p.concurrency for p in result.points} == {1}
+    check = servescope("validate", str(where))
+    assert check.returncode == 0, check.stdout + check.stderr
+    first, *rest = chart_points(to_run(result, where / "result.json", {}))
+    assert prediction.points[0].intervals is not None and first.ttft_mean is not None
+    assert first.band("ttft_ms", first.ttft_mean) == tuple(pytest.approx(v) for v in prediction.points[0].intervals["ttft_ms"])
+    assert rest and all(p.band_factors is not None for p in rest)

@@ -169,22 +169,25 @@ def stored_intervals(doc: EvaluationRun | Prediction | Result) -> list[tuple[int
         if bounds is not None and not isinstance(bounds, dict):
             raise ValueError(f"{at}.intervals: not an object of field: [low, high]")
         out.append((conc, None if bounds is None else {name: _pair(pair, f"{at}.intervals.{name}") for name, pair in bounds.items()}))
-    # one entry per point, in the points' order: an interval read against another point would be a wrong verdict
-    if doc.points and [c for c, _ in out] != [p.concurrency for p in doc.points]:
-        raise ValueError(
-            f"{where}.{STORED_POINT_INTERVALS}: concurrencies {[c for c, _ in out]} do not match the points' {[p.concurrency for p in doc.points]}"
-        )
-    if not doc.points and len(out) > 1:
+    # one entry per row of the Result's table (its first point at each concurrency, as ``result_points``
+    # and the Prediction keep it), in order: an interval read against another point would be a wrong verdict
+    rows = list(dict.fromkeys(p.concurrency for p in doc.points)) if doc.points else None
+    if rows is not None and [c for c, _ in out] != rows:
+        raise ValueError(f"{where}.{STORED_POINT_INTERVALS}: concurrencies {[c for c, _ in out]} do not match the points' {rows}")
+    if rows is None and len(out) > 1:
         raise ValueError(f"{where}.{STORED_POINT_INTERVALS}: {len(out)} entries for a Result of one point")
     return out
 
 
-def result_point_intervals(doc: Result, index: int) -> dict[str, tuple[float, float]] | None:
-    """The stored interval of the Result's ``index``-th point (its only one when it has no points list)."""
+def result_point_intervals(doc: Result, concurrency: int) -> dict[str, tuple[float, float]] | None:
+    """The stored interval of the Result's row at ``concurrency`` (its first point there; its only one
+    when it has no points list)."""
     stored = stored_intervals(doc)
-    if stored is None or not 0 <= index < len(stored):
+    if not stored:
         return None
-    return stored[index][1]
+    if not doc.points:
+        return stored[0][1]
+    return next((bounds for conc, bounds in stored if conc == concurrency), None)
 
 
 def _interval(doc: EvaluationRun | Prediction | Result, row: Any, metric: str) -> tuple[float, float] | None:
@@ -195,8 +198,7 @@ def _interval(doc: EvaluationRun | Prediction | Result, row: Any, metric: str) -
     if isinstance(own, dict):
         return (float(own[metric][0]), float(own[metric][1])) if metric in own else None
     if isinstance(doc, Result) and stored_intervals(doc) is not None:
-        index = next((i for i, p in enumerate(doc.points or []) if p.concurrency == row.concurrency), 0)
-        return (result_point_intervals(doc, index) or {}).get(metric)
+        return (result_point_intervals(doc, row.concurrency) or {}).get(metric)
     if isinstance(doc, Result) and doc.timing_mode == "simulated" and metric in INTERVAL_METRIC_OF_FIELD:
         block = doc.resolved_params.get("prediction_interval")
         factors = block.get("factors", {}).get(INTERVAL_METRIC_OF_FIELD[metric]) if isinstance(block, dict) else None

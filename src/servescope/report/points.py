@@ -105,14 +105,15 @@ def chart_points(run: Run) -> list[ChartPoint]:
         blocks = (
             [(p.concurrency, p.context_tokens, p.metrics, p.status) for p in doc.points] if doc.points else [(result_concurrency(doc), None, doc.metrics, "ok")]
         )
-        points = []
-        for i, (conc, context, m, status) in enumerate(blocks):
+        points: list[ChartPoint] = []
+        for conc, context, m, status in blocks:
             point = _from_metrics(conc, context, m, status)
-            if stored is None:
+            first = all(p.concurrency != conc for p in points)  # the row the prediction has (a context sweep: the rest are the factors')
+            if stored is None or not first:
                 point.band_factors = factors
             else:
                 means = {"ttft_ms": point.ttft_mean, "itl_ms": point.itl_mean, "output_tokens_per_sec": point.output_tokens_per_sec}
-                point.band_factors = _point_factors(result_point_intervals(doc, i), means)
+                point.band_factors = _point_factors(result_point_intervals(doc, conc), means)
             points.append(point)
         return points
     assert isinstance(doc, EvaluationRun | Prediction)
