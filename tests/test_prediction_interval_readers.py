@@ -128,3 +128,12 @@ def test_a_context_sweep_at_one_concurrency_keeps_its_interval_on_its_row(tmp_pa
     assert prediction.points[0].intervals is not None and first.ttft_mean is not None
     assert first.band("ttft_ms", first.ttft_mean) == tuple(pytest.approx(v) for v in prediction.points[0].intervals["ttft_ms"])
     assert rest and all(p.band_factors is not None for p in rest)
+
+
+def test_the_reports_hover_says_whether_each_measurement_lies_in_the_predicted_interval(folder: Path, tmp_path: Path) -> None:
+    prediction, _ = documents(folder)
+    (tmp_path / "measured.json").write_text(measurement(prediction, 0.95).model_dump_json(exclude_none=True))
+    site = servescope("report", "--in", str(folder), "--in", str(tmp_path / "measured.json"), "--out", str(tmp_path / "site"))
+    assert site.returncode == 0, site.stderr
+    pages = "".join(p.read_text() for p in (tmp_path / "site" / "workloads").glob("*.html"))
+    assert "(mean TTFT), inside its 80 % interval" in pages

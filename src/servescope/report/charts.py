@@ -83,8 +83,10 @@ def _hover(run: Run, point: ChartPoint, line: str, errors: dict[int, list[Pairin
         parts.append(f"point status: {esc(point.status)}")
     for pairing in errors.get(id(run), []):
         err = pairing.point_errors(point.concurrency).get(metric)
+        inside = pairing.point_inside(point.concurrency).get(metric)
         if err is not None:
-            parts.append(f"predicted by {esc(pairing.predicted.name)}: error {err:+.1f}% (mean {METRIC_NAMES.get(metric, metric)})")
+            verdict = "" if inside is None else (", inside its 80 % interval" if inside else ", outside its 80 % interval")
+            parts.append(f"predicted by {esc(pairing.predicted.name)}: error {err:+.1f}% (mean {METRIC_NAMES.get(metric, metric)}){verdict}")
     return "<br>".join(parts)
 
 

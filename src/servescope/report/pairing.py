@@ -22,6 +22,10 @@ class Pairing:
     def point_errors(self, concurrency: int) -> dict[str, float]:
         return {p.metric: p.error_pct for p in self.comparison.pairs if p.concurrency == concurrency and p.error_pct is not None}
 
+    def point_inside(self, concurrency: int) -> dict[str, bool]:
+        """Per metric, whether the measurement lies in the prediction's own interval of the point (where it has one)."""
+        return {p.metric: p.inside_interval for p in self.comparison.pairs if p.concurrency == concurrency and p.inside_interval is not None}
+
 
 def pair_runs(runs: list[Run]) -> list[Pairing]:
     by_place: dict[tuple[str | None, object], list[Run]] = defaultdict(list)
