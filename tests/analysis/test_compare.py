@@ -125,6 +125,11 @@ def test_a_prediction_without_an_interval_is_said_to_have_none() -> None:
     points = [{"concurrency": 1, "ttft_ms": 110.0, "intervals": {"ttft_ms": [90.0, 130.0]}}]
     assert not any("carries no interval" in w for w in compare(predicted(points=points), measured()).warnings)
     assert not any("carries no interval" in w for w in compare(measured(), measured(name="other")).warnings)  # two measurements: no interval to have
+    both = compare(predicted(points=points), predicted(name="other", points=points))
+    assert all(p.inside_interval is None for p in both.pairs)
+    assert [w for w in both.warnings if "both predictions" in w] == [
+        "A and B are both predictions: neither is a measurement to hold against the other's interval ('-')"
+    ]
 
 
 def test_open_loop_points_pair_by_their_rate() -> None:

@@ -294,6 +294,8 @@ def compare(a: EvaluationRun | Prediction | Result, b: EvaluationRun | Predictio
             elif band_b is not None and band_a is None:
                 inside, band = band_b[0] <= float(va) <= band_b[1], band_b
             out.pairs.append(PairedValue(conc, metric, float(va), float(vb), err, inside, band))
+    if is_predicted(a) and is_predicted(b) and out.pairs:
+        out.warnings.append("A and B are both predictions: neither is a measurement to hold against the other's interval ('-')")
     one_predicted = is_predicted(a) != is_predicted(b)
     if one_predicted and out.pairs and all(p.inside_interval is None for p in out.pairs):
         out.warnings.append(
