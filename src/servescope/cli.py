@@ -85,7 +85,7 @@ def _root(
 def _plausibility(doc: Document, catalog: Catalog) -> list[Issue]:
     """Impossible times in any measurement or prediction; the predictor's physics on
     measurements whose scenario is known."""
-    from servescope.analysis.compare import stored_intervals
+    from servescope.analysis.predicted_intervals import stored_intervals
     from servescope.documents import EvaluationRun, Prediction, Result
     from servescope.documents.base import error
     from servescope.predict.plausibility import plausibility_issues

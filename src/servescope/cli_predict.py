@@ -393,7 +393,7 @@ def _result_with_point_intervals(run: Any) -> Any:
     has no factor): ``compare`` and ``report`` read a prediction's folder by its result.json."""
     from dataclasses import replace
 
-    from servescope.analysis.compare import STORED_POINT_INTERVALS
+    from servescope.analysis.predicted_intervals import STORED_POINT_INTERVALS
 
     result, prediction = run.result, run.prediction
     if result is None or prediction.interval is None:

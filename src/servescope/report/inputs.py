@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from servescope.analysis.compare import stored_intervals
+from servescope.analysis.predicted_intervals import stored_intervals
 from servescope.catalog.store import Catalog
 from servescope.documents import (
     EvaluationRun,

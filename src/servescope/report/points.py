@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from servescope.analysis.compare import result_point_intervals, stored_intervals
+from servescope.analysis.predicted_intervals import result_point_intervals, stored_intervals
 from servescope.documents import EvaluationRun, Prediction, Result
 from servescope.documents.result import Metrics
 from servescope.report.evidence import Run
