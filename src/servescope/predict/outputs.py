@@ -162,21 +162,12 @@ def _add_failed(cols: Columns, req: SimRequest) -> None:
 
 def _plain_columns(outcome: SimOutcome) -> dict[int, Columns]:
     """``build_columns`` where every token is its own chunk and no textless chunk is added (most
-    simulations): each request's chunk times are its segments' iteration end times, gathered for
-    each point in one numpy indexing of every replica's end times laid end to end (the same
-    integers, in the same order, as the slices ``build_columns`` concatenates), its first and last
-    read from Python lists."""
-    replicas = outcome.replicas
-    offsets = [0] * len(replicas)
-    total = 0
-    for i, rep in enumerate(replicas):
-        offsets[i] = total
-        total += len(rep.step_ends)
-    flat_ends = np.concatenate([rep.step_ends for rep in replicas]) if replicas else np.zeros(0, np.int64)
-    ends_list = [rep.step_ends.tolist() for rep in replicas]
+    simulations): each request's chunk times are its segments' slices of its replica's iteration end
+    times (concatenated once per point, as ``build_columns`` does), its first and last token read
+    from the same times as Python ints (``ndarray.item``: no numpy scalar per request)."""
+    arrays = [rep.step_ends for rep in outcome.replicas]
     by_point: dict[int, Columns] = {}
-    # per point: the first flat index of each segment and its length
-    seg_at: dict[int, tuple[list[int], list[int]]] = {}
+    pieces: dict[int, list[np.ndarray]] = {}
     for req in sorted(outcome.requests, key=_by_index):
         if req.phase != "measured":
             continue
@@ -184,35 +175,32 @@ def _plain_columns(outcome: SimOutcome) -> dict[int, Columns]:
         cols = by_point.get(point)
         if cols is None:
             cols = by_point[point] = Columns()
-            seg_at[point] = ([], [])
+            pieces[point] = []
         cols.start_ns.append(req.start_ns)
         cols.input_tokens.append(req.prompt_tokens)
         if req.failure is not None:
             _add_failed(cols, req)
             continue
-        e = ends_list[req.replica]
-        base = offsets[req.replica]
-        starts, lengths = seg_at[point]
+        e = arrays[req.replica]
         segs = req.segments
-        n = 0
-        for a, b in segs:
-            starts.append(base + a)
-            lengths.append(b + 1 - a)
-            n += b + 1 - a
+        if len(segs) == 1:
+            a, b = segs[0]
+            n = b + 1 - a
+            pieces[point].append(e[a : b + 1])
+        else:
+            n = 0
+            for a, b in segs:
+                n += b + 1 - a
+                pieces[point].append(e[a : b + 1])
         cols.ok.append(True)
-        cols.first_ns.append(e[segs[0][0]])
-        cols.end_ns.append(e[segs[-1][1]])
+        cols.first_ns.append(e.item(segs[0][0]))
+        cols.end_ns.append(e.item(segs[-1][1]))
         cols.output_tokens.append(n)
         cols.chunk_len.append(n)
         cols.sources.add("simulated")
     for point, cols in by_point.items():
-        starts, lengths = seg_at[point]
-        if starts:
-            size = np.asarray(lengths, dtype=np.int64)
-            # index j of segment s is starts[s] + j: a running count, shifted at each segment's first
-            shift = np.asarray(starts, dtype=np.int64) - (np.cumsum(size) - size)
-            index = np.arange(int(size.sum()), dtype=np.int64) + np.repeat(shift, size)
-            cols.chunk_flat = flat_ends[index]
+        if pieces[point]:
+            cols.chunk_flat = np.concatenate(pieces[point])
     return by_point
 
 
