@@ -173,6 +173,37 @@ def test_columns_from_the_simulation_equal_the_records(catalog: Catalog, rate: f
         assert aggregate_columns(cols).metrics == aggregate_columns(want).metrics
 
 
+def test_plain_columns_equal_the_records_with_preemptions_failures_and_replicas(catalog: Catalog) -> None:
+    """``build_columns``' gathered path (every token its own chunk, no textless chunk): two replicas
+    laid end to end, preempted requests' several segments and requests refused for their context
+    give the columns the records give."""
+    from dataclasses import replace
+
+    from servescope.analysis.metrics import Columns
+    from servescope.predict.outputs import build_columns, build_records
+
+    dep = deploy(scenario(dp=2, count=2), catalog=catalog)
+    dep.kv = replace(dep.kv, num_blocks=120)  # a small pool: preempted requests produce their tokens in several segments
+    dep.engine = replace(dep.engine, max_model_len=600)  # the longest prompts are refused
+    prepared = prepare(SyntheticWorkload((16,), 512, 64, num_requests=48, warmup_requests=4, range_ratio=0.4))
+    out = run_simulation(prepared, dep)
+    measured = [r for r in out.requests if r.phase == "measured"]
+    assert any(len(r.segments) > 1 for r in measured) and any(r.failure for r in measured)
+    assert {r.replica for r in measured if not r.failure} == {0, 1}
+    direct = build_columns(out)
+    by_records: dict[int, Columns] = {}
+    for rec in build_records(out):
+        by_records.setdefault(rec.point or 0, Columns()).add(rec)
+    assert sorted(direct) == sorted(by_records)
+    for p, cols in direct.items():
+        want = by_records[p]
+        for name in ("ok", "start_ns", "first_ns", "end_ns", "input_tokens", "output_tokens", "chunk_len"):
+            assert list(getattr(cols, name)) == list(getattr(want, name)), name
+        assert np.asarray(cols.chunk_flat).dtype == np.int64
+        assert np.array_equal(np.asarray(cols.chunk_flat), np.asarray(want.chunk_flat))
+        assert cols.sources == want.sources and cols.failed == want.failed
+
+
 def test_records_are_built_only_when_asked(catalog: Catalog) -> None:
     run = predict("llama-3.1-8b-on-h100", SyntheticWorkload((4,), 256, 16, num_requests=8), catalog=catalog)
     assert run._lazy is not None and run._lazy._built is None

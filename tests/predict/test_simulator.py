@@ -294,6 +294,29 @@ def test_planning_runs_ahead_changes_nothing(
     assert any(len(c) > 1 for _, c, _, _ in batched)
 
 
+@pytest.mark.parametrize(("concurrency", "open_loop"), [(1, False), (6, True), (12, False)])
+def test_long_and_short_decode_runs_give_the_same_times(catalog: Catalog, monkeypatch: pytest.MonkeyPatch, concurrency: int, open_loop: bool) -> None:
+    """A multi-iteration decode run's end times come from a Python loop up to ``_SHORT_RUN``
+    iterations and from numpy arrays beyond (built in ``plan`` from the decode line, the
+    1 ns floor skipped where it cannot bind): every run taken either way gives the same
+    token times and the same engine statistics, float for float."""
+    from servescope.predict.sim import scheduler
+
+    dep = deploy(scenario(), catalog=catalog)
+    offsets = [i * 7 * MS for i in range(40)] if open_loop else None
+
+    def outcome() -> tuple[list[tuple[str, list[int]]], list[object]]:
+        out = run(dep, _mixed_requests(5, 40, concurrency), concurrency=concurrency, offsets=offsets)
+        return [(r.request_id, r.chunk_ns) for r in build_records(out)], [s for ph in out.measured.values() for s in ph.replicas]
+
+    monkeypatch.setattr(scheduler, "_SHORT_RUN", 1 << 30)
+    in_python = outcome()
+    monkeypatch.setattr(scheduler, "_SHORT_RUN", 0)
+    in_numpy = outcome()
+    assert in_python == in_numpy
+    assert any(len(c) > 2 for _, c in in_python[0])
+
+
 def _queued_loop(catalog: Catalog, give_up: TtftGiveUp | None = None) -> SimOutcome:
     """One slot, 4 clients, 40 requests of 10 tokens: each waits ~3 requests' length
     (~300 ms) for the slot, so its TTFT is set by the queue."""

@@ -468,11 +468,14 @@ def context_refusal(model: Model, max_model_len: int, overflow: str, requests: I
     (``--isl 1000000 + --osl 16``, ``workload serve-chat-...``)."""
     total = refused = 0
     longest = (0, 0)
+    reject = overflow == "reject"
     for req in requests:
         total += 1
-        if overflows(max_model_len, overflow, req.prompt_tokens, req.max_tokens):
+        prompt = req.prompt_tokens
+        # (``overflows``, inline: once per request of every prediction)
+        if prompt >= max_model_len or (reject and prompt + req.max_tokens > max_model_len):
             refused += 1
-            longest = max(longest, (req.prompt_tokens, req.max_tokens))
+            longest = max(longest, (prompt, req.max_tokens))
     if not refused:
         return None
     model_len = model.max_position_embeddings

@@ -15,6 +15,7 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -29,6 +30,7 @@ from servescope.documents.record import RequestRecord
 from servescope.documents.result import Metrics, Slo
 from servescope.predict.deployment import Deployment
 from servescope.predict.sim.replica import ReplicaStats
+from servescope.predict.sim.request import SimRequest
 from servescope.predict.sim.simulator import PhaseOutcome, SimOutcome
 from servescope.predict.speculative import verify_chunks
 from servescope.predict.speculative_step import SpeculativeStepTimeModel
@@ -103,13 +105,14 @@ def build_columns(outcome: SimOutcome, textless: tuple[int, int] = (0, 0)) -> di
     ``build_records`` writes with the same ``textless`` (a test holds them equal),
     without a Python object per token — so the metric formulas run on a simulation
     as on a measurement."""
-    nan = math.nan
-    ends = [r.step_ends for r in outcome.replicas]
     per_chunk = _tokens_per_chunk(outcome)
+    if per_chunk is None and textless == (0, 0):
+        return _plain_columns(outcome)
+    ends = [r.step_ends for r in outcome.replicas]
     padded = textless != (0, 0)
     by_point: dict[int, Columns] = {}
     pieces: dict[int, list[np.ndarray]] = {}
-    for req in sorted(outcome.requests, key=lambda q: q.index):
+    for req in sorted(outcome.requests, key=_by_index):
         if req.phase != "measured":
             continue
         cols = by_point.get(req.point)
@@ -119,14 +122,7 @@ def build_columns(outcome: SimOutcome, textless: tuple[int, int] = (0, 0)) -> di
         cols.start_ns.append(req.start_ns)
         cols.input_tokens.append(req.prompt_tokens)
         if req.failure is not None:
-            stage, category, message, status = req.failure
-            cols.ok.append(False)
-            cols.first_ns.append(nan)
-            cols.end_ns.append(req.arrival_ns)
-            cols.output_tokens.append(0 if category != "cancelled" else nan)
-            if category == "cancelled":
-                cols.input_tokens[-1] = nan
-            cols.failed.append((stage or "stream", category or "other", message or "", req.request_id, status))
+            _add_failed(cols, req)
             continue
         e = ends[req.replica]
         segs = req.segments
@@ -142,6 +138,65 @@ def build_columns(outcome: SimOutcome, textless: tuple[int, int] = (0, 0)) -> di
             times = _with_textless(times, textless)
         pieces[req.point].append(times)
         cols.chunk_len.append(int(times.size))
+        cols.sources.add("simulated")
+    for point, cols in by_point.items():
+        if pieces[point]:
+            cols.chunk_flat = np.concatenate(pieces[point])
+    return by_point
+
+
+_by_index = attrgetter("index")
+
+
+def _add_failed(cols: Columns, req: SimRequest) -> None:
+    """A failed measured request's columns (its start and input already added)."""
+    stage, category, message, status = req.failure  # type: ignore[misc]
+    cols.ok.append(False)
+    cols.first_ns.append(math.nan)
+    cols.end_ns.append(req.arrival_ns)
+    cols.output_tokens.append(0 if category != "cancelled" else math.nan)
+    if category == "cancelled":
+        cols.input_tokens[-1] = math.nan
+    cols.failed.append((stage or "stream", category or "other", message or "", req.request_id, status))
+
+
+def _plain_columns(outcome: SimOutcome) -> dict[int, Columns]:
+    """``build_columns`` where every token is its own chunk and no textless chunk is added (most
+    simulations): each request's chunk times are its segments' slices of its replica's iteration end
+    times (concatenated once per point, as ``build_columns`` does), its first and last token read
+    from the same times as Python ints (``ndarray.item``: no numpy scalar per request)."""
+    arrays = [rep.step_ends for rep in outcome.replicas]
+    by_point: dict[int, Columns] = {}
+    pieces: dict[int, list[np.ndarray]] = {}
+    for req in sorted(outcome.requests, key=_by_index):
+        if req.phase != "measured":
+            continue
+        point = req.point
+        cols = by_point.get(point)
+        if cols is None:
+            cols = by_point[point] = Columns()
+            pieces[point] = []
+        cols.start_ns.append(req.start_ns)
+        cols.input_tokens.append(req.prompt_tokens)
+        if req.failure is not None:
+            _add_failed(cols, req)
+            continue
+        e = arrays[req.replica]
+        segs = req.segments
+        if len(segs) == 1:
+            a, b = segs[0]
+            n = b + 1 - a
+            pieces[point].append(e[a : b + 1])
+        else:
+            n = 0
+            for a, b in segs:
+                n += b + 1 - a
+                pieces[point].append(e[a : b + 1])
+        cols.ok.append(True)
+        cols.first_ns.append(e.item(segs[0][0]))
+        cols.end_ns.append(e.item(segs[-1][1]))
+        cols.output_tokens.append(n)
+        cols.chunk_len.append(n)
         cols.sources.add("simulated")
     for point, cols in by_point.items():
         if pieces[point]:

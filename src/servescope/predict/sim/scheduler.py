@@ -279,19 +279,38 @@ class VllmV1Scheduler:
                     step_ns = round(head_s * 1e9)
                     end += step_ns if step_ns >= 1 else 1
                     ends.append(end)
-                for j in range(k - lead):
-                    step_ns = round((j * slope + first_s) * 1e9)
-                    end += step_ns if step_ns >= 1 else 1
-                    ends.append(end)
+                if slope >= 0.0 and first_s * 1e9 > 0.5:
+                    # (no iteration is shorter than the first, which rounds to 1 ns or more: the
+                    # 1 ns floor cannot bind, and the loop goes without its test)
+                    for j in range(k - lead):
+                        end += round((j * slope + first_s) * 1e9)
+                        ends.append(end)
+                else:
+                    for j in range(k - lead):
+                        step_ns = round((j * slope + first_s) * 1e9)
+                        end += step_ns if step_ns >= 1 else 1
+                        ends.append(end)
                 durations = None
+            elif line is not None:
+                # a long run on the line in hand: decode_run's array (j * slope + first, the lead's
+                # duration first) without its second decode_line, and without the 1 ns floor where
+                # no iteration can fall below it (slope >= 0: none is shorter than the first or the lead)
+                first_s, slope = line
+                durations = np.arange(-lead, k - lead, dtype=np.float64)
+                durations *= slope
+                durations += first_s
+                if lead:
+                    durations[0] = head_s
+                floor = not (slope >= 0.0 and first_s * 1e9 > 0.5 and (not lead or head_s * 1e9 > 0.5))
             else:
-                if line is None and window:
+                if window:
                     contexts = np.concatenate((ctx_d, np.array(new_base, dtype=np.int64))) if new else ctx_d
                     if lead:
                         contexts = contexts + lead
                 else:  # (full attention: the count and sum of the contexts are all that matter)
                     contexts = r.zeros[:size]
                 durations = model.decode_run(contexts, k - lead, keys_sum=keys_sum, lead=head_s if chunks else None)
+                floor = True
         else:
             # one iteration: its end in plain Python (round() rounds half to even, as np.rint)
             if chunks:
@@ -307,7 +326,8 @@ class VllmV1Scheduler:
             ns = durations  # (a fresh array: scaled in place)
             ns *= 1e9
             np.rint(ns, out=ns)
-            np.maximum(ns, 1.0, out=ns)
+            if floor:
+                np.maximum(ns, 1.0, out=ns)
             ends_a = ns.astype(np.int64)
             ends_a[0] += now  # (the running sum then starts at now: one array pass fewer)
             np.add.accumulate(ends_a, out=ends_a)  # (np.cumsum adds ~3 us of Python dispatch per step)

@@ -115,10 +115,11 @@ class Simulation:
         self._fits: tuple[int, bool, int, int] | None = None
         self.give_up = give_up
         if give_up is not None:
-            points = {r.point for ph in phases for r in ph.requests if r.phase == "measured"}
-            if len(points) > 1:
+            # (one pass over the requests, their points then counted in C: a search arms one rule per run)
+            measured_points = [r.point for ph in phases for r in ph.requests if r.phase == "measured"]
+            if len(set(measured_points)) > 1:
                 raise ValueError("a TTFT give-up rule applies to a one-point run")
-            give_up.arm(sum(1 for ph in phases for r in ph.requests if r.phase == "measured"), self._give_up)
+            give_up.arm(len(measured_points), self._give_up)
             for rep in self.replicas:
                 rep.watch = give_up
 
