@@ -504,7 +504,7 @@ def format_search(outcome: SearchOutcome, top: int = 10, bands: dict[str, tuple[
             lines.append(f"{i:>4} {c.label:<{width}} {'-':>9} {'-':>10} {'-':>10}  (no level meets the SLO)")
         else:
             band = (bands or {}).get(c.label)
-            shown = f"  {band[0]:,.1f}–{band[1]:,.1f}" if band is not None else ("  -" if bands is not None else "")
+            shown = f"  {band[0]:.1f}–{band[1]:.1f}" if band is not None else ("  -" if bands is not None else "")
             lines.append(f"{i:>4} {c.label:<{width}} {c.best_concurrency:>9} {c.output_tokens_per_sec:>10.1f} {c.per_device:>10.1f}{shown}")
     for c in outcome.skipped:
         lines.append(f"   - {c.label:<{width}} skipped: {c.skipped}")
