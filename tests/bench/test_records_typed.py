@@ -203,7 +203,7 @@ def test_a_worker_that_dies_leaves_the_read_to_this_process(tmp_path: Path, monk
     assert _everything(path, typed=True) == one
 
 
-def _dies(records_path: Path, spans: list[tuple[int, int]]) -> Any:
+def _dies(records_path: Path, spans: list[tuple[int, int]], key: Any) -> Any:
     os._exit(9)  # as the kernel's out-of-memory killer leaves a worker
 
 

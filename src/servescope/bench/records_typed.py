@@ -90,7 +90,7 @@ _Line = RequestLine | RawChunksLine
 _START, _FIRST, _END = attrgetter("start_ns"), attrgetter("first_token_ns"), attrgetter("end_ns")
 _INPUT, _OUTPUT, _ATTEMPTS = attrgetter("input_tokens"), attrgetter("output_tokens"), attrgetter("attempts")
 _SOURCE, _PHASE, _POINT, _CHUNK_NS = attrgetter("token_count_source"), attrgetter("phase"), attrgetter("point"), attrgetter("chunk_ns")
-_OK, _PROMPT, _RAW = attrgetter("ok"), attrgetter("prompt_id"), attrgetter("raw")
+_OK, _PROMPT, _RAW, _ID = attrgetter("ok"), attrgetter("prompt_id"), attrgetter("raw"), attrgetter("request_id")
 _LINE_START = b'{"request_id":'
 
 
@@ -170,6 +170,8 @@ class TypedLines:
     parts: dict[int, list[Columns]] = field(default_factory=dict)
     first_start: int | None = None
     last_end: int = 0
+    key: Callable[[str], int] = hash  # of a request id (the reader's: ``records_duplicates``)
+    keyed: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)  # (keys, line offsets) of the lines taken, every phase
 
     def take_block(self, block: bytes | memoryview, at: int) -> list[tuple[bytes, int]]:
         """``take`` of the lines of ``block`` (whole lines, the first at byte ``at``). A block
@@ -193,9 +195,10 @@ class TypedLines:
         if chunks is None:
             return self.take(bytes(block).split(b"\n")[: len(decoded)], at)
         starts, ends = bounds
-        skipped = np.flatnonzero(~np.asarray(usable, dtype=bool)).tolist()
+        kept = np.asarray(usable, dtype=bool)
+        skipped = np.flatnonzero(~kept).tolist()
         rest = [(bytes(block[starts[i] : ends[i]]), at + int(starts[i])) for i in skipped]
-        self._add(taken, *chunks)
+        self._add(taken, starts[kept] + at, *chunks)
         return rest
 
     def take(self, lines: list[bytes], at: int) -> list[tuple[bytes, int]]:
@@ -211,16 +214,18 @@ class TypedLines:
             taken = cast(list[_Line], list(itertools.compress(decoded, usable)))
             chunks = _listed_chunk_times(cast(list[RequestLine], taken))
         rest: list[tuple[bytes, int]] = []
+        offsets = at + np.cumsum([0, *map(len, lines)])[:-1] + np.arange(len(lines))
         if len(taken) < len(lines):
-            offsets = (at + np.cumsum([0, *map(len, lines)]) + np.arange(len(lines) + 1)).tolist()
-            rest = [(line, offsets[i]) for i, (line, ok) in enumerate(zip(lines, usable, strict=True)) if not ok]
-        self._add(taken, *chunks)
+            rest = [(line, int(offsets[i])) for i, (line, ok) in enumerate(zip(lines, usable, strict=True)) if not ok]
+        self._add(taken, offsets[np.asarray(usable, dtype=bool)] if lines else offsets, *chunks)
         return rest
 
-    def _add(self, taken: list[_Line], counts: np.ndarray, flat: np.ndarray) -> None:
-        """The lines taken from one block (``counts``, ``flat``: their chunk times) into the columns and the time span."""
+    def _add(self, taken: list[_Line], offsets: np.ndarray, counts: np.ndarray, flat: np.ndarray) -> None:
+        """The lines taken from one block (starting at byte ``offsets``; ``counts``, ``flat``: their
+        chunk times) into the columns, the time span and the keys of the requests used."""
         if not taken:
             return
+        self.keyed.append((np.fromiter(map(self.key, map(_ID, taken)), dtype=np.int64, count=len(taken)), offsets.astype(np.int64)))
         first_start = min(map(_START, taken))
         self.first_start = first_start if self.first_start is None else min(self.first_start, first_start)
         self.last_end = max(self.last_end, max(filter(None, map(_END, taken)), default=0))  # times are >= 0: a 0 changes no max
@@ -247,6 +252,7 @@ class TypedLines:
         """Add what ``other`` took (a later part of the file)."""
         for point, parts in other.parts.items():
             self.parts.setdefault(point, []).extend(parts)
+        self.keyed += other.keyed
         if other.first_start is not None:
             self.first_start = other.first_start if self.first_start is None else min(self.first_start, other.first_start)
         self.last_end = max(self.last_end, other.last_end)
