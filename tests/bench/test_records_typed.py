@@ -395,11 +395,14 @@ def test_a_block_s_rules_at_once_are_the_rules_line_by_line() -> None:
     variants: list[dict[str, Any]] = [
         good, {**good, "ok": False}, {**good, "first_token_ns": 999}, {**good, "end_ns": 999}, {**good, "first_token_ns": None},
         {**good, "end_ns": None}, {**good, "input_tokens": None, "prompt_id": "p1"}, {**good, "input_tokens": None, "prompt_id": ""},
-        {**good, "input_tokens": None}, {**good, "raw": {"payload": {"s_per_image": 1.0}}}, {**good, "raw": None}, {**good, "start_ns": 0},
+        {**good, "input_tokens": None}, {**good, "raw": None}, {**good, "start_ns": 0},
     ]  # fmt: skip
     decoded = [records_typed._decode_raw_chunks(json.dumps(v).encode()) for v in variants]
-    assert records_typed._usable(decoded) == [records_typed._needs_nothing_else(r) for r in decoded]
-    assert records_typed._usable(decoded) == [True, False, False, False, True, True, False, True, True, False, True, True]
+    usable = records_typed._usable(decoded, records_typed._Fields.of(decoded)).tolist()
+    assert usable == [records_typed._needs_nothing_else(r) for r in decoded]
+    assert usable == [True, False, False, False, True, True, False, True, True, True, True]
+    with pytest.raises(msgspec.ValidationError):  # an image render's payload: the line reader's (s_per_image)
+        records_typed._decode_raw_chunks(json.dumps({**good, "raw": {"payload": {"s_per_image": 1.0}}}).encode())
 
 
 def test_a_read_is_split_over_the_cpus_this_process_may_use(monkeypatch: pytest.MonkeyPatch) -> None:
