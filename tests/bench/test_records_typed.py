@@ -426,3 +426,36 @@ def test_a_block_is_read_line_by_line_as_the_line_reader_reads_it(tmp_path: Path
     than the line reader does goes line by line (every line one object, as many as lines)."""
     path = _file(tmp_path / "records.jsonl", [_good(i) for i in range(8)] + [odd] + [_good(i) for i in range(9, 12)])
     assert _everything(path, typed=True) == _everything(path, typed=False)
+
+
+@pytest.mark.parametrize("indexed", [True, False])
+def test_the_reader_s_own_itl_gaps_are_sorted_in_place_and_a_second_aggregate_agrees(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, indexed: bool) -> None:
+    """JSON only, the gaps are the reader's own: the formulas sort them in place (no copy) and a
+    second aggregate of the same columns (a one-point sweep aggregates the run and its point)
+    gives the same figures as columns that are not the reader's. Through the index the gaps are
+    its read-only memory map: never written, nothing fails."""
+    from servescope.analysis import stats
+
+    monkeypatch.setattr(stats, "_BLOCK", 1)  # the large-sample path, as above a million gaps
+    path = tmp_path / "records.jsonl"
+    with records.RecordWriter(path) as w:
+        for i in range(60):
+            chunks = [1_000 + i * 100 + (k * k * (i % 7 + 1)) % 97 * k for k in range(1, 6)]
+            w.write(RequestRecord(request_id=f"r{i}", point=0, start_ns=1_000 + i * 100, first_token_ns=chunks[0], end_ns=chunks[-1],
+                                  chunk_ns=chunks, input_tokens=5, output_tokens=5, token_count_source="server-usage"))  # fmt: skip
+    if not indexed:
+        for p in records.index_paths(path):
+            p.unlink()
+    _reader, points, _wall = read_file(path)
+    cols = points[0]
+    assert cols.itl_gaps_owned is not indexed
+    gaps = np.asarray(cols.itl_gaps_ns)
+    original = gaps.copy()
+    assert not np.all(np.diff(original) >= 0)
+    first = aggregate_columns(cols).metrics["itl_ms"]
+    assert bool(np.all(np.diff(gaps) >= 0)) is (not indexed)  # sorted in place only when the reader's own
+    assert aggregate_columns(cols).metrics["itl_ms"] == first
+    _reader, again, _wall = read_file(path)
+    again[0].itl_gaps_owned = False
+    assert aggregate_columns(again[0]).metrics["itl_ms"] == first
+    assert np.array_equal(np.asarray(again[0].itl_gaps_ns), original)

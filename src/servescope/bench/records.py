@@ -814,6 +814,9 @@ def _read(
         if ended.size:
             last_end = max(last_end, int(ended.max()))
     wall = (last_end - first_start) / 1e9 if first_start is not None and last_end > first_start else 0.0
+    for cols in points.values():
+        gaps_of = cols.itl_gaps_ns  # made by this read (not the index's read-only map): the formulas may sort it in place
+        cols.itl_gaps_owned = isinstance(gaps_of, np.ndarray) and not isinstance(gaps_of, np.memmap) and gaps_of.flags.writeable
     return reader, points, wall
 
 
