@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from servescope.analysis.metrics import aggregate_columns
-from servescope.bench import records, records_typed
+from servescope.bench import records, records_shared, records_typed
 from servescope.bench.records import dropped_lines, read_file
 from servescope.documents.record import RequestRecord
 
@@ -155,7 +155,12 @@ def _good(i: int) -> str:
                          token_count_source="server-usage", attempts=1 + i % 2).to_json()  # fmt: skip
 
 
-def test_a_large_read_split_over_processes_gives_what_one_process_gives(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("handed_back", ["through shared memory", "through the pipe", "through the pipe after a failed write"])
+def test_a_large_read_split_over_processes_gives_what_one_process_gives(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, handed_back: str) -> None:
+    if handed_back == "through the pipe":  # no memfd_create (not Linux)
+        monkeypatch.setattr(records, "shared_fd", lambda: None)
+    if handed_back == "through the pipe after a failed write":
+        monkeypatch.setattr(records_shared.os, "fdopen", _no_space)
     lines = ['{"header":{"run_id":"r"}}']
     for i in range(400):
         lines.append(_good(i))
@@ -183,6 +188,30 @@ def test_a_large_read_split_over_processes_gives_what_one_process_gives(tmp_path
     assert one["dropped"] == {"bad-timestamp": 5}
 
 
+def _no_space(*args: Any, **kwargs: Any) -> Any:
+    raise OSError(28, "No space left on device")
+
+
+def test_a_worker_s_columns_come_back_through_shared_memory(tmp_path: Path) -> None:
+    """What a worker shares is what it took, read in place by the parent (its ITL gaps int32 and writable)."""
+    path = _file(tmp_path / "records.jsonl", [_good(i) for i in range(300)])
+    typed, _rest = records._typed_lines(path, [(0, path.stat().st_size)], hash)
+    fd = records_shared.shared_fd()
+    assert fd is not None  # Linux
+    try:
+        got = records_shared.received(records_shared.share(typed, fd), fd)
+    finally:
+        os.close(fd)
+    expected, mine = typed.columns()[0], got.columns()[0]
+    for name in ("ok", "start_ns", "first_ns", "end_ns", "input_tokens", "output_tokens", "itl_gaps_ns"):
+        assert np.array_equal(getattr(mine, name), getattr(expected, name), equal_nan=name != "ok"), name
+        assert getattr(mine, name).dtype == getattr(expected, name).dtype, name
+    assert mine.itl_gaps_ns.dtype == np.int32 and mine.itl_gaps_ns.flags.writeable
+    assert (mine.sources, mine.resends, mine.resent_requests) == (expected.sources, expected.resends, expected.resent_requests)
+    assert [k.tolist() for k, _ in got.keyed] == [np.concatenate([k for k, _ in typed.keyed]).tolist()]
+    assert (got.first_start, got.last_end) == (typed.first_start, typed.last_end)
+
+
 def test_split_cuts_fall_at_line_starts(tmp_path: Path) -> None:
     path = _file(tmp_path / "records.jsonl", [_good(i) for i in range(50)])
     data = path.read_bytes()
@@ -203,7 +232,7 @@ def test_a_worker_that_dies_leaves_the_read_to_this_process(tmp_path: Path, monk
     assert _everything(path, typed=True) == one
 
 
-def _dies(records_path: Path, spans: list[tuple[int, int]], key: Any) -> Any:
+def _dies(records_path: Path, spans: list[tuple[int, int]], key: Any, fd: Any) -> Any:
     os._exit(9)  # as the kernel's out-of-memory killer leaves a worker
 
 

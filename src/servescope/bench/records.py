@@ -67,6 +67,7 @@ import numpy as np
 from servescope import limits
 from servescope.analysis.metrics import Columns, chunk_gaps, seconds_per_image
 from servescope.bench.records_duplicates import CONFLICTING, DUPLICATE, Duplicates, SeenRequests, find_duplicates, id_key, without
+from servescope.bench.records_shared import received, share, shared_fd
 from servescope.bench.records_typed import TypedLines
 from servescope.documents.record import RequestRecord
 from servescope.documents.result import FailureCategory, FailureStage
@@ -839,17 +840,24 @@ def _read_spans(records_path: Path, spans: list[tuple[int, int]], reader: _LineR
                 for begin, stop in spans:
                     reader.span(fh, begin, stop)
             return
+        others = len(parts) - 1
+        fds = [shared_fd() for _ in range(others)]  # where each worker writes its columns (records_shared); None: the pipe
         try:
             # the first part is read here while forked workers read the others: one process a CPU, one part less sent back
-            with ProcessPoolExecutor(max_workers=max(1, len(parts) - 1), mp_context=multiprocessing.get_context("fork")) as pool:
-                others = len(parts) - 1
-                later = pool.map(_typed_part, [records_path] * others, parts[1:], [reader.key] * others)
-                done = [_typed_lines(records_path, parts[0], reader.key), *later]
+            with ProcessPoolExecutor(max_workers=max(1, others), mp_context=multiprocessing.get_context("fork")) as pool:
+                later = pool.map(_typed_part, [records_path] * others, parts[1:], [reader.key] * others, fds)
+                done = [_typed_lines(records_path, parts[0], reader.key)]
+                for (typed, rest), fd in zip(later, fds, strict=True):
+                    done.append((typed if fd is None else received(typed, fd), rest))
         except (BrokenProcessPool, OSError):  # a worker killed (out of memory) or none could start: read it here
             with records_path.open("rb") as fh:
                 for begin, stop in spans:
                     reader.span(fh, begin, stop)
             return
+        finally:
+            for fd in fds:
+                if fd is not None:
+                    os.close(fd)
         assert reader.typed is not None  # parts are made for the typed path only
         for typed, rest in done:
             reader.typed.extend(typed)
@@ -891,11 +899,13 @@ def _loop_running() -> bool:
     return True
 
 
-def _typed_part(records_path: Path, spans: list[tuple[int, int]], key: Callable[[str], int]) -> tuple[TypedLines, list[tuple[bytes, int]]]:
-    """In a worker: ``_typed_lines`` (its ITL gaps already narrowed for the way back; a forked
-    worker has its parent's string hash, so ``hash`` keys agree)."""
+def _typed_part(records_path: Path, spans: list[tuple[int, int]], key: Callable[[str], int], fd: int | None) -> tuple[TypedLines, list[tuple[bytes, int]]]:
+    """In a worker: ``_typed_lines``, its columns written to the parent's shared file ``fd``
+    (``records_shared``; None: sent back whole, its ITL gaps already narrowed). A forked worker
+    has its parent's string hash, so ``hash`` keys agree."""
     gc.disable()
-    return _typed_lines(records_path, spans, key)
+    typed, rest = _typed_lines(records_path, spans, key)
+    return (typed if fd is None else share(typed, fd)), rest
 
 
 def _typed_lines(records_path: Path, spans: list[tuple[int, int]], key: Callable[[str], int]) -> tuple[TypedLines, list[tuple[bytes, int]]]:

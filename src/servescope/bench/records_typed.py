@@ -282,7 +282,7 @@ class TypedLines:
 
     def columns(self) -> dict[int, Columns]:
         """Each point's columns, the parts of every block joined once."""
-        return {point: _joined(parts) for point, parts in self.parts.items()}
+        return {point: joined(parts) for point, parts in self.parts.items()}
 
     def extend(self, other: TypedLines) -> None:
         """Add what ``other`` took (a later part of the file)."""
@@ -387,7 +387,8 @@ def _narrowed(gaps: np.ndarray) -> np.ndarray:
     return gaps
 
 
-def _joined(parts: list[Columns]) -> Columns:
+def joined(parts: list[Columns]) -> Columns:
+    """One block's columns after another, as one set of columns (the gaps int32 when every part's are)."""
     if len(parts) == 1:
         return parts[0]
     out = Columns()
