@@ -10,7 +10,10 @@ with no result.json) and the whole `servescope summarize` CLI.
 Before / after on a shared machine: ``--against OLD_SRC`` (another tree's ``src``, e.g.
 ``git archive 63c9a6f src | tar -x -C /tmp/old``) runs the CLI alternately with that tree
 and this one, JSON only and through the index, ``--repeat`` rounds, each run's 1-minute
-load average beside it; ``--keep DIR`` writes the records there once and reuses them.
+load average and CPU seconds (user + system, its forked reader included) beside it, and
+whether the two trees' summary files are byte for byte the same (``same_output``); a tree
+before the index's version 2 (2026-12-07) gets a version-1 copy of the index. ``--keep DIR``
+writes the records there once and reuses them.
 """
 
 from __future__ import annotations
