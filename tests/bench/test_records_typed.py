@@ -212,6 +212,21 @@ def test_a_worker_s_columns_come_back_through_shared_memory(tmp_path: Path) -> N
     assert (got.first_start, got.last_end) == (typed.first_start, typed.last_end)
 
 
+def test_a_worker_that_takes_no_line_shares_empty_columns(tmp_path: Path) -> None:
+    """A part of only lines the typed path hands back (failures, a header): nothing written, nothing misread."""
+    failed = json.dumps({**json.loads(_good(1)), "ok": False, "stage": "send", "category": "timeout"})
+    path = _file(tmp_path / "records.jsonl", ['{"header":{"run_id":"r"}}', failed])
+    typed, rest = records._typed_lines(path, [(0, path.stat().st_size)], hash)
+    assert not typed.parts and len(rest) == 2
+    fd = records_shared.shared_fd()
+    assert fd is not None
+    try:
+        got = records_shared.received(records_shared.share(typed, fd), fd)
+    finally:
+        os.close(fd)
+    assert not got.parts and [(k.tolist(), o.tolist()) for k, o in got.keyed] == [([], [])]
+
+
 def test_split_cuts_fall_at_line_starts(tmp_path: Path) -> None:
     path = _file(tmp_path / "records.jsonl", [_good(i) for i in range(50)])
     data = path.read_bytes()

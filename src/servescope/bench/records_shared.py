@@ -84,15 +84,13 @@ def share(typed: TypedLines, fd: int) -> TypedLines:
 
 def received(typed: TypedLines, fd: int) -> TypedLines:
     """In the parent: the arrays of ``typed`` (from ``share``) read in place from ``fd``'s file."""
-    size = os.fstat(fd).st_size
-    if not size:
-        return typed
-    mapped = mmap.mmap(fd, size, access=mmap.ACCESS_WRITE)  # shared: the formulas may sort the gaps in place
+    size = os.fstat(fd).st_size  # 0: every array it shared is empty (a part of lines the typed path hands back)
+    mapped = mmap.mmap(fd, size, access=mmap.ACCESS_WRITE) if size else None  # shared: the formulas may sort the gaps in place
 
     def get(where: Any) -> Any:
         if not isinstance(where, _InFile):
             return where
-        if not where.count:
+        if not where.count or mapped is None:
             return np.zeros(0, dtype=np.dtype(where.dtype))
         return np.frombuffer(mapped, dtype=np.dtype(where.dtype), count=where.count, offset=where.offset)
 
