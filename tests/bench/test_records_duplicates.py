@@ -202,3 +202,9 @@ def test_export_writes_a_copied_request_once_and_says_so(tmp_path: Path) -> None
     ]
     rows = (path.parent / "records.csv").read_text().splitlines()
     assert len(rows) == 41 and sum(",p0-m00020," in f",{row}" for row in rows) == 1
+
+
+def test_one_line_noted_twice_is_not_a_duplicate_of_itself(tmp_path: Path) -> None:
+    path = tmp_path / "records.jsonl"
+    path.write_bytes(b'{"request_id":"a","ok":true}\n')
+    assert find_duplicates(path, np.array([5, 5]), np.array([0, 0]), lambda line: json.loads(line)["request_id"], lambda rid: 5) is None

@@ -74,8 +74,12 @@ def find_duplicates(path: Path, keys: np.ndarray, offsets: np.ndarray, request_i
     candidates = zip(offsets[chosen][order].tolist(), keys[chosen][order].tolist(), strict=True)
     lines: dict[str, list[tuple[int, bytes]]] = {}
     found = Duplicates()
+    read = -1
     with path.open("rb") as fh:
         for offset, expected in candidates:
+            if offset == read:  # one line counted twice is not two lines (no reader does; never let it remove the line)
+                continue
+            read = offset
             fh.seek(offset)
             line = fh.readline()
             rid = request_id(line)
