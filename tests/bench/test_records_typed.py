@@ -503,3 +503,20 @@ def test_the_reader_s_own_itl_gaps_are_sorted_in_place_and_a_second_aggregate_ag
     again[0].itl_gaps_owned = False
     assert aggregate_columns(again[0]).metrics["itl_ms"] == first
     assert np.array_equal(np.asarray(again[0].itl_gaps_ns), original)
+
+
+def test_columns_that_share_the_reader_s_gaps_are_not_sorted_under_each_other(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run's columns extended from one point's (the gaps array shared, int64): the point's aggregate, in
+    either order, never sorts the gaps the run's aggregate reads."""
+    from servescope.analysis import stats
+    from servescope.analysis.metrics import Columns
+
+    monkeypatch.setattr(stats, "_BLOCK", 1)
+    point = Columns(ok=[True], start_ns=[0], first_ns=[1.0], end_ns=[9.0], input_tokens=[1.0], output_tokens=[3.0])
+    point.itl_gaps_ns = np.array([5, 1, 4, 2, 3, 9, 7], dtype=np.int64)
+    point.itl_gaps_owned = True
+    run = Columns()
+    run.extend(point)
+    assert run.itl_gaps_ns is point.itl_gaps_ns and not point.itl_gaps_owned
+    aggregate_columns(point)
+    assert np.asarray(run.itl_gaps_ns).tolist() == [5, 1, 4, 2, 3, 9, 7]

@@ -109,6 +109,8 @@ class Columns:
                 continue  # nothing to add: no copy of (maybe tens of millions of) ours
             elif not len(mine):
                 setattr(self, name, np.asarray(theirs, dtype=dtype))
+                if name == "itl_gaps_ns" and self.itl_gaps_ns is theirs:  # now shared: neither may sort it in place
+                    other.itl_gaps_owned = False
             else:
                 setattr(self, name, np.concatenate((np.asarray(mine, dtype=dtype), np.asarray(theirs, dtype=dtype))))
         self.sources |= other.sources
