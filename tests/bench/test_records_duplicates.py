@@ -129,7 +129,7 @@ def test_a_conflicting_copy_is_left_out_and_said_the_first_line_used(tmp_path: P
 def test_requests_that_share_a_key_are_not_duplicates(tmp_path: Path) -> None:
     path = tmp_path / "records.jsonl"
     path.write_bytes(b'{"request_id":"a","ok":true}\n{"request_id":"b","ok":true}\n')
-    assert find_duplicates(path, np.array([7, 7]), np.array([0, 29]), lambda line: json.loads(line)["request_id"], lambda rid: 7) is None
+    assert find_duplicates(path, np.array([7, 7]), np.array([0, 29]), json.loads, lambda rid: 7) is None
 
 
 def test_cutting_lines_out_of_spans() -> None:
@@ -207,4 +207,19 @@ def test_export_writes_a_copied_request_once_and_says_so(tmp_path: Path) -> None
 def test_one_line_noted_twice_is_not_a_duplicate_of_itself(tmp_path: Path) -> None:
     path = tmp_path / "records.jsonl"
     path.write_bytes(b'{"request_id":"a","ok":true}\n')
-    assert find_duplicates(path, np.array([5, 5]), np.array([0, 0]), lambda line: json.loads(line)["request_id"], lambda rid: 5) is None
+    assert find_duplicates(path, np.array([5, 5]), np.array([0, 0]), json.loads, lambda rid: 5) is None
+
+
+@pytest.mark.parametrize("indexed", [True, False])
+def test_the_same_json_written_otherwise_is_a_duplicate_not_a_conflict(tmp_path: Path, indexed: bool) -> None:
+    """A copy a tool wrote again (other spacing, other key order) says the same: a duplicate, on every reader."""
+    path = _run(tmp_path / "r", [_ok(i) for i in range(10)])
+    rewritten = json.dumps(dict(reversed(list(json.loads(_line_of(path, "p0-m00004")).items()))), indent=None) + "\n"
+    with path.open("a") as fh:
+        fh.write(rewritten)
+    if not indexed:
+        _no_index(path)
+    got = _summary(path)
+    assert got["n"] == {0: 10} and got["dropped"] == {"duplicate": 1}
+    dropped: dict[str, int] = {}
+    assert len(list(read_records(path, dropped))) == 10 and dropped == {"duplicate": 1}

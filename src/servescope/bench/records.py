@@ -357,11 +357,13 @@ def read_records(path: Path, dropped: dict[str, int] | None = None, duplicates: 
     a line that cannot be used (``unusable_reason``) or is not JSON before the last,
     counted in ``dropped``, and so is a request's line after its first (``records_duplicates``;
     ``duplicates``: reason -> the ids of those requests, each once, in file order)."""
-    seen = SeenRequests()
+    seen = SeenRequests(path, _stdlib_or_none)  # as this reader reads a line
     named: set[tuple[str, str]] = set()
     unreadable = False  # the line before was not JSON: torn if it was the last, corrupt if another follows
+    at = 0
     with path.open("rb") as fh:
         for line in fh:
+            offset, at = at, at + len(line)
             if not line.strip():
                 continue
             if unreadable and dropped is not None:
@@ -373,7 +375,7 @@ def read_records(path: Path, dropped: dict[str, int] | None = None, duplicates: 
                 unreadable = True  # (the last line: the one being written when the process died)
                 continue
             if isinstance(data, dict) and "request_id" in data:
-                reason = unusable_reason(data) or seen.left_out(data["request_id"], line)
+                reason = unusable_reason(data) or seen.left_out(data["request_id"], line, offset, data)
                 if reason is None:
                     yield RequestRecord.from_dict(data)
                     continue
@@ -741,11 +743,11 @@ def read_file(records_path: Path, *, typed: bool = True) -> tuple[_LineReader, d
     size = records_path.stat().st_size
     rows, gaps = _read_index(records_path, size)
     reader, points, wall = _read(records_path, size, rows, gaps, typed, None)
-    found = find_duplicates(records_path, *reader.used_requests(), _request_id, reader.key)
+    found = find_duplicates(records_path, *reader.used_requests(), _parsed, reader.key)
     if found is not None and found.mismatched:  # the index's rows are not the file's lines (an edit moved them): JSON only
         rows, gaps = np.zeros(0, dtype=ROW_DTYPE), np.zeros(0, dtype=np.int64)
         reader, points, wall = _read(records_path, size, rows, gaps, typed, None)
-        found = find_duplicates(records_path, *reader.used_requests(), _request_id, reader.key)
+        found = find_duplicates(records_path, *reader.used_requests(), _parsed, reader.key)
     if found is None or found.mismatched:  # (a line the readers took that no JSON reader here reads again: left as read)
         return reader, points, wall
     reader, points, wall = _read(records_path, size, rows, gaps, typed, found)
@@ -755,13 +757,12 @@ def read_file(records_path: Path, *, typed: bool = True) -> tuple[_LineReader, d
     return reader, points, wall
 
 
-def _request_id(line: bytes) -> Any:
-    """The request id of a used request line (as ``_LineReader.line`` reads it)."""
+def _parsed(line: bytes) -> Any:
+    """A used request line's JSON, as ``_LineReader.line`` reads it (None: not JSON)."""
     try:
-        d = _loads(line)
+        return _loads(line)
     except _DecodeError:
-        d = _stdlib_or_none(line)
-    return d.get("request_id") if isinstance(d, dict) else None
+        return _stdlib_or_none(line)
 
 
 def _read(

@@ -4,8 +4,8 @@
 The rule, the same for every reader (``records.read_file`` with or without the index,
 ``records.read_records`` for export and the SLO check): of the usable lines with one
 ``request_id``, the first in the file is used and every later one is left out, counted by
-reason - ``duplicate`` when it is the first line again (the same bytes, blanks at its ends
-aside), ``conflicting-duplicate`` when it says something else. A conflicting copy is not a
+reason - ``duplicate`` when it is the first line again (the same bytes, or the same JSON
+written with other spacing or key order), ``conflicting-duplicate`` when it says something else. A conflicting copy is not a
 reason to refuse the file: which line is true cannot be known from the file, a run's writer
 writes a request once and then never rewrites it, so its first line is the one written when
 the request ended; the rest of the run stays summarizable and the conflict is said, with
@@ -57,10 +57,10 @@ def _what(reason: str, ids: list[str], lines: int) -> str:
     return f"request_id = {ids[0]!r} again, saying something else ({lines} conflicting line(s) of {len(ids)} request(s) left out, the first line of each used: {shown})"
 
 
-def find_duplicates(path: Path, keys: np.ndarray, offsets: np.ndarray, request_id: Callable[[bytes], Any], key: Callable[[str], int]) -> Duplicates | None:
+def find_duplicates(path: Path, keys: np.ndarray, offsets: np.ndarray, parse: Callable[[bytes], Any], key: Callable[[str], int]) -> Duplicates | None:
     """The duplicate lines among the used request lines at ``offsets`` (``keys``: ``key`` of
     their ids, equal for equal ids); None when there is none (the usual file: one sort).
-    ``request_id`` gives the id of a line's bytes (as the reader that used it read it). A line
+    ``parse`` reads a line's JSON as the reader that used it read it. A line
     whose id's key is not the one given (an index row pointing at another request's line: the
     file was edited after the index was written) is said as ``mismatched``."""
     if keys.size < 2:
@@ -72,7 +72,7 @@ def find_duplicates(path: Path, keys: np.ndarray, offsets: np.ndarray, request_i
     chosen = np.isin(keys, repeated)
     order = np.argsort(offsets[chosen], kind="stable")
     candidates = zip(offsets[chosen][order].tolist(), keys[chosen][order].tolist(), strict=True)
-    lines: dict[str, list[tuple[int, bytes]]] = {}
+    lines: dict[str, list[tuple[int, bytes, Any]]] = {}
     found = Duplicates()
     read = -1
     with path.open("rb") as fh:
@@ -82,16 +82,17 @@ def find_duplicates(path: Path, keys: np.ndarray, offsets: np.ndarray, request_i
             read = offset
             fh.seek(offset)
             line = fh.readline()
-            rid = request_id(line)
+            data = parse(line)
+            rid = data.get("request_id") if isinstance(data, dict) else None
             if not isinstance(rid, str) or key(rid) != expected:
                 found.mismatched = True
                 return found
-            lines.setdefault(rid, []).append((offset, line))
+            lines.setdefault(rid, []).append((offset, line, data))
     ids: dict[str, list[str]] = {}
     for rid, seen in lines.items():
-        kept = seen[0][1].strip()
-        for offset, line in seen[1:]:
-            reason = DUPLICATE if line.strip() == kept else CONFLICTING
+        kept, kept_data = seen[0][1].strip(), seen[0][2]
+        for offset, line, data in seen[1:]:
+            reason = DUPLICATE if line.strip() == kept or data == kept_data else CONFLICTING
             found.skip[offset] = len(line)
             found.counts[reason] = found.counts.get(reason, 0) + 1
             if reason not in found.first or offset < found.first[reason][0]:
@@ -126,16 +127,24 @@ def without(spans: list[tuple[int, int]], skip: dict[int, int]) -> list[tuple[in
 
 class SeenRequests:
     """The streaming form of the rule, for a reader that yields records as it goes
-    (``read_records``): remembers each used request's id and its first line's text."""
+    (``read_records``): remembers each used request's id, a hash of its first line's text
+    and where that line is (read again only when a later line's text differs)."""
 
-    def __init__(self) -> None:
-        self._first: dict[str, int] = {}  # request id -> hash of its first line (stripped)
+    def __init__(self, path: Path, parse: Callable[[bytes], Any]) -> None:
+        self._path = path
+        self._parse = parse
+        self._first: dict[str, tuple[int, int]] = {}  # request id -> (hash of its first line, stripped; its offset)
 
-    def left_out(self, request_id: str, line: bytes) -> str | None:
-        """None for a request's first line (remembered); the reason a later one is left out."""
+    def left_out(self, request_id: str, line: bytes, offset: int, data: Any) -> str | None:
+        """None for a request's first line (remembered); the reason a later one is left out
+        (``data``: the later line as read)."""
         text = hash(line.strip())
         first = self._first.get(request_id)
         if first is None:
-            self._first[request_id] = text
+            self._first[request_id] = (text, offset)
             return None
-        return DUPLICATE if first == text else CONFLICTING
+        if first[0] == text:
+            return DUPLICATE
+        with self._path.open("rb") as fh:  # the same JSON written otherwise (spacing, key order) is the same line
+            fh.seek(first[1])
+            return DUPLICATE if self._parse(fh.readline()) == data else CONFLICTING
