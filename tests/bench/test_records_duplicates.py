@@ -223,3 +223,12 @@ def test_the_same_json_written_otherwise_is_a_duplicate_not_a_conflict(tmp_path:
     assert got["n"] == {0: 10} and got["dropped"] == {"duplicate": 1}
     dropped: dict[str, int] = {}
     assert len(list(read_records(path, dropped))) == 10 and dropped == {"duplicate": 1}
+
+
+@pytest.mark.parametrize("kept", [0, 8, 40, 84, 100])
+def test_a_rows_file_cut_in_or_just_after_its_header_is_read_as_json(tmp_path: Path, kept: int) -> None:
+    path = _run(tmp_path, [_ok(i) for i in range(5)])
+    rows_path = index_paths(path)[0]
+    rows_path.write_bytes(rows_path.read_bytes()[:kept])
+    assert records._read_index(path, path.stat().st_size)[0].size == 0
+    assert _summary(path)["n"] == {0: 5}

@@ -633,9 +633,10 @@ def _read_index(records_path: Path, size: int) -> tuple[np.ndarray, np.ndarray]:
     if not rows_path.is_file() or not gaps_path.is_file():
         return empty
     raw = rows_path.read_bytes()
-    if not raw.startswith(ROWS_MAGIC):  # an older version's rows (or not rows): never misread, the JSON is read instead
+    whole_rows = len(raw) // ROW_DTYPE.itemsize - 1  # after the header (which a killed writer may have left torn)
+    if not raw.startswith(ROWS_MAGIC) or whole_rows < 1:  # an older version's rows (or not rows): never misread, the JSON is read instead
         return empty
-    rows = np.frombuffer(raw, dtype=ROW_DTYPE, offset=ROW_DTYPE.itemsize, count=len(raw) // ROW_DTYPE.itemsize - 1)
+    rows = np.frombuffer(raw, dtype=ROW_DTYPE, offset=ROW_DTYPE.itemsize, count=whole_rows)
     n_gap_values = gaps_path.stat().st_size // 8
     # mapped, not read: a contiguous run's gaps are then used in place, read once by the ITL formula
     gaps = np.memmap(gaps_path, dtype="<i8", mode="r", shape=(n_gap_values,)) if n_gap_values else np.zeros(0, dtype=np.int64)
