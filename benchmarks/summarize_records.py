@@ -10,7 +10,10 @@ with no result.json) and the whole `servescope summarize` CLI.
 Before / after on a shared machine: ``--against OLD_SRC`` (another tree's ``src``, e.g.
 ``git archive 63c9a6f src | tar -x -C /tmp/old``) runs the CLI alternately with that tree
 and this one, JSON only and through the index, ``--repeat`` rounds, each run's 1-minute
-load average beside it; ``--keep DIR`` writes the records there once and reuses them.
+load average and CPU seconds (user + system, its forked reader included) beside it, and
+whether the two trees' summary files are byte for byte the same (``same_output``); a tree
+before the index's version 2 (2026-12-07) gets a version-1 copy of the index. ``--keep DIR``
+writes the records there once and reuses them.
 """
 
 from __future__ import annotations
@@ -80,19 +83,52 @@ def write_records(path: Path, n: int, chunks: int = 32, seed: int = 0) -> None:
             t += 1_000_000
 
 
-def _cli_s(src: Path | None, runs: Path, out: Path) -> tuple[float, float]:
-    """Wall seconds of one ``servescope summarize`` (with ``src`` first on the path, if given), and the 1-minute load before it."""
+def _cli_s(src: Path | None, runs: Path, out: Path) -> tuple[float, float, float]:
+    """Wall seconds of one ``servescope summarize`` (with ``src`` first on the path, if given), its CPU
+    seconds (user + system, its forked readers included), and the 1-minute load before it."""
     env = dict(os.environ)
     if src is not None:
         env["PYTHONPATH"] = str(src)
     load = os.getloadavg()[0]
+    before = os.times()
     t0 = time.perf_counter()
     subprocess.run([sys.executable, "-m", "servescope", "summarize", "--in", str(runs), "--out", str(out)], check=True, capture_output=True, env=env)
-    return round(time.perf_counter() - t0, 2), round(load, 2)
+    wall = time.perf_counter() - t0
+    after = os.times()
+    cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    return round(wall, 2), round(cpu, 2), round(load, 2)
+
+
+def _summaries(out: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(out.iterdir())}
+
+
+def _index_v1(indexed: Path, target: Path) -> None:
+    """``indexed``'s records with their index in version 1 (before 2026-12-07: 76-byte rows, no
+    header row, no id key), for a tree before that change: it reads no version-2 index."""
+    import numpy as np
+
+    from servescope.bench.records import ROW_DTYPE, index_paths
+
+    target.mkdir(parents=True, exist_ok=True)
+    src = indexed / "records.jsonl"
+    (target / "records.jsonl").unlink(missing_ok=True)
+    os.link(src, target / "records.jsonl")  # the same bytes, no copy
+    rows_path, gaps_path = index_paths(src)
+    rows = np.fromfile(rows_path, dtype=ROW_DTYPE, offset=ROW_DTYPE.itemsize)
+    old = np.dtype([(name, ROW_DTYPE.fields[name][0]) for name in ROW_DTYPE.names if name != "id_key"])
+    v1 = np.zeros(rows.size, dtype=old)
+    for name in old.names:
+        v1[name] = rows[name]
+    new_rows, new_gaps = index_paths(target / "records.jsonl")
+    v1.tofile(new_rows)
+    new_gaps.unlink(missing_ok=True)
+    os.link(gaps_path, new_gaps)
 
 
 def compare(against: Path, keep: Path, n: int, rounds: int) -> None:
-    """This tree against ``against`` (another tree's src), alternating in the same minute."""
+    """This tree against ``against`` (another tree's src), alternating in the same minute; each
+    pair's summary files compared byte for byte (``same_output``)."""
     indexed, json_only = keep / "runs", keep / "runs-json-only"
     if not (indexed / "bench-run" / "records.jsonl").is_file():
         (indexed / "bench-run").mkdir(parents=True, exist_ok=True)
@@ -101,13 +137,20 @@ def compare(against: Path, keep: Path, n: int, rounds: int) -> None:
         (json_only / "bench-run").mkdir(parents=True, exist_ok=True)
         shutil.copyfile(indexed / "bench-run" / "records.jsonl", json_only / "bench-run" / "records.jsonl")
     here = Path(__file__).resolve().parents[1] / "src"
-    rows = []
+    old_index = indexed
+    if "ROWS_MAGIC" not in (against / "servescope" / "bench" / "records.py").read_text():
+        old_index = keep / "runs-index-v1"
+        _index_v1(indexed / "bench-run", old_index / "bench-run")
     for r in range(rounds):
-        for runs in (json_only, indexed):
-            (before, load_b), (after, load_a) = _cli_s(against, runs, keep / "out"), _cli_s(here, runs, keep / "out")
-            row = {"round": r, "read": "index" if runs == indexed else "JSON only", "before_s": before, "after_s": after,
-                   "ratio": round(before / after, 2), "load_before_after": [load_b, load_a]}  # fmt: skip
-            rows.append(row)
+        for read in ("JSON only", "index"):
+            runs_before, runs_after = (json_only, json_only) if read == "JSON only" else (old_index, indexed)
+            for out in (keep / "out-before", keep / "out-after"):
+                shutil.rmtree(out, ignore_errors=True)
+            before, cpu_b, load_b = _cli_s(against, runs_before, keep / "out-before")
+            after, cpu_a, load_a = _cli_s(here, runs_after, keep / "out-after")
+            row = {"round": r, "read": read, "before_s": before, "after_s": after, "ratio": round(before / after, 2),
+                   "cpu_before_after_s": [cpu_b, cpu_a], "load_before_after": [load_b, load_a],
+                   "same_output": _summaries(keep / "out-before") == _summaries(keep / "out-after")}  # fmt: skip
             print(json.dumps(row), flush=True)
 
 

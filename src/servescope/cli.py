@@ -535,9 +535,10 @@ def _export_one(records_path: Path, target: Path, fmt: ExportFormatOption) -> No
     if target.exists() and target.resolve() == records_path.resolve():
         raise UsageError(f"--out {target}: that is the records file being exported; give another file")
     dropped: dict[str, int] = {}
+    duplicates: dict[str, list[str]] = {}  # reason -> requests on more than one line (each exported once, its first line)
     try:
         header = read_header(records_path)
-        done = export_records(read_records(records_path, dropped), target, fmt.value, header)
+        done = export_records(read_records(records_path, dropped, duplicates), target, fmt.value, header)
     except UnicodeDecodeError as exc:
         target.unlink(missing_ok=True)
         raise UsageError(f"{records_path}: not UTF-8 text (byte {exc.start}); is it a servescope records file?") from None
@@ -545,7 +546,9 @@ def _export_one(records_path: Path, target: Path, fmt: ExportFormatOption) -> No
         target.unlink(missing_ok=True)
         raise UsageError(f"{records_path}: neither a run header nor a request line; is it a servescope records file?")
     for why, n in {**dropped, **done.rejected}.items():
-        err.print(f"warning: {records_path}: {n} record(s) left out: {why}", markup=False)
+        ids = duplicates.get(why, [])
+        of = f" (of {len(ids)} request(s): {', '.join(ids[:3])}{' ...' if len(ids) > 3 else ''}; the first line of each is exported)" if ids else ""
+        err.print(f"warning: {records_path}: {n} record(s) left out: {why}{of}", markup=False)
     out.print(f"{target}: {done.rows} request(s) from {records_path}", markup=False)
 
 

@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from servescope.analysis.metrics import aggregate_columns
-from servescope.bench import records, records_typed
+from servescope.bench import records, records_shared, records_typed
 from servescope.bench.records import dropped_lines, read_file
 from servescope.documents.record import RequestRecord
 
@@ -155,7 +155,12 @@ def _good(i: int) -> str:
                          token_count_source="server-usage", attempts=1 + i % 2).to_json()  # fmt: skip
 
 
-def test_a_large_read_split_over_processes_gives_what_one_process_gives(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("handed_back", ["through shared memory", "through the pipe", "through the pipe after a failed write"])
+def test_a_large_read_split_over_processes_gives_what_one_process_gives(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, handed_back: str) -> None:
+    if handed_back == "through the pipe":  # no memfd_create (not Linux)
+        monkeypatch.setattr(records, "shared_fd", lambda: None)
+    if handed_back == "through the pipe after a failed write":
+        monkeypatch.setattr(records_shared.os, "fdopen", _no_space)
     lines = ['{"header":{"run_id":"r"}}']
     for i in range(400):
         lines.append(_good(i))
@@ -183,6 +188,45 @@ def test_a_large_read_split_over_processes_gives_what_one_process_gives(tmp_path
     assert one["dropped"] == {"bad-timestamp": 5}
 
 
+def _no_space(*args: Any, **kwargs: Any) -> Any:
+    raise OSError(28, "No space left on device")
+
+
+def test_a_worker_s_columns_come_back_through_shared_memory(tmp_path: Path) -> None:
+    """What a worker shares is what it took, read in place by the parent (its ITL gaps int32 and writable)."""
+    path = _file(tmp_path / "records.jsonl", [_good(i) for i in range(300)])
+    typed, _rest = records._typed_lines(path, [(0, path.stat().st_size)], hash)
+    fd = records_shared.shared_fd()
+    assert fd is not None  # Linux
+    try:
+        got = records_shared.received(records_shared.share(typed, fd), fd)
+    finally:
+        os.close(fd)
+    expected, mine = typed.columns()[0], got.columns()[0]
+    for name in ("ok", "start_ns", "first_ns", "end_ns", "input_tokens", "output_tokens", "itl_gaps_ns"):
+        assert np.array_equal(getattr(mine, name), getattr(expected, name), equal_nan=name != "ok"), name
+        assert getattr(mine, name).dtype == getattr(expected, name).dtype, name
+    assert mine.itl_gaps_ns.dtype == np.int32 and mine.itl_gaps_ns.flags.writeable
+    assert (mine.sources, mine.resends, mine.resent_requests) == (expected.sources, expected.resends, expected.resent_requests)
+    assert [k.tolist() for k, _ in got.keyed] == [np.concatenate([k for k, _ in typed.keyed]).tolist()]
+    assert (got.first_start, got.last_end) == (typed.first_start, typed.last_end)
+
+
+def test_a_worker_that_takes_no_line_shares_empty_columns(tmp_path: Path) -> None:
+    """A part of only lines the typed path hands back (failures, a header): nothing written, nothing misread."""
+    failed = json.dumps({**json.loads(_good(1)), "ok": False, "stage": "send", "category": "timeout"})
+    path = _file(tmp_path / "records.jsonl", ['{"header":{"run_id":"r"}}', failed])
+    typed, rest = records._typed_lines(path, [(0, path.stat().st_size)], hash)
+    assert not typed.parts and len(rest) == 2
+    fd = records_shared.shared_fd()
+    assert fd is not None
+    try:
+        got = records_shared.received(records_shared.share(typed, fd), fd)
+    finally:
+        os.close(fd)
+    assert not got.parts and [(k.tolist(), o.tolist()) for k, o in got.keyed] == [([], [])]
+
+
 def test_split_cuts_fall_at_line_starts(tmp_path: Path) -> None:
     path = _file(tmp_path / "records.jsonl", [_good(i) for i in range(50)])
     data = path.read_bytes()
@@ -203,7 +247,7 @@ def test_a_worker_that_dies_leaves_the_read_to_this_process(tmp_path: Path, monk
     assert _everything(path, typed=True) == one
 
 
-def _dies(records_path: Path, spans: list[tuple[int, int]]) -> Any:
+def _dies(records_path: Path, spans: list[tuple[int, int]], key: Any, fd: Any) -> Any:
     os._exit(9)  # as the kernel's out-of-memory killer leaves a worker
 
 
@@ -395,11 +439,14 @@ def test_a_block_s_rules_at_once_are_the_rules_line_by_line() -> None:
     variants: list[dict[str, Any]] = [
         good, {**good, "ok": False}, {**good, "first_token_ns": 999}, {**good, "end_ns": 999}, {**good, "first_token_ns": None},
         {**good, "end_ns": None}, {**good, "input_tokens": None, "prompt_id": "p1"}, {**good, "input_tokens": None, "prompt_id": ""},
-        {**good, "input_tokens": None}, {**good, "raw": {"payload": {"s_per_image": 1.0}}}, {**good, "raw": None}, {**good, "start_ns": 0},
+        {**good, "input_tokens": None}, {**good, "raw": None}, {**good, "start_ns": 0},
     ]  # fmt: skip
     decoded = [records_typed._decode_raw_chunks(json.dumps(v).encode()) for v in variants]
-    assert records_typed._usable(decoded) == [records_typed._needs_nothing_else(r) for r in decoded]
-    assert records_typed._usable(decoded) == [True, False, False, False, True, True, False, True, True, False, True, True]
+    usable = records_typed._usable(decoded, records_typed._Fields.of(decoded)).tolist()
+    assert usable == [records_typed._needs_nothing_else(r) for r in decoded]
+    assert usable == [True, False, False, False, True, True, False, True, True, True, True]
+    with pytest.raises(msgspec.ValidationError):  # an image render's payload: the line reader's (s_per_image)
+        records_typed._decode_raw_chunks(json.dumps({**good, "raw": {"payload": {"s_per_image": 1.0}}}).encode())
 
 
 def test_a_read_is_split_over_the_cpus_this_process_may_use(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -423,3 +470,53 @@ def test_a_block_is_read_line_by_line_as_the_line_reader_reads_it(tmp_path: Path
     than the line reader does goes line by line (every line one object, as many as lines)."""
     path = _file(tmp_path / "records.jsonl", [_good(i) for i in range(8)] + [odd] + [_good(i) for i in range(9, 12)])
     assert _everything(path, typed=True) == _everything(path, typed=False)
+
+
+@pytest.mark.parametrize("indexed", [True, False])
+def test_the_reader_s_own_itl_gaps_are_sorted_in_place_and_a_second_aggregate_agrees(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, indexed: bool) -> None:
+    """JSON only, the gaps are the reader's own: the formulas sort them in place (no copy) and a
+    second aggregate of the same columns (a one-point sweep aggregates the run and its point)
+    gives the same figures as columns that are not the reader's. Through the index the gaps are
+    its read-only memory map: never written, nothing fails."""
+    from servescope.analysis import stats
+
+    monkeypatch.setattr(stats, "_BLOCK", 1)  # the large-sample path, as above a million gaps
+    path = tmp_path / "records.jsonl"
+    with records.RecordWriter(path) as w:
+        for i in range(60):
+            chunks = [1_000 + i * 100 + (k * k * (i % 7 + 1)) % 97 * k for k in range(1, 6)]
+            w.write(RequestRecord(request_id=f"r{i}", point=0, start_ns=1_000 + i * 100, first_token_ns=chunks[0], end_ns=chunks[-1],
+                                  chunk_ns=chunks, input_tokens=5, output_tokens=5, token_count_source="server-usage"))  # fmt: skip
+    if not indexed:
+        for p in records.index_paths(path):
+            p.unlink()
+    _reader, points, _wall = read_file(path)
+    cols = points[0]
+    assert cols.itl_gaps_owned is not indexed
+    gaps = np.asarray(cols.itl_gaps_ns)
+    original = gaps.copy()
+    assert not np.all(np.diff(original) >= 0)
+    first = aggregate_columns(cols).metrics["itl_ms"]
+    assert bool(np.all(np.diff(gaps) >= 0)) is (not indexed)  # sorted in place only when the reader's own
+    assert aggregate_columns(cols).metrics["itl_ms"] == first
+    _reader, again, _wall = read_file(path)
+    again[0].itl_gaps_owned = False
+    assert aggregate_columns(again[0]).metrics["itl_ms"] == first
+    assert np.array_equal(np.asarray(again[0].itl_gaps_ns), original)
+
+
+def test_columns_that_share_the_reader_s_gaps_are_not_sorted_under_each_other(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run's columns extended from one point's (the gaps array shared, int64): the point's aggregate, in
+    either order, never sorts the gaps the run's aggregate reads."""
+    from servescope.analysis import stats
+    from servescope.analysis.metrics import Columns
+
+    monkeypatch.setattr(stats, "_BLOCK", 1)
+    point = Columns(ok=[True], start_ns=[0], first_ns=[1.0], end_ns=[9.0], input_tokens=[1.0], output_tokens=[3.0])
+    point.itl_gaps_ns = np.array([5, 1, 4, 2, 3, 9, 7], dtype=np.int64)
+    point.itl_gaps_owned = True
+    run = Columns()
+    run.extend(point)
+    assert run.itl_gaps_ns is point.itl_gaps_ns and not point.itl_gaps_owned
+    aggregate_columns(point)
+    assert np.asarray(run.itl_gaps_ns).tolist() == [5, 1, 4, 2, 3, 9, 7]

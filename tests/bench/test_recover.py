@@ -113,7 +113,7 @@ def test_index_gives_what_the_json_gives(tmp_path_factory: pytest.TempPathFactor
     d = tmp_path_factory.mktemp("rec")
     path = d / "records.jsonl"
     _write(path, recs, {"p1": 11} if tokenize else None)
-    assert index_paths(path)[0].stat().st_size == ROW_DTYPE.itemsize * len(recs)
+    assert index_paths(path)[0].stat().st_size == ROW_DTYPE.itemsize * (1 + len(recs))  # the version header, then a row a request
     _assert_same_as_json(path, d / "copy.jsonl")
 
 

@@ -94,6 +94,11 @@ class Columns:
     # and the requests that needed one; None when no record says (simulated, old records).
     resends: int | None = None
     resent_requests: int | None = None
+    # Set by a records reader that made ``itl_gaps_ns`` for these columns alone: the formulas may
+    # sort it in place (no copy of tens of millions of gaps) and keep what they found, so a second
+    # aggregate of the same columns (a one-point sweep: the run and its point) reads the same figures.
+    itl_gaps_owned: bool = False
+    itl_described: dict[str, Any] | None = None
 
     def extend(self, other: Columns) -> None:
         for name, dtype in _COLUMN_DTYPES:
@@ -104,6 +109,8 @@ class Columns:
                 continue  # nothing to add: no copy of (maybe tens of millions of) ours
             elif not len(mine):
                 setattr(self, name, np.asarray(theirs, dtype=dtype))
+                if name == "itl_gaps_ns" and self.itl_gaps_ns is theirs:  # now shared: neither may sort it in place
+                    other.itl_gaps_owned = False
             else:
                 setattr(self, name, np.concatenate((np.asarray(mine, dtype=dtype), np.asarray(theirs, dtype=dtype))))
         self.sources |= other.sources
@@ -224,7 +231,7 @@ def aggregate_columns(cols: Columns, *, token_source_hint: str | None = None) ->
         "input_tokens_per_sec": (in_total / duration_s) if duration_s and in_total is not None else None,
         "requests_per_sec": (n_ok / duration_s) if duration_s else None,
         "ttft_ms": _dist(ttft),
-        "itl_ms": describe_counts(itl_ns, NS_PER_MS, overwrite=itl_ns is not cols.itl_gaps_ns) if itl_ns.size else None,
+        "itl_ms": _itl(cols, itl_ns) if itl_ns.size else None,
         "tpot_ms": _dist(tpot),
         "e2e_ms": _dist(e2e),
         "s_per_image": _dist(np.asarray(cols.s_per_image, dtype=np.float64)),
@@ -245,6 +252,18 @@ def aggregate_columns(cols: Columns, *, token_source_hint: str | None = None) ->
     for f in cols.failed:
         by_reason[f[1]] = by_reason.get(f[1], 0) + 1
     return Aggregate(metrics=metrics, failures=failures, blocked_by_reason_code=dict(sorted(by_reason.items())), e2e_s=(e2e / 1000).tolist())
+
+
+def _itl(cols: Columns, itl_ns: np.ndarray) -> dict[str, Any]:
+    """The ITL distribution (ms) of the pooled gaps ``itl_ns``, sorting them in place when they
+    are ours: joined here from chunk times, or the reader's own (``Columns.itl_gaps_owned``)."""
+    if itl_ns is not cols.itl_gaps_ns:
+        return describe_counts(itl_ns, NS_PER_MS, overwrite=True)
+    if not cols.itl_gaps_owned:
+        return describe_counts(itl_ns, NS_PER_MS)
+    if cols.itl_described is None:
+        cols.itl_described = describe_counts(itl_ns, NS_PER_MS, overwrite=True)
+    return dict(cols.itl_described)
 
 
 def turn_rows(records: Iterable[RequestRecord], number: dict[str, int]) -> list[dict[str, Any]]:

@@ -117,8 +117,11 @@ def describe_counts(values: np.ndarray, unit: float, *, overwrite: bool = False)
         return describe(arr / unit, overwrite=True)
     mean = int(arr.sum(dtype=np.int64)) / n / unit
     ss = 0.0
+    buf = np.empty(min(n, _BLOCK), dtype=np.float64)  # one block's deviations, reused: no fresh 8 MB a block
     for i in range(0, n, _BLOCK):
-        d = arr[i : i + _BLOCK] / unit - mean
+        d = buf[: min(_BLOCK, n - i)]
+        np.divide(arr[i : i + _BLOCK], unit, out=d)
+        np.subtract(d, mean, out=d)  # the same values as arr[i : i + _BLOCK] / unit - mean
         ss += float(np.dot(d, d))
     ordered = arr if overwrite else arr.copy()
     ordered.sort()

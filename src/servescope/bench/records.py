@@ -15,8 +15,9 @@ the engine's ``/tokenize``. ``read_records`` tolerates a torn last line.
 Beside ``records.jsonl`` the writer keeps a columnar index (``index_paths``), so a
 million records summarise in a second instead of re-parsing gigabytes of JSON:
 
-- ``records.jsonl.rows.bin``: one fixed-size row (``ROW_DTYPE``) per request — where its
-  line sits in the JSONL file, its times, token counts and number of chunks;
+- ``records.jsonl.rows.bin``: a version header (``ROWS_MAGIC``), then one fixed-size row
+  (``ROW_DTYPE``) per request — where its line sits in the JSONL file, its times, token
+  counts, number of chunks and the key of its id;
 - ``records.jsonl.gaps.bin``: the gaps between consecutive chunks of every request
   (int64 ns, concatenated) — the pooled ITL sample, ready to use.
 
@@ -38,6 +39,7 @@ token counts, ...) is counted by reason, never used and never dropped silently; 
 first line left out for each reason is kept as "line N: field = value" so the user
 can find it. Index rows are checked too: a row whose times or counts cannot be true
 (negative, past ``limits.MAX_TOKENS``) is read as JSON, where its line is judged.
+A request on more than one line counts once, by every reader (``records_duplicates``).
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ import struct
 import sys
 import threading
 from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -64,6 +66,8 @@ import numpy as np
 
 from servescope import limits
 from servescope.analysis.metrics import Columns, chunk_gaps, seconds_per_image
+from servescope.bench.records_duplicates import CONFLICTING, DUPLICATE, Duplicates, SeenRequests, find_duplicates, id_key, without
+from servescope.bench.records_shared import received, share, shared_fd
 from servescope.bench.records_typed import TypedLines
 from servescope.documents.record import RequestRecord
 from servescope.documents.result import FailureCategory, FailureStage
@@ -82,7 +86,7 @@ TOKENIZED_KEY = "tokenized"
 ROWS_SUFFIX = ".rows.bin"
 GAPS_SUFFIX = ".gaps.bin"
 
-# Little-endian, packed: 76 bytes a request.
+# Little-endian, packed: 84 bytes a request.
 ROW_DTYPE = np.dtype(
     [
         ("offset", "<u8"),  # byte offset of the record's line in the JSONL file
@@ -99,13 +103,19 @@ ROW_DTYPE = np.dtype(
         ("output_tokens", "<i8"),
         ("gap_start", "<u8"),  # index of its first chunk gap in the gaps file; it has n_chunks - 1 of them
         ("n_chunks", "<u4"),
-        ("attempts", "<u4"),  # sends of the request (RequestRecord.attempts); 0 = not recorded (older files: padding)
+        ("attempts", "<u4"),  # sends of the request (RequestRecord.attempts); 0 = not recorded
+        ("id_key", "<i8"),  # records_duplicates.id_key(request_id): a request on two rows is found without its JSON
     ]
 )
+INDEX_VERSION = 2
+"""The rows file opens with one row-sized header: ``ROWS_MAGIC`` (version 2: rows carry ``id_key``). A rows file
+without it (version 1, 76-byte rows without the key, written before 2026-12-07) is never read as rows: its lines are
+read as JSON, and a writer appending to its records file starts the rows file again."""
+ROWS_MAGIC = b"SSROWS" + INDEX_VERSION.to_bytes(2, "little")
 NULL_I64 = np.iinfo(np.int64).min
 TOKEN_SOURCES: tuple[str | None, ...] = (None, "server-usage", "tokenize-endpoint", "stream-count", "simulated", "mixed")
 _SOURCE_CODE = {s: i for i, s in enumerate(TOKEN_SOURCES)}
-_ROW_STRUCT = struct.Struct("<QIiBBBBqqqqqQII")  # the same layout as ROW_DTYPE, packed per request without numpy
+_ROW_STRUCT = struct.Struct("<QIiBBBBqqqqqQIIq")  # the same layout as ROW_DTYPE, packed per request without numpy
 assert _ROW_STRUCT.size == ROW_DTYPE.itemsize
 
 
@@ -118,6 +128,21 @@ def _last_byte(path: Path) -> bytes:
     with path.open("rb") as fh:
         fh.seek(-1, 2)
         return fh.read(1)
+
+
+def _open_rows(path: Path) -> Any:
+    """The rows file, for appending: its header written when it is new (or of an older version:
+    restarted, its records' lines are then read as JSON), a torn last row cut off."""
+    fh = _open_aligned(path, ROW_DTYPE.itemsize)
+    if fh.tell():
+        with path.open("rb") as check:
+            if check.read(len(ROWS_MAGIC)) == ROWS_MAGIC:
+                return fh
+        fh.truncate(0)
+        fh.seek(0)
+    fh.write(ROWS_MAGIC.ljust(ROW_DTYPE.itemsize, b"\0"))
+    fh.flush()
+    return fh
 
 
 def _open_aligned(path: Path, unit: int) -> Any:
@@ -167,7 +192,7 @@ class RecordWriter:
             self._write_line("\n")  # end a line torn by a killed writer, so ours stays whole
         rows_path, gaps_path = index_paths(path)
         # a killed writer may leave part of a row or gap: cut it, so what we append stays aligned
-        self._rows = _open_aligned(rows_path, ROW_DTYPE.itemsize)
+        self._rows = _open_rows(rows_path)
         self._gaps = _open_aligned(gaps_path, 8)
         self._gap_pos = self._gaps.tell() // 8
         self.count = 0
@@ -232,6 +257,7 @@ class RecordWriter:
             self._gap_pos,
             len(chunks),
             min(record.attempts or 0, 0xFFFFFFFF),
+            id_key(record.request_id),
         )
         # gaps first, then the row that counts them: a row on disk always has its gaps
         if len(chunks) > 1:
@@ -326,13 +352,18 @@ TORN_LAST_LINE = "torn-last-line"
 run was writing (expected after a kill; said, so that no summary reads "nothing left out")."""
 
 
-def read_records(path: Path, dropped: dict[str, int] | None = None) -> Iterator[RequestRecord]:
+def read_records(path: Path, dropped: dict[str, int] | None = None, duplicates: dict[str, list[str]] | None = None) -> Iterator[RequestRecord]:
     """Records of a (possibly partial) run; a torn final line is skipped, and so is
     a line that cannot be used (``unusable_reason``) or is not JSON before the last,
-    counted in ``dropped``."""
+    counted in ``dropped``, and so is a request's line after its first (``records_duplicates``;
+    ``duplicates``: reason -> the ids of those requests, each once, in file order)."""
+    seen = SeenRequests(path, _stdlib_or_none)  # as this reader reads a line
+    named: set[tuple[str, str]] = set()
     unreadable = False  # the line before was not JSON: torn if it was the last, corrupt if another follows
+    at = 0
     with path.open("rb") as fh:
         for line in fh:
+            offset, at = at, at + len(line)
             if not line.strip():
                 continue
             if unreadable and dropped is not None:
@@ -344,10 +375,14 @@ def read_records(path: Path, dropped: dict[str, int] | None = None) -> Iterator[
                 unreadable = True  # (the last line: the one being written when the process died)
                 continue
             if isinstance(data, dict) and "request_id" in data:
-                reason = unusable_reason(data)
+                reason = unusable_reason(data) or seen.left_out(data["request_id"], line, offset, data)
                 if reason is None:
                     yield RequestRecord.from_dict(data)
-                elif dropped is not None:
+                    continue
+                if duplicates is not None and reason in (DUPLICATE, CONFLICTING) and (reason, data["request_id"]) not in named:
+                    named.add((reason, data["request_id"]))
+                    duplicates.setdefault(reason, []).append(data["request_id"])
+                if dropped is not None:
                     dropped[reason] = dropped.get(reason, 0) + 1
     if unreadable and dropped is not None:
         dropped[TORN_LAST_LINE] = dropped.get(TORN_LAST_LINE, 0) + 1
@@ -383,9 +418,13 @@ class _LineReader:
     every part of the file the columnar index does not cover and for every row
     that needs its text (failures, prompt ids to resolve)."""
 
-    def __init__(self, typed: bool = True) -> None:
+    def __init__(self, typed: bool = True, key: Callable[[str], int] = id_key) -> None:
         # the typed fast path takes the common request line (records_typed); None: every line here
-        self.typed: TypedLines | None = TypedLines() if typed else None
+        self.typed: TypedLines | None = TypedLines(key=key) if typed else None
+        self.key = key  # of a used request's id: duplicates are found by these keys (``records_duplicates``)
+        self.keyed: list[tuple[np.ndarray, np.ndarray]] = []  # (keys, line offsets) of requests used from the index and the typed path
+        self.keys: list[int] = []  # of the requests used read here, line by line
+        self.key_offsets: list[int] = []  # where their lines start
         self.deferred: list[tuple[bytes, int]] | None = None  # set: the lines the typed path hands back wait here (a worker's part)
         self.header: dict[str, Any] | None = None
         self.tokenized: dict[str, int] = {}
@@ -440,11 +479,21 @@ class _LineReader:
                 self.line(line, at)
             at += len(line) + 1
 
+    def index_requests(self, keys: np.ndarray, offsets: np.ndarray) -> None:
+        """The keys and line offsets of the requests the index's rows give."""
+        self.keyed.append((keys, offsets.astype(np.int64)))
+
+    def used_requests(self) -> tuple[np.ndarray, np.ndarray]:
+        """(key, line offset) of every request line used (after ``finish``)."""
+        keyed = [*self.keyed, (np.array(self.keys, dtype=np.int64), np.array(self.key_offsets, dtype=np.int64))]
+        return np.concatenate([k for k, _ in keyed]), np.concatenate([o for _, o in keyed])
+
     def finish(self) -> None:
         """Join what the typed path took to the columns and time span read line by line
         (after the prompt ids of those were resolved: their row numbers index these lists)."""
         if self.typed is None:
             return
+        self.keyed += self.typed.keyed
         for idx, cols in self.typed.columns().items():
             if idx in self.points:
                 cols.extend(self.points[idx])
@@ -455,7 +504,7 @@ class _LineReader:
         if self.typed.first_start is not None:
             self.first_start = self.typed.first_start if self.first_start is None else min(self.first_start, self.typed.first_start)
         self.last_end = max(self.last_end, self.typed.last_end)
-        self.typed = TypedLines()
+        self.typed = TypedLines(key=self.key)
 
     def count_unreadable(self, size: int) -> None:
         """Lines that are not JSON, except the file's last (``size`` bytes): the line a killed
@@ -496,6 +545,8 @@ class _LineReader:
             if reason not in self.first_dropped or 0 <= offset < self.first_dropped[reason][0]:
                 self.first_dropped[reason] = (offset, what)
             return
+        self.keys.append(self.key(d["request_id"]))
+        self.key_offsets.append(offset)
         start = d.get("start_ns") or 0
         end = d.get("end_ns")
         self.first_start = start if self.first_start is None else min(self.first_start, start)
@@ -582,7 +633,10 @@ def _read_index(records_path: Path, size: int) -> tuple[np.ndarray, np.ndarray]:
     if not rows_path.is_file() or not gaps_path.is_file():
         return empty
     raw = rows_path.read_bytes()
-    rows = np.frombuffer(raw[: len(raw) - len(raw) % ROW_DTYPE.itemsize], dtype=ROW_DTYPE)
+    whole_rows = len(raw) // ROW_DTYPE.itemsize - 1  # after the header (which a killed writer may have left torn)
+    if not raw.startswith(ROWS_MAGIC) or whole_rows < 1:  # an older version's rows (or not rows): never misread, the JSON is read instead
+        return empty
+    rows = np.frombuffer(raw, dtype=ROW_DTYPE, offset=ROW_DTYPE.itemsize, count=whole_rows)
     n_gap_values = gaps_path.stat().st_size // 8
     # mapped, not read: a contiguous run's gaps are then used in place, read once by the ITL formula
     gaps = np.memmap(gaps_path, dtype="<i8", mode="r", shape=(n_gap_values,)) if n_gap_values else np.zeros(0, dtype=np.int64)
@@ -684,10 +738,40 @@ def read_columns(records_path: Path) -> tuple[dict[str, Any] | None, dict[int, C
 def read_file(records_path: Path, *, typed: bool = True) -> tuple[_LineReader, dict[int, Columns], float]:
     """Everything a records file says: its reader (header, point_done and tokenized
     lines, dropped lines by reason), measured columns per point, and wall seconds.
-    ``typed=False`` reads every JSON line one by one (the reference the typed path is tested against)."""
+    ``typed=False`` reads every JSON line one by one (the reference the typed path is tested against).
+    A request on more than one line counts once (``records_duplicates``): the file is then read
+    again without the later lines, counted as left out."""
     size = records_path.stat().st_size
     rows, gaps = _read_index(records_path, size)
-    reader = _LineReader(typed)
+    reader, points, wall = _read(records_path, size, rows, gaps, typed, None)
+    found = find_duplicates(records_path, *reader.used_requests(), _parsed, reader.key)
+    if found is not None and found.mismatched:  # the index's rows are not the file's lines (an edit moved them): JSON only
+        rows, gaps = np.zeros(0, dtype=ROW_DTYPE), np.zeros(0, dtype=np.int64)
+        reader, points, wall = _read(records_path, size, rows, gaps, typed, None)
+        found = find_duplicates(records_path, *reader.used_requests(), _parsed, reader.key)
+    if found is None or found.mismatched:  # (a line the readers took that no JSON reader here reads again: left as read)
+        return reader, points, wall
+    reader, points, wall = _read(records_path, size, rows, gaps, typed, found)
+    for reason, n in found.counts.items():
+        reader.dropped[reason] = reader.dropped.get(reason, 0) + n
+    reader.first_dropped.update(found.first)
+    return reader, points, wall
+
+
+def _parsed(line: bytes) -> Any:
+    """A used request line's JSON, as ``_LineReader.line`` reads it (None: not JSON)."""
+    try:
+        return _loads(line)
+    except _DecodeError:
+        return _stdlib_or_none(line)
+
+
+def _read(
+    records_path: Path, size: int, rows: np.ndarray, gaps: np.ndarray, typed: bool, duplicates: Duplicates | None
+) -> tuple[_LineReader, dict[int, Columns], float]:
+    """``read_file``'s one read of the file, the lines of ``duplicates`` left out (their rows too)."""
+    # the keys of the requests used: the index's (stored, the same in every process) or, with no index, Python's hash (fast)
+    reader = _LineReader(typed, id_key if rows.size else hash)
     implausible = _implausible_rows(rows)
     as_json = (rows["needs_json"] != 0) | implausible
     slow = rows[as_json]
@@ -701,7 +785,13 @@ def read_file(records_path: Path, *, typed: bool = True) -> tuple[_LineReader, d
         spans += list(zip(line_gap_starts[uncovered].tolist(), line_gap_ends[uncovered].tolist(), strict=True))
     else:
         spans.append((0, size))
-    _read_spans(records_path, sorted(spans), reader)
+    spans.sort()
+    if duplicates is not None:
+        spans = without(spans, duplicates.skip)
+        kept = ~np.isin(rows["offset"], np.fromiter(duplicates.skip, dtype=np.uint64, count=len(duplicates.skip)))
+        rows, implausible, as_json = rows[kept], implausible[kept], as_json[kept]
+    reader.index_requests(rows["id_key"][~as_json], rows["offset"][~as_json])
+    _read_spans(records_path, spans, reader)
     reader.count_unreadable(size)
     points = reader.points
     for idx, row, prompt_id in reader.missing_input:  # before merging: rows index the JSON columns
@@ -727,6 +817,9 @@ def read_file(records_path: Path, *, typed: bool = True) -> tuple[_LineReader, d
         if ended.size:
             last_end = max(last_end, int(ended.max()))
     wall = (last_end - first_start) / 1e9 if first_start is not None and last_end > first_start else 0.0
+    for cols in points.values():
+        gaps_of = cols.itl_gaps_ns  # made by this read (not the index's read-only map): the formulas may sort it in place
+        cols.itl_gaps_owned = isinstance(gaps_of, np.ndarray) and not isinstance(gaps_of, np.memmap) and gaps_of.flags.writeable
     return reader, points, wall
 
 
@@ -749,16 +842,24 @@ def _read_spans(records_path: Path, spans: list[tuple[int, int]], reader: _LineR
                 for begin, stop in spans:
                     reader.span(fh, begin, stop)
             return
+        others = len(parts) - 1
+        fds = [shared_fd() for _ in range(others)]  # where each worker writes its columns (records_shared); None: the pipe
         try:
             # the first part is read here while forked workers read the others: one process a CPU, one part less sent back
-            with ProcessPoolExecutor(max_workers=max(1, len(parts) - 1), mp_context=multiprocessing.get_context("fork")) as pool:
-                later = pool.map(_typed_part, [records_path] * (len(parts) - 1), parts[1:])
-                done = [_typed_lines(records_path, parts[0]), *later]
+            with ProcessPoolExecutor(max_workers=max(1, others), mp_context=multiprocessing.get_context("fork")) as pool:
+                later = pool.map(_typed_part, [records_path] * others, parts[1:], [reader.key] * others, fds)
+                done = [_typed_lines(records_path, parts[0], reader.key)]
+                for (typed, rest), fd in zip(later, fds, strict=True):
+                    done.append((typed if fd is None else received(typed, fd), rest))
         except (BrokenProcessPool, OSError):  # a worker killed (out of memory) or none could start: read it here
             with records_path.open("rb") as fh:
                 for begin, stop in spans:
                     reader.span(fh, begin, stop)
             return
+        finally:
+            for fd in fds:
+                if fd is not None:
+                    os.close(fd)
         assert reader.typed is not None  # parts are made for the typed path only
         for typed, rest in done:
             reader.typed.extend(typed)
@@ -800,15 +901,18 @@ def _loop_running() -> bool:
     return True
 
 
-def _typed_part(records_path: Path, spans: list[tuple[int, int]]) -> tuple[TypedLines, list[tuple[bytes, int]]]:
-    """In a worker: ``_typed_lines`` (its ITL gaps already narrowed for the way back)."""
+def _typed_part(records_path: Path, spans: list[tuple[int, int]], key: Callable[[str], int], fd: int | None) -> tuple[TypedLines, list[tuple[bytes, int]]]:
+    """In a worker: ``_typed_lines``, its columns written to the parent's shared file ``fd``
+    (``records_shared``; None: sent back whole, its ITL gaps already narrowed). A forked worker
+    has its parent's string hash, so ``hash`` keys agree."""
     gc.disable()
-    return _typed_lines(records_path, spans)
+    typed, rest = _typed_lines(records_path, spans, key)
+    return (typed if fd is None else share(typed, fd)), rest
 
 
-def _typed_lines(records_path: Path, spans: list[tuple[int, int]]) -> tuple[TypedLines, list[tuple[bytes, int]]]:
+def _typed_lines(records_path: Path, spans: list[tuple[int, int]], key: Callable[[str], int]) -> tuple[TypedLines, list[tuple[bytes, int]]]:
     """What the typed path takes of ``spans``, and the lines it hands back (judged by the caller, in file order)."""
-    reader = _LineReader()
+    reader = _LineReader(key=key)
     reader.deferred = []
     with records_path.open("rb") as fh:
         for begin, stop in spans:

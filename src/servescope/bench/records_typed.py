@@ -65,7 +65,7 @@ class _RequestFields(msgspec.Struct, gc=False, kw_only=True):
     token_count_source: str | None = None
     ok: bool
     attempts: _Attempts | None = None
-    raw: msgspec.Raw = _NULL  # an image render's payload (s_per_image): such a line is the line reader's
+    raw: None = None  # an image render's payload (s_per_image): such a line does not decode here, it is the line reader's
 
 
 class RequestLine(_RequestFields, gc=False, kw_only=True):
@@ -90,7 +90,7 @@ _Line = RequestLine | RawChunksLine
 _START, _FIRST, _END = attrgetter("start_ns"), attrgetter("first_token_ns"), attrgetter("end_ns")
 _INPUT, _OUTPUT, _ATTEMPTS = attrgetter("input_tokens"), attrgetter("output_tokens"), attrgetter("attempts")
 _SOURCE, _PHASE, _POINT, _CHUNK_NS = attrgetter("token_count_source"), attrgetter("phase"), attrgetter("point"), attrgetter("chunk_ns")
-_OK, _PROMPT, _RAW = attrgetter("ok"), attrgetter("prompt_id"), attrgetter("raw")
+_OK, _PROMPT, _ID = attrgetter("ok"), attrgetter("prompt_id"), attrgetter("request_id")
 _LINE_START = b'{"request_id":'
 
 
@@ -137,29 +137,58 @@ def _needs_nothing_else(r: _Line | None) -> bool:
     if r is None or not r.ok:
         return False
     start, first, end = r.start_ns, r.first_token_ns, r.end_ns
-    return (first is None or first >= start) and (end is None or end >= start) and not (r.input_tokens is None and r.prompt_id) and r.raw == _NULL
+    return (first is None or first >= start) and (end is None or end >= start) and not (r.input_tokens is None and r.prompt_id)
 
 
 _SMALL_BLOCK = 64 << 10
 _EXACT = float(1 << 53)  # below it an int64 time is exact as a float64
 
 
-def _usable(decoded: list[_Line]) -> list[bool]:
+@dataclass
+class _Fields:
+    """A block's lines as columns, made once (attribute getters mapped in C, not a Python
+    expression a line) for both the rules across fields and the metric columns."""
+
+    start: np.ndarray  # int64
+    first: np.ndarray  # float64, nan where null
+    end: np.ndarray
+    input: np.ndarray
+    output: np.ndarray
+
+    @classmethod
+    def of(cls, lines: list[_Line]) -> _Fields:
+        n = len(lines)
+        return cls(
+            np.fromiter(map(_START, lines), dtype=np.int64, count=n),
+            np.array(list(map(_FIRST, lines)), dtype=np.float64),  # None -> nan
+            np.array(list(map(_END, lines)), dtype=np.float64),
+            np.array(list(map(_INPUT, lines)), dtype=np.float64),
+            np.array(list(map(_OUTPUT, lines)), dtype=np.float64),
+        )
+
+    def __getitem__(self, rows: np.ndarray) -> _Fields:
+        return _Fields(self.start[rows], self.first[rows], self.end[rows], self.input[rows], self.output[rows])
+
+    def exact(self) -> bool:
+        """Every time below 2**53: exact as float64, so compared and reduced as floats."""
+        top = max(int(self.start.max(initial=0)), np.nanmax(self.first, initial=0.0), np.nanmax(self.end, initial=0.0))
+        return bool(top < _EXACT)
+
+
+def _usable(decoded: list[_Line], fields: _Fields) -> np.ndarray:
     """``_needs_nothing_else`` of every line, its rules applied to columns of the block at
     once (times compared as float64 when all are below 2**53, where that is exact)."""
     n = len(decoded)
-    start = np.fromiter(map(_START, decoded), dtype=np.float64, count=n)
-    first = np.array(list(map(_FIRST, decoded)), dtype=np.float64)  # None -> nan
-    end = np.array(list(map(_END, decoded)), dtype=np.float64)
-    if n and max(start.max(), np.nanmax(first, initial=0.0), np.nanmax(end, initial=0.0)) >= _EXACT:
-        return list(map(_needs_nothing_else, decoded))
+    if not fields.exact():
+        return np.fromiter(map(_needs_nothing_else, decoded), dtype=bool, count=n)
     ok = np.fromiter(map(_OK, decoded), dtype=bool, count=n)
-    ok &= np.isnan(first) | (first >= start)
-    ok &= np.isnan(end) | (end >= start)
-    no_input = np.isnan(np.array(list(map(_INPUT, decoded)), dtype=np.float64))
-    ok &= ~(no_input & np.fromiter(map(bool, map(_PROMPT, decoded)), dtype=bool, count=n))
-    ok &= np.fromiter(map(_NULL.__eq__, map(_RAW, decoded)), dtype=bool, count=n)
-    return ok.tolist()
+    start = fields.start.astype(np.float64)
+    ok &= np.isnan(fields.first) | (fields.first >= start)
+    ok &= np.isnan(fields.end) | (fields.end >= start)
+    no_input = np.isnan(fields.input)
+    if no_input.any():  # a prompt id to resolve into an input count: the line reader's
+        ok &= ~(no_input & np.fromiter(map(bool, map(_PROMPT, decoded)), dtype=bool, count=n))
+    return ok
 
 
 @dataclass
@@ -170,6 +199,8 @@ class TypedLines:
     parts: dict[int, list[Columns]] = field(default_factory=dict)
     first_start: int | None = None
     last_end: int = 0
+    key: Callable[[str], int] = hash  # of a request id (the reader's: ``records_duplicates``)
+    keyed: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)  # (keys, line offsets) of the lines taken, every phase
 
     def take_block(self, block: bytes | memoryview, at: int) -> list[tuple[bytes, int]]:
         """``take`` of the lines of ``block`` (whole lines, the first at byte ``at``). A block
@@ -187,15 +218,17 @@ class TypedLines:
             if lines and not lines[-1]:
                 lines.pop()  # the block ends with a newline
             return self.take(lines, at)
-        usable = _usable(cast(list[_Line], decoded))
-        taken = cast(list[_Line], list(itertools.compress(decoded, usable)))
+        fields = _Fields.of(cast(list[_Line], decoded))
+        kept = _usable(cast(list[_Line], decoded), fields)
+        every = bool(kept.all())
+        taken = cast(list[_Line], decoded if every else list(itertools.compress(decoded, kept.tolist())))
         chunks = _chunk_times(list(map(_CHUNK_NS, taken)))
         if chunks is None:
             return self.take(bytes(block).split(b"\n")[: len(decoded)], at)
         starts, ends = bounds
-        skipped = np.flatnonzero(~np.asarray(usable, dtype=bool)).tolist()
+        skipped = np.flatnonzero(~kept).tolist()
         rest = [(bytes(block[starts[i] : ends[i]]), at + int(starts[i])) for i in skipped]
-        self._add(taken, *chunks)
+        self._add(taken, starts[kept] + at, *chunks, fields if every else fields[kept])
         return rest
 
     def take(self, lines: list[bytes], at: int) -> list[tuple[bytes, int]]:
@@ -211,24 +244,32 @@ class TypedLines:
             taken = cast(list[_Line], list(itertools.compress(decoded, usable)))
             chunks = _listed_chunk_times(cast(list[RequestLine], taken))
         rest: list[tuple[bytes, int]] = []
+        offsets = at + np.cumsum([0, *map(len, lines)])[:-1] + np.arange(len(lines))
         if len(taken) < len(lines):
-            offsets = (at + np.cumsum([0, *map(len, lines)]) + np.arange(len(lines) + 1)).tolist()
-            rest = [(line, offsets[i]) for i, (line, ok) in enumerate(zip(lines, usable, strict=True)) if not ok]
-        self._add(taken, *chunks)
+            rest = [(line, int(offsets[i])) for i, (line, ok) in enumerate(zip(lines, usable, strict=True)) if not ok]
+        self._add(taken, offsets[np.asarray(usable, dtype=bool)] if lines else offsets, *chunks)
         return rest
 
-    def _add(self, taken: list[_Line], counts: np.ndarray, flat: np.ndarray) -> None:
-        """The lines taken from one block (``counts``, ``flat``: their chunk times) into the columns and the time span."""
+    def _add(self, taken: list[_Line], offsets: np.ndarray, counts: np.ndarray, flat: np.ndarray, fields: _Fields | None = None) -> None:
+        """The lines taken from one block (starting at byte ``offsets``; ``counts``, ``flat``: their
+        chunk times; ``fields``: their columns, if made) into the columns, the time span and the
+        keys of the requests used."""
         if not taken:
             return
-        first_start = min(map(_START, taken))
+        fields = fields or _Fields.of(taken)
+        self.keyed.append((np.fromiter(map(self.key, map(_ID, taken)), dtype=np.int64, count=len(taken)), offsets.astype(np.int64)))
+        first_start = int(fields.start.min())
         self.first_start = first_start if self.first_start is None else min(self.first_start, first_start)
-        self.last_end = max(self.last_end, max(filter(None, map(_END, taken)), default=0))  # times are >= 0: a 0 changes no max
+        if fields.exact():
+            last_end = int(np.nanmax(fields.end, initial=0.0))
+        else:
+            last_end = max(filter(None, map(_END, taken)), default=0)  # times are >= 0: a 0 changes no max
+        self.last_end = max(self.last_end, last_end)
         phases = set(map(_PHASE, taken))
         points = {p or 0 for p in set(map(_POINT, taken))}
         if len(phases) == 1 and len(points) == 1:  # one point, all measured: the usual block
             if phases.pop() == "measured":
-                self.parts.setdefault(points.pop(), []).append(_columns(taken, counts, flat))
+                self.parts.setdefault(points.pop(), []).append(_columns(taken, fields, counts, flat))
             return
         kinds = {(r.phase, r.point or 0) for r in taken}
         for phase, point in kinds:
@@ -237,22 +278,23 @@ class TypedLines:
             chosen = [r.phase == "measured" and (r.point or 0) == point for r in taken]
             group = list(itertools.compress(taken, chosen))
             mask = np.array(chosen, dtype=bool)
-            self.parts.setdefault(point, []).append(_columns(group, counts[mask], flat[np.repeat(mask, counts)]))
+            self.parts.setdefault(point, []).append(_columns(group, fields[mask], counts[mask], flat[np.repeat(mask, counts)]))
 
     def columns(self) -> dict[int, Columns]:
         """Each point's columns, the parts of every block joined once."""
-        return {point: _joined(parts) for point, parts in self.parts.items()}
+        return {point: joined(parts) for point, parts in self.parts.items()}
 
     def extend(self, other: TypedLines) -> None:
         """Add what ``other`` took (a later part of the file)."""
         for point, parts in other.parts.items():
             self.parts.setdefault(point, []).extend(parts)
+        self.keyed += other.keyed
         if other.first_start is not None:
             self.first_start = other.first_start if self.first_start is None else min(self.first_start, other.first_start)
         self.last_end = max(self.last_end, other.last_end)
 
 
-_BRACKETS_TO_BLANKS = bytes.maketrans(b"[]", b"  ")
+_SENTINEL = b",-1,"  # between two lines' lists: no chunk time is negative, so each -1 parsed marks where a line's times end
 
 
 def _chunk_times(lists: list[msgspec.Raw]) -> tuple[np.ndarray, np.ndarray] | None:
@@ -260,43 +302,52 @@ def _chunk_times(lists: list[msgspec.Raw]) -> tuple[np.ndarray, np.ndarray] | No
     ``chunk_ns`` texts (valid JSON, msgspec checked that), parsed in one call by numpy;
     None when any text is not null or a flat list of whole numbers in 0..2**63-2 (a nested
     list, a float, a string, a negative or too large number): such a block is decoded
-    again with every list checked by msgspec (``RequestLine``), which names no value here."""
+    again with every list checked by msgspec (``RequestLine``), which names no value here.
+
+    The non-empty lists are joined with ``,-1,`` between them and their outer brackets
+    blanked in place (a bracket left is a nested list: numpy refuses it), so numpy's one
+    parse gives every time and, at each -1, where a line's times end: no scan of the text
+    for commas. A list holding a negative number shows as one -1 too many (or a number
+    below 0 that is not -1): refused."""
     n = len(lists)
     if not n:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    joined = b",".join(lists)
-    text = np.frombuffer(joined, dtype=np.uint8)
     sizes = np.fromiter(map(len, lists), dtype=np.int64, count=n)
-    starts = np.cumsum(sizes + 1) - sizes - 1  # where each line's text starts in ``joined``
-    is_list = text[starts] == ord("[")
-    if not np.all(is_list | (text[starts] == ord("n"))):  # a JSON value starting with n is null
-        return None
-    after = text[np.minimum(starts[is_list] + 1, text.size - 1)]
-    if not np.all(((after >= ord("0")) & (after <= ord("9"))) | (after == ord("-")) | (after == ord("]"))):
-        return None  # "[ ]" or "[ 1]": numpy would read a blank between commas as a 0
-    comma_at = np.flatnonzero(text == ord(","))
-    before = np.searchsorted(comma_at, starts)  # commas before each text
-    commas = np.append(before[1:] - 1, comma_at.size) - before  # in each text (not the separator after it)
-    counts = np.where(is_list & (sizes > 2), commas + 1, 0)  # "[]" has none
-    if counts.all():  # every line has chunk times (the usual block): its brackets become blanks, in one C pass
-        if joined.count(b"[") != n or joined.count(b"]") != n:
-            return None  # a list in a list, or a bracket in a string
-        numbers = joined.translate(_BRACKETS_TO_BLANKS)
-    else:
-        n_lists = int(is_list.sum())
-        if joined.count(b"[") != n_lists or joined.count(b"]") != n_lists:  # a list in a list, or a bracket in a string
+    step = sizes + len(_SENTINEL)
+    buf = bytearray(_SENTINEL).join(lists)
+    text = np.frombuffer(buf, dtype=np.uint8)
+    starts = np.cumsum(step) - step  # where each line's text starts in ``buf``
+    first = text[starts]
+    has = (first == ord("[")) & (sizes > 2)  # "[]" has none
+    if not has.all():  # some lines without chunk times: null or "[]", anything else is not plain
+        if not np.all((first == ord("[")) | (first == ord("n"))):  # a JSON value starting with n is null
             return None
-        numbers = b",".join(itertools.compress(lists, (counts > 0).tolist())).translate(None, b"[]")
+        chosen = has.tolist()
+        found = _chunk_times(list(itertools.compress(lists, chosen))) if any(chosen) else (np.zeros(0, dtype=np.int64),) * 2
+        if found is None:
+            return None
+        counts = np.zeros(n, dtype=np.int64)
+        counts[has] = found[0]
+        return counts, found[1]
+    after = text[starts + 1]
+    if not np.all(((after >= ord("0")) & (after <= ord("9"))) | (after == ord("-"))):
+        return None  # "[ ]" or "[ 1]": numpy would read a blank between commas as a 0
+    text[starts] = ord(" ")
+    text[starts + sizes - 1] = ord(" ")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # an older numpy only warns when text is left over
-            flat = np.fromstring(numbers, dtype=np.int64, sep=",")
-    except (ValueError, DeprecationWarning):  # not a number (float, string, true, object)
+            parsed = np.fromstring(bytes(buf), dtype=np.int64, sep=",")
+    except (ValueError, DeprecationWarning):  # not a number (float, string, true, object, a nested list's bracket)
         return None
+    ends = np.flatnonzero(parsed < 0)
+    if ends.size != n - 1 or not np.all(parsed[ends] == -1):
+        return None  # a negative chunk time
+    flat = np.delete(parsed, ends)
     # numpy saturates a number past int64 at its maximum: a time of exactly 2**63-1 is left to msgspec too
-    if flat.size != int(counts.sum()) or (flat.size and (int(flat.min()) < 0 or int(flat.max()) >= _INT64_MAX)):
+    if flat.size and int(flat.max()) >= _INT64_MAX:
         return None
-    return counts, flat
+    return np.diff(ends, prepend=-1, append=parsed.size) - 1, flat
 
 
 def _listed_chunk_times(lines: list[RequestLine]) -> tuple[np.ndarray, np.ndarray]:
@@ -306,7 +357,7 @@ def _listed_chunk_times(lines: list[RequestLine]) -> tuple[np.ndarray, np.ndarra
     return counts, flat
 
 
-def _columns(group: list[_Line], counts: np.ndarray, flat: np.ndarray) -> Columns:
+def _columns(group: list[_Line], fields: _Fields, counts: np.ndarray, flat: np.ndarray) -> Columns:
     """One block's completed measured requests of one point as numpy columns (``counts``:
     each one's number of chunk times, ``flat``: those times one after another)."""
     n = len(group)
@@ -316,11 +367,11 @@ def _columns(group: list[_Line], counts: np.ndarray, flat: np.ndarray) -> Column
     sources.discard("")
     return Columns(  # attribute getters mapped in C, not a Python expression a line
         ok=np.ones(n, dtype=bool),
-        start_ns=np.fromiter(map(_START, group), dtype=np.int64, count=n),
-        first_ns=np.array(list(map(_FIRST, group)), dtype=np.float64),  # None -> nan
-        end_ns=np.array(list(map(_END, group)), dtype=np.float64),
-        input_tokens=np.array(list(map(_INPUT, group)), dtype=np.float64),
-        output_tokens=np.array(list(map(_OUTPUT, group)), dtype=np.float64),
+        start_ns=fields.start,
+        first_ns=fields.first,
+        end_ns=fields.end,
+        input_tokens=fields.input,
+        output_tokens=fields.output,
         itl_gaps_ns=_narrowed(chunk_gaps(flat, counts[counts > 0])),  # here, in a worker of a split read: not in the parent after it
         sources={s for s in sources if s},
         resends=sum(a - 1 for a in attempts) if attempts else None,
@@ -336,7 +387,8 @@ def _narrowed(gaps: np.ndarray) -> np.ndarray:
     return gaps
 
 
-def _joined(parts: list[Columns]) -> Columns:
+def joined(parts: list[Columns]) -> Columns:
+    """One block's columns after another, as one set of columns (the gaps int32 when every part's are)."""
     if len(parts) == 1:
         return parts[0]
     out = Columns()
