@@ -9,7 +9,6 @@ import secrets
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,46 +16,11 @@ import pytest
 
 from servescope.ray_join import TOKEN_ADVICE
 from servescope.testing.truth.server import TruthServer
+from tests.integration.test_run_workers import loopback_ray_head
 
 pytestmark = pytest.mark.integration
 
-HEAD_SCRIPT = """
-import logging, sys
-import ray
-ctx = ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level=logging.WARNING, _temp_dir=sys.argv[1])
-print(ctx.address_info["gcs_address"], flush=True)
-sys.stdin.read()  # until the test closes it
-ray.shutdown()
-"""
-SEARCH = [
-    "search",
-    "--model",
-    "llama-3.1-8b",
-    "--hardware",
-    "h100-sxm",
-    "--gpus",
-    "2",
-    "--slo",
-    "ttft_ms<=500",
-    "--isl",
-    "128",
-    "--osl",
-    "16",
-    "--concurrency",
-    "4",
-]
-
-
-def _processes_mentioning(text: str) -> list[int]:
-    out = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if text.encode() in (entry / "cmdline").read_bytes():
-                    out.append(int(entry.name))
-            except OSError:
-                continue
-    return out
+SEARCH = ["search", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--gpus", "2", "--slo", "ttft_ms<=500", "--isl", "128", "--osl", "16", "--concurrency", "4"]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -67,20 +31,8 @@ def token_head() -> Iterator[tuple[str, dict[str, str]]]:
     temp = tempfile.mkdtemp(prefix="ssrayt-")  # short: Ray's socket paths live under it
     base = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
     client = {**base, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_TOKEN": secrets.token_hex(16)}
-    head = subprocess.Popen(
-        [sys.executable, "-c", HEAD_SCRIPT, temp], env={**client, "RAY_AUTH_MODE": "token"}, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
-    assert head.stdout is not None and head.stdin is not None
-    address = head.stdout.readline().strip()
-    assert address.startswith("127.0.0.1:"), address
-    yield address, client
-    head.stdin.close()
-    head.wait(timeout=60)
-    head.stdout.close()
-    deadline = time.monotonic() + 30
-    while _processes_mentioning(temp) and time.monotonic() < deadline:
-        time.sleep(0.5)
-    assert not _processes_mentioning(temp), "Ray processes left behind"
+    with loopback_ray_head(temp, {**client, "RAY_AUTH_MODE": "token"}) as address:
+        yield address, client
 
 
 def _cli(*args: str, env: dict[str, str], cwd: Path | None = None) -> subprocess.Popen[str]:

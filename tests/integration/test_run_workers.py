@@ -11,6 +11,8 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -415,6 +417,24 @@ ray.shutdown()
 RAY_ENV = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
 
 
+@contextmanager
+def loopback_ray_head(temp: str, env: dict[str, str]) -> Iterator[str]:
+    """A Ray head on 127.0.0.1 with 2 CPUs and its files under ``temp``, started with ``env``: its
+    address; on leaving, the head is stopped and no process of it may be left."""
+    head = subprocess.Popen([sys.executable, "-c", HEAD_SCRIPT, temp], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert head.stdout is not None and head.stdin is not None
+    address = head.stdout.readline().strip()
+    assert address.startswith("127.0.0.1:"), address
+    yield address
+    head.stdin.close()
+    head.wait(timeout=60)
+    head.stdout.close()
+    deadline = time.monotonic() + 30
+    while _processes_mentioning(temp) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not _processes_mentioning(temp), "Ray processes left behind"
+
+
 def _processes_mentioning(text: str) -> list[int]:
     out = []
     for entry in Path("/proc").iterdir():
@@ -436,18 +456,8 @@ def ray_head() -> Any:
 
     temp = tempfile.mkdtemp(prefix="ssray-")  # short: Ray's socket paths live under it
     env = {**os.environ, **RAY_ENV}
-    head = subprocess.Popen([sys.executable, "-c", HEAD_SCRIPT, temp], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    assert head.stdout is not None and head.stdin is not None
-    address = head.stdout.readline().strip()
-    assert address.startswith("127.0.0.1:"), address
-    yield address, env
-    head.stdin.close()
-    head.wait(timeout=60)
-    head.stdout.close()
-    deadline = time.monotonic() + 30
-    while _processes_mentioning(temp) and time.monotonic() < deadline:
-        time.sleep(0.5)
-    assert not _processes_mentioning(temp), "Ray processes left behind"
+    with loopback_ray_head(temp, env) as address:
+        yield address, env
 
 
 @pytest.mark.timing
