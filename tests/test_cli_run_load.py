@@ -125,6 +125,22 @@ def test_an_open_loop_is_labelled_by_its_rate_and_slos_print_who_was_on_time(tru
     assert ",rate=50/s," in rows[1]
 
 
+def test_one_token_answers_meet_tpot_and_itl_slos_in_the_on_time_rate_and_goodput(truth: TruthServer, tmp_path: Path) -> None:
+    # every other answer is one token: it has no TPOT and no gap, so it cannot miss tpot/itl SLOs
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text("".join(json.dumps({"timestamp": 5 * i, "input_length": 40, "output_length": 1 + 3 * (i % 2)}) + "\n" for i in range(6)))
+    out = tmp_path / "runs"
+    run = cli("run", "--trace", str(trace), "--endpoint", truth.base_url, "--tokenizer", str(TOKENIZER), "--no-scrape",
+              "--slo", "ttft_ms<=5000,tpot_ms<=5000,itl_ms<=5000", "--out", str(out))  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    result = _result(out)
+    assert result["metrics"]["tpot_ms"]["count"] == 3  # type: ignore[index]
+    assert result["on_time_rate"] == 1.0
+    assert result["violations_by_invariant_id"] == {"ttft_ms<=5000": 0, "tpot_ms<=5000": 0, "itl_ms<=5000": 0}
+    goodput = result["metrics"]["goodput_requests_per_sec"]  # type: ignore[index]
+    assert goodput == pytest.approx(result["metrics"]["requests_per_sec"])  # type: ignore[index]
+
+
 def test_a_trace_replay_says_its_span_before_it_starts_and_is_labelled_by_its_speedup(truth: TruthServer, tmp_path: Path) -> None:
     out = tmp_path / "runs"
     run = cli("run", "--trace", str(TRACE), "--num-requests", "8", "--speedup", "50", "--endpoint", truth.base_url, "--tokenizer", str(TOKENIZER),
