@@ -338,6 +338,17 @@ def contract_fields(agg: Aggregate, records: Iterable[RequestRecord], slos: list
     }
 
 
+def achieved_rate(start_ns: Column) -> float | None:
+    """Open loop: the rate the measured requests were sent at, (n - 1) / (last start -
+    first start) — the harness's (``bench.load``) formula, so a simulated schedule and
+    a sent one read alike. None with fewer than two starts or no span."""
+    starts = np.asarray(start_ns, dtype=np.float64)
+    if starts.size < 2:
+        return None
+    span_s = float(starts.max() - starts.min()) / 1e9
+    return (starts.size - 1) / span_s if span_s > 0 else None
+
+
 def turnaround_s(e2e_s: list[float]) -> tuple[float | None, float | None]:
     """(p50, p95) of E2E in seconds — the metrics contract's turnaround."""
     return percentile(e2e_s, 50), percentile(e2e_s, 95)
