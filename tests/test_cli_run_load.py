@@ -125,6 +125,37 @@ def test_an_open_loop_is_labelled_by_its_rate_and_slos_print_who_was_on_time(tru
     assert ",rate=50/s," in rows[1]
 
 
+def test_an_open_loops_achieved_rate_is_read_from_its_writes(truth: TruthServer, tmp_path: Path) -> None:
+    # 50,000/s: the client writes behind its gates; the achieved rate is the writes' (as a split run's union reads it)
+    out = tmp_path / "runs"
+    run = cli("run", "--isl", "16", "--osl", "2", "--num-requests", "40", "--rate", "50000", "--arrival", "constant", "--endpoint", truth.base_url,
+              "--tokenizer", str(TOKENIZER), "--no-scrape", "--out", str(out))  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    [records] = out.rglob("records.jsonl")
+    lines = [json.loads(line) for line in records.read_text(encoding="utf-8").splitlines()]
+    measured = [r for r in lines if r.get("phase") == "measured"]
+    first_scheduled = min(r["start_ns"] for r in measured)  # constant arrivals: the first is due at the schedule's start
+    last_sent = max(r["sent_ns"] for r in measured)
+    achieved = _result(out)["metrics"]["achieved_rate"]  # type: ignore[index]
+    assert achieved == pytest.approx(39 / ((last_sent - first_scheduled) / 1e9), rel=1e-9)
+
+
+def test_one_token_answers_meet_tpot_and_itl_slos_in_the_on_time_rate_and_goodput(truth: TruthServer, tmp_path: Path) -> None:
+    # every other answer is one token: it has no TPOT and no gap, so it cannot miss tpot/itl SLOs
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text("".join(json.dumps({"timestamp": 5 * i, "input_length": 40, "output_length": 1 + 3 * (i % 2)}) + "\n" for i in range(6)))
+    out = tmp_path / "runs"
+    run = cli("run", "--trace", str(trace), "--endpoint", truth.base_url, "--tokenizer", str(TOKENIZER), "--no-scrape",
+              "--slo", "ttft_ms<=5000,tpot_ms<=5000,itl_ms<=5000", "--out", str(out))  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    result = _result(out)
+    assert result["metrics"]["tpot_ms"]["count"] == 3  # type: ignore[index]
+    assert result["on_time_rate"] == 1.0
+    assert result["violations_by_invariant_id"] == {"ttft_ms<=5000": 0, "tpot_ms<=5000": 0, "itl_ms<=5000": 0}
+    goodput = result["metrics"]["goodput_requests_per_sec"]  # type: ignore[index]
+    assert goodput == pytest.approx(result["metrics"]["requests_per_sec"])  # type: ignore[index]
+
+
 def test_a_trace_replay_says_its_span_before_it_starts_and_is_labelled_by_its_speedup(truth: TruthServer, tmp_path: Path) -> None:
     out = tmp_path / "runs"
     run = cli("run", "--trace", str(TRACE), "--num-requests", "8", "--speedup", "50", "--endpoint", truth.base_url, "--tokenizer", str(TOKENIZER),

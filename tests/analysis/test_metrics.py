@@ -234,6 +234,21 @@ def test_slo_on_tpot() -> None:
     assert slo_outcome([R1, R2], [("tpot", "tpot_ms", "<", 100.0)]) == (0.0, {"tpot": 2})
 
 
+def test_a_one_token_answer_has_no_gap_to_miss_a_tpot_or_itl_slo() -> None:
+    one_token = ok("o1", 10_000, [10_020], out=1, inp=10)  # TTFT 20 ms, nothing after the first token
+    one_chunk = ok("o2", 10_000, [10_030], out=3, inp=10)  # three tokens in one chunk: no gap between chunks
+    slos = [("tpot", "tpot_ms", "<=", 1.0), ("itl", "itl_ms", "<=", 1.0)]
+    assert slo_outcome([one_token], slos) == (1.0, {"tpot": 0, "itl": 0})  # vllm --goodput: TPOT 0
+    # three tokens in one chunk have a TPOT ((30-30)/2 = 0) and no gap
+    assert slo_outcome([one_chunk], slos) == (1.0, {"tpot": 0, "itl": 0})
+    # the same one-token answer still misses what it did exceed, and a failure still misses all
+    assert slo_outcome([one_token], [("ttft", "ttft_ms", "<", 20.0), *slos]) == (0.0, {"ttft": 1, "tpot": 0, "itl": 0})
+    assert slo_outcome([R3], slos) == (0.0, {"tpot": 1, "itl": 1})
+    # an answer whose token count is unknown has no TPOT measured: it does not hold
+    unknown = ok("o3", 10_000, [10_020, 10_040], out=None, inp=10)  # type: ignore[arg-type]
+    assert slo_outcome([unknown], [("tpot", "tpot_ms", "<=", 1e9)]) == (0.0, {"tpot": 1})
+
+
 def test_failed_request_violates_every_slo() -> None:
     rate, violations = slo_outcome([R4], [("a", "ttft_ms", "<=", 1e9), ("b", "e2e_ms", "<=", 1e9)])
     assert rate == 0.0

@@ -110,6 +110,22 @@ def test_open_loop_uses_the_harness_arrivals(catalog: Catalog) -> None:
     first = starts[0]
     assert [s - first for s in starts] == arrival_offsets_ns(40, 20.0, "poisson", seed=1)
     assert run.result.metrics.requested_rate == 20.0
+    # the achieved rate is the one those 40 arrivals make, as the harness reads its sends
+    # ((n - 1) / (last start - first start)), not the requested 20/s copied
+    made = 39 / ((starts[-1] - first) / 1e9)
+    assert abs(made - 20.0) > 0.5  # this seed's sample is off the requested rate: the check can fail
+    assert run.result.metrics.achieved_rate == pytest.approx(made)
+
+
+def test_predicted_stages_have_each_points_achieved_rate_and_their_mean_for_the_run(catalog: Catalog) -> None:
+    run = predict(scenario(), SyntheticWorkload((), 256, 32, stages=((5.0, 4.0), (20.0, 1.5))), catalog=catalog, seed=2)
+    assert run.result.points is not None and len(run.result.points) == 2
+    made = []
+    for i, point in enumerate(run.result.points):
+        starts = sorted(r.start_ns for r in run.records if r.phase == "measured" and r.point == i)
+        made.append((len(starts) - 1) / ((starts[-1] - starts[0]) / 1e9))
+        assert point.metrics.achieved_rate == pytest.approx(made[-1])
+    assert run.result.metrics.achieved_rate == pytest.approx(sum(made) / 2)
 
 
 @pytest.mark.parametrize("dp, blocks", [(1, None), (2, 120)])

@@ -13,7 +13,7 @@ import aiohttp
 from servescope.bench.client import send
 from servescope.bench.endpoint import Endpoint
 from servescope.bench.fail_fast import FailFast
-from servescope.bench.load import Gate, arrival_offsets_ns, closed_loop, open_loop, sleep_until_ns
+from servescope.bench.load import Gate, arrival_offsets_ns, closed_loop, open_loop, sends_rate, sleep_until_ns
 from servescope.bench.outcome import PointOutcome, planned_record
 from servescope.bench.records import RecordWriter
 from servescope.bench.scrape import MetricsSampler, PointSamplers
@@ -137,6 +137,10 @@ async def run_point(
             outcome.load = await open_loop(measured, offsets, one, stopped=(lambda: fail_fast.stopped) if fail_fast is not None else None, cost=_body_size)
         if fail_fast is not None and fail_fast.stopped and outcome.load is not None:
             outcome.load.achieved_rate = None  # the requests not sent were never offered: no rate was achieved
+        elif outcome.load is not None and outcome.load.achieved_rate is not None:
+            # the writes, not the gates: a client behind its schedule writes later than it opens them
+            sent = (r.sent_ns for r in outcome.records if r.phase == "measured")
+            outcome.load.achieved_rate = sends_rate(sent, outcome.load.started_ns - t0_ns)
     finally:
         gc.unfreeze()
         if sampler is not None:

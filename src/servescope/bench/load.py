@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -22,7 +22,7 @@ from servescope.workload.arrivals import Arrival, arrival_offsets_ns
 
 T = TypeVar("T")
 
-__all__ = ["STAGE_LEAD_NS", "Arrival", "Gate", "LoadOutcome", "NotSent", "arrival_offsets_ns", "closed_loop", "open_loop", "sleep_until_ns"]
+__all__ = ["STAGE_LEAD_NS", "Arrival", "Gate", "LoadOutcome", "NotSent", "arrival_offsets_ns", "closed_loop", "open_loop", "sends_rate", "sleep_until_ns"]
 
 
 @dataclass
@@ -87,6 +87,18 @@ async def _sleep_until(t_ns: int, clock: Callable[[], int], stopped: Callable[[]
 async def sleep_until_ns(t_ns: int) -> None:
     """Sleep until ``t_ns`` on ``time.perf_counter_ns``, never waking early (a split run's shared start)."""
     await _sleep_until(t_ns, time.perf_counter_ns, lambda: False)
+
+
+def sends_rate(sent_ns: Iterable[int | None], start_ns: int) -> float | None:
+    """An open loop's achieved rate: the requests written, less one, over the time from the
+    schedule's start to the last write (``RequestRecord.sent_ns``, on the same clock as
+    ``start_ns``) — what went out, not when the scheduler released it. One process and a
+    split run's union (``bench.workers``) read it alike. None with fewer than two sends
+    (a request not sent has ``sent_ns`` 0)."""
+    sent = [s for s in sent_ns if s]
+    if len(sent) < 2 or max(sent) <= start_ns:
+        return None
+    return (len(sent) - 1) / ((max(sent) - start_ns) / 1e9)
 
 
 async def open_loop(

@@ -37,7 +37,7 @@ from typing import Any
 from servescope.bench.capabilities import Capabilities
 from servescope.bench.endpoint import Endpoint
 from servescope.bench.execute import OnRecord
-from servescope.bench.load import LoadOutcome
+from servescope.bench.load import LoadOutcome, sends_rate
 from servescope.bench.outcome import PointOutcome, planned_record
 from servescope.bench.records import RecordWriter, read_records
 from servescope.bench.scrape import MetricsSampler, PointSamplers
@@ -265,9 +265,8 @@ class _Driver:
         end = max((r.end_ns or r.start_ns for r in measured), default=start)
         achieved = None
         open_loop = outcome.point.offsets_ns is not None or self.run.header.get("requested_rate") is not None
-        sent = [r.sent_ns for r in measured if r.sent_ns]
-        if open_loop and len(sent) > 1 and self.stopped_early is None and max(sent) > start:
-            achieved = (len(sent) - 1) / ((max(sent) - start) / 1e9)
+        if open_loop and self.stopped_early is None:
+            achieved = sends_rate((r.sent_ns for r in measured), start)
         return LoadOutcome(start, end, len(measured), achieved)
 
     async def watch(self) -> None:

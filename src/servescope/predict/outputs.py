@@ -22,7 +22,7 @@ import numpy as np
 
 from servescope import __version__
 from servescope.analysis import results
-from servescope.analysis.metrics import Aggregate, Columns, FastStats, aggregate_columns, timeline_stats
+from servescope.analysis.metrics import Aggregate, Columns, FastStats, achieved_rate, aggregate_columns, timeline_stats
 from servescope.analysis.results import EngineFigures, ResultIdentity, metrics_of, result_point
 from servescope.documents import Prediction, Result, config_id
 from servescope.documents.engine_command import redact_flags
@@ -258,8 +258,13 @@ class PointView:
 
     @cached_property
     def metrics(self) -> Metrics:
-        # a simulation sends at exactly the requested rate: the achieved rate is the requested one
-        return metrics_of(self.aggregate, self.figures, self.rate, self.rate)
+        return metrics_of(self.aggregate, self.figures, self.rate, self.achieved_rate)
+
+    @property
+    def achieved_rate(self) -> float | None:
+        # the simulated arrivals are a sample of the requested process (40 Poisson arrivals at
+        # 15/s span more or less than 39/15 s): the rate they make, as the harness reads its sends
+        return None if self.rate is None else achieved_rate(self.columns.start_ns)
 
 
 def build_prediction(
@@ -285,6 +290,12 @@ def build_prediction(
         date=date,
         warnings=list(dep.warnings if warnings is None else warnings),
     )
+
+
+def _mean_achieved_rate(views: list[PointView]) -> float | None:
+    """The run's achieved rate: the mean of its points' (``bench.result`` does the same)."""
+    rates = [r for v in views if (r := v.achieved_rate)]
+    return sum(rates) / len(rates) if rates else None
 
 
 def build_result(
@@ -327,7 +338,7 @@ def build_result(
     return results.build_result(
         ident,
         aggregate=agg,
-        metrics=metrics_of(agg, fig, rate, rate),
+        metrics=metrics_of(agg, fig, rate, _mean_achieved_rate(views)),
         points=points,
         slo_records=records,
         slos=slos,
