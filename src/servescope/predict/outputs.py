@@ -106,8 +106,6 @@ def build_columns(outcome: SimOutcome, textless: tuple[int, int] = (0, 0)) -> di
     without a Python object per token — so the metric formulas run on a simulation
     as on a measurement."""
     per_chunk = _tokens_per_chunk(outcome)
-    if per_chunk is None and textless == (0, 0):
-        return _plain_columns(outcome)
     ends = [r.step_ends for r in outcome.replicas]
     padded = textless != (0, 0)
     by_point: dict[int, Columns] = {}
@@ -115,10 +113,11 @@ def build_columns(outcome: SimOutcome, textless: tuple[int, int] = (0, 0)) -> di
     for req in sorted(outcome.requests, key=_by_index):
         if req.phase != "measured":
             continue
-        cols = by_point.get(req.point)
+        point = req.point
+        cols = by_point.get(point)
         if cols is None:
-            cols = by_point[req.point] = Columns()
-            pieces[req.point] = []
+            cols = by_point[point] = Columns()
+            pieces[point] = []
         cols.start_ns.append(req.start_ns)
         cols.input_tokens.append(req.prompt_tokens)
         if req.failure is not None:
@@ -126,18 +125,22 @@ def build_columns(outcome: SimOutcome, textless: tuple[int, int] = (0, 0)) -> di
             continue
         e = ends[req.replica]
         segs = req.segments
-        times = e[segs[0][0] : segs[0][1] + 1] if len(segs) == 1 else np.concatenate([e[a : b + 1] for a, b in segs])
-        n = int(times.size)
+        if len(segs) == 1:
+            a, b = segs[0]
+            times, n = e[a : b + 1], b + 1 - a
+        else:
+            times = np.concatenate([e[a : b + 1] for a, b in segs])
+            n = int(times.size)
         cols.ok.append(True)
-        cols.first_ns.append(int(times[0]))
-        cols.end_ns.append(int(times[-1]))
+        cols.first_ns.append(e.item(segs[0][0]))  # a Python int (``ndarray.item``: no numpy scalar per request)
+        cols.end_ns.append(e.item(segs[-1][1]))
         cols.output_tokens.append(n)
         if per_chunk is not None:
             times = verify_chunks(times, per_chunk)
         if padded:
             times = _with_textless(times, textless)
-        pieces[req.point].append(times)
-        cols.chunk_len.append(int(times.size))
+        pieces[point].append(times)  # concatenated once per point, not per request
+        cols.chunk_len.append(n if per_chunk is None and not padded else int(times.size))
         cols.sources.add("simulated")
     for point, cols in by_point.items():
         if pieces[point]:
@@ -158,50 +161,6 @@ def _add_failed(cols: Columns, req: SimRequest) -> None:
     if category == "cancelled":
         cols.input_tokens[-1] = math.nan
     cols.failed.append((stage or "stream", category or "other", message or "", req.request_id, status))
-
-
-def _plain_columns(outcome: SimOutcome) -> dict[int, Columns]:
-    """``build_columns`` where every token is its own chunk and no textless chunk is added (most
-    simulations): each request's chunk times are its segments' slices of its replica's iteration end
-    times (concatenated once per point, as ``build_columns`` does), its first and last token read
-    from the same times as Python ints (``ndarray.item``: no numpy scalar per request)."""
-    arrays = [rep.step_ends for rep in outcome.replicas]
-    by_point: dict[int, Columns] = {}
-    pieces: dict[int, list[np.ndarray]] = {}
-    for req in sorted(outcome.requests, key=_by_index):
-        if req.phase != "measured":
-            continue
-        point = req.point
-        cols = by_point.get(point)
-        if cols is None:
-            cols = by_point[point] = Columns()
-            pieces[point] = []
-        cols.start_ns.append(req.start_ns)
-        cols.input_tokens.append(req.prompt_tokens)
-        if req.failure is not None:
-            _add_failed(cols, req)
-            continue
-        e = arrays[req.replica]
-        segs = req.segments
-        if len(segs) == 1:
-            a, b = segs[0]
-            n = b + 1 - a
-            pieces[point].append(e[a : b + 1])
-        else:
-            n = 0
-            for a, b in segs:
-                n += b + 1 - a
-                pieces[point].append(e[a : b + 1])
-        cols.ok.append(True)
-        cols.first_ns.append(e.item(segs[0][0]))
-        cols.end_ns.append(e.item(segs[-1][1]))
-        cols.output_tokens.append(n)
-        cols.chunk_len.append(n)
-        cols.sources.add("simulated")
-    for point, cols in by_point.items():
-        if pieces[point]:
-            cols.chunk_flat = np.concatenate(pieces[point])
-    return by_point
 
 
 def engine_figures(dep: Deployment, phases: list[PhaseOutcome]) -> EngineFigures | None:
