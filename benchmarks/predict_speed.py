@@ -30,6 +30,9 @@ processes; 10,000 requests at c = 8 / 64 / 256, best of 3; wall time and, for on
 process, the process's CPU time ``cpu_s``) and prints them as one JSON line, so that two versions can be timed turn about on a shared machine
 (``PYTHONPATH=OTHER/src`` runs another checkout's servescope with this script).
 
+Each run says whether the simulator ran compiled (``compiled_simulator``: ``servescope.native_sim``
+built for these sources); ``SERVESCOPE_PURE_PYTHON=1`` times the pure Python beside it.
+
 ``--opcodes`` counts instead of timing: the Python opcodes executed (and Python calls made)
 by each search case in one process and by 10,000 requests at c = 8 end to end, as one JSON
 line (~1 min). The count is the same from run to run whatever else the machine runs, so a
@@ -52,6 +55,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+if "--opcodes" in sys.argv:  # sys.settrace sees only Python: count the simulator's pure-Python source
+    os.environ["SERVESCOPE_PURE_PYTHON"] = "1"
+
+import servescope.predict.sim as sim
 from servescope.catalog.store import Catalog
 from servescope.documents import Scenario
 from servescope.predict.api import prepare, run_simulation, simulate
@@ -115,7 +122,7 @@ SEARCH_CASES = (
 def one_round(no_give_up: bool) -> None:
     """The headline figures of whichever servescope is first on sys.path, as one JSON line."""
     cat = Catalog.load([])
-    row: dict[str, Any] = {"servescope": str(Path(search.__code__.co_filename).parents[2]), "load_avg_1m": os.getloadavg()[0]}
+    row: dict[str, Any] = {"servescope": str(Path(search.__code__.co_filename).parents[2]), "compiled_simulator": sim.NATIVE, "load_avg_1m": os.getloadavg()[0]}
     for name, model, spec in SEARCH_CASES:
         work = SyntheticWorkload(**spec)  # type: ignore[arg-type]
         for workers in (1, 2):
@@ -219,6 +226,7 @@ def main() -> None:
             "python": platform.python_version(),
             "load_avg_1m": os.getloadavg()[0],
         },
+        "compiled_simulator": sim.NATIVE,
         "scenario": "llama-3.1-8b on 1 x h100-sxm, vLLM defaults (1024 seqs, 8192 batched tokens)",
     }
     print("## 10,000 requests (ISL 1024, OSL 256)")

@@ -7,6 +7,20 @@ from servescope.documents import Hardware, Model, Scenario
 from servescope.predict.step_time import GEMM_ROOFLINE_P
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With the compiled simulator loaded (``servescope.native_sim``), a ``pure_sim`` test would
+    patch or read Python the compiled classes do not have: it is skipped here and run in a process
+    that keeps pure Python (``tests/test_native_sim.py``)."""
+    import servescope.predict.sim as sim
+
+    if not sim.NATIVE:
+        return
+    skip = pytest.mark.skip(reason="compiled simulator loaded: run in pure Python by tests/test_native_sim.py")
+    for item in items:
+        if item.get_closest_marker("pure_sim") is not None:
+            item.add_marker(skip)
+
+
 @pytest.fixture(scope="session")
 def catalog() -> Catalog:
     return Catalog.load([])

@@ -153,6 +153,7 @@ def test_predict_sessions_is_labelled_as_run_labels_the_load(tmp_path: Path) -> 
     assert len((path.parent / "records.jsonl").read_text().splitlines()) == 6
 
 
+@pytest.mark.pure_sim
 def test_a_preempted_turn_keeps_the_blocks_it_decoded_cached(catalog: Catalog, monkeypatch: pytest.MonkeyPatch) -> None:
     # a pool too small for four sessions' turns: one is preempted while decoding; as vLLM caches
     # every full block computed, the blocks it decoded stay cached under its session's hashes when

@@ -257,6 +257,7 @@ def _mixed_requests(seed: int, n: int, conc: int) -> list[SimRequest]:
     return out
 
 
+@pytest.mark.pure_sim
 @pytest.mark.parametrize(
     "blocks, engine, concurrency, open_loop",
     [
@@ -294,6 +295,7 @@ def test_planning_runs_ahead_changes_nothing(
     assert any(len(c) > 1 for _, c, _, _ in batched)
 
 
+@pytest.mark.pure_sim
 @pytest.mark.parametrize(("concurrency", "open_loop"), [(1, False), (6, True), (12, False)])
 def test_long_and_short_decode_runs_give_the_same_times(catalog: Catalog, monkeypatch: pytest.MonkeyPatch, concurrency: int, open_loop: bool) -> None:
     """A multi-iteration decode run's end times come from a Python loop up to ``_SHORT_RUN``
@@ -427,6 +429,7 @@ def _check_decoder_totals(r: Replica) -> None:
     assert r.pool.used == own + cached
 
 
+@pytest.mark.pure_sim
 @pytest.mark.parametrize(
     "blocks, engine, concurrency, open_loop",
     [
@@ -489,6 +492,7 @@ def test_decoder_running_totals_match_the_slots(
     assert pool.free == pool.num_blocks
 
 
+@pytest.mark.pure_sim
 @pytest.mark.parametrize("give_up", [False, True])
 def test_a_finished_run_leaves_no_reference_cycle(catalog: Catalog, give_up: bool) -> None:
     """Once run, a simulation is freed by reference counting as soon as it is dropped
@@ -540,6 +544,7 @@ def _trace(requests: list[SimRequest], replicas: list[Replica], measured: dict[i
     return out
 
 
+@pytest.mark.pure_sim
 @pytest.mark.parametrize(
     "case",
     ["steady-dp4", "steady-dp1-c64", "burst-dp2", "open-loop", "zero-overhead-dp2", "pressure", "prefix", "sglang", "refused", "give-up", "least-loaded"],

@@ -5,17 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-CACHE_DIR_ENV = "SERVESCOPE_CACHE_DIR"
+from servescope.cache_dir import CACHE_DIR_ENV, default_cache_dir
 
-
-def default_cache_dir() -> Path:
-    """``$SERVESCOPE_CACHE_DIR``, else ``$XDG_CACHE_HOME/servescope``, else ``~/.cache/servescope``."""
-    explicit = os.environ.get(CACHE_DIR_ENV, "").strip()
-    if explicit:
-        return Path(explicit).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
-    return base / "servescope"
+__all__ = ["CACHE_DIR_ENV", "default_cache_dir", "resolve_cache_dir"]
 
 
 def resolve_cache_dir(cache_dir: str | os.PathLike[str] | None) -> Path:

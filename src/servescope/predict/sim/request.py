@@ -43,6 +43,7 @@ class SimRequest:
 RequestRow = tuple[int, str, str, int, int, int, int, int]
 
 _new = object.__new__
+_COMPILED = not __file__.endswith(".py")
 
 
 def requests_from_rows(rows: list[RequestRow]) -> list[SimRequest]:
@@ -51,6 +52,11 @@ def requests_from_rows(rows: list[RequestRow]) -> list[SimRequest]:
     dataclass constructor's cost per call (half of it: search makes ~17,600 requests per
     sweep). Every field is set here (an unset slot would raise on its first read);
     ``tests/predict/test_workload_input.py`` checks them against the constructor's, field by field."""
+    if _COMPILED:  # (compiled by mypyc, servescope.native_sim: the constructor is a C call, and object.__new__ is refused)
+        return [
+            SimRequest(index, request_id, phase, point, concurrency, prompt_tokens, max_tokens, target=target)
+            for index, request_id, phase, point, concurrency, prompt_tokens, max_tokens, target in rows
+        ]
     out: list[SimRequest] = []
     append = out.append
     for index, request_id, phase, point, concurrency, prompt_tokens, max_tokens, target in rows:

@@ -433,16 +433,19 @@ class VllmV1Scheduler:
         held = r.dec_blocks(clock + 1)
         have = [r.nblocks[s] for s in new]
 
-        def need(j: int) -> int:
-            return r.dec_blocks(clock + j) - held + sum(-(-(b + j) // bs) - h for b, h in zip(new_base, have, strict=True))
-
-        if need(k) <= free:
+        if _fit_need(r, clock, held, new_base, have, bs, k) <= free:
             return k
         lo, hi = 1, k  # need(lo) <= free is guaranteed by step 1
         while hi - lo > 1:
             mid = (lo + hi) // 2
-            if need(mid) <= free:
+            if _fit_need(r, clock, held, new_base, have, bs, mid) <= free:
                 lo = mid
             else:
                 hi = mid
         return lo
+
+
+def _fit_need(r: Replica, clock: int, held: int, new_base: list[int], have: list[int], bs: int, j: int) -> int:
+    """KV blocks beyond those held that ``_fit_blocks``'s requests need for ``j`` more tokens (a function,
+    not a closure: mypyc does not compile a closure in a static method)."""
+    return r.dec_blocks(clock + j) - held + sum(-(-(b + j) // bs) - h for b, h in zip(new_base, have, strict=True))
