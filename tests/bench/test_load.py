@@ -292,3 +292,76 @@ def test_a_staged_request_whose_pooled_connection_is_closed_while_it_waits_is_se
     assert sorted(r.request_id for r in kept) == ["0", "1", "2"]
     assert all(r.ok for r in kept), [(r.request_id, r.category, r.error) for r in kept]
     assert all(r.sent_ns >= r.start_ns for r in kept)
+
+
+def _staged_send_against_a_watching_server(go: bool) -> tuple[list[tuple[str, int]], int, object]:
+    """One staged send of a 200 KB prompt against a server that notes when a request's headers, all
+    but its last byte, and its whole body arrive; its gate answers ``go`` 60 ms after the send began."""
+    from servescope.bench.client import make_session, send
+    from servescope.bench.endpoint import Endpoint
+    from servescope.bench.load import NotSent
+    from servescope.documents.record import RequestRecord
+
+    seen: list[tuple[str, int]] = []
+    body = b'data: {"choices":[{"delta":{"content":"hi"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: %d\r\n\r\n" % len(body)
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            top = await reader.readuntil(b"\r\n\r\n")
+            seen.append(("headers", time.perf_counter_ns()))
+            length = int(top.lower().split(b"content-length:")[1].split(b"\r\n")[0])
+            await reader.readexactly(length - 1)
+            seen.append(("all but the last byte", time.perf_counter_ns()))
+            await reader.readexactly(1)
+            seen.append(("whole", time.perf_counter_ns()))
+            writer.write(head + body)
+            await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            seen.append(("cut", time.perf_counter_ns()))
+        finally:
+            writer.close()
+            with contextlib.suppress(ConnectionError):
+                await writer.wait_closed()
+
+    async def main() -> tuple[int, object]:
+        server = await asyncio.start_server(handle, "127.0.0.1", 0)
+        endpoint = Endpoint(f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}", model="m")
+        t0 = time.perf_counter_ns()
+        record = RequestRecord(request_id="r", phase="measured", concurrency=1, point=0, start_ns=0)
+        async with server, make_session() as session:
+            gate: Gate = asyncio.get_running_loop().create_future()
+            task = asyncio.create_task(send(session, endpoint, endpoint.body("x " * 100_000, 4, 0.0, None, None), record, t0_ns=t0, timeout_s=5, gate=gate))
+            await asyncio.sleep(0.060)
+            opened = time.perf_counter_ns()
+            gate.set_result(go)
+            try:
+                await task
+                outcome: object = record
+            except NotSent:
+                outcome = NotSent
+            await asyncio.sleep(0.020)  # the server's side of a cut connection
+        return opened, outcome
+
+    opened, outcome = asyncio.run(main())
+    return seen, opened, outcome
+
+
+def test_a_staged_request_is_written_ahead_but_reaches_the_server_whole_only_at_its_gate() -> None:
+    """All but a staged request's last byte goes ahead of its time; the request is whole - something
+    the server can act on - only once its gate opens, and it is stamped sent then."""
+    seen, opened, outcome = _staged_send_against_a_watching_server(True)
+    at = dict(seen)
+    assert [name for name, _ in seen] == ["headers", "all but the last byte", "whole"]
+    assert at["all but the last byte"] < opened <= at["whole"]
+    assert getattr(outcome, "ok", False) and getattr(outcome, "attempts", None) == 1
+
+
+def test_a_staged_request_whose_gate_says_no_is_never_completed_and_its_connection_is_cut() -> None:
+    """The run stopped while a request was staged, part of it written: its connection is aborted, so
+    the server never holds a whole request, and the holder gets NotSent (recorded as not sent)."""
+    from servescope.bench.load import NotSent
+
+    seen, _, outcome = _staged_send_against_a_watching_server(False)
+    assert outcome is NotSent
+    assert [name for name, _ in seen] == ["headers", "all but the last byte", "cut"]

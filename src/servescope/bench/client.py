@@ -99,12 +99,17 @@ def usage_problem(usage: dict[str, Any], max_tokens: Any) -> str | None:
 # aiohttp 3.12 writes a body through Payload.write_with_length and holds the headers back until the
 # body's first bytes: the gate depends on both (pyproject requires aiohttp >= 3.12).
 class _GatedBody(aiohttp.payload.BytesPayload):
-    """A request body written only once ``gate`` says so: the request is prepared ahead of its
-    send (connection taken, headers built; aiohttp holds the headers back to go with the
-    first bytes of the body), and at the gate its headers and body are written at once.
-    ``record.sent_ns`` and ``record.attempts`` are stamped there, when the bytes are handed
-    to the connection. A gate that says ``False`` (the run stopped first) writes and stamps
-    nothing: :class:`NotSent`."""
+    """A request body completed only once ``gate`` says so: the request is prepared ahead of
+    its send (connection taken, headers built), its headers and all of its body but the last
+    byte are written then, and the last byte at the gate. The server can act on a request only
+    once its body is whole (Content-Length), so the request reaches it at its scheduled time;
+    what the gate writes is one byte, whatever the prompt's size, so the sends due at one
+    instant go out together rather than one body copy after another (a 500 KB prompt costs
+    ~0.1 ms of loopback TCP work on the sender's CPU). ``record.sent_ns`` and
+    ``record.attempts`` are stamped at the gate, when the request is completed on the
+    connection. A gate that says ``False`` (the run stopped first) stamps nothing and never
+    completes the request: a connection holding part of one is aborted, so the server
+    discards it (:class:`NotSent`)."""
 
     def __init__(self, value: bytes, gate: Gate, record: RequestRecord, t0_ns: int, attempt: int) -> None:
         super().__init__(value, content_type="application/json")
@@ -114,11 +119,23 @@ class _GatedBody(aiohttp.payload.BytesPayload):
         self._attempt = attempt
 
     async def write_with_length(self, writer: Any, content_length: int | None) -> None:
-        if not await _go(self._gate):
+        body = memoryview(self._value)
+        if content_length is not None:
+            body = body[:content_length]
+        gate = self._gate
+        held = 0
+        if not gate.done() and len(body) > 1:
+            await writer.write(body[:-1])  # (aiohttp's held-back headers go with it)
+            held = 1
+        if not await _go(gate):
+            if held:
+                transport = getattr(writer, "transport", None)
+                if transport is not None:
+                    transport.abort()  # part of a request on it: never reused, never completed
             raise NotSent  # aiohttp hands it back wrapped in a ClientConnectionError: see _stream
         self._record.sent_ns = time.perf_counter_ns() - self._t0_ns
         self._record.attempts = self._attempt  # None until then: a request stopped while staged was never sent
-        await super().write_with_length(writer, content_length)
+        await writer.write(body[len(body) - held :] if held else body)
 
 
 async def _go(gate: Gate) -> bool:
