@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from typing import Any
 
 import aiohttp
 
 from servescope import limits
 from servescope.bench.endpoint import Endpoint, classify_http_error
-from servescope.bench.load import Gate, NotSent
+from servescope.bench.load import Gate, NotSent, StagedGate
 from servescope.bench.openai_stream import parse_chunk
 from servescope.bench.sse import SseLimitError, SseParser
 from servescope.documents.record import RequestRecord
@@ -124,18 +125,44 @@ class _GatedBody(aiohttp.payload.BytesPayload):
             body = body[:content_length]
         gate = self._gate
         held = 0
+        fired = False
+        fire: Callable[[], None] | None = None
         if not gate.done() and len(body) > 1:
             await writer.write(body[:-1])  # (aiohttp's held-back headers go with it)
             held = 1
-        if not await _go(gate):
+            staged: asyncio.Transport | None = getattr(writer, "transport", None)
+            if isinstance(gate, StagedGate) and staged is not None and not gate.done():
+                conn, last = staged, bytes(body[-1:])
+
+                def fire() -> None:
+                    # the opener's call at the scheduled time: the request completed there, no wake-up between
+                    nonlocal fired
+                    if conn.is_closing():
+                        return  # (lost while staged: sent again by _stream, on a new connection)
+                    self._stamp()
+                    conn.write(last)
+                    fired = True
+
+                gate.on_open = fire
+        try:
+            go = await _go(gate)
+        finally:
+            if isinstance(gate, StagedGate) and fire is not None and gate.on_open is fire:
+                gate.on_open = None  # (cancelled, or stopped: never called late)
+        if not go:
             if held:
                 transport = getattr(writer, "transport", None)
                 if transport is not None:
                     transport.abort()  # part of a request on it: never reused, never completed
             raise NotSent  # aiohttp hands it back wrapped in a ClientConnectionError: see _stream
+        if fired:
+            return
+        self._stamp()
+        await writer.write(body[len(body) - held :] if held else body)
+
+    def _stamp(self) -> None:
         self._record.sent_ns = time.perf_counter_ns() - self._t0_ns
         self._record.attempts = self._attempt  # None until then: a request stopped while staged was never sent
-        await writer.write(body[len(body) - held :] if held else body)
 
 
 async def _go(gate: Gate) -> bool:

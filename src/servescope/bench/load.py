@@ -22,7 +22,19 @@ from servescope.workload.arrivals import Arrival, arrival_offsets_ns
 
 T = TypeVar("T")
 
-__all__ = ["STAGE_LEAD_NS", "Arrival", "Gate", "LoadOutcome", "NotSent", "arrival_offsets_ns", "closed_loop", "open_loop", "sends_rate", "sleep_until_ns"]
+__all__ = [
+    "STAGE_LEAD_NS",
+    "Arrival",
+    "Gate",
+    "LoadOutcome",
+    "NotSent",
+    "StagedGate",
+    "arrival_offsets_ns",
+    "closed_loop",
+    "open_loop",
+    "sends_rate",
+    "sleep_until_ns",
+]
 
 
 @dataclass
@@ -69,6 +81,16 @@ SPIN_NS = 1_500_000
 
 # A staged request's go-ahead: True (write it now) or False (the run stopped: never write it).
 Gate = asyncio.Future[bool]
+
+
+class StagedGate(asyncio.Future[bool]):
+    """The gates ``open_loop`` hands out. Their holder may set ``on_open``: called by the opener
+    itself, synchronously, at the scheduled time, before the gate's result wakes anyone. A staged
+    client send completes its request there (one byte written, ``bench.client``), so the sends
+    due at one instant leave back to back, not each after a task wake-up behind the other
+    streams' callbacks. Called once at most; a gate that says ``False`` never calls it."""
+
+    on_open: Callable[[], None] | None = None
 
 
 class NotSent(Exception):
@@ -129,7 +151,7 @@ async def open_loop(
     loop = asyncio.get_running_loop()
     tasks: list[asyncio.Task[None]] = []
     limiter = asyncio.Semaphore(max_in_flight) if max_in_flight else None
-    due: deque[tuple[int, int, Gate]] = deque()  # (scheduled, write cost, gate): staged, not yet open, in schedule order
+    due: deque[tuple[int, int, StagedGate]] = deque()  # (scheduled, write cost, gate): staged, not yet open, in schedule order
     staged = asyncio.Event()
     all_staged = False
     last_opened = start
@@ -158,7 +180,7 @@ async def open_loop(
                         gate.set_result(False)
                 continue
             now = clock()
-            opening: list[tuple[int, int, Gate]] = []
+            opening: list[tuple[int, int, StagedGate]] = []
             while due and due[0][0] <= now:
                 opening.append(due.popleft())
             # every request due now is on time whatever their order among themselves: each one
@@ -166,6 +188,10 @@ async def open_loop(
             # stable sort, so without costs they go in schedule order)
             for _, _, gate in sorted(opening, key=lambda entry: entry[1]):
                 if not gate.done():
+                    fire = gate.on_open
+                    if fire is not None:
+                        gate.on_open = None
+                        fire()
                     gate.set_result(True)
             last_opened = now
 
@@ -174,7 +200,7 @@ async def open_loop(
         for it, off in zip(items, offsets_ns, strict=True):
             scheduled = start + off
             await _sleep_until(scheduled - lead_ns, clock, is_stopped)
-            gate: Gate = loop.create_future()
+            gate = StagedGate(loop=loop)
             due.append((scheduled, cost(it) if cost is not None else 0, gate))
             staged.set()
             tasks.append(asyncio.create_task(guarded(it, scheduled, gate)))
