@@ -71,9 +71,13 @@ def built_dir() -> Path | None:
     return folder if (folder / COMPLETE).is_file() else None
 
 
+def _pure() -> bool:
+    return os.environ.get(PURE_ENV, "").strip() not in ("", "0")
+
+
 def activate(package_path: list[str]) -> bool:
     """Put the compiled modules first on ``sim``'s path when a build of these sources exists."""
-    if os.environ.get(PURE_ENV, "").strip() not in ("", "0"):
+    if _pure():
         return False
     folder = built_dir()
     if folder is None:
@@ -162,10 +166,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.status:
         folder = built_dir()
-        pure = os.environ.get(PURE_ENV, "").strip() not in ("", "0")
         if folder is None:
             print(f"pure Python: no compiled simulator for these sources in {build_root()} (python -m servescope.native_sim builds it)")
-        elif pure:
+        elif _pure():
             print(f"pure Python: {PURE_ENV} is set (a compiled simulator is in {folder})")
         else:
             print(f"compiled: {folder}")

@@ -124,24 +124,23 @@ class _GatedBody(aiohttp.payload.BytesPayload):
         if content_length is not None:
             body = body[:content_length]
         gate = self._gate
-        held = 0
-        fired = False
+        rest: bytes | memoryview = body  # what is still to be written
+        transport: asyncio.Transport | None = None
         fire: Callable[[], None] | None = None
         if not gate.done() and len(body) > 1:
             await writer.write(body[:-1])  # (aiohttp's held-back headers go with it)
-            held = 1
-            staged: asyncio.Transport | None = getattr(writer, "transport", None)
-            if isinstance(gate, StagedGate) and staged is not None and not gate.done():
-                conn, last = staged, bytes(body[-1:])
+            rest = bytes(body[-1:])
+            transport = conn = getattr(writer, "transport", None)
+            if isinstance(gate, StagedGate) and conn is not None and not gate.done():
 
                 def fire() -> None:
                     # the opener's call at the scheduled time: the request completed there, no wake-up between
-                    nonlocal fired
+                    nonlocal rest
                     if conn.is_closing():
                         return  # (lost while staged: sent again by _stream, on a new connection)
                     self._stamp()
-                    conn.write(last)
-                    fired = True
+                    conn.write(rest)
+                    rest = b""
 
                 gate.on_open = fire
         try:
@@ -150,15 +149,12 @@ class _GatedBody(aiohttp.payload.BytesPayload):
             if isinstance(gate, StagedGate) and fire is not None and gate.on_open is fire:
                 gate.on_open = None  # (cancelled, or stopped: never called late)
         if not go:
-            if held:
-                transport = getattr(writer, "transport", None)
-                if transport is not None:
-                    transport.abort()  # part of a request on it: never reused, never completed
+            if transport is not None:
+                transport.abort()  # part of a request on it: never reused, never completed
             raise NotSent  # aiohttp hands it back wrapped in a ClientConnectionError: see _stream
-        if fired:
-            return
-        self._stamp()
-        await writer.write(body[len(body) - held :] if held else body)
+        if rest:  # (empty once the opener completed it)
+            self._stamp()
+            await writer.write(rest)
 
     def _stamp(self) -> None:
         self._record.sent_ns = time.perf_counter_ns() - self._t0_ns
