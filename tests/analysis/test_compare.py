@@ -313,3 +313,24 @@ def test_a_measured_open_loop_row_carries_its_rate_so_it_pairs_with_its_predicti
     c = compare(p, m)
     assert [(x.metric, x.error_pct) for x in c.pairs if x.metric == "ttft_ms"] == [("ttft_ms", pytest.approx(10.0))]
     assert c.unpaired_a == [] and c.unpaired_b == []
+
+
+def test_a_measured_row_carries_its_medians_so_compare_pairs_them_with_the_predictions() -> None:
+    """A run's row and an imported harness's row carry the TTFT and ITL medians as a prediction's
+    row does: compare pairs median with median, beside the means."""
+    from servescope.analysis.importers._model import evaluation_row as imported_row
+    from servescope.analysis.metrics import aggregate
+    from servescope.analysis.results import evaluation_row, metrics_of
+    from tests.analysis.test_metrics import R1, R2
+
+    m = metrics_of(aggregate([R1, R2]))
+    row = evaluation_row(2, m)
+    assert m.ttft_ms is not None and m.itl_ms is not None
+    assert (row.ttft_p50_ms, row.itl_p50_ms) == (m.ttft_ms.p50, m.itl_ms.p50)
+    got = imported_row(4, 8, {"output_tokens_per_sec": 1.0, "input_tokens_per_sec": 1.0}, ttft={"mean": 90.0, "p50": 80.0},
+                       itl={"mean": 9.0, "p50": 7.5}, e2e=None, mean_isl=None, mean_osl=None)  # fmt: skip
+    assert (got["ttft_p50_ms"], got["itl_p50_ms"]) == (80.0, 7.5)
+    measured_doc = measured(points=[{**row.model_dump(exclude_none=True)}])
+    p = predicted(points=[{"concurrency": 2, "ttft_ms": 1.0, "ttft_p50_ms": row.ttft_p50_ms * 1.1, "itl_p50_ms": row.itl_p50_ms * 0.9}])
+    pairs = {x.metric: x.error_pct for x in compare(p, measured_doc).pairs}
+    assert pairs["ttft_p50_ms"] == pytest.approx(10.0) and pairs["itl_p50_ms"] == pytest.approx(-10.0)

@@ -148,3 +148,49 @@ def test_points_at_one_concurrency_share_a_failure_entry() -> None:
 def test_a_single_point_run_keeps_concurrency_null() -> None:
     res = _build(SERVING, [_outcome(0, 2, [_ok(0, 0, 2), _failed(1, 0, 2)])])
     assert [(f.concurrency, f.count) for f in res.failures] == [(None, 1)]
+
+
+def _long_prompt(i: int, point: int, conc: int, input_tokens: int, span_ms: int) -> RequestRecord:
+    ms = 1_000_000
+    start = i * span_ms * ms
+    return RequestRecord(
+        request_id=f"l{point}-{i}",
+        concurrency=conc,
+        point=point,
+        start_ns=start,
+        sent_ns=start,
+        first_token_ns=start + ms,
+        end_ns=start + span_ms * ms,
+        chunk_ns=[start + ms, start + span_ms * ms],
+        input_tokens=input_tokens,
+        output_tokens=2,
+        token_count_source="server-usage",
+    )
+
+
+def test_the_runs_hit_rate_counts_each_point_by_its_prompt_tokens_and_kv_by_its_seconds() -> None:
+    """A sweep's run-level engine figures: hits over queries across the points (a point that
+    sent 9x the prompt tokens counts 9x), KV utilisation over the run's time (a point measured
+    for 3x the seconds counts 3x); not the plain mean of the points' figures."""
+    from servescope.bench.outcome import EngineWindow
+
+    small = _outcome(0, 1, [_long_prompt(i, 0, 1, 100, 10) for i in range(2)])  # 200 prompt tokens, 20 ms
+    big = _outcome(1, 2, [_long_prompt(i, 1, 2, 900, 30) for i in range(2)])  # 1,800 prompt tokens, 60 ms
+    small.engine = EngineWindow(kv_utilization=0.2, prefix_cache_hit_rate=0.0)
+    big.engine = EngineWindow(kv_utilization=0.6, prefix_cache_hit_rate=0.5)
+    res = _build(SWEEP, [small, big])
+    assert res.metrics.prefix_cache_hit_rate == pytest.approx((0.0 * 200 + 0.5 * 1800) / 2000)  # 0.45, not 0.25
+    assert res.metrics.kv_utilization == pytest.approx((0.2 * 20 + 0.6 * 60) / 80)  # 0.5, not 0.4
+    points = res.points or []
+    assert [p.metrics.prefix_cache_hit_rate for p in points] == [0.0, 0.5]  # each point keeps its own window's
+
+
+def test_a_point_without_a_hit_rate_takes_no_part_in_the_runs() -> None:
+    from servescope.bench.outcome import EngineWindow
+
+    small = _outcome(0, 1, [_long_prompt(i, 0, 1, 100, 10) for i in range(2)])
+    big = _outcome(1, 2, [_long_prompt(i, 1, 2, 900, 30) for i in range(2)])
+    small.engine = EngineWindow(prefix_cache_hit_rate=0.3)
+    res = _build(SWEEP, [small, big])
+    assert res.metrics.prefix_cache_hit_rate == pytest.approx(0.3)
+    assert res.metrics.kv_utilization is None

@@ -238,8 +238,9 @@ def _row_fields(concurrency: int, m: Metrics) -> dict[str, Any]:
 
 def evaluation_row(concurrency: int, m: Metrics) -> EvaluationPoint:
     """The EvaluationRun row of one point's Metrics (an open-loop point with its requested rate,
-    by which compare pairs it with a prediction of the same rate)."""
-    return EvaluationPoint(**_row_fields(concurrency, m), request_rate=m.requested_rate)
+    by which compare pairs it with a prediction of the same rate; its TTFT and ITL medians,
+    which compare pairs with a prediction's as it pairs the means)."""
+    return EvaluationPoint(**_row_fields(concurrency, m), request_rate=m.requested_rate, ttft_p50_ms=_p50(m.ttft_ms), itl_p50_ms=_p50(m.itl_ms))
 
 
 def prediction_row(concurrency: int, m: Metrics) -> PredictionPoint:

@@ -14,6 +14,7 @@ concurrency)."""
 from __future__ import annotations
 
 import dataclasses
+import math
 import platform
 import subprocess
 import sys
@@ -56,13 +57,25 @@ def git_commit() -> str | None:
     return out.stdout.strip() or None if out.returncode == 0 else None
 
 
-def _merge_engine(windows: list[EngineWindow]) -> EngineWindow:
-    kv = [w.kv_utilization for w in windows if w.kv_utilization is not None]
-    hr = [w.prefix_cache_hit_rate for w in windows if w.prefix_cache_hit_rate is not None]
+def _weighted_mean(values: list[tuple[float | None, float | None]]) -> float | None:
+    """The mean of the known values weighted by their weights; the plain mean where a known
+    value's weight is unknown or none is positive (no weight is made up)."""
+    known = [(v, w) for v, w in values if v is not None]
+    if not known:
+        return None
+    if all(w is not None and math.isfinite(w) and w >= 0 for _, w in known) and (total := sum(w for _, w in known if w is not None)) > 0:
+        return sum(v * w for v, w in known if w is not None) / total
+    return sum(v for v, _ in known) / len(known)
+
+
+def _merge_engine(windows: list[EngineWindow], prompt_tokens: list[float | None], seconds: list[float | None]) -> EngineWindow:
+    """The run's engine figures from its points' windows: the cache hit rate is hits over
+    queries, so each point's rate counts by the prompt tokens it sent (the queries' unit); the
+    KV utilisation is a mean over time, so each point's counts by its measured seconds."""
     pre = [w.preemptions for w in windows if w.preemptions is not None]
     return EngineWindow(
-        kv_utilization=sum(kv) / len(kv) if kv else None,
-        prefix_cache_hit_rate=sum(hr) / len(hr) if hr else None,
+        kv_utilization=_weighted_mean([(w.kv_utilization, s) for w, s in zip(windows, seconds, strict=True)]),
+        prefix_cache_hit_rate=_weighted_mean([(w.prefix_cache_hit_rate, t) for w, t in zip(windows, prompt_tokens, strict=True)]),
         preemptions=sum(pre) if pre else None,
         gpu=windows[0].gpu if len(windows) == 1 else merge_gpu_windows([w.gpu for w in windows]),
     )
@@ -98,7 +111,12 @@ def build_result(
         for cols in point_columns:
             everything.extend(cols)
     agg = aggregate_columns(everything)
-    engine = _merge_engine([o.engine for o in outcomes])
+    point_aggs = [agg] if len(point_columns) == 1 else [aggregate_columns(cols) for cols in point_columns]
+    engine = _merge_engine(
+        [o.engine for o in outcomes],
+        [a.metrics.get("input_tokens_total") for a in point_aggs],
+        [a.metrics.get("duration_s") for a in point_aggs],
+    )
     achieved = None
     if requested_rate is not None:
         rates = [o.load.achieved_rate for o in outcomes if o.load and o.load.achieved_rate]
@@ -108,8 +126,7 @@ def build_result(
     if len(outcomes) > 1 or workload.kind == "sweep" or workload.sweep is not None:
         points = []
         per_point = []
-        for o, cols in zip(outcomes, point_columns, strict=True):
-            pagg = aggregate_columns(cols)
+        for o, pagg in zip(outcomes, point_aggs, strict=True):
             per_point.append((o.point.concurrency, pagg.failures))
             points.append(result_point(o.point.concurrency, o.point.context_tokens, o.point.measured, metrics_of(pagg, _figures(o.engine))))
         failures = failures_by_concurrency(per_point)

@@ -177,11 +177,15 @@ def evaluation_row(
     **extra: Any,
 ) -> dict[str, Any]:
     """The EvaluationRun row of one imported point: the means of its distributions
-    (``itl`` is whichever of the harness's series the row reports as ITL) and its
-    throughputs, mean lengths rounded to whole tokens."""
+    (``itl`` is whichever of the harness's series the row reports as ITL), the TTFT and
+    ITL medians where the harness gives them (compare pairs them with a prediction's),
+    and its throughputs, mean lengths rounded to whole tokens."""
 
     def mean(d: Mapping[str, Any] | None) -> float | None:
         return None if d is None else d.get("mean")
+
+    def p50(d: Mapping[str, Any] | None) -> float | None:
+        return None if d is None else d.get("p50")
 
     return {
         "concurrency": concurrency,
@@ -190,6 +194,8 @@ def evaluation_row(
         "input_tokens_per_sec": metrics["input_tokens_per_sec"],
         "ttft_ms": mean(ttft),
         "itl_ms": mean(itl),
+        "ttft_p50_ms": p50(ttft),
+        "itl_p50_ms": p50(itl),
         "e2e_ms": mean(e2e),
         "mean_isl": rounded_mean(mean_isl),
         "mean_osl": rounded_mean(mean_osl),
