@@ -41,9 +41,11 @@ def test_a_sessions_prediction_compares_with_its_measurement(llama: LlamaServer,
     assert set(run_rows[0]) == set(sim_rows[0]) and [r["completed"] for r in sim_rows] == [2, 2, 2]
     for k in (1, 2, 3):
         assert f"turn {k}: 2 completed, TTFT p50 " in measured.stdout and f"turn {k}: 2 completed, TTFT p50 " in predicted.stdout
-    # the engine's prompt counts and the simulated ones: the same history, the template's tokens approximated
+    # the engine's prompt counts and the simulated ones: the same history in the template's wraps by role
+    # (an answer sent back is tokenised anew by the engine: within a token or so of its --osl)
+    assert run_rows[0]["input_tokens_mean"] == sim_rows[0]["input_tokens_mean"], (run_rows, sim_rows)
     for run_row, sim_row in zip(run_rows, sim_rows, strict=True):
-        assert abs(run_row["input_tokens_mean"] - sim_row["input_tokens_mean"]) <= 8, (run_rows, sim_rows)
+        assert abs(run_row["input_tokens_mean"] - sim_row["input_tokens_mean"]) <= 2, (run_rows, sim_rows)
     compared = _cli("compare", str(prediction_path), str(result_path), cache=tmp_path / "cache")
     assert compared.returncode == 0, compared.stdout + compared.stderr
     assert result["workload_id"] in compared.stdout, compared.stdout

@@ -138,10 +138,10 @@ def test_cached_requests_are_the_drawn_ones(catalog: Catalog, spec: SyntheticWor
 
 
 def test_a_chat_lines_prompt_counts_the_template_of_each_message(catalog: Catalog) -> None:
-    """A prompt file's chat line is wrapped message by message: its count is the one-message
-    template plus each further message's share (predict.sessions.tokens_per_message), as the
-    engine counts it, not the template once (a 21-message chat was predicted 42 % short)."""
-    from servescope.predict.sessions import tokens_per_message
+    """A prompt file's chat line is wrapped message by message, each by its role's wrap
+    (predict.sessions.template_tokens_for), as the engine counts it, not the template once (a
+    21-message chat was predicted 42 % short). The embedded engine (2026-12-07) gave this chat's
+    11 user and 10 assistant messages 141 template tokens: 5 + 11 x 6 + 10 x 7."""
     from servescope.predict.workload_input import PromptTokenizer
     from servescope.workload.plan import PlannedRequest
 
@@ -151,5 +151,5 @@ def test_a_chat_lines_prompt_counts_the_template_of_each_message(catalog: Catalo
     count = PromptTokenizer(dep, 4.0)
     one = count(PlannedRequest("a", text, "p0", 8, None))
     chat = count(PlannedRequest("b", text, "p0", 8, None, messages=msgs))
-    assert chat.count - one.count == 20 * tokens_per_message(dep.template_tokens) > 0
+    assert dep.template_tokens + chat.count - one.count == 141
     assert count(PlannedRequest("c", text, "p0", 8, None)).count == one.count  # the plain line is not confused with the chat in the memo

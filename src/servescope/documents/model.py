@@ -7,8 +7,18 @@ from typing import Literal
 
 from pydantic import Field
 
-from servescope.documents.base import Document, Issue, NonEmptyStr, error
+from servescope.documents.base import Document, Issue, NonEmptyStr, StrictModel, error
 from servescope.documents.hardware import Source
+
+
+class ChatMessageTokens(StrictModel):
+    """Tokens the chat template puts around one message of each role in a conversation's history
+    (its role header and closing; ChatML's ``<|im_start|>user\\n`` ... ``<|im_end|>\\n``). A role left
+    out is taken as half of ``chat_template_tokens``, rounded up."""
+
+    system: int | None = Field(default=None, ge=0, description="Around a system message.")
+    user: int | None = Field(default=None, ge=0, description="Around a user message (chat_template_tokens less this is the generation prompt).")
+    assistant: int | None = Field(default=None, ge=0, description="Around an earlier answer resent in the history.")
 
 
 class Model(Document):
@@ -99,6 +109,11 @@ class Model(Document):
     torch_dtype: str | None = Field(default=None, description="HF torch_dtype of the published weights, e.g. bfloat16.")
     quantization: str | None = Field(default=None, description="HF quantization_config.quant_method of the published checkpoint, e.g. mxfp4.")
     chat_template_tokens: int | None = Field(default=None, ge=0, description="Tokens the chat template adds to a one-message prompt (measured or counted).")
+    chat_message_tokens: ChatMessageTokens | None = Field(
+        default=None,
+        description="Tokens the chat template adds around one message of each role of a multi-message prompt (measured or counted); "
+        "unset roles: half of chat_template_tokens, rounded up.",
+    )
     tokenizer: str | None = Field(
         default=None,
         description="A tokenizer.json that counts this model's tokens: a path, or 'package:' + a file under servescope's data folder.",
@@ -119,6 +134,14 @@ class Model(Document):
 
     def check(self) -> list[Issue]:
         issues = []
+        wraps = self.chat_message_tokens
+        if wraps is not None and wraps.user is not None:
+            if self.chat_template_tokens is None:
+                issues.append(error("chat_message_tokens.user", "needs chat_template_tokens (the one-message prompt it is part of)"))
+            elif wraps.user > self.chat_template_tokens:
+                issues.append(
+                    error("chat_message_tokens.user", f"{wraps.user} is more than chat_template_tokens ({self.chat_template_tokens}), which includes it")
+                )
         if self.num_attention_heads % self.num_key_value_heads:
             issues.append(error("num_key_value_heads", "must divide num_attention_heads"))
         moe = (self.num_experts, self.num_experts_per_tok)

@@ -46,7 +46,7 @@ from servescope.predict.outputs import (
     relabel_concurrency,
 )
 from servescope.predict.regimes import LoadShape
-from servescope.predict.sessions import check_budget, is_multi_turn, session_phases, tokens_per_message, turn_numbers
+from servescope.predict.sessions import check_budget, is_multi_turn, message_wraps, session_phases, turn_numbers
 from servescope.predict.sim.load import Phase
 from servescope.predict.sim.simulator import SimOutcome, Simulation, TtftGiveUp
 from servescope.predict.stream_chunks import TIMES_EVERY_CHUNK, textless_chunks
@@ -429,9 +429,9 @@ def simulate(
                 assert prepared.points is not None
                 resolved["session_prompts"] = {
                     "template_tokens": dep.template_tokens,
-                    "template_tokens_per_message": tokens_per_message(dep.template_tokens),
-                    "approximation": "each message of the history beyond the first adds half the one-message template's tokens, "
-                    "rounded up (the rest is the generation prompt); an answer is max_tokens long",
+                    "template_tokens_by_role": message_wraps(dep),
+                    "approximation": "each message of the history adds its role's wrap (the model document's chat_message_tokens; "
+                    "a role it leaves out, half the one-message template's tokens, rounded up); an answer is max_tokens long",
                 }
                 # per turn number, as run reports them (bench.sessions.turn_report's shape)
                 resolved["turns"] = turn_rows(lazy.records, turn_numbers(prepared.points))

@@ -6,13 +6,15 @@ one simulated phase whose turns carry the whole history, and the per-turn figure
 
 Turn k's prompt, as the engine counts it: the session's system message (if any), every
 earlier user message and answer, this turn's user message, and the chat template's
-tokens around each message plus the generation prompt. The deployment knows only what
-the template adds to a *one*-message prompt (``Model.chat_template_tokens``: the
-message's wrap and the generation prompt); each further message is taken to add
-``tokens_per_message`` = half of that, rounded up (ChatML's ``<|im_start|>role\\n ...
-<|im_end|>\\n`` against its ``<|im_start|>assistant\\n``: 6 of the shipped tokenizer's 11
-for a user message; its system and assistant wraps are 8 and 7). An answer is its
-``max_tokens`` long (``run`` holds outputs at ``--osl``).
+tokens around each message plus the generation prompt. ``Model.chat_template_tokens`` is
+what the template adds to a *one*-message prompt (a user message's wrap and the generation
+prompt); ``Model.chat_message_tokens`` what it puts around one message of each role
+(``message_wraps``; measured on the embedded llama.cpp engine for the shipped model: ChatML
+wraps a system message in 8 of its tokenizer's tokens, a user message in 6 and an answer in
+7, so its generation prompt is 11 - 6 = 5). A role the model document leaves out is taken
+to add ``tokens_per_message`` = half of the one-message template, rounded up. An answer is
+its ``max_tokens`` long (``run`` holds outputs at ``--osl``); how the engine counts an answer's
+text when it is sent back is not modelled.
 
 Prefix cache: each session is one token stream (ids a function of the session and the
 position only), so turn k+1's prompt begins with turn k's prompt and answer token for
@@ -33,8 +35,29 @@ from servescope.workload.plan import PlannedPoint
 
 
 def tokens_per_message(template_tokens: int) -> int:
-    """What the chat template adds per message of the history beyond the first (see the module's note)."""
+    """What the chat template is taken to add per message of a role the model document does not
+    give (see the module's note): half the one-message template, rounded up."""
     return -(-template_tokens // 2)
+
+
+def message_wraps(dep: Deployment) -> dict[str, int]:
+    """The tokens the chat template puts around one message of each role: the model document's
+    ``chat_message_tokens``, a role it leaves out ``tokens_per_message``."""
+    given = dep.model.chat_message_tokens
+    default = tokens_per_message(dep.template_tokens)
+    out = {"system": default, "user": default, "assistant": default}
+    if given is not None:
+        out.update({role: n for role, n in given.model_dump().items() if n is not None})
+    return out
+
+
+def template_tokens_for(dep: Deployment, roles: list[str]) -> int:
+    """What the chat template adds to a prompt of messages with these ``roles``: each message's
+    wrap, and the generation prompt (the one-message template less a user message's wrap). An
+    unknown role (``tool``, ``developer``) counts as a user message."""
+    wraps = message_wraps(dep)
+    generation = max(0, dep.template_tokens - wraps["user"])
+    return generation + sum(wraps.get(role, wraps["user"]) for role in roles)
 
 
 def is_multi_turn(points: list[PlannedPoint] | None) -> bool:
@@ -71,7 +94,10 @@ def session_phases(points: list[PlannedPoint], dep: Deployment) -> list[Phase]:
     """One phase per planned point: every session's turns, each turn's prompt its whole history."""
     eng = dep.engine
     bs, caching, max_len = eng.block_size, eng.enable_prefix_caching, eng.max_model_len
-    wrap = tokens_per_message(dep.template_tokens)
+    wraps = message_wraps(dep)
+    # a turn's prompt ends with its user message's wrap and the generation prompt (the one-message
+    # template); the next turn's history keeps the user message's wrap and closes the answer
+    generation = max(0, dep.template_tokens - wraps["user"])
     phases: list[Phase] = []
     index = 0
     for point in points:
@@ -79,7 +105,7 @@ def session_phases(points: list[PlannedPoint], dep: Deployment) -> list[Phase]:
         follow: dict[SimRequest, SimRequest] = {}
         for name, places in _sessions(point).items():
             first = point.requests[places[0]]
-            history = first.system_tokens_nominal + wrap if first.system_tokens_nominal else 0
+            history = first.system_tokens_nominal + wraps["system"] if first.system_tokens_nominal else 0
             lengths: list[tuple[int, int]] = []
             for place in places:
                 pr = point.requests[place]
@@ -87,8 +113,8 @@ def session_phases(points: list[PlannedPoint], dep: Deployment) -> list[Phase]:
                 prompt = history + pr.input_tokens_nominal + dep.template_tokens
                 answer = max(1, min(pr.max_tokens, max_len - prompt)) if eng.overflow == "truncate" else pr.max_tokens
                 lengths.append((prompt, answer))
-                # the next turn resends this prompt, the answer, the answer's closing and the next user message's wrap
-                history = prompt + answer + 2 * wrap - dep.template_tokens
+                # the next turn resends this prompt less the generation prompt, and the answer in its wrap
+                history = prompt - generation + answer + wraps["assistant"]
             # the turns before the first the engine refuses (too long for the context or the pool): the
             # later ones are never sent, so only these need hashes (each turn's prompt and answer)
             sent = next((k for k, (prompt, answer) in enumerate(lengths) if not _admissible(dep, prompt, answer)), len(lengths))
@@ -123,4 +149,4 @@ def turn_numbers(points: list[PlannedPoint]) -> dict[str, int]:
     return number
 
 
-__all__ = ["check_budget", "is_multi_turn", "session_phases", "tokens_per_message", "turn_numbers"]
+__all__ = ["check_budget", "is_multi_turn", "message_wraps", "session_phases", "template_tokens_for", "tokens_per_message", "turn_numbers"]

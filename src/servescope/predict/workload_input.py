@@ -14,7 +14,7 @@ from servescope import limits
 from servescope.predict.dataset_lengths import check_means, draw_sharegpt, sharegpt_filter
 from servescope.predict.deployment import Deployment
 from servescope.predict.replay import Replay, replay, symmetric
-from servescope.predict.sessions import tokens_per_message
+from servescope.predict.sessions import message_wraps, template_tokens_for
 from servescope.predict.sim.load import Phase
 from servescope.predict.sim.request import SimRequest, requests_from_rows
 from servescope.predict.stream_chunks import TIMES_EVERY_CHUNK, check_client, check_endpoint
@@ -266,11 +266,11 @@ class PromptTokenizer:
             bs = self.deployment.engine.block_size
             caching = self.deployment.engine.enable_prefix_caching
             return _Tokenised(n, hashes_from_blocks(req.prefix_blocks, n, bs, req.prompt_id, TRACE_BLOCK_TOKENS) if caching else ())
-        # a chat line's template wraps each of its messages, not the chat once (a one-message prompt's
-        # template_tokens, and each further message its share: predict.sessions.tokens_per_message)
-        n_messages = len(req.messages) if req.messages else 1
-        extra = (n_messages - 1) * tokens_per_message(self.deployment.template_tokens)
-        key = f"{n_messages}\x00{req.prompt}" if extra else req.prompt
+        # a chat line's template wraps each of its messages, not the chat once (each by its role:
+        # predict.sessions.template_tokens_for); a plain prompt is one user message
+        roles = [str(m.get("role", "user")) for m in req.messages] if req.messages else ["user"]
+        extra = template_tokens_for(self.deployment, roles) - self.deployment.template_tokens
+        key = req.prompt if roles == ["user"] else f"{','.join(roles)}\x00{req.prompt}"
         hit = self.cache.get(key)
         if hit is not None:
             return hit
@@ -311,7 +311,7 @@ def _max_tokens(dep: Deployment, prompt: int, wanted: int) -> int:
 def phases_from_plan(points: list[PlannedPoint], dep: Deployment, load: LoadOptions = LoadOptions(), cache: dict[str, Any] | None = None) -> list[Phase]:
     """Warmup then measured phase of every planned point, in plan order. ``cache``
     keeps tokenised prompts between calls (per block size and tokenizer)."""
-    key = f"{dep.engine.block_size}|{dep.model.tokenizer}|{dep.template_tokens}|{dep.engine.enable_prefix_caching}"
+    key = f"{dep.engine.block_size}|{dep.model.tokenizer}|{dep.template_tokens}|{sorted(message_wraps(dep).items())}|{dep.engine.enable_prefix_caching}"
     memo = cache.setdefault(key, {}) if cache is not None else {}
     tok = PromptTokenizer(dep, chars_per_token(points), memo)
     phases: list[Phase] = []
