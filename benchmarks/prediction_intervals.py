@@ -19,6 +19,7 @@ held-out error, predicted / measured, per group) and writes:
   the rule is chosen, per group, on the other groups' coverage alone.
 
     .venv/bin/python benchmarks/prediction_intervals.py            # ~4 s, after predict_logo.py
+    .venv/bin/python benchmarks/prediction_intervals.py --markdown # the per-group table of the results file
 """
 
 from __future__ import annotations
@@ -276,6 +277,19 @@ def alternatives(rows: list[dict[str, Any]], labels: dict[str, dict[str, str]], 
     }
 
 
+def markdown(result: dict[str, Any]) -> str:
+    """The per-group coverage table of a results file, as benchmarks/README.md shows it: each cell
+    the share inside, of how many held-out points, and its band (``group_cells_by_band``)."""
+    band = {"in": "in", "noise": "noise", "off": "**off**", None: "< 10 points"}
+    lines = ["| dimension held out | group | TTFT | ITL | output tok/s |", "| --- | --- | --- | --- | --- |"]
+    for r in result["groups"]:
+        cells = ["-" if r[m] is None else f"{100 * r[m]:.0f} % of {r[f'{m}_points']} ({band[r.get(f'{m}_band')]})" for m in METRICS]
+        lines.append(f"| {r['dimension']} | {r['group']} | " + " | ".join(cells) + " |")
+    for d, p in result["pooled_by_dimension"].items():
+        lines.append(f"| {d} | **pooled** | " + " | ".join(f"{100 * v:.0f} %" for v in p.values()) + " |")
+    return "\n".join(lines)
+
+
 def compact_lists(text: str) -> str:
     """``json.dumps(indent=1)`` with every list of numbers on one line (the quantiles stay readable)."""
     return re.sub(r"\[\s*(-?[\d.e+-]+(?:,\s*-?[\d.e+-]+)*)\s*\]", lambda m: "[" + ", ".join(x.strip() for x in m.group(1).split(",")) + "]", text)
@@ -287,7 +301,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--shipped", type=Path, default=SHIPPED)
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--alternatives", action="store_true", help="also score the rules and fallbacks tried and not shipped (~1 min)")
+    ap.add_argument("--markdown", action="store_true", help="print the per-group table of --out (as benchmarks/README.md shows it) and stop")
     a = ap.parse_args(argv)
+    if a.markdown:
+        print(markdown(json.loads(a.out.read_text(encoding="utf-8"))))
+        return 0
     logo = json.loads(a.logo.read_text(encoding="utf-8"))
     rows = logo["groups"]
     if not rows or "ratios" not in rows[0]:

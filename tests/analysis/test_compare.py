@@ -328,8 +328,10 @@ def test_a_measured_row_carries_its_medians_so_compare_pairs_them_with_the_predi
     assert m.ttft_ms is not None and m.itl_ms is not None
     assert (row.ttft_p50_ms, row.itl_p50_ms) == (m.ttft_ms.p50, m.itl_ms.p50)
     got = imported_row(4, 8, {"output_tokens_per_sec": 1.0, "input_tokens_per_sec": 1.0}, ttft={"mean": 90.0, "p50": 80.0},
-                       itl={"mean": 9.0, "p50": 7.5}, e2e=None, mean_isl=None, mean_osl=None)  # fmt: skip
-    assert (got["ttft_p50_ms"], got["itl_p50_ms"]) == (80.0, 7.5)
+                       itl={"mean": 9.0, "p50": 8.5}, e2e=None, mean_isl=None, mean_osl=None, token_gaps={"mean": 9.0, "p50": 7.5})  # fmt: skip
+    assert (got["ttft_p50_ms"], got["itl_p50_ms"]) == (80.0, 7.5)  # the ITL median is the pooled gaps', not the row series'
+    assert imported_row(4, 8, {"output_tokens_per_sec": 1.0, "input_tokens_per_sec": 1.0}, ttft=None, itl={"mean": 9.0, "p50": 8.5},
+                        e2e=None, mean_isl=None, mean_osl=None, token_gaps=None)["itl_p50_ms"] is None  # fmt: skip
     measured_doc = measured(points=[{**row.model_dump(exclude_none=True)}])
     p = predicted(points=[{"concurrency": 2, "ttft_ms": 1.0, "ttft_p50_ms": row.ttft_p50_ms * 1.1, "itl_p50_ms": row.itl_p50_ms * 0.9}])
     pairs = {x.metric: x.error_pct for x in compare(p, measured_doc).pairs}

@@ -230,3 +230,22 @@ def test_a_bad_header_is_one_line_naming_the_file_and_field(tmp_path: Path) -> N
     with pytest.raises(DocumentError) as err:
         result_from_records(path)
     assert str(path) in str(err.value) and "slos.0.metric" in str(err.value)
+
+
+def test_a_recovered_sweep_weighs_its_points_hit_rates_by_the_queries_written_with_them(tmp_path: Path) -> None:
+    """point_done keeps each window's cache queries, so a Result rebuilt from the records file
+    gives the run the same Σhits / Σqueries a live run does."""
+    path = tmp_path / "records.jsonl"
+    two_points = {
+        "concurrency": 64,
+        "points": [{"concurrency": 1, "context_tokens": None, "measured": 3}, {"concurrency": 2, "context_tokens": None, "measured": 3}],
+    }
+    with RecordWriter(path) as w:
+        w.write_header({**HEADER, "workload_id": "sweep-parallel-1-8-i128-o64-v1", "resolved_params": two_points})
+        for point in (0, 1):
+            for i in range(3):
+                w.write(_ok(3 * point + i, point))
+        w.write_point_done(0, None, None, 0.0, None, prefix_cache_queries=100.0)
+        w.write_point_done(1, None, None, 0.5, None, prefix_cache_queries=900.0)
+    result = result_from_records(path)
+    assert result.metrics.prefix_cache_hit_rate == pytest.approx(0.45)  # not the plain mean, 0.25

@@ -185,12 +185,30 @@ def test_the_runs_hit_rate_counts_each_point_by_its_prompt_tokens_and_kv_by_its_
     assert [p.metrics.prefix_cache_hit_rate for p in points] == [0.0, 0.5]  # each point keeps its own window's
 
 
-def test_a_point_without_a_hit_rate_takes_no_part_in_the_runs() -> None:
+def test_the_runs_hit_rate_is_the_engines_hits_over_its_queries_failed_prompts_included() -> None:
+    """Where the engine counts its cache queries (vLLM's prefix_cache_queries, llama.cpp's prompt
+    tokens), the run's hit rate is Σhits / Σqueries over the points' windows, prompts of requests
+    that later failed included; not weighted by the completed requests' prompt tokens."""
     from servescope.bench.outcome import EngineWindow
 
     small = _outcome(0, 1, [_long_prompt(i, 0, 1, 100, 10) for i in range(2)])
-    big = _outcome(1, 2, [_long_prompt(i, 1, 2, 900, 30) for i in range(2)])
-    small.engine = EngineWindow(prefix_cache_hit_rate=0.3)
+    big = _outcome(1, 2, [_long_prompt(0, 1, 2, 900, 30)] + [_failed(i, 1, 2) for i in range(9)])  # 900 completed, 9,000 asked
+    small.engine = EngineWindow(prefix_cache_hit_rate=0.0, prefix_cache_queries=200)
+    big.engine = EngineWindow(prefix_cache_hit_rate=0.9, prefix_cache_queries=9000)
     res = _build(SWEEP, [small, big])
-    assert res.metrics.prefix_cache_hit_rate == pytest.approx(0.3)
-    assert res.metrics.kv_utilization is None
+    assert res.metrics.prefix_cache_hit_rate == pytest.approx(0.9 * 9000 / 9200)  # not 0.9 * 900 / 1100
+
+
+def test_a_point_whose_weight_is_not_known_makes_the_run_the_plain_mean_and_one_point_is_itself() -> None:
+    from servescope.bench.outcome import EngineWindow
+
+    small = _outcome(0, 1, [_long_prompt(i, 0, 1, 100, 10) for i in range(2)])
+    failed = _outcome(1, 2, [_failed(i, 1, 2) for i in range(3)])  # no completed request, no engine counter
+    small.engine = EngineWindow(prefix_cache_hit_rate=0.2)
+    failed.engine = EngineWindow(prefix_cache_hit_rate=0.6)
+    assert _build(SWEEP, [small, failed]).metrics.prefix_cache_hit_rate == pytest.approx(0.4)
+    only = _outcome(0, 1, [_long_prompt(i, 0, 1, 100, 10) for i in range(2)])
+    only.engine = EngineWindow(kv_utilization=0.7, prefix_cache_hit_rate=0.3)
+    for doc in (SWEEP, SERVING):
+        res = _build(doc, [only])
+        assert (res.metrics.kv_utilization, res.metrics.prefix_cache_hit_rate) == (0.7, 0.3)  # the window itself, bit for bit

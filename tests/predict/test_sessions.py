@@ -217,6 +217,7 @@ def test_a_model_documents_user_wrap_cannot_exceed_its_one_message_template() ->
     doc = dep.model.model_dump(exclude_none=True)
     with pytest.raises(ValueError, match=r"chat_message_tokens.user: 12 is more than chat_template_tokens \(11\), which includes it"):
         Model.model_validate({**doc, "chat_message_tokens": {"user": 12}})
-    with pytest.raises(ValueError, match=r"chat_message_tokens.user: needs chat_template_tokens"):
-        Model.model_validate({**{k: v for k, v in doc.items() if k != "chat_template_tokens"}, "chat_message_tokens": {"user": 6}})
+    for wraps in ({"user": 6}, {"system": 8}):
+        with pytest.raises(ValueError, match=r"chat_message_tokens: needs chat_template_tokens"):
+            Model.model_validate({**{k: v for k, v in doc.items() if k != "chat_template_tokens"}, "chat_message_tokens": wraps})
     assert Model.model_validate({**doc, "chat_message_tokens": {"user": 11}}).chat_message_tokens is not None

@@ -140,8 +140,9 @@ def test_cached_requests_are_the_drawn_ones(catalog: Catalog, spec: SyntheticWor
 def test_a_chat_lines_prompt_counts_the_template_of_each_message(catalog: Catalog) -> None:
     """A prompt file's chat line is wrapped message by message, each by its role's wrap
     (predict.sessions.template_tokens_for), as the engine counts it, not the template once (a
-    21-message chat was predicted 42 % short). The embedded engine (2026-12-07) gave this chat's
-    11 user and 10 assistant messages 141 template tokens: 5 + 11 x 6 + 10 x 7."""
+    21-message chat was predicted 42 % short), each message's text tokenised on its own. The
+    embedded engine (2026-12-07) counted this chat 215 prompt tokens: 74 of its messages' texts and
+    141 of the template around its 11 user and 10 assistant messages (5 + 11 x 6 + 10 x 7)."""
     from servescope.predict.workload_input import PromptTokenizer
     from servescope.workload.plan import PlannedRequest
 
@@ -151,5 +152,5 @@ def test_a_chat_lines_prompt_counts_the_template_of_each_message(catalog: Catalo
     count = PromptTokenizer(dep, 4.0)
     one = count(PlannedRequest("a", text, "p0", 8, None))
     chat = count(PlannedRequest("b", text, "p0", 8, None, messages=msgs))
-    assert dep.template_tokens + chat.count - one.count == 141
+    assert chat.count == 215
     assert count(PlannedRequest("c", text, "p0", 8, None)).count == one.count  # the plain line is not confused with the chat in the memo

@@ -37,7 +37,7 @@ from servescope.errors import CompareRefused, ServescopeError, UsageError
 COMPARED_METRICS: tuple[str, ...] = (
     "ttft_ms",
     "itl_ms",
-    "ttft_p50_ms",  # the medians, where a source publishes those (silybench, DataCrunch)
+    "ttft_p50_ms",  # the medians: a run's and an imported harness's rows, a public source that publishes them
     "itl_p50_ms",
     "e2e_ms",
     "output_tokens_per_sec",

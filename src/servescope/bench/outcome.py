@@ -41,6 +41,9 @@ class EngineWindow:
     prefix_cache_hit_rate: float | None = None
     preemptions: int | None = None
     raw_delta: dict[str, float] = field(default_factory=dict)
+    # The prompt tokens the cache was asked for over the window (vLLM's Δprefix_cache_queries,
+    # llama.cpp's cached + computed prompt tokens): what a run's hit rate weighs this window by.
+    prefix_cache_queries: float | None = None
     # The GPUs over the same window (bench.gpu_telemetry.summarize_gpus): the Result's
     # gpu_telemetry block less energy per token; None when not scraped.
     gpu: dict[str, Any] | None = None

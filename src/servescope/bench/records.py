@@ -208,14 +208,17 @@ class RecordWriter:
         prefix_cache_hit_rate: float | None,
         preemptions: int | None,
         gpu: dict[str, Any] | None = None,
+        prefix_cache_queries: float | None = None,
     ) -> None:
         """The end of a point: what recovery cannot compute from the request lines
-        (``gpu``: the GPUs' summary over the point, when they were scraped)."""
+        (``gpu``: the GPUs' summary over the point, when they were scraped;
+        ``prefix_cache_queries``: the prompt tokens its hit rate is over)."""
         done: dict[str, Any] = {
             "point": point,
             "achieved_rate": achieved_rate,
             "kv_utilization": kv_utilization,
             "prefix_cache_hit_rate": prefix_cache_hit_rate,
+            "prefix_cache_queries": prefix_cache_queries,
             "preemptions": preemptions,
         }
         if gpu is not None:
@@ -612,6 +615,7 @@ def _point_done(payload: dict[str, Any]) -> dict[str, Any]:
         "achieved_rate": number(payload.get("achieved_rate")),
         "kv_utilization": number(payload.get("kv_utilization"), 1.0),
         "prefix_cache_hit_rate": number(payload.get("prefix_cache_hit_rate"), 1.0),
+        "prefix_cache_queries": number(payload.get("prefix_cache_queries")),
         "preemptions": preemptions if type(preemptions) is int and preemptions >= 0 else None,
         # the point's GPU telemetry block: checked where it is read (bench.recover._gpu_block)
         "gpu": payload.get("gpu") if isinstance(payload.get("gpu"), dict) else None,

@@ -63,21 +63,30 @@ def _weighted_mean(values: list[tuple[float | None, float | None]]) -> float | N
     known = [(v, w) for v, w in values if v is not None]
     if not known:
         return None
+    if len(known) == 1:
+        return known[0][0]
     if all(w is not None and math.isfinite(w) and w >= 0 for _, w in known) and (total := sum(w for _, w in known if w is not None)) > 0:
         return sum(v * w for v, w in known if w is not None) / total
     return sum(v for v, _ in known) / len(known)
 
 
 def _merge_engine(windows: list[EngineWindow], prompt_tokens: list[float | None], seconds: list[float | None]) -> EngineWindow:
-    """The run's engine figures from its points' windows: the cache hit rate is hits over
-    queries, so each point's rate counts by the prompt tokens it sent (the queries' unit); the
-    KV utilisation is a mean over time, so each point's counts by its measured seconds."""
+    """The run's engine figures from its points' windows (one window: itself). The cache hit rate
+    is hits over queries: each point's rate counts by the prompt tokens the cache was asked for in
+    its window (the engine's counter, ``prefix_cache_queries``; where the engine gives only a rate,
+    the prompt tokens of the point's completed requests); the KV utilisation is a mean over time, so
+    each point's counts by its measured seconds. Where a point's weight is not known at all, the
+    plain mean of the points (said in docs/measuring.md)."""
+    if len(windows) == 1:
+        return windows[0]
     pre = [w.preemptions for w in windows if w.preemptions is not None]
+    queries = [w.prefix_cache_queries if w.prefix_cache_queries is not None else t for w, t in zip(windows, prompt_tokens, strict=True)]
     return EngineWindow(
         kv_utilization=_weighted_mean([(w.kv_utilization, s) for w, s in zip(windows, seconds, strict=True)]),
-        prefix_cache_hit_rate=_weighted_mean([(w.prefix_cache_hit_rate, t) for w, t in zip(windows, prompt_tokens, strict=True)]),
+        prefix_cache_hit_rate=_weighted_mean([(w.prefix_cache_hit_rate, q) for w, q in zip(windows, queries, strict=True)]),
         preemptions=sum(pre) if pre else None,
-        gpu=windows[0].gpu if len(windows) == 1 else merge_gpu_windows([w.gpu for w in windows]),
+        gpu=merge_gpu_windows([w.gpu for w in windows]),
+        prefix_cache_queries=sum(q for q in (w.prefix_cache_queries for w in windows) if q is not None) or None,
     )
 
 

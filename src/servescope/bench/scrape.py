@@ -132,11 +132,13 @@ def summarize_window(snapshots: list[EngineSnapshot]) -> EngineWindow:
     q0, q1 = _first(first, PREFIX_QUERIES), _first(last, PREFIX_QUERIES)
     if None not in (h0, h1, q0, q1) and q1 - q0 > 0:  # type: ignore[operator]
         out.prefix_cache_hit_rate = min(1.0, max(0.0, (h1 - h0) / (q1 - q0)))  # type: ignore[operator]
+        out.prefix_cache_queries = q1 - q0  # type: ignore[operator]
     elif LLAMACPP_CACHED in first and LLAMACPP_CACHED in last and LLAMACPP_PROMPT in last:
         cached = last[LLAMACPP_CACHED] - first[LLAMACPP_CACHED]
         computed = last[LLAMACPP_PROMPT] - first.get(LLAMACPP_PROMPT, 0.0)
         if cached + computed > 0:
             out.prefix_cache_hit_rate = min(1.0, max(0.0, cached / (cached + computed)))
+            out.prefix_cache_queries = cached + computed
     else:
         rates = [v for s in snapshots if (v := _first(s.values, HIT_RATE_GAUGES)) is not None]
         if rates:

@@ -14,7 +14,9 @@ from servescope.documents.hardware import Source
 class ChatMessageTokens(StrictModel):
     """Tokens the chat template puts around one message of each role in a conversation's history
     (its role header and closing; ChatML's ``<|im_start|>user\\n`` ... ``<|im_end|>\\n``). A role left
-    out is taken as half of ``chat_template_tokens``, rounded up."""
+    out is taken as half of ``chat_template_tokens``, rounded up. Measured as what one more message
+    of the role adds beyond its text; a template that inserts a default system message when none
+    is given (Qwen2.5's, Llama 3.1's) is not modelled: its one-message prompt already holds one."""
 
     system: int | None = Field(default=None, ge=0, description="Around a system message.")
     user: int | None = Field(default=None, ge=0, description="Around a user message (chat_template_tokens less this is the generation prompt).")
@@ -135,13 +137,10 @@ class Model(Document):
     def check(self) -> list[Issue]:
         issues = []
         wraps = self.chat_message_tokens
-        if wraps is not None and wraps.user is not None:
-            if self.chat_template_tokens is None:
-                issues.append(error("chat_message_tokens.user", "needs chat_template_tokens (the one-message prompt it is part of)"))
-            elif wraps.user > self.chat_template_tokens:
-                issues.append(
-                    error("chat_message_tokens.user", f"{wraps.user} is more than chat_template_tokens ({self.chat_template_tokens}), which includes it")
-                )
+        if wraps is not None and self.chat_template_tokens is None and any(v is not None for v in wraps.model_dump().values()):
+            issues.append(error("chat_message_tokens", "needs chat_template_tokens (the one-message prompt the wraps are measured against)"))
+        elif wraps is not None and wraps.user is not None and self.chat_template_tokens is not None and wraps.user > self.chat_template_tokens:
+            issues.append(error("chat_message_tokens.user", f"{wraps.user} is more than chat_template_tokens ({self.chat_template_tokens}), which includes it"))
         if self.num_attention_heads % self.num_key_value_heads:
             issues.append(error("num_key_value_heads", "must divide num_attention_heads"))
         moe = (self.num_experts, self.num_experts_per_tok)

@@ -256,7 +256,7 @@ class PromptTokenizer:
 
     deployment: Deployment
     chars_per_token: float
-    cache: dict[str, _Tokenised] = field(default_factory=dict)
+    cache: dict[str | tuple[tuple[str, ...], str], _Tokenised] = field(default_factory=dict)
 
     def __call__(self, req: PlannedRequest) -> _Tokenised:
         if not req.prompt and req.input_tokens_nominal is not None:
@@ -267,10 +267,11 @@ class PromptTokenizer:
             caching = self.deployment.engine.enable_prefix_caching
             return _Tokenised(n, hashes_from_blocks(req.prefix_blocks, n, bs, req.prompt_id, TRACE_BLOCK_TOKENS) if caching else ())
         # a chat line's template wraps each of its messages, not the chat once (each by its role:
-        # predict.sessions.template_tokens_for); a plain prompt is one user message
+        # predict.sessions.template_tokens_for), and the engine tokenises each message's text on its
+        # own (no separator between them); a plain prompt is one user message
         roles = [str(m.get("role", "user")) for m in req.messages] if req.messages else ["user"]
         extra = template_tokens_for(self.deployment, roles) - self.deployment.template_tokens
-        key = req.prompt if roles == ["user"] else f"{','.join(roles)}\x00{req.prompt}"
+        key: str | tuple[tuple[str, ...], str] = req.prompt if not req.messages else (tuple(roles), req.prompt)
         hit = self.cache.get(key)
         if hit is not None:
             return hit
@@ -278,7 +279,8 @@ class PromptTokenizer:
         bs = dep.engine.block_size
         caching = dep.engine.enable_prefix_caching
         if dep.encoder is not None:
-            ids = dep.encoder(req.prompt)
+            encode = dep.encoder
+            ids = [i for m in req.messages for i in encode(str(m.get("content", "")))] if req.messages else encode(req.prompt)
             out = _Tokenised(len(ids) + dep.template_tokens + extra, hashes_from_ids(ids, bs) if caching else ())
         else:
             n = req.input_tokens_nominal or estimate_tokens(req.prompt)

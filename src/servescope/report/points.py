@@ -1,8 +1,8 @@
 """The points a run contributes to its workload's charts, one per sweep point.
 
 A Result carries distributions, so its TTFT and ITL are drawn as p50 and p99;
-an EvaluationRun or a Prediction carries means only (shared/seeds/evaluation-run.txt),
-so theirs are drawn as means and labelled so. Nothing is converted into what it
+an EvaluationRun or a Prediction carries means (shared/seeds/evaluation-run.txt; a median
+beside them at most), so theirs are drawn as means and labelled so. Nothing is converted into what it
 is not: a missing statistic stays missing (None) and the chart leaves a gap."""
 
 from __future__ import annotations

@@ -46,6 +46,29 @@ def point(run: EvaluationRun, concurrency: int) -> dict[str, Any]:
     return {k: v for k, v in found.model_dump().items() if k not in ("ttft_p50_ms", "itl_p50_ms")}
 
 
+@pytest.mark.parametrize(
+    ("harness", "path", "gaps_median"),
+    [("aiperf", AIPERF, True), ("vllm", VLLM_SWEEP, True), ("inference-perf", IPERF, True), ("guidellm", GUIDELLM, False)],
+)
+def test_the_imported_medians_are_the_ones_a_prediction_reports(harness: str, path: Path, gaps_median: bool) -> None:
+    """The EvaluationRun's medians, which compare pairs with a prediction's: TTFT's p50, and the
+    p50 of every token gap pooled over requests (the Result's itl_ms). aiperf's row ITL is per-request
+    TPOT and guidellm's ITL percentiles are of per-request means: neither is the median gap, so
+    aiperf's comes from its inter_chunk_latency and guidellm gives none."""
+    from servescope.analysis.importers import import_documents
+
+    result, run = import_documents(harness, path, SCENARIO)
+    by_conc = {p.concurrency: p.metrics for p in result.points} if result.points else {run.points[0].concurrency: result.metrics}
+    assert run.points
+    for row in run.points:
+        m = by_conc[row.concurrency]
+        assert m.ttft_ms is not None and row.ttft_p50_ms == m.ttft_ms.p50 is not None
+        if gaps_median:
+            assert m.itl_ms is not None and row.itl_p50_ms == m.itl_ms.p50 is not None
+        else:
+            assert row.itl_p50_ms is None
+
+
 def test_registry_names_every_harness() -> None:
     assert sorted(IMPORTERS) == ["aiperf", "guidellm", "inference-perf", "vllm"]
 

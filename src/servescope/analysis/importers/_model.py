@@ -174,12 +174,16 @@ def evaluation_row(
     e2e: Mapping[str, Any] | None,
     mean_isl: float | None,
     mean_osl: float | None,
+    token_gaps: Mapping[str, Any] | None,
     **extra: Any,
 ) -> dict[str, Any]:
     """The EvaluationRun row of one imported point: the means of its distributions
-    (``itl`` is whichever of the harness's series the row reports as ITL), the TTFT and
-    ITL medians where the harness gives them (compare pairs them with a prediction's),
-    and its throughputs, mean lengths rounded to whole tokens."""
+    (``itl`` is whichever of the harness's series the row reports as ITL), the TTFT median,
+    the ITL median from ``token_gaps`` (the harness's distribution of every gap between
+    tokens, pooled over requests, which is what a prediction's ``itl_p50_ms`` is; None where
+    the export has none: a median of per-request TPOTs or means is another figure), and its
+    throughputs, mean lengths rounded to whole tokens. compare pairs the medians with a
+    prediction's."""
 
     def mean(d: Mapping[str, Any] | None) -> float | None:
         return None if d is None else d.get("mean")
@@ -195,7 +199,7 @@ def evaluation_row(
         "ttft_ms": mean(ttft),
         "itl_ms": mean(itl),
         "ttft_p50_ms": p50(ttft),
-        "itl_p50_ms": p50(itl),
+        "itl_p50_ms": p50(token_gaps),
         "e2e_ms": mean(e2e),
         "mean_isl": rounded_mean(mean_isl),
         "mean_osl": rounded_mean(mean_osl),

@@ -60,7 +60,8 @@ NOTES = [
         "(request_latency - TTFT) / (output tokens - 1), output tokens by aiperf's tokenizer, then averaged over "
         "requests; this is servescope's TPOT, not the pooled distribution of token gaps. In the Result it is "
         "tpot_ms, and itl_ms is aiperf's inter_chunk_latency: the gaps between consecutive streamed responses, "
-        "pooled over requests."
+        "pooled over requests. The EvaluationRun's itl_p50_ms is inter_chunk_latency's p50 (the pooled gaps' "
+        "median, as a prediction's), not the median request's TPOT."
     ),
     ("aiperf: ttft_ms is request sent -> first content chunk; e2e_ms is aiperf's request_latency (request sent -> last response byte)."),
     (
@@ -211,6 +212,7 @@ def _point(path: Path, data: Mapping[str, Any]) -> tuple[ImportedPoint, list[str
     ttft = _dist(path, data, "time_to_first_token")
     tpot = _dist(path, data, "inter_token_latency")
     e2e = _dist(path, data, "request_latency")
+    gaps = _dist(path, data, "inter_chunk_latency")  # every gap between streamed responses, pooled over requests
     metrics = {
         "total_requests": total,
         "completed_requests": completed,
@@ -224,7 +226,7 @@ def _point(path: Path, data: Mapping[str, Any]) -> tuple[ImportedPoint, list[str
         "input_tokens_per_sec": _avg(path, data, "input_token_throughput")[0],
         "requests_per_sec": _avg(path, data, "request_throughput")[0],
         "ttft_ms": ttft,
-        "itl_ms": _dist(path, data, "inter_chunk_latency"),
+        "itl_ms": gaps,
         "tpot_ms": tpot,
         "e2e_ms": e2e,
         "mean_isl": mean_isl,
@@ -240,6 +242,7 @@ def _point(path: Path, data: Mapping[str, Any]) -> tuple[ImportedPoint, list[str
         e2e=e2e,
         mean_isl=mean_isl,
         mean_osl=mean_osl,
+        token_gaps=gaps,  # the row's itl_ms is per-request TPOT; its median is inter_chunk_latency's
         prefix_cache_hit_rate=metrics["prefix_cache_hit_rate"],
     )
     return ImportedPoint(concurrency, row, metrics, _failures(path, data, failed)), notes

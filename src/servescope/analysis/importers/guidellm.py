@@ -58,7 +58,7 @@ NOTES = [
         "guidellm: itl_ms is guidellm's inter_token_latency_ms: per request (last token - first token) / "
         "(output tokens - 1), weighted by (output tokens - 1), so the mean equals the pooled mean of token gaps; "
         "its percentiles are of those per-request means, each counted once per gap, not of individual gaps; "
-        "TTFT is excluded."
+        "TTFT is excluded. So the EvaluationRun has no itl_p50_ms (a prediction's is the median gap)."
     ),
     (
         "guidellm: its time_per_output_token_ms (not imported) includes TTFT: (last token - request start) / "
@@ -237,7 +237,8 @@ def _point(path: Path, bench: Mapping[str, Any], concurrency: int, where: str, n
         "mean_isl": mean_isl,
         "mean_osl": mean_osl,
     }
-    row = evaluation_row(concurrency, completed, result_metrics, ttft=ttft, itl=itl, e2e=e2e, mean_isl=mean_isl, mean_osl=mean_osl)
+    # guidellm's ITL percentiles are of per-request means, not of the gaps: no median to pair with a prediction's
+    row = evaluation_row(concurrency, completed, result_metrics, ttft=ttft, itl=itl, e2e=e2e, mean_isl=mean_isl, mean_osl=mean_osl, token_gaps=None)
     return ImportedPoint(concurrency, row, result_metrics, failures)
 
 

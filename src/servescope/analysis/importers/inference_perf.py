@@ -192,6 +192,7 @@ def _point(path: Path, data: Mapping[str, Any]) -> tuple[ImportedPoint | None, l
         e2e=dists["request_latency"],
         mean_isl=mean_isl,
         mean_osl=mean_osl,
+        token_gaps=dists["inter_token_latency"],  # pooled over all token gaps of all requests
     )
     notes: list[str] = []
     if failed:

@@ -221,7 +221,10 @@ def _point(path: Path, rec: Any, where: str, notes: list[str]) -> tuple[Imported
         "mean_isl": mean_isl,
         "mean_osl": mean_osl,
     }
-    row = evaluation_row(c, completed, metrics, ttft=dists["ttft"], itl=dists["itl"], e2e=dists["e2el"], mean_isl=mean_isl, mean_osl=mean_osl)
+    # vllm bench serve's itls are every gap between tokens, pooled over requests
+    row = evaluation_row(
+        c, completed, metrics, ttft=dists["ttft"], itl=dists["itl"], e2e=dists["e2el"], mean_isl=mean_isl, mean_osl=mean_osl, token_gaps=dists["itl"]
+    )
     if failed:
         notes.append(f"vllm: at concurrency {c}, {failed} failed request(s) are excluded from every value.")
     return ImportedPoint(c, row, metrics, failures), rec

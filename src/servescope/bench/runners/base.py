@@ -69,6 +69,7 @@ async def run_points(ctx: RunContext, workload: Workload, points: list[PlannedPo
             engine.prefix_cache_hit_rate,
             engine.preemptions,
             engine.gpu,
+            engine.prefix_cache_queries,
         )
         outcomes.append(outcome)
     return outcomes
