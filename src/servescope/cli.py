@@ -236,8 +236,9 @@ def compare(
         Path | None, typer.Option(help="Write predicted-vs-measured curves over concurrency (.html: plotly; .png/.svg/.pdf: matplotlib, the plot extra).")
     ] = None,
 ) -> None:
-    """Compare two tables point by point: A, B, signed error %, MAPE and max error per metric;
-    two scored Results also item by item: Δaccuracy and Δlatency with 95 % intervals."""
+    """Compare two tables point by point: A, B, signed error %, whether the measurement lies in the
+    prediction's 80 % interval, MAPE and max error per metric; two scored Results also item by item:
+    Δaccuracy and Δlatency with 95 % intervals."""
     from servescope.analysis import compare as cmp
     from servescope.documents import EvaluationRun, Prediction, Result, load
     from servescope.errors import UsageError

@@ -79,6 +79,10 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("a catalog workload on a catalog scenario", "servescope predict tiny-llama-on-cpu sweep-parallel-1-8-i128-o64-v1"),
         ("a synthetic workload at three concurrency levels", "servescope predict llama-3.1-8b-on-h100 --concurrency 1,8,64 --isl 1024 --osl 256"),
         (
+            "started as `servescope run` starts it, every stream at once",
+            "servescope predict tiny-llama-on-cpu --isl 64 --osl 16 --concurrency 2 --harness burst",
+        ),
+        (
             "the highest Poisson rate meeting latency limits",
             "servescope predict llama-3.1-8b-on-h100 --max-rate --slo 'p99_ttft_ms<=2000,p99_tpot_ms<=100' --isl 1024 --osl 256",
         ),

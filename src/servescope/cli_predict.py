@@ -245,7 +245,9 @@ def predict_command(
                           "is simulated as servescope's client sends it")  # fmt: skip
     resolved_load = None
     if multi_turn is not None or (
-        mode is None and (workload is None or _is_file_name(workload) or from_file) and (harness == "steady" or range_ratio is not None or from_file)
+        # servescope's own starts (steady, burst) replay the load run sends, labelled as run labels it and with
+        # --isl counted as the engine counts it; another client's replay (vllm, aiperf, ...) builds its own prompts
+        mode is None and (workload is None or _is_file_name(workload) or from_file) and (harness in ("steady", "burst") or range_ratio is not None or from_file)
     ):
         from servescope.workload.load_build import LoadRequest, build_load
 
@@ -330,11 +332,14 @@ def predict_command(
             load_record=load_record,
             **common,  # type: ignore[arg-type]
         )
-        if harness_unstated and isinstance(wl, SyntheticWorkload) and wl.concurrency and mode is None:
+        # an open loop (--rate, with or without a --concurrency cap) has no first wave: its start is its arrivals
+        if harness_unstated and isinstance(wl, SyntheticWorkload) and wl.concurrency and wl.rate is None and rate is None and mode is None:
             run = _with_burst_reading(run, scen, wl, seed, common)
             lines.append(
-                "client start not stated: figures are steady state; the interval spans steady state and a wave sent at once (--harness picks one; "
-                "vllm bench serve with exact lengths sits at the burst end: --harness vllm, benchmarks/docs/client-start-check.md)"
+                "client start not stated: figures are steady state; the interval spans steady state and a wave sent at once. "
+                "servescope's own `run` of this load starts its streams at once, with exact lengths: it sits at the burst end, "
+                "which --harness burst predicts alone (same label, so compare pairs it with the run); "
+                "vllm bench serve with exact lengths too: --harness vllm (benchmarks/docs/client-start-check.md)"
             )
     folder = out / run.prediction.name
     if (folder / "prediction.json").is_file() and _differs(folder / "prediction.json", run.prediction):
@@ -353,7 +358,7 @@ def predict_command(
         print(f"warning: {line}", file=sys.stderr)
     console = _console()
     for line in lines:
-        console.print(line, markup=False)
+        console.print(line, markup=False, soft_wrap=True)  # one line each, whatever the width (grep finds it whole)
     console.print(format_table(run.prediction), markup=False)
     if run.result is not None and run.result.resolved_params.get("turns"):
         from servescope.cli_run import format_turn  # the lines run prints for the same load

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import subprocess
 import sys
@@ -279,6 +280,53 @@ def test_predict_without_harness_says_the_client_start_is_unstated(tmp_path: Any
     assert "client start not stated" in unstated.stdout
     stated = subprocess.run([*args, "--harness", "steady"], capture_output=True, text=True, timeout=120)
     assert stated.returncode == 0 and "client start not stated" not in stated.stdout
+
+
+@pytest.mark.integration
+def test_an_open_loop_gets_no_client_start_span_and_harness_burst_is_the_burst_reading_of_the_same_load(tmp_path: Any) -> None:
+    """--rate with a --concurrency cap is an open loop: no first wave, no span, no burst reading.
+    --harness burst predicts the load run sends (its adhoc label, --isl as the engine counts it):
+    the very figures of the burst reading an unstated prediction carries."""
+    base = [sys.executable, "-m", "servescope", "predict", "tiny-llama-on-cpu", "--isl", "64", "--osl", "16"]
+
+    def predict_cli(*args: str) -> dict[str, Any]:
+        out = tmp_path / str(len(list(tmp_path.iterdir())))
+        done = subprocess.run([*base, *args, "--out", str(out)], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        [path] = out.rglob("prediction.json")
+        return {"stdout": done.stdout, **json.loads(path.read_text())}
+
+    capped = predict_cli("--rate", "5", "--concurrency", "8")
+    assert "client start not stated" not in capped["stdout"] and "burst reading" not in capped["stdout"]
+    assert capped["points"][0].get("burst") is None and capped["interval"].get("client_start") is None
+    unstated = predict_cli("--concurrency", "2")
+    burst = predict_cli("--concurrency", "2", "--harness", "burst")
+    assert "client start not stated" in unstated["stdout"] and "servescope's own `run` of this load" in unstated["stdout"]
+    assert burst["workload"] == unstated["workload"] and burst["workload"].startswith("adhoc-")
+    assert burst["points"][0]["mean_isl"] == unstated["points"][0]["mean_isl"] == 64
+    assert burst["points"][0]["ttft_ms"] == unstated["points"][0]["burst"]["ttft_ms"]
+    assert burst["points"][0]["output_tokens_per_sec"] == unstated["points"][0]["burst"]["output_tokens_per_sec"]
+
+
+def test_an_uncalibrated_cpu_deployment_is_widened_to_the_embedded_engines_misses_and_a_calibrated_one_is_not() -> None:
+    from servescope.predict.api import predict, resolve_deployment
+    from servescope.predict.regimes import LoadShape, regimes_for
+
+    run = predict("tiny-llama-on-cpu", "sweep-parallel-1-8-i128-o64-v1")
+    iv = run.prediction.interval
+    assert iv is not None and iv.known_misses == ["cpu-uncalibrated"]
+    assert any(w.startswith("known miss (cpu-uncalibrated)") for w in run.warnings)
+    for p in run.prediction.points:
+        assert p.intervals is not None and p.ttft_ms is not None and p.output_tokens_per_sec is not None
+        assert p.intervals["ttft_ms"][1] >= 4.8 * p.ttft_ms * 0.999 and p.intervals["output_tokens_per_sec"][0] <= 0.22 * p.output_tokens_per_sec * 1.001
+    dep = resolve_deployment("tiny-llama-on-cpu")
+    shape = LoadShape(128.0, 64.0, False, True)
+    assert [r.key for r in regimes_for(dep, shape, 1)] == ["cpu-uncalibrated"]
+    import dataclasses
+
+    calibrated = dataclasses.replace(dep, calibration_name="cal.json")
+    assert regimes_for(calibrated, shape, 1) == []
+    assert regimes_for(resolve_deployment("llama-3.1-8b-on-h100"), shape, 1) == []  # a GPU: not this regime
 
 
 def _scenario(**changes: Any) -> Any:

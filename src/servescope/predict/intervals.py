@@ -150,7 +150,7 @@ def interval_for_groups(groups: dict[str, str], data: dict[str, Any] | None = No
         basis = f"no validated group for the {what}: {data['fallback_rule']}"
         warnings.append(
             f"prediction interval: no held-out validation for the {what}; the interval is wide "
-            f"({', '.join(f'{m} ×{lo:.2g}–{hi:.2g}' for m, (lo, hi) in factors.items())}) — measure and `servescope calibrate`"
+            f"({', '.join(f'{m} ×{lo:.3g}–{hi:.3g}' for m, (lo, hi) in factors.items())}) — measure and `servescope calibrate`"
         )
     else:
         basis = f"held-out {round(100 * coverage)} % range of its groups' points together: {named}"
