@@ -137,3 +137,19 @@ def test_the_reports_hover_says_whether_each_measurement_lies_in_the_predicted_i
     assert site.returncode == 0, site.stderr
     pages = "".join(p.read_text() for p in (tmp_path / "site" / "workloads").glob("*.html"))
     assert "(mean TTFT), inside its 80 % interval" in pages
+
+
+def test_the_reports_charts_shade_each_predictions_interval_as_a_band(folder: Path) -> None:
+    """Each predicted line is followed by its band: the upper bound, then the lower bound filled up to it,
+    at the points' own interval bounds; the line stays the chart's first trace (its error bars kept)."""
+    from servescope.report.charts import build_series, sweep_figures
+
+    prediction, result = documents(folder)
+    figures = sweep_figures(build_series([to_run(result, folder / "result.json", {})]), [])
+    throughput = figures[0][0]["data"]
+    line, upper, lower = throughput
+    assert "error_y" in line and lower["fill"] == "tonexty" and "rgba(" in lower["fillcolor"]
+    bounds = [p.intervals["output_tokens_per_sec"] for p in prediction.points if p.intervals is not None]
+    assert upper["y"] == pytest.approx([hi for _, hi in bounds]) and lower["y"] == pytest.approx([lo for lo, _ in bounds])
+    ttft = figures[1][0]["data"]  # the simulated Result's p50 and p99 lines, each with its band
+    assert [t.get("fill") for t in ttft] == [None, None, "tonexty", None, None, "tonexty"]

@@ -104,6 +104,20 @@ def _error_band(bands: list[tuple[float, float] | None], ys: list[Any]) -> dict[
     }
 
 
+def _band(series: Series, xs: list[Any], bands: list[tuple[float, float] | None] | None, name: str) -> list[dict[str, Any]]:
+    """A prediction's 80 % interval as a shaded band between its bounds (two traces: the upper bound,
+    then the lower filled up to it), drawn after the prediction's line so the chart's first trace stays
+    the line; none unless every point has an interval."""
+    if not series.predicted or not bands or any(b is None for b in bands):
+        return []
+    rgb = ", ".join(str(int(series.color[i : i + 2], 16)) for i in (1, 3, 5))
+    edge = {"type": "scatter", "mode": "lines", "x": xs, "line": {"width": 0, "color": series.color}, "hoverinfo": "skip", "showlegend": False}
+    return [
+        {**edge, "name": f"{name} — 80 % interval, high", "y": [b[1] for b in bands if b is not None]},
+        {**edge, "name": f"{name} — 80 % interval", "y": [b[0] for b in bands if b is not None], "fill": "tonexty", "fillcolor": f"rgba({rgb}, 0.15)"},
+    ]
+
+
 def _trace(
     series: Series,
     xs: list[Any],
@@ -153,12 +167,14 @@ def sweep_figures(series: list[Series], pairings: list[Pairing]) -> list[tuple[d
         pts = [(r, p) for r, p in s.points if p.output_tokens_per_sec is not None]
         texts = [_hover(r, p, f"output {p.output_tokens_per_sec:,.1f} tok/s", errors, "output_tokens_per_sec") for r, p in pts]
         bands = [p.band("output_tokens_per_sec", p.output_tokens_per_sec) for _, p in pts]
-        traces.append(_trace(s, [_x(p, axis) for _, p in pts], [p.output_tokens_per_sec for _, p in pts], texts, name=s.name, bands=bands))
+        xs = [_x(p, axis) for _, p in pts]
+        traces.append(_trace(s, xs, [p.output_tokens_per_sec for _, p in pts], texts, name=s.name, bands=bands))
+        traces += _band(s, xs, bands, s.name)
     figures.append(
         (
             {"data": traces, "layout": _layout("Output throughput", x_title, "output tok/s", log_x=log_x, log_y=False)},
-            "Markers: measured or imported runs; dashed lines with open markers: predictions, their bars the 80 % interval "
-            "the predictor's held-out error gives (where measurements are expected).",
+            "Markers: measured or imported runs; dashed lines with open markers: predictions, their bars and shaded band the 80 % "
+            "interval the predictor's held-out error gives (where measurements are expected).",
         )
     )
 
@@ -174,7 +190,9 @@ def sweep_figures(series: list[Series], pairings: list[Pairing]) -> list[tuple[d
                 values.extend(ys)
                 texts = [_hover(r, p, f"{label} {stat} {y:,.2f} ms", errors, f"{metric}_ms") for (r, p), y in zip(pts, ys, strict=True)]
                 bands = [p.band(f"{metric}_ms", y) for (_, p), y in zip(pts, ys, strict=True)]
-                traces.append(_trace(s, [_x(p, axis) for _, p in pts], ys, texts, name=f"{s.name} — {stat}", dash=dash, symbol=symbol, bands=bands))
+                xs = [_x(p, axis) for _, p in pts]
+                traces.append(_trace(s, xs, ys, texts, name=f"{s.name} — {stat}", dash=dash, symbol=symbol, bands=bands))
+                traces += _band(s, xs, bands, f"{s.name} — {stat}")
         figures.append(
             (
                 {"data": traces, "layout": _layout(f"{label} by {x_title}", x_title, f"{label} ms", log_x=log_x, log_y=_wide(values))},
