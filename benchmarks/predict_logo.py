@@ -286,13 +286,35 @@ def _print_row(row: dict[str, Any]) -> None:
     )
 
 
+def markdown(doc: dict[str, Any]) -> str:
+    """The leave-one-group-out table of a results file, as benchmarks/README.md shows it: MAPE per
+    metric (its 95 % interval over the group's scenarios), a miss in bold (goals: ``goals_pct``)."""
+    goals = doc["goals_pct"]
+    lines = ["| dimension held out | group | points | TTFT MAPE | ITL MAPE | output tok/s MAPE |", "| --- | --- | ---: | --- | --- | --- |"]
+    for row in doc["groups"]:
+        cells = []
+        for m in METRICS:
+            v = row["mape"].get(m)
+            text = "-" if v is None else f"{v:.1f} %{_interval(row, m)}"
+            cells.append(f"**{text}**" if m in row["misses_goal"] else text)
+        lines.append(f"| {row['dimension']} | {row['group']} | {row['points']} | " + " | ".join(cells) + " |")
+    lines.append(
+        f"| goal | every group with {doc['min_points_for_goal']}+ points | | < {goals['ttft_ms']:g} % | < {goals['itl_ms']:g} % | < {goals['output_tokens_per_sec']:g} % |"
+    )
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--markdown", action="store_true", help="print the table of the --out results file (as benchmarks/README.md shows it) and stop")
     ap.add_argument("--train-runs", type=int, default=5, help="runs outside a group a refit uses at most (spread by name)")
     ap.add_argument("--max-evaluations", type=int, default=20, help="least-squares evaluations per refit")
     ap.add_argument("--workers", type=int, default=1, help="forked processes (groups are independent; the figures do not depend on it)")
     a = ap.parse_args(argv)
+    if a.markdown:
+        print(markdown(json.loads(a.out.read_text(encoding="utf-8"))))
+        return 0
     t0 = time.monotonic()
     root = packaged_root() / "validation"
     cat = Catalog.load([root])

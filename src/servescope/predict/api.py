@@ -309,7 +309,9 @@ def _run_warnings(prepared: Prepared, views: list[PointView]) -> list[str]:
     """What a simulation did that the harness would not: requests past the workload's
     ``timeout_s`` finish here, while the harness cancels them and records a timeout; and a
     closed loop measured over too few requests for its throughput to mean the loop's."""
-    out = [_short_loop(v) for v in views if v.rate is None and v.concurrency > 1 and 0 < len(v.columns.ok) < 2 * v.concurrency]
+    # (an offline point sends every request at once: its window is the burst's, by definition, not a loop's)
+    loops = _load_kind(prepared) != "offline"
+    out = [_short_loop(v) for v in views if loops and v.rate is None and v.concurrency > 1 and 0 < len(v.columns.ok) < 2 * v.concurrency]
     return [w for w in out if w] + _timeout_warnings(prepared, views)
 
 
