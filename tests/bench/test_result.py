@@ -151,12 +151,14 @@ def test_a_single_point_run_keeps_concurrency_null() -> None:
 
 
 def _long_prompt(i: int, point: int, conc: int, input_tokens: int, span_ms: int) -> RequestRecord:
+    """``_ok``'s record with ``input_tokens`` and lasting ``span_ms`` (requests back to back)."""
+    import dataclasses
+
     ms = 1_000_000
     start = i * span_ms * ms
-    return RequestRecord(
+    return dataclasses.replace(
+        _ok(i, point, conc),
         request_id=f"l{point}-{i}",
-        concurrency=conc,
-        point=point,
         start_ns=start,
         sent_ns=start,
         first_token_ns=start + ms,
@@ -164,7 +166,6 @@ def _long_prompt(i: int, point: int, conc: int, input_tokens: int, span_ms: int)
         chunk_ns=[start + ms, start + span_ms * ms],
         input_tokens=input_tokens,
         output_tokens=2,
-        token_count_source="server-usage",
     )
 
 
