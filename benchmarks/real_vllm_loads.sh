@@ -1,6 +1,7 @@
 #!/bin/bash
 # Issue 32's loads against a real vLLM: exact synthetic lengths on both APIs, 3-turn sessions
-# over a shared system prompt, and a trace whose hash_ids share prefix blocks, with vLLM's
+# over a shared system prompt, a trace whose hash_ids share prefix blocks, and a two-level sweep
+# whose run-level hit rate is checked against vLLM's counters (sweep_hit_rate.py), with vLLM's
 # prefix caching on. Not part of `make test`. Needs the venv and tiny model that
 # benchmarks/real_vllm.py builds (run it once, or its ensure_venv/ensure_model), ~3 min.
 #
@@ -47,6 +48,8 @@ cat > "$W/trace.jsonl" <<'T'
 T
 rm -rf "$W/trace"
 taskset -c 1 "$S" run --trace "$W/trace.jsonl" --speedup 2 "${COMMON[@]}" --out "$W/trace" > "$W/trace.log" 2>&1 || { echo "trace failed: $W/trace.log"; exit 1; }
+rm -rf "$W/sweep-hit-rate"
+taskset -c 1 "$REPO/.venv/bin/python" "$REPO/benchmarks/sweep_hit_rate.py" --out "$W/sweep-hit-rate" -- "${COMMON[@]}" > "$W/sweep_hit_rate.json" 2> "$W/sweep_hit_rate.log" || { echo "sweep hit rate failed: $W/sweep_hit_rate.log"; exit 1; }
 curl -s "http://127.0.0.1:$PORT/metrics" | grep -E "^vllm:prefix_cache_(queries|hits)_total" > "$W/prefix_cache_counters.txt"
 "$REPO/.venv/bin/python" - "$W" <<'PY'
 import json, sys
@@ -67,6 +70,7 @@ recs, res = records("trace")
 hashes = [json.loads(l)["hash_ids"] for l in (w / "trace.jsonl").read_text().splitlines()]
 out["trace"] = {"label": res["workload_id"], "requests": [{"request_id": r["request_id"], "hash_ids": hashes[int(r["request_id"].rsplit("m", 1)[1])], "input_tokens": r["input_tokens"],
                 "cached_tokens": r.get("cached_tokens"), "late_ms": round((r["sent_ns"] - r["start_ns"]) / 1e6, 3)} for r in sorted(recs, key=lambda r: r["request_id"])]}
+out["sweep_hit_rate"] = json.loads((w / "sweep_hit_rate.json").read_text())  # benchmarks/sweep_hit_rate.py: F7 on vLLM's counters
 out["prefix_cache_counters"] = (w / "prefix_cache_counters.txt").read_text().split("\n")[:2]
 print(json.dumps(out, indent=1))
 PY
