@@ -63,7 +63,7 @@ def _weighted_mean(values: list[tuple[float | None, float | None]]) -> float | N
     known = [(v, w) for v, w in values if v is not None]
     if not known:
         return None
-    if len(known) == 1:
+    if len({v for v, _ in known}) == 1:  # one value (or the same in every point): itself, bit for bit
         return known[0][0]
     if all(w is not None and math.isfinite(w) and w >= 0 for _, w in known) and (total := sum(w for _, w in known if w is not None)) > 0:
         return sum(v * w for v, w in known if w is not None) / total
