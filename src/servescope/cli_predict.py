@@ -333,7 +333,7 @@ def predict_command(
             **common,  # type: ignore[arg-type]
         )
         # an open loop (--rate, with or without a --concurrency cap) has no first wave: its start is its arrivals
-        if harness_unstated and isinstance(wl, SyntheticWorkload) and wl.concurrency and wl.rate is None and rate is None and mode is None:
+        if harness_unstated and isinstance(wl, SyntheticWorkload) and wl.concurrency and rate is None and mode is None:
             run = _with_burst_reading(run, scen, wl, seed, common)
             lines.append(
                 "client start not stated: figures are steady state; the interval spans steady state and a wave sent at once. "

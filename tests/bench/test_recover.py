@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from servescope.analysis.metrics import Columns, aggregate_columns
+from servescope.bench.outcome import EngineWindow
 from servescope.bench.records import ROW_DTYPE, RecordWriter, index_paths, read_columns
 from servescope.bench.recover import result_from_records
 from servescope.documents.record import RequestRecord
@@ -216,7 +217,7 @@ def test_point_done_line_gives_the_achieved_rate_and_engine_counters(tmp_path: P
         w.write_header({**HEADER, "requested_rate": 5.0, "slos": [{"id": "t", "metric": "ttft_ms", "threshold": 1e6}]})
         for i in range(3):
             w.write(_ok(i))
-        w.write_point_done(0, 4.5, 0.25, None, 2)
+        w.write_point_done(0, 4.5, EngineWindow(kv_utilization=0.25, preemptions=2))
     result = result_from_records(path)
     assert (result.metrics.requested_rate, result.metrics.achieved_rate) == (5.0, 4.5)
     assert (result.metrics.kv_utilization, result.metrics.preemptions) == (0.25, 2)
@@ -245,7 +246,7 @@ def test_a_recovered_sweep_weighs_its_points_hit_rates_by_the_queries_written_wi
         for point in (0, 1):
             for i in range(3):
                 w.write(_ok(3 * point + i, point))
-        w.write_point_done(0, None, None, 0.0, None, prefix_cache_queries=100.0)
-        w.write_point_done(1, None, None, 0.5, None, prefix_cache_queries=900.0)
+        w.write_point_done(0, None, EngineWindow(prefix_cache_hit_rate=0.0, prefix_cache_queries=100.0))
+        w.write_point_done(1, None, EngineWindow(prefix_cache_hit_rate=0.5, prefix_cache_queries=900.0))
     result = result_from_records(path)
     assert result.metrics.prefix_cache_hit_rate == pytest.approx(0.45)  # not the plain mean, 0.25

@@ -66,6 +66,7 @@ import numpy as np
 
 from servescope import limits
 from servescope.analysis.metrics import Columns, chunk_gaps, seconds_per_image
+from servescope.bench.outcome import EngineWindow
 from servescope.bench.records_duplicates import CONFLICTING, DUPLICATE, Duplicates, SeenRequests, find_duplicates, id_key, without
 from servescope.bench.records_shared import received, share, shared_fd
 from servescope.bench.records_typed import TypedLines
@@ -200,29 +201,19 @@ class RecordWriter:
     def write_header(self, header: dict[str, Any]) -> None:
         self.write_extra(HEADER_KEY, header)
 
-    def write_point_done(
-        self,
-        point: int,
-        achieved_rate: float | None,
-        kv_utilization: float | None,
-        prefix_cache_hit_rate: float | None,
-        preemptions: int | None,
-        gpu: dict[str, Any] | None = None,
-        prefix_cache_queries: float | None = None,
-    ) -> None:
-        """The end of a point: what recovery cannot compute from the request lines
-        (``gpu``: the GPUs' summary over the point, when they were scraped;
-        ``prefix_cache_queries``: the prompt tokens its hit rate is over)."""
+    def write_point_done(self, point: int, achieved_rate: float | None, engine: EngineWindow) -> None:
+        """The end of a point: what recovery cannot compute from the request lines, its achieved
+        rate and what the engine said over it (the GPUs' summary too, when they were scraped)."""
         done: dict[str, Any] = {
             "point": point,
             "achieved_rate": achieved_rate,
-            "kv_utilization": kv_utilization,
-            "prefix_cache_hit_rate": prefix_cache_hit_rate,
-            "prefix_cache_queries": prefix_cache_queries,
-            "preemptions": preemptions,
+            "kv_utilization": engine.kv_utilization,
+            "prefix_cache_hit_rate": engine.prefix_cache_hit_rate,
+            "prefix_cache_queries": engine.prefix_cache_queries,
+            "preemptions": engine.preemptions,
         }
-        if gpu is not None:
-            done["gpu"] = gpu
+        if engine.gpu is not None:
+            done["gpu"] = engine.gpu
         self.write_extra(POINT_DONE_KEY, done)
 
     def write_extra(self, key: str, payload: dict[str, Any]) -> None:

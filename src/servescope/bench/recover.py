@@ -68,13 +68,10 @@ def recover(records_path: Path, catalog: Catalog | None = None) -> Recovered:
         point = PlannedPoint(index=idx, concurrency=int(plan_of.get("concurrency") or 1), context_tokens=plan_of.get("context_tokens"))
         done = reader.points_done.get(idx)  # absent for the point a killed run was in: its rate is not known
         load = LoadOutcome(0, 0, 0, done.get("achieved_rate")) if done else None
-        engine = (
-            EngineWindow(
-                done.get("kv_utilization"), done.get("prefix_cache_hit_rate"), done.get("preemptions"), prefix_cache_queries=done.get("prefix_cache_queries")
-            )
-            if done
-            else EngineWindow()
-        )
+        engine = EngineWindow()
+        if done:  # what write_point_done kept of the point's window
+            engine.kv_utilization, engine.prefix_cache_hit_rate = done.get("kv_utilization"), done.get("prefix_cache_hit_rate")
+            engine.prefix_cache_queries, engine.preemptions = done.get("prefix_cache_queries"), done.get("preemptions")
         if done and done.get("gpu") is not None:
             engine.gpu = _gpu_block(done["gpu"], reader.dropped)
         outcomes.append(PointOutcome(point, load=load, engine=engine, prebuilt=columns.get(idx, Columns())))

@@ -255,8 +255,7 @@ class _Driver:
             outcome.engine = await self.sampler.stop()
             self.sampling = None
         outcome.load = self.load_of(outcome)
-        e = outcome.engine
-        self.writer.write_point_done(index, outcome.load.achieved_rate, e.kv_utilization, e.prefix_cache_hit_rate, e.preemptions, e.gpu, e.prefix_cache_queries)
+        self.writer.write_point_done(index, outcome.load.achieved_rate, outcome.engine)
 
     def load_of(self, outcome: PointOutcome) -> LoadOutcome:
         """The point's load over the union; open loop: the achieved rate of every send."""

@@ -51,13 +51,17 @@ def message_wraps(dep: Deployment) -> dict[str, int]:
     return out
 
 
+def generation_prompt_tokens(dep: Deployment, wraps: dict[str, int]) -> int:
+    """The template's generation prompt: the one-message template less a user message's wrap."""
+    return max(0, dep.template_tokens - wraps["user"])
+
+
 def template_tokens_for(dep: Deployment, roles: list[str]) -> int:
     """What the chat template adds to a prompt of messages with these ``roles``: each message's
-    wrap, and the generation prompt (the one-message template less a user message's wrap). An
-    unknown role (``tool``, ``developer``) counts as a user message."""
+    wrap, and the generation prompt. An unknown role (``tool``, ``developer``) counts as a user
+    message."""
     wraps = message_wraps(dep)
-    generation = max(0, dep.template_tokens - wraps["user"])
-    return generation + sum(wraps.get(role, wraps["user"]) for role in roles)
+    return generation_prompt_tokens(dep, wraps) + sum(wraps.get(role, wraps["user"]) for role in roles)
 
 
 def is_multi_turn(points: list[PlannedPoint] | None) -> bool:
@@ -97,7 +101,7 @@ def session_phases(points: list[PlannedPoint], dep: Deployment) -> list[Phase]:
     wraps = message_wraps(dep)
     # a turn's prompt ends with its user message's wrap and the generation prompt (the one-message
     # template); the next turn's history keeps the user message's wrap and closes the answer
-    generation = max(0, dep.template_tokens - wraps["user"])
+    generation = generation_prompt_tokens(dep, wraps)
     phases: list[Phase] = []
     index = 0
     for point in points:
@@ -149,4 +153,13 @@ def turn_numbers(points: list[PlannedPoint]) -> dict[str, int]:
     return number
 
 
-__all__ = ["check_budget", "is_multi_turn", "message_wraps", "session_phases", "template_tokens_for", "tokens_per_message", "turn_numbers"]
+__all__ = [
+    "check_budget",
+    "generation_prompt_tokens",
+    "is_multi_turn",
+    "message_wraps",
+    "session_phases",
+    "template_tokens_for",
+    "tokens_per_message",
+    "turn_numbers",
+]

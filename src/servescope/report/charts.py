@@ -147,6 +147,13 @@ def _trace(
     return trace
 
 
+def _line_and_band(
+    series: Series, xs: list[Any], ys: list[Any], texts: list[str], name: str, bands: list[tuple[float, float] | None], **style: str
+) -> list[dict[str, Any]]:
+    """A series' line (a prediction's with its error bars) and, for a prediction, its shaded band."""
+    return [_trace(series, xs, ys, texts, name=name, bands=bands, **style), *_band(series, xs, bands, name)]
+
+
 def _x(point: ChartPoint, axis: str) -> int:
     return point.context_tokens or point.concurrency if axis == "context_tokens" else point.concurrency
 
@@ -167,9 +174,7 @@ def sweep_figures(series: list[Series], pairings: list[Pairing]) -> list[tuple[d
         pts = [(r, p) for r, p in s.points if p.output_tokens_per_sec is not None]
         texts = [_hover(r, p, f"output {p.output_tokens_per_sec:,.1f} tok/s", errors, "output_tokens_per_sec") for r, p in pts]
         bands = [p.band("output_tokens_per_sec", p.output_tokens_per_sec) for _, p in pts]
-        xs = [_x(p, axis) for _, p in pts]
-        traces.append(_trace(s, xs, [p.output_tokens_per_sec for _, p in pts], texts, name=s.name, bands=bands))
-        traces += _band(s, xs, bands, s.name)
+        traces += _line_and_band(s, [_x(p, axis) for _, p in pts], [p.output_tokens_per_sec for _, p in pts], texts, s.name, bands)
     figures.append(
         (
             {"data": traces, "layout": _layout("Output throughput", x_title, "output tok/s", log_x=log_x, log_y=False)},
@@ -190,9 +195,7 @@ def sweep_figures(series: list[Series], pairings: list[Pairing]) -> list[tuple[d
                 values.extend(ys)
                 texts = [_hover(r, p, f"{label} {stat} {y:,.2f} ms", errors, f"{metric}_ms") for (r, p), y in zip(pts, ys, strict=True)]
                 bands = [p.band(f"{metric}_ms", y) for (_, p), y in zip(pts, ys, strict=True)]
-                xs = [_x(p, axis) for _, p in pts]
-                traces.append(_trace(s, xs, ys, texts, name=f"{s.name} — {stat}", dash=dash, symbol=symbol, bands=bands))
-                traces += _band(s, xs, bands, f"{s.name} — {stat}")
+                traces += _line_and_band(s, [_x(p, axis) for _, p in pts], ys, texts, f"{s.name} — {stat}", bands, dash=dash, symbol=symbol)
         figures.append(
             (
                 {"data": traces, "layout": _layout(f"{label} by {x_title}", x_title, f"{label} ms", log_x=log_x, log_y=_wide(values))},

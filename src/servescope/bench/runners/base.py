@@ -61,15 +61,6 @@ async def run_points(ctx: RunContext, workload: Workload, points: list[PlannedPo
             fail_fast=ctx.fail_fast,
             sync=ctx.sync,
         )
-        engine = outcome.engine
-        ctx.writer.write_point_done(
-            point.index,
-            outcome.load.achieved_rate if outcome.load else None,
-            engine.kv_utilization,
-            engine.prefix_cache_hit_rate,
-            engine.preemptions,
-            engine.gpu,
-            engine.prefix_cache_queries,
-        )
+        ctx.writer.write_point_done(point.index, outcome.load.achieved_rate if outcome.load else None, outcome.engine)
         outcomes.append(outcome)
     return outcomes
