@@ -183,7 +183,10 @@ def test_open_loop_stopped_says_not_to_send_at_once_and_never_opens_a_gate_early
             stop["now"] = True  # the first send stops the run, with the next two staged
 
     t = time.perf_counter()
-    offsets = [0, 2_000_000, 4_000_000, 10**9, 2 * 10**9, 3 * 10**9]
+    # items 1 and 2 staged with item 0 (inside the 25 ms lead), 10 ms apart so that item 0's task has
+    # stopped the run before item 1 is due even when the process is paused a few ms (2 ms apart, a
+    # loaded 2-core VM opened item 1 in the same pass as item 0 in 1 clean-clone run on 2026-12-07)
+    offsets = [0, 10_000_000, 20_000_000, 10**9, 2 * 10**9, 3 * 10**9]
     asyncio.run(open_loop(list(range(6)), offsets, run_one, stopped=lambda: stop["now"], lead_ns=25_000_000))
     assert time.perf_counter() - t < 0.5
     assert sorted(said) == list(range(6))
